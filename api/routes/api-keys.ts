@@ -1,0 +1,98 @@
+// /v2/api-keys: the team's sending keys. Admin keys never appear here and cannot be created here.
+import { Type } from '@sinclair/typebox';
+import { defineRoute, type AnyRoute } from '../route.js';
+import { DataOf, Deleted, IdParams, ListEnvelope, PageQuery, SeedDateTime } from '../schemas/common.js';
+import { adminError } from '../../shared/errors.js';
+import { generateKey, hashKey, keyEnds, maskKey } from '../../shared/api-key.js';
+import { toSeedDateTime } from '../../shared/time.js';
+import { envelope, pageFrom } from '../paging.js';
+
+const KeyItem = Type.Object({
+  id: Type.Integer(),
+  title: Type.String(),
+  key: Type.String({ description: 'Masked: only the start and the end are shown' }),
+  status: Type.Literal('active'),
+  domain: Type.Union([Type.String(), Type.Null()], { description: 'The one domain the key may send from, or null for all' }),
+  created_at: SeedDateTime,
+});
+
+const list = defineRoute({
+  method: 'GET',
+  path: '/v2/api-keys',
+  summary: 'List the team’s sending keys, masked',
+  tag: 'Sending keys',
+  scopes: ['api_keys:read'],
+  rate: null,
+  query: Type.Object(PageQuery),
+  responses: { 200: { description: 'Sending keys', schema: ListEnvelope(KeyItem) } },
+  async handle({ ctx, caller, query }) {
+    const page = pageFrom(query, ctx.config);
+    const { rows, total } = await ctx.store.keys.listSending(caller.acting.id, page);
+    const items = rows.map((k) => ({
+      id: k.id,
+      title: k.title,
+      key: maskKey(k.keyStart, k.keyEnd),
+      status: k.status,
+      domain: k.domainName,
+      created_at: toSeedDateTime(k.createdAt),
+    }));
+    return { body: envelope(items, total, page) };
+  },
+});
+
+const create = defineRoute({
+  method: 'POST',
+  path: '/v2/api-keys',
+  summary: 'Create a sending key; its value is shown once',
+  tag: 'Sending keys',
+  scopes: ['api_keys:write', 'emails:send'],
+  rate: 'writes',
+  body: Type.Object(
+    {
+      name: Type.String({ minLength: 1, maxLength: 100 }),
+      domain: Type.Optional(Type.String({ minLength: 1, maxLength: 64, description: 'A domain id of the team; omitted: every domain' })),
+    },
+    { additionalProperties: false },
+  ),
+  responses: {
+    201: {
+      description: 'Key created',
+      schema: DataOf(Type.Object({ id: Type.Integer(), name: Type.String(), api_key: Type.String(), created_at: SeedDateTime })),
+    },
+    404: { description: 'The domain is not one of the team’s' },
+  },
+  async handle({ ctx, caller, body }) {
+    let domainId: string | null = null;
+    if (body.domain !== undefined) {
+      const domain = await ctx.store.domains.get(body.domain, caller.acting.id);
+      if (!domain) throw adminError('not_found', 'Domain not found', { field: 'domain' });
+      domainId = domain.id;
+    }
+    const value = generateKey('sending');
+    const { start, end } = keyEnds(value);
+    const name = body.name.trim() || body.name;
+    const key = await ctx.store.keys.createSending({ accountId: caller.acting.id, title: name, hash: hashKey(value), start, end, domainId });
+    ctx.log.info({ key: key.id, team: caller.acting.id }, 'sending key created');
+    return { status: 201, body: { data: { id: key.id, name: key.title, api_key: value, created_at: toSeedDateTime(key.createdAt) } } };
+  },
+});
+
+const remove = defineRoute({
+  method: 'DELETE',
+  path: '/v2/api-keys/{id}',
+  summary: 'Revoke a sending key (it stops working at once)',
+  tag: 'Sending keys',
+  scopes: ['api_keys:write'],
+  rate: 'writes',
+  params: IdParams,
+  responses: { 200: { description: 'Revoked', schema: Deleted }, 404: { description: 'No such sending key on this team' } },
+  async handle({ ctx, caller, params }) {
+    const hash = await ctx.store.keys.revoke(params.id, 'sending', caller.acting.id);
+    if (!hash) throw adminError('not_found', 'Sending key not found');
+    await ctx.keyCache.revoked(ctx.redis, [hash], ctx.log);
+    ctx.log.info({ key: params.id, team: caller.acting.id }, 'sending key revoked');
+    return { body: { deleted: true } };
+  },
+});
+
+export const apiKeyRoutes: AnyRoute[] = [list, create, remove];

@@ -1,0 +1,72 @@
+// GET /v2/info: the account summary. No scope needed; the domain list only with domains:read.
+import { Type } from '@sinclair/typebox';
+import { defineRoute, type AnyRoute } from '../route.js';
+import { allows } from '../../shared/scopes.js';
+import { DomainListItem, domainListItem } from './domains.js';
+
+const Summary = Type.Object({
+  account: Type.Object({
+    id: Type.Integer(),
+    status: Type.Union([Type.Literal('active'), Type.Literal('suspended')]),
+    plan_type: Type.String(),
+    credit_balance: Type.Integer(),
+    credits_shared: Type.Boolean(),
+    limit_per_second: Type.Integer(),
+    backend_region: Type.String(),
+    bounce_rate: Type.Number(),
+    complaint_rate: Type.Number(),
+  }),
+  key: Type.Object({
+    id: Type.Integer(),
+    title: Type.String(),
+    type: Type.Literal('admin'),
+    acting_on: Type.Integer(),
+    owned_by: Type.Integer(),
+    scopes: Type.Array(Type.String()),
+  }),
+  domains: Type.Optional(Type.Array(DomainListItem)),
+});
+
+const rate = (part: number, whole: number): number => (whole > 0 ? Math.round((part / whole) * 10_000) / 10_000 : 0);
+
+const info = defineRoute({
+  method: 'GET',
+  path: '/v2/info',
+  summary: 'Summary of the account acted on and of the key',
+  tag: 'Account',
+  scopes: [],
+  rate: null,
+  responses: { 200: { description: 'Account summary', schema: Summary } },
+  async handle({ ctx, caller }) {
+    const team = caller.acting;
+    const totals = await ctx.store.domains.totals([team.id]);
+    const body: Record<string, unknown> = {
+      account: {
+        id: team.id,
+        status: team.status,
+        plan_type: team.planType,
+        credit_balance: await ctx.store.accounts.pooledBalance(team),
+        credits_shared: true,
+        limit_per_second: team.limitPerSecond,
+        backend_region: team.backendRegion,
+        bounce_rate: rate(totals.bounced, totals.sent),
+        complaint_rate: rate(totals.complained, totals.sent),
+      },
+      key: {
+        id: caller.key.id,
+        title: caller.key.title,
+        type: 'admin',
+        acting_on: team.id,
+        owned_by: caller.owner.id,
+        scopes: caller.key.scopes,
+      },
+    };
+    if (allows(caller.key.scopes, 'domains:read')) {
+      const { rows } = await ctx.store.domains.list(team.id, { page: 1, perPage: 1000 });
+      body.domains = rows.map((d) => domainListItem(d, team));
+    }
+    return { body };
+  },
+});
+
+export const infoRoutes: AnyRoute[] = [info];

@@ -1,0 +1,107 @@
+// The HTTP sidecar: mounts the route definitions on tinyhttp and applies, in order, body reading,
+// authentication, the X-Account-Id echo, scopes, rate limits and validation. Every failure leaves in
+// the admin error shape; nothing unexpected leaks a stack trace.
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { App, type Request, type Response } from '@tinyhttp/app';
+import { AdminError, adminError } from '../shared/errors.js';
+import { missingScope } from '../shared/scopes.js';
+import { hitRateLimit, rateLimitHeaders } from '../shared/rate-limit.js';
+import { readJsonBody } from './body.js';
+import { authenticateAdmin, hasAccountIdHeader } from './auth.js';
+import { validate } from './validate.js';
+import type { AppContext } from './context.js';
+import type { AnyRoute, Caller, Reply } from './route.js';
+import { adminRoutes } from './routes/index.js';
+import { openApiDocument } from './openapi.js';
+
+function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+  const text = JSON.stringify(body);
+  res.writeHead(status, { 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': Buffer.byteLength(text), ...headers });
+  res.end(text);
+}
+
+function queryOf(req: IncomingMessage): Record<string, string> {
+  const params = new URL(req.url ?? '/', 'http://local').searchParams;
+  const out: Record<string, string> = {};
+  for (const [k, v] of params) if (!(k in out)) out[k] = v;
+  return out;
+}
+
+async function enforceRate(ctx: AppContext, route: AnyRoute, caller: Caller, query: Record<string, string>): Promise<Record<string, string>> {
+  const policy = route.rate === 'writes-when-search' ? (query.search ? 'writes' : null) : route.rate;
+  if (!policy) return {};
+  const limit = policy === 'domains' ? ctx.config.limits.domainCreatesPerMinute : ctx.config.limits.writesPerMinute;
+  const decision = await hitRateLimit(ctx.redis, caller.rootId, policy, limit, 60);
+  const headers = rateLimitHeaders(decision);
+  if (!decision.allowed) {
+    throw adminError('rate_limited', `Rate limit of ${limit} requests per minute exceeded; retry in ${decision.resetS} s`, {}, headers);
+  }
+  return headers;
+}
+
+async function runRoute(ctx: AppContext, route: AnyRoute, req: Request, res: Response): Promise<Reply & { headers: Record<string, string> }> {
+  const headers: Record<string, string> = {};
+  try {
+    const body = await readJsonBody(req, ctx.config.api.bodyLimitBytes);
+    const caller = await authenticateAdmin(ctx, req, body);
+    headers['X-Account-Id'] = String(caller.acting.id);
+    if (route.forbidsAccountId && hasAccountIdHeader(req)) {
+      throw adminError('account_id_not_allowed', 'This request must be sent without X-Account-Id: only the parent account can do it');
+    }
+    const missing = missingScope(caller.key.scopes, route.scopes);
+    if (missing) throw adminError('insufficient_scope', `This key lacks the ${missing} scope`, { required_scope: missing });
+    const query = queryOf(req);
+    Object.assign(headers, await enforceRate(ctx, route, caller, query));
+    const input = {
+      ctx,
+      caller,
+      body: route.body && !(route.bodyOptional && body === undefined) ? validate(route.body, body, 'body', route.fieldCodes) : body,
+      query: route.query ? validate(route.query, query, 'query') : query,
+      params: route.params ? validate(route.params, { ...req.params }, 'path') : {},
+    };
+    const reply = await route.handle(input);
+    return { ...reply, headers: { ...headers, ...reply.headers } };
+  } catch (err) {
+    if (err instanceof AdminError) return { status: err.status, body: err.body(), headers: { ...headers, ...err.headers } };
+    ctx.log.error({ err, route: `${route.method} ${route.path}` }, 'unexpected error');
+    const e = adminError('internal_error', 'Internal error; it has been logged');
+    return { status: e.status, body: e.body(), headers };
+  } finally {
+    res.setHeader('Cache-Control', 'no-store');
+  }
+}
+
+const toExpressPath = (path: string): string => path.replace(/\{(\w+)\}/g, ':$1');
+
+export function createApp(ctx: AppContext): App {
+  const app = new App({
+    settings: { xPoweredBy: false },
+    noMatchHandler: (req, res) => {
+      const e = adminError('route_not_found', `No route for ${req.method} ${new URL(req.url ?? '/', 'http://local').pathname}`);
+      sendJson(res, e.status, e.body());
+    },
+    onError: (err, _req, res) => {
+      ctx.log.error({ err }, 'unhandled error');
+      const e = adminError('internal_error', 'Internal error; it has been logged');
+      sendJson(res as unknown as ServerResponse, e.status, e.body());
+    },
+  });
+  const document = openApiDocument(adminRoutes, ctx.config);
+  app.get('/v2/openapi.json', (_req, res) => sendJson(res, 200, document));
+  for (const route of adminRoutes) {
+    const method = route.method.toLowerCase() as 'get' | 'post' | 'put' | 'delete';
+    app[method](toExpressPath(route.path), async (req: Request, res: Response) => {
+      const reply = await runRoute(ctx, route, req, res);
+      sendJson(res, reply.status ?? 200, reply.body, reply.headers);
+    });
+  }
+  return app;
+}
+
+export function createApiServer(ctx: AppContext): Server {
+  const app = createApp(ctx);
+  const server = createServer((req, res) => void app.handler(req as Request, res as Response));
+  server.headersTimeout = 20_000;
+  server.requestTimeout = 60_000;
+  return server;
+}

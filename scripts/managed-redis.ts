@@ -1,0 +1,54 @@
+// `ternmail start` without TERNMAIL_REDIS_URL: a redis-server of our own on a unix socket in the data
+// dir, with AOF on (the schedule survives a restart; it can also be rebuilt from SQLite).
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { Redis } from 'ioredis';
+
+export interface ManagedRedis {
+  url: string;
+  stop(): Promise<void>;
+}
+
+async function waitForPing(socket: string, child: ChildProcess, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) throw new Error(`redis-server exited with code ${child.exitCode}`);
+    if (existsSync(socket)) {
+      const probe = new Redis({ path: socket, lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
+      probe.on('error', () => undefined);
+      try {
+        await probe.connect();
+        if ((await probe.ping()) === 'PONG') return;
+      } catch {
+        // not ready yet
+      } finally {
+        probe.disconnect();
+      }
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error('redis-server did not start in time');
+}
+
+export async function startManagedRedis(dataDir: string): Promise<ManagedRedis> {
+  const dir = join(dataDir, 'redis');
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  const socket = join(dir, 'redis.sock');
+  const args = ['--port', '0', '--unixsocket', socket, '--unixsocketperm', '700', '--dir', dir, '--appendonly', 'yes', '--save', '', '--daemonize', 'no'];
+  const child = spawn('redis-server', args, { stdio: ['ignore', 'ignore', 'inherit'] });
+  await new Promise<void>((resolve, reject) => {
+    child.once('spawn', resolve);
+    child.once('error', (err) => reject(new Error(`cannot start redis-server (${err.message}); install it: apt-get install -y redis-server`)));
+  });
+  await waitForPing(socket, child, 15_000);
+  return {
+    url: `unix://${socket}`,
+    stop: () =>
+      new Promise<void>((resolve) => {
+        if (child.exitCode !== null) return resolve();
+        child.once('exit', () => resolve());
+        child.kill('SIGTERM');
+      }),
+  };
+}

@@ -1,0 +1,20 @@
+// Every DNS lookup the product makes goes through a resolver built here, pointed at TERNMAIL_DNS_SERVERS.
+import { Resolver } from 'node:dns/promises';
+
+export function createResolver(servers: readonly string[]): Resolver {
+  const resolver = new Resolver({ timeout: 3000, tries: 2 });
+  if (servers.length) resolver.setServers([...servers]);
+  return resolver;
+}
+
+const ABSENT = new Set(['ENOTFOUND', 'ENODATA', 'NXDOMAIN', 'ENONAME']);
+
+/** A lookup whose "no such record" answers become an empty list; real failures still throw. */
+export async function orEmpty<T>(lookup: Promise<T[]>): Promise<T[]> {
+  try {
+    return await lookup;
+  } catch (err) {
+    if (ABSENT.has((err as NodeJS.ErrnoException).code ?? '')) return [];
+    throw err;
+  }
+}

@@ -1,0 +1,41 @@
+// The store: the only code that knows SQL. Everything else sees these repositories.
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { openSqlite, type Sql } from './sql.js';
+import { migrate } from './migrate.js';
+import { AccountStore } from './accounts.js';
+import { DomainStore } from './domains.js';
+import { KeyStore } from './keys.js';
+import { WebhookStore } from './webhooks.js';
+import { SuppressionStore } from './suppressions.js';
+
+export interface Store {
+  readonly sql: Sql;
+  readonly accounts: AccountStore;
+  readonly domains: DomainStore;
+  readonly keys: KeyStore;
+  readonly webhooks: WebhookStore;
+  readonly suppressions: SuppressionStore;
+  close(): Promise<void>;
+}
+
+export async function openStore(dataDir: string): Promise<Store> {
+  mkdirSync(dataDir, { recursive: true, mode: 0o750 });
+  const sql = await openSqlite(join(dataDir, 'tern.db'));
+  await migrate(sql);
+  return {
+    sql,
+    accounts: new AccountStore(sql),
+    domains: new DomainStore(sql),
+    keys: new KeyStore(sql),
+    webhooks: new WebhookStore(sql),
+    suppressions: new SuppressionStore(sql),
+    close: () => sql.close(),
+  };
+}
+
+export type { Team } from './accounts.js';
+export type { Domain } from './domains.js';
+export type { KeyRecord } from './keys.js';
+export type { Webhook } from './webhooks.js';
+export type { Suppression } from './suppressions.js';

@@ -1,0 +1,132 @@
+// The narrow SQL surface every repository uses. SQLite is the embedded implementation; another engine
+// (PostgreSQL, when one VM is outgrown) implements the same four calls.
+import sqlite3 from 'sqlite3';
+
+export type SqlValue = string | number | bigint | null | Buffer;
+export type Params = readonly SqlValue[];
+export type Row = Record<string, unknown>;
+
+export interface RunResult {
+  changes: number;
+  lastId: number;
+}
+
+export interface Queryable {
+  get<T extends Row>(sql: string, params?: Params): Promise<T | undefined>;
+  all<T extends Row>(sql: string, params?: Params): Promise<T[]>;
+  run(sql: string, params?: Params): Promise<RunResult>;
+  /** Runs a script of several statements (migrations). */
+  exec(script: string): Promise<void>;
+}
+
+export interface Sql extends Queryable {
+  /** Runs `work` in one write transaction; transactions are serialised within a process. */
+  tx<T>(work: (q: Queryable) => Promise<T>): Promise<T>;
+  close(): Promise<void>;
+}
+
+class Connection implements Queryable {
+  constructor(private readonly db: sqlite3.Database) {}
+
+  static open(file: string, mode: number): Promise<Connection> {
+    return new Promise((resolve, reject) => {
+      const db = new sqlite3.Database(file, mode, (err) => (err ? reject(err) : resolve(new Connection(db))));
+    });
+  }
+
+  get<T extends Row>(sql: string, params: Params = []): Promise<T | undefined> {
+    return new Promise((resolve, reject) =>
+      this.db.get(sql, params, (err: Error | null, row: T | undefined) => (err ? reject(err) : resolve(row))),
+    );
+  }
+
+  all<T extends Row>(sql: string, params: Params = []): Promise<T[]> {
+    return new Promise((resolve, reject) =>
+      this.db.all(sql, params, (err: Error | null, rows: T[]) => (err ? reject(err) : resolve(rows))),
+    );
+  }
+
+  run(sql: string, params: Params = []): Promise<RunResult> {
+    return new Promise((resolve, reject) =>
+      this.db.run(sql, params, function (this: sqlite3.RunResult, err: Error | null) {
+        if (err) reject(err);
+        else resolve({ changes: this.changes, lastId: this.lastID });
+      }),
+    );
+  }
+
+  exec(sql: string): Promise<void> {
+    return new Promise((resolve, reject) => this.db.exec(sql, (err) => (err ? reject(err) : resolve())));
+  }
+
+  close(): Promise<void> {
+    return new Promise((resolve, reject) => this.db.close((err) => (err ? reject(err) : resolve())));
+  }
+
+  busyTimeout(ms: number): void {
+    this.db.configure('busyTimeout', ms);
+  }
+}
+
+/** One writer connection (transactions queued in order) and one reader that sees only committed data. */
+class SqliteSql implements Sql {
+  private queue: Promise<unknown> = Promise.resolve();
+
+  constructor(
+    private readonly writer: Connection,
+    private readonly reader: Connection,
+  ) {}
+
+  get<T extends Row>(sql: string, params?: Params): Promise<T | undefined> {
+    return this.reader.get<T>(sql, params);
+  }
+
+  all<T extends Row>(sql: string, params?: Params): Promise<T[]> {
+    return this.reader.all<T>(sql, params);
+  }
+
+  run(sql: string, params?: Params): Promise<RunResult> {
+    return this.serialised(() => this.writer.run(sql, params));
+  }
+
+  exec(script: string): Promise<void> {
+    return this.serialised(() => this.writer.exec(script));
+  }
+
+  tx<T>(work: (q: Queryable) => Promise<T>): Promise<T> {
+    return this.serialised(async () => {
+      await this.writer.exec('BEGIN IMMEDIATE');
+      try {
+        const result = await work(this.writer);
+        await this.writer.exec('COMMIT');
+        return result;
+      } catch (err) {
+        await this.writer.exec('ROLLBACK').catch(() => undefined);
+        throw err;
+      }
+    });
+  }
+
+  async close(): Promise<void> {
+    await this.queue.catch(() => undefined);
+    await Promise.all([this.writer.close(), this.reader.close()]);
+  }
+
+  private serialised<T>(work: () => Promise<T>): Promise<T> {
+    const next = this.queue.then(work, work);
+    this.queue = next.catch(() => undefined);
+    return next;
+  }
+}
+
+const PRAGMAS = ['PRAGMA journal_mode = WAL', 'PRAGMA synchronous = FULL', 'PRAGMA foreign_keys = ON'];
+
+export async function openSqlite(file: string): Promise<Sql> {
+  const writer = await Connection.open(file, sqlite3.OPEN_READWRITE | sqlite3.OPEN_CREATE);
+  writer.busyTimeout(10_000);
+  for (const pragma of PRAGMAS) await writer.exec(pragma);
+  const reader = await Connection.open(file, sqlite3.OPEN_READWRITE);
+  reader.busyTimeout(10_000);
+  await reader.exec('PRAGMA foreign_keys = ON');
+  return new SqliteSql(writer, reader);
+}

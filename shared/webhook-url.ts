@@ -1,0 +1,29 @@
+// Webhook URL rules from the seed: at most 2,048 characters; https, or http on port 443, 80 or 8080;
+// a public host name only. Addresses are checked again when a delivery resolves the name.
+import { isIP } from 'node:net';
+import { parse } from 'tldts';
+
+export const WEBHOOK_URL_MAX = 2048;
+const HTTP_PORTS = new Set(['', '80', '443', '8080']);
+
+export type UrlCheck = { ok: true; url: string } | { ok: false; reason: string };
+
+export function checkWebhookUrl(input: string): UrlCheck {
+  if (input.length > WEBHOOK_URL_MAX) return { ok: false, reason: `the url is longer than ${WEBHOOK_URL_MAX} characters` };
+  let url: URL;
+  try {
+    url = new URL(input);
+  } catch {
+    return { ok: false, reason: 'the url is not a valid absolute URL' };
+  }
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') return { ok: false, reason: 'the url scheme must be https or http' };
+  if (url.protocol === 'http:' && !HTTP_PORTS.has(url.port)) return { ok: false, reason: 'http urls may use port 80, 443 or 8080 only' };
+  const host = url.hostname.replace(/\.$/, '');
+  if (isIP(host) || host.startsWith('[')) return { ok: false, reason: 'the url host must be a host name, not an IP address' };
+  if (host === 'localhost' || host.endsWith('.localhost')) return { ok: false, reason: 'the url host must be a public host name' };
+  const parsed = parse(host, { allowPrivateDomains: false });
+  if (!parsed.isIcann || !parsed.domain || host.endsWith('.arpa')) {
+    return { ok: false, reason: 'the url host must be a public host name' };
+  }
+  return { ok: true, url: url.toString() };
+}
