@@ -4,6 +4,7 @@ import type { Store } from '../shared/store/index.js';
 import type { Logger } from '../shared/log.js';
 import type { SecretBox } from '../shared/secret-box.js';
 import type { KeyCache } from '../shared/key-cache.js';
+import type { Intake } from '../mta/intake.js';
 
 /** Everything a route needs, built once by the sidecar's main. */
 export interface AppContext {
@@ -13,4 +14,6 @@ export interface AppContext {
   readonly log: Logger;
   readonly secrets: SecretBox;
   readonly keyCache: KeyCache;
+  /** The same intake the SMTP submission uses. */
+  readonly intake: Intake;
 }

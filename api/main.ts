@@ -4,6 +4,10 @@ import type { AddressInfo } from 'node:net';
 import type { Config } from '../shared/config.js';
 import { openRuntime, type Runtime } from '../shared/runtime.js';
 import { createApiServer } from './server.js';
+import { Intake } from '../mta/intake.js';
+import { Spool } from '../shared/spool.js';
+import { DisposableFilter } from '../shared/disposable.js';
+import { join } from 'node:path';
 
 export interface RunningApi {
   rt: Runtime;
@@ -14,7 +18,8 @@ export interface RunningApi {
 
 export async function startApi(config: Config, runtime?: Runtime): Promise<RunningApi> {
   const rt = runtime ?? (await openRuntime(config, 'api'));
-  const server = createApiServer(rt);
+  const intake = new Intake(rt.store, new Spool(join(config.dataDir, 'spool')), rt.redis, new DisposableFilter(config.disposableDomains), rt.log);
+  const server = createApiServer({ ...rt, intake });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(config.api.port, config.api.host, () => resolve());

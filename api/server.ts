@@ -7,12 +7,14 @@ import { AdminError, adminError } from '../shared/errors.js';
 import { missingScope } from '../shared/scopes.js';
 import { hitRateLimit, rateLimitHeaders } from '../shared/rate-limit.js';
 import { readJsonBody } from './body.js';
-import { authenticateAdmin, hasAccountIdHeader } from './auth.js';
+import { authenticateAdmin, hasAccountIdHeader, type AccountIdMode } from './auth.js';
 import { validate } from './validate.js';
 import type { AppContext } from './context.js';
 import type { AnyRoute, Caller, Reply } from './route.js';
 import { adminRoutes } from './routes/index.js';
 import { openApiDocument } from './openapi.js';
+import { sendingHandler } from './send/routes.js';
+import { sendingPaths } from './send/openapi.js';
 
 function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
   const text = JSON.stringify(body);
@@ -39,11 +41,14 @@ async function enforceRate(ctx: AppContext, route: AnyRoute, caller: Caller, que
   return headers;
 }
 
+const accountIdMode = (route: AnyRoute): AccountIdMode =>
+  route.forbidsAccountId ? 'forbid' : route.ignoresAccountId ? 'ignore' : 'select';
+
 async function runRoute(ctx: AppContext, route: AnyRoute, req: Request, res: Response): Promise<Reply & { headers: Record<string, string> }> {
   const headers: Record<string, string> = {};
   try {
     const body = await readJsonBody(req, ctx.config.api.bodyLimitBytes);
-    const caller = await authenticateAdmin(ctx, req, body);
+    const caller = await authenticateAdmin(ctx, req, body, accountIdMode(route));
     headers['X-Account-Id'] = String(caller.acting.id);
     if (route.forbidsAccountId && hasAccountIdHeader(req)) {
       throw adminError('account_id_not_allowed', 'This request must be sent without X-Account-Id: only the parent account can do it');
@@ -87,7 +92,13 @@ export function createApp(ctx: AppContext): App {
     },
   });
   const document = openApiDocument(adminRoutes, ctx.config);
+  document.paths = { ...sendingPaths(), ...(document.paths as Record<string, unknown>) };
+  const components = document.components as { securitySchemes: Record<string, unknown> };
+  components.securitySchemes.sendingKey = { type: 'http', scheme: 'bearer', description: 'A sending key, tern_… (also accepted as api_key in the body)' };
   app.get('/v2/openapi.json', (_req, res) => sendJson(res, 200, document));
+  // Sending has its own authentication and error shape (api/send).
+  app.post('/v2/emails', sendingHandler(ctx, 'one'));
+  app.post('/v2/emails/batch', sendingHandler(ctx, 'batch'));
   for (const route of adminRoutes) {
     const method = route.method.toLowerCase() as 'get' | 'post' | 'put' | 'delete';
     app[method](toExpressPath(route.path), async (req: Request, res: Response) => {
@@ -98,9 +109,26 @@ export function createApp(ctx: AppContext): App {
   return app;
 }
 
+function decodablePath(url: string | undefined): boolean {
+  try {
+    decodeURIComponent(new URL(url ?? '/', 'http://local').pathname);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 export function createApiServer(ctx: AppContext): Server {
   const app = createApp(ctx);
-  const server = createServer((req, res) => void app.handler(req as Request, res as Response));
+  const server = createServer((req, res) => {
+    // tinyhttp answers a path it cannot percent-decode with a bare 400 and prints the stack: answer it here.
+    if (!decodablePath(req.url)) {
+      const e = adminError('invalid_path', 'The request path is not valid percent-encoded text');
+      sendJson(res, e.status, e.body());
+      return;
+    }
+    void app.handler(req as Request, res as Response);
+  });
   server.headersTimeout = 20_000;
   server.requestTimeout = 60_000;
   return server;

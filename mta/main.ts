@@ -1,28 +1,68 @@
-// `ternmail mta`: the mail transfer agent. In this release it runs the automatic domain verification;
-// SMTP submission, the queue and delivery join it next.
+// `ternmail mta`: the mail transfer agent. It runs the automatic domain verification, the delivery
+// scheduler and (with submission.ts) the SMTP submission listeners.
+import { join } from 'node:path';
 import type { Config } from '../shared/config.js';
 import { createResolver } from '../shared/dns.js';
 import { openRuntime, type Runtime } from '../shared/runtime.js';
 import { ensureTlsCertificate } from '../shared/tls.js';
+import { Spool } from '../shared/spool.js';
+import { DisposableFilter } from '../shared/disposable.js';
 import { DomainVerifier } from './verify-domains.js';
+import { MxResolver } from './mx.js';
+import { DkimKeyCache } from './dkim.js';
+import { MessagePreparer } from './prepare.js';
+import { Scheduler } from './scheduler.js';
+import { loadRetryPolicy } from './retry-policy.js';
+import { Intake } from './intake.js';
 
 export interface RunningMta {
   rt: Runtime;
   verifier: DomainVerifier;
+  scheduler: Scheduler;
+  intake: Intake;
   close(): Promise<void>;
+}
+
+function poolLookup(rt: Runtime) {
+  return async (accountId: number) => {
+    const team = await rt.store.accounts.get(accountId);
+    const pool = team ? rt.config.delivery.pools[team.backendRegion] : undefined;
+    return { ehloName: pool?.ehloName ?? rt.config.publicHostname, ...(pool?.localAddress ? { localAddress: pool.localAddress } : {}) };
+  };
 }
 
 export async function startMta(config: Config, runtime?: Runtime): Promise<RunningMta> {
   const rt = runtime ?? (await openRuntime(config, 'mta'));
   await ensureTlsCertificate(config);
-  const verifier = new DomainVerifier(rt, createResolver(config.dnsServers));
+  const resolver = createResolver(config.dnsServers);
+  const spool = new Spool(join(config.dataDir, 'spool'));
+  const verifier = new DomainVerifier(rt, resolver);
+  const scheduler = new Scheduler({
+    rt,
+    spool,
+    preparer: new MessagePreparer(rt.store, spool, new DkimKeyCache(rt.secrets)),
+    retry: loadRetryPolicy(),
+    verpSecret: rt.secrets.derive('verp'),
+    deliver: {
+      mx: new MxResolver(resolver),
+      port: config.delivery.remotePort,
+      connectTimeoutMs: config.delivery.connectTimeoutS * 1000,
+      socketTimeoutMs: config.delivery.socketTimeoutS * 1000,
+    },
+    poolFor: poolLookup(rt),
+  });
+  const intake = new Intake(rt.store, spool, rt.redis, new DisposableFilter(config.disposableDomains), rt.log);
   verifier.start();
-  rt.log.info({ verifyIntervalS: config.verify.intervalS, dnsServers: config.dnsServers }, 'mta started');
+  await scheduler.start();
+  rt.log.info({ verifyIntervalS: config.verify.intervalS, dnsServers: config.dnsServers, remotePort: config.delivery.remotePort }, 'mta started');
   return {
     rt,
     verifier,
+    scheduler,
+    intake,
     async close() {
       await verifier.stop();
+      await scheduler.stop();
       if (!runtime) await rt.close();
     },
   };

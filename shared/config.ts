@@ -1,39 +1,64 @@
 // Configuration: defaults from config/defaults.json, then /etc/ternmail/ternmail.json (or the file named by
 // TERNMAIL_CONFIG), then TERNMAIL_* environment variables. Loaded, validated and frozen once.
 import { existsSync, readFileSync } from 'node:fs';
+import { isIP } from 'node:net';
 import { hostname } from 'node:os';
 import { resolve } from 'node:path';
-import { Type, type Static } from '@sinclair/typebox';
-import { Ajv } from 'ajv';
+import { Type, type Static, type TProperties } from '@sinclair/typebox';
+import { Ajv, type ErrorObject } from 'ajv';
 import { projectPath } from './paths.js';
+
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+type LogLevel = (typeof LOG_LEVELS)[number];
 
 const Port = Type.Integer({ minimum: 1, maximum: 65535 });
 const Positive = Type.Integer({ minimum: 1 });
+/** Objects refuse keys they do not know: a typo in ternmail.json is an error, not a silent default. */
+const Obj = <T extends TProperties>(properties: T) => Type.Object(properties, { additionalProperties: false });
 
-const ConfigSchema = Type.Object({
+const ConfigSchema = Obj({
   dataDir: Type.String({ minLength: 1 }),
   redisUrl: Type.Union([Type.String({ minLength: 1 }), Type.Null()]),
-  publicHostname: Type.Union([Type.String({ minLength: 1 }), Type.Null()]),
+  publicHostname: Type.Union([Type.String({ minLength: 1, maxLength: 253 }), Type.Null()]),
   dnsServers: Type.Array(Type.String({ minLength: 1 })),
-  api: Type.Object({ host: Type.String(), port: Type.Integer({ minimum: 0, maximum: 65535 }), bodyLimitBytes: Positive }),
-  smtp: Type.Object({
-    starttlsPorts: Type.Union([Type.Array(Port), Type.Null()]),
-    tlsPorts: Type.Union([Type.Array(Port), Type.Null()]),
+  api: Obj({
+    host: Type.String({ minLength: 1 }),
+    port: Type.Integer({ minimum: 0, maximum: 65535 }),
+    bodyLimitBytes: Positive,
+    /** Sending requests carry up to 10 MB of attachments, base64-encoded, and batches several messages. */
+    sendBodyLimitBytes: Positive,
+  }),
+  /** Recipient domains treated as disposable, beyond the maintained list. */
+  disposableDomains: Type.Array(Type.String({ minLength: 1 })),
+  smtp: Obj({
+    starttlsPorts: Type.Union([Type.Array(Port, { minItems: 1 }), Type.Null()]),
+    tlsPorts: Type.Union([Type.Array(Port, { minItems: 1 }), Type.Null()]),
     mxPort: Type.Union([Port, Type.Null()]),
   }),
-  tls: Type.Object({ cert: Type.Union([Type.String(), Type.Null()]), key: Type.Union([Type.String(), Type.Null()]) }),
-  verify: Type.Object({ intervalS: Type.Number({ exclusiveMinimum: 0 }), maxDraftAgeDays: Positive, lockTtlS: Positive }),
-  webhooks: Type.Object({ allowPrivate: Type.Boolean() }),
-  keys: Type.Object({ cacheTtlS: Type.Integer({ minimum: 0, maximum: 60 }) }),
-  dkim: Type.Object({ selector: Type.String({ pattern: '^[a-z0-9][a-z0-9-]{0,62}$' }), keyBits: Type.Integer({ minimum: 1024 }) }),
-  accounts: Type.Object({
-    defaultPlan: Type.String(),
-    defaultRegion: Type.String(),
+  tls: Obj({ cert: Type.Union([Type.String({ minLength: 1 }), Type.Null()]), key: Type.Union([Type.String({ minLength: 1 }), Type.Null()]) }),
+  verify: Obj({ intervalS: Type.Number({ exclusiveMinimum: 0 }), maxDraftAgeDays: Positive, lockTtlS: Positive }),
+  webhooks: Obj({ allowPrivate: Type.Boolean() }),
+  keys: Obj({ cacheTtlS: Type.Integer({ minimum: 0, maximum: 60 }) }),
+  dkim: Obj({ selector: Type.String({ pattern: '^[a-z0-9][a-z0-9-]{0,62}$' }), keyBits: Type.Integer({ minimum: 1024 }) }),
+  accounts: Obj({
+    defaultPlan: Type.String({ minLength: 1 }),
+    defaultRegion: Type.String({ minLength: 1 }),
     defaultLimitPerSecond: Positive,
     firstStartCredits: Type.Integer({ minimum: 0 }),
   }),
   regions: Type.Array(Type.String({ minLength: 1 }), { minItems: 1 }),
-  limits: Type.Object({
+  delivery: Obj({
+    remotePort: Port,
+    concurrency: Positive,
+    perDomainConcurrency: Positive,
+    recipientsPerConnection: Positive,
+    connectTimeoutS: Positive,
+    socketTimeoutS: Positive,
+    leaseS: Positive,
+    /** Per region: the source address and EHLO name of its sending pool (null: the system's and the public host name). */
+    pools: Type.Record(Type.String(), Obj({ localAddress: Type.Union([Type.String(), Type.Null()]), ehloName: Type.Union([Type.String(), Type.Null()]) })),
+  }),
+  limits: Obj({
     teamsPerAccount: Positive,
     adminKeysPerAccount: Positive,
     webhooksPerTeam: Positive,
@@ -44,7 +69,7 @@ const ConfigSchema = Type.Object({
     pageSizeDefault: Positive,
     pagingDepth: Positive,
   }),
-  log: Type.Object({ level: Type.Union(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((l) => Type.Literal(l))) }),
+  log: Obj({ level: Type.Unsafe<LogLevel>({ type: 'string', enum: [...LOG_LEVELS] }) }),
 });
 
 type RawConfig = Static<typeof ConfigSchema>;
@@ -62,7 +87,13 @@ const asInt: Parser = (v) => (/^\d+$/.test(v.trim()) ? Number(v) : v);
 const asNumber: Parser = (v) => (v.trim() !== '' && Number.isFinite(Number(v)) ? Number(v) : v);
 const asList: Parser = (v) => v.split(',').map((s) => s.trim()).filter(Boolean);
 const asIntList: Parser = (v) => (asList(v) as string[]).map((s) => asInt(s));
-const asBool: Parser = (v) => ['1', 'true', 'yes', 'on'].includes(v.trim().toLowerCase());
+/** true/false (also 1/0, yes/no, on/off); anything else is left as text so validation reports it. */
+const asBool: Parser = (v) => {
+  const t = v.trim().toLowerCase();
+  if (['1', 'true', 'yes', 'on'].includes(t)) return true;
+  if (['0', 'false', 'no', 'off'].includes(t)) return false;
+  return v;
+};
 const asString: Parser = (v) => v;
 
 /** Every environment variable the product reads, and the config path it overrides. */
@@ -81,9 +112,12 @@ const ENV_OVERRIDES: ReadonlyArray<[string, string[], Parser]> = [
   ['TERNMAIL_VERIFY_INTERVAL_S', ['verify', 'intervalS'], asNumber],
   ['TERNMAIL_WEBHOOK_ALLOW_PRIVATE', ['webhooks', 'allowPrivate'], asBool],
   ['TERNMAIL_LOG_LEVEL', ['log', 'level'], asString],
+  ['TERNMAIL_REMOTE_SMTP_PORT', ['delivery', 'remotePort'], asInt],
 ];
 
-export class ConfigError extends Error {}
+export class ConfigError extends Error {
+  override readonly name = 'ConfigError';
+}
 
 type Json = Record<string, unknown>;
 const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -118,9 +152,20 @@ function deepFreeze<T>(value: T): T {
   return value;
 }
 
-/** Privileged ports are used only when this process may bind them (root or CAP_NET_BIND_SERVICE). */
-function mayBindPrivileged(): boolean {
-  if (process.getuid?.() === 0) return true;
+/** CAP_NET_BIND_SERVICE (capability 10) in this process's effective set, as systemd's AmbientCapabilities gives it. */
+function hasNetBindCapability(): boolean {
+  try {
+    const line = /^CapEff:\s*([0-9a-f]+)$/m.exec(readFileSync('/proc/self/status', 'utf8'));
+    return line ? (BigInt(`0x${line[1]}`) & (1n << 10n)) !== 0n : false;
+  } catch {
+    return false;
+  }
+}
+
+/** Privileged ports are used only when this process may bind them: root, CAP_NET_BIND_SERVICE, or a kernel
+ * that lets anyone bind port 25 (net.ipv4.ip_unprivileged_port_start). */
+export function mayBindPrivileged(): boolean {
+  if (process.getuid?.() === 0 || hasNetBindCapability()) return true;
   try {
     const start = Number(readFileSync('/proc/sys/net/ipv4/ip_unprivileged_port_start', 'utf8'));
     return start <= 25;
@@ -134,7 +179,7 @@ function withMachineDefaults(raw: RawConfig): Config {
   return {
     ...raw,
     dataDir: resolve(raw.dataDir),
-    publicHostname: raw.publicHostname ?? hostname(),
+    publicHostname: (raw.publicHostname ?? hostname()).toLowerCase().replace(/\.$/, ''),
     smtp: {
       starttlsPorts: raw.smtp.starttlsPorts ?? (privileged ? [587, 2587] : [2587]),
       tlsPorts: raw.smtp.tlsPorts ?? (privileged ? [465, 2465] : [2465]),
@@ -149,23 +194,90 @@ export interface LoadOptions {
   overrides?: Json;
 }
 
+const HOST_LABEL = /^(?!-)[a-z0-9-]{1,63}(?<!-)$/i;
+
+/** `1.2.3.4`, `1.2.3.4:5353`, `::1` or `[::1]:5353`, as dns.Resolver#setServers takes them. */
+function isDnsServer(text: string): boolean {
+  const bracketed = /^\[([^\]]+)\](?::(\d{1,5}))?$/.exec(text);
+  if (bracketed) return isIP(bracketed[1]!) === 6 && (bracketed[2] === undefined || +bracketed[2] <= 65535);
+  if (isIP(text)) return true;
+  const withPort = /^([\d.]+):(\d{1,5})$/.exec(text);
+  return !!withPort && isIP(withPort[1]!) === 4 && +withPort[2]! >= 1 && +withPort[2]! <= 65535;
+}
+
+/** Checks the schema cannot express; each problem names the setting. */
+function semanticProblems(raw: RawConfig, fromEnv: Map<string, { name: string; value: string }>): string[] {
+  const problems: string[] = [];
+  const named = (key: string) => {
+    const source = fromEnv.get(key);
+    return source ? `${source.name} (${key})` : key;
+  };
+  if (!raw.regions.includes(raw.accounts.defaultRegion)) {
+    problems.push(`accounts.defaultRegion "${raw.accounts.defaultRegion}" is not one of regions (${raw.regions.join(', ')})`);
+  }
+  if (raw.redisUrl !== null && !/^(rediss?:\/\/|unix:\/\/\/|\/)/.test(raw.redisUrl)) {
+    problems.push(`${named('redisUrl')} "${raw.redisUrl}" must be a redis://, rediss:// or unix:///path URL, or an absolute socket path`);
+  }
+  if (raw.publicHostname !== null) {
+    const host = raw.publicHostname.replace(/\.$/, '');
+    if (isIP(host) || !host.split('.').every((label) => HOST_LABEL.test(label))) {
+      problems.push(`${named('publicHostname')} "${raw.publicHostname}" must be a host name (the MX target and SPF include), not an address`);
+    }
+  }
+  for (const server of raw.dnsServers) {
+    if (!isDnsServer(server)) problems.push(`${named('dnsServers')} entry "${server}" must be an IP address, optionally with :port ([v6]:port for IPv6)`);
+  }
+  if ((raw.tls.cert === null) !== (raw.tls.key === null)) {
+    problems.push('tls.cert and tls.key must be given together (TERNMAIL_TLS_CERT and TERNMAIL_TLS_KEY), or neither');
+  }
+  if (raw.limits.pageSizeDefault > raw.limits.pageSizeMax) problems.push('limits.pageSizeDefault is larger than limits.pageSizeMax');
+  return problems;
+}
+
+/** Where a setting came from, for error messages: the environment variable that set it, or its config key. */
+function describeSetting(pointer: string, fromEnv: Map<string, { name: string; value: string }>): string {
+  const keys = pointer.split('/').filter(Boolean);
+  for (let n = keys.length; n > 0; n--) {
+    const source = fromEnv.get(keys.slice(0, n).join('.'));
+    if (source) return `${source.name}=${JSON.stringify(source.value)}`;
+  }
+  return keys.join('.') || 'the configuration';
+}
+
+function schemaProblems(errors: ErrorObject[], fromEnv: Map<string, { name: string; value: string }>): string[] {
+  // A union with null reports each branch; keep the errors about the value that was actually given.
+  const useful = errors.filter((e) => e.keyword !== 'anyOf');
+  const shown = useful.filter(
+    (e) => !(e.keyword === 'type' && (e.params as { type?: string }).type === 'null' && useful.some((o) => o !== e && o.instancePath.startsWith(e.instancePath))),
+  );
+  const lines = shown.map((e) => {
+    if (e.keyword === 'additionalProperties') {
+      const key = [...e.instancePath.split('/').filter(Boolean), (e.params as { additionalProperty: string }).additionalProperty].join('.');
+      return `unknown setting ${key}`;
+    }
+    const allowed = e.keyword === 'enum' ? ` (${(e.params as { allowedValues: string[] }).allowedValues.join(', ')})` : '';
+    return `${describeSetting(e.instancePath, fromEnv)}: ${e.message ?? 'is invalid'}${allowed}`;
+  });
+  return [...new Set(lines)];
+}
+
 export function loadConfig(options: LoadOptions = {}): Config {
   const env = options.env ?? process.env;
   let raw = readJson(projectPath('config', 'defaults.json'));
-  const file = env.TERNMAIL_CONFIG ?? '/etc/ternmail/ternmail.json';
-  if (env.TERNMAIL_CONFIG !== undefined || existsSync(file)) raw = merge(raw, readJson(file));
+  const named = env.TERNMAIL_CONFIG !== undefined && env.TERNMAIL_CONFIG !== '';
+  const file = named ? env.TERNMAIL_CONFIG! : '/etc/ternmail/ternmail.json';
+  if (named || existsSync(file)) raw = merge(raw, readJson(file));
   if (options.overrides) raw = merge(raw, options.overrides);
+  const fromEnv = new Map<string, { name: string; value: string }>();
   for (const [name, path, parse] of ENV_OVERRIDES) {
     const value = env[name];
-    if (value !== undefined && value !== '') setPath(raw, path, parse(value));
+    if (value === undefined || value === '') continue;
+    setPath(raw, path, parse(value));
+    fromEnv.set(path.join('.'), { name, value });
   }
   const validate = new Ajv({ allErrors: true }).compile<RawConfig>(ConfigSchema);
-  if (!validate(raw)) {
-    const problems = (validate.errors ?? []).map((e) => `${e.instancePath || '/'} ${e.message ?? ''}`);
-    throw new ConfigError(`invalid configuration: ${problems.join('; ')}`);
-  }
-  if (!raw.regions.includes(raw.accounts.defaultRegion)) {
-    throw new ConfigError(`invalid configuration: accounts.defaultRegion "${raw.accounts.defaultRegion}" is not in regions`);
-  }
+  if (!validate(raw)) throw new ConfigError(`invalid configuration: ${schemaProblems(validate.errors ?? [], fromEnv).join('; ')}`);
+  const problems = semanticProblems(raw, fromEnv);
+  if (problems.length) throw new ConfigError(`invalid configuration: ${problems.join('; ')}`);
   return deepFreeze(withMachineDefaults(raw));
 }

@@ -10,4 +10,12 @@ export const redisKeys = {
   verifyLock: () => `${P}lock:verify-domains`,
   /** Published when a key is revoked, so every process drops it from its cache at once. */
   keyRevokedChannel: () => `${P}keys:revoked`,
+  /** Recipients waiting for delivery: member = recipient id, score = when due (epoch ms). Rebuilt from SQLite. */
+  queueDue: () => `${P}queue:due`,
+  /** Published when new mail is queued, so an idle scheduler looks at once. */
+  queueWakeChannel: () => `${P}queue:wake`,
+  /** Sending-rate counter of one account for one second. */
+  sendRate: (accountId: number, second: number) => `${P}sendrate:${accountId}:${second}`,
+  /** The stored first response of an Idempotency-Key (24 h). */
+  idempotency: (accountId: number, key: string) => `${P}idem:${accountId}:${key}`,
 } as const;

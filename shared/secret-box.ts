@@ -1,6 +1,6 @@
 // Encryption at rest for secrets the product must read back (webhook secrets, DKIM private keys):
 // AES-256-GCM under a master key kept in the data dir with mode 0600.
-import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
+import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
@@ -16,6 +16,11 @@ export class SecretBox {
     const cipher = createCipheriv('aes-256-gcm', this.key, iv);
     const data = Buffer.concat([cipher.update(plain, 'utf8'), cipher.final()]);
     return `${VERSION}:${Buffer.concat([iv, cipher.getAuthTag(), data]).toString('base64')}`;
+  }
+
+  /** A key for another purpose (VERP MACs, …), derived so the master key itself is never used twice. */
+  derive(purpose: string): Buffer {
+    return Buffer.from(hkdfSync('sha256', this.key, Buffer.alloc(0), `tern:${purpose}`, 32));
   }
 
   open(sealed: string): string {

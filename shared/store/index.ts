@@ -8,6 +8,7 @@ import { DomainStore } from './domains.js';
 import { KeyStore } from './keys.js';
 import { WebhookStore } from './webhooks.js';
 import { SuppressionStore } from './suppressions.js';
+import { MessageStore } from './messages.js';
 
 export interface Store {
   readonly sql: Sql;
@@ -16,6 +17,7 @@ export interface Store {
   readonly keys: KeyStore;
   readonly webhooks: WebhookStore;
   readonly suppressions: SuppressionStore;
+  readonly messages: MessageStore;
   close(): Promise<void>;
 }
 
@@ -30,6 +32,7 @@ export async function openStore(dataDir: string): Promise<Store> {
     keys: new KeyStore(sql),
     webhooks: new WebhookStore(sql),
     suppressions: new SuppressionStore(sql),
+    messages: new MessageStore(sql),
     close: () => sql.close(),
   };
 }

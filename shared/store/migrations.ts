@@ -89,4 +89,67 @@ CREATE TABLE suppressions (
 CREATE INDEX suppressions_by_account ON suppressions(account_id, created_at);
 `,
   },
+  {
+    version: 2,
+    name: 'messages, recipients, delivery attempts, log search',
+    sql: `
+CREATE TABLE messages (
+  id TEXT PRIMARY KEY,
+  account_id INTEGER NOT NULL REFERENCES accounts(id),
+  domain_id TEXT REFERENCES domains(id),
+  sending_key_id INTEGER REFERENCES api_keys(id),
+  source TEXT NOT NULL CHECK (source IN ('http', 'smtp')),
+  envelope_from TEXT NOT NULL,
+  from_email TEXT NOT NULL,
+  from_name TEXT NOT NULL DEFAULT '',
+  subject TEXT NOT NULL DEFAULT '',
+  to_json TEXT NOT NULL DEFAULT '[]',
+  reply_to TEXT,
+  message_id_header TEXT NOT NULL,
+  size INTEGER NOT NULL,
+  has_attachments INTEGER NOT NULL DEFAULT 0,
+  headers_json TEXT NOT NULL DEFAULT '{}',
+  status TEXT NOT NULL DEFAULT 'pending' CHECK (status IN ('pending', 'sent', 'bounced', 'complained', 'suppressed', 'failed')),
+  error TEXT,
+  created_at TEXT NOT NULL,
+  sent_at TEXT,
+  updated_at TEXT NOT NULL
+);
+CREATE INDEX messages_by_account ON messages(account_id, created_at);
+CREATE INDEX messages_by_status ON messages(account_id, status, created_at);
+CREATE INDEX messages_by_domain ON messages(account_id, domain_id, created_at);
+
+CREATE TABLE recipients (
+  id INTEGER PRIMARY KEY,
+  message_id TEXT NOT NULL REFERENCES messages(id),
+  email TEXT NOT NULL,
+  name TEXT NOT NULL DEFAULT '',
+  kind TEXT NOT NULL CHECK (kind IN ('to', 'cc', 'bcc')),
+  domain TEXT NOT NULL,
+  state TEXT NOT NULL CHECK (state IN ('queued', 'sending', 'sent', 'deferred', 'bounced', 'failed', 'suppressed')),
+  reason TEXT NOT NULL DEFAULT '',
+  attempts INTEGER NOT NULL DEFAULT 0,
+  next_attempt_at INTEGER,
+  lease_until INTEGER,
+  last_reply TEXT,
+  queued_at INTEGER NOT NULL,
+  updated_at TEXT NOT NULL
+);
+CREATE INDEX recipients_by_message ON recipients(message_id);
+CREATE INDEX recipients_in_flight ON recipients(state, next_attempt_at) WHERE state IN ('queued', 'sending', 'deferred');
+
+CREATE TABLE attempts (
+  id INTEGER PRIMARY KEY,
+  recipient_id INTEGER NOT NULL REFERENCES recipients(id),
+  at TEXT NOT NULL,
+  mx_host TEXT,
+  ip TEXT,
+  outcome TEXT NOT NULL CHECK (outcome IN ('delivered', 'deferred', 'bounced', 'failed')),
+  reply TEXT NOT NULL
+);
+CREATE INDEX attempts_by_recipient ON attempts(recipient_id);
+
+CREATE VIRTUAL TABLE messages_fts USING fts5(subject, from_email, recipients, content='', contentless_delete=1, tokenize='unicode61 remove_diacritics 2');
+`,
+  },
 ];

@@ -21,6 +21,8 @@ export interface TestDnsServer {
   remove(name: string): void;
   /** Names with no records answer NXDOMAIN, unless made to fail with SERVFAIL here. */
   fail(name: string): void;
+  /** Answers for `name` are sent `ms` later (0 restores prompt answers), to make a lookup take time. */
+  delay(name: string, ms: number): void;
   queries: Array<{ name: string; type: string }>;
   close(): Promise<void>;
 }
@@ -36,18 +38,38 @@ function txtChunks(data: string | string[]): string[] {
 export async function startDnsServer(): Promise<TestDnsServer> {
   const zone = new Map<string, TestRecord[]>();
   const failing = new Set<string>();
+  const delays = new Map<string, number>();
   const queries: TestDnsServer['queries'] = [];
 
-  function answer(query: Buffer): Buffer {
-    const packet = dnsPacket.decode(query);
+  /** Records the query on arrival and answers it after the delay set for its name. */
+  function receive(query: Buffer, reply: (answer: Buffer) => void): void {
+    let packet: dnsPacket.Packet;
+    try {
+      packet = dnsPacket.decode(query);
+    } catch {
+      return; // a malformed query gets no answer
+    }
+    const question = packet.questions?.[0];
+    if (question) queries.push({ name: question.name, type: question.type });
+    const wait = question ? (delays.get(key(question.name)) ?? 0) : 0;
+    setTimeout(() => {
+      try {
+        reply(answer(packet));
+      } catch {
+        // an unencodable answer, or a server closed while the answer was held back: no answer
+      }
+    }, wait);
+  }
+
+  function answer(packet: dnsPacket.Packet): Buffer {
     const question = packet.questions?.[0];
     const response: dnsPacket.Packet = { id: packet.id, type: 'response', flags: dnsPacket.AUTHORITATIVE_ANSWER, questions: packet.questions, answers: [] };
     if (!question) return dnsPacket.encode(response);
-    queries.push({ name: question.name, type: question.type });
     const name = key(question.name);
-    if (failing.has(name)) return dnsPacket.encode({ ...response, rcode: 'SERVFAIL' } as dnsPacket.Packet);
+    // dns-packet encodes the response code from the low bits of flags (2 = SERVFAIL, 3 = NXDOMAIN).
+    if (failing.has(name)) return dnsPacket.encode({ ...response, flags: (response.flags ?? 0) | 2 });
     const records = zone.get(name);
-    if (!records) return dnsPacket.encode({ ...response, rcode: 'NXDOMAIN' } as dnsPacket.Packet);
+    if (!records) return dnsPacket.encode({ ...response, flags: (response.flags ?? 0) | 3 });
     const matching = records.filter((r) => r.type === question.type || r.type === 'CNAME');
     response.answers = matching.map((r) => ({
       name: question.name,
@@ -61,13 +83,7 @@ export async function startDnsServer(): Promise<TestDnsServer> {
 
   const port = await freePort();
   const udp: Socket = createSocket('udp4');
-  udp.on('message', (msg, rinfo) => {
-    try {
-      udp.send(answer(msg), rinfo.port, rinfo.address);
-    } catch {
-      // a malformed query gets no answer
-    }
-  });
+  udp.on('message', (msg, rinfo) => receive(msg, (reply) => udp.send(reply, rinfo.port, rinfo.address)));
   await new Promise<void>((resolve) => udp.bind(port, '127.0.0.1', () => resolve()));
 
   const tcp: Server = createServer((socket: TcpSocket) => {
@@ -76,12 +92,15 @@ export async function startDnsServer(): Promise<TestDnsServer> {
       buffered = Buffer.concat([buffered, chunk]);
       while (buffered.length >= 2 && buffered.length >= 2 + buffered.readUInt16BE(0)) {
         const length = buffered.readUInt16BE(0);
-        const reply = answer(buffered.subarray(2, 2 + length));
+        const query = Buffer.from(buffered.subarray(2, 2 + length));
         buffered = buffered.subarray(2 + length);
-        const framed = Buffer.alloc(2 + reply.length);
-        framed.writeUInt16BE(reply.length, 0);
-        reply.copy(framed, 2);
-        socket.write(framed);
+        receive(query, (reply) => {
+          if (socket.destroyed) return;
+          const framed = Buffer.alloc(2 + reply.length);
+          framed.writeUInt16BE(reply.length, 0);
+          reply.copy(framed, 2);
+          socket.write(framed);
+        });
       }
     });
     socket.on('error', () => undefined);
@@ -105,6 +124,10 @@ export async function startDnsServer(): Promise<TestDnsServer> {
       failing.delete(key(name));
     },
     fail: (name) => failing.add(key(name)),
+    delay: (name, ms) => {
+      if (ms > 0) delays.set(key(name), ms);
+      else delays.delete(key(name));
+    },
     close: () =>
       new Promise<void>((resolve) => {
         udp.close();

@@ -1,0 +1,97 @@
+// POST /v2/emails and POST /v2/emails/batch: the sending interface, with its own error shape
+// ({status_code, error_type, message, errors: {field: {code: text}}}).
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { Type } from '@sinclair/typebox';
+import { AdminError, SendError } from '../../shared/errors.js';
+import { readJsonBody } from '../body.js';
+import type { AppContext } from '../context.js';
+import { authenticateSender, type Sender } from './auth.js';
+import { Idempotency, type StoredReply } from './idempotency.js';
+import { sendOne, takeSendRate } from './send.js';
+import { SendRequestSchema } from './request.js';
+
+export const MAX_BATCH = 100;
+
+type Reply = StoredReply & { headers?: Record<string, string> };
+
+function errorReply(err: unknown, ctx: AppContext): Reply {
+  if (err instanceof SendError) return { status: err.status, body: err.body(), headers: { ...err.headers } };
+  if (err instanceof AdminError) {
+    // Body-level failures (malformed JSON, too large) keep their status in the sending shape.
+    const type = err.status === 413 ? 'payload_too_large' : 'bad_request';
+    return { status: err.status, body: new SendError(err.status, type, err.message, { body: { [err.code]: err.message } }).body() };
+  }
+  ctx.log.error({ err }, 'unexpected error while sending');
+  return { status: 500, body: new SendError(500, 'internal_error', 'Internal error; it has been logged', {}).body() };
+}
+
+async function one(ctx: AppContext, sender: Sender, item: unknown): Promise<Reply> {
+  await takeSendRate(ctx, sender);
+  return { status: 200, body: await sendOne(ctx, sender, item) };
+}
+
+function batchItems(body: unknown): unknown[] {
+  const items = Array.isArray(body) ? body : (body as { emails?: unknown } | undefined)?.emails;
+  if (!Array.isArray(items) || items.length === 0) {
+    throw new SendError(422, 'validation_error', 'The batch must be a non-empty array of emails, or {"emails": [...]}', { emails: { required: 'give 1 to 100 emails' } });
+  }
+  if (items.length > MAX_BATCH) throw new SendError(422, 'validation_error', `A batch holds at most ${MAX_BATCH} emails`, { emails: { max_limit: `at most ${MAX_BATCH}` } });
+  return items;
+}
+
+/** Each item is validated and sent on its own; the answer lists, in order, a message_id or an error. */
+async function batch(ctx: AppContext, sender: Sender, body: unknown): Promise<Reply> {
+  const data: unknown[] = [];
+  for (const item of batchItems(body)) {
+    try {
+      data.push((await one(ctx, sender, item)).body);
+    } catch (err) {
+      if (!(err instanceof SendError)) throw err;
+      data.push({ error: err.body() });
+    }
+  }
+  return { status: 200, body: { data } };
+}
+
+async function handle(ctx: AppContext, req: IncomingMessage, work: (sender: Sender, body: unknown) => Promise<Reply>): Promise<Reply> {
+  try {
+    const raw = await readJsonBody(req, ctx.config.api.sendBodyLimitBytes);
+    const sender = await authenticateSender(ctx, req, raw);
+    const key = req.headers['idempotency-key'];
+    if (typeof key !== 'string' || !key) return await work(sender, raw);
+    const idem = new Idempotency(ctx.redis);
+    const text = JSON.stringify(raw ?? null);
+    const started = await idem.begin(sender.rootId, key, text);
+    if ('replay' in started) return { ...started.replay, headers: { 'Idempotent-Replayed': 'true' } };
+    const reply = await work(sender, raw).catch((err: unknown) => errorReply(err, ctx));
+    await idem.finish(sender.rootId, key, text, reply);
+    return reply;
+  } catch (err) {
+    return errorReply(err, ctx);
+  }
+}
+
+export function sendingHandler(ctx: AppContext, kind: 'one' | 'batch') {
+  return async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    const reply = await handle(ctx, req, (sender, body) => (kind === 'one' ? one(ctx, sender, body) : batch(ctx, sender, body)));
+    const text = JSON.stringify(reply.body);
+    res.writeHead(reply.status, { 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': Buffer.byteLength(text), 'Cache-Control': 'no-store', ...reply.headers });
+    res.end(text);
+  };
+}
+
+const SendErrorBody = Type.Object({
+  status_code: Type.Integer(),
+  error_type: Type.String(),
+  message: Type.String(),
+  errors: Type.Record(Type.String(), Type.Record(Type.String(), Type.String())),
+});
+
+/** The two sending operations, for the OpenAPI document. */
+export const sendingDocs = {
+  request: SendRequestSchema,
+  batchRequest: Type.Union([Type.Array(SendRequestSchema, { maxItems: MAX_BATCH }), Type.Object({ emails: Type.Array(SendRequestSchema, { maxItems: MAX_BATCH }) })]),
+  response: Type.Object({ message_id: Type.String() }),
+  batchResponse: Type.Object({ data: Type.Array(Type.Union([Type.Object({ message_id: Type.String() }), Type.Object({ error: SendErrorBody })])) }),
+  error: SendErrorBody,
+};

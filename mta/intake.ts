@@ -1,0 +1,132 @@
+// Intake: the one path by which a message enters the queue, from SMTP submission or the HTTP sidecar.
+// It decides each recipient's first state (queued, suppressed, disposable), writes the body to the spool
+// (fsync'd), records message and recipients with their credits in SQLite, and only then schedules them
+// in Redis. Whatever answers the client (250, 200) does so after accept() resolves.
+import { randomBytes } from 'node:crypto';
+import type { Redis } from 'ioredis';
+import type { Store, Team, Domain } from '../shared/store/index.js';
+import type { MessageSource, NewRecipient, RecipientKind } from '../shared/store/messages.js';
+import type { Spool } from '../shared/spool.js';
+import type { DisposableFilter } from '../shared/disposable.js';
+import type { Logger } from '../shared/log.js';
+import { redisKeys } from '../shared/redis-keys.js';
+import { rootIdOf } from '../shared/store/accounts.js';
+
+export interface Recipient {
+  email: string;
+  name: string;
+  kind: RecipientKind;
+}
+
+export interface Submission {
+  /** Preassigned when the composer needed it for the Message-ID header. */
+  id?: string;
+  team: Team;
+  domain: Domain;
+  sendingKeyId: number | null;
+  source: MessageSource;
+  envelopeFrom: string;
+  fromEmail: string;
+  fromName: string;
+  subject: string;
+  to: Array<{ email: string; name?: string }>;
+  replyTo: string | null;
+  messageIdHeader: string;
+  hasAttachments: boolean;
+  /** Headers worth showing in the log (not the body). */
+  headers: Record<string, string>;
+  recipients: Recipient[];
+  /** The message as it will be signed and sent (Bcc already removed). */
+  body: Buffer;
+}
+
+export type IntakeResult = { ok: true; messageId: string; queued: number } | { ok: false; reason: 'insufficient_balance' };
+
+/** Time-ordered, unique and URL-safe: the message id clients see. */
+export function newMessageId(): string {
+  return `${Date.now().toString(36).padStart(9, '0')}${randomBytes(8).toString('hex')}`;
+}
+
+export const domainOf = (email: string): string => email.slice(email.lastIndexOf('@') + 1).toLowerCase();
+
+export class Intake {
+  constructor(
+    private readonly store: Store,
+    private readonly spool: Spool,
+    private readonly redis: Redis,
+    private readonly disposable: DisposableFilter,
+    private readonly log: Logger,
+  ) {}
+
+  async accept(s: Submission): Promise<IntakeResult> {
+    const id = s.id ?? newMessageId();
+    const recipients = await this.firstStates(s.team.id, s.recipients);
+    const cost = recipients.filter((r) => r.state === 'queued').length;
+    const rootId = rootIdOf(s.team);
+    if (cost > 0 && (await this.store.accounts.pooledBalance(s.team)) < cost) return { ok: false, reason: 'insufficient_balance' };
+    if (cost > 0) await this.spool.write(id, s.body);
+    const inserted = await this.store.messages.insert({
+      id,
+      accountId: s.team.id,
+      rootId,
+      domainId: s.domain.id,
+      sendingKeyId: s.sendingKeyId,
+      source: s.source,
+      envelopeFrom: s.envelopeFrom,
+      fromEmail: s.fromEmail,
+      fromName: s.fromName,
+      subject: s.subject,
+      to: s.to,
+      replyTo: s.replyTo,
+      messageIdHeader: s.messageIdHeader,
+      size: s.body.length,
+      hasAttachments: s.hasAttachments,
+      headers: s.headers,
+      recipients,
+      cost,
+      error: cost ? null : unsendableReason(recipients),
+    });
+    if (inserted === 'insufficient_balance') {
+      await this.spool.remove(id);
+      return { ok: false, reason: 'insufficient_balance' };
+    }
+    this.log.info({ msg_id: id, team: s.team.id, source: s.source, recipients: recipients.length, queued: cost }, 'message accepted');
+    if (cost > 0) await this.schedule(id);
+    return { ok: true, messageId: id, queued: cost };
+  }
+
+  /** Suppressed and disposable recipients are recorded but never sent, and cost nothing. Duplicates are dropped. */
+  private async firstStates(teamId: number, list: readonly Recipient[]): Promise<NewRecipient[]> {
+    const seen = new Set<string>();
+    const out: NewRecipient[] = [];
+    for (const r of list) {
+      const email = r.email.toLowerCase();
+      if (seen.has(email)) continue;
+      seen.add(email);
+      const domain = domainOf(email);
+      const base = { email: r.email, name: r.name, kind: r.kind, domain };
+      if (this.disposable.isDisposable(domain)) out.push({ ...base, state: 'failed', reason: 'disposable address: not sent' });
+      else if (await this.store.suppressions.isSuppressed(teamId, email)) out.push({ ...base, state: 'suppressed', reason: 'on the suppression list' });
+      else out.push({ ...base, state: 'queued', reason: '' });
+    }
+    return out;
+  }
+
+  /** Tells the schedulers. If Redis is down the message is still safe: the MTA rebuilds the schedule from SQLite. */
+  private async schedule(messageId: string): Promise<void> {
+    try {
+      const due = await this.store.messages.dueOf(messageId);
+      if (!due.length) return;
+      const args = due.flatMap((r) => [r.due, String(r.id)]);
+      await this.redis.zadd(redisKeys.queueDue(), ...args);
+      await this.redis.publish(redisKeys.queueWakeChannel(), messageId);
+    } catch (err) {
+      this.log.warn({ msg_id: messageId, err: (err as Error).message }, 'not scheduled in Redis; the MTA will pick it up from SQLite');
+    }
+  }
+}
+
+function unsendableReason(recipients: readonly NewRecipient[]): string {
+  if (recipients.every((r) => r.state === 'suppressed')) return 'every recipient is on the suppression list';
+  return 'no recipient can be sent to: every recipient is invalid, disposable or suppressed';
+}

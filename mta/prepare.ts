@@ -1,0 +1,54 @@
+// The bytes a recipient's copy is sent with: the spooled body, DKIM-signed once per message for its From
+// domain. Signed bodies are kept in a small bounded cache, so that recipients of one message share one
+// signature while the queue's bodies are never all held in memory.
+import type { Spool } from '../shared/spool.js';
+import type { Store } from '../shared/store/index.js';
+import { signMessage, type DkimKeyCache } from './dkim.js';
+
+const MAX_CACHED_BYTES = 64 * 1024 * 1024;
+
+export class MessagePreparer {
+  private readonly cache = new Map<string, Promise<Buffer>>();
+  private readonly sizes = new Map<string, number>();
+  private cachedBytes = 0;
+
+  constructor(
+    private readonly store: Store,
+    private readonly spool: Spool,
+    private readonly keys: DkimKeyCache,
+  ) {}
+
+  signed(messageId: string, domainId: string | null): Promise<Buffer> {
+    let entry = this.cache.get(messageId);
+    if (!entry) {
+      entry = this.build(messageId, domainId);
+      this.cache.set(messageId, entry);
+      entry.then((body) => this.account(messageId, body.length), () => this.cache.delete(messageId));
+    }
+    return entry;
+  }
+
+  /** Drops a message whose recipients are all done. */
+  forget(messageId: string): void {
+    this.cache.delete(messageId);
+    this.cachedBytes -= this.sizes.get(messageId) ?? 0;
+    this.sizes.delete(messageId);
+  }
+
+  private async build(messageId: string, domainId: string | null): Promise<Buffer> {
+    const raw = await this.spool.read(messageId);
+    const domain = domainId ? await this.store.domains.get(domainId) : undefined;
+    // A domain removed after the message was accepted: the message still goes, unsigned.
+    return domain ? signMessage(raw, this.keys.keyFor(domain)) : raw;
+  }
+
+  private account(messageId: string, size: number): void {
+    if (!this.cache.has(messageId)) return;
+    this.sizes.set(messageId, size);
+    this.cachedBytes += size;
+    for (const oldest of this.cache.keys()) {
+      if (this.cachedBytes <= MAX_CACHED_BYTES) break;
+      this.forget(oldest);
+    }
+  }
+}

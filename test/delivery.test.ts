@@ -1,0 +1,84 @@
+import t from 'tap';
+import { simpleParser } from 'mailparser';
+import { dkimVerify } from 'mailauth/lib/dkim/verify.js';
+import { startHarness, type Harness } from './helpers/harness.js';
+import { startDnsServer, type TestDnsServer } from './helpers/dns-server.js';
+import { startSink, type Sink } from './helpers/sink.js';
+import { startMta } from '../mta/main.js';
+import { dkimTxt } from '../shared/dns-records.js';
+
+interface World {
+  h: Harness;
+  dns: TestDnsServer;
+  sink: Sink;
+  sendingKey: string;
+  close(): Promise<void>;
+}
+
+async function world(): Promise<World> {
+  const dns = await startDnsServer();
+  const sink = await startSink();
+  const h = await startHarness({ env: { TERNMAIL_DNS_SERVERS: dns.address, TERNMAIL_REMOTE_SMTP_PORT: String(sink.port), TERNMAIL_VERIFY_INTERVAL_S: '3600' } });
+  const mta = await startMta(h.config, h.rt);
+  dns.set('dest.test', [{ type: 'MX', data: { preference: 10, exchange: 'mx.dest.test' } }]);
+  dns.set('mx.dest.test', [{ type: 'A', data: '127.0.0.1' }]);
+  const acct = await h.account({ credits: 100 });
+  const created = await h.request('POST', '/v2/domains', { key: acct.key, body: { name: 'example.com' } });
+  const domain = (await h.rt.store.domains.get(created.body.data.id))!;
+  dns.set(`tern._domainkey.example.com`, [{ type: 'TXT', data: dkimTxt(domain.dkimPublicKey) }]);
+  await h.rt.store.domains.recordCheck(domain.id, { verified: true, dmarcPolicy: null, summary: '', result: {} });
+  const key = await h.request('POST', '/v2/api-keys', { key: acct.key, body: { name: 'app' } });
+  return {
+    h,
+    dns,
+    sink,
+    sendingKey: key.body.data.api_key,
+    async close() {
+      await mta.close();
+      await h.close();
+      await sink.close();
+      await dns.close();
+    },
+  };
+}
+
+t.test('a message sent over HTTP reaches the MX sink DKIM-signed with a VERP return path', async (t) => {
+  const w = await world();
+  t.teardown(() => w.close());
+  const res = await w.h.request('POST', '/v2/emails', {
+    key: w.sendingKey,
+    body: {
+      from: { email: 'news@example.com', name: 'News' },
+      to: [{ email: 'bob@dest.test', name: 'Bob' }],
+      subject: 'Hello there',
+      html: '<p>Hi <b>Bob</b></p>',
+      headers: { 'List-Unsubscribe': '<https://example.com/u/1>', 'List-Unsubscribe-Post': 'List-Unsubscribe=One-Click' },
+    },
+  });
+  t.equal(res.status, 200, res.text);
+  const [got] = await w.sink.waitFor(1);
+  t.match(got!.from, /^bounces\+[0-9a-z]+-[0-9a-f]+@send\.example\.com$/);
+  t.same(got!.to, ['bob@dest.test']);
+  t.equal(got!.heloName, 'mx.tern.test');
+  const parsed = await simpleParser(got!.raw);
+  t.equal(parsed.subject, 'Hello there');
+  t.match(parsed.text ?? '', /Hi BOB|Hi Bob/);
+  t.match(got!.raw.toString('latin1'), /\r\nList-Unsubscribe-Post: List-Unsubscribe=One-Click\r\n/);
+  t.match(got!.raw.toString('latin1'), /\r\nList-Unsubscribe: <https:\/\/example\.com\/u\/1>\r\n/);
+  const result = await dkimVerify(got!.raw, {
+    resolver: async (name: string, type: string) => {
+      const { createResolver } = await import('../shared/dns.js');
+      const r = createResolver([w.dns.address]);
+      return type === 'TXT' ? r.resolveTxt(name) : [];
+    },
+  });
+  t.equal(result.results[0]?.status.result, 'pass', JSON.stringify(result.results[0]?.status));
+  t.match(result.results[0]?.signingHeaders?.keys ?? '', /List-Unsubscribe/i);
+  const deadline = Date.now() + 5000;
+  let row = await w.h.rt.store.messages.get(res.body.message_id);
+  while (row?.status === 'pending' && Date.now() < deadline) {
+    await new Promise((r) => setTimeout(r, 50));
+    row = await w.h.rt.store.messages.get(res.body.message_id);
+  }
+  t.equal(row?.status, 'sent');
+});

@@ -1,0 +1,68 @@
+// A real SMTP server on loopback standing in for the recipients' MX hosts. It keeps every message it
+// accepts; a test decides per recipient what it answers.
+import { SMTPServer, type SMTPServerDataStream, type SMTPServerSession } from 'smtp-server';
+import { freePort } from './redis.js';
+
+export interface SunkMessage {
+  from: string;
+  to: string[];
+  raw: Buffer;
+  secure: boolean;
+  heloName: string;
+}
+
+export interface Sink {
+  port: number;
+  messages: SunkMessage[];
+  /** Decides the reply to RCPT TO; null accepts. */
+  rcptReply: (address: string) => { code: number; message: string } | null;
+  waitFor(count: number, timeoutMs?: number): Promise<SunkMessage[]>;
+  close(): Promise<void>;
+}
+
+export async function startSink(): Promise<Sink> {
+  const port = await freePort();
+  const sink: Sink = {
+    port,
+    messages: [],
+    rcptReply: () => null,
+    async waitFor(count, timeoutMs = 15_000) {
+      const deadline = Date.now() + timeoutMs;
+      while (sink.messages.length < count) {
+        if (Date.now() > deadline) throw new Error(`sink got ${sink.messages.length} of ${count} messages`);
+        await new Promise((r) => setTimeout(r, 25));
+      }
+      return sink.messages;
+    },
+    close: () => new Promise((resolve) => server.close(() => resolve())),
+  };
+  const server = new SMTPServer({
+    authOptional: true,
+    disabledCommands: ['AUTH'],
+    logger: false,
+    size: 50 * 1024 * 1024,
+    onRcptTo(address, _session, callback) {
+      const reply = sink.rcptReply(address.address);
+      if (!reply) return callback();
+      const err = Object.assign(new Error(reply.message), { responseCode: reply.code });
+      callback(err);
+    },
+    onData(stream: SMTPServerDataStream, session: SMTPServerSession, callback) {
+      const chunks: Buffer[] = [];
+      stream.on('data', (c: Buffer) => chunks.push(c));
+      stream.on('end', () => {
+        sink.messages.push({
+          from: session.envelope.mailFrom ? session.envelope.mailFrom.address : '',
+          to: session.envelope.rcptTo.map((r) => r.address),
+          raw: Buffer.concat(chunks),
+          secure: session.secure,
+          heloName: session.hostNameAppearsAs,
+        });
+        callback();
+      });
+    },
+  });
+  server.on('error', () => undefined);
+  await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', () => resolve()));
+  return sink;
+}
