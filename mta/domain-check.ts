@@ -44,6 +44,10 @@ async function lookup<T>(name: string, expected: string, run: () => Promise<T[]>
   }
 }
 
+/** One missing record for the reason shown to users; a failed lookup (SERVFAIL, timeout) says so, not "absent". */
+const shortfall = (what: string, check: RecordCheck): string =>
+  check.error ? `${what} at ${check.name} (DNS lookup failed: ${check.error})` : `${what} at ${check.name}`;
+
 export async function checkDomainDns(domain: Domain, resolver: Resolver, publicHostname: string): Promise<DomainCheck> {
   const host = bareHost(publicHostname);
   const returnPath = `${RETURN_PATH_LABEL}.${domain.name}`;
@@ -67,9 +71,9 @@ export async function checkDomainDns(domain: Domain, resolver: Resolver, publicH
   const dmarcRecord = joinTxt(dmarc).find((r) => /^v=DMARC1/i.test(r));
   const verified = dkim.ok && spf.ok && mx.ok;
   const missing = [
-    !dkim.ok && `DKIM TXT at ${dkim.name}`,
-    !spf.ok && `SPF TXT at ${spf.name}`,
-    !mx.ok && `MX at ${mx.name}`,
+    !dkim.ok && shortfall('DKIM TXT', dkim),
+    !spf.ok && shortfall('SPF TXT', spf),
+    !mx.ok && shortfall('MX', mx),
   ].filter(Boolean);
   return {
     verified,
@@ -77,6 +81,6 @@ export async function checkDomainDns(domain: Domain, resolver: Resolver, publicH
     spf,
     mx,
     dmarcPolicy: dmarcRecord ? (tags(dmarcRecord).get('p') ?? null) : null,
-    summary: verified ? '' : `Waiting for DNS: ${missing.join(', ')} not found as published`,
+    summary: verified ? '' : `Waiting for DNS records not yet found as published: ${missing.join(', ')}`,
   };
 }

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import type { Config } from '../shared/config.js';
 import { createResolver } from '../shared/dns.js';
 import { openRuntime, type Runtime } from '../shared/runtime.js';
-import { ensureTlsCertificate } from '../shared/tls.js';
+import { ensureTlsCertificate, readTls } from '../shared/tls.js';
 import { Spool } from '../shared/spool.js';
 import { DisposableFilter } from '../shared/disposable.js';
 import { DomainVerifier } from './verify-domains.js';
@@ -14,12 +14,17 @@ import { MessagePreparer } from './prepare.js';
 import { Scheduler } from './scheduler.js';
 import { loadRetryPolicy } from './retry-policy.js';
 import { Intake } from './intake.js';
+import { Submission } from './submission.js';
+import { replyRules } from './classify.js';
 
 export interface RunningMta {
   rt: Runtime;
   verifier: DomainVerifier;
   scheduler: Scheduler;
   intake: Intake;
+  submission: Submission;
+  /** Reads the TLS certificate again (SIGHUP). */
+  reloadTls(): void;
   close(): Promise<void>;
 }
 
@@ -33,7 +38,10 @@ function poolLookup(rt: Runtime) {
 
 export async function startMta(config: Config, runtime?: Runtime): Promise<RunningMta> {
   const rt = runtime ?? (await openRuntime(config, 'mta'));
-  await ensureTlsCertificate(config);
+  // Broken policy files stop the start, rather than the first delivery.
+  replyRules();
+  const retry = loadRetryPolicy();
+  const tlsFiles = await ensureTlsCertificate(config);
   const resolver = createResolver(config.dnsServers);
   const spool = new Spool(join(config.dataDir, 'spool'));
   const verifier = new DomainVerifier(rt, resolver);
@@ -41,7 +49,7 @@ export async function startMta(config: Config, runtime?: Runtime): Promise<Runni
     rt,
     spool,
     preparer: new MessagePreparer(rt.store, spool, new DkimKeyCache(rt.secrets)),
-    retry: loadRetryPolicy(),
+    retry,
     verpSecret: rt.secrets.derive('verp'),
     deliver: {
       mx: new MxResolver(resolver),
@@ -52,6 +60,8 @@ export async function startMta(config: Config, runtime?: Runtime): Promise<Runni
     poolFor: poolLookup(rt),
   });
   const intake = new Intake(rt.store, spool, rt.redis, new DisposableFilter(config.disposableDomains), rt.log);
+  const submission = new Submission(rt, intake, readTls(tlsFiles));
+  await submission.listen();
   verifier.start();
   await scheduler.start();
   rt.log.info({ verifyIntervalS: config.verify.intervalS, dnsServers: config.dnsServers, remotePort: config.delivery.remotePort }, 'mta started');
@@ -60,7 +70,10 @@ export async function startMta(config: Config, runtime?: Runtime): Promise<Runni
     verifier,
     scheduler,
     intake,
+    submission,
+    reloadTls: () => submission.reloadCertificate(readTls(tlsFiles)),
     async close() {
+      await submission.close();
       await verifier.stop();
       await scheduler.stop();
       if (!runtime) await rt.close();

@@ -170,7 +170,8 @@ export class Scheduler {
 
   private async deliverBatch(domain: string, batch: DueRecipient[]): Promise<void> {
     const now = Date.now();
-    const expired = batch.filter((r) => now >= r.queuedAt + this.d.retry.maxQueueAgeS * 1000);
+    // A retry is scheduled at the deadline at the latest; only one that missed it by a lease is expired unseen.
+    const expired = batch.filter((r) => now >= r.queuedAt + this.d.retry.maxQueueAgeS * 1000 + this.leaseMs());
     const live = batch.filter((r) => !expired.includes(r));
     const results: AttemptResult[] = expired.map((r) => ({ recipientId: r.id, to: 'failed', reply: 'expired: too long in the queue', mxHost: null, ip: null }));
     // Recipients of one batch share a connection, so they share the pool of the first one's team.

@@ -16,6 +16,8 @@ export interface VerifyRound {
 
 export class DomainVerifier {
   private timer: NodeJS.Timeout | null = null;
+  /** Set by stop(): a round finishing after it must not schedule the next one. */
+  private stopped = false;
   private running: Promise<VerifyRound> | null = null;
   private readonly holder = randomBytes(8).toString('hex');
 
@@ -25,14 +27,17 @@ export class DomainVerifier {
   ) {}
 
   start(): void {
+    this.stopped = false;
     const every = this.rt.config.verify.intervalS * 1000;
-    const tick = () => {
-      this.timer = setTimeout(() => void this.round().finally(tick), every);
+    const schedule = (delay: number) => {
+      if (this.stopped) return;
+      this.timer = setTimeout(() => void this.round().finally(() => schedule(every)), delay);
     };
-    this.timer = setTimeout(() => void this.round().finally(tick), Math.min(every, 1000));
+    schedule(Math.min(every, 1000));
   }
 
   async stop(): Promise<void> {
+    this.stopped = true;
     if (this.timer) clearTimeout(this.timer);
     this.timer = null;
     await this.running;
@@ -66,6 +71,7 @@ export class DomainVerifier {
     const maxAgeMs = config.verify.maxDraftAgeDays * 86_400_000;
     const round: VerifyRound = { ran: true, checked: 0, verified: 0, expired: 0 };
     for (const domain of await store.domains.awaitingCheck()) {
+      if (this.stopped) break; // shutting down: the rest waits for the next process to hold the lock
       if (Date.now() - Date.parse(domain.createdAt) > maxAgeMs) {
         const reason = `Draft older than ${config.verify.maxDraftAgeDays} days: automatic checks stopped. Remove the domain and add it again to restart them.`;
         await store.domains.stopAutoVerify(domain.id, reason);

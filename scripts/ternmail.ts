@@ -8,14 +8,9 @@ import { loadConfig, type Config } from '../shared/config.js';
 import { openStore, type Store } from '../shared/store/index.js';
 import { createAccount, createAdminKey } from '../shared/bootstrap.js';
 import { parseScopes, SCOPES } from '../shared/scopes.js';
-import { createResolver } from '../shared/dns.js';
-import { ensureTlsCertificate } from '../shared/tls.js';
-import { loadSecretBox } from '../shared/secret-box.js';
 import { rootIdOf } from '../shared/store/accounts.js';
-import { startApi } from '../api/main.js';
-import { startMta } from '../mta/main.js';
-import { checkDomainDns } from '../mta/domain-check.js';
-import { startManagedRedis } from './managed-redis.js';
+
+// The processes' modules are imported when needed, so that operator commands start quickly.
 
 class UsageError extends Error {}
 
@@ -145,6 +140,7 @@ const operatorCommands: Record<string, Command> = {
     return withStore(config, async (store) => {
       const domain = await store.domains.get(id);
       if (!domain) throw new Error(`no domain ${id}`);
+      const [{ checkDomainDns }, { createResolver }] = await Promise.all([import('../mta/domain-check.js'), import('../shared/dns.js')]);
       const check = await checkDomainDns(domain, createResolver(config.dnsServers), config.publicHostname);
       const updated = await store.domains.recordCheck(domain.id, { verified: check.verified, dmarcPolicy: check.dmarcPolicy, summary: check.summary, result: check });
       return {
@@ -173,13 +169,19 @@ function onStop(stop: () => Promise<void>): void {
 }
 
 async function runApi(config: Config): Promise<void> {
+  const { startApi } = await import('../api/main.js');
   const api = await startApi(config);
   onStop(() => api.close());
 }
 
 async function runMta(config: Config): Promise<void> {
+  const { startMta } = await import('../mta/main.js');
   const mta = await startMta(config);
   onStop(() => mta.close());
+  process.on('SIGHUP', () => {
+    mta.reloadTls();
+    mta.rt.log.info('TLS certificate reloaded');
+  });
 }
 
 /** First start on embedded defaults: an account and an admin key with every scope, printed once. */
@@ -192,43 +194,86 @@ async function firstStart(config: Config): Promise<{ accountId: number; key: str
   });
 }
 
-function printWelcome(config: Config, first: { accountId: number; key: string }): void {
-  const url = `http://${config.api.host}:${config.api.port}`;
-  const lines = [
-    '',
-    'Tern is starting for the first time.',
-    `  API:        ${url}/v2  (OpenAPI: ${url}/v2/openapi.json)`,
-    `  Account:    ${first.accountId}`,
-    `  Admin key:  ${first.key}`,
-    '  This key is shown only once; it holds every scope. Try:',
-    `    curl -s -H 'Authorization: Bearer ${first.key}' ${url}/v2/info`,
-    '',
-  ];
+/** The URL to show a user: a wildcard listen address is reached through loopback. */
+function apiUrl(config: Config): string {
+  const host = config.api.host === '0.0.0.0' ? '127.0.0.1' : config.api.host === '::' ? '::1' : config.api.host;
+  return `http://${host.includes(':') ? `[${host}]` : host}:${config.api.port}`;
+}
+
+function printWelcome(config: Config, first: { accountId: number; key: string } | null): void {
+  const url = apiUrl(config);
+  const lines = first
+    ? [
+        '',
+        'Tern is starting for the first time.',
+        `  API:        ${url}/v2  (OpenAPI: ${url}/v2/openapi.json)`,
+        `  Data dir:   ${config.dataDir}`,
+        `  Account:    ${first.accountId}`,
+        `  Admin key:  ${first.key}`,
+        '  This key is shown only once; it holds every scope. Try:',
+        `    curl -s -H 'Authorization: Bearer ${first.key}' ${url}/v2/info`,
+        '',
+      ]
+    : [`Tern is starting. API: ${url}/v2  Data dir: ${config.dataDir}`];
   process.stdout.write(lines.join('\n') + '\n');
 }
 
+/** How long `start` waits for its children to stop after SIGTERM before it kills them. */
+const CHILD_STOP_MS = 30_000;
+
+function stopChild(child: ChildProcess): Promise<void> {
+  return new Promise<void>((resolve) => {
+    if (child.exitCode !== null || child.signalCode !== null) return resolve();
+    const force = setTimeout(() => child.kill('SIGKILL'), CHILD_STOP_MS);
+    child.once('exit', () => {
+      clearTimeout(force);
+      resolve();
+    });
+    child.kill('SIGTERM');
+  });
+}
+
+/** `ternmail start`: api and mta as child processes, plus a managed redis-server when no Redis URL is set. */
 async function runStart(config: Config): Promise<void> {
+  const [{ loadSecretBox }, { ensureTlsCertificate }, { startManagedRedis }] = await Promise.all([
+    import('../shared/secret-box.js'),
+    import('../shared/tls.js'),
+    import('./managed-redis.js'),
+  ]);
   loadSecretBox(config.dataDir);
   await ensureTlsCertificate(config);
   const redis = config.redisUrl ? null : await startManagedRedis(config.dataDir);
+  let first: { accountId: number; key: string } | null;
+  try {
+    first = await firstStart(config);
+  } catch (err) {
+    await redis?.stop();
+    throw err;
+  }
+  printWelcome(config, first);
   const env = { ...process.env, ...(redis ? { TERNMAIL_REDIS_URL: redis.url } : {}) };
-  const first = await firstStart(config);
-  if (first) printWelcome(config, first);
   const script = fileURLToPath(import.meta.url);
   const children: ChildProcess[] = ['api', 'mta'].map((role) => spawn(process.execPath, [script, role], { env, stdio: 'inherit' }));
   let stopping = false;
+  // Children first (they flush their work into Redis and SQLite), then Redis.
   const stopAll = async (code: number) => {
     if (stopping) return;
     stopping = true;
-    await Promise.all(
-      children.map((c) => new Promise<void>((resolve) => (c.exitCode !== null || c.signalCode !== null ? resolve() : (c.once('exit', () => resolve()), c.kill('SIGTERM'))))),
-    );
+    await Promise.all(children.map(stopChild));
     await redis?.stop();
     process.exit(code);
   };
-  for (const child of children) child.once('exit', (code) => void stopAll(code ?? 1));
+  for (const child of children) {
+    child.once('error', (err) => {
+      process.stderr.write(`ternmail: cannot start a child process: ${err.message}\n`);
+      void stopAll(1);
+    });
+    // A child ending on its own (a crash, a port in use) takes the whole set down, as a failure.
+    child.once('exit', () => void stopAll(1));
+  }
   process.on('SIGTERM', () => void stopAll(0));
   process.on('SIGINT', () => void stopAll(0));
+  process.on('SIGHUP', () => void stopAll(0));
 }
 
 async function main(argv: string[]): Promise<void> {

@@ -73,7 +73,7 @@ t.test('a message sent over HTTP reaches the MX sink DKIM-signed with a VERP ret
     },
   });
   t.equal(result.results[0]?.status.result, 'pass', JSON.stringify(result.results[0]?.status));
-  t.match(result.results[0]?.signingHeaders?.keys ?? '', /List-Unsubscribe/i);
+  t.match((result.results[0] as { signingHeaders?: { keys?: string } } | undefined)?.signingHeaders?.keys ?? '', /List-Unsubscribe/i);
   const deadline = Date.now() + 5000;
   let row = await w.h.rt.store.messages.get(res.body.message_id);
   while (row?.status === 'pending' && Date.now() < deadline) {

@@ -1,6 +1,7 @@
 // A running Tern for one test file: real Redis, a real SQLite file in a temp dir, the HTTP sidecar on a
 // free loopback port, and helpers to make accounts, keys and requests.
 import { mkdtempSync, rmSync } from 'node:fs';
+import { request as httpRequest } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadConfig, type Config } from '../../shared/config.js';
@@ -9,7 +10,7 @@ import { openRuntime, type Runtime } from '../../shared/runtime.js';
 import { createAccount, createAdminKey } from '../../shared/bootstrap.js';
 import { SCOPES, type Scope } from '../../shared/scopes.js';
 import { startApi, type RunningApi } from '../../api/main.js';
-import { startRedis, type TestRedis } from './redis.js';
+import { freePort, startRedis, type TestRedis } from './redis.js';
 
 export interface HttpReply<T = any> {
   status: number;
@@ -27,6 +28,47 @@ export interface RequestOptions {
   accountId?: number | string;
 }
 
+export interface RawRequestOptions {
+  headers?: Record<string, string>;
+  /** Sent with Content-Length; an array is sent as separate writes with chunked transfer encoding. */
+  body?: string | Buffer | Array<string | Buffer>;
+}
+
+export interface RawReply {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  text: string;
+  body: any;
+}
+
+/** One request through node:http, for what fetch will not send (a GET with a body, a chunked body). */
+export function rawRequest(baseUrl: string, method: string, path: string, o: RawRequestOptions = {}): Promise<RawReply> {
+  const url = new URL(baseUrl);
+  const headers: Record<string, string | number> = { ...o.headers };
+  if (typeof o.body === 'string' || Buffer.isBuffer(o.body)) headers['content-length'] = Buffer.byteLength(o.body);
+  if (Array.isArray(o.body)) headers['transfer-encoding'] = 'chunked';
+  return new Promise((resolve, reject) => {
+    const req = httpRequest({ host: url.hostname, port: url.port, path, method, headers }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('error', reject);
+      res.on('end', () => {
+        const text = Buffer.concat(chunks).toString('utf8');
+        let body: unknown;
+        try {
+          body = text ? JSON.parse(text) : undefined;
+        } catch {
+          body = undefined;
+        }
+        resolve({ status: res.statusCode ?? 0, headers: res.headers, text, body });
+      });
+    });
+    req.on('error', reject);
+    for (const part of Array.isArray(o.body) ? o.body : o.body === undefined ? [] : [o.body]) req.write(part);
+    req.end();
+  });
+}
+
 export interface Harness {
   config: Config;
   rt: Runtime;
@@ -35,6 +77,8 @@ export interface Harness {
   url: string;
   dataDir: string;
   request<T = any>(method: string, path: string, options?: RequestOptions): Promise<HttpReply<T>>;
+  /** A request through node:http (see rawRequest). */
+  raw(method: string, path: string, options?: RawRequestOptions): Promise<RawReply>;
   /** A new root account with an admin key holding `scopes` (all by default). */
   account(options?: { credits?: number; scopes?: Scope[]; name?: string }): Promise<{ id: number; key: string }>;
   adminKey(accountId: number, scopes: Scope[]): Promise<string>;
@@ -55,6 +99,10 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     TERNMAIL_API_HOST: '127.0.0.1',
     TERNMAIL_API_PORT: '0',
     TERNMAIL_PUBLIC_HOSTNAME: 'mx.tern.test',
+    // Free ports for the MTA's listeners, so test files running side by side never collide.
+    TERNMAIL_SMTP_STARTTLS_PORTS: String(await freePort()),
+    TERNMAIL_SMTP_TLS_PORTS: String(await freePort()),
+    TERNMAIL_MX_PORT: String(await freePort()),
     TERNMAIL_CONFIG: join(dataDir, 'none.json'),
     TERNMAIL_LOG_LEVEL: process.env.TERN_TEST_LOG ?? 'silent',
     ...options.env,
@@ -93,6 +141,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     url: api.url,
     dataDir,
     request,
+    raw: (method, path, o) => rawRequest(api.url, method, path, o),
     async account(o = {}) {
       const team = await createAccount(rt.store, config, { name: o.name ?? `Account ${++counter}`, credits: o.credits ?? 100 });
       const { key } = await createAdminKey(rt.store, config, team.id, 'test key', o.scopes ?? [...SCOPES]);

@@ -1,0 +1,148 @@
+import t from 'tap';
+import { connect as tlsConnect, type TLSSocket } from 'node:tls';
+import nodemailer from 'nodemailer';
+import { simpleParser } from 'mailparser';
+import { startHarness, type Harness } from './helpers/harness.js';
+import { startDnsServer, type TestDnsServer } from './helpers/dns-server.js';
+import { startSink, type Sink } from './helpers/sink.js';
+import { startMta, type RunningMta } from '../mta/main.js';
+
+interface World {
+  h: Harness;
+  dns: TestDnsServer;
+  sink: Sink;
+  mta: RunningMta;
+  sendingKey: string;
+  adminKey: string;
+  accountId: number;
+  starttlsPort: number;
+  tlsPort: number;
+  close(): Promise<void>;
+}
+
+async function world(): Promise<World> {
+  const dns = await startDnsServer();
+  const sink = await startSink();
+  const h = await startHarness({ env: { TERNMAIL_DNS_SERVERS: dns.address, TERNMAIL_REMOTE_SMTP_PORT: String(sink.port), TERNMAIL_VERIFY_INTERVAL_S: '3600' } });
+  const mta = await startMta(h.config, h.rt);
+  dns.set('dest.test', [{ type: 'MX', data: { preference: 10, exchange: 'mx.dest.test' } }]);
+  dns.set('mx.dest.test', [{ type: 'A', data: '127.0.0.1' }]);
+  const acct = await h.account({ credits: 1000 });
+  const created = await h.request('POST', '/v2/domains', { key: acct.key, body: { name: 'example.com' } });
+  await h.rt.store.domains.recordCheck(created.body.data.id, { verified: true, dmarcPolicy: null, summary: '', result: {} });
+  const key = await h.request('POST', '/v2/api-keys', { key: acct.key, body: { name: 'smtp' } });
+  return {
+    h, dns, sink, mta,
+    sendingKey: key.body.data.api_key,
+    adminKey: acct.key,
+    accountId: acct.id,
+    starttlsPort: h.config.smtp.starttlsPorts[0]!,
+    tlsPort: h.config.smtp.tlsPorts[0]!,
+    async close() {
+      await mta.close();
+      await h.close();
+      await sink.close();
+      await dns.close();
+    },
+  };
+}
+
+/** The SMTP reply code a send failed with, or 0 when it went through. */
+async function refusal(send: Promise<unknown>): Promise<number> {
+  try {
+    await send;
+    return 0;
+  } catch (err) {
+    return (err as { responseCode?: number }).responseCode ?? -1;
+  }
+}
+
+const transport = (port: number, secure: boolean, pass: string) =>
+  nodemailer.createTransport({ host: '127.0.0.1', port, secure, requireTLS: !secure, auth: { user: 'anything', pass }, tls: { rejectUnauthorized: false } });
+
+t.test('SMTP submission', async (t) => {
+  const w = await world();
+  t.teardown(() => w.close());
+
+  await t.test('a message submitted with STARTTLS and a sending key reaches the sink, Bcc removed, List-Unsubscribe byte for byte', async (t) => {
+    const listUnsubscribe = 'List-Unsubscribe: <mailto:unsub@example.com?subject=x>,\r\n\t<https://example.com/u?a=1&b=2>\r\nList-Unsubscribe-Post: List-Unsubscribe=One-Click\r\n';
+    const raw = `From: Shop <shop@example.com>\r\nTo: Bob <bob@dest.test>\r\nBcc: hidden@dest.test\r\nSubject: Receipt\r\n${listUnsubscribe}MIME-Version: 1.0\r\nContent-Type: text/plain\r\n\r\nThanks\r\n`;
+    const info = await transport(w.starttlsPort, false, w.sendingKey).sendMail({ envelope: { from: 'shop@example.com', to: ['bob@dest.test', 'hidden@dest.test'] }, raw });
+    t.match(info.response, /^250 .*queued as [0-9a-z]+/);
+    const got = await w.sink.waitFor(2);
+    const delivered = got.map((m) => m.raw.toString('latin1'));
+    t.notOk(delivered.some((r) => /^Bcc:/im.test(r)), 'no Bcc header leaves');
+    t.ok(delivered.every((r) => r.includes(`\r\n${listUnsubscribe}`)), 'List-Unsubscribe and List-Unsubscribe-Post pass through unchanged');
+    t.same(got.map((m) => m.to[0]).sort(), ['bob@dest.test', 'hidden@dest.test']);
+    const parsed = await simpleParser(got[0]!.raw);
+    t.match(parsed.messageId ?? '', /@example\.com>$/, 'a Message-ID was added');
+    t.ok(parsed.date, 'a Date was added');
+    const id = /queued as ([0-9a-z]+)/.exec(info.response)![1]!;
+    const recipients = await w.h.rt.store.messages.recipientsOf(id);
+    t.same(recipients.map((r) => r.kind).sort(), ['bcc', 'to']);
+  });
+
+  await t.test('implicit TLS submission works too', async (t) => {
+    const before = w.sink.messages.length;
+    await transport(w.tlsPort, true, w.sendingKey).sendMail({ from: 'shop@example.com', to: 'carol@dest.test', subject: 'TLS', text: 'x' });
+    await w.sink.waitFor(before + 1);
+    t.pass();
+  });
+
+  await t.test('an admin key is refused at login with 535 5.7.8', async (t) => {
+    t.equal(await refusal(transport(w.starttlsPort, false, w.adminKey).sendMail({ from: 'shop@example.com', to: 'a@dest.test', subject: 's', text: 'x' })), 535);
+  });
+
+  await t.test('a wrong key is refused at login', async (t) => {
+    t.equal(await refusal(transport(w.starttlsPort, false, 'tern_nope').sendMail({ from: 'shop@example.com', to: 'a@dest.test', subject: 's', text: 'x' })), 535);
+  });
+
+  await t.test('an unverified sender domain is refused with 550 5.7.1', async (t) => {
+    t.equal(await refusal(transport(w.starttlsPort, false, w.sendingKey).sendMail({ from: 'x@other.org', to: 'a@dest.test', subject: 's', text: 'x' })), 550);
+  });
+
+  await t.test('without AUTH nothing is relayed', async (t) => {
+    const plain = nodemailer.createTransport({ host: '127.0.0.1', port: w.starttlsPort, secure: false, tls: { rejectUnauthorized: false } });
+    t.equal(await refusal(plain.sendMail({ from: 'shop@example.com', to: 'a@dest.test', subject: 's', text: 'x' })), 530);
+  });
+
+  await t.test('AUTH is not offered before TLS', async (t) => {
+    const plain = nodemailer.createTransport({ host: '127.0.0.1', port: w.starttlsPort, secure: false, ignoreTLS: true, auth: { user: 'u', pass: w.sendingKey } });
+    await t.rejects(plain.sendMail({ from: 'shop@example.com', to: 'a@dest.test', subject: 's', text: 'x' }));
+  });
+
+  await t.test('a suspended team is refused with 550 5.7.1', async (t) => {
+    await w.h.rt.store.accounts.changeStatus(w.accountId, 'suspended', 'account');
+    t.teardown(() => w.h.rt.store.accounts.changeStatus(w.accountId, 'active', 'account').then(() => undefined));
+    t.equal(await refusal(transport(w.starttlsPort, false, w.sendingKey).sendMail({ from: 'shop@example.com', to: 'a@dest.test', subject: 's', text: 'x' })), 550);
+  });
+
+  await t.test('bare LF and bare CR around the dot never end the message (SMTP smuggling)', async (t) => {
+    const before = w.sink.messages.length;
+    const socket: TLSSocket = tlsConnect({ host: '127.0.0.1', port: w.tlsPort, rejectUnauthorized: false });
+    const lines: string[] = [];
+    socket.on('data', (d: Buffer) => lines.push(...d.toString().split('\r\n').filter(Boolean)));
+    const waitFor = async (re: RegExp) => {
+      const deadline = Date.now() + 5000;
+      while (!lines.some((l) => re.test(l))) {
+        if (Date.now() > deadline) throw new Error(`no ${re} in ${lines.join(' | ')}`);
+        await new Promise((r) => setTimeout(r, 10));
+      }
+    };
+    await waitFor(/^220 /);
+    socket.write('EHLO smuggler.test\r\n');
+    await waitFor(/^250 /);
+    socket.write(`AUTH PLAIN ${Buffer.from(`\0u\0${w.sendingKey}`).toString('base64')}\r\n`);
+    await waitFor(/^235 /);
+    socket.write('MAIL FROM:<shop@example.com>\r\nRCPT TO:<bob@dest.test>\r\nDATA\r\n');
+    await waitFor(/^354 /);
+    const smuggled = 'MAIL FROM:<shop@example.com>\r\nRCPT TO:<victim@dest.test>\r\nDATA\r\nFrom: shop@example.com\r\nSubject: smuggled\r\n\r\nevil\r\n';
+    socket.write(`From: shop@example.com\r\nTo: bob@dest.test\r\nSubject: outer\r\n\r\nhello\n.\n${smuggled}\r.\r${smuggled}\n.\r\n${smuggled}\r\n.\r\n`);
+    await waitFor(/^250 .*queued/);
+    socket.end('QUIT\r\n');
+    await w.sink.waitFor(before + 1);
+    await new Promise((r) => setTimeout(r, 1000));
+    t.equal(w.sink.messages.length, before + 1, 'one message, not several');
+    t.notOk(w.sink.messages.some((m) => m.to.includes('victim@dest.test')));
+  });
+});
