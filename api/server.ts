@@ -15,6 +15,7 @@ import { adminRoutes } from './routes/index.js';
 import { openApiDocument } from './openapi.js';
 import { sendingHandler } from './send/routes.js';
 import { sendingPaths } from './send/openapi.js';
+import { metricsText, observeHttp } from '../shared/metrics.js';
 
 function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
   const text = JSON.stringify(body);
@@ -92,16 +93,23 @@ export function createApp(ctx: AppContext): App {
     },
   });
   const document = openApiDocument(adminRoutes, ctx.config);
-  document.paths = { ...sendingPaths(), ...(document.paths as Record<string, unknown>) };
+  const paths = document.paths as Record<string, Record<string, unknown>>;
+  for (const [path, operations] of Object.entries(sendingPaths())) paths[path] = { ...operations, ...paths[path] };
   const components = document.components as { securitySchemes: Record<string, unknown> };
   components.securitySchemes.sendingKey = { type: 'http', scheme: 'bearer', description: 'A sending key, tern_… (also accepted as api_key in the body)' };
   app.get('/v2/openapi.json', (_req, res) => sendJson(res, 200, document));
   // Sending has its own authentication and error shape (api/send).
-  app.post('/v2/emails', sendingHandler(ctx, 'one'));
-  app.post('/v2/emails/batch', sendingHandler(ctx, 'batch'));
+  app.get('/metrics', (_req, res) => void metricsText().then(({ contentType, body }) => res.writeHead(200, { 'Content-Type': contentType }).end(body)));
+  const measured = (route: string, handler: (req: Request, res: Response) => Promise<void>) => (req: Request, res: Response) => {
+    observeHttp(res, req.method ?? 'GET', route);
+    return handler(req, res);
+  };
+  app.post('/v2/emails', measured('/v2/emails', sendingHandler(ctx, 'one')));
+  app.post('/v2/emails/batch', measured('/v2/emails/batch', sendingHandler(ctx, 'batch')));
   for (const route of adminRoutes) {
     const method = route.method.toLowerCase() as 'get' | 'post' | 'put' | 'delete';
     app[method](toExpressPath(route.path), async (req: Request, res: Response) => {
+      observeHttp(res, route.method, route.path);
       const reply = await runRoute(ctx, route, req, res);
       sendJson(res, reply.status ?? 200, reply.body, reply.headers);
     });

@@ -10,6 +10,7 @@ import type { Spool } from '../shared/spool.js';
 import type { DisposableFilter } from '../shared/disposable.js';
 import type { Logger } from '../shared/log.js';
 import { redisKeys } from '../shared/redis-keys.js';
+import { metrics } from '../shared/metrics.js';
 import { rootIdOf } from '../shared/store/accounts.js';
 
 export interface Recipient {
@@ -91,6 +92,7 @@ export class Intake {
       return { ok: false, reason: 'insufficient_balance' };
     }
     this.log.info({ msg_id: id, team: s.team.id, source: s.source, recipients: recipients.length, queued: cost }, 'message accepted');
+    metrics.messagesAccepted.inc({ source: s.source });
     if (cost > 0) await this.schedule(id);
     return { ok: true, messageId: id, queued: cost };
   }

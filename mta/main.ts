@@ -16,6 +16,7 @@ import { loadRetryPolicy } from './retry-policy.js';
 import { Intake } from './intake.js';
 import { Submission } from './submission.js';
 import { replyRules } from './classify.js';
+import { measureQueueDepth, serveMetrics } from '../shared/metrics.js';
 
 export interface RunningMta {
   rt: Runtime;
@@ -60,6 +61,8 @@ export async function startMta(config: Config, runtime?: Runtime): Promise<Runni
     poolFor: poolLookup(rt),
   });
   const intake = new Intake(rt.store, spool, rt.redis, new DisposableFilter(config.disposableDomains), rt.log);
+  measureQueueDepth(() => rt.store.messages.countByState());
+  const metricsServer = await serveMetrics(config.metrics.host, config.metrics.mtaPort);
   const submission = new Submission(rt, intake, readTls(tlsFiles));
   await submission.listen();
   verifier.start();
@@ -73,6 +76,7 @@ export async function startMta(config: Config, runtime?: Runtime): Promise<Runni
     submission,
     reloadTls: () => submission.reloadCertificate(readTls(tlsFiles)),
     async close() {
+      metricsServer.close();
       await submission.close();
       await verifier.stop();
       await scheduler.stop();

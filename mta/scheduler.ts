@@ -6,6 +6,7 @@ import type { Redis } from 'ioredis';
 import type { Runtime } from '../shared/runtime.js';
 import type { DueRecipient, AttemptResult } from '../shared/store/messages.js';
 import { redisKeys } from '../shared/redis-keys.js';
+import { metrics } from '../shared/metrics.js';
 import { verpAddress } from '../shared/verp.js';
 import type { Spool } from '../shared/spool.js';
 import { nextAttemptAt, type RetryPolicy } from './retry-policy.js';
@@ -207,13 +208,22 @@ export class Scheduler {
   private async finish(batch: readonly DueRecipient[], results: readonly AttemptResult[]): Promise<void> {
     const finished = await this.d.rt.store.messages.recordAttempts(results);
     for (const r of batch) this.leased.delete(r.id);
-    for (const res of results) this.logResult(res, batch);
+    for (const res of results) {
+      this.logResult(res, batch);
+      this.measure(res, batch);
+    }
     const retries = results.filter((r) => r.to === 'deferred').map((r) => ({ id: r.recipientId, due: r.nextAttemptAt! }));
     await this.schedule(retries, null).catch(() => undefined);
     for (const id of finished) {
       this.d.preparer.forget(id);
       await this.d.spool.remove(id);
     }
+  }
+
+  private measure(res: AttemptResult, batch: readonly DueRecipient[]): void {
+    metrics.recipientOutcomes.inc({ outcome: res.to });
+    const queuedAt = batch.find((x) => x.id === res.recipientId)?.queuedAt;
+    if (res.to !== 'deferred' && queuedAt) metrics.deliveryLatency.observe((Date.now() - queuedAt) / 1000);
   }
 
   private logResult(res: AttemptResult, batch: readonly DueRecipient[]): void {

@@ -12,6 +12,7 @@ import { hitRateLimit } from '../shared/rate-limit.js';
 import type { Intake, Recipient } from './intake.js';
 import { newMessageId } from './intake.js';
 import { canonicaliseHeaders } from './message-headers.js';
+import { metrics } from '../shared/metrics.js';
 
 export const MAX_MESSAGE_BYTES = 25 * 1024 * 1024;
 export const MAX_RECIPIENTS = 100;
@@ -75,6 +76,10 @@ export class Submission {
       onMailFrom: (address, session, cb) => void this.onMailFrom(address, session).then(() => cb(), (err: Error) => cb(err)),
       onRcptTo: (address, session, cb) => void this.onRcptTo(address, session).then(() => cb(), (err: Error) => cb(err)),
       onData: (stream, session, cb) => void this.onData(stream, session).then((text) => cb(null, text), (err: Error) => cb(err)),
+      onConnect: (_session, cb) => {
+        metrics.smtpSessions.inc({ listener: secure ? 'tls' : 'starttls' });
+        cb();
+      },
       onClose: (session) => void this.senders.delete(session.id),
     });
     server.on('error', (err: Error) => this.rt.log.warn({ err: err.message, port }, 'smtp session error'));

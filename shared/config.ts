@@ -69,6 +69,8 @@ const ConfigSchema = Obj({
     pageSizeDefault: Positive,
     pagingDepth: Positive,
   }),
+  /** The MTA's /metrics listener (the API serves /metrics on its own port). */
+  metrics: Obj({ host: Type.String({ minLength: 1 }), mtaPort: Type.Integer({ minimum: 0, maximum: 65535 }) }),
   log: Obj({ level: Type.Unsafe<LogLevel>({ type: 'string', enum: [...LOG_LEVELS] }) }),
 });
 
@@ -113,6 +115,7 @@ const ENV_OVERRIDES: ReadonlyArray<[string, string[], Parser]> = [
   ['TERNMAIL_WEBHOOK_ALLOW_PRIVATE', ['webhooks', 'allowPrivate'], asBool],
   ['TERNMAIL_LOG_LEVEL', ['log', 'level'], asString],
   ['TERNMAIL_REMOTE_SMTP_PORT', ['delivery', 'remotePort'], asInt],
+  ['TERNMAIL_METRICS_PORT', ['metrics', 'mtaPort'], asInt],
 ];
 
 export class ConfigError extends Error {

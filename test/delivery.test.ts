@@ -81,4 +81,9 @@ t.test('a message sent over HTTP reaches the MX sink DKIM-signed with a VERP ret
     row = await w.h.rt.store.messages.get(res.body.message_id);
   }
   t.equal(row?.status, 'sent');
+  const scraped = await (await fetch(`${w.h.url}/metrics`)).text();
+  t.match(scraped, /tern_recipient_outcomes_total\{outcome="sent"\} [1-9]/, 'delivery outcomes are counted');
+  t.match(scraped, /tern_queue_recipients\{state="sent"\} [1-9]/, 'queue depth by state is measured');
+  t.match(scraped, /tern_http_requests_total\{method="POST",route="\/v2\/emails",status="200"\} [1-9]/, 'HTTP requests are counted by route');
+  t.match(scraped, /tern_messages_accepted_total\{source="http"\} [1-9]/);
 });

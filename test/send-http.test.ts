@@ -26,3 +26,32 @@ t.test('a sending key sends over HTTP and the message is queued durably', async 
   const row = await h.rt.store.messages.get(res.body.message_id);
   t.equal(row?.status, 'pending');
 });
+
+t.test('the message log lists, filters, searches and details sent messages', async (t) => {
+  const h = await startHarness();
+  t.teardown(() => h.close());
+  const acct = await h.account({ credits: 100 });
+  const domainId = await verifiedDomain(h, acct.id, 'example.com');
+  const send = (subject: string, to: string) =>
+    h.request('POST', '/v2/emails', { key: acct.key, body: { from: { email: 'a@example.com' }, to: [{ email: to, name: 'Zed' }], subject, text: 'x' } });
+  const first = await send('Invoice 42 ready', 'alice@dest.test');
+  await send('Welcome aboard', 'bob@dest.test');
+  t.equal(first.status, 200, first.text);
+  const all = await h.request('GET', '/v2/emails', { key: acct.key });
+  t.equal(all.body.total, 2);
+  t.same(Object.keys(all.body.data[0]).sort(), ['created_at', 'error', 'from', 'from_name', 'has_attachments', 'id', 'recipients_count', 'reply_to', 'sent_at', 'status', 'subject', 'to'].sort());
+  const bySubject = await h.request('GET', '/v2/emails?search=invoice', { key: acct.key });
+  t.same(bySubject.body.data.map((m: { subject: string }) => m.subject), ['Invoice 42 ready']);
+  const byRecipient = await h.request('GET', '/v2/emails?search=bob@dest', { key: acct.key });
+  t.same(byRecipient.body.data.map((m: { subject: string }) => m.subject), ['Welcome aboard']);
+  t.equal((await h.request('GET', `/v2/emails?domain=${domainId}`, { key: acct.key })).body.total, 2);
+  t.equal((await h.request('GET', '/v2/emails?domain=example.com&status=pending', { key: acct.key })).body.total, 2);
+  t.equal((await h.request('GET', '/v2/emails?status=sent', { key: acct.key })).body.total, 0);
+  t.equal((await h.request('GET', '/v2/emails?from=2999-01-01', { key: acct.key })).body.total, 0);
+  t.equal((await h.request('GET', '/v2/emails?from=nonsense', { key: acct.key })).status, 422);
+  const detail = await h.request('GET', `/v2/emails/${first.body.message_id}`, { key: acct.key });
+  t.equal(detail.status, 200);
+  t.equal(detail.body.data.sending_key_id, null, 'an admin-key send has no sending-key id');
+  t.equal(detail.body.data.recipients[0].state, 'queued');
+  t.equal((await h.request('GET', '/v2/emails/nope', { key: acct.key })).status, 404);
+});

@@ -5,6 +5,7 @@ import { teamRoutes } from './teams.js';
 import { apiKeyRoutes } from './api-keys.js';
 import { webhookRoutes } from './webhooks.js';
 import { suppressionRoutes } from './suppressions.js';
+import { emailRoutes } from './emails.js';
 
 /** Every route of the admin interface, in the order the OpenAPI document lists them. */
 export const adminRoutes: readonly AnyRoute[] = [
@@ -14,4 +15,5 @@ export const adminRoutes: readonly AnyRoute[] = [
   ...apiKeyRoutes,
   ...webhookRoutes,
   ...suppressionRoutes,
+  ...emailRoutes,
 ];

@@ -168,6 +168,15 @@ export class MessageStore {
     return this.sql.get<MessageRow>(`SELECT rowid, * FROM messages WHERE ${where}`, accountId === undefined ? [id] : [id, accountId]);
   }
 
+  async recipientCounts(messageIds: readonly string[]): Promise<Map<string, number>> {
+    if (!messageIds.length) return new Map();
+    const rows = await this.sql.all<{ message_id: string; n: number }>(
+      `SELECT message_id, COUNT(*) AS n FROM recipients WHERE message_id IN (${messageIds.map(() => '?').join(',')}) GROUP BY message_id`,
+      messageIds,
+    );
+    return new Map(rows.map((r) => [r.message_id, r.n]));
+  }
+
   async recipientsOf(messageId: string): Promise<RecipientRow[]> {
     return this.sql.all<RecipientRow>('SELECT * FROM recipients WHERE message_id = ? ORDER BY id', [messageId]);
   }

@@ -103,6 +103,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     TERNMAIL_SMTP_STARTTLS_PORTS: String(await freePort()),
     TERNMAIL_SMTP_TLS_PORTS: String(await freePort()),
     TERNMAIL_MX_PORT: String(await freePort()),
+    TERNMAIL_METRICS_PORT: '0',
     TERNMAIL_CONFIG: join(dataDir, 'none.json'),
     TERNMAIL_LOG_LEVEL: process.env.TERN_TEST_LOG ?? 'silent',
     ...options.env,

@@ -1,0 +1,79 @@
+// Prometheus metrics (prom-client), one registry per process. Both processes serve it at /metrics: the
+// API on its own port, the MTA on a separate local port.
+import { createServer, type Server } from 'node:http';
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+
+export const registry = new Registry();
+collectDefaultMetrics({ register: registry, prefix: 'tern_process_' });
+
+export const metrics = {
+  messagesAccepted: new Counter({ name: 'tern_messages_accepted_total', help: 'Messages accepted into the queue', labelNames: ['source'], registers: [registry] }),
+  recipientOutcomes: new Counter({
+    name: 'tern_recipient_outcomes_total',
+    help: 'Delivery attempt outcomes per recipient (sent, deferred, bounced, failed)',
+    labelNames: ['outcome'],
+    registers: [registry],
+  }),
+  deliveryLatency: new Histogram({
+    name: 'tern_delivery_latency_seconds',
+    help: 'From acceptance to a final delivery outcome',
+    buckets: [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300, 1800, 3600, 14_400, 86_400],
+    registers: [registry],
+  }),
+  smtpSessions: new Counter({ name: 'tern_smtp_sessions_total', help: 'SMTP sessions opened', labelNames: ['listener'], registers: [registry] }),
+  httpRequests: new Counter({ name: 'tern_http_requests_total', help: 'HTTP requests by route and status', labelNames: ['method', 'route', 'status'], registers: [registry] }),
+  httpDuration: new Histogram({
+    name: 'tern_http_request_duration_seconds',
+    help: 'HTTP request duration',
+    labelNames: ['method', 'route'],
+    buckets: [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1, 5],
+    registers: [registry],
+  }),
+};
+
+let readDepth: () => Promise<Record<string, number>> = async () => ({});
+
+new Gauge({
+  name: 'tern_queue_recipients',
+  help: 'Recipients by state',
+  labelNames: ['state'],
+  registers: [registry],
+  async collect() {
+    this.reset();
+    for (const [state, n] of Object.entries(await readDepth())) this.set({ state }, n);
+  },
+});
+
+/** Where the queue-depth gauge reads from on every scrape (the MTA's store). */
+export function measureQueueDepth(read: () => Promise<Record<string, number>>): void {
+  readDepth = read;
+}
+
+/** Observes one HTTP request once its response is finished. */
+export function observeHttp(res: import('node:http').ServerResponse, method: string, route: string): void {
+  const end = metrics.httpDuration.startTimer({ method, route });
+  res.once('finish', () => {
+    end();
+    metrics.httpRequests.inc({ method, route, status: String(res.statusCode) });
+  });
+}
+
+export async function metricsText(): Promise<{ contentType: string; body: string }> {
+  return { contentType: registry.contentType, body: await registry.metrics() };
+}
+
+/** The MTA's own metrics listener. */
+export async function serveMetrics(host: string, port: number): Promise<Server> {
+  const server = createServer((req, res) => {
+    if (req.url !== '/metrics') {
+      res.writeHead(404).end();
+      return;
+    }
+    void metricsText().then(({ contentType, body }) => res.writeHead(200, { 'Content-Type': contentType }).end(body));
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => resolve());
+  });
+  return server;
+}
