@@ -19,14 +19,18 @@ function bodyApiKey(body: unknown): string | undefined {
   return typeof value === 'string' ? value : undefined;
 }
 
+/** How a route treats X-Account-Id: select the team, ignore it (GET /v2/teams), or refuse it (POST /v2/teams). */
+export type AccountIdMode = 'select' | 'ignore' | 'forbid';
+
 /** Admin endpoints take admin keys in the Authorization header only, never from the body or query. */
-export async function authenticateAdmin(ctx: AppContext, req: IncomingMessage, body: unknown): Promise<Caller> {
+export async function authenticateAdmin(ctx: AppContext, req: IncomingMessage, body: unknown, mode: AccountIdMode = 'select'): Promise<Caller> {
+  const inBody = bodyApiKey(body);
+  // An admin key in a body is refused even beside a valid header: it must not become an accepted habit.
+  if (inBody !== undefined && kindOf(inBody) === 'admin') {
+    throw adminError('admin_key_in_body', 'Admin keys are accepted only in the Authorization header (Bearer), never in the body');
+  }
   const token = bearerToken(req);
   if (token === undefined) {
-    const inBody = bodyApiKey(body);
-    if (inBody !== undefined && kindOf(inBody) === 'admin') {
-      throw adminError('admin_key_in_body', 'Admin keys are accepted only in the Authorization header (Bearer), never in the body');
-    }
     if (inBody !== undefined) throw adminError('sending_key_not_allowed', 'This endpoint needs an admin key in the Authorization header');
     throw adminError('missing_api_key', 'No API key: send Authorization: Bearer <admin key>');
   }
@@ -35,7 +39,8 @@ export async function authenticateAdmin(ctx: AppContext, req: IncomingMessage, b
   if (!key || key.kind !== 'admin') throw adminError('invalid_api_key', 'The API key is invalid or has been revoked');
   const owner = await ctx.store.accounts.get(key.accountId);
   if (!owner) throw adminError('invalid_api_key', 'The API key is invalid or has been revoked');
-  const acting = await actingTeam(ctx, req, owner);
+  // Only a selecting route resolves the header: an ignored or refused one must not answer 404 for it.
+  const acting = mode === 'select' ? await actingTeam(ctx, req, owner) : owner;
   return { key, owner, acting, rootId: rootIdOf(owner) };
 }
 

@@ -29,7 +29,9 @@ function parametersOf(route: AnyRoute): Json[] {
       name: 'X-Account-Id',
       in: 'header',
       required: false,
-      description: 'The team to act on; omitted, the key’s own account',
+      description: route.ignoresAccountId
+        ? 'Ignored: the response always describes the account owning the key'
+        : 'The team to act on; omitted, the key’s own account',
       schema: { type: 'integer', minimum: 1 },
     });
   }
@@ -47,6 +49,13 @@ function responsesOf(route: AnyRoute): Json {
     404: errorResponse('Not found (also a team outside the key’s reach in X-Account-Id)'),
     422: errorResponse('Validation failed'),
   };
+  // Every route reads a body when one is sent; those that take one document the body failures too.
+  if (route.body) {
+    responses[400] = errorResponse('The body is not valid JSON');
+    responses[413] = errorResponse('The body is larger than the limit (1 MB)');
+    responses[415] = errorResponse('The body is not JSON (Content-Type)');
+  }
+  if (route.forbidsAccountId) responses[400] = errorResponse('The body is not valid JSON, or X-Account-Id was sent');
   if (route.scopes.length) responses[403] = errorResponse(`Outside the key’s scopes (needs ${route.scopes.join(' and ')})`);
   if (route.rate) responses[429] = errorResponse('Rate limit exceeded; see Retry-After and RateLimit-* headers');
   for (const [status, doc] of Object.entries(route.responses)) {

@@ -56,6 +56,8 @@ export function validate<T>(
   }
   const field = fieldOf(err) || where;
   // A route may give some fields their own code (an unsupported webhook event, an invalid url).
-  const code = codes[field.split('.')[0]!] ?? 'validation_failed';
+  // Own keys only: a field named __proto__ or constructor must not pick up Object.prototype's members.
+  const top = field.split('.')[0]!;
+  const code = Object.hasOwn(codes, top) ? codes[top]! : 'validation_failed';
   throw adminError(code, describe(err, where), { field });
 }

@@ -93,7 +93,7 @@ export class Intake {
     }
     this.log.info({ msg_id: id, team: s.team.id, source: s.source, recipients: recipients.length, queued: cost }, 'message accepted');
     metrics.messagesAccepted.inc({ source: s.source });
-    if (cost > 0) await this.schedule(id);
+    await this.schedule(id, inserted);
     return { ok: true, messageId: id, queued: cost };
   }
 
@@ -115,10 +115,9 @@ export class Intake {
   }
 
   /** Tells the schedulers. If Redis is down the message is still safe: the MTA rebuilds the schedule from SQLite. */
-  private async schedule(messageId: string): Promise<void> {
+  private async schedule(messageId: string, due: ReadonlyArray<{ id: number; due: number }>): Promise<void> {
+    if (!due.length) return;
     try {
-      const due = await this.store.messages.dueOf(messageId);
-      if (!due.length) return;
       const args = due.flatMap((r) => [r.due, String(r.id)]);
       await this.redis.zadd(redisKeys.queueDue(), ...args);
       await this.redis.publish(redisKeys.queueWakeChannel(), messageId);

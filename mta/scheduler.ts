@@ -61,7 +61,7 @@ export class Scheduler {
   }
 
   /** Stops taking work, lets deliveries under way finish (up to `graceMs`), and releases the rest. */
-  async stop(graceMs = 25_000): Promise<void> {
+  async stop(graceMs = 15_000): Promise<void> {
     this.stopped = true;
     if (this.timer) clearInterval(this.timer);
     if (this.sweepTimer) clearInterval(this.sweepTimer);

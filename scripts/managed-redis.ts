@@ -35,20 +35,32 @@ export async function startManagedRedis(dataDir: string): Promise<ManagedRedis> 
   const dir = join(dataDir, 'redis');
   mkdirSync(dir, { recursive: true, mode: 0o700 });
   const socket = join(dir, 'redis.sock');
+  // A unix socket path is limited to 107 bytes on Linux.
+  if (Buffer.byteLength(socket) > 107) {
+    throw new Error(`the data dir path is too long for Redis's unix socket (${socket}); use a shorter TERNMAIL_DATA_DIR or set TERNMAIL_REDIS_URL`);
+  }
   const args = ['--port', '0', '--unixsocket', socket, '--unixsocketperm', '700', '--dir', dir, '--appendonly', 'yes', '--save', '', '--daemonize', 'no'];
   const child = spawn('redis-server', args, { stdio: ['ignore', 'ignore', 'inherit'] });
   await new Promise<void>((resolve, reject) => {
     child.once('spawn', resolve);
     child.once('error', (err) => reject(new Error(`cannot start redis-server (${err.message}); install it: apt-get install -y redis-server`)));
   });
-  await waitForPing(socket, child, 15_000);
-  return {
-    url: `unix://${socket}`,
-    stop: () =>
-      new Promise<void>((resolve) => {
-        if (child.exitCode !== null) return resolve();
-        child.once('exit', () => resolve());
-        child.kill('SIGTERM');
-      }),
-  };
+  const stop = () =>
+    new Promise<void>((resolve) => {
+      if (child.exitCode !== null || child.signalCode !== null) return resolve();
+      // SIGTERM makes Redis flush its AOF and exit; a Redis that hangs is killed after 10 s.
+      const force = setTimeout(() => child.kill('SIGKILL'), 10_000);
+      child.once('exit', () => {
+        clearTimeout(force);
+        resolve();
+      });
+      child.kill('SIGTERM');
+    });
+  try {
+    await waitForPing(socket, child, 15_000);
+  } catch (err) {
+    await stop();
+    throw err;
+  }
+  return { url: `unix://${socket}`, stop };
 }

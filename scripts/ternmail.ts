@@ -47,7 +47,7 @@ function integer(f: Flags, name: string, options: { required?: boolean; min?: nu
     if (options.required) throw new UsageError(`--${name} is required`);
     return undefined;
   }
-  if (typeof v !== 'string' || !/^-?\d+$/.test(v) || Number(v) < (options.min ?? 0)) {
+  if (typeof v !== 'string' || !/^-?\d+$/.test(v) || !Number.isSafeInteger(Number(v)) || Number(v) < (options.min ?? 0)) {
     throw new UsageError(`--${name} must be an integer${options.min !== undefined ? ` of at least ${options.min}` : ''}`);
   }
   return Number(v);
@@ -86,7 +86,8 @@ const operatorCommands: Record<string, Command> = {
     const f = flags(args, { id: 'string', 'limit-per-second': 'string', plan: 'string' });
     const id = integer(f, 'id', { required: true })!;
     const limitPerSecond = integer(f, 'limit-per-second', { min: 1 });
-    const plan = typeof f.plan === 'string' ? f.plan : undefined;
+    const plan = typeof f.plan === 'string' ? f.plan.trim() : undefined;
+    if (plan !== undefined && (plan.length < 1 || plan.length > 50)) throw new UsageError('--plan must have 1 to 50 characters');
     if (limitPerSecond === undefined && plan === undefined) throw new UsageError('give --limit-per-second and/or --plan');
     return withStore(config, async (store) => {
       await mustGetTeam(store, id);
@@ -159,6 +160,8 @@ function onStop(stop: () => Promise<void>): void {
   const handler = () => {
     if (stopping) return;
     stopping = true;
+    // systemd waits 35 s (TimeoutStopSec); leave before it has to kill us.
+    setTimeout(() => process.exit(1), 30_000).unref();
     void stop().then(
       () => process.exit(0),
       () => process.exit(1),
@@ -273,7 +276,8 @@ async function runStart(config: Config): Promise<void> {
   }
   process.on('SIGTERM', () => void stopAll(0));
   process.on('SIGINT', () => void stopAll(0));
-  process.on('SIGHUP', () => void stopAll(0));
+  // SIGHUP reloads the MTA's TLS certificate, as it does for `ternmail mta` alone.
+  process.on('SIGHUP', () => void children[1]?.kill('SIGHUP'));
 }
 
 async function main(argv: string[]): Promise<void> {

@@ -4,6 +4,8 @@ import { generateKeyPair } from 'node:crypto';
 import { promisify } from 'node:util';
 
 export const RETURN_PATH_LABEL = 'send';
+/** The longest name DNS can carry, in its text form without the final dot. */
+export const MAX_DNS_NAME = 253;
 
 export interface DnsRecord {
   type: 'TXT' | 'MX';
@@ -18,6 +20,7 @@ export interface DomainDnsRecords {
   spf: DnsRecord[];
 }
 
+export const dkimRecordName = (selector: string, domain: string): string => `${selector}._domainkey.${domain}`;
 export const dkimTxt = (publicKey: string): string => `v=DKIM1; k=rsa; p=${publicKey}`;
 export const spfTxt = (publicHostname: string): string => `v=spf1 include:${publicHostname} ~all`;
 

@@ -1,5 +1,5 @@
 // The TLS certificate for SMTP: the configured pair, or a self-signed one made in the data dir on first start.
-import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { generate } from 'selfsigned';
 import type { Config } from './config.js';
@@ -16,18 +16,33 @@ export async function ensureTlsCertificate(config: Config): Promise<TlsFiles> {
   const certPath = join(dir, 'cert.pem');
   const keyPath = join(dir, 'key.pem');
   if (existsSync(certPath) && existsSync(keyPath)) return { certPath, keyPath, selfSigned: true };
-  mkdirSync(dir, { recursive: true, mode: 0o700 });
   const host = config.publicHostname;
   const pems = await generate([{ name: 'commonName', value: host }], {
     keySize: 2048,
     notAfterDate: new Date(Date.now() + 825 * 86_400_000),
     extensions: [{ name: 'subjectAltName', altNames: [{ type: 2, value: host }, { type: 2, value: 'localhost' }, { type: 7, ip: '127.0.0.1' }] }],
   });
-  // Key first, then the certificate, each renamed into place: a reader never sees a half-written pair.
-  writeFileSync(`${keyPath}.tmp`, pems.private, { mode: 0o600 });
-  renameSync(`${keyPath}.tmp`, keyPath);
-  writeFileSync(`${certPath}.tmp`, pems.cert, { mode: 0o644 });
-  renameSync(`${certPath}.tmp`, certPath);
+  // The pair is written in a directory of its own, then that directory is renamed into place: a reader
+  // never sees half a pair, and two processes starting at once cannot end with one's key and the other's
+  // certificate (the second rename fails because the first one's directory is there).
+  mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
+  const staging = mkdtempSync(join(config.dataDir, '.tls-'));
+  try {
+    writeFileSync(join(staging, 'key.pem'), pems.private, { mode: 0o600 });
+    writeFileSync(join(staging, 'cert.pem'), pems.cert, { mode: 0o644 });
+    chmodSync(staging, 0o700);
+    try {
+      renameSync(staging, dir);
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code;
+      if (code !== 'ENOTEMPTY' && code !== 'EEXIST') throw err;
+      if (!existsSync(certPath) || !existsSync(keyPath)) {
+        throw new Error(`${dir} exists but does not hold cert.pem and key.pem; remove it to have a new pair made, or set TERNMAIL_TLS_CERT and TERNMAIL_TLS_KEY`);
+      }
+    }
+  } finally {
+    rmSync(staging, { recursive: true, force: true });
+  }
   return { certPath, keyPath, selfSigned: true };
 }
 

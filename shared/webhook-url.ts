@@ -17,6 +17,10 @@ export function checkWebhookUrl(input: string): UrlCheck {
     return { ok: false, reason: 'the url is not a valid absolute URL' };
   }
   if (url.protocol !== 'https:' && url.protocol !== 'http:') return { ok: false, reason: 'the url scheme must be https or http' };
+  // Percent-encoding and punycode can lengthen the input; the stored form must respect the limit too.
+  if (url.href.length > WEBHOOK_URL_MAX) return { ok: false, reason: `the url is longer than ${WEBHOOK_URL_MAX} characters once normalised` };
+  // Port 0 parses but nothing can be delivered to it.
+  if (url.port === '0') return { ok: false, reason: 'the url port must be between 1 and 65535' };
   if (url.protocol === 'http:' && !HTTP_PORTS.has(url.port)) return { ok: false, reason: 'http urls may use port 80, 443 or 8080 only' };
   const host = url.hostname.replace(/\.$/, '');
   if (isIP(host) || host.startsWith('[')) return { ok: false, reason: 'the url host must be a host name, not an IP address' };

@@ -15,10 +15,10 @@ interface World {
   close(): Promise<void>;
 }
 
-async function world(): Promise<World> {
+async function world(overrides: Record<string, unknown> = {}): Promise<World> {
   const dns = await startDnsServer();
   const sink = await startSink();
-  const h = await startHarness({ env: { TERNMAIL_DNS_SERVERS: dns.address, TERNMAIL_REMOTE_SMTP_PORT: String(sink.port), TERNMAIL_VERIFY_INTERVAL_S: '3600' } });
+  const h = await startHarness({ env: { TERNMAIL_DNS_SERVERS: dns.address, TERNMAIL_REMOTE_SMTP_PORT: String(sink.port), TERNMAIL_VERIFY_INTERVAL_S: '3600' }, overrides });
   const mta = await startMta(h.config, h.rt);
   dns.set('dest.test', [{ type: 'MX', data: { preference: 10, exchange: 'mx.dest.test' } }]);
   dns.set('mx.dest.test', [{ type: 'A', data: '127.0.0.1' }]);
@@ -86,4 +86,17 @@ t.test('a message sent over HTTP reaches the MX sink DKIM-signed with a VERP ret
   t.match(scraped, /tern_queue_recipients\{state="sent"\} [1-9]/, 'queue depth by state is measured');
   t.match(scraped, /tern_http_requests_total\{method="POST",route="\/v2\/emails",status="200"\} [1-9]/, 'HTTP requests are counted by route');
   t.match(scraped, /tern_messages_accepted_total\{source="http"\} [1-9]/);
+});
+
+t.test('the team\'s region picks the sending pool: its source address and EHLO name', async (t) => {
+  const w = await world({ delivery: { pools: { eu: { localAddress: '127.0.0.2', ehloName: 'eu-out.tern.test' }, us: { localAddress: null, ehloName: null } } } });
+  t.teardown(() => w.close());
+  const res = await w.h.request('POST', '/v2/emails', {
+    key: w.sendingKey,
+    body: { from: { email: 'news@example.com' }, to: [{ email: 'eve@dest.test' }], subject: 'Pool', text: 'x' },
+  });
+  t.equal(res.status, 200, res.text);
+  const [got] = await w.sink.waitFor(1);
+  t.equal(got!.heloName, 'eu-out.tern.test');
+  t.match(got!.remoteAddress, /127\.0\.0\.2$/);
 });

@@ -70,7 +70,8 @@ const create = defineRoute({
     }
     const value = generateKey('sending');
     const { start, end } = keyEnds(value);
-    const name = body.name.trim() || body.name;
+    const name = body.name.trim();
+    if (!name) throw adminError('validation_failed', 'name must not be blank', { field: 'name' });
     const key = await ctx.store.keys.createSending({ accountId: caller.acting.id, title: name, hash: hashKey(value), start, end, domainId });
     ctx.log.info({ key: key.id, team: caller.acting.id }, 'sending key created');
     return { status: 201, body: { data: { id: key.id, name: key.title, api_key: value, created_at: toSeedDateTime(key.createdAt) } } };

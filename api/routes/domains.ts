@@ -5,7 +5,7 @@ import { defineRoute, type AnyRoute } from '../route.js';
 import { DataOf, IsoDateTime, ListEnvelope, PageQuery, SeedDateTime, StringIdParams } from '../schemas/common.js';
 import { adminError } from '../../shared/errors.js';
 import { checkDomainName } from '../../shared/domain-name.js';
-import { dnsRecordsFor, generateDkimKeyPair } from '../../shared/dns-records.js';
+import { dkimRecordName, dnsRecordsFor, generateDkimKeyPair, MAX_DNS_NAME } from '../../shared/dns-records.js';
 import { toSeedDateTime } from '../../shared/time.js';
 import type { Domain, Team } from '../../shared/store/index.js';
 import type { AppContext } from '../context.js';
@@ -107,6 +107,10 @@ const create = defineRoute({
   async handle({ ctx, caller, body }) {
     const checked = checkDomainName(body.name);
     if (!checked.ok) throw adminError('invalid_domain', `${body.name} is not a valid public domain name: ${checked.reason}`, { field: 'name' });
+    // The DKIM record's name must fit in DNS (253 characters), or the domain could never be verified.
+    if (dkimRecordName(ctx.config.dkim.selector, checked.name).length > MAX_DNS_NAME) {
+      throw adminError('invalid_domain', `${checked.name} is too long: its DKIM record name would exceed ${MAX_DNS_NAME} characters`, { field: 'name' });
+    }
     if (await ctx.store.domains.findByName(checked.name)) throw adminError('domain_exists', `${checked.name} already exists`);
     if (checked.isSubdomain && (await ctx.store.accounts.pooledBalance(caller.acting)) <= 0) {
       throw adminError('credits_required', 'Sending from a subdomain requires credits on the account');

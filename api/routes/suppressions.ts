@@ -65,6 +65,8 @@ async function takeRemoval(ctx: AppContext, rootId: number): Promise<{ used: num
   return { used, release };
 }
 
+const notListed = (email: string) => adminError('not_found', `${email} is not on the suppression list`);
+
 const remove = defineRoute({
   method: 'DELETE',
   path: '/v2/suppressions',
@@ -84,10 +86,13 @@ const remove = defineRoute({
     const email = (body?.email ?? query.email)?.trim().toLowerCase();
     if (!email) throw adminError('validation_failed', 'email is required, in the query or in the JSON body', { field: 'email' });
     const limit = ctx.config.limits.suppressionRemovalsPerDay;
+    // Checked before counting, so that requests for unlisted addresses never hold a unit of the
+    // allowance, even briefly, while a concurrent real removal is being counted.
+    if (!(await ctx.store.suppressions.isSuppressed(caller.acting.id, email))) throw notListed(email);
     const taken = await takeRemoval(ctx, caller.rootId);
     if (!(await ctx.store.suppressions.remove(caller.acting.id, email))) {
       await taken.release();
-      throw adminError('not_found', `${email} is not on the suppression list`);
+      throw notListed(email);
     }
     ctx.log.info({ team: caller.acting.id, email }, 'suppression removed');
     return {

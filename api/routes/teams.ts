@@ -11,6 +11,13 @@ const TeamName = Type.String({ minLength: 2, maxLength: 100 });
 
 const teamItem = (t: Team) => ({ id: t.id, name: t.name, status: t.status });
 
+/** The name as stored: trimmed, and still 2 to 100 characters once trimmed (on create and on rename). */
+function teamName(raw: string): string {
+  const name = raw.trim();
+  if (name.length < 2) throw adminError('validation_failed', 'name must have 2 to 100 characters', { field: 'name' });
+  return name;
+}
+
 const list = defineRoute({
   method: 'GET',
   path: '/v2/teams',
@@ -18,6 +25,7 @@ const list = defineRoute({
   tag: 'Teams',
   scopes: ['teams:read'],
   rate: 'writes',
+  ignoresAccountId: true,
   responses: {
     200: {
       description: 'Account and teams',
@@ -54,8 +62,7 @@ const create = defineRoute({
   },
   async handle({ ctx, caller, body }) {
     if (caller.owner.parentId !== null) throw adminError('forbidden', 'Only the parent account can create teams');
-    const name = body.name.trim();
-    if (name.length < 2) throw adminError('validation_failed', 'name must have 2 to 100 characters', { field: 'name' });
+    const name = teamName(body.name);
     const team = await ctx.store.accounts.createTeam(caller.owner, name, ctx.config.limits.teamsPerAccount);
     if (team === 'limit_reached') {
       throw adminError('limit_reached', `An account can have at most ${ctx.config.limits.teamsPerAccount} teams`, { field: 'name' });
@@ -82,6 +89,7 @@ const update = defineRoute({
   async handle({ ctx, caller, params, body }) {
     const team = await ctx.store.accounts.get(params.id);
     if (!team || caller.owner.parentId !== null || team.parentId !== caller.owner.id) throw adminError('not_found', 'Team not found');
+    const name = body.name === undefined ? undefined : teamName(body.name);
     if (body.status) {
       const change = await ctx.store.accounts.changeStatus(team.id, body.status, 'account');
       if (!change.ok && change.refusal === 'suspended_by_platform') {
@@ -91,7 +99,7 @@ const update = defineRoute({
       }
       if (!change.ok) throw adminError('not_found', 'Team not found');
     }
-    if (body.name !== undefined) await ctx.store.accounts.rename(team.id, body.name.trim());
+    if (name !== undefined) await ctx.store.accounts.rename(team.id, name);
     const updated = (await ctx.store.accounts.get(team.id))!;
     ctx.log.info({ team: team.id, status: updated.status, by: 'account' }, 'team updated');
     return { body: { data: teamItem(updated) }, headers: { 'X-Account-Id': String(team.id) } };

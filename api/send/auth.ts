@@ -29,9 +29,12 @@ async function adminActingTeam(ctx: AppContext, req: IncomingMessage, owner: Tea
   const header = req.headers['x-account-id'];
   const text = Array.isArray(header) ? header[0] : header;
   if (!text) return owner;
-  const id = /^\d{1,15}$/.test(text.trim()) ? Number(text.trim()) : NaN;
+  if (!/^\d{1,15}$/.test(text.trim())) {
+    throw new SendError(422, 'validation_error', 'X-Account-Id must be a team id (an integer)', { account_id: { invalid: 'give a team id' } });
+  }
+  const id = Number(text.trim());
   if (id === owner.id) return owner;
-  const team = Number.isNaN(id) ? undefined : await ctx.store.accounts.get(id);
+  const team = await ctx.store.accounts.get(id);
   if (!team || owner.parentId !== null || team.parentId !== owner.id) {
     throw new SendError(404, 'not_found', 'Team not found', { account_id: { not_found: 'X-Account-Id names no team this key reaches' } });
   }
@@ -49,7 +52,8 @@ async function assertActive(ctx: AppContext, ...teams: Team[]): Promise<void> {
 }
 
 export async function authenticateSender(ctx: AppContext, req: IncomingMessage, body: unknown): Promise<Sender> {
-  const header = bearerToken(req);
+  // An Authorization header that carries no Bearer token (Basic, empty) does not hide a body api_key.
+  const header = bearerToken(req) || undefined;
   const fromBody = header === undefined ? bodyKey(body) : undefined;
   const value = header ?? fromBody;
   if (!value) throw new SendError(401, 'unauthorized', 'No API key supplied', { api_key: { required: 'Send a key as Authorization: Bearer <key> or api_key' } });

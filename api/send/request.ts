@@ -109,7 +109,9 @@ function addressList(value: unknown, field: string, c: Collector, required: bool
 function replyTo(value: unknown, c: Collector): MailAddress | null {
   if (value === undefined || value === null) return null;
   if (typeof value === 'string') {
-    const [parsed] = addressparser(value) as Array<{ name: string; address?: string }>;
+    // Exactly one address: a list would silently lose every address after the first.
+    const list = addressparser(value) as Array<{ name: string; address?: string }>;
+    const parsed = list.length === 1 ? list[0] : undefined;
     if (!parsed?.address || !isValidEmail(parsed.address) || hasLineBreak(value)) {
       c.add('reply_to', 'invalid', 'reply_to must be {email, name} or "Name <email>"');
       return null;
@@ -137,7 +139,17 @@ function headers(value: unknown, c: Collector): Record<string, string> {
   return out;
 }
 
-const BASE64 = /^[A-Za-z0-9+/\r\n]*={0,2}\s*$/;
+/**
+ * Strict base64 (the standard alphabet), line breaks and spaces allowed as in MIME. Buffer.from
+ * silently skips what it cannot decode, so a corrupt file would otherwise be sent as a shorter one.
+ * Padding may be left out, but a lone last character or padding in the wrong place is refused.
+ */
+function isBase64(text: string): boolean {
+  const s = text.replace(/[ \t\r\n]+/g, '');
+  if (!/^[A-Za-z0-9+/]*={0,2}$/.test(s)) return false;
+  const padded = s.endsWith('=');
+  return padded ? s.length % 4 === 0 : s.length % 4 !== 1;
+}
 
 function attachments(value: unknown, c: Collector): Attachment[] {
   if (value === undefined || value === null) return [];
@@ -152,7 +164,7 @@ function attachments(value: unknown, c: Collector): Attachment[] {
       c.add('attachments', 'invalid', `attachments[${i}] needs name, type and content (base64) as strings`);
       continue;
     }
-    if (!BASE64.test(a.content) || hasLineBreak(a.name) || hasLineBreak(a.type) || !/^[\w.+-]+\/[\w.+-]+$/.test(a.type)) {
+    if (!isBase64(a.content) || hasLineBreak(a.name) || hasLineBreak(a.type) || !/^[\w.+-]+\/[\w.+-]+$/.test(a.type)) {
       c.add('attachments', 'invalid', `attachments[${i}] has an invalid name, MIME type or base64 content`);
       continue;
     }

@@ -39,36 +39,55 @@ function batchItems(body: unknown): unknown[] {
   return items;
 }
 
-/** Each item is validated and sent on its own; the answer lists, in order, a message_id or an error. */
+/**
+ * Each item is validated and sent on its own; the answer lists, in order, a message_id or an error.
+ * The whole batch is one request against the send rate: counting every item would refuse most of a
+ * 100-email batch at the default rate, and a refusal is a 429 with Retry-After for the whole call.
+ */
 async function batch(ctx: AppContext, sender: Sender, body: unknown): Promise<Reply> {
+  const items = batchItems(body);
+  await takeSendRate(ctx, sender);
   const data: unknown[] = [];
-  for (const item of batchItems(body)) {
+  for (const item of items) {
     try {
-      data.push((await one(ctx, sender, item)).body);
+      data.push(await sendOne(ctx, sender, item));
     } catch (err) {
-      if (!(err instanceof SendError)) throw err;
-      data.push({ error: err.body() });
+      // Even an unexpected failure stays with its item: earlier items are already queued, and failing
+      // the whole call would make the client resend them.
+      data.push({ error: errorReply(err, ctx).body });
     }
   }
   return { status: 200, body: { data } };
 }
 
+/** Runs `work` once per Idempotency-Key, scoped to the team acted on (two teams never share a reply). */
+async function idempotent(ctx: AppContext, req: IncomingMessage, sender: Sender, raw: unknown, work: () => Promise<Reply>): Promise<Reply> {
+  const key = req.headers['idempotency-key'];
+  if (typeof key !== 'string' || !key) return work();
+  const idem = new Idempotency(ctx.redis);
+  const text = JSON.stringify(raw ?? null);
+  const started = await idem.begin(sender.team.id, key, text);
+  if ('replay' in started) return { ...started.replay, headers: { 'Idempotent-Replayed': 'true' } };
+  const reply = await work().catch((err: unknown) => errorReply(err, ctx));
+  await idem.finish(sender.team.id, key, text, reply);
+  return reply;
+}
+
 async function handle(ctx: AppContext, req: IncomingMessage, work: (sender: Sender, body: unknown) => Promise<Reply>): Promise<Reply> {
+  let teamId: number | undefined;
   try {
     const raw = await readJsonBody(req, ctx.config.api.sendBodyLimitBytes);
     const sender = await authenticateSender(ctx, req, raw);
-    const key = req.headers['idempotency-key'];
-    if (typeof key !== 'string' || !key) return await work(sender, raw);
-    const idem = new Idempotency(ctx.redis);
-    const text = JSON.stringify(raw ?? null);
-    const started = await idem.begin(sender.rootId, key, text);
-    if ('replay' in started) return { ...started.replay, headers: { 'Idempotent-Replayed': 'true' } };
-    const reply = await work(sender, raw).catch((err: unknown) => errorReply(err, ctx));
-    await idem.finish(sender.rootId, key, text, reply);
-    return reply;
+    teamId = sender.team.id;
+    return withTeam(await idempotent(ctx, req, sender, raw, () => work(sender, raw)), teamId);
   } catch (err) {
-    return errorReply(err, ctx);
+    return withTeam(errorReply(err, ctx), teamId);
   }
+}
+
+/** Like every response of the interface, a send echoes X-Account-Id with the team acted on, once known. */
+function withTeam(reply: Reply, teamId: number | undefined): Reply {
+  return teamId === undefined ? reply : { ...reply, headers: { ...reply.headers, 'X-Account-Id': String(teamId) } };
 }
 
 export function sendingHandler(ctx: AppContext, kind: 'one' | 'batch') {

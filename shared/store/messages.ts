@@ -132,8 +132,12 @@ export function ftsQuery(text: string): string | null {
 export class MessageStore {
   constructor(private readonly sql: Sql) {}
 
-  /** Records an accepted message and its recipients, and takes its credits, in one transaction. */
-  async insert(m: NewMessage): Promise<'ok' | 'insufficient_balance'> {
+  /**
+   * Records an accepted message and its recipients, and takes its credits, in one transaction. Returns the
+   * queued recipients and when they are due, from the writing transaction itself: a read through the reader
+   * connection right after the commit may still see an older snapshot and miss them.
+   */
+  async insert(m: NewMessage): Promise<Array<{ id: number; due: number }> | 'insufficient_balance'> {
     return this.sql.tx(async (q) => {
       if (m.cost > 0 && !(await AccountStore.debit(q, m.rootId, m.cost))) return 'insufficient_balance';
       const now = nowIso();
@@ -146,12 +150,14 @@ export class MessageStore {
           m.replyTo, m.messageIdHeader, m.size, +m.hasAttachments, JSON.stringify(m.headers), status, m.error, now, now],
       );
       const queuedAt = Date.now();
+      const due: Array<{ id: number; due: number }> = [];
       for (const r of m.recipients) {
-        await q.run(
+        const { lastId } = await q.run(
           `INSERT INTO recipients (message_id, email, name, kind, domain, state, reason, next_attempt_at, queued_at, updated_at)
            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
           [m.id, r.email, r.name, r.kind, r.domain, r.state, r.reason, r.state === 'queued' ? queuedAt : null, queuedAt, now],
         );
+        if (r.state === 'queued') due.push({ id: lastId, due: queuedAt });
       }
       await q.run('INSERT INTO messages_fts (rowid, subject, from_email, recipients) VALUES (?, ?, ?, ?)', [
         rowid,
@@ -159,7 +165,7 @@ export class MessageStore {
         m.fromEmail,
         m.recipients.map((r) => `${r.email} ${r.name}`).join(' '),
       ]);
-      return 'ok';
+      return due;
     });
   }
 
@@ -210,13 +216,6 @@ export class MessageStore {
     );
     const count = await this.sql.get<{ n: number }>(`SELECT COUNT(*) AS n FROM messages m WHERE ${where}`, params);
     return { rows, total: count?.n ?? 0 };
-  }
-
-  async dueOf(messageId: string): Promise<Array<{ id: number; due: number }>> {
-    return this.sql.all<{ id: number; due: number }>(
-      `SELECT id, next_attempt_at AS due FROM recipients WHERE message_id = ? AND state IN ('queued', 'deferred')`,
-      [messageId],
-    );
   }
 
   /** Every recipient still in flight and when it is due: what the scheduler rebuilds Redis from. */

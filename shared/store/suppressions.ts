@@ -35,18 +35,25 @@ export interface SuppressionQuery extends PageRequest {
   status?: SuppressionStatus;
 }
 
+/** SQL ranking a status column: complained > bounced > suppressed (a manual entry). */
+const rank = (column: string): string => `CASE ${column} WHEN 'complained' THEN 3 WHEN 'bounced' THEN 2 ELSE 1 END`;
+
 /** Escapes LIKE wildcards so a search for `a_b%` matches those characters literally. */
 const likeContains = (text: string): string => `%${text.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 
 export class SuppressionStore {
   constructor(private readonly sql: Sql) {}
 
-  /** Adds or refreshes an address; a complaint outranks a bounce, which outranks a manual entry. */
+  /**
+   * Adds or refreshes an address; a complaint outranks a bounce, which outranks a manual entry, so a
+   * later bounce never hides an earlier complaint.
+   */
   async add(accountId: number, s: Omit<Suppression, 'createdAt'>): Promise<void> {
     await this.sql.run(
       `INSERT INTO suppressions (account_id, email, status, reason, message_id, created_at) VALUES (?, ?, ?, ?, ?, ?)
        ON CONFLICT (account_id, email) DO UPDATE SET status = excluded.status, reason = excluded.reason,
-         message_id = excluded.message_id, created_at = excluded.created_at`,
+         message_id = excluded.message_id, created_at = excluded.created_at
+       WHERE ${rank('excluded.status')} >= ${rank('suppressions.status')}`,
       [accountId, s.email.toLowerCase(), s.status, s.reason, s.messageId, nowIso()],
     );
   }

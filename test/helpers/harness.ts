@@ -90,6 +90,21 @@ export interface HarnessOptions {
   overrides?: Record<string, unknown>;
 }
 
+/** Config, runtime and API; a failure on the way stops what was started, so no test file hangs on it. */
+async function startParts(env: Record<string, string>, options: HarnessOptions, cleanup: () => Promise<void>) {
+  let rt: Runtime | undefined;
+  try {
+    const config = loadConfig({ env, overrides: options.overrides });
+    rt = await openRuntime(config, 'test', createLogger('test', config.log.level));
+    const api = await startApi(config, rt);
+    return { config, rt, api };
+  } catch (err) {
+    await rt?.close().catch(() => undefined);
+    await cleanup();
+    throw err;
+  }
+}
+
 export async function startHarness(options: HarnessOptions = {}): Promise<Harness> {
   const dataDir = mkdtempSync(join(tmpdir(), 'tern-test-'));
   const redis = await startRedis();
@@ -111,9 +126,10 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
   // An explicit empty config file keeps a machine's /etc/ternmail out of the tests.
   const { writeFileSync } = await import('node:fs');
   writeFileSync(env.TERNMAIL_CONFIG!, '{}');
-  const config = loadConfig({ env, overrides: options.overrides });
-  const rt = await openRuntime(config, 'test', createLogger('test', config.log.level));
-  const api = await startApi(config, rt);
+  const { config, rt, api } = await startParts(env, options, async () => {
+    await redis.stop();
+    rmSync(dataDir, { recursive: true, force: true });
+  });
 
   async function request<T>(method: string, path: string, o: RequestOptions = {}): Promise<HttpReply<T>> {
     const headers: Record<string, string> = { ...o.headers };

@@ -6,15 +6,23 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
 
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
+function bindable(port: number, host: string): Promise<boolean> {
+  return new Promise((resolve) => {
     const srv = createServer();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address() as { port: number };
-      srv.close(() => resolve(port));
-    });
+    srv.once('error', () => resolve(false));
+    srv.listen(port, host, () => srv.close(() => resolve(true)));
   });
+}
+
+/**
+ * A port nothing listens on, picked below the kernel's ephemeral range (32768 and up): a port the kernel
+ * handed out for listen(0) may be given to an outgoing connection before the test binds it.
+ */
+export async function freePort(): Promise<number> {
+  for (;;) {
+    const port = 20_000 + Math.floor(Math.random() * 12_000);
+    if ((await bindable(port, '0.0.0.0')) && (await bindable(port, '127.0.0.1'))) return port;
+  }
 }
 
 export interface TestRedis {

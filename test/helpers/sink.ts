@@ -9,6 +9,7 @@ export interface SunkMessage {
   raw: Buffer;
   secure: boolean;
   heloName: string;
+  remoteAddress: string;
 }
 
 export interface Sink {
@@ -57,6 +58,7 @@ export async function startSink(): Promise<Sink> {
           raw: Buffer.concat(chunks),
           secure: session.secure,
           heloName: session.hostNameAppearsAs,
+          remoteAddress: session.remoteAddress,
         });
         callback();
       });

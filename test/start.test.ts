@@ -1,0 +1,214 @@
+// The run contract: `ternmail start` on embedded defaults (a managed redis-server, a fresh data dir, the
+// first admin key printed once), its clean shutdown, and `ternmail api` and `ternmail mta` run as
+// separate processes sharing one Redis and one data dir.
+import t from 'tap';
+import { createServer } from 'node:net';
+import { join } from 'node:path';
+import { rmSync, statSync } from 'node:fs';
+import { Redis } from 'ioredis';
+import { freePort, startRedis } from './helpers/redis.js';
+import { startDnsServer } from './helpers/dns-server.js';
+import { redisKeys } from '../shared/redis-keys.js';
+import {
+  alive,
+  childPids,
+  cleanEnv,
+  commandLine,
+  eventually,
+  fileExists,
+  http,
+  processesMentioning,
+  runCli,
+  sleep,
+  spawnTernmail,
+  tempHome,
+  waitForApi,
+} from './helpers/cli.js';
+
+const KEY_LINE = /Admin key:\s+(tern_admin_[A-Za-z0-9_-]+)/;
+
+/** Environment for `start`: embedded defaults, except free ports (API, SMTP, metrics) so that test files running
+ * in parallel never collide. */
+async function startEnv(dataDir: string, configFile: string): Promise<{ env: NodeJS.ProcessEnv; base: string }> {
+  const [api, starttls, tls, mx, metrics] = await Promise.all([freePort(), freePort(), freePort(), freePort(), freePort()]);
+  const env = cleanEnv({
+    TERNMAIL_DATA_DIR: dataDir,
+    TERNMAIL_CONFIG: configFile,
+    TERNMAIL_API_PORT: String(api),
+    TERNMAIL_SMTP_STARTTLS_PORTS: String(starttls),
+    TERNMAIL_SMTP_TLS_PORTS: String(tls),
+    TERNMAIL_MX_PORT: String(mx),
+    TERNMAIL_METRICS_PORT: String(metrics),
+  });
+  return { env, base: `http://127.0.0.1:${api}` };
+}
+
+t.test('ternmail start on embedded defaults, restarted, then stopped with SIGTERM', async (t) => {
+  const home = tempHome('tern-start-');
+  const dataDir = join(home.dir, 'data');
+  t.teardown(() => {
+    for (const pid of processesMentioning(dataDir)) process.kill(pid, 'SIGKILL');
+    rmSync(home.dir, { recursive: true, force: true });
+  });
+  let firstKey = '';
+  let domainId = '';
+
+  await t.test('the first start creates the data dir and prints the API URL and a working admin key', async (t) => {
+    t.notOk(fileExists(dataDir), 'no data dir before the first start');
+    const { env, base } = await startEnv(dataDir, home.configFile);
+    const start = spawnTernmail(['start'], env);
+    t.teardown(() => (start.exited() ? undefined : start.stop('SIGKILL').then(() => undefined)));
+    const out = await start.waitForOutput((o) => KEY_LINE.test(o), 60_000);
+    firstKey = KEY_LINE.exec(out)![1]!;
+    t.match(out, `${base}/v2`, 'the API URL is printed');
+    t.equal(out.match(/tern_admin_/g)?.length, 2, 'the key is printed in the welcome and in the curl example only');
+    await waitForApi(base, start, 60_000);
+
+    t.ok(statSync(join(dataDir, 'tern.db')).isFile(), 'tern.db');
+    t.equal(statSync(join(dataDir, 'keys', 'master.key')).mode & 0o777, 0o600, 'keys/master.key has mode 0600');
+    t.ok(statSync(join(dataDir, 'tls', 'cert.pem')).isFile(), 'tls/cert.pem');
+    t.equal(statSync(join(dataDir, 'tls', 'key.pem')).mode & 0o077, 0, 'tls/key.pem is readable by its owner only');
+    t.ok(statSync(join(dataDir, 'redis', 'redis.sock')).isSocket(), 'redis/redis.sock is the managed Redis socket');
+
+    const info = await http(base, 'GET', '/v2/info', { key: firstKey });
+    t.equal(info.status, 200);
+    t.equal(info.body.key.scopes.length, 12, 'the first key holds every scope');
+    t.equal(info.body.account.credit_balance, 1000, 'the first account can try sending');
+    const created = await http(base, 'POST', '/v2/domains', { key: firstKey, body: { name: 'first-start-example.com' } });
+    t.equal(created.status, 201);
+    domainId = created.body.data.id;
+
+    // The process tree: one redis-server on the data dir's socket, and the api and mta children.
+    const children = childPids(start.pid);
+    const lines = children.map(commandLine);
+    t.ok(lines.some((l) => l.startsWith('redis-server') && l.includes(dataDir)), `redis-server is a child: ${lines.join(' | ')}`);
+    t.ok(lines.some((l) => / api$/.test(l)), 'the api is a child process');
+    t.ok(lines.some((l) => / mta$/.test(l)), 'the mta is a child process');
+
+    const stopped = await start.stop('SIGTERM', 15_000);
+    t.equal(stopped.code, 0, 'a SIGTERM is a clean exit');
+    t.ok(stopped.ms < 10_000, `stopped in ${stopped.ms} ms`);
+    await eventually(async () => (children.every((pid) => !alive(pid)) ? true : undefined), 5_000, 'the children to exit');
+    t.same(processesMentioning(dataDir), [], 'no process is left on the data dir');
+    t.notOk(fileExists(join(dataDir, 'redis', 'redis.sock')), 'the managed Redis removed its socket');
+  });
+
+  await t.test('a second start prints no new key and the first key still works', async (t) => {
+    const { env, base } = await startEnv(dataDir, home.configFile);
+    const start = spawnTernmail(['start'], env);
+    t.teardown(() => (start.exited() ? undefined : start.stop('SIGKILL').then(() => undefined)));
+    await start.waitForOutput((o) => o.includes('Tern is starting'), 60_000);
+    await waitForApi(base, start, 60_000);
+    t.notMatch(start.output(), /tern_admin_/, 'no key is printed');
+    t.match(start.output(), `${base}/v2`, 'the API URL is printed again');
+
+    const info = await http(base, 'GET', '/v2/info', { key: firstKey });
+    t.equal(info.status, 200);
+    t.equal(info.body.account.id, 1, 'no second account was made');
+    const domain = await http(base, 'GET', `/v2/domains/${domainId}`, { key: firstKey });
+    t.equal(domain.status, 200, 'the domain added before the restart is still there');
+    t.equal(domain.body.data.domain_name, 'first-start-example.com');
+
+    const children = childPids(start.pid);
+    const stopped = await start.stop('SIGTERM', 15_000);
+    t.equal(stopped.code, 0);
+    await eventually(async () => (children.every((pid) => !alive(pid)) ? true : undefined), 5_000, 'the children to exit');
+    t.same(processesMentioning(dataDir), []);
+  });
+});
+
+t.test('ternmail start gives up cleanly, with its Redis stopped, when the API port is taken', async (t) => {
+  const home = tempHome('tern-start-busy-');
+  const dataDir = join(home.dir, 'data');
+  const { env } = await startEnv(dataDir, home.configFile);
+  const blocker = createServer();
+  await new Promise<void>((resolve) => blocker.listen(Number(env.TERNMAIL_API_PORT), '127.0.0.1', () => resolve()));
+  t.teardown(() => {
+    blocker.close();
+    for (const pid of processesMentioning(dataDir)) process.kill(pid, 'SIGKILL');
+    rmSync(home.dir, { recursive: true, force: true });
+  });
+  const start = spawnTernmail(['start'], env);
+  const exit = await eventually(async () => (start.exited() ? start.child.exitCode : undefined), 60_000, 'start to give up');
+  t.not(exit, 0, 'a start whose API cannot listen fails');
+  t.match(start.errors(), /EADDRINUSE/);
+  await eventually(async () => (processesMentioning(dataDir).length === 0 ? true : undefined), 10_000, 'the managed Redis to stop');
+  t.pass('no redis-server or child is left behind');
+});
+
+t.test('ternmail api and ternmail mta as separate processes share one Redis and one data dir', async (t) => {
+  const home = tempHome('tern-split-');
+  const redis = await startRedis();
+  const dns = await startDnsServer();
+  const apiPort = await freePort();
+  const base = `http://127.0.0.1:${apiPort}`;
+  const [starttls, tls, mx, metrics] = await Promise.all([freePort(), freePort(), freePort(), freePort()]);
+  const env = cleanEnv({
+    TERNMAIL_DATA_DIR: home.dir,
+    TERNMAIL_CONFIG: home.configFile,
+    TERNMAIL_REDIS_URL: redis.url,
+    TERNMAIL_API_PORT: String(apiPort),
+    TERNMAIL_PUBLIC_HOSTNAME: 'mx.tern.test',
+    TERNMAIL_DNS_SERVERS: dns.address,
+    TERNMAIL_VERIFY_INTERVAL_S: '0.5',
+    TERNMAIL_SMTP_STARTTLS_PORTS: String(starttls),
+    TERNMAIL_SMTP_TLS_PORTS: String(tls),
+    TERNMAIL_MX_PORT: String(mx),
+    TERNMAIL_METRICS_PORT: String(metrics),
+  });
+  const probe = new Redis(redis.url);
+  t.teardown(async () => {
+    probe.disconnect();
+    await dns.close();
+    await redis.stop();
+    rmSync(home.dir, { recursive: true, force: true });
+  });
+
+  const account = await runCli(['account', 'create', '--name', 'Split Co'], env);
+  const admin = await runCli(['admin-key', 'create', '--account', String(account.json.id), '--title', 't', '--scopes', 'all'], env);
+  t.equal(admin.code, 0, admin.stderr);
+  const key: string = admin.json.key;
+
+  // Hold the verification lock in the shared Redis: an mta that uses that Redis must not run a check.
+  const lock = redisKeys.verifyLock();
+  await probe.set(lock, 'the-test', 'PX', 120_000);
+
+  const api = spawnTernmail(['api'], env);
+  const mta = spawnTernmail(['mta'], env);
+  t.teardown(async () => {
+    for (const p of [api, mta]) if (!p.exited()) await p.stop('SIGKILL');
+  });
+  await waitForApi(base, api, 60_000);
+
+  const created = await http(base, 'POST', '/v2/domains', { key, body: { name: 'split-process-example.com' } });
+  t.equal(created.status, 201);
+  const id: string = created.body.data.id;
+  const { dkim, spf } = (await http(base, 'GET', `/v2/domains/${id}`, { key })).body.data.dns_records;
+  const mxRecord = spf.find((r: { type: string }) => r.type === 'MX');
+  const spfRecord = spf.find((r: { type: string }) => r.type === 'TXT');
+  dns.set(`${dkim.name}.split-process-example.com`, [{ type: 'TXT', data: dkim.content }]);
+  dns.set(`send.split-process-example.com`, [
+    { type: 'TXT', data: spfRecord.content },
+    { type: 'MX', data: { preference: Number(mxRecord.priority), exchange: mxRecord.content } },
+  ]);
+
+  await sleep(2_500);
+  t.equal(dns.queries.length, 0, 'no DNS check while another holder has the lock in the shared Redis');
+  t.equal((await http(base, 'GET', `/v2/domains/${id}`, { key })).body.data.verification_status, 'draft');
+
+  await probe.del(lock);
+  const verified = await eventually(
+    async () => {
+      const res = await http(base, 'GET', `/v2/domains/${id}`, { key });
+      return res.body.data.verification_status === 'verified' ? res.body.data : undefined;
+    },
+    30_000,
+    'the mta to verify the domain',
+  );
+  t.equal(verified.auto_verification.active, false, 'the api shows what the mta wrote');
+  t.ok(dns.queries.some((q) => q.name.toLowerCase() === `${dkim.name}.split-process-example.com`), 'the mta asked the configured DNS server');
+
+  const [apiStop, mtaStop] = await Promise.all([api.stop('SIGTERM', 15_000), mta.stop('SIGTERM', 15_000)]);
+  t.equal(apiStop.code, 0, 'the api exits cleanly on SIGTERM');
+  t.equal(mtaStop.code, 0, 'the mta exits cleanly on SIGTERM');
+});
