@@ -15,6 +15,11 @@ import { Scheduler } from './scheduler.js';
 import { loadRetryPolicy } from './retry-policy.js';
 import { Intake } from './intake.js';
 import { Submission } from './submission.js';
+import { MxListener } from './inbound.js';
+import { ReportWorker } from './report-worker.js';
+import { Outcomes } from './outcome.js';
+import { Reputation } from './reputation.js';
+import { WebhookDispatcher } from './webhooks.js';
 import { replyRules } from './classify.js';
 import { measureQueueDepth, serveMetrics } from '../shared/metrics.js';
 
@@ -23,7 +28,10 @@ export interface RunningMta {
   verifier: DomainVerifier;
   scheduler: Scheduler;
   intake: Intake;
+  outcomes: Outcomes;
   submission: Submission;
+  mx: MxListener;
+  reports: ReportWorker;
   /** Reads the TLS certificate again (SIGHUP). */
   reloadTls(): void;
   close(): Promise<void>;
@@ -46,7 +54,13 @@ export async function startMta(config: Config, runtime?: Runtime): Promise<Runni
   const resolver = createResolver(config.dnsServers);
   const spool = new Spool(join(config.dataDir, 'spool'));
   const verifier = new DomainVerifier(rt, resolver);
+  const wakers: Array<() => void> = [];
+  // TERNMAIL_WEBHOOK_CA_FILE: until shared/config.ts has webhooks.caFile.
+  const webhooks = new WebhookDispatcher({ rt, resolver, caFile: process.env.TERNMAIL_WEBHOOK_CA_FILE || undefined });
+  wakers.push(() => webhooks.wake());
+  const outcomes = new Outcomes({ rt, reputation: new Reputation(rt, config.reputation), wake: () => wakers.forEach((wake) => wake()) });
   const scheduler = new Scheduler({
+    outcomes,
     rt,
     spool,
     preparer: new MessagePreparer(rt.store, spool, new DkimKeyCache(rt.secrets)),
@@ -65,21 +79,37 @@ export async function startMta(config: Config, runtime?: Runtime): Promise<Runni
   const metricsServer = await serveMetrics(config.metrics.host, config.metrics.mtaPort);
   const submission = new Submission(rt, intake, readTls(tlsFiles));
   await submission.listen();
+  // Reports on the MX port: their own spool, applied by the worker (which first finishes what a crash left).
+  const inboundSpool = new Spool(join(config.dataDir, 'spool-inbound'));
+  const reports = new ReportWorker({ rt, spool: inboundSpool, outcomes, verpSecret: rt.secrets.derive('verp') });
+  const mx = new MxListener({ rt, spool: inboundSpool, tls: readTls(tlsFiles), verpSecret: rt.secrets.derive('verp'), onReport: () => reports.wake() });
+  await reports.start();
+  await mx.listen();
   verifier.start();
   await scheduler.start();
+  webhooks.start();
   rt.log.info({ verifyIntervalS: config.verify.intervalS, dnsServers: config.dnsServers, remotePort: config.delivery.remotePort }, 'mta started');
   return {
     rt,
     verifier,
     scheduler,
     intake,
+    outcomes,
     submission,
-    reloadTls: () => submission.reloadCertificate(readTls(tlsFiles)),
+    mx,
+    reports,
+    reloadTls: () => {
+      submission.reloadCertificate(readTls(tlsFiles));
+      mx.reloadCertificate(readTls(tlsFiles));
+    },
     async close() {
       metricsServer.close();
       await submission.close();
+      await mx.close();
+      await reports.stop();
       await verifier.stop();
       await scheduler.stop();
+      await webhooks.stop();
       if (!runtime) await rt.close();
     },
   };

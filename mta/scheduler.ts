@@ -12,6 +12,7 @@ import type { Spool } from '../shared/spool.js';
 import { nextAttemptAt, type RetryPolicy } from './retry-policy.js';
 import { deliverToDomain, type DeliverOptions, type DeliveryJob, type JobResult } from './deliver.js';
 import type { MessagePreparer } from './prepare.js';
+import type { Outcomes } from './outcome.js';
 
 const POP_DUE = `local ids = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', ARGV[1], 'LIMIT', 0, ARGV[2])
 if #ids > 0 then redis.call('ZREM', KEYS[1], unpack(ids)) end
@@ -28,6 +29,7 @@ export interface SchedulerDeps {
   retry: RetryPolicy;
   verpSecret: Buffer;
   deliver: Omit<DeliverOptions, 'ehloName' | 'localAddress'>;
+  outcomes: Outcomes;
   /** The sending pool of a team's region. */
   poolFor(accountId: number): Promise<{ ehloName: string; localAddress?: string }>;
 }
@@ -198,7 +200,7 @@ export class Scheduler {
   private toAttempt(res: JobResult, recipients: readonly DueRecipient[]): AttemptResult {
     const base = { recipientId: res.recipientId, reply: res.outcome.reply, mxHost: res.mxHost, ip: res.ip };
     if (res.outcome.kind === 'delivered') return { ...base, to: 'sent' };
-    if (res.outcome.kind === 'bounced') return { ...base, to: 'bounced' };
+    if (res.outcome.kind === 'bounced') return { ...base, to: 'bounced', hard: res.outcome.hard };
     const r = recipients.find((x) => x.id === res.recipientId)!;
     const next = nextAttemptAt(r.attempts + 1, new Date(r.queuedAt), new Date(), this.d.retry);
     if (next === 'expired') return { ...base, to: 'failed', reply: `expired after temporary failures: ${res.outcome.reply}` };
@@ -206,7 +208,8 @@ export class Scheduler {
   }
 
   private async finish(batch: readonly DueRecipient[], results: readonly AttemptResult[]): Promise<void> {
-    const finished = await this.d.rt.store.messages.recordAttempts(results);
+    const { finished, bounces } = await this.d.rt.store.messages.recordAttempts(results);
+    for (const b of bounces) await this.d.outcomes.bounceApplied(b.input, b.applied);
     for (const r of batch) this.leased.delete(r.id);
     for (const res of results) {
       this.logResult(res, batch);

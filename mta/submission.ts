@@ -72,10 +72,10 @@ export class Submission {
       maxClients: 1000,
       socketTimeout: 120_000,
       closeTimeout: 30_000,
-      onAuth: (auth, session, cb) => void this.onAuth(auth, session).then((user) => cb(null, { user }), (err: Error) => cb(err)),
-      onMailFrom: (address, session, cb) => void this.onMailFrom(address, session).then(() => cb(), (err: Error) => cb(err)),
-      onRcptTo: (address, session, cb) => void this.onRcptTo(address, session).then(() => cb(), (err: Error) => cb(err)),
-      onData: (stream, session, cb) => void this.onData(stream, session).then((text) => cb(null, text), (err: Error) => cb(err)),
+      onAuth: (auth, session, cb) => void this.onAuth(auth, session).then((user) => cb(null, { user }), (err: Error) => cb(this.refusal(err, 'AUTH'))),
+      onMailFrom: (address, session, cb) => void this.onMailFrom(address, session).then(() => cb(), (err: Error) => cb(this.refusal(err, 'MAIL'))),
+      onRcptTo: (address, session, cb) => void this.onRcptTo(address, session).then(() => cb(), (err: Error) => cb(this.refusal(err, 'RCPT'))),
+      onData: (stream, session, cb) => void this.onData(stream, session).then((text) => cb(null, text), (err: Error) => cb(this.refusal(err, 'DATA'))),
       onConnect: (_session, cb) => {
         metrics.smtpSessions.inc({ listener: secure ? 'tls' : 'starttls' });
         cb();
@@ -93,6 +93,17 @@ export class Submission {
     });
     this.rt.log.info({ port, implicitTls: secure }, 'smtp submission listening');
     this.servers.push(server);
+  }
+
+  /**
+   * A refusal decided here carries its code. Anything else (Redis or SQLite unavailable) is our own passing
+   * trouble: a 4xx, so the client keeps the message and retries, never smtp-server's default 550.
+   */
+  private refusal(err: Error, command: string): Error {
+    if ((err as { responseCode?: number }).responseCode) return err;
+    this.rt.log.warn({ err: err.message, command }, 'smtp command failed on a local error');
+    if (command === 'AUTH') return reply(454, '4.7.0 Temporary authentication failure, try again later');
+    return reply(451, '4.3.0 Temporary local problem, try again later');
   }
 
   private async onAuth(auth: SMTPServerAuthentication, session: SMTPServerSession): Promise<string> {
@@ -180,9 +191,13 @@ export class Submission {
   }
 }
 
+/** Past the size limit the message is refused (552): what was read is dropped and the rest drained unkept, so an endless DATA costs no memory. */
 async function readAll(stream: SMTPServerDataStream): Promise<Buffer> {
   const chunks: Buffer[] = [];
-  for await (const chunk of stream as AsyncIterable<Buffer>) chunks.push(chunk);
+  for await (const chunk of stream as AsyncIterable<Buffer>) {
+    if (stream.sizeExceeded) chunks.length = 0;
+    else chunks.push(chunk);
+  }
   return Buffer.concat(chunks);
 }
 

@@ -69,6 +69,15 @@ const ConfigSchema = Obj({
     pageSizeDefault: Positive,
     pagingDepth: Positive,
   }),
+  /** Platform suspension: thresholds over a window of recent recipients, with a minimum volume. */
+  reputation: Obj({
+    windowDays: Positive,
+    minVolume: Positive,
+    maxBounceRate: Type.Number({ exclusiveMinimum: 0, maximum: 1 }),
+    maxComplaintRate: Type.Number({ exclusiveMinimum: 0, maximum: 1 }),
+  }),
+  /** The feedback-loop address on the public host name, and how long webhook delivery records are kept. */
+  feedback: Obj({ fblLocalPart: Type.String({ pattern: '^[a-z0-9._+-]{1,64}$' }), webhookLogDays: Positive }),
   /** The MTA's /metrics listener (the API serves /metrics on its own port). */
   metrics: Obj({ host: Type.String({ minLength: 1 }), mtaPort: Type.Integer({ minimum: 0, maximum: 65535 }) }),
   log: Obj({ level: Type.Unsafe<LogLevel>({ type: 'string', enum: [...LOG_LEVELS] }) }),

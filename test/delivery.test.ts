@@ -1,46 +1,9 @@
 import t from 'tap';
 import { simpleParser } from 'mailparser';
 import { dkimVerify } from 'mailauth/lib/dkim/verify.js';
-import { startHarness, type Harness } from './helpers/harness.js';
-import { startDnsServer, type TestDnsServer } from './helpers/dns-server.js';
-import { startSink, type Sink } from './helpers/sink.js';
-import { startMta } from '../mta/main.js';
-import { dkimTxt } from '../shared/dns-records.js';
+import { startMailWorld } from './helpers/mail-world.js';
 
-interface World {
-  h: Harness;
-  dns: TestDnsServer;
-  sink: Sink;
-  sendingKey: string;
-  close(): Promise<void>;
-}
-
-async function world(overrides: Record<string, unknown> = {}): Promise<World> {
-  const dns = await startDnsServer();
-  const sink = await startSink();
-  const h = await startHarness({ env: { TERNMAIL_DNS_SERVERS: dns.address, TERNMAIL_REMOTE_SMTP_PORT: String(sink.port), TERNMAIL_VERIFY_INTERVAL_S: '3600' }, overrides });
-  const mta = await startMta(h.config, h.rt);
-  dns.set('dest.test', [{ type: 'MX', data: { preference: 10, exchange: 'mx.dest.test' } }]);
-  dns.set('mx.dest.test', [{ type: 'A', data: '127.0.0.1' }]);
-  const acct = await h.account({ credits: 100 });
-  const created = await h.request('POST', '/v2/domains', { key: acct.key, body: { name: 'example.com' } });
-  const domain = (await h.rt.store.domains.get(created.body.data.id))!;
-  dns.set(`tern._domainkey.example.com`, [{ type: 'TXT', data: dkimTxt(domain.dkimPublicKey) }]);
-  await h.rt.store.domains.recordCheck(domain.id, { verified: true, dmarcPolicy: null, summary: '', result: {} });
-  const key = await h.request('POST', '/v2/api-keys', { key: acct.key, body: { name: 'app' } });
-  return {
-    h,
-    dns,
-    sink,
-    sendingKey: key.body.data.api_key,
-    async close() {
-      await mta.close();
-      await h.close();
-      await sink.close();
-      await dns.close();
-    },
-  };
-}
+const world = (overrides: Record<string, unknown> = {}) => startMailWorld({ overrides });
 
 t.test('a message sent over HTTP reaches the MX sink DKIM-signed with a VERP return path', async (t) => {
   const w = await world();

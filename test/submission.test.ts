@@ -2,49 +2,16 @@ import t from 'tap';
 import { connect as tlsConnect, type TLSSocket } from 'node:tls';
 import nodemailer from 'nodemailer';
 import { simpleParser } from 'mailparser';
-import { startHarness, type Harness } from './helpers/harness.js';
-import { startDnsServer, type TestDnsServer } from './helpers/dns-server.js';
-import { startSink, type Sink } from './helpers/sink.js';
-import { startMta, type RunningMta } from '../mta/main.js';
+import { startMailWorld, type MailWorld } from './helpers/mail-world.js';
 
-interface World {
-  h: Harness;
-  dns: TestDnsServer;
-  sink: Sink;
-  mta: RunningMta;
-  sendingKey: string;
-  adminKey: string;
-  accountId: number;
+interface World extends MailWorld {
   starttlsPort: number;
   tlsPort: number;
-  close(): Promise<void>;
 }
 
 async function world(): Promise<World> {
-  const dns = await startDnsServer();
-  const sink = await startSink();
-  const h = await startHarness({ env: { TERNMAIL_DNS_SERVERS: dns.address, TERNMAIL_REMOTE_SMTP_PORT: String(sink.port), TERNMAIL_VERIFY_INTERVAL_S: '3600' } });
-  const mta = await startMta(h.config, h.rt);
-  dns.set('dest.test', [{ type: 'MX', data: { preference: 10, exchange: 'mx.dest.test' } }]);
-  dns.set('mx.dest.test', [{ type: 'A', data: '127.0.0.1' }]);
-  const acct = await h.account({ credits: 1000 });
-  const created = await h.request('POST', '/v2/domains', { key: acct.key, body: { name: 'example.com' } });
-  await h.rt.store.domains.recordCheck(created.body.data.id, { verified: true, dmarcPolicy: null, summary: '', result: {} });
-  const key = await h.request('POST', '/v2/api-keys', { key: acct.key, body: { name: 'smtp' } });
-  return {
-    h, dns, sink, mta,
-    sendingKey: key.body.data.api_key,
-    adminKey: acct.key,
-    accountId: acct.id,
-    starttlsPort: h.config.smtp.starttlsPorts[0]!,
-    tlsPort: h.config.smtp.tlsPorts[0]!,
-    async close() {
-      await mta.close();
-      await h.close();
-      await sink.close();
-      await dns.close();
-    },
-  };
+  const w = await startMailWorld();
+  return { ...w, starttlsPort: w.h.config.smtp.starttlsPorts[0]!, tlsPort: w.h.config.smtp.tlsPorts[0]! };
 }
 
 /** The SMTP reply code a send failed with, or 0 when it went through. */

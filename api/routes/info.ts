@@ -39,7 +39,9 @@ const info = defineRoute({
   responses: { 200: { description: 'Account summary', schema: Summary } },
   async handle({ ctx, caller }) {
     const team = caller.acting;
-    const totals = await ctx.store.domains.totals([team.id]);
+    // Rates over the reputation window (config reputation.windowDays), the figures platform suspension uses.
+    const since = Date.now() - ctx.config.reputation.windowDays * 86_400_000;
+    const totals = await ctx.store.feedback.rates(team.id, since);
     const body: Record<string, unknown> = {
       account: {
         id: team.id,
@@ -49,8 +51,8 @@ const info = defineRoute({
         credits_shared: true,
         limit_per_second: team.limitPerSecond,
         backend_region: team.backendRegion,
-        bounce_rate: rate(totals.bounced, totals.sent),
-        complaint_rate: rate(totals.complained, totals.sent),
+        bounce_rate: rate(totals.bounced, totals.volume),
+        complaint_rate: rate(totals.complained, totals.volume),
       },
       key: {
         id: caller.key.id,

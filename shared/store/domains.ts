@@ -184,15 +184,4 @@ export class DomainStore {
       id,
     ]);
   }
-
-  /** Totals over every live domain of the given teams (for the account summary's rates). */
-  async totals(accountIds: readonly number[]): Promise<{ sent: number; bounced: number; complained: number }> {
-    if (!accountIds.length) return { sent: 0, bounced: 0, complained: 0 };
-    const marks = accountIds.map(() => '?').join(',');
-    const row = await this.sql.get<{ s: number | null; b: number | null; c: number | null }>(
-      `SELECT SUM(total_sent) AS s, SUM(total_bounced) AS b, SUM(total_complained) AS c FROM domains WHERE account_id IN (${marks})`,
-      accountIds,
-    );
-    return { sent: row?.s ?? 0, bounced: row?.b ?? 0, complained: row?.c ?? 0 };
-  }
 }

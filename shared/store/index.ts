@@ -9,6 +9,7 @@ import { KeyStore } from './keys.js';
 import { WebhookStore } from './webhooks.js';
 import { SuppressionStore } from './suppressions.js';
 import { MessageStore } from './messages.js';
+import { FeedbackStore } from './feedback.js';
 
 export interface Store {
   readonly sql: Sql;
@@ -18,6 +19,7 @@ export interface Store {
   readonly webhooks: WebhookStore;
   readonly suppressions: SuppressionStore;
   readonly messages: MessageStore;
+  readonly feedback: FeedbackStore;
   close(): Promise<void>;
 }
 
@@ -33,6 +35,7 @@ export async function openStore(dataDir: string): Promise<Store> {
     webhooks: new WebhookStore(sql),
     suppressions: new SuppressionStore(sql),
     messages: new MessageStore(sql),
+    feedback: new FeedbackStore(sql),
     close: () => sql.close(),
   };
 }

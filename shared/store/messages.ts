@@ -5,6 +5,8 @@ import { limitOffset, type PageOf, type PageRequest } from './paging.js';
 import { AccountStore } from './accounts.js';
 import { nowIso } from '../time.js';
 import { canMove, messageStatusOf, type MessageStatus, type RecipientState } from '../queue-state.js';
+import { refreshStatus } from './message-status.js';
+import { applyBounce, type Applied, type BounceInput } from './feedback-apply.js';
 
 export type RecipientKind = 'to' | 'cc' | 'bcc';
 export type MessageSource = 'http' | 'smtp';
@@ -113,6 +115,8 @@ export interface AttemptResult {
   ip: string | null;
   /** For deferred: when to try next (epoch ms). */
   nextAttemptAt?: number;
+  /** For bounced: whether the reply proves the address bad (the address is then suppressed). */
+  hard?: boolean;
 }
 
 export interface MessageQuery extends PageRequest {
@@ -255,17 +259,26 @@ export class MessageStore {
   }
 
   /** Applies the results of delivery attempts: each recipient moves, the attempt is kept, the message status follows. */
-  /** Returns the ids of messages that have no recipient left in flight (their spool file can go). */
-  async recordAttempts(results: readonly AttemptResult[]): Promise<string[]> {
+  /**
+   * Applies the results of delivery attempts in one transaction: each recipient moves, the attempt is kept,
+   * a bounce or an expiry takes its effects (suppression, event) at once, and message statuses follow.
+   * Returns the messages with no recipient left in flight (their spool file can go) and the bounces applied.
+   */
+  async recordAttempts(results: readonly AttemptResult[]): Promise<{ finished: string[]; bounces: Array<{ input: BounceInput; applied: Applied }> }> {
     return this.sql.tx(async (q) => {
       const touched = new Set<string>();
+      const bounces: Array<{ input: BounceInput; applied: Applied }> = [];
       for (const result of results) {
         const messageId = await moveRecipient(q, result);
-        if (messageId) touched.add(messageId);
+        if (!messageId) continue;
+        touched.add(messageId);
+        const input = bounceOf(result);
+        const applied = input && (await applyBounce(q, input));
+        if (input && applied) bounces.push({ input, applied });
       }
       const finished: string[] = [];
       for (const id of touched) if ((await refreshStatus(q, id)) !== 'pending') finished.push(id);
-      return finished;
+      return { finished, bounces };
     });
   }
 
@@ -294,6 +307,13 @@ export class MessageStore {
   }
 }
 
+/** A bounced reply is a bounce; a recipient failed after its queue time is a soft bounce (expiry). */
+function bounceOf(result: AttemptResult): BounceInput | null {
+  if (result.to === 'bounced') return { recipientId: result.recipientId, hard: result.hard ?? false, reason: result.reply, source: 'smtp' };
+  if (result.to === 'failed') return { recipientId: result.recipientId, hard: false, reason: result.reply, source: 'expiry' };
+  return null;
+}
+
 async function moveRecipient(q: Queryable, result: AttemptResult): Promise<string | null> {
   const row = await q.get<{ state: RecipientState; message_id: string }>('SELECT state, message_id FROM recipients WHERE id = ?', [result.recipientId]);
   if (!row || !canMove(row.state, result.to)) return null;
@@ -317,15 +337,4 @@ async function moveRecipient(q: Queryable, result: AttemptResult): Promise<strin
     result.reply,
   ]);
   return row.message_id;
-}
-
-async function refreshStatus(q: Queryable, messageId: string): Promise<MessageStatus> {
-  const states = await q.all<{ state: RecipientState }>('SELECT state FROM recipients WHERE message_id = ?', [messageId]);
-  const status = messageStatusOf(states.map((s) => s.state));
-  const now = nowIso();
-  await q.run(
-    `UPDATE messages SET status = ?, updated_at = ?, sent_at = CASE WHEN sent_at IS NULL AND ? THEN ? ELSE sent_at END WHERE id = ?`,
-    [status, now, +states.some((s) => s.state === 'sent'), now, messageId],
-  );
-  return status;
 }

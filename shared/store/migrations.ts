@@ -152,4 +152,54 @@ CREATE INDEX attempts_by_recipient ON attempts(recipient_id);
 CREATE VIRTUAL TABLE messages_fts USING fts5(subject, from_email, recipients, content='', contentless_delete=1, tokenize='unicode61 remove_diacritics 2');
 `,
   },
+  {
+    version: 3,
+    name: 'feedback: inbound reports, complaints, event outbox, webhook deliveries',
+    sql: `
+ALTER TABLE recipients ADD COLUMN complained_at TEXT;
+ALTER TABLE recipients ADD COLUMN hard_bounce INTEGER;
+
+CREATE TABLE inbound_reports (
+  id TEXT PRIMARY KEY,
+  mail_from TEXT NOT NULL,
+  rcpt_to TEXT NOT NULL,
+  state TEXT NOT NULL DEFAULT 'received' CHECK (state IN ('received', 'processed', 'dropped')),
+  kind TEXT,
+  detail TEXT NOT NULL DEFAULT '',
+  received_at TEXT NOT NULL,
+  processed_at TEXT
+);
+CREATE INDEX inbound_reports_waiting ON inbound_reports(state) WHERE state = 'received';
+
+CREATE TABLE events (
+  id INTEGER PRIMARY KEY,
+  account_id INTEGER NOT NULL REFERENCES accounts(id),
+  type TEXT NOT NULL CHECK (type IN ('bounced', 'complaint')),
+  message_id TEXT NOT NULL REFERENCES messages(id),
+  recipient_id INTEGER NOT NULL REFERENCES recipients(id),
+  email TEXT NOT NULL,
+  is_hard_bounce INTEGER,
+  reason TEXT NOT NULL DEFAULT '',
+  occurred_at TEXT NOT NULL,
+  state TEXT NOT NULL DEFAULT 'pending' CHECK (state IN ('pending', 'delivered')),
+  UNIQUE (recipient_id, type)
+);
+CREATE INDEX events_pending ON events(state, id) WHERE state = 'pending';
+
+CREATE TABLE webhook_deliveries (
+  id INTEGER PRIMARY KEY,
+  webhook_id INTEGER NOT NULL,
+  account_id INTEGER NOT NULL,
+  event_id INTEGER NOT NULL REFERENCES events(id),
+  event_type TEXT NOT NULL,
+  url TEXT NOT NULL,
+  status_code INTEGER,
+  error TEXT,
+  latency_ms INTEGER NOT NULL,
+  attempted_at TEXT NOT NULL
+);
+CREATE INDEX webhook_deliveries_by_account ON webhook_deliveries(account_id, attempted_at);
+CREATE INDEX webhook_deliveries_by_time ON webhook_deliveries(attempted_at);
+`,
+  },
 ];

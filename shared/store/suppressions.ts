@@ -1,5 +1,5 @@
 // A team's suppression list: addresses that are not sent to.
-import type { Sql, SqlValue } from './sql.js';
+import type { Queryable, Sql, SqlValue } from './sql.js';
 import { limitOffset, type PageOf, type PageRequest } from './paging.js';
 import { nowIso } from '../time.js';
 
@@ -49,7 +49,12 @@ export class SuppressionStore {
    * later bounce never hides an earlier complaint.
    */
   async add(accountId: number, s: Omit<Suppression, 'createdAt'>): Promise<void> {
-    await this.sql.run(
+    await SuppressionStore.upsert(this.sql, accountId, s);
+  }
+
+  /** The same, inside a caller's transaction (bounce and complaint processing). */
+  static async upsert(q: Queryable, accountId: number, s: Omit<Suppression, 'createdAt'>): Promise<void> {
+    await q.run(
       `INSERT INTO suppressions (account_id, email, status, reason, message_id, created_at) VALUES (?, ?, ?, ?, ?, ?)
        ON CONFLICT (account_id, email) DO UPDATE SET status = excluded.status, reason = excluded.reason,
          message_id = excluded.message_id, created_at = excluded.created_at

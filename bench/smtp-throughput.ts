@@ -1,0 +1,118 @@
+// bench/smtp-throughput: authenticated STARTTLS submission, one message per session (a full TLS handshake
+// each time), N 1 KB and N 100 KB messages at 20 and 50 concurrent sessions, delivered DKIM-signed by Tern to
+// a sink on loopback. Prints accepted/s (250s seen by the generator) and delivered/s (the sink counted every
+// accepted message, timed from the first connection), beside the generator's own ceiling against a plain
+// smtp-server sink that also does STARTTLS and AUTH.
+// Env: BENCH_N_1K (10000), BENCH_N_100K (2000), BENCH_CONCURRENCY (20,50), BENCH_GEN_WORKERS (2),
+// BENCH_CEILING_SINK_PROCS (2: processes of the ceiling's smtp-server sink).
+import type { ChildProcess } from 'node:child_process';
+import {
+  ask, cpuSecondsOf, envInt, fmt, forkScript, log, nextMessage, runBench, setUpSender, sleep, startDns, startTern,
+  stopChild, table, ternEnv, waitUntil, type BenchRow,
+} from './lib.js';
+import type { RunResult, RunSpec } from './smtp-gen.js';
+
+interface SinkStats {
+  count: number;
+  signed: number;
+  firstAt: number;
+  lastAt: number;
+}
+
+const sizes = [
+  { label: '1 KB', size: 1024, n: envInt('BENCH_N_1K', 10_000), target: 600 },
+  { label: '100 KB', size: 100 * 1024, n: envInt('BENCH_N_100K', 2_000), target: 300 },
+];
+const concurrencies = (process.env.BENCH_CONCURRENCY ?? '20,50').split(',').map((c) => Number(c.trim())).filter((c) => c > 0);
+
+function runGenerator(gen: ChildProcess, spec: Pick<RunSpec, 'port' | 'n' | 'concurrency' | 'size'> & Partial<RunSpec>): Promise<RunResult> {
+  const full: RunSpec = { user: 'bench', from: 'sender@example.com', toLocal: 'rcpt', toDomain: 'dest.test', pass: 'x', ...spec };
+  return ask<RunResult>(gen, { type: 'run', ...full }, 'done', 120_000 + full.n * 200);
+}
+
+runBench('smtp-throughput', 3600, async () => {
+  const gen = forkScript('smtp-gen');
+  await nextMessage(gen, 'ready');
+
+  // 1. The generator's ceiling: the same sessions against smtp-server (STARTTLS + AUTH) in its own process.
+  const sinkProcs = envInt('BENCH_CEILING_SINK_PROCS', 2);
+  log(`\n[smtp] load generator ceiling against a plain smtp-server sink (STARTTLS + AUTH, one message per session, ${sinkProcs} sink process(es))`);
+  const ceilingSink = forkScript('sink', ['smtp-server', String(sinkProcs)]);
+  const { port: ceilingPort } = await nextMessage<{ port: number }>(ceilingSink, 'listening');
+  const ceiling = new Map<string, number>();
+  await runGenerator(gen, { port: ceilingPort, n: 100, concurrency: 10, size: 1024 }); // warm-up
+  for (const s of sizes) {
+    for (const c of concurrencies) {
+      const cpu0 = [gen.pid!, ceilingSink.pid!].map(cpuSecondsOf);
+      const r = await runGenerator(gen, { port: ceilingPort, n: s.n, concurrency: c, size: s.size });
+      const [genCpu, sinkCpu] = [gen.pid!, ceilingSink.pid!].map((pid, k) => cpuSecondsOf(pid) - cpu0[k]!);
+      const rate = r.accepted / (r.elapsedMs / 1000);
+      ceiling.set(`${s.label}/${c}`, rate);
+      // The generator's own cost per message says what it could do with both cores to itself.
+      const perMessageMs = (genCpu! / r.accepted) * 1000;
+      log(`  ${s.label} x ${fmt(s.n)} at ${c} sessions: ${fmt(rate)} msg/s; generator ${fmt(perMessageMs, 2)} ms CPU per message ` +
+        `(alone on 2 cores: ~${fmt(2000 / perMessageMs)} msg/s)` +
+        (sinkProcs === 1 ? `, sink ${fmt((sinkCpu! / r.accepted) * 1000, 2)} ms` : '') +
+        (r.failed ? ` (${r.failed} failed: ${r.errors[0]})` : ''));
+    }
+  }
+  await stopChild(ceilingSink);
+
+  // 2. Tern: MTA with submission on a STARTTLS port, delivering to the fast sink through a loopback MX.
+  const dns = await startDns();
+  const sink = forkScript('sink', ['fast']);
+  const { port: sinkPort } = await nextMessage<{ port: number }>(sink, 'listening');
+  const t = await ternEnv('smtp', { remotePort: sinkPort, dns, config: { delivery: { concurrency: 200, perDomainConcurrency: 50 } } });
+  const mta = await startTern(t, 'mta');
+  const apiProcess = await startTern(t, 'api');
+  const sender = await setUpSender(t);
+  await apiProcess.stop(); // not needed for SMTP: out of the way
+  const sinkStats = () => ask<SinkStats>(sink, { type: 'stats' }, 'stats', 10_000);
+
+  const submit = (spec: Pick<RunSpec, 'n' | 'concurrency' | 'size'>) => runGenerator(gen, { port: t.starttlsPort, pass: sender.sendingKey, ...spec });
+  const warm = await submit({ n: 100, concurrency: 10, size: 1024 });
+  if (warm.failed) throw new Error(`warm-up submissions failed: ${warm.errors.join('; ')}`);
+  await waitUntil('the warm-up messages at the sink', async () => (await sinkStats()).count >= warm.accepted, 60_000, 100);
+
+  log(`\n[smtp] Tern: authenticated STARTTLS submission → DKIM-signed delivery to a loopback sink (MTA pid ${mta.pid})`);
+  const headers = ['size', 'N', 'sessions', 'accepted/s', 'delivered/s', 'first 99%/s', 'late', 'gen ceiling/s', 'failed', 'unsigned', 'MTA CPU', 'gen CPU', 'sink CPU'];
+  const lines: string[][] = [];
+  const rows: BenchRow[] = [];
+  for (const s of sizes) {
+    for (const c of concurrencies) {
+      await ask(sink, { type: 'reset' }, 'reset');
+      const cpu0 = [mta.pid, gen.pid!, sink.pid!].map(cpuSecondsOf);
+      const started = Date.now();
+      const r = await submit({ n: s.n, concurrency: c, size: s.size });
+      const submittedAt = started + r.elapsedMs;
+      await waitUntil(`${r.accepted} messages at the sink`, async () => (await sinkStats()).count >= r.accepted, 120_000 + s.n * 100, 100);
+      const st = await ask<SinkStats & { arrivals: number[] }>(sink, { type: 'stats', arrivals: true }, 'stats', 10_000);
+      const wall = (st.lastAt - started) / 1000;
+      const cpu = [mta.pid, gen.pid!, sink.pid!].map((pid, k) => `${fmt(((cpuSecondsOf(pid) - cpu0[k]!) / wall) * 100)}%`);
+      const accepted = r.accepted / (r.elapsedMs / 1000);
+      const delivered = st.count / wall;
+      // The bulk without stragglers: 99% of the messages, and how many came more than 5 s after the last 250.
+      const sorted = [...st.arrivals].sort((a, b) => a - b);
+      const n99 = Math.ceil(sorted.length * 0.99);
+      const delivered99 = n99 / ((sorted[n99 - 1]! - started) / 1000);
+      const late = sorted.filter((at) => at - submittedAt > 5000).length;
+      const lateText = late ? `${late} (last +${fmt((st.lastAt - submittedAt) / 1000)} s)` : '0';
+      const cap = ceiling.get(`${s.label}/${c}`) ?? NaN;
+      lines.push([s.label, fmt(s.n), String(c), fmt(accepted), fmt(delivered), fmt(delivered99), lateText, fmt(cap), String(r.failed), String(st.count - st.signed), ...cpu]);
+      log(`  ${s.label} x ${fmt(s.n)} at ${c}: accepted ${fmt(accepted)}/s, delivered ${fmt(delivered)}/s (first 99%: ${fmt(delivered99)}/s, late: ${lateText}; ceiling ${fmt(cap)}/s)` +
+        (r.failed ? `; ${r.failed} failed, e.g. ${r.errors[0]}` : ''));
+      rows.push({
+        metric: `SMTP ${s.label}, N=${fmt(s.n)}, ${c} sessions: accepted/s | delivered/s [first 99%] (gen ceiling)`,
+        value: `${fmt(accepted)} | ${fmt(delivered)} [${fmt(delivered99)}] (${fmt(cap)})`,
+        target: `delivered ≥ ${s.target}/s`,
+      });
+      await sleep(1000);
+    }
+  }
+  log('\n' + table(headers, lines));
+  log('accepted/s: 250 replies per second at the generator. delivered/s: messages at the sink per second, from the first connection to the');
+  log('last message received; "first 99%": the same up to the 99th percentile arrival; "late": messages arriving more than 5 s after the');
+  log('last 250. "unsigned": delivered without a DKIM-Signature header (should be 0). CPU: share of one core over the run.');
+  await stopChild(gen);
+  return { bench: 'smtp-throughput', rows };
+});

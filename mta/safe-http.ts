@@ -1,0 +1,210 @@
+// Outbound HTTP to URLs our users choose (webhooks). The host is resolved with our own resolver at the
+// moment of delivery and refused when any address is not public, then the connection goes to the checked
+// address itself, so a DNS answer that changes between the check and the connect (rebinding) cannot
+// point the request at our network. Redirects are never followed; the whole attempt has one deadline;
+// at most a small part of the response is read.
+import type { Resolver } from 'node:dns/promises';
+import type { LookupAddress, LookupOptions } from 'node:dns';
+import { request as httpRequest, type IncomingMessage, type RequestOptions } from 'node:http';
+import { request as httpsRequest } from 'node:https';
+import { BlockList, isIP } from 'node:net';
+import { orEmpty } from '../shared/dns.js';
+
+export interface PinnedAddress {
+  address: string;
+  family: 4 | 6;
+}
+
+export type Resolution = { ok: true; target: PinnedAddress } | { ok: false; reason: string };
+
+export type PostOutcome =
+  | { kind: 'response'; statusCode: number; error: string | null }
+  | { kind: 'refused'; reason: string }
+  | { kind: 'error'; reason: string };
+
+export interface SafePost {
+  url: string;
+  headers: Record<string, string>;
+  body: string;
+  /** Covers resolution, connection and the response headers. */
+  timeoutMs: number;
+  /** Deliver to private addresses too (TERNMAIL_WEBHOOK_ALLOW_PRIVATE): tests and closed networks only. */
+  allowPrivate: boolean;
+  /** Replaces the trusted CAs for https (the caller adds the system roots when it wants them). */
+  ca?: readonly string[];
+  /** Response bytes read before the connection is dropped. */
+  maxResponseBytes?: number;
+}
+
+const MAX_RESPONSE_BYTES = 64 * 1024;
+
+// First match names the reason. IPv6 outside 2000::/3 (global unicast) is refused in any case below.
+const NOT_PUBLIC: ReadonlyArray<[label: string, family: 'ipv4' | 'ipv6', net: string, prefix: number]> = [
+  ['unspecified', 'ipv4', '0.0.0.0', 8],
+  ['loopback', 'ipv4', '127.0.0.0', 8],
+  ['private', 'ipv4', '10.0.0.0', 8],
+  ['private', 'ipv4', '172.16.0.0', 12],
+  ['private', 'ipv4', '192.168.0.0', 16],
+  ['shared address space (CGNAT)', 'ipv4', '100.64.0.0', 10],
+  ['link-local', 'ipv4', '169.254.0.0', 16],
+  ['multicast', 'ipv4', '224.0.0.0', 4],
+  ['reserved', 'ipv4', '240.0.0.0', 4],
+  ['reserved', 'ipv4', '192.0.0.0', 24],
+  ['reserved', 'ipv4', '192.88.99.0', 24],
+  ['documentation', 'ipv4', '192.0.2.0', 24],
+  ['documentation', 'ipv4', '198.51.100.0', 24],
+  ['documentation', 'ipv4', '203.0.113.0', 24],
+  ['benchmarking', 'ipv4', '198.18.0.0', 15],
+  ['unspecified', 'ipv6', '::', 128],
+  ['loopback', 'ipv6', '::1', 128],
+  ['IPv4-mapped', 'ipv6', '::ffff:0:0', 96],
+  ['NAT64', 'ipv6', '64:ff9b::', 96],
+  ['private', 'ipv6', 'fc00::', 7],
+  ['link-local', 'ipv6', 'fe80::', 10],
+  ['site-local', 'ipv6', 'fec0::', 10],
+  ['multicast', 'ipv6', 'ff00::', 8],
+  // Inside 2000::/3 but not an ordinary host: protocol assignments (Teredo…), 6to4 (embeds any IPv4), documentation.
+  ['reserved', 'ipv6', '2001::', 23],
+  ['6to4', 'ipv6', '2002::', 16],
+  ['documentation', 'ipv6', '2001:db8::', 32],
+  ['documentation', 'ipv6', '3fff::', 20],
+];
+
+const RANGES = NOT_PUBLIC.map(([label, family, net, prefix]) => {
+  const list = new BlockList();
+  list.addSubnet(net, prefix, family);
+  return { label, family, list };
+});
+
+const GLOBAL_UNICAST_V6 = new BlockList();
+GLOBAL_UNICAST_V6.addSubnet('2000::', 3, 'ipv6');
+
+/** Why an address is not a public one, or null when it is. */
+export function notPublicReason(address: string): string | null {
+  const version = isIP(address);
+  if (version === 0) return 'not an IP address';
+  const family = version === 4 ? 'ipv4' : 'ipv6';
+  const hit = RANGES.find((r) => r.family === family && r.list.check(address, family));
+  if (hit) return hit.label;
+  if (family === 'ipv6' && !GLOBAL_UNICAST_V6.check(address, 'ipv6')) return 'not global unicast';
+  return null;
+}
+
+/** Every A and AAAA address of the host; an IP literal is its own answer. */
+async function addressesOf(resolver: Resolver, host: string): Promise<string[]> {
+  if (isIP(host)) return [host];
+  const [v4, v6] = await Promise.all([orEmpty(resolver.resolve4(host)), orEmpty(resolver.resolve6(host))]);
+  return [...v4, ...v6];
+}
+
+/** Resolves now and checks every address: one private answer among public ones is enough to refuse. */
+export async function resolveTarget(resolver: Resolver, host: string, allowPrivate: boolean): Promise<Resolution> {
+  const addresses = await addressesOf(resolver, host);
+  if (!addresses.length) throw new Error(`${host} has no A or AAAA record`);
+  if (!allowPrivate) {
+    for (const address of addresses) {
+      const reason = notPublicReason(address);
+      if (reason) return { ok: false, reason: `refused: ${host} resolves to ${address} (${reason})` };
+    }
+  }
+  // IPv4 first: more receivers are reachable over it than over IPv6.
+  const address = addresses.find((a) => isIP(a) === 4) ?? addresses[0]!;
+  return { ok: true, target: { address, family: isIP(address) === 4 ? 4 : 6 } };
+}
+
+/** A lookup that answers with the checked address whatever name it is asked (both callback forms). */
+function pinnedLookup(target: PinnedAddress): NonNullable<RequestOptions['lookup']> {
+  return (_host: string, options: LookupOptions, callback: (err: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void) => {
+    // Asynchronously, as dns.lookup does: called back synchronously, net throws a synchronous connect
+    // failure (ENETUNREACH: an IPv6 address on an IPv4-only host) as an uncaught exception.
+    ((f: () => void) => f())(() => {
+      if (options.all) callback(null, [{ address: target.address, family: target.family }]);
+      else callback(null, target.address, target.family);
+    });
+  };
+}
+
+/** Reads at most `limit` bytes, then drops the connection; calls `done` once either way. */
+function drain(res: IncomingMessage, limit: number, done: () => void): void {
+  let seen = 0;
+  res.on('data', (chunk: Buffer) => {
+    seen += chunk.length;
+    if (seen >= limit) res.destroy();
+  });
+  res.on('error', done);
+  res.on('close', done);
+  res.on('end', done);
+}
+
+function describe(res: IncomingMessage): string | null {
+  const status = res.statusCode ?? 0;
+  if (status < 300 || status >= 400) return null;
+  const location = String(res.headers.location ?? '').slice(0, 200);
+  return `redirect not followed${location ? ` (location: ${location})` : ''}`;
+}
+
+/** One POST to the pinned address. Settles when the response headers arrive (or on error/deadline). */
+function postTo(url: URL, target: PinnedAddress, o: SafePost, msLeft: number): Promise<PostOutcome> {
+  const https = url.protocol === 'https:';
+  const options: RequestOptions & { servername?: string; ca?: string[] } = {
+    method: 'POST',
+    hostname: url.hostname.replace(/^\[|\]$/g, ''),
+    port: url.port || (https ? 443 : 80),
+    path: `${url.pathname}${url.search}`,
+    headers: { ...o.headers, 'content-length': String(Buffer.byteLength(o.body)) },
+    lookup: pinnedLookup(target),
+    // A fresh connection each time: a pooled socket may have been opened to an address checked earlier.
+    agent: false,
+  };
+  if (https && o.ca) options.ca = [...o.ca];
+  return new Promise((resolve) => {
+    let settled = false;
+    const settle = (outcome: PostOutcome) => {
+      if (!settled) resolve(outcome);
+      settled = true;
+    };
+    const req = (https ? httpsRequest : httpRequest)(options, (res) => {
+      settle({ kind: 'response', statusCode: res.statusCode ?? 0, error: describe(res) });
+      drain(res, o.maxResponseBytes ?? MAX_RESPONSE_BYTES, () => finish());
+    });
+    const timer = setTimeout(() => req.destroy(new Error(`timed out after ${Math.round(o.timeoutMs / 1000)} s`)), msLeft);
+    const finish = () => {
+      clearTimeout(timer);
+      req.destroy();
+    };
+    req.on('error', (err: Error) => {
+      finish();
+      settle({ kind: 'error', reason: err.message || String(err) });
+    });
+    req.end(o.body);
+  });
+}
+
+/** Resolution raced against what is left of the deadline (the resolver has its own, longer, timeouts). */
+function withDeadline<T>(work: Promise<T>, ms: number, what: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const expired = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`timed out after ${Math.round(ms / 1000)} s (${what})`)), ms);
+  });
+  return Promise.race([work, expired]).finally(() => clearTimeout(timer));
+}
+
+/** Resolves, checks and POSTs within one deadline. Never throws: every failure is an outcome to record. */
+export async function safePost(resolver: Resolver, o: SafePost): Promise<PostOutcome> {
+  const started = Date.now();
+  let url: URL;
+  try {
+    url = new URL(o.url);
+  } catch {
+    return { kind: 'error', reason: 'invalid url' };
+  }
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') return { kind: 'error', reason: `unsupported scheme ${url.protocol}` };
+  let resolution: Resolution;
+  try {
+    resolution = await withDeadline(resolveTarget(resolver, url.hostname.replace(/^\[|\]$/g, ''), o.allowPrivate), o.timeoutMs, 'resolving');
+  } catch (err) {
+    return { kind: 'error', reason: `dns: ${(err as Error).message}` };
+  }
+  if (!resolution.ok) return { kind: 'refused', reason: resolution.reason };
+  return postTo(url, resolution.target, o, Math.max(1, o.timeoutMs - (Date.now() - started)));
+}
