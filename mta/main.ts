@@ -55,8 +55,7 @@ export async function startMta(config: Config, runtime?: Runtime): Promise<Runni
   const spool = new Spool(join(config.dataDir, 'spool'));
   const verifier = new DomainVerifier(rt, resolver);
   const wakers: Array<() => void> = [];
-  // TERNMAIL_WEBHOOK_CA_FILE: until shared/config.ts has webhooks.caFile.
-  const webhooks = new WebhookDispatcher({ rt, resolver, caFile: process.env.TERNMAIL_WEBHOOK_CA_FILE || undefined });
+  const webhooks = new WebhookDispatcher({ rt, resolver, caFile: config.webhooks.caFile ?? undefined });
   wakers.push(() => webhooks.wake());
   const outcomes = new Outcomes({ rt, reputation: new Reputation(rt, config.reputation), wake: () => wakers.forEach((wake) => wake()) });
   const scheduler = new Scheduler({

@@ -117,7 +117,7 @@ function pinnedLookup(target: PinnedAddress): NonNullable<RequestOptions['lookup
   return (_host: string, options: LookupOptions, callback: (err: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void) => {
     // Asynchronously, as dns.lookup does: called back synchronously, net throws a synchronous connect
     // failure (ENETUNREACH: an IPv6 address on an IPv4-only host) as an uncaught exception.
-    ((f: () => void) => f())(() => {
+    process.nextTick(() => {
       if (options.all) callback(null, [{ address: target.address, family: target.family }]);
       else callback(null, target.address, target.family);
     });
@@ -157,6 +157,8 @@ function postTo(url: URL, target: PinnedAddress, o: SafePost, msLeft: number): P
     agent: false,
   };
   if (https && o.ca) options.ca = [...o.ca];
+  // Credentials in the URL (https://user:pass@host/…) are a common way to authenticate receivers.
+  if (url.username || url.password) options.auth = `${decodeURIComponent(url.username)}:${decodeURIComponent(url.password)}`;
   return new Promise((resolve) => {
     let settled = false;
     const settle = (outcome: PostOutcome) => {

@@ -48,6 +48,8 @@ export class Scheduler {
 
   constructor(private readonly d: SchedulerDeps) {}
 
+  private readonly onRedisReady = (): void => void this.rebuild();
+
   async start(): Promise<void> {
     this.stopped = false;
     await this.rebuild();
@@ -56,7 +58,7 @@ export class Scheduler {
     this.subscriber.on('message', () => void this.tick());
     await this.subscriber.subscribe(redisKeys.queueWakeChannel()).catch(() => undefined);
     // After Redis comes back (possibly empty), put every in-flight recipient back on the schedule.
-    this.d.rt.redis.on('ready', () => void this.rebuild());
+    this.d.rt.redis.on('ready', this.onRedisReady);
     this.timer = setInterval(() => void this.tick(), POLL_MS);
     this.sweepTimer = setInterval(() => void this.sweep(), SWEEP_MS);
     void this.tick();
@@ -68,6 +70,7 @@ export class Scheduler {
     if (this.timer) clearInterval(this.timer);
     if (this.sweepTimer) clearInterval(this.sweepTimer);
     this.subscriber?.disconnect();
+    this.d.rt.redis.off('ready', this.onRedisReady);
     const waited = [...this.waiting.values()].flat().map((r) => r.id);
     this.waiting.clear();
     let timer: NodeJS.Timeout | undefined;

@@ -6,6 +6,7 @@ import { createHmac, randomBytes } from 'node:crypto';
 import type { Resolver } from 'node:dns/promises';
 import { readFileSync } from 'node:fs';
 import { rootCertificates } from 'node:tls';
+import { redisKeys } from '../shared/redis-keys.js';
 import { RELEASE_LOCK_SCRIPT } from '../shared/redis.js';
 import type { Runtime } from '../shared/runtime.js';
 import type { OutboxEvent } from '../shared/store/feedback.js';
@@ -38,7 +39,7 @@ const PARALLEL_EVENTS = 8;
 const PRUNE_EVERY_MS = 3_600_000;
 // Held while a round runs, so two MTA processes never send the same event twice. Longer than a batch can
 // take: ceil(32 / 8) waves of at most one 10 s attempt each.
-const LOCK_KEY = 'tern:lock:webhooks';
+const LOCK_KEY = redisKeys.webhooksLock();
 const LOCK_TTL_MS = 120_000;
 
 /** The JSON body: the seed's event fields, plus the message when the webhook asks for it. */

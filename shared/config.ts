@@ -37,7 +37,11 @@ const ConfigSchema = Obj({
   }),
   tls: Obj({ cert: Type.Union([Type.String({ minLength: 1 }), Type.Null()]), key: Type.Union([Type.String({ minLength: 1 }), Type.Null()]) }),
   verify: Obj({ intervalS: Type.Number({ exclusiveMinimum: 0 }), maxDraftAgeDays: Positive, lockTtlS: Positive }),
-  webhooks: Obj({ allowPrivate: Type.Boolean() }),
+  webhooks: Obj({
+    allowPrivate: Type.Boolean(),
+    /** PEM file of extra CAs trusted for webhook receivers, on top of the system roots. */
+    caFile: Type.Union([Type.String({ minLength: 1 }), Type.Null()]),
+  }),
   keys: Obj({ cacheTtlS: Type.Integer({ minimum: 0, maximum: 60 }) }),
   dkim: Obj({ selector: Type.String({ pattern: '^[a-z0-9][a-z0-9-]{0,62}$' }), keyBits: Type.Integer({ minimum: 1024 }) }),
   accounts: Obj({
@@ -122,6 +126,7 @@ const ENV_OVERRIDES: ReadonlyArray<[string, string[], Parser]> = [
   ['TERNMAIL_TLS_KEY', ['tls', 'key'], asString],
   ['TERNMAIL_VERIFY_INTERVAL_S', ['verify', 'intervalS'], asNumber],
   ['TERNMAIL_WEBHOOK_ALLOW_PRIVATE', ['webhooks', 'allowPrivate'], asBool],
+  ['TERNMAIL_WEBHOOK_CA_FILE', ['webhooks', 'caFile'], asString],
   ['TERNMAIL_LOG_LEVEL', ['log', 'level'], asString],
   ['TERNMAIL_REMOTE_SMTP_PORT', ['delivery', 'remotePort'], asInt],
   ['TERNMAIL_METRICS_PORT', ['metrics', 'mtaPort'], asInt],

@@ -8,6 +8,8 @@ export const redisKeys = {
   suppressionRemovals: (accountId: number, day: string) => `${P}supdel:${accountId}:${day}`,
   /** Held by the process running the automatic domain check. */
   verifyLock: () => `${P}lock:verify-domains`,
+  /** Held by the process draining the webhook event outbox. */
+  webhooksLock: () => `${P}lock:webhooks`,
   /** Published when a key is revoked, so every process drops it from its cache at once. */
   keyRevokedChannel: () => `${P}keys:revoked`,
   /** Recipients waiting for delivery: member = recipient id, score = when due (epoch ms). Rebuilt from SQLite. */

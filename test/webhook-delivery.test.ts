@@ -100,7 +100,7 @@ async function startReceiver(o: { tls?: { key: string; cert: string }; port?: nu
   };
 }
 
-/** A self-signed certificate for the hook names; delivery trusts it through TERNMAIL_WEBHOOK_CA_FILE. */
+/** A self-signed certificate for the hook names; delivery trusts it through TERNMAIL_WEBHOOK_CA_FILE (webhooks.caFile). */
 async function certificate(): Promise<{ key: string; cert: string }> {
   const pems = await generate([{ name: 'commonName', value: 'hooks.example.com' }], {
     keySize: 2048,
@@ -151,8 +151,8 @@ interface Team {
 
 const tls = await certificate();
 const caDir = mkdtempSync(join(tmpdir(), 'tern-hook-ca-'));
-process.env.TERNMAIL_WEBHOOK_CA_FILE = join(caDir, 'ca.pem');
-writeFileSync(process.env.TERNMAIL_WEBHOOK_CA_FILE, tls.cert);
+const caFile = join(caDir, 'ca.pem');
+writeFileSync(caFile, tls.cert);
 t.teardown(() => rmSync(caDir, { recursive: true, force: true }));
 
 async function world(allowPrivate: boolean): Promise<World> {
@@ -166,6 +166,7 @@ async function world(allowPrivate: boolean): Promise<World> {
       TERNMAIL_REMOTE_SMTP_PORT: String(sink.port),
       TERNMAIL_VERIFY_INTERVAL_S: '3600',
       TERNMAIL_WEBHOOK_ALLOW_PRIVATE: String(allowPrivate),
+      TERNMAIL_WEBHOOK_CA_FILE: caFile,
     },
   });
   const mta = await startMta(h.config, h.rt);
