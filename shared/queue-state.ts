@@ -1,6 +1,6 @@
 // Recipient and message states: closed unions, and the one rule that says which moves are allowed and
 // what a message's status is, derived from its recipients.
-export const RECIPIENT_STATES = ['queued', 'sending', 'sent', 'deferred', 'bounced', 'failed', 'suppressed'] as const;
+export const RECIPIENT_STATES = ['queued', 'sending', 'sent', 'deferred', 'bounced', 'complained', 'failed', 'suppressed'] as const;
 export type RecipientState = (typeof RECIPIENT_STATES)[number];
 
 export const MESSAGE_STATUSES = ['pending', 'sent', 'bounced', 'complained', 'suppressed', 'failed'] as const;
@@ -14,9 +14,10 @@ const MOVES: Readonly<Record<RecipientState, readonly RecipientState[]>> = {
   // A released lease (shutdown, crash) goes back to deferred; an expired recipient fails.
   sending: ['sent', 'deferred', 'bounced', 'failed'],
   deferred: ['sending', 'failed'],
-  // An asynchronous bounce report may arrive after a 250 (next issue).
-  sent: ['bounced'],
+  // A bounce report (DSN) or a complaint (ARF) may arrive after a 250.
+  sent: ['bounced', 'complained'],
   bounced: [],
+  complained: [],
   failed: [],
   suppressed: [],
 };
@@ -30,9 +31,9 @@ export function canMove(from: RecipientState, to: RecipientState): boolean {
  * recipient complained, bounced if any bounced, sent if any was delivered, suppressed if all were
  * suppressed, and failed otherwise (expired, disposable or invalid recipients).
  */
-export function messageStatusOf(states: readonly RecipientState[], complained = false): MessageStatus {
+export function messageStatusOf(states: readonly RecipientState[]): MessageStatus {
   if (states.some((s) => IN_FLIGHT.includes(s))) return 'pending';
-  if (complained) return 'complained';
+  if (states.includes('complained')) return 'complained';
   if (states.includes('bounced')) return 'bounced';
   if (states.includes('sent')) return 'sent';
   if (states.length > 0 && states.every((s) => s === 'suppressed')) return 'suppressed';

@@ -5,23 +5,17 @@
 import t, { type Test } from 'tap';
 import { connect, type Socket } from 'node:net';
 import nodemailer from 'nodemailer';
-import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { startHarness, type Harness } from './helpers/harness.js';
 import { startDnsServer, type TestDnsServer } from './helpers/dns-server.js';
 import { startSink, type Sink } from './helpers/sink.js';
+import { deliverReport, reportAbout } from './helpers/reports.js';
 import { startMta, type RunningMta } from '../mta/main.js';
 import { ReportWorker } from '../mta/report-worker.js';
 import { Spool } from '../shared/spool.js';
 import { metrics } from '../shared/metrics.js';
 
-const FIXTURES = join(import.meta.dirname, 'fixtures', 'reports');
-// The values the fixtures were written with, replaced by those of a real message.
-const FIXTURE_VERP = 'bounces+2s-5f1c0a9e3b7d24c6e8a1@send.example.com';
-const FIXTURE_RCPT = 'bob@dest.test';
-const FIXTURE_MESSAGE_ID = '<0m5xk2p9qa1b2c3d4e5f6a7b8@example.com>';
-
-// ---- a small SMTP client, to see every reply as the listener sends it -----------------------------------
+// ---- a small SMTP client, to see every reply as the listener sends it (reports go through deliverReport) ---
 
 class SmtpClient {
   private buffer = '';
@@ -65,15 +59,6 @@ class SmtpClient {
     return this.reply();
   }
 
-  /** DATA with a CRLF, dot-stuffed body. */
-  async data(body: string): Promise<string> {
-    const started = await this.command('DATA');
-    if (!started.startsWith('354')) return started;
-    const crlf = body.replace(/\r?\n/g, '\r\n').replace(/\r\n$/, '');
-    this.socket.write(`${crlf.replace(/^\./gm, '..')}\r\n.\r\n`);
-    return this.reply();
-  }
-
   async close(): Promise<void> {
     await this.command('QUIT').catch(() => undefined);
     this.socket.destroy();
@@ -81,20 +66,6 @@ class SmtpClient {
 }
 
 const code = (reply: string): number => Number(reply.slice(0, 3));
-
-/** One report delivered as a reporting MTA would: null sender, one recipient, DATA. */
-async function deliverReport(port: number, rcpt: string, body: string, mailFrom = ''): Promise<string> {
-  const { client } = await SmtpClient.open(port);
-  try {
-    await client.command('EHLO mail.dest.test');
-    await client.command(`MAIL FROM:<${mailFrom}>`);
-    const rcptReply = await client.command(`RCPT TO:<${rcpt}>`);
-    if (code(rcptReply) !== 250) return rcptReply;
-    return await client.data(body);
-  } finally {
-    await client.close();
-  }
-}
 
 // ---- the world ----------------------------------------------------------------------------------------------
 
@@ -170,14 +141,6 @@ async function sendDelivered(t: Test, email: string): Promise<Sent> {
   const message = await w.h.rt.store.messages.get(messageId);
   t.equal(message?.status, 'sent');
   return { messageId, messageIdHeader: message!.message_id_header, recipientId: recipient!.id, email, verp: delivered!.from };
-}
-
-/** A fixture report about `sent`: its VERP address, recipient and Message-ID put in. */
-function reportAbout(file: string, sent: Sent): string {
-  return readFileSync(join(FIXTURES, file), 'utf8')
-    .replaceAll(FIXTURE_VERP, sent.verp)
-    .replaceAll(FIXTURE_RCPT, sent.email)
-    .replaceAll(FIXTURE_MESSAGE_ID, sent.messageIdHeader);
 }
 
 async function suppressionOf(email: string): Promise<{ email: string; status: string; reason: string; message_id: string | null } | undefined> {

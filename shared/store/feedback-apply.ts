@@ -81,7 +81,9 @@ export async function applyComplaint(q: Queryable, input: ComplaintInput): Promi
   const r = await context(q, input.recipientId);
   if (!r) return null;
   if (r.complained_at === null) {
-    await q.run('UPDATE recipients SET complained_at = ?, updated_at = ? WHERE id = ?', [nowIso(), nowIso(), r.id]);
+    // A delivered recipient moves to complained; one that bounced since keeps its state but still counts.
+    const state = canMove(r.state, 'complained') ? 'complained' : r.state;
+    await q.run('UPDATE recipients SET state = ?, complained_at = ?, updated_at = ? WHERE id = ?', [state, nowIso(), nowIso(), r.id]);
     await q.run('UPDATE domains SET total_complained = total_complained + 1 WHERE id = ?', [r.domain_id]);
   }
   await SuppressionStore.upsert(q, r.account_id, { email: r.email, status: 'complained', reason: input.reason, messageId: r.message_id });

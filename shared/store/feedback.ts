@@ -79,7 +79,7 @@ export class FeedbackStore {
     const row = await this.sql.get<{ volume: number; bounced: number | null; complained: number | null }>(
       `SELECT COUNT(*) AS volume, SUM(r.state = 'bounced') AS bounced, SUM(r.complained_at IS NOT NULL) AS complained
        FROM recipients r JOIN messages m ON m.id = r.message_id
-       WHERE m.account_id = ? AND m.created_at >= ? AND r.state IN ('sent', 'bounced')`,
+       WHERE m.account_id = ? AND m.created_at >= ? AND r.state IN ('sent', 'bounced', 'complained')`,
       [accountId, new Date(sinceMs).toISOString()],
     );
     return { volume: row?.volume ?? 0, bounced: row?.bounced ?? 0, complained: row?.complained ?? 0 };

@@ -126,7 +126,7 @@ CREATE TABLE recipients (
   name TEXT NOT NULL DEFAULT '',
   kind TEXT NOT NULL CHECK (kind IN ('to', 'cc', 'bcc')),
   domain TEXT NOT NULL,
-  state TEXT NOT NULL CHECK (state IN ('queued', 'sending', 'sent', 'deferred', 'bounced', 'failed', 'suppressed')),
+  state TEXT NOT NULL CHECK (state IN ('queued', 'sending', 'sent', 'deferred', 'bounced', 'complained', 'failed', 'suppressed')),
   reason TEXT NOT NULL DEFAULT '',
   attempts INTEGER NOT NULL DEFAULT 0,
   next_attempt_at INTEGER,
