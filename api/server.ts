@@ -7,6 +7,7 @@ import { AdminError, adminError } from '../shared/errors.js';
 import { missingScope } from '../shared/scopes.js';
 import { hitRateLimit, rateLimitHeaders } from '../shared/rate-limit.js';
 import { readJsonBody } from './body.js';
+import { isRedisUnavailable } from '../shared/redis.js';
 import { authenticateAdmin, hasAccountIdHeader, type AccountIdMode } from './auth.js';
 import { validate } from './validate.js';
 import type { AppContext } from './context.js';
@@ -69,6 +70,11 @@ async function runRoute(ctx: AppContext, route: AnyRoute, req: Request, res: Res
     return { ...reply, headers: { ...headers, ...reply.headers } };
   } catch (err) {
     if (err instanceof AdminError) return { status: err.status, body: err.body(), headers: { ...headers, ...err.headers } };
+    if (isRedisUnavailable(err)) {
+      ctx.log.warn({ err: (err as Error).message, route: `${route.method} ${route.path}` }, 'redis unavailable');
+      const e = adminError('unavailable', 'Temporarily unavailable; retry shortly');
+      return { status: e.status, body: e.body(), headers: { ...headers, 'Retry-After': '5' } };
+    }
     ctx.log.error({ err, route: `${route.method} ${route.path}` }, 'unexpected error');
     const e = adminError('internal_error', 'Internal error; it has been logged');
     return { status: e.status, body: e.body(), headers };

@@ -90,16 +90,24 @@ runBench('memory', 3600, async () => {
   depth = await queueDepth(t);
   const final = memoryOf(mta.pid);
   const apiMem = memoryOf(apiProcess.pid);
-  const maxOf = (p: string) => Math.max(...samples.filter((s) => s.phase === p).map((s) => s.rssMb), 0);
+  const maxOf = (p: string) => {
+    const of = samples.filter((s) => s.phase === p).map((s) => s.rssMb);
+    return of.length ? Math.max(...of) : NaN;
+  };
+  // Where the memory is, as the MTA's own process metrics see it (prom-client's default metrics).
+  const metricsText = await (await fetch(`http://127.0.0.1:${t.metricsPort}/metrics`)).text();
+  const mb = (name: string) => Number(new RegExp(`^tern_process_${name} (\\S+)`, 'm').exec(metricsText)?.[1] ?? NaN) / 1024 / 1024;
   const held = (depth.queued ?? 0) + (depth.deferred ?? 0) + (depth.sending ?? 0);
 
   const lines = [
     ['idle, before submitting', fmt(idle)],
     [`max while submitting ${fmt(total)}`, fmt(maxOf('submitting'))],
-    ['max during first attempts (all deferred)', fmt(maxOf('first attempts'))],
+    ['max after submitting, until every message was tried once', fmt(maxOf('first attempts'))],
     [`max while holding (${holdS} s)`, fmt(maxOf('holding'))],
     ['at the end', fmt(final.rssMb)],
     ['peak (VmHWM)', fmt(final.peakMb)],
+    ['  of which V8 heap used / heap total (end)', `${fmt(mb('nodejs_heap_size_used_bytes'))} / ${fmt(mb('nodejs_heap_size_total_bytes'))}`],
+    ['  of which external memory, Buffers (end)', fmt(mb('nodejs_external_memory_bytes'))],
     ['API process at the end (for reference)', fmt(apiMem.rssMb)],
   ];
   log(`\n[memory] MTA RSS (MB), ${fmt(held)} recipients held (${JSON.stringify(depth)})`);

@@ -69,6 +69,7 @@ export const SEND_ERROR_TYPES = {
   payload_too_large: 413,
   rate_limited: 429,
   internal_error: 500,
+  unavailable: 503,
 } as const;
 
 export type SendErrorType = keyof typeof SEND_ERROR_TYPES;

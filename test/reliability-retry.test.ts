@@ -1,7 +1,7 @@
 // Retries against a real loopback MX: temporary refusals are retried on the configured schedule and every
 // attempt shows in the message log; a destination that stays unreachable past the max queue age fails;
 // a permanent refusal bounces at once.
-import t from 'tap';
+import t, { type Test } from 'tap';
 import { startHarness, type Harness } from './helpers/harness.js';
 import { startDnsServer, type TestDnsServer } from './helpers/dns-server.js';
 import { startSink, type Sink } from './helpers/sink.js';
@@ -14,7 +14,6 @@ interface World {
   mta: RunningMta;
   key: string;
   adminKey: string;
-  close(): Promise<void>;
 }
 
 /** The MTA reads its retry policy from the environment, as the real process does. */
@@ -31,11 +30,20 @@ async function withRetryEnv<T>(env: Record<string, string>, start: () => Promise
   }
 }
 
-async function world(retry: { delays: string; maxAgeS: number }): Promise<World> {
+/** Everything started is closed when `t` ends, also when a later step of the start fails. */
+async function world(t: Test, retry: { delays: string; maxAgeS: number }): Promise<World> {
+  const started: Array<() => Promise<unknown>> = [];
+  t.teardown(async () => {
+    for (const close of started.reverse()) await close().catch(() => undefined);
+  });
   const dns = await startDnsServer();
+  started.push(() => dns.close());
   const sink = await startSink();
+  started.push(() => sink.close());
   const h = await startHarness({ env: { TERNMAIL_DNS_SERVERS: dns.address, TERNMAIL_REMOTE_SMTP_PORT: String(sink.port), TERNMAIL_VERIFY_INTERVAL_S: '3600' } });
+  started.push(() => h.close());
   const mta = await withRetryEnv({ TERNMAIL_RETRY_DELAYS_S: retry.delays, TERNMAIL_MAX_QUEUE_AGE_S: String(retry.maxAgeS) }, () => startMta(h.config, h.rt));
+  started.push(() => mta.close());
   dns.set('dest.test', [{ type: 'MX', data: { preference: 10, exchange: 'mx.dest.test' } }]);
   dns.set('mx.dest.test', [{ type: 'A', data: '127.0.0.1' }]);
   // Nothing listens on 127.0.0.2: connections to this MX are refused, as to a host that is down.
@@ -52,12 +60,6 @@ async function world(retry: { delays: string; maxAgeS: number }): Promise<World>
     mta,
     key: key.body.data.api_key,
     adminKey: acct.key,
-    async close() {
-      await mta.close();
-      await h.close();
-      await sink.close();
-      await dns.close();
-    },
   };
 }
 
@@ -92,8 +94,7 @@ async function until(w: World, id: string, done: (d: Detail) => boolean, timeout
 }
 
 t.test('with a queue age long enough', async (t) => {
-  const w = await world({ delays: '1,1,1', maxAgeS: 60 });
-  t.teardown(() => w.close());
+  const w = await world(t, { delays: '1,1,1', maxAgeS: 60 });
 
   await t.test('a recipient refused with 451 for a while is delivered after retries, every attempt in the log', async (t) => {
     let refusals = 0;
@@ -140,8 +141,7 @@ t.test('with a queue age long enough', async (t) => {
 });
 
 t.test('with a max queue age of 3 s', async (t) => {
-  const w = await world({ delays: '1,1,1', maxAgeS: 3 });
-  t.teardown(() => w.close());
+  const w = await world(t, { delays: '1,1,1', maxAgeS: 3 });
 
   await t.test('a destination refusing connections longer than the max queue age ends failed', async (t) => {
     const started = Date.now();

@@ -4,6 +4,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Type } from '@sinclair/typebox';
 import { AdminError, SendError } from '../../shared/errors.js';
 import { readJsonBody } from '../body.js';
+import { isRedisUnavailable } from '../../shared/redis.js';
 import type { AppContext } from '../context.js';
 import { authenticateSender, type Sender } from './auth.js';
 import { Idempotency, type StoredReply } from './idempotency.js';
@@ -20,6 +21,10 @@ function errorReply(err: unknown, ctx: AppContext): Reply {
     // Body-level failures (malformed JSON, too large) keep their status in the sending shape.
     const type = err.status === 413 ? 'payload_too_large' : 'bad_request';
     return { status: err.status, body: new SendError(err.status, type, err.message, { body: { [err.code]: err.message } }).body() };
+  }
+  if (isRedisUnavailable(err)) {
+    ctx.log.warn({ err: (err as Error).message }, 'redis unavailable while sending');
+    return { status: 503, body: new SendError(503, 'unavailable', 'Temporarily unavailable; retry shortly', {}).body(), headers: { 'Retry-After': '5' } };
   }
   ctx.log.error({ err }, 'unexpected error while sending');
   return { status: 500, body: new SendError(500, 'internal_error', 'Internal error; it has been logged', {}).body() };
@@ -60,12 +65,21 @@ async function batch(ctx: AppContext, sender: Sender, body: unknown): Promise<Re
   return { status: 200, body: { data } };
 }
 
+/** The body as text for the idempotency record; a body nested beyond what JSON.stringify can walk is refused. */
+function bodyText(raw: unknown): string {
+  try {
+    return JSON.stringify(raw ?? null);
+  } catch {
+    throw new SendError(422, 'validation_error', 'The request body is nested too deeply', { body: { invalid: 'the JSON body is nested too deeply' } });
+  }
+}
+
 /** Runs `work` once per Idempotency-Key, scoped to the team acted on (two teams never share a reply). */
 async function idempotent(ctx: AppContext, req: IncomingMessage, sender: Sender, raw: unknown, work: () => Promise<Reply>): Promise<Reply> {
   const key = req.headers['idempotency-key'];
   if (typeof key !== 'string' || !key) return work();
   const idem = new Idempotency(ctx.redis);
-  const text = JSON.stringify(raw ?? null);
+  const text = bodyText(raw);
   const started = await idem.begin(sender.team.id, key, text);
   if ('replay' in started) return { ...started.replay, headers: { 'Idempotent-Replayed': 'true' } };
   const reply = await work().catch((err: unknown) => errorReply(err, ctx));

@@ -34,10 +34,12 @@ class Connection implements Queryable {
     });
   }
 
-  get<T extends Row>(sql: string, params: Params = []): Promise<T | undefined> {
-    return new Promise((resolve, reject) =>
-      this.db.get(sql, params, (err: Error | null, row: T | undefined) => (err ? reject(err) : resolve(row))),
-    );
+  /**
+   * The first row. Run with `all`, not node-sqlite3's `get`: `get` leaves its statement open until a later
+   * finalize, so the connection keeps an old read snapshot and may miss a commit made just before.
+   */
+  async get<T extends Row>(sql: string, params: Params = []): Promise<T | undefined> {
+    return (await this.all<T>(sql, params))[0];
   }
 
   all<T extends Row>(sql: string, params: Params = []): Promise<T[]> {

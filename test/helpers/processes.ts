@@ -75,11 +75,21 @@ function redisDir(redis: TestRedis): string {
   return args[args.indexOf('--dir') + 1]!;
 }
 
+/** Redis, DNS and sink; if one fails to start, the others are closed so that nothing keeps the test alive. */
+async function startAll(): Promise<[TestRedis, TestDnsServer, Sink]> {
+  const [redis, dns, sink] = await Promise.allSettled([startRedis(), startDnsServer(), startSink()]);
+  if (redis.status === 'fulfilled' && dns.status === 'fulfilled' && sink.status === 'fulfilled') return [redis.value, dns.value, sink.value];
+  if (redis.status === 'fulfilled') await redis.value.stop();
+  if (dns.status === 'fulfilled') await dns.value.close();
+  if (sink.status === 'fulfilled') await sink.value.close();
+  throw [redis, dns, sink].find((r): r is PromiseRejectedResult => r.status === 'rejected')!.reason;
+}
+
 export async function startDeployment(options: DeploymentOptions = {}): Promise<Deployment> {
   const dataDir = mkdtempSync(join(tmpdir(), 'tern-proc-'));
   const configFile = join(dataDir, 'ternmail.json');
   writeFileSync(configFile, JSON.stringify(options.config ?? {}));
-  const [redis, dns, sink] = await Promise.all([startRedis(), startDnsServer(), startSink()]);
+  const [redis, dns, sink] = await startAll();
   const apiPort = await freePort();
   const starttlsPort = await freePort();
   const tlsPort = await freePort();
@@ -96,6 +106,8 @@ export async function startDeployment(options: DeploymentOptions = {}): Promise<
     TERNMAIL_SMTP_TLS_PORTS: String(tlsPort),
     TERNMAIL_MX_PORT: String(await freePort()),
     TERNMAIL_VERIFY_INTERVAL_S: '3600',
+    // Any free port for the MTA's /metrics, so that deployments side by side never collide.
+    TERNMAIL_METRICS_PORT: '0',
     ...options.env,
   });
   const stores: Store[] = [];
