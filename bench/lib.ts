@@ -327,9 +327,9 @@ export interface TernProcess {
 export async function startTern(t: TernEnv, role: 'mta' | 'api'): Promise<TernProcess> {
   const logFile = join(t.dataDir, `${role}.log`);
   const fd = openSync(logFile, 'a');
-  // BENCH_TERN_NODE_OPTIONS reaches Tern's processes only (e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof" to profile them).
-  const nodeOptions = process.env.BENCH_TERN_NODE_OPTIONS ? { NODE_OPTIONS: process.env.BENCH_TERN_NODE_OPTIONS } : {};
-  const child = track(spawn(process.execPath, [TERNMAIL, role], { env: { ...process.env, ...t.env, ...nodeOptions }, stdio: ['ignore', fd, fd] }));
+  // BENCH_TERN_NODE_ARGS: node options for Tern's processes only (e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof").
+  const nodeArgs = (process.env.BENCH_TERN_NODE_ARGS ?? '').split(/\s+/).filter(Boolean);
+  const child = track(spawn(process.execPath, [...nodeArgs, TERNMAIL, role], { env: { ...process.env, ...t.env }, stdio: ['ignore', fd, fd] }));
   closeSync(fd);
   let exited = false;
   child.once('exit', () => (exited = true));

@@ -2,9 +2,9 @@
 // return paths (bounces+<token>@send.<domain>) or to the feedback-loop address on the public host name.
 // Everything else is refused at RCPT, so the port can never relay. A report is on disk and recorded in the
 // store before the 250, then the report worker applies it: a crash between the two loses nothing.
-import type { Server } from 'node:net';
 import { randomBytes } from 'node:crypto';
 import { SMTPServer, type SMTPServerAddress, type SMTPServerDataStream, type SMTPServerSession } from 'smtp-server';
+import { listenSmtp } from './smtp-listen.js';
 import type { Runtime } from '../shared/runtime.js';
 import type { Spool } from '../shared/spool.js';
 import { parseVerp } from '../shared/verp.js';
@@ -48,14 +48,7 @@ export class MxListener {
   async listen(port = this.d.rt.config.smtp.mxPort, host = '0.0.0.0'): Promise<void> {
     const server = this.create();
     server.on('error', (err: Error) => this.d.rt.log.warn({ err: err.message, port }, 'mx session error'));
-    await new Promise<void>((resolve, reject) => {
-      const net = (server as unknown as { server: Server }).server;
-      net.once('error', reject);
-      server.listen(port, host, () => {
-        net.removeListener('error', reject);
-        resolve();
-      });
-    });
+    await listenSmtp(server, port, host);
     this.server = server;
     this.d.rt.log.info({ port, fbl: this.fblAddress }, 'mx listener listening');
   }

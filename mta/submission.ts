@@ -1,8 +1,8 @@
 // SMTP submission: smtp-server on the STARTTLS and implicit-TLS ports. AUTH (PLAIN, LOGIN) only over TLS,
 // the password being a sending key; no relay without it. Each refusal carries its SMTP reply code here,
 // where the decision is made. Accepted messages go through the same intake as HTTP sends.
-import type { Server } from 'node:net';
 import { SMTPServer, type SMTPServerAddress, type SMTPServerAuthentication, type SMTPServerDataStream, type SMTPServerSession } from 'smtp-server';
+import { listenSmtp } from './smtp-listen.js';
 import { simpleParser, type AddressObject } from 'mailparser';
 import type { Runtime } from '../shared/runtime.js';
 import { rootIdOf, type Team } from '../shared/store/accounts.js';
@@ -83,14 +83,7 @@ export class Submission {
       onClose: (session) => void this.senders.delete(session.id),
     });
     server.on('error', (err: Error) => this.rt.log.warn({ err: err.message, port }, 'smtp session error'));
-    await new Promise<void>((resolve, reject) => {
-      const net = (server as unknown as { server: Server }).server;
-      net.once('error', reject);
-      server.listen(port, host, () => {
-        net.removeListener('error', reject);
-        resolve();
-      });
-    });
+    await listenSmtp(server, port, host);
     this.rt.log.info({ port, implicitTls: secure }, 'smtp submission listening');
     this.servers.push(server);
   }

@@ -4,56 +4,22 @@ import t, { type Test } from 'tap';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { simpleParser } from 'mailparser';
-import { startHarness, type Harness } from './helpers/harness.js';
-import { startDnsServer, type TestDnsServer } from './helpers/dns-server.js';
-import { startSink, type Sink } from './helpers/sink.js';
+import { startMailWorld, type MailWorld } from './helpers/mail-world.js';
 import { RawSmtp } from './helpers/smtp-raw.js';
 import { submitOnce } from './helpers/smtp-load.js';
-import { startMta, type RunningMta } from '../mta/main.js';
 import { MAX_MESSAGE_BYTES, MAX_RECIPIENTS } from '../mta/submission.js';
 
-interface World {
-  h: Harness;
-  dns: TestDnsServer;
-  sink: Sink;
-  mta: RunningMta;
+interface World extends MailWorld {
   key: string;
-  adminKey: string;
   starttlsPort: number;
   tlsPort: number;
 }
 
-/** Everything started is closed when `t` ends, also when a later step of the start fails. */
+/** The shared sending world, closed when `t` ends. */
 async function world(t: Test): Promise<World> {
-  const started: Array<() => Promise<unknown>> = [];
-  t.teardown(async () => {
-    for (const close of started.reverse()) await close().catch(() => undefined);
-  });
-  const dns = await startDnsServer();
-  started.push(() => dns.close());
-  const sink = await startSink();
-  started.push(() => sink.close());
-  const h = await startHarness({ env: { TERNMAIL_DNS_SERVERS: dns.address, TERNMAIL_REMOTE_SMTP_PORT: String(sink.port), TERNMAIL_VERIFY_INTERVAL_S: '3600' } });
-  started.push(() => h.close());
-  const mta = await startMta(h.config, h.rt);
-  started.push(() => mta.close());
-  dns.set('dest.test', [{ type: 'MX', data: { preference: 10, exchange: 'mx.dest.test' } }]);
-  dns.set('mx.dest.test', [{ type: 'A', data: '127.0.0.1' }]);
-  const acct = await h.account({ credits: 10_000 });
-  await h.rt.store.accounts.update(acct.id, { limitPerSecond: 100_000 });
-  const created = await h.request('POST', '/v2/domains', { key: acct.key, body: { name: 'input.example.com' } });
-  await h.rt.store.domains.recordCheck(created.body.data.id, { verified: true, dmarcPolicy: null, summary: '', result: {} });
-  const key = await h.request('POST', '/v2/api-keys', { key: acct.key, body: { name: 'app' } });
-  return {
-    h,
-    dns,
-    sink,
-    mta,
-    key: key.body.data.api_key,
-    adminKey: acct.key,
-    starttlsPort: h.config.smtp.starttlsPorts[0]!,
-    tlsPort: h.config.smtp.tlsPorts[0]!,
-  };
+  const w = await startMailWorld({ domain: 'input.example.com' });
+  t.teardown(() => w.close());
+  return { ...w, key: w.sendingKey, starttlsPort: w.h.config.smtp.starttlsPorts[0]!, tlsPort: w.h.config.smtp.tlsPorts[0]! };
 }
 
 const FROM = 'app@input.example.com';

@@ -2,65 +2,21 @@
 // attempt shows in the message log; a destination that stays unreachable past the max queue age fails;
 // a permanent refusal bounces at once.
 import t, { type Test } from 'tap';
-import { startHarness, type Harness } from './helpers/harness.js';
-import { startDnsServer, type TestDnsServer } from './helpers/dns-server.js';
-import { startSink, type Sink } from './helpers/sink.js';
-import { startMta, type RunningMta } from '../mta/main.js';
+import { startMailWorld, type MailWorld } from './helpers/mail-world.js';
 
-interface World {
-  h: Harness;
-  dns: TestDnsServer;
-  sink: Sink;
-  mta: RunningMta;
+interface World extends MailWorld {
   key: string;
-  adminKey: string;
 }
 
-/** The MTA reads its retry policy from the environment, as the real process does. */
-async function withRetryEnv<T>(env: Record<string, string>, start: () => Promise<T>): Promise<T> {
-  const saved = Object.fromEntries(Object.keys(env).map((k) => [k, process.env[k]]));
-  Object.assign(process.env, env);
-  try {
-    return await start();
-  } finally {
-    for (const [k, v] of Object.entries(saved)) {
-      if (v === undefined) delete process.env[k];
-      else process.env[k] = v;
-    }
-  }
-}
-
-/** Everything started is closed when `t` ends, also when a later step of the start fails. */
+/** The shared sending world with a retry policy of its own (read from the environment, as in production). */
 async function world(t: Test, retry: { delays: string; maxAgeS: number }): Promise<World> {
-  const started: Array<() => Promise<unknown>> = [];
-  t.teardown(async () => {
-    for (const close of started.reverse()) await close().catch(() => undefined);
-  });
-  const dns = await startDnsServer();
-  started.push(() => dns.close());
-  const sink = await startSink();
-  started.push(() => sink.close());
-  const h = await startHarness({ env: { TERNMAIL_DNS_SERVERS: dns.address, TERNMAIL_REMOTE_SMTP_PORT: String(sink.port), TERNMAIL_VERIFY_INTERVAL_S: '3600' } });
-  started.push(() => h.close());
-  const mta = await withRetryEnv({ TERNMAIL_RETRY_DELAYS_S: retry.delays, TERNMAIL_MAX_QUEUE_AGE_S: String(retry.maxAgeS) }, () => startMta(h.config, h.rt));
-  started.push(() => mta.close());
-  dns.set('dest.test', [{ type: 'MX', data: { preference: 10, exchange: 'mx.dest.test' } }]);
-  dns.set('mx.dest.test', [{ type: 'A', data: '127.0.0.1' }]);
+  const mtaEnv = { TERNMAIL_RETRY_DELAYS_S: retry.delays, TERNMAIL_MAX_QUEUE_AGE_S: String(retry.maxAgeS) };
+  const w = await startMailWorld({ domain: 'retry.example.com', mtaEnv });
+  t.teardown(() => w.close());
   // Nothing listens on 127.0.0.2: connections to this MX are refused, as to a host that is down.
-  dns.set('down.test', [{ type: 'MX', data: { preference: 10, exchange: 'mx.down.test' } }]);
-  dns.set('mx.down.test', [{ type: 'A', data: '127.0.0.2' }]);
-  const acct = await h.account({ credits: 100 });
-  const created = await h.request('POST', '/v2/domains', { key: acct.key, body: { name: 'retry.example.com' } });
-  await h.rt.store.domains.recordCheck(created.body.data.id, { verified: true, dmarcPolicy: null, summary: '', result: {} });
-  const key = await h.request('POST', '/v2/api-keys', { key: acct.key, body: { name: 'app' } });
-  return {
-    h,
-    dns,
-    sink,
-    mta,
-    key: key.body.data.api_key,
-    adminKey: acct.key,
-  };
+  w.dns.set('down.test', [{ type: 'MX', data: { preference: 10, exchange: 'mx.down.test' } }]);
+  w.dns.set('mx.down.test', [{ type: 'A', data: '127.0.0.2' }]);
+  return { ...w, key: w.sendingKey };
 }
 
 async function send(w: World, to: string[], subject: string): Promise<string> {

@@ -23,21 +23,56 @@ export interface MailWorld {
 export interface MailWorldOptions {
   overrides?: Record<string, unknown>;
   env?: Record<string, string>;
+  /** Process environment while the MTA starts (its retry policy is read from there, as in production). */
+  mtaEnv?: Record<string, string>;
   /** Put the domain on a child team (to test platform suspension and X-Account-Id). */
   childTeam?: boolean;
   domain?: string;
 }
 
+/** Runs `start` with `env` set in process.env, then puts the environment back. */
+export async function withProcessEnv<T>(env: Record<string, string>, start: () => Promise<T>): Promise<T> {
+  const saved = Object.fromEntries(Object.keys(env).map((k) => [k, process.env[k]]));
+  Object.assign(process.env, env);
+  try {
+    return await start();
+  } finally {
+    for (const [k, v] of Object.entries(saved)) {
+      if (v === undefined) delete process.env[k];
+      else process.env[k] = v;
+    }
+  }
+}
+
+/** Starts the world; when a step fails, what was already started is closed before the error goes on. */
 export async function startMailWorld(o: MailWorldOptions = {}): Promise<MailWorld> {
-  const dns = await startDnsServer();
-  const sink = await startSink();
-  const env = { TERNMAIL_DNS_SERVERS: dns.address, TERNMAIL_REMOTE_SMTP_PORT: String(sink.port), TERNMAIL_VERIFY_INTERVAL_S: '3600', ...o.env };
-  const h = await startHarness({ env, overrides: o.overrides });
-  const mta = await startMta(h.config, h.rt);
+  const started: Array<() => Promise<unknown>> = [];
+  const closeAll = async () => {
+    for (const close of started.reverse()) await close().catch(() => undefined);
+  };
+  try {
+    const dns = await startDnsServer();
+    started.push(() => dns.close());
+    const sink = await startSink();
+    started.push(() => sink.close());
+    const env = { TERNMAIL_DNS_SERVERS: dns.address, TERNMAIL_REMOTE_SMTP_PORT: String(sink.port), TERNMAIL_VERIFY_INTERVAL_S: '3600', ...o.env };
+    const h = await startHarness({ env, overrides: o.overrides });
+    started.push(() => h.close());
+    const mta = await withProcessEnv(o.mtaEnv ?? {}, () => startMta(h.config, h.rt));
+    started.push(() => mta.close());
+    return { h, dns, sink, mta, ...(await populate(h, dns, o)), close: closeAll };
+  } catch (err) {
+    await closeAll();
+    throw err;
+  }
+}
+
+/** MX records for dest.test, an account with a verified domain (DKIM published) and a sending key. */
+async function populate(h: Harness, dns: TestDnsServer, o: MailWorldOptions) {
   dns.set('dest.test', [{ type: 'MX', data: { preference: 10, exchange: 'mx.dest.test' } }]);
   dns.set('mx.dest.test', [{ type: 'A', data: '127.0.0.1' }]);
-  const acct = await h.account({ credits: 1000 });
-  await h.rt.store.accounts.update(acct.id, { limitPerSecond: 1000 });
+  const acct = await h.account({ credits: 10_000 });
+  await h.rt.store.accounts.update(acct.id, { limitPerSecond: 100_000 });
   const teamId = o.childTeam ? ((await h.request('POST', '/v2/teams', { key: acct.key, body: { name: 'Client' } })).body.data.id as number) : acct.id;
   const domain = o.domain ?? 'example.com';
   const created = await h.request('POST', '/v2/domains', { key: acct.key, accountId: teamId, body: { name: domain } });
@@ -45,18 +80,7 @@ export async function startMailWorld(o: MailWorldOptions = {}): Promise<MailWorl
   dns.set(`tern._domainkey.${domain}`, [{ type: 'TXT', data: dkimTxt(row.dkimPublicKey) }]);
   await h.rt.store.domains.recordCheck(row.id, { verified: true, dmarcPolicy: null, summary: '', result: {} });
   const key = await h.request('POST', '/v2/api-keys', { key: acct.key, accountId: teamId, body: { name: 'app' } });
-  return {
-    h, dns, sink, mta, teamId, domain,
-    accountId: acct.id,
-    adminKey: acct.key,
-    sendingKey: key.body.data.api_key,
-    async close() {
-      await mta.close();
-      await h.close();
-      await sink.close();
-      await dns.close();
-    },
-  };
+  return { teamId, domain, accountId: acct.id, adminKey: acct.key, sendingKey: key.body.data.api_key as string };
 }
 
 /** Waits until a message is no longer pending, and returns its status. */
