@@ -2,7 +2,7 @@ import t from 'tap';
 import { connect as tlsConnect, type TLSSocket } from 'node:tls';
 import nodemailer from 'nodemailer';
 import { simpleParser } from 'mailparser';
-import { startMailWorld, type MailWorld } from './helpers/mail-world.js';
+import { dkimVerdict, startMailWorld, type MailWorld } from './helpers/mail-world.js';
 
 interface World extends MailWorld {
   starttlsPort: number;
@@ -41,6 +41,7 @@ t.test('SMTP submission', async (t) => {
     t.notOk(delivered.some((r) => /^Bcc:/im.test(r)), 'no Bcc header leaves');
     t.ok(delivered.every((r) => r.includes(`\r\n${listUnsubscribe}`)), 'List-Unsubscribe and List-Unsubscribe-Post pass through unchanged');
     t.same(got.map((m) => m.to[0]).sort(), ['bob@dest.test', 'hidden@dest.test']);
+    for (const copy of got) t.equal((await dkimVerdict(w, copy.raw)).result, 'pass', 'DKIM passes for an independent verifier');
     const parsed = await simpleParser(got[0]!.raw);
     t.match(parsed.messageId ?? '', /@example\.com>$/, 'a Message-ID was added');
     t.ok(parsed.date, 'a Date was added');
@@ -52,8 +53,8 @@ t.test('SMTP submission', async (t) => {
   await t.test('implicit TLS submission works too', async (t) => {
     const before = w.sink.messages.length;
     await transport(w.tlsPort, true, w.sendingKey).sendMail({ from: 'shop@example.com', to: 'carol@dest.test', subject: 'TLS', text: 'x' });
-    await w.sink.waitFor(before + 1);
-    t.pass();
+    const got = await w.sink.waitFor(before + 1);
+    t.equal((await dkimVerdict(w, got[before]!.raw)).result, 'pass', 'DKIM passes on the implicit-TLS path too');
   });
 
   await t.test('an admin key is refused at login with 535 5.7.8', async (t) => {

@@ -5,6 +5,8 @@ import { startDnsServer, type TestDnsServer } from './dns-server.js';
 import { startSink, type Sink } from './sink.js';
 import { startMta, type RunningMta } from '../../mta/main.js';
 import { dkimTxt } from '../../shared/dns-records.js';
+import { createResolver } from '../../shared/dns.js';
+import { dkimVerify } from 'mailauth/lib/dkim/verify.js';
 
 export interface MailWorld {
   h: Harness;
@@ -92,4 +94,12 @@ export async function settled(w: MailWorld, messageId: string, timeoutMs = 10_00
     if (Date.now() > deadline) throw new Error(`message ${messageId} still pending`);
     await new Promise((r) => setTimeout(r, 50));
   }
+}
+
+/** An independent DKIM verdict (mailauth) on a delivered copy, with keys read from the world's DNS server. */
+export async function dkimVerdict(w: MailWorld, raw: Buffer): Promise<{ result: string; signedHeaders: string }> {
+  const resolver = createResolver([w.dns.address]);
+  const verdict = await dkimVerify(raw, { resolver: async (name: string, type: string) => (type === 'TXT' ? resolver.resolveTxt(name) : []) });
+  const first = verdict.results[0] as { status?: { result?: string }; signingHeaders?: { keys?: string } } | undefined;
+  return { result: first?.status?.result ?? 'none', signedHeaders: first?.signingHeaders?.keys ?? '' };
 }
