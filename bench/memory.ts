@@ -41,6 +41,7 @@ runBench('memory', 3600, async () => {
   let next = 0;
   let accepted = 0;
   let refused = 0;
+  let firstRefusal: string | undefined;
   let lastReport = Date.now();
   const submitter = async () => {
     for (;;) {
@@ -57,7 +58,10 @@ runBench('memory', 3600, async () => {
       if (res.status !== 200) throw new Error(`POST /v2/emails/batch: ${res.status} ${JSON.stringify(res.body).slice(0, 300)}`);
       for (const item of res.body.data as Array<{ message_id?: string; error?: unknown }>) {
         if (item.message_id) accepted++;
-        else refused++;
+        else {
+          refused++;
+          firstRefusal ??= JSON.stringify(item.error).slice(0, 300);
+        }
       }
       if (Date.now() - lastReport > 10_000) {
         lastReport = Date.now();
@@ -68,6 +72,7 @@ runBench('memory', 3600, async () => {
   await Promise.all(Array.from({ length: concurrency }, submitter));
   const submitS = (Date.now() - started) / 1000;
   const afterSubmit = memoryOf(mta.pid).rssMb;
+  if (firstRefusal) log(`  first refusal: ${firstRefusal}`);
   log(`  submitted: ${fmt(accepted)} accepted, ${fmt(refused)} refused, in ${fmt(submitS, 1)} s (${fmt(accepted / submitS)}/s); MTA RSS ${fmt(afterSubmit)} MB`);
 
   // Until every recipient has had its first attempt (as many deferred outcomes as messages), or the settle time passes.
