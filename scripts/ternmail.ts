@@ -281,6 +281,9 @@ async function runStart(config: Config): Promise<void> {
 }
 
 async function main(argv: string[]): Promise<void> {
+  // fsyncs, SQLite statements and RSA signatures all run on libuv's pool; 4 threads queue them up.
+  // Set before the first pooled call, which creates the pool with this size.
+  process.env.UV_THREADPOOL_SIZE ??= '16';
   const [first, second] = argv;
   if (!first || first === '--help' || first === 'help') {
     process.stdout.write(USAGE + '\n');

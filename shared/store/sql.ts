@@ -22,6 +22,11 @@ export interface Queryable {
 export interface Sql extends Queryable {
   /** Runs `work` in one write transaction; transactions are serialised within a process. */
   tx<T>(work: (q: Queryable) => Promise<T>): Promise<T>;
+  /**
+   * Like tx, but shares one transaction (and so one commit and fsync) with other grouped work submitted
+   * meanwhile; each work runs in its own savepoint, so one failing undoes only itself (group commit).
+   */
+  grouped<T>(work: (q: Queryable) => Promise<T>): Promise<T>;
   close(): Promise<void>;
 }
 
@@ -70,21 +75,41 @@ class Connection implements Queryable {
   }
 }
 
-/** One writer connection (transactions queued in order) and one reader that sees only committed data. */
+/**
+ * One writer connection (transactions queued in order) and a few readers that see only committed data. A
+ * connection runs one statement at a time, so reads are spread over several to run side by side.
+ */
+const MAX_GROUP = 200;
+const READERS = 4;
+
+interface GroupedWork {
+  work: (q: Queryable) => Promise<unknown>;
+  resolve: (value: unknown) => void;
+  reject: (error: unknown) => void;
+}
+
 class SqliteSql implements Sql {
   private queue: Promise<unknown> = Promise.resolve();
+  private readonly waiting: GroupedWork[] = [];
 
   constructor(
     private readonly writer: Connection,
-    private readonly reader: Connection,
+    private readonly readers: readonly Connection[],
   ) {}
 
+  private next = 0;
+
+  private reader(): Connection {
+    this.next = (this.next + 1) % this.readers.length;
+    return this.readers[this.next]!;
+  }
+
   get<T extends Row>(sql: string, params?: Params): Promise<T | undefined> {
-    return this.reader.get<T>(sql, params);
+    return this.reader().get<T>(sql, params);
   }
 
   all<T extends Row>(sql: string, params?: Params): Promise<T[]> {
-    return this.reader.all<T>(sql, params);
+    return this.reader().all<T>(sql, params);
   }
 
   run(sql: string, params?: Params): Promise<RunResult> {
@@ -109,9 +134,49 @@ class SqliteSql implements Sql {
     });
   }
 
+  grouped<T>(work: (q: Queryable) => Promise<T>): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      this.waiting.push({ work, resolve: resolve as (v: unknown) => void, reject });
+      if (this.waiting.length === 1) void this.serialised(() => this.commitGroup());
+    });
+  }
+
+  /** One transaction for everything grouped so far; a failed commit fails the whole group. */
+  private async commitGroup(): Promise<void> {
+    const group = this.waiting.splice(0, MAX_GROUP);
+    if (this.waiting.length) void this.serialised(() => this.commitGroup());
+    const outcomes: Array<{ ok: true; value: unknown } | { ok: false; error: unknown }> = [];
+    await this.writer.exec('BEGIN IMMEDIATE');
+    for (const item of group) outcomes.push(await this.inSavepoint(item.work));
+    try {
+      await this.writer.exec('COMMIT');
+    } catch (error) {
+      await this.writer.exec('ROLLBACK').catch(() => undefined);
+      for (const item of group) item.reject(error);
+      return;
+    }
+    group.forEach((item, i) => {
+      const outcome = outcomes[i]!;
+      if (outcome.ok) item.resolve(outcome.value);
+      else item.reject(outcome.error);
+    });
+  }
+
+  private async inSavepoint(work: (q: Queryable) => Promise<unknown>): Promise<{ ok: true; value: unknown } | { ok: false; error: unknown }> {
+    await this.writer.exec('SAVEPOINT grouped');
+    try {
+      const value = await work(this.writer);
+      await this.writer.exec('RELEASE grouped');
+      return { ok: true, value };
+    } catch (error) {
+      await this.writer.exec('ROLLBACK TO grouped; RELEASE grouped');
+      return { ok: false, error };
+    }
+  }
+
   async close(): Promise<void> {
     await this.queue.catch(() => undefined);
-    await Promise.all([this.writer.close(), this.reader.close()]);
+    await Promise.all([this.writer.close(), ...this.readers.map((r) => r.close())]);
   }
 
   private serialised<T>(work: () => Promise<T>): Promise<T> {
@@ -127,8 +192,12 @@ export async function openSqlite(file: string): Promise<Sql> {
   const writer = await Connection.open(file, sqlite3.OPEN_READWRITE | sqlite3.OPEN_CREATE);
   writer.busyTimeout(10_000);
   for (const pragma of PRAGMAS) await writer.exec(pragma);
-  const reader = await Connection.open(file, sqlite3.OPEN_READWRITE);
-  reader.busyTimeout(10_000);
-  await reader.exec('PRAGMA foreign_keys = ON');
-  return new SqliteSql(writer, reader);
+  const readers: Connection[] = [];
+  for (let i = 0; i < READERS; i++) {
+    const reader = await Connection.open(file, sqlite3.OPEN_READWRITE);
+    reader.busyTimeout(10_000);
+    await reader.exec('PRAGMA foreign_keys = ON');
+    readers.push(reader);
+  }
+  return new SqliteSql(writer, readers);
 }
