@@ -21,6 +21,8 @@ interface SmtpSender {
   team: Team;
   sendingKeyId: number;
   onlyDomainId: string | null;
+  /** The envelope sender's domain, checked at MAIL FROM; DATA reuses it when the From header agrees. */
+  envelopeDomain?: Domain;
 }
 
 const reply = (code: number, text: string): Error => Object.assign(new Error(text), { responseCode: code });
@@ -127,19 +129,20 @@ export class Submission {
     return domain;
   }
 
-  private async assertActive(team: Team): Promise<void> {
+  /** The team and the account above it must both be active; returns the account (for its sending rate). */
+  private async assertActive(team: Team): Promise<Team> {
     const fresh = await this.rt.store.accounts.get(team.id);
     const root = fresh?.parentId ? await this.rt.store.accounts.get(fresh.parentId) : fresh;
-    if (!fresh || fresh.status === 'suspended' || root?.status === 'suspended') throw reply(550, '5.7.1 This team is suspended and cannot send');
+    if (!fresh || !root || fresh.status === 'suspended' || root.status === 'suspended') throw reply(550, '5.7.1 This team is suspended and cannot send');
+    return root;
   }
 
   private async onMailFrom(address: SMTPServerAddress, session: SMTPServerSession): Promise<void> {
     const sender = this.sender(session);
-    await this.assertActive(sender.team);
+    const root = await this.assertActive(sender.team);
     if (!isValidEmail(address.address)) throw reply(553, '5.1.7 Invalid sender address');
-    await this.verifiedDomain(sender, address.address, 'Sender');
-    const root = await this.rt.store.accounts.get(rootIdOf(sender.team));
-    const limit = root?.limitPerSecond ?? this.rt.config.accounts.defaultLimitPerSecond;
+    sender.envelopeDomain = await this.verifiedDomain(sender, address.address, 'Sender');
+    const limit = root.limitPerSecond;
     const decision = await hitRateLimit(this.rt.redis, rootIdOf(sender.team), 'send', limit, 1);
     if (!decision.allowed) throw reply(451, `4.7.1 Sending rate of ${limit} messages per second exceeded, try again shortly`);
   }
@@ -157,8 +160,9 @@ export class Submission {
     const parsed = await simpleParser(raw, { skipHtmlToText: true, skipTextToHtml: true, skipTextLinks: true, skipImageLinks: true });
     const from = parsed.from?.value[0];
     if (!from?.address || !isValidEmail(from.address)) throw reply(550, '5.7.1 The message needs a valid From header');
-    const domain = await this.verifiedDomain(sender, from.address, 'From');
-    await this.assertActive(sender.team);
+    // The team was found active at MAIL FROM, moments ago; the From domain is checked again only when it differs.
+    const sameDomain = sender.envelopeDomain?.name === domainOfEmail(from.address);
+    const domain = sameDomain && sender.envelopeDomain ? sender.envelopeDomain : await this.verifiedDomain(sender, from.address, 'From');
     const id = newMessageId();
     const edited = canonicaliseHeaders(raw, () => `<${id}@${domain.name}>`);
     const result = await this.intake.accept({
