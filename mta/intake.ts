@@ -5,7 +5,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import type { Store, Team, Domain } from '../shared/store/index.js';
-import type { MessageSource, NewRecipient, RecipientKind } from '../shared/store/messages.js';
+import type { NewMessage, NewRecipient, RecipientKind } from '../shared/store/messages.js';
 import type { Spool } from '../shared/spool.js';
 import type { DisposableFilter } from '../shared/disposable.js';
 import type { Logger } from '../shared/log.js';
@@ -19,23 +19,14 @@ export interface Recipient {
   kind: RecipientKind;
 }
 
-export interface Submission {
+/** The log fields of a message, as the store records them. */
+type LoggedFields = 'sendingKeyId' | 'source' | 'envelopeFrom' | 'fromEmail' | 'fromName' | 'subject' | 'to' | 'replyTo' | 'messageIdHeader' | 'hasAttachments' | 'headers';
+
+export interface Submission extends Pick<NewMessage, LoggedFields> {
   /** Preassigned when the composer needed it for the Message-ID header. */
   id?: string;
   team: Team;
   domain: Domain;
-  sendingKeyId: number | null;
-  source: MessageSource;
-  envelopeFrom: string;
-  fromEmail: string;
-  fromName: string;
-  subject: string;
-  to: Array<{ email: string; name?: string }>;
-  replyTo: string | null;
-  messageIdHeader: string;
-  hasAttachments: boolean;
-  /** Headers worth showing in the log (not the body). */
-  headers: Record<string, string>;
   recipients: Recipient[];
   /** The message as it will be signed and sent (Bcc already removed). */
   body: Buffer;
