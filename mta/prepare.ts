@@ -5,7 +5,7 @@ import type { Spool } from '../shared/spool.js';
 import type { Store } from '../shared/store/index.js';
 import { signMessage, type DkimKeyCache } from './dkim.js';
 
-const MAX_CACHED_BYTES = 64 * 1024 * 1024;
+const MAX_CACHED_BYTES = 32 * 1024 * 1024;
 
 export class MessagePreparer {
   private readonly cache = new Map<string, Promise<Buffer>>();
@@ -39,7 +39,7 @@ export class MessagePreparer {
     const raw = await this.spool.read(messageId);
     const domain = domainId ? await this.store.domains.get(domainId) : undefined;
     // A domain removed after the message was accepted: the message still goes, unsigned.
-    return domain ? signMessage(raw, this.keys.keyFor(domain)) : raw;
+    return domain ? ownMemory(await signMessage(raw, this.keys.keyFor(domain))) : raw;
   }
 
   private account(messageId: string, size: number): void {
@@ -51,4 +51,15 @@ export class MessagePreparer {
       this.forget(oldest);
     }
   }
+}
+
+/**
+ * A small Buffer may be a slice of a shared 8 KB pool block, which it keeps alive whole: a cache of
+ * thousands of 1 KB bodies would hold eight times their size. Small bodies get a block of their own.
+ */
+function ownMemory(body: Buffer): Buffer {
+  if (body.byteOffset === 0 && body.buffer.byteLength === body.length) return body;
+  const own = Buffer.allocUnsafeSlow(body.length);
+  body.copy(own);
+  return own;
 }

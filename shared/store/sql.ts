@@ -82,6 +82,10 @@ class Connection implements Queryable {
 const MAX_GROUP = 200;
 const READERS = 4;
 
+type Outcome = { ok: true; value: unknown } | { ok: false; error: unknown };
+
+const settle = (item: GroupedWork, outcome: Outcome): void => (outcome.ok ? item.resolve(outcome.value) : item.reject(outcome.error));
+
 interface GroupedWork {
   work: (q: Queryable) => Promise<unknown>;
   resolve: (value: unknown) => void;
@@ -141,28 +145,24 @@ class SqliteSql implements Sql {
     });
   }
 
-  /** One transaction for everything grouped so far; a failed commit fails the whole group. */
+  /** One transaction for everything grouped so far; a failed begin or commit fails the whole group. */
   private async commitGroup(): Promise<void> {
     const group = this.waiting.splice(0, MAX_GROUP);
     if (this.waiting.length) void this.serialised(() => this.commitGroup());
-    const outcomes: Array<{ ok: true; value: unknown } | { ok: false; error: unknown }> = [];
-    await this.writer.exec('BEGIN IMMEDIATE');
-    for (const item of group) outcomes.push(await this.inSavepoint(item.work));
     try {
+      await this.writer.exec('BEGIN IMMEDIATE');
+      const outcomes: Outcome[] = [];
+      for (const item of group) outcomes.push(await this.inSavepoint(item.work));
       await this.writer.exec('COMMIT');
+      group.forEach((item, i) => settle(item, outcomes[i]!));
     } catch (error) {
+      // Every waiter hears of the failure; none is left waiting for a commit that will not come.
       await this.writer.exec('ROLLBACK').catch(() => undefined);
       for (const item of group) item.reject(error);
-      return;
     }
-    group.forEach((item, i) => {
-      const outcome = outcomes[i]!;
-      if (outcome.ok) item.resolve(outcome.value);
-      else item.reject(outcome.error);
-    });
   }
 
-  private async inSavepoint(work: (q: Queryable) => Promise<unknown>): Promise<{ ok: true; value: unknown } | { ok: false; error: unknown }> {
+  private async inSavepoint(work: (q: Queryable) => Promise<unknown>): Promise<Outcome> {
     await this.writer.exec('SAVEPOINT grouped');
     try {
       const value = await work(this.writer);
