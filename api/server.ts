@@ -7,7 +7,7 @@ import { AdminError, adminError } from '../shared/errors.js';
 import { missingScope } from '../shared/scopes.js';
 import { hitRateLimit, rateLimitHeaders } from '../shared/rate-limit.js';
 import { readJsonBody } from './body.js';
-import { isRedisUnavailable } from '../shared/redis.js';
+import { isTransientFailure } from '../shared/transient.js';
 import { authenticateAdmin, hasAccountIdHeader, type AccountIdMode } from './auth.js';
 import { validate } from './validate.js';
 import type { AppContext } from './context.js';
@@ -70,8 +70,8 @@ async function runRoute(ctx: AppContext, route: AnyRoute, req: Request, res: Res
     return { ...reply, headers: { ...headers, ...reply.headers } };
   } catch (err) {
     if (err instanceof AdminError) return { status: err.status, body: err.body(), headers: { ...headers, ...err.headers } };
-    if (isRedisUnavailable(err)) {
-      ctx.log.warn({ err: (err as Error).message, route: `${route.method} ${route.path}` }, 'redis unavailable');
+    if (isTransientFailure(err)) {
+      ctx.log.warn({ err: (err as Error).message, route: `${route.method} ${route.path}` }, 'temporarily unavailable');
       const e = adminError('unavailable', 'Temporarily unavailable; retry shortly');
       return { status: e.status, body: e.body(), headers: { ...headers, 'Retry-After': '5' } };
     }

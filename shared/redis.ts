@@ -10,9 +10,3 @@ export function connectRedis(url: string, name: string): Redis {
 
 /** Deletes a lock only if this holder still owns it. */
 export const RELEASE_LOCK_SCRIPT = `if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('del', KEYS[1]) else return 0 end`;
-
-/** Whether an error means Redis cannot be reached right now (the request may be retried shortly). */
-export function isRedisUnavailable(err: unknown): boolean {
-  if (!(err instanceof Error)) return false;
-  return err.name === 'MaxRetriesPerRequestError' || /Connection is closed|ECONNREFUSED|Stream isn't writeable|ECONNRESET/.test(err.message);
-}

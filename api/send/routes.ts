@@ -4,7 +4,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Type } from '@sinclair/typebox';
 import { AdminError, SendError } from '../../shared/errors.js';
 import { readJsonBody } from '../body.js';
-import { isRedisUnavailable } from '../../shared/redis.js';
+import { isTransientFailure } from '../../shared/transient.js';
 import type { AppContext } from '../context.js';
 import { authenticateSender, type Sender } from './auth.js';
 import { Idempotency, type StoredReply } from './idempotency.js';
@@ -22,8 +22,8 @@ function errorReply(err: unknown, ctx: AppContext): Reply {
     const type = err.status === 413 ? 'payload_too_large' : 'bad_request';
     return { status: err.status, body: new SendError(err.status, type, err.message, { body: { [err.code]: err.message } }).body() };
   }
-  if (isRedisUnavailable(err)) {
-    ctx.log.warn({ err: (err as Error).message }, 'redis unavailable while sending');
+  if (isTransientFailure(err)) {
+    ctx.log.warn({ err: (err as Error).message }, 'temporarily unavailable while sending');
     return { status: 503, body: new SendError(503, 'unavailable', 'Temporarily unavailable; retry shortly', {}).body(), headers: { 'Retry-After': '5' } };
   }
   ctx.log.error({ err }, 'unexpected error while sending');
