@@ -1,6 +1,6 @@
 // A route is data: method, path, scopes, rate bucket, schemas and a handler. The same definitions mount
 // the HTTP routes and generate the OpenAPI document, so the two cannot drift apart.
-import { Type, type Static, type TSchema, type TObject } from '@sinclair/typebox';
+import type { Static, TSchema, TObject } from '@sinclair/typebox';
 import type { AppContext } from './context.js';
 import type { Scope } from '../shared/scopes.js';
 import type { AdminErrorCode } from '../shared/errors.js';
@@ -78,4 +78,3 @@ export function defineRoute<B extends TSchema = TObject, Q extends TObject = TOb
   return def as unknown as AnyRoute;
 }
 
-export const NoParams = Type.Object({});

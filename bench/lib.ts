@@ -455,32 +455,18 @@ export function forkScript(name: string, args: string[] = []): ChildProcess {
 
 /** Sends `msg` to a forked script and resolves with its first reply of type `reply`. */
 export function ask<T = any>(child: ChildProcess, msg: { type: string; [k: string]: unknown }, reply: string, timeoutMs = 600_000): Promise<T> {
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => done(new Error(`no ${reply} from ${msg.type} within ${timeoutMs} ms`)), timeoutMs);
-    const onMessage = (m: { type: string }) => {
-      if (m?.type === reply) done(null, m as T);
-      else if (m?.type === 'error') done(new Error((m as unknown as { message: string }).message));
-    };
-    const onExit = () => done(new Error(`child exited during ${msg.type}`));
-    function done(err: Error | null, value?: T) {
-      clearTimeout(timer);
-      child.off('message', onMessage);
-      child.off('exit', onExit);
-      if (err) reject(err);
-      else resolve(value!);
-    }
-    child.on('message', onMessage);
-    child.once('exit', onExit);
-    child.send(msg);
-  });
+  const answer = nextMessage<T>(child, reply, timeoutMs);
+  child.send(msg);
+  return answer;
 }
 
-/** The first IPC message of type `type` from a forked script. */
+/** The first IPC message of type `type` from a forked script; an `error` message from it fails the wait. */
 export function nextMessage<T = any>(child: ChildProcess, type: string, timeoutMs = 60_000): Promise<T> {
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => done(new Error(`no ${type} message within ${timeoutMs} ms`)), timeoutMs);
     const onMessage = (m: { type: string }) => {
       if (m?.type === type) done(null, m as T);
+      else if (m?.type === 'error') done(new Error((m as unknown as { message: string }).message));
     };
     const onExit = () => done(new Error(`child exited before its ${type} message`));
     function done(err: Error | null, value?: T) {

@@ -11,6 +11,7 @@ import type { DisposableFilter } from '../shared/disposable.js';
 import type { Logger } from '../shared/log.js';
 import { redisKeys } from '../shared/redis-keys.js';
 import { metrics } from '../shared/metrics.js';
+import { domainOfEmail } from '../shared/email-address.js';
 import { rootIdOf } from '../shared/store/accounts.js';
 
 export interface Recipient {
@@ -38,8 +39,6 @@ export type IntakeResult = { ok: true; messageId: string; queued: number } | { o
 export function newMessageId(): string {
   return `${Date.now().toString(36).padStart(9, '0')}${randomBytes(8).toString('hex')}`;
 }
-
-export const domainOf = (email: string): string => email.slice(email.lastIndexOf('@') + 1).toLowerCase();
 
 export class Intake {
   constructor(
@@ -90,16 +89,17 @@ export class Intake {
 
   /** Suppressed and disposable recipients are recorded but never sent, and cost nothing. Duplicates are dropped. */
   private async firstStates(teamId: number, list: readonly Recipient[]): Promise<NewRecipient[]> {
-    const seen = new Set<string>();
+    // A duplicate address is dropped; its first occurrence (and so its to/cc/bcc) stays.
+    const firsts = new Map<string, Recipient>();
+    for (const r of list) if (!firsts.has(r.email.toLowerCase())) firsts.set(r.email.toLowerCase(), r);
+    const unique = [...firsts.entries()];
+    const suppressed = await this.store.suppressions.suppressedAmong(teamId, unique.map(([email]) => email));
     const out: NewRecipient[] = [];
-    for (const r of list) {
-      const email = r.email.toLowerCase();
-      if (seen.has(email)) continue;
-      seen.add(email);
-      const domain = domainOf(email);
+    for (const [email, r] of unique) {
+      const domain = domainOfEmail(email);
       const base = { email: r.email, name: r.name, kind: r.kind, domain };
       if (this.disposable.isDisposable(domain)) out.push({ ...base, state: 'failed', reason: 'disposable address: not sent' });
-      else if (await this.store.suppressions.isSuppressed(teamId, email)) out.push({ ...base, state: 'suppressed', reason: 'on the suppression list' });
+      else if (suppressed.has(email)) out.push({ ...base, state: 'suppressed', reason: 'on the suppression list' });
       else out.push({ ...base, state: 'queued', reason: '' });
     }
     return out;

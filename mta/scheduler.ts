@@ -8,6 +8,7 @@ import type { DueRecipient, AttemptResult } from '../shared/store/messages.js';
 import { redisKeys } from '../shared/redis-keys.js';
 import { metrics } from '../shared/metrics.js';
 import { verpAddress } from '../shared/verp.js';
+import { domainOfEmail } from '../shared/email-address.js';
 import type { Spool } from '../shared/spool.js';
 import { nextAttemptAt, type RetryPolicy } from './retry-policy.js';
 import { deliverToDomain, type DeliverOptions, type DeliveryJob, type JobResult } from './deliver.js';
@@ -194,7 +195,7 @@ export class Scheduler {
     const jobs: DeliveryJob[] = [];
     for (const r of recipients) {
       const body = await this.d.preparer.signed(r.messageId, r.domainId);
-      const fromDomain = r.envelopeFrom.slice(r.envelopeFrom.lastIndexOf('@') + 1).toLowerCase();
+      const fromDomain = domainOfEmail(r.envelopeFrom);
       jobs.push({ recipientId: r.id, email: r.email, returnPath: verpAddress(r.id, fromDomain, this.d.verpSecret), body });
     }
     return jobs;

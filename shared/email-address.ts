@@ -1,5 +1,4 @@
 // Practical checks of addresses as they appear in a send request or an SMTP envelope.
-import { checkDomainName } from './domain-name.js';
 
 const LOCAL = /^[A-Za-z0-9!#$%&'*+/=?^_`{|}~.-]{1,64}$/;
 
@@ -17,5 +16,3 @@ export function isValidEmail(value: string): boolean {
 /** The domain part, lower-cased. */
 export const domainOfEmail = (email: string): string => email.slice(email.lastIndexOf('@') + 1).toLowerCase();
 
-/** Whether the domain of an address is a public one (used for From, not for recipients on test hosts). */
-export const hasPublicDomain = (email: string): boolean => checkDomainName(domainOfEmail(email)).ok;

@@ -5,10 +5,6 @@ export function toSeedDateTime(iso: string): string {
   return iso.slice(0, 19).replace('T', ' ');
 }
 
-/** ISO 8601 UTC without milliseconds (`2026-01-02T03:04:05Z`). */
-export function toIsoSeconds(iso: string): string {
-  return `${iso.slice(0, 19)}Z`;
-}
 
 export const utcDay = (date = new Date()): string => date.toISOString().slice(0, 10);
 

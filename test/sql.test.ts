@@ -1,16 +1,22 @@
-import t from 'tap';
+import t, { type Test } from 'tap';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { openSqlite } from '../shared/store/sql.js';
+import { openSqlite, type Sql } from '../shared/store/sql.js';
 
-t.test('grouped writes submitted together commit together, and one failing undoes only itself', async (t) => {
+/** A database file of its own, removed when `t` ends. */
+async function tempSql(t: Test): Promise<Sql> {
   const dir = mkdtempSync(join(tmpdir(), 'tern-sql-'));
-  const sql = await openSqlite(join(dir, 'g.db'));
+  const sql = await openSqlite(join(dir, 'test.db'));
   t.teardown(async () => {
     await sql.close();
     rmSync(dir, { recursive: true, force: true });
   });
+  return sql;
+}
+
+t.test('grouped writes submitted together commit together, and one failing undoes only itself', async (t) => {
+  const sql = await tempSql(t);
   await sql.exec('CREATE TABLE items (n INTEGER PRIMARY KEY)');
   const before = (await sql.get<{ data_version: number }>('PRAGMA data_version'))!.data_version;
   const writes = Array.from({ length: 50 }, (_, n) =>
@@ -32,12 +38,7 @@ t.test('grouped writes submitted together commit together, and one failing undoe
 });
 
 t.test('a read right after a committed write sees it', async (t) => {
-  const dir = mkdtempSync(join(tmpdir(), 'tern-sql-'));
-  const sql = await openSqlite(join(dir, 'r.db'));
-  t.teardown(async () => {
-    await sql.close();
-    rmSync(dir, { recursive: true, force: true });
-  });
+  const sql = await tempSql(t);
   await sql.exec('CREATE TABLE kv (k INTEGER PRIMARY KEY, v INTEGER)');
   for (let i = 0; i < 300; i++) {
     await sql.run('INSERT INTO kv (k, v) VALUES (?, ?)', [i, i]);

@@ -1,8 +1,6 @@
 // Schemas shared by several routes: paging, envelopes, the admin error body.
 import { Type, type TSchema } from '@sinclair/typebox';
 
-export const Integer = (opts: Record<string, unknown> = {}) => Type.Integer(opts);
-
 export const PageQuery = {
   page: Type.Optional(Type.Integer({ minimum: 1, description: 'Page number, from 1' })),
   per_page: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, description: 'Page size, 1 to 100 (default 25)' })),

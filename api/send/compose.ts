@@ -3,6 +3,7 @@
 import MailComposer from 'nodemailer/lib/mail-composer';
 import { convert } from 'html-to-text';
 import type { SendRequest } from './request.js';
+import { domainOfEmail } from '../../shared/email-address.js';
 
 const asAddress = (a: { email: string; name: string }) => ({ address: a.email, name: a.name });
 
@@ -12,7 +13,7 @@ export interface Composed {
 }
 
 export async function composeMessage(r: SendRequest, messageId: string): Promise<Composed> {
-  const fromDomain = r.from.email.slice(r.from.email.lastIndexOf('@') + 1).toLowerCase();
+  const fromDomain = domainOfEmail(r.from.email);
   const messageIdHeader = `<${messageId}@${fromDomain}>`;
   const text = r.text ?? (r.html ? convert(r.html, { wordwrap: 78, selectors: [{ selector: 'img', format: 'skip' }] }) : undefined);
   const composer = new MailComposer({

@@ -90,4 +90,14 @@ export class SuppressionStore {
   async isSuppressed(accountId: number, email: string): Promise<boolean> {
     return !!(await this.sql.get('SELECT 1 FROM suppressions WHERE account_id = ? AND email = ?', [accountId, email.toLowerCase()]));
   }
+
+  /** Which of these (lower-cased) addresses the team suppresses, in one query rather than one per recipient. */
+  async suppressedAmong(accountId: number, emails: readonly string[]): Promise<Set<string>> {
+    if (!emails.length) return new Set();
+    const rows = await this.sql.all<{ email: string }>(
+      `SELECT email FROM suppressions WHERE account_id = ? AND email IN (${emails.map(() => '?').join(',')})`,
+      [accountId, ...emails],
+    );
+    return new Set(rows.map((r) => r.email));
+  }
 }
