@@ -5,8 +5,9 @@ import { limitOffset, type PageOf, type PageRequest } from './paging.js';
 import { AccountStore } from './accounts.js';
 import { nowIso } from '../time.js';
 import { canMove, messageStatusOf, type MessageStatus, type RecipientState } from '../queue-state.js';
-import { refreshStatus } from './message-status.js';
+import { refreshStatuses } from './message-status.js';
 import { applyBounce, type Applied, type BounceInput } from './feedback-apply.js';
+import { chunksByParams, WriteBatcher } from './write-batch.js';
 
 export type RecipientKind = 'to' | 'cc' | 'bcc';
 export type MessageSource = 'http' | 'smtp';
@@ -133,45 +134,26 @@ export function ftsQuery(text: string): string | null {
   return words.length ? words.map((w) => `"${w}"*`).join(' ') : null;
 }
 
+export type InsertOutcome = Array<{ id: number; due: number }> | 'insufficient_balance';
+export type RecordOutcome = { finished: string[]; bounces: Array<{ input: BounceInput; applied: Applied }> };
+
 export class MessageStore {
-  constructor(private readonly sql: Sql) {}
+  private readonly inserts: WriteBatcher<NewMessage, InsertOutcome>;
+  private readonly attempts: WriteBatcher<readonly AttemptResult[], RecordOutcome>;
+
+  constructor(private readonly sql: Sql) {
+    this.inserts = new WriteBatcher(sql, insertMessages);
+    this.attempts = new WriteBatcher(sql, recordAttemptBatches);
+  }
 
   /**
    * Records an accepted message and its recipients, and takes its credits, in one transaction. Returns the
    * queued recipients and when they are due, from the writing transaction itself: a read through the reader
-   * connection right after the commit may still see an older snapshot and miss them.
+   * connection right after the commit may still see an older snapshot and miss them. Submissions arriving
+   * together are written together (see WriteBatcher) and share one commit and one fsync.
    */
-  async insert(m: NewMessage): Promise<Array<{ id: number; due: number }> | 'insufficient_balance'> {
-    // Grouped: concurrent submissions share one commit (one fsync) instead of queueing for one each.
-    return this.sql.grouped(async (q) => {
-      if (m.cost > 0 && !(await AccountStore.debit(q, m.rootId, m.cost))) return 'insufficient_balance';
-      const now = nowIso();
-      const status = messageStatusOf(m.recipients.map((r) => r.state));
-      const { lastId: rowid } = await q.run(
-        `INSERT INTO messages (id, account_id, domain_id, sending_key_id, source, envelope_from, from_email, from_name, subject, to_json,
-           reply_to, message_id_header, size, has_attachments, headers_json, status, error, created_at, updated_at)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-        [m.id, m.accountId, m.domainId, m.sendingKeyId, m.source, m.envelopeFrom, m.fromEmail, m.fromName, m.subject, JSON.stringify(m.to),
-          m.replyTo, m.messageIdHeader, m.size, +m.hasAttachments, JSON.stringify(m.headers), status, m.error, now, now],
-      );
-      const queuedAt = Date.now();
-      const due: Array<{ id: number; due: number }> = [];
-      for (const r of m.recipients) {
-        const { lastId } = await q.run(
-          `INSERT INTO recipients (message_id, email, name, kind, domain, state, reason, next_attempt_at, queued_at, updated_at)
-           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-          [m.id, r.email, r.name, r.kind, r.domain, r.state, r.reason, r.state === 'queued' ? queuedAt : null, queuedAt, now],
-        );
-        if (r.state === 'queued') due.push({ id: lastId, due: queuedAt });
-      }
-      await q.run('INSERT INTO messages_fts (rowid, subject, from_email, recipients) VALUES (?, ?, ?, ?)', [
-        rowid,
-        m.subject,
-        m.fromEmail,
-        m.recipients.map((r) => `${r.email} ${r.name}`).join(' '),
-      ]);
-      return due;
-    });
+  insert(m: NewMessage): Promise<InsertOutcome> {
+    return this.inserts.submit(m);
   }
 
   async get(id: string, accountId?: number): Promise<MessageRow | undefined> {
@@ -236,51 +218,40 @@ export class MessageStore {
   async claim(ids: readonly number[], now: number, leaseUntil: number): Promise<DueRecipient[]> {
     if (!ids.length) return [];
     const marks = ids.map(() => '?').join(',');
-    return this.sql.tx(async (q) => {
-      const rows = await q.all<RecipientRow & { account_id: number; domain_id: string | null; envelope_from: string }>(
-        `SELECT r.*, m.account_id, m.domain_id, m.envelope_from FROM recipients r JOIN messages m ON m.id = r.message_id
-         WHERE r.id IN (${marks}) AND ((r.state IN ('queued', 'deferred') AND r.next_attempt_at <= ?) OR (r.state = 'sending' AND r.lease_until <= ?))`,
-        [...ids, now, now],
-      );
-      for (const r of rows) {
-        await q.run(`UPDATE recipients SET state = 'sending', lease_until = ?, updated_at = ? WHERE id = ?`, [leaseUntil, nowIso(), r.id]);
-      }
-      return rows.map((r) => ({
-        id: r.id,
-        messageId: r.message_id,
-        accountId: r.account_id,
-        domainId: r.domain_id,
-        envelopeFrom: r.envelope_from,
-        email: r.email,
-        domain: r.domain,
-        attempts: r.attempts,
-        queuedAt: r.queued_at,
-      }));
-    });
+    // One statement that moves and returns the rows; it shares the group's commit with concurrent intake.
+    const rows = await this.sql.grouped((q) =>
+      q.all<RecipientRow & { account_id: number; domain_id: string | null; envelope_from: string }>(
+        `UPDATE recipients SET state = 'sending', lease_until = ?, updated_at = ?
+         WHERE id IN (${marks}) AND ((state IN ('queued', 'deferred') AND next_attempt_at <= ?) OR (state = 'sending' AND lease_until <= ?))
+         RETURNING id, message_id, email, domain, attempts, queued_at,
+           (SELECT account_id FROM messages WHERE id = message_id) AS account_id,
+           (SELECT domain_id FROM messages WHERE id = message_id) AS domain_id,
+           (SELECT envelope_from FROM messages WHERE id = message_id) AS envelope_from`,
+        [leaseUntil, nowIso(), ...ids, now, now],
+      ),
+    );
+    return rows.map((r) => ({
+      id: r.id,
+      messageId: r.message_id,
+      accountId: r.account_id,
+      domainId: r.domain_id,
+      envelopeFrom: r.envelope_from,
+      email: r.email,
+      domain: r.domain,
+      attempts: r.attempts,
+      queuedAt: r.queued_at,
+    }));
   }
 
-  /** Applies the results of delivery attempts: each recipient moves, the attempt is kept, the message status follows. */
   /**
    * Applies the results of delivery attempts in one transaction: each recipient moves, the attempt is kept,
    * a bounce or an expiry takes its effects (suppression, event) at once, and message statuses follow.
    * Returns the messages with no recipient left in flight (their spool file can go) and the bounces applied.
+   * Deliveries finishing together are recorded together, in a handful of statements.
    */
-  async recordAttempts(results: readonly AttemptResult[]): Promise<{ finished: string[]; bounces: Array<{ input: BounceInput; applied: Applied }> }> {
-    return this.sql.tx(async (q) => {
-      const touched = new Set<string>();
-      const bounces: Array<{ input: BounceInput; applied: Applied }> = [];
-      for (const result of results) {
-        const messageId = await moveRecipient(q, result);
-        if (!messageId) continue;
-        touched.add(messageId);
-        const input = bounceOf(result);
-        const applied = input && (await applyBounce(q, input));
-        if (input && applied) bounces.push({ input, applied });
-      }
-      const finished: string[] = [];
-      for (const id of touched) if ((await refreshStatus(q, id)) !== 'pending') finished.push(id);
-      return { finished, bounces };
-    });
+  recordAttempts(results: readonly AttemptResult[]): Promise<RecordOutcome> {
+    if (!results.length) return Promise.resolve({ finished: [], bounces: [] });
+    return this.attempts.submit(results);
   }
 
   /** In-flight recipients whose due time passed `before` (lost from the Redis schedule, or a dead worker's lease). */
@@ -315,27 +286,169 @@ function bounceOf(result: AttemptResult): BounceInput | null {
   return null;
 }
 
-async function moveRecipient(q: Queryable, result: AttemptResult): Promise<string | null> {
-  const row = await q.get<{ state: RecipientState; message_id: string }>('SELECT state, message_id FROM recipients WHERE id = ?', [result.recipientId]);
-  if (!row || !canMove(row.state, result.to)) return null;
-  const now = nowIso();
-  await q.run(
-    `UPDATE recipients SET state = ?, attempts = attempts + 1, last_reply = ?, lease_until = NULL, next_attempt_at = ?, reason = ?, updated_at = ? WHERE id = ?`,
-    [result.to, result.reply, result.to === 'deferred' ? (result.nextAttemptAt ?? Date.now()) : null, result.to === 'sent' ? '' : result.reply, now, result.recipientId],
+interface Move {
+  result: AttemptResult;
+  messageId: string;
+  domainId: string | null;
+}
+
+/** The results whose recipient may still make that move (canMove), with their message and domain. */
+async function movableResults(q: Queryable, results: readonly AttemptResult[]): Promise<Move[]> {
+  const rows = await q.all<{ id: number; state: RecipientState; message_id: string; domain_id: string | null }>(
+    `SELECT r.id, r.state, r.message_id, m.domain_id FROM recipients r JOIN messages m ON m.id = r.message_id
+     WHERE r.id IN (${results.map(() => '?').join(',')})`,
+    results.map((r) => r.recipientId),
   );
-  // The domain's counters follow its recipients' final outcomes.
-  if (result.to === 'sent' || result.to === 'bounced') {
-    const column = result.to === 'sent' ? 'total_sent' : 'total_bounced';
-    await q.run(`UPDATE domains SET ${column} = ${column} + 1 WHERE id = (SELECT domain_id FROM messages WHERE id = ?)`, [row.message_id]);
+  const byId = new Map(rows.map((r) => [r.id, r]));
+  const moves: Move[] = [];
+  for (const result of results) {
+    const row = byId.get(result.recipientId);
+    if (row && canMove(row.state, result.to)) moves.push({ result, messageId: row.message_id, domainId: row.domain_id });
   }
-  const outcome = result.to === 'sent' ? 'delivered' : result.to;
-  await q.run('INSERT INTO attempts (recipient_id, at, mx_host, ip, outcome, reply) VALUES (?, ?, ?, ?, ?, ?)', [
+  return moves;
+}
+
+async function moveRecipients(q: Queryable, moves: readonly Move[], now: string): Promise<void> {
+  if (!moves.length) return;
+  const values = moves.map(({ result }) => [
     result.recipientId,
-    now,
-    result.mxHost,
-    result.ip,
-    outcome,
+    result.to,
     result.reply,
+    result.to === 'deferred' ? (result.nextAttemptAt ?? Date.now()) : null,
+    result.to === 'sent' ? '' : result.reply,
   ]);
-  return row.message_id;
+  await q.run(
+    `UPDATE recipients SET state = v.column2, attempts = attempts + 1, last_reply = v.column3, lease_until = NULL,
+       next_attempt_at = v.column4, reason = v.column5, updated_at = ?
+     FROM (VALUES ${values.map(() => '(?, ?, ?, ?, ?)').join(', ')}) AS v WHERE recipients.id = v.column1`,
+    [now, ...values.flat()],
+  );
+}
+
+async function insertAttempts(q: Queryable, moves: readonly Move[], now: string): Promise<void> {
+  if (!moves.length) return;
+  await q.run(
+    `INSERT INTO attempts (recipient_id, at, mx_host, ip, outcome, reply) VALUES ${moves.map(() => '(?, ?, ?, ?, ?, ?)').join(', ')}`,
+    moves.flatMap(({ result }) => [result.recipientId, now, result.mxHost, result.ip, result.to === 'sent' ? 'delivered' : result.to, result.reply]),
+  );
+}
+
+/** The domains' counters follow their recipients' final outcomes. */
+async function countFinalOutcomes(q: Queryable, moves: readonly Move[]): Promise<void> {
+  const counts = new Map<string, number>();
+  for (const { result, domainId } of moves) {
+    if (domainId === null || (result.to !== 'sent' && result.to !== 'bounced')) continue;
+    const key = `${result.to === 'sent' ? 'total_sent' : 'total_bounced'} ${domainId}`;
+    counts.set(key, (counts.get(key) ?? 0) + 1);
+  }
+  for (const [key, n] of counts) {
+    const [column, domainId] = key.split(' ') as [string, string];
+    await q.run(`UPDATE domains SET ${column} = ${column} + ? WHERE id = ?`, [n, domainId]);
+  }
+}
+
+/** Each message's credits: one debit per paying account when it can pay for the whole batch, else one by one, in order. */
+async function debitAll(q: Queryable, messages: readonly NewMessage[]): Promise<Set<NewMessage>> {
+  const unpaid = new Set<NewMessage>();
+  const byRoot = new Map<number, NewMessage[]>();
+  for (const m of messages) if (m.cost > 0) byRoot.set(m.rootId, [...(byRoot.get(m.rootId) ?? []), m]);
+  for (const [rootId, list] of byRoot) {
+    const total = list.reduce((sum, m) => sum + m.cost, 0);
+    if (await AccountStore.debit(q, rootId, total)) continue;
+    for (const m of list) if (!(await AccountStore.debit(q, rootId, m.cost))) unpaid.add(m);
+  }
+  return unpaid;
+}
+
+const MESSAGE_COLUMNS = 19;
+const RECIPIENT_COLUMNS = 10;
+
+async function insertMessageRows(q: Queryable, messages: readonly NewMessage[], now: string): Promise<Map<string, number>> {
+  const rowids = new Map<string, number>();
+  for (const chunk of chunksByParams(messages, () => MESSAGE_COLUMNS)) {
+    const rows = await q.all<{ rowid: number; id: string }>(
+      `INSERT INTO messages (id, account_id, domain_id, sending_key_id, source, envelope_from, from_email, from_name, subject, to_json,
+         reply_to, message_id_header, size, has_attachments, headers_json, status, error, created_at, updated_at)
+       VALUES ${chunk.map(() => `(${Array(MESSAGE_COLUMNS).fill('?').join(', ')})`).join(', ')} RETURNING rowid, id`,
+      chunk.flatMap((m) => [m.id, m.accountId, m.domainId, m.sendingKeyId, m.source, m.envelopeFrom, m.fromEmail, m.fromName, m.subject,
+        JSON.stringify(m.to), m.replyTo, m.messageIdHeader, m.size, +m.hasAttachments, JSON.stringify(m.headers),
+        messageStatusOf(m.recipients.map((r) => r.state)), m.error, now, now]),
+    );
+    for (const r of rows) rowids.set(r.id, r.rowid);
+  }
+  return rowids;
+}
+
+/** The queued recipients of each message, and when they are due (now). */
+async function insertRecipientRows(q: Queryable, messages: readonly NewMessage[], now: string): Promise<Map<string, Array<{ id: number; due: number }>>> {
+  const queuedAt = Date.now();
+  const due = new Map<string, Array<{ id: number; due: number }>>(messages.map((m) => [m.id, []]));
+  const rows = messages.flatMap((m) => m.recipients.map((r) => ({ messageId: m.id, r })));
+  for (const chunk of chunksByParams(rows, () => RECIPIENT_COLUMNS)) {
+    const inserted = await q.all<{ id: number; message_id: string; state: string }>(
+      `INSERT INTO recipients (message_id, email, name, kind, domain, state, reason, next_attempt_at, queued_at, updated_at)
+       VALUES ${chunk.map(() => '(?, ?, ?, ?, ?, ?, ?, ?, ?, ?)').join(', ')} RETURNING id, message_id, state`,
+      chunk.flatMap(({ messageId, r }) => [messageId, r.email, r.name, r.kind, r.domain, r.state, r.reason, r.state === 'queued' ? queuedAt : null, queuedAt, now]),
+    );
+    for (const r of inserted) if (r.state === 'queued') due.get(r.message_id)!.push({ id: r.id, due: queuedAt });
+  }
+  for (const list of due.values()) list.sort((a, b) => a.id - b.id);
+  return due;
+}
+
+async function indexForSearch(q: Queryable, messages: readonly NewMessage[], rowids: ReadonlyMap<string, number>): Promise<void> {
+  for (const chunk of chunksByParams(messages, () => 4)) {
+    await q.run(
+      `INSERT INTO messages_fts (rowid, subject, from_email, recipients) VALUES ${chunk.map(() => '(?, ?, ?, ?)').join(', ')}`,
+      chunk.flatMap((m) => [rowids.get(m.id)!, m.subject, m.fromEmail, m.recipients.map((r) => `${r.email} ${r.name}`).join(' ')]),
+    );
+  }
+}
+
+/** Writes a batch of accepted messages: credits, message rows, recipients and the search index. */
+async function insertMessages(q: Queryable, messages: readonly NewMessage[]): Promise<InsertOutcome[]> {
+  const unpaid = await debitAll(q, messages);
+  const paid = messages.filter((m) => !unpaid.has(m));
+  const now = nowIso();
+  const rowids = paid.length ? await insertMessageRows(q, paid, now) : new Map<string, number>();
+  const due = paid.length ? await insertRecipientRows(q, paid, now) : new Map<string, Array<{ id: number; due: number }>>();
+  if (paid.length) await indexForSearch(q, paid, rowids);
+  return messages.map((m) => (unpaid.has(m) ? 'insufficient_balance' : due.get(m.id)!));
+}
+
+/** Several callers' results recorded at once; each caller hears of its own bounces and of the messages it finished. */
+async function recordAttemptBatches(q: Queryable, batches: ReadonlyArray<readonly AttemptResult[]>): Promise<RecordOutcome[]> {
+  const moves = await movableResults(q, batches.flat());
+  const now = nowIso();
+  await moveRecipients(q, moves, now);
+  await insertAttempts(q, moves, now);
+  await countFinalOutcomes(q, moves);
+  const bounces: Array<{ input: BounceInput; applied: Applied }> = [];
+  for (const { result } of moves) {
+    const input = bounceOf(result);
+    const applied = input && (await applyBounce(q, input));
+    if (input && applied) bounces.push({ input, applied });
+  }
+  const statuses = await refreshStatuses(q, [...new Set(moves.map((m) => m.messageId))]);
+  return splitByCaller(batches, moves, statuses, bounces);
+}
+
+function splitByCaller(
+  batches: ReadonlyArray<readonly AttemptResult[]>,
+  moves: readonly Move[],
+  statuses: ReadonlyMap<string, MessageStatus>,
+  bounces: ReadonlyArray<{ input: BounceInput; applied: Applied }>,
+): RecordOutcome[] {
+  const callerOf = new Map<number, number>();
+  batches.forEach((results, i) => results.forEach((r) => callerOf.set(r.recipientId, i)));
+  const outcomes: RecordOutcome[] = batches.map(() => ({ finished: [], bounces: [] }));
+  // A finished message is told to one caller only, the first that moved one of its recipients.
+  const told = new Set<string>();
+  for (const move of moves) {
+    if (told.has(move.messageId) || statuses.get(move.messageId) === 'pending') continue;
+    told.add(move.messageId);
+    outcomes[callerOf.get(move.result.recipientId)!]!.finished.push(move.messageId);
+  }
+  for (const b of bounces) outcomes[callerOf.get(b.input.recipientId)!]!.bounces.push(b);
+  return outcomes;
 }

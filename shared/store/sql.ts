@@ -145,15 +145,22 @@ class SqliteSql implements Sql {
     });
   }
 
-  /** One transaction for everything grouped so far; a failed begin or commit fails the whole group. */
+  /**
+   * One transaction for everything grouped so far; a failed begin or commit fails the whole group. Each work
+   * runs in its own savepoint; closing one and opening the next (or committing) is a single round trip.
+   */
   private async commitGroup(): Promise<void> {
     const group = this.waiting.splice(0, MAX_GROUP);
     if (this.waiting.length) void this.serialised(() => this.commitGroup());
     try {
-      await this.writer.exec('BEGIN IMMEDIATE');
+      await this.writer.exec('BEGIN IMMEDIATE; SAVEPOINT grouped');
       const outcomes: Outcome[] = [];
-      for (const item of group) outcomes.push(await this.inSavepoint(item.work));
-      await this.writer.exec('COMMIT');
+      for (const [i, item] of group.entries()) {
+        const outcome = await this.attempt(item.work);
+        outcomes.push(outcome);
+        const close = outcome.ok ? 'RELEASE grouped' : 'ROLLBACK TO grouped; RELEASE grouped';
+        await this.writer.exec(`${close}; ${i < group.length - 1 ? 'SAVEPOINT grouped' : 'COMMIT'}`);
+      }
       group.forEach((item, i) => settle(item, outcomes[i]!));
     } catch (error) {
       // Every waiter hears of the failure; none is left waiting for a commit that will not come.
@@ -162,14 +169,10 @@ class SqliteSql implements Sql {
     }
   }
 
-  private async inSavepoint(work: (q: Queryable) => Promise<unknown>): Promise<Outcome> {
-    await this.writer.exec('SAVEPOINT grouped');
+  private async attempt(work: (q: Queryable) => Promise<unknown>): Promise<Outcome> {
     try {
-      const value = await work(this.writer);
-      await this.writer.exec('RELEASE grouped');
-      return { ok: true, value };
+      return { ok: true, value: await work(this.writer) };
     } catch (error) {
-      await this.writer.exec('ROLLBACK TO grouped; RELEASE grouped');
       return { ok: false, error };
     }
   }

@@ -1,0 +1,70 @@
+// Write batching: items submitted while the writer is busy are applied together, as one batch inside one
+// grouped transaction, so a burst of submissions costs the writer a few multi-row statements instead of
+// several round trips each (each round trip waits for the event loop, which under load is what limits).
+import type { Queryable, Sql } from './sql.js';
+
+interface Pending<I, O> {
+  item: I;
+  resolve: (value: O) => void;
+  reject: (error: unknown) => void;
+}
+
+export class WriteBatcher<I, O> {
+  private readonly pending: Array<Pending<I, O>> = [];
+
+  /** `apply` answers one output per item, in order; it runs within the writer's transaction. */
+  constructor(
+    private readonly sql: Sql,
+    private readonly apply: (q: Queryable, items: readonly I[]) => Promise<O[]>,
+    private readonly maxItems = 200,
+  ) {}
+
+  submit(item: I): Promise<O> {
+    return new Promise<O>((resolve, reject) => {
+      this.pending.push({ item, resolve, reject });
+      if (this.pending.length === 1) this.flush();
+    });
+  }
+
+  /** The batch is taken when the writer gets to it, not when it was asked for: whatever came meanwhile joins. */
+  private flush(): void {
+    let batch: Array<Pending<I, O>> = [];
+    this.sql
+      .grouped((q) => {
+        batch = this.pending.splice(0, this.maxItems);
+        if (this.pending.length) this.flush();
+        return this.apply(q, batch.map((p) => p.item));
+      })
+      .then(
+        (outputs) => batch.forEach((p, i) => p.resolve(outputs[i]!)),
+        (error: unknown) => {
+          // One bad item must not fail the others: a failed batch is tried again one item at a time.
+          if (batch.length === 1) batch[0]!.reject(error);
+          else for (const p of batch) this.applyAlone(p);
+        },
+      );
+  }
+
+  private applyAlone(p: Pending<I, O>): void {
+    this.sql.grouped((q) => this.apply(q, [p.item])).then((outputs) => p.resolve(outputs[0]!), p.reject);
+  }
+}
+
+/** Splits rows so that no statement binds more than `maxParams` values (SQLite's limit is 32,766). */
+export function chunksByParams<T>(rows: readonly T[], paramsOf: (row: T) => number, maxParams = 10_000): T[][] {
+  const chunks: T[][] = [];
+  let current: T[] = [];
+  let params = 0;
+  for (const row of rows) {
+    const n = paramsOf(row);
+    if (current.length && params + n > maxParams) {
+      chunks.push(current);
+      current = [];
+      params = 0;
+    }
+    current.push(row);
+    params += n;
+  }
+  if (current.length) chunks.push(current);
+  return chunks;
+}
