@@ -33,6 +33,14 @@ export interface Submission extends Pick<NewMessage, LoggedFields> {
   body: Buffer;
 }
 
+/** A submission whose body is on disk, not yet recorded. */
+export interface Spooled {
+  submission: Submission;
+  id: string;
+  recipients: NewRecipient[];
+  cost: number;
+}
+
 export type IntakeResult = { ok: true; messageId: string; queued: number } | { ok: false; reason: 'insufficient_balance' };
 
 /** Time-ordered, unique and URL-safe: the message id clients see. */
@@ -50,16 +58,30 @@ export class Intake {
   ) {}
 
   async accept(s: Submission): Promise<IntakeResult> {
+    const spooled = await this.spoolFirst(s);
+    return 'ok' in spooled ? spooled : this.record(spooled);
+  }
+
+  /**
+   * The first half of accept: each recipient's first state, a check of the balance, and the body on disk.
+   * Batches run this for all their items at once and then `record` them in order, so that when credits run
+   * short it is always the later items that are refused.
+   */
+  async spoolFirst(s: Submission): Promise<Spooled | { ok: false; reason: 'insufficient_balance' }> {
     const id = s.id ?? newMessageId();
     const recipients = await this.firstStates(s.team.id, s.recipients);
     const cost = recipients.filter((r) => r.state === 'queued').length;
-    const rootId = rootIdOf(s.team);
     if (cost > 0 && (await this.store.accounts.pooledBalance(s.team)) < cost) return { ok: false, reason: 'insufficient_balance' };
     if (cost > 0) await this.spool.write(id, s.body);
+    return { submission: s, id, recipients, cost };
+  }
+
+  /** The second half: message, recipients and credits in SQLite (the acknowledgement point), then the schedule. */
+  async record({ submission: s, id, recipients, cost }: Spooled): Promise<IntakeResult> {
     const inserted = await this.store.messages.insert({
       id,
       accountId: s.team.id,
-      rootId,
+      rootId: rootIdOf(s.team),
       domainId: s.domain.id,
       sendingKeyId: s.sendingKeyId,
       source: s.source,

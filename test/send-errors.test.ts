@@ -645,6 +645,17 @@ t.test('a batch accepts a JSON array and answers 200 with data in order', async 
   t.same(subjects, ['One', 'Two']);
 });
 
+t.test('a batch larger than the credits sends its first items and refuses the later ones with insufficient_balance', async (t) => {
+  const s = await setup(5);
+  const res = await h.request('POST', '/v2/emails/batch', { key: s.sendKey, body: Array.from({ length: 8 }, (_, i) => mail(s.domain, { subject: `n${i}` })) });
+  t.equal(res.status, 200, res.text);
+  const sent = res.body.data.map((item: { message_id?: string }) => Boolean(item.message_id));
+  t.same(sent, [true, true, true, true, true, false, false, false]);
+  for (const item of res.body.data.slice(5)) t.match(item, { error: { status_code: 403, errors: { account: { insufficient_balance: String } } } });
+  t.equal(await balance(s.id), 0);
+  t.equal(await messageCount(s.id), 5);
+});
+
 t.test('a batch accepts {"emails": [...]}', async (t) => {
   const s = await setup();
   const res = await h.request('POST', '/v2/emails/batch', { key: s.sendKey, body: { emails: [mail(s.domain), mail(s.domain)] } });

@@ -8,7 +8,7 @@ import { isTransientFailure } from '../../shared/transient.js';
 import type { AppContext } from '../context.js';
 import { authenticateSender, type Sender } from './auth.js';
 import { Idempotency, type StoredReply } from './idempotency.js';
-import { sendOne, takeSendRate } from './send.js';
+import { recordSend, sendOne, spoolSend, takeSendRate } from './send.js';
 import { SendRequestSchema } from './request.js';
 
 export const MAX_BATCH = 100;
@@ -48,21 +48,26 @@ function batchItems(body: unknown): unknown[] {
  * Each item is validated and sent on its own; the answer lists, in order, a message_id or an error.
  * The whole batch is one request against the send rate: counting every item would refuse most of a
  * 100-email batch at the default rate, and a refusal is a 429 with Retry-After for the whole call.
+ * Items are composed and spooled side by side, then recorded in their order (they share one commit), so
+ * that when credits run short the later items are the ones refused.
  */
 async function batch(ctx: AppContext, sender: Sender, body: unknown): Promise<Reply> {
   const items = batchItems(body);
   await takeSendRate(ctx, sender);
-  const data: unknown[] = [];
-  for (const item of items) {
-    try {
-      data.push(await sendOne(ctx, sender, item));
-    } catch (err) {
-      // Even an unexpected failure stays with its item: earlier items are already queued, and failing
-      // the whole call would make the client resend them.
-      data.push({ error: errorReply(err, ctx).body });
-    }
-  }
+  const spooled = await Promise.all(items.map((item) => settle(spoolSend(ctx, sender, item))));
+  const recorded = await Promise.all(spooled.map((s) => ('error' in s ? s : settle(recordSend(ctx, s.value)))));
+  // Even an unexpected failure stays with its item: earlier items are already queued, and failing the whole
+  // call would make the client resend them.
+  const data = recorded.map((r) => ('error' in r ? { error: errorReply(r.error, ctx).body } : r.value));
   return { status: 200, body: { data } };
+}
+
+async function settle<T>(work: Promise<T>): Promise<{ value: T } | { error: unknown }> {
+  try {
+    return { value: await work };
+  } catch (error) {
+    return { error };
+  }
 }
 
 /** The body as text for the idempotency record; a body nested beyond what JSON.stringify can walk is refused. */

@@ -3,7 +3,7 @@
 import { SendError } from '../../shared/errors.js';
 import { domainOfEmail } from '../../shared/email-address.js';
 import { hitRateLimit } from '../../shared/rate-limit.js';
-import { newMessageId } from '../../mta/intake.js';
+import { newMessageId, type Spooled } from '../../mta/intake.js';
 import type { AppContext } from '../context.js';
 import type { Sender } from './auth.js';
 import { parseSendRequest, type SendRequest } from './request.js';
@@ -41,14 +41,18 @@ const recipientsOf = (r: SendRequest) => [
 /** Headers shown in the message log: the client's own ones, never the body. */
 const loggedHeaders = (r: SendRequest): Record<string, string> => ({ ...r.headers });
 
-export async function sendOne(ctx: AppContext, sender: Sender, body: unknown): Promise<{ message_id: string }> {
+const insufficientBalance = () =>
+  new SendError(403, 'forbidden', 'Not enough credits', { account: { insufficient_balance: 'The account has not enough credits for this message' } });
+
+/** Validates, composes and spools one send request: everything but recording it. */
+export async function spoolSend(ctx: AppContext, sender: Sender, body: unknown): Promise<Spooled> {
   const parsed = parseSendRequest(body);
   if (!parsed.ok) throw validation(parsed.errors);
   const r = parsed.request;
   const domain = await verifiedDomain(ctx, sender, r.from.email);
   const id = newMessageId();
   const composed = await composeMessage(r, id);
-  const result = await ctx.intake.accept({
+  const spooled = await ctx.intake.spoolFirst({
     id,
     team: sender.team,
     domain,
@@ -66,8 +70,17 @@ export async function sendOne(ctx: AppContext, sender: Sender, body: unknown): P
     recipients: recipientsOf(r),
     body: composed.body,
   });
-  if (!result.ok) {
-    throw new SendError(403, 'forbidden', 'Not enough credits', { account: { insufficient_balance: 'The account has not enough credits for this message' } });
-  }
+  if ('ok' in spooled) throw insufficientBalance();
+  return spooled;
+}
+
+/** Records a spooled send: the point where it is acknowledged. */
+export async function recordSend(ctx: AppContext, spooled: Spooled): Promise<{ message_id: string }> {
+  const result = await ctx.intake.record(spooled);
+  if (!result.ok) throw insufficientBalance();
   return { message_id: result.messageId };
+}
+
+export async function sendOne(ctx: AppContext, sender: Sender, body: unknown): Promise<{ message_id: string }> {
+  return recordSend(ctx, await spoolSend(ctx, sender, body));
 }
