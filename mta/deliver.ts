@@ -9,8 +9,8 @@ export interface DeliveryJob {
   recipientId: number;
   email: string;
   returnPath: string;
-  /** The signed message. */
-  body: Buffer;
+  /** The signed message, asked for only once a connection is up: a dead destination costs no signing. */
+  body: () => Promise<Buffer>;
 }
 
 export interface JobResult {
@@ -59,9 +59,16 @@ function connect(host: MxHost, ip: string, o: DeliverOptions): Promise<SMTPConne
   });
 }
 
-function sendOne(conn: SMTPConnection, job: DeliveryJob): Promise<{ outcome: Outcome; connectionLost: boolean }> {
+async function sendOne(conn: SMTPConnection, job: DeliveryJob): Promise<{ outcome: Outcome; connectionLost: boolean }> {
+  let body: Buffer;
+  try {
+    body = await job.body();
+  } catch (err) {
+    // Our own trouble (the spool unreadable, the key unusable): try again later, over a fresh connection.
+    return { outcome: outcomeOf({ code: 451, text: `4.3.0 local problem preparing the message: ${(err as Error).message}` }), connectionLost: false };
+  }
   return new Promise((resolve) => {
-    conn.send({ from: job.returnPath, to: [job.email] }, job.body, (err, info) => {
+    conn.send({ from: job.returnPath, to: [job.email] }, body, (err, info) => {
       if (!err && info?.accepted.length) return resolve({ outcome: outcomeOf(info.response), connectionLost: false });
       const reply = replyFromError(err ?? info?.rejectedErrors?.[0]);
       resolve({ outcome: outcomeOf(reply), connectionLost: conn.destroyed || reply.code === 0 });

@@ -184,21 +184,20 @@ export class Scheduler {
     // Recipients of one batch share a connection, so they share the pool of the first one's team.
     const pool = live.length ? await this.d.poolFor(live[0]!.accountId) : null;
     if (live.length && pool) {
-      const jobs = await this.jobsFor(live);
+      const jobs = this.jobsFor(live);
       const delivered = await deliverToDomain(domain, jobs, { ...this.d.deliver, ...pool });
       results.push(...delivered.map((res) => this.toAttempt(res, live)));
     }
     await this.finish(batch, results);
   }
 
-  private async jobsFor(recipients: readonly DueRecipient[]): Promise<DeliveryJob[]> {
-    const jobs: DeliveryJob[] = [];
-    for (const r of recipients) {
-      const body = await this.d.preparer.signed(r.messageId, r.domainId);
-      const fromDomain = domainOfEmail(r.envelopeFrom);
-      jobs.push({ recipientId: r.id, email: r.email, returnPath: verpAddress(r.id, fromDomain, this.d.verpSecret), body });
-    }
-    return jobs;
+  private jobsFor(recipients: readonly DueRecipient[]): DeliveryJob[] {
+    return recipients.map((r) => ({
+      recipientId: r.id,
+      email: r.email,
+      returnPath: verpAddress(r.id, domainOfEmail(r.envelopeFrom), this.d.verpSecret),
+      body: () => this.d.preparer.signed(r.messageId, r.domainId),
+    }));
   }
 
   private toAttempt(res: JobResult, recipients: readonly DueRecipient[]): AttemptResult {
