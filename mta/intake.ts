@@ -132,8 +132,10 @@ export class Intake {
     if (!due.length) return;
     try {
       const args = due.flatMap((r) => [r.due, String(r.id)]);
-      await this.redis.zadd(redisKeys.queueDue(), ...args);
-      await this.redis.publish(redisKeys.queueWakeChannel(), messageId);
+      // One round trip for both; a pipeline's failures come back as results, so they are rethrown here.
+      const replies = await this.redis.pipeline().zadd(redisKeys.queueDue(), ...args).publish(redisKeys.queueWakeChannel(), messageId).exec();
+      const failed = replies?.find(([err]) => err);
+      if (failed) throw failed[0];
     } catch (err) {
       this.log.warn({ msg_id: messageId, err: (err as Error).message }, 'not scheduled in Redis; the MTA will pick it up from SQLite');
     }
