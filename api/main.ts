@@ -18,7 +18,8 @@ export interface RunningApi {
 
 export async function startApi(config: Config, runtime?: Runtime): Promise<RunningApi> {
   const rt = runtime ?? (await openRuntime(config, 'api'));
-  const intake = new Intake(rt.store, new Spool(join(config.dataDir, 'spool')), rt.redis, new DisposableFilter(config.disposableDomains), rt.log);
+  const spool = new Spool(join(config.dataDir, 'spool'));
+  const intake = new Intake(rt.store, spool, rt.redis, new DisposableFilter(config.disposableDomains), rt.log);
   const server = createApiServer({ ...rt, intake });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
@@ -37,6 +38,7 @@ export async function startApi(config: Config, runtime?: Runtime): Promise<Runni
         server.close(() => resolve());
         server.closeIdleConnections();
       });
+      spool.close();
       if (!runtime) await rt.close();
     },
   };

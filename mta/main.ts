@@ -109,6 +109,8 @@ export async function startMta(config: Config, runtime?: Runtime): Promise<Runni
       await verifier.stop();
       await scheduler.stop();
       await webhooks.stop();
+      spool.close();
+      inboundSpool.close();
       if (!runtime) await rt.close();
     },
   };

@@ -1,13 +1,13 @@
-// The message spool: one file per message body. A body is acknowledged only after it is written to a
-// temporary file, fsync'd, renamed into place and its directory fsync'd, so a crash or power loss at
-// any point leaves either no file or the whole file.
-import { createReadStream, mkdirSync, type ReadStream } from 'node:fs';
-import { open, readFile, rename, rm } from 'node:fs/promises';
-import { join } from 'node:path';
-import { randomBytes } from 'node:crypto';
+// The message spool: one file per message body. A body is written and fsync'd, and its directory fsync'd,
+// before the message's row is committed; only a committed row ever leads to a spool file being read, so a
+// file cut short by a crash is never read (it is an orphan, like a body whose row was never written).
+import { closeSync, createReadStream, fsync, mkdirSync, openSync, writeFile, type ReadStream } from 'node:fs';
+import { readFile, rm } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
 
 export class Spool {
-  private readonly madeDirs = new Set<string>();
+  /** One open descriptor per sub-directory, to fsync it after each new file without reopening it. */
+  private readonly folders = new Map<string, number>();
 
   constructor(private readonly dir: string) {
     mkdirSync(dir, { recursive: true, mode: 0o750 });
@@ -20,21 +20,12 @@ export class Spool {
 
   async write(id: string, body: Buffer): Promise<void> {
     const target = this.path(id);
-    const folder = join(target, '..');
-    if (!this.madeDirs.has(folder)) {
-      mkdirSync(folder, { recursive: true, mode: 0o750 });
-      this.madeDirs.add(folder);
-    }
-    const temp = `${target}.${randomBytes(4).toString('hex')}.tmp`;
-    const file = await open(temp, 'wx', 0o640);
-    try {
-      await file.writeFile(body);
-      await file.sync();
-    } finally {
-      await file.close();
-    }
-    await rename(temp, target);
-    await fsyncDir(folder);
+    const folder = this.folder(dirname(target));
+    // The callback API, not FileHandle: one call opens, writes, fsyncs (flush) and closes, at a fraction of the cost.
+    await new Promise<void>((resolve, reject) =>
+      writeFile(target, body, { flag: 'wx', mode: 0o640, flush: true }, (err) => (err ? reject(err) : resolve())),
+    );
+    await new Promise<void>((resolve, reject) => fsync(folder, (err) => (err ? reject(err) : resolve())));
   }
 
   read(id: string): Promise<Buffer> {
@@ -48,13 +39,19 @@ export class Spool {
   async remove(id: string): Promise<void> {
     await rm(this.path(id), { force: true });
   }
-}
 
-async function fsyncDir(dir: string): Promise<void> {
-  const handle = await open(dir, 'r');
-  try {
-    await handle.sync();
-  } finally {
-    await handle.close();
+  close(): void {
+    for (const fd of this.folders.values()) closeSync(fd);
+    this.folders.clear();
+  }
+
+  private folder(path: string): number {
+    let fd = this.folders.get(path);
+    if (fd === undefined) {
+      mkdirSync(path, { recursive: true, mode: 0o750 });
+      fd = openSync(path, 'r');
+      this.folders.set(path, fd);
+    }
+    return fd;
   }
 }

@@ -81,3 +81,24 @@ t.test('rows are split so that no statement binds more values than allowed', asy
   t.same(chunks.map((c) => c.length), Array(12).fill(2).concat([1]));
   t.same(chunksByParams([1, 2], () => 50, 10), [[1], [2]], 'a row above the limit still gets a statement of its own');
 });
+
+t.test('a statement that does not prepare rejects its call instead of hanging', async (t) => {
+  const sql = await tempSql(t);
+  await t.rejects(sql.all('SELEKT 1'), { code: 'SQLITE_ERROR' });
+  await t.rejects(sql.run('INSERT INTO missing VALUES (1)'), { message: /no such table/ });
+  t.same(await sql.all('SELECT 1 AS one'), [{ one: 1 }], 'the connection still answers');
+});
+
+t.test('kept statements stay correct when far more distinct statements are used at once than are kept', async (t) => {
+  const sql = await tempSql(t);
+  await sql.exec('CREATE TABLE items (n INTEGER PRIMARY KEY)');
+  await sql.run(`INSERT INTO items (n) VALUES ${Array.from({ length: 600 }, () => '(?)').join(', ')}`, Array.from({ length: 600 }, (_, i) => i));
+  // IN lists of 1 to 600 values: 600 distinct statements, used concurrently, twice over.
+  const counts = await Promise.all(
+    Array.from({ length: 1200 }, (_, i) => {
+      const n = (i % 600) + 1;
+      return sql.all<{ c: number }>(`SELECT COUNT(*) AS c FROM items WHERE n IN (${Array(n).fill('?').join(',')})`, Array.from({ length: n }, (_, k) => k));
+    }),
+  );
+  t.same(counts.map((rows) => rows[0]!.c), Array.from({ length: 1200 }, (_, i) => (i % 600) + 1));
+});

@@ -30,7 +30,19 @@ export interface Sql extends Queryable {
   close(): Promise<void>;
 }
 
+/** Prepared statements kept per connection: preparing one per call was a large share of the main thread's time. */
+const MAX_STATEMENTS = 200;
+
+interface KeptStatement {
+  prepared: Promise<sqlite3.Statement>;
+  /** Calls under way; an evicted statement is finalized only once none is left. */
+  users: number;
+  evicted: boolean;
+}
+
 class Connection implements Queryable {
+  private readonly statements = new Map<string, KeptStatement>();
+
   constructor(private readonly db: sqlite3.Database) {}
 
   static open(file: string, mode: number): Promise<Connection> {
@@ -41,24 +53,27 @@ class Connection implements Queryable {
 
   /**
    * The first row. Run with `all`, not node-sqlite3's `get`: `get` leaves its statement open until a later
-   * finalize, so the connection keeps an old read snapshot and may miss a commit made just before.
+   * finalize, so the connection keeps an old read snapshot and may miss a commit made just before. `all`
+   * and `run` step a statement to its end and reset it, so a kept statement holds no snapshot.
    */
   async get<T extends Row>(sql: string, params: Params = []): Promise<T | undefined> {
     return (await this.all<T>(sql, params))[0];
   }
 
   all<T extends Row>(sql: string, params: Params = []): Promise<T[]> {
-    return new Promise((resolve, reject) =>
-      this.db.all(sql, params, (err: Error | null, rows: T[]) => (err ? reject(err) : resolve(rows))),
+    return this.using(sql, (statement) =>
+      new Promise((resolve, reject) => statement.all(params, (err: Error | null, rows: T[]) => (err ? reject(err) : resolve(rows)))),
     );
   }
 
   run(sql: string, params: Params = []): Promise<RunResult> {
-    return new Promise((resolve, reject) =>
-      this.db.run(sql, params, function (this: sqlite3.RunResult, err: Error | null) {
-        if (err) reject(err);
-        else resolve({ changes: this.changes, lastId: this.lastID });
-      }),
+    return this.using(sql, (statement) =>
+      new Promise((resolve, reject) =>
+        statement.run(params, function (this: sqlite3.RunResult, err: Error | null) {
+          if (err) reject(err);
+          else resolve({ changes: this.changes, lastId: this.lastID });
+        }),
+      ),
     );
   }
 
@@ -66,12 +81,54 @@ class Connection implements Queryable {
     return new Promise((resolve, reject) => this.db.exec(sql, (err) => (err ? reject(err) : resolve())));
   }
 
-  close(): Promise<void> {
-    return new Promise((resolve, reject) => this.db.close((err) => (err ? reject(err) : resolve())));
+  async close(): Promise<void> {
+    const kept = [...this.statements.values()];
+    this.statements.clear();
+    for (const k of kept) {
+      const statement = await k.prepared.catch(() => null);
+      if (statement) await new Promise<void>((resolve) => statement.finalize(() => resolve()));
+    }
+    await new Promise<void>((resolve, reject) => this.db.close((err) => (err ? reject(err) : resolve())));
   }
 
   busyTimeout(ms: number): void {
     this.db.configure('busyTimeout', ms);
+  }
+
+  /** Runs `call` with the statement prepared once for `sql`. */
+  private async using<T>(sql: string, call: (statement: sqlite3.Statement) => Promise<T>): Promise<T> {
+    const kept = this.keep(sql);
+    kept.users++;
+    try {
+      return await call(await kept.prepared);
+    } finally {
+      kept.users--;
+      if (kept.evicted && kept.users === 0) void kept.prepared.then((st) => st.finalize(), () => undefined);
+    }
+  }
+
+  /** The kept statement for `sql`, most recently used last; the least recently used go past the cap. */
+  private keep(sql: string): KeptStatement {
+    let kept = this.statements.get(sql);
+    if (kept) {
+      this.statements.delete(sql);
+    } else {
+      const prepared = new Promise<sqlite3.Statement>((resolve, reject) => {
+        const statement = this.db.prepare(sql, (err: Error | null) => (err ? reject(err) : resolve(statement)));
+      });
+      kept = { prepared, users: 0, evicted: false };
+      // A statement that does not prepare is not kept; the caller hears why.
+      const failed = kept;
+      prepared.catch(() => this.statements.get(sql) === failed && this.statements.delete(sql));
+    }
+    this.statements.set(sql, kept);
+    for (const [oldest, old] of this.statements) {
+      if (this.statements.size <= MAX_STATEMENTS) break;
+      this.statements.delete(oldest);
+      old.evicted = true;
+      if (old.users === 0) void old.prepared.then((st) => st.finalize(), () => undefined);
+    }
+    return kept;
   }
 }
 
