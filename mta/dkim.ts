@@ -40,17 +40,25 @@ const BODY_SLICE = 64 * 1024;
 const MAX_PARSED_KEYS = 1000;
 
 const signAsync = promisify(rsaSign);
-const parsedKeys = new Map<string, KeyObject>();
+const parsedKeys = new Map<string, KeyObject[]>();
+let nextCopy = 0;
 
-/** PEM parsing costs more than the signature itself, so each key is parsed once. */
+/**
+ * PEM parsing costs more than the signature itself, so each key is parsed once, into a few copies: a
+ * KeyObject is locked while a thread-pool thread signs with it, and concurrent signatures with one copy
+ * queue on that lock (the event loop too, when it hands the next one over).
+ */
+const KEY_COPIES = 4;
+
 function keyObject(pem: string): KeyObject {
-  let key = parsedKeys.get(pem);
-  if (!key) {
-    key = createPrivateKey(pem);
+  let copies = parsedKeys.get(pem);
+  if (!copies) {
+    copies = Array.from({ length: KEY_COPIES }, () => createPrivateKey(pem));
     if (parsedKeys.size >= MAX_PARSED_KEYS) parsedKeys.delete(parsedKeys.keys().next().value as string);
-    parsedKeys.set(pem, key);
+    parsedKeys.set(pem, copies);
   }
-  return key;
+  nextCopy = (nextCopy + 1) % KEY_COPIES;
+  return copies[nextCopy]!;
 }
 
 async function* slices(raw: Buffer): AsyncGenerator<Buffer> {
