@@ -1,7 +1,7 @@
 // A sink in its own process, so that it runs in neither the MTA's nor the load generator's event loop.
 //   node dist/bench/sink.js fast          a minimal SMTP sink (no TLS, no AUTH) counting whole messages and the
 //                                         DKIM-signed ones: where Tern delivers.
-//   node dist/bench/sink.js smtp-server [procs]   smtp-server with STARTTLS (a fresh RSA-2048 self-signed
+//   node dist/bench/sink.js smtp-server [procs]   smtp-server (greeting at once, as Tern's) with STARTTLS (a fresh RSA-2048 self-signed
 //                                         certificate, as Tern's) and AUTH accepting anything: the load generator's
 //                                         ceiling; in `procs` processes sharing the port (node:cluster).
 // It reports {type:'listening', port} over IPC, answers {type:'stats'} with {type:'stats', count, signed,
@@ -9,7 +9,7 @@
 // with {type:'reset'}, and leaves when its parent goes.
 import cluster from 'node:cluster';
 import { createServer, type Socket } from 'node:net';
-import { SMTPServer } from 'smtp-server';
+import { PromptGreetingSmtpServer } from '../mta/prompt-greeting.js';
 import { generate } from 'selfsigned';
 
 const mode = process.argv[2] ?? 'fast';
@@ -124,7 +124,9 @@ async function listenFast(): Promise<number> {
 
 /** smtp-server with STARTTLS and AUTH on `port` (0: any), with a given or fresh RSA-2048 certificate. */
 async function listenSmtpServer(port: number, pems: { private: string; cert: string }): Promise<number> {
-  const server = new SMTPServer({
+  // Tern's submission servers greet at once (mta/prompt-greeting.ts); so does this one, or its 100 ms
+  // greeting pause, not the generator, would set the ceiling.
+  const server = new PromptGreetingSmtpServer({
     secure: false,
     key: pems.private,
     cert: pems.cert,

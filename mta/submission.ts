@@ -1,8 +1,9 @@
 // SMTP submission: smtp-server on the STARTTLS and implicit-TLS ports. AUTH (PLAIN, LOGIN) only over TLS,
 // the password being a sending key; no relay without it. Each refusal carries its SMTP reply code here,
 // where the decision is made. Accepted messages go through the same intake as HTTP sends.
-import { SMTPServer, type SMTPServerAddress, type SMTPServerAuthentication, type SMTPServerDataStream, type SMTPServerSession } from 'smtp-server';
+import { type SMTPServer, type SMTPServerAddress, type SMTPServerAuthentication, type SMTPServerDataStream, type SMTPServerSession } from 'smtp-server';
 import { listenSmtp } from './smtp-listen.js';
+import { PromptGreetingSmtpServer } from './prompt-greeting.js';
 import { simpleParser, type AddressObject } from 'mailparser';
 import type { Runtime } from '../shared/runtime.js';
 import { rootIdOf, type Team } from '../shared/store/accounts.js';
@@ -59,7 +60,7 @@ export class Submission {
   }
 
   private async open(port: number, secure: boolean, host: string): Promise<void> {
-    const server = new SMTPServer({
+    const server = new PromptGreetingSmtpServer({
       secure,
       key: this.tls.key,
       cert: this.tls.cert,

@@ -3,6 +3,7 @@ import { connect as tlsConnect, type TLSSocket } from 'node:tls';
 import nodemailer from 'nodemailer';
 import { simpleParser } from 'mailparser';
 import { dkimVerdict, startMailWorld, type MailWorld } from './helpers/mail-world.js';
+import { RawSmtp } from './helpers/smtp-raw.js';
 
 interface World extends MailWorld {
   starttlsPort: number;
@@ -112,5 +113,25 @@ t.test('SMTP submission', async (t) => {
     await new Promise((r) => setTimeout(r, 1000));
     t.equal(w.sink.messages.length, before + 1, 'one message, not several');
     t.notOk(w.sink.messages.some((m) => m.to.includes('victim@dest.test')));
+  });
+
+  await t.test('the submission ports greet at once, without the early-talker pause the MX port keeps', async (t) => {
+    // The least of a few greetings: a busy machine can slow one, never speed one up past a timer.
+    const fastest = async (port: number, tls: boolean): Promise<number> => {
+      let best = Infinity;
+      for (let i = 0; i < 5; i++) {
+        const started = performance.now();
+        const { smtp, greeting } = await RawSmtp.open(port, tls);
+        best = Math.min(best, performance.now() - started);
+        t.equal(greeting.code, 220);
+        await smtp.quit();
+      }
+      return best;
+    };
+    const mx = await fastest(w.h.config.smtp.mxPort, false);
+    t.ok(mx >= 100, `the MX port pauses (${mx.toFixed(0)} ms)`);
+    const starttls = await fastest(w.starttlsPort, false);
+    const implicit = await fastest(w.tlsPort, true);
+    t.ok(starttls < 100 && implicit < 100, `the submission ports do not (${starttls.toFixed(0)} ms, ${implicit.toFixed(0)} ms with the TLS handshake)`);
   });
 });
