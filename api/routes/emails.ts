@@ -97,12 +97,17 @@ async function domainFilter(ctx: AppContext, team: Team, value: string | undefin
   return byName && byName.accountId === team.id ? byName.id : '-';
 }
 
+/** The first and last instants whose toISOString() is `YYYY-…Z` with four year digits, as created_at is. */
+const EARLIEST = Date.parse('0000-01-01T00:00:00.000Z');
+const LATEST = Date.parse('9999-12-31T23:59:59.999Z');
+
 function dateBound(value: string | undefined, field: string, endOfDay: boolean): string | undefined {
   if (!value) return undefined;
   const dateOnly = /^\d{4}-\d{2}-\d{2}$/.test(value);
   const time = Date.parse(dateOnly ? `${value}T${endOfDay ? '23:59:59.999' : '00:00:00.000'}Z` : value);
   if (Number.isNaN(time)) throw adminError('validation_failed', `${field} must be an ISO 8601 date or date-time`, { field });
-  return new Date(time).toISOString();
+  // Bounds compare with created_at as text: a year past 9999 would print as "+010000-…" and sort before every date.
+  return new Date(Math.min(Math.max(time, EARLIEST), LATEST)).toISOString();
 }
 
 const list = defineRoute({
@@ -118,7 +123,7 @@ const list = defineRoute({
     domain: Type.Optional(Type.String({ maxLength: 253, description: 'Domain name or id' })),
     from: Type.Optional(Type.String({ description: 'ISO 8601 lower bound of created_at (a date means its start)' })),
     to: Type.Optional(Type.String({ description: 'ISO 8601 upper bound of created_at (a date means its end)' })),
-    search: Type.Optional(Type.String({ maxLength: 200, description: 'Words matched against subject, sender and recipients' })),
+    search: Type.Optional(Type.String({ maxLength: 200, description: 'Whole words matched against subject, sender and recipients (a word ending in * matches as a prefix); total counts up to the paging depth' })),
   }),
   responses: { 200: { description: 'Messages', schema: ListEnvelope(MessageItem) } },
   async handle({ ctx, caller, query }) {
@@ -130,6 +135,7 @@ const list = defineRoute({
       from: dateBound(query.from, 'from', false),
       to: dateBound(query.to, 'to', true),
       search: query.search || undefined,
+      searchCountLimit: ctx.config.limits.pagingDepth,
     });
     const counts = await ctx.store.messages.recipientCounts(rows.map((r) => r.id));
     return { body: envelope(rows.map((m) => listItem(m, counts.get(m.id) ?? 0)), total, page) };

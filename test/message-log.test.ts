@@ -1,0 +1,252 @@
+// The message log's listing (GET /v2/emails) at the store: migration 4 upgrading a v3 database, exact totals
+// from message_counts through every kind of write, and searches walked from the FTS index (whole words, newest
+// first, filters, date bounds, paging and the counting limit), each checked against the plain queries the
+// listing used before.
+import t, { type Test } from 'tap';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { openSqlite, type Queryable, type Sql, type SqlValue } from '../shared/store/sql.js';
+import { migrate } from '../shared/store/migrate.js';
+import { MIGRATIONS } from '../shared/store/migrations.js';
+import { ftsQuery, MessageStore, type MessageQuery, type NewMessage } from '../shared/store/messages.js';
+import type { MessageStatus } from '../shared/queue-state.js';
+
+const DAY = 86_400_000;
+/** Midnight UTC, four days ago: the test data spans five days up to now. */
+const START = Math.floor(Date.now() / DAY) * DAY - 4 * DAY;
+const iso = (ms: number) => new Date(ms).toISOString();
+const STATUSES: readonly MessageStatus[] = ['sent', 'sent', 'sent', 'bounced', 'failed', 'pending', 'complained', 'suppressed'];
+const ACCOUNT = 1;
+const OTHER_ACCOUNT = 2;
+const DOMAIN = 'dom-one';
+
+/** What the v3 release left: migrations 1 to 3 applied and recorded, as migrate() records them. */
+async function v3Database(t: Test): Promise<Sql> {
+  const dir = mkdtempSync(join(tmpdir(), 'tern-log-'));
+  const sql = await openSqlite(join(dir, 'tern.db'));
+  t.teardown(async () => {
+    await sql.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+  await sql.exec('CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)');
+  for (const m of MIGRATIONS.filter((m) => m.version <= 3)) {
+    await sql.exec(m.sql);
+    await sql.run('INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)', [m.version, m.name, iso(Date.now())]);
+  }
+  const now = iso(Date.now());
+  for (const id of [ACCOUNT, OTHER_ACCOUNT]) {
+    await sql.run(
+      `INSERT INTO accounts (id, name, plan_type, limit_per_second, backend_region, created_at, updated_at) VALUES (?, ?, 'free', 10, 'eu', ?, ?)`,
+      [id, `account ${id}`, now, now],
+    );
+  }
+  await sql.run(
+    `INSERT INTO domains (id, account_id, name, dkim_selector, dkim_public_key, dkim_private_key_enc, created_at, updated_at)
+     VALUES (?, ?, 'one.test', 'tern', 'pub', 'enc', ?, ?)`,
+    [DOMAIN, ACCOUNT, now, now],
+  );
+  return sql;
+}
+
+interface RawMessage {
+  id: string;
+  accountId: number;
+  domainId: string | null;
+  status: MessageStatus;
+  createdAt: string;
+  subject: string;
+  recipient: string;
+}
+
+/** The i-th test message: statuses, domains, subjects and recipients vary; created_at grows with i over five days. */
+function messageAt(i: number, count: number): RawMessage {
+  return {
+    id: `msg${String(i).padStart(4, '0')}`,
+    accountId: i % 5 === 4 ? OTHER_ACCOUNT : ACCOUNT,
+    domainId: i % 3 === 2 ? null : DOMAIN,
+    status: STATUSES[i % STATUSES.length]!,
+    createdAt: iso(START + Math.floor((i * 5 * DAY) / count)),
+    subject: i % 4 === 0 ? `Invoice ${1000 + i} ready` : `Welcome aboard number ${i}`,
+    recipient: `user${i % 7}@dest${i % 2}.test`,
+  };
+}
+
+/** Writes a message the way insert() does (messages, recipients, messages_fts), with a chosen created_at. */
+async function writeRaw(q: Queryable, m: RawMessage): Promise<void> {
+  const { lastId } = await q.run(
+    `INSERT INTO messages (id, account_id, domain_id, source, envelope_from, from_email, subject, message_id_header, size, status, created_at, updated_at)
+     VALUES (?, ?, ?, 'http', 'a@one.test', 'a@one.test', ?, ?, 1, ?, ?, ?)`,
+    [m.id, m.accountId, m.domainId, m.subject, `<${m.id}@one.test>`, m.status, m.createdAt, m.createdAt],
+  );
+  await q.run(
+    `INSERT INTO recipients (message_id, email, kind, domain, state, queued_at, updated_at) VALUES (?, ?, 'to', 'dest.test', 'sent', 0, ?)`,
+    [m.id, m.recipient, m.createdAt],
+  );
+  await q.run('INSERT INTO messages_fts (rowid, subject, from_email, recipients) VALUES (?, ?, ?, ?)', [lastId, m.subject, 'a@one.test', `${m.recipient} Someone`]);
+}
+
+/** The filters of the old listing, written plainly: what every answer is checked against. */
+function plainWhere(accountId: number, q: Partial<MessageQuery>): { sql: string; params: SqlValue[] } {
+  const clauses = ['account_id = ?'];
+  const params: SqlValue[] = [accountId];
+  const add = (clause: string, value: SqlValue | undefined) => {
+    if (value === undefined) return;
+    clauses.push(clause);
+    params.push(value);
+  };
+  add('status = ?', q.status);
+  add('domain_id = ?', q.domainId);
+  add('created_at >= ?', q.from);
+  add('created_at <= ?', q.to);
+  add('rowid IN (SELECT rowid FROM messages_fts WHERE messages_fts MATCH ?)', q.search === undefined ? undefined : (ftsQuery(q.search) ?? undefined));
+  return { sql: clauses.join(' AND '), params };
+}
+
+async function plainList(sql: Sql, accountId: number, q: MessageQuery): Promise<{ ids: string[]; total: number }> {
+  const where = plainWhere(accountId, q);
+  const rows = await sql.all<{ id: string }>(`SELECT id FROM messages WHERE ${where.sql} ORDER BY created_at DESC, rowid DESC LIMIT ? OFFSET ?`, [
+    ...where.params,
+    q.perPage,
+    (q.page - 1) * q.perPage,
+  ]);
+  const count = await sql.get<{ n: number }>(`SELECT COUNT(*) AS n FROM messages WHERE ${where.sql}`, where.params);
+  const total = count?.n ?? 0;
+  return { ids: rows.map((r) => r.id), total: q.search === undefined ? total : Math.min(total, q.searchCountLimit) };
+}
+
+/** Date bounds that cover whole days, cut into days, fall inside one day, or are the wrong way round. */
+function boundsToTry(): Array<Pick<MessageQuery, 'from' | 'to'>> {
+  const day = (n: number) => START + n * DAY;
+  return [
+    {},
+    { from: iso(day(1)) },
+    { to: iso(day(3) - 1) },
+    { from: iso(day(1)), to: iso(day(3) - 1) },
+    { from: iso(day(1) + 5 * 3_600_000 + 123) },
+    { to: iso(day(2) + 7 * 3_600_000) },
+    { from: iso(day(1) + 5 * 3_600_000), to: iso(day(3) + 2 * 3_600_000) },
+    { from: iso(day(2) + 3_600_000), to: iso(day(2) + 20 * 3_600_000) },
+    { from: iso(day(2) + 3_600_000), to: iso(day(3) - 1) },
+    { from: iso(day(3)), to: iso(day(2)) },
+    { from: iso(day(2) + 20 * 3_600_000), to: iso(day(2) + 3_600_000) },
+    { from: iso(day(9)) },
+    { from: '9999-12-31T23:59:59.999Z' },
+    { to: '0000-01-01T00:00:00.000Z' },
+  ];
+}
+
+/** Every combination of status, domain and date bounds: each total must equal the plain COUNT(*). */
+async function checkTotals(t: Test, sql: Sql, store: MessageStore, label: string): Promise<void> {
+  let checked = 0;
+  for (const accountId of [ACCOUNT, OTHER_ACCOUNT]) {
+    for (const status of [undefined, 'sent', 'failed', 'pending'] as const) {
+      for (const domainId of [undefined, DOMAIN, '-']) {
+        for (const bounds of boundsToTry()) {
+          const q: MessageQuery = { page: 1, perPage: 5, status, domainId, ...bounds, searchCountLimit: 10_000 };
+          const got = await store.list(accountId, q);
+          const want = await plainList(sql, accountId, q);
+          if (got.total !== want.total || got.rows.map((r) => r.id).join() !== want.ids.join()) {
+            t.fail(`${label}: ${JSON.stringify({ accountId, ...q })} gave ${got.total} ${got.rows.map((r) => r.id)}, expected ${want.total} ${want.ids}`);
+            return;
+          }
+          checked++;
+        }
+      }
+    }
+  }
+  t.pass(`${label}: ${checked} filter combinations give the exact total and the same page`);
+}
+
+async function fillLog(sql: Sql, count: number): Promise<void> {
+  await sql.tx(async (q) => {
+    for (let i = 0; i < count; i++) await writeRaw(q, messageAt(i, count));
+  });
+}
+
+t.test('migration 4 upgrades a v3 database: counters from the messages already there, totals exact', async (t) => {
+  const sql = await v3Database(t);
+  await fillLog(sql, 400);
+  t.same(await migrate(sql), [4], 'only migration 4 runs');
+  const counted = await sql.all<{ account_id: number; day: string; status: string; domain_key: string; n: number }>(
+    'SELECT account_id, day, status, domain_key, n FROM message_counts ORDER BY 1, 2, 3, 4',
+  );
+  const grouped = await sql.all<{ account_id: number; day: string; status: string; domain_key: string; n: number }>(
+    `SELECT account_id, substr(created_at, 1, 10) AS day, status, COALESCE(domain_id, '') AS domain_key, COUNT(*) AS n
+     FROM messages GROUP BY 1, 2, 3, 4 ORDER BY 1, 2, 3, 4`,
+  );
+  t.same(counted, grouped, 'message_counts holds every message once, by account, day, status and domain');
+  t.same(await migrate(sql), [], 'and it runs only once');
+  await checkTotals(t, sql, new MessageStore(sql), 'after the upgrade');
+});
+
+t.test('totals stay exact through inserts, status changes, moved dates and deletes', async (t) => {
+  const sql = await v3Database(t);
+  await fillLog(sql, 200);
+  await migrate(sql);
+  const store = new MessageStore(sql);
+  // Written after the upgrade, by the triggers' path, and dated among the older ones.
+  for (let i = 200; i < 260; i++) await writeRaw(sql, { ...messageAt(i, 260), id: `late${i}` });
+  const sent = await store.insert(newMessage('through-insert'));
+  t.not(sent, 'insufficient_balance');
+  await sql.run(`UPDATE messages SET status = 'sent' WHERE status = 'pending'`);
+  await sql.run(`UPDATE messages SET status = status, updated_at = ? WHERE id = 'msg0003'`, [iso(Date.now())]);
+  await sql.run(`UPDATE messages SET status = 'bounced', domain_id = NULL WHERE id IN ('msg0010', 'msg0011')`);
+  await sql.run(`UPDATE messages SET created_at = ? WHERE id = 'msg0012'`, [iso(START - 30 * DAY)]);
+  await sql.run(`DELETE FROM recipients WHERE message_id = 'msg0013'`);
+  await sql.run(`DELETE FROM messages WHERE id = 'msg0013'`);
+  await checkTotals(t, sql, store, 'after the writes');
+  const negative = await sql.get<{ n: number }>('SELECT COUNT(*) AS n FROM message_counts WHERE n < 0');
+  t.equal(negative?.n, 0, 'no counter goes below zero');
+});
+
+function newMessage(id: string): NewMessage {
+  return {
+    id, accountId: ACCOUNT, rootId: ACCOUNT, domainId: DOMAIN, sendingKeyId: null, source: 'http', envelopeFrom: 'a@one.test', fromEmail: 'a@one.test',
+    fromName: '', subject: 'Invoice 77 through insert', to: [{ email: 'zed@dest0.test' }], replyTo: null, messageIdHeader: `<${id}@one.test>`, size: 1,
+    hasAttachments: false, headers: {}, cost: 0, error: null,
+    recipients: [{ email: 'zed@dest0.test', name: 'Zed', kind: 'to', domain: 'dest0.test', state: 'queued', reason: '' }],
+  };
+}
+
+t.test('search matches whole words, or a prefix when the word ends with *', async (t) => {
+  t.equal(ftsQuery('Invoice 42'), '"invoice" "42"');
+  t.equal(ftsQuery('bob@dest.test'), '"bob" "dest" "test"');
+  t.equal(ftsQuery('invo* ready'), '"invo"* "ready"');
+  t.equal(ftsQuery('"quoted" OR NEAR(x)'), '"quoted" "or" "near" "x"', 'no operator of the user reaches FTS5');
+  t.equal(ftsQuery(' *** '), null);
+});
+
+t.test('a search walks the index newest first and gives what the plain query gives', async (t) => {
+  const sql = await v3Database(t);
+  await fillLog(sql, 400);
+  await migrate(sql);
+  const store = new MessageStore(sql);
+  const searches = ['invoice', 'INVOICE ready', 'invo', 'invo*', 'user3@dest1', 'user3@dest0', 'welcome number', 'nothing-here', 'invoice 1004'];
+  let checked = 0;
+  for (const search of searches) {
+    for (const status of [undefined, 'sent', 'failed'] as const) {
+      for (const domainId of [undefined, DOMAIN, '-']) {
+        for (const bounds of boundsToTry()) {
+          for (const paging of [{ page: 1, perPage: 7 }, { page: 3, perPage: 7 }]) {
+            for (const searchCountLimit of [10_000, 12]) {
+              const q: MessageQuery = { ...paging, status, domainId, ...bounds, search, searchCountLimit };
+              const got = await store.list(ACCOUNT, q);
+              const want = await plainList(sql, ACCOUNT, q);
+              if (got.total !== want.total || got.rows.map((r) => r.id).join() !== want.ids.join()) {
+                t.fail(`${JSON.stringify(q)} gave ${got.total} ${got.rows.map((r) => r.id)}, expected ${want.total} ${want.ids}`);
+                return;
+              }
+              checked++;
+            }
+          }
+        }
+      }
+    }
+  }
+  t.pass(`${checked} searches give the same page and total (counted up to the limit)`);
+  const invoices = await store.list(ACCOUNT, { page: 1, perPage: 100, search: 'invoice', searchCountLimit: 10_000 });
+  t.ok(invoices.rows.length > 10 && invoices.rows.every((r) => r.subject.startsWith('Invoice') && r.account_id === ACCOUNT), 'only the account\'s invoices');
+  t.equal((await store.list(ACCOUNT, { page: 1, perPage: 5, search: 'invo', searchCountLimit: 10_000 })).total, 0, 'a part of a word is no match');
+  t.equal((await store.list(ACCOUNT, { page: 1, perPage: 5, search: 'invoice', searchCountLimit: 4 })).total, 4, 'the count stops at the limit');
+});
