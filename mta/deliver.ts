@@ -4,6 +4,7 @@
 import SMTPConnection from 'nodemailer/lib/smtp-connection';
 import { outcomeOf, replyFromError, type Outcome } from './classify.js';
 import type { MxHost, MxResolver } from './mx.js';
+import type { ConnectionCache } from './connection-cache.js';
 
 export interface DeliveryJob {
   recipientId: number;
@@ -27,7 +28,11 @@ export interface DeliverOptions {
   localAddress?: string;
   connectTimeoutMs: number;
   socketTimeoutMs: number;
+  /** Where connections wait between batches; without one, each batch has its own connection. */
+  connections?: ConnectionCache;
 }
+
+const cacheKey = (ip: string, o: DeliverOptions): string => `${ip}:${o.port}|${o.localAddress ?? ''}|${o.ehloName}`;
 
 const allResults = (jobs: readonly DeliveryJob[], outcome: Outcome, mxHost: string | null = null, ip: string | null = null): JobResult[] =>
   jobs.map((j) => ({ recipientId: j.recipientId, outcome, mxHost, ip }));
@@ -92,6 +97,27 @@ async function sendAll(conn: SMTPConnection, jobs: readonly DeliveryJob[], host:
   return { done, undone: [] };
 }
 
+/**
+ * Sends over a kept connection when there is one. One the server has meanwhile dropped fails before any
+ * job is done: the batch then gets a fresh connection, as if none had been kept.
+ */
+async function sendOverKept(jobs: readonly DeliveryJob[], host: MxHost, ip: string, o: DeliverOptions): Promise<{ done: JobResult[]; undone: DeliveryJob[]; conn: SMTPConnection } | null> {
+  const conn = o.connections?.take(cacheKey(ip, o));
+  if (!conn) return null;
+  const sent = await sendAll(conn, jobs, host, ip);
+  if (sent.done.length === 0 && sent.undone.length === jobs.length) {
+    conn.close();
+    return null;
+  }
+  return { ...sent, conn };
+}
+
+/** A connection that ended its batch cleanly waits for the next batch; any other is closed. */
+function release(conn: SMTPConnection, undone: readonly DeliveryJob[], ip: string, o: DeliverOptions): void {
+  if (o.connections && !undone.length && !conn.destroyed) o.connections.put(cacheKey(ip, o), conn);
+  else conn.quit();
+}
+
 async function deliverToHosts(hosts: readonly MxHost[], jobs: readonly DeliveryJob[], o: DeliverOptions): Promise<JobResult[]> {
   const results: JobResult[] = [];
   let pending = [...jobs];
@@ -99,20 +125,23 @@ async function deliverToHosts(hosts: readonly MxHost[], jobs: readonly DeliveryJ
   for (const host of hosts) {
     for (const ip of host.addresses) {
       if (!pending.length) return results;
-      let conn: SMTPConnection;
-      try {
-        conn = await connect(host, ip, o);
-      } catch (err) {
-        lastError = err;
-        const outcome = outcomeOf(replyFromError(err));
-        // A 5xx greeting is the host refusing us: a verdict for every recipient, not a reason to go on.
-        if (outcome.kind === 'bounced') return [...results, ...allResults(pending, outcome, host.exchange, ip)];
-        continue;
+      let sent = await sendOverKept(pending, host, ip, o);
+      if (!sent) {
+        let conn: SMTPConnection;
+        try {
+          conn = await connect(host, ip, o);
+        } catch (err) {
+          lastError = err;
+          const outcome = outcomeOf(replyFromError(err));
+          // A 5xx greeting is the host refusing us: a verdict for every recipient, not a reason to go on.
+          if (outcome.kind === 'bounced') return [...results, ...allResults(pending, outcome, host.exchange, ip)];
+          continue;
+        }
+        sent = { ...(await sendAll(conn, pending, host, ip)), conn };
       }
-      const { done, undone } = await sendAll(conn, pending, host, ip);
-      conn.quit();
-      results.push(...done);
-      pending = undone;
+      release(sent.conn, sent.undone, ip, o);
+      results.push(...sent.done);
+      pending = sent.undone;
     }
   }
   return [...results, ...allResults(pending, outcomeOf(replyFromError(lastError)))];

@@ -11,6 +11,7 @@ import { DomainVerifier } from './verify-domains.js';
 import { MxResolver } from './mx.js';
 import { DkimKeyCache } from './dkim.js';
 import { MessagePreparer } from './prepare.js';
+import { ConnectionCache } from './connection-cache.js';
 import { Scheduler } from './scheduler.js';
 import { loadRetryPolicy } from './retry-policy.js';
 import { Intake } from './intake.js';
@@ -58,6 +59,7 @@ export async function startMta(config: Config, runtime?: Runtime): Promise<Runni
   const webhooks = new WebhookDispatcher({ rt, resolver, caFile: config.webhooks.caFile ?? undefined });
   wakers.push(() => webhooks.wake());
   const outcomes = new Outcomes({ rt, reputation: new Reputation(rt, config.reputation), wake: () => wakers.forEach((wake) => wake()) });
+  const connections = new ConnectionCache();
   const scheduler = new Scheduler({
     outcomes,
     rt,
@@ -70,6 +72,7 @@ export async function startMta(config: Config, runtime?: Runtime): Promise<Runni
       port: config.delivery.remotePort,
       connectTimeoutMs: config.delivery.connectTimeoutS * 1000,
       socketTimeoutMs: config.delivery.socketTimeoutS * 1000,
+      connections,
     },
     poolFor: poolLookup(rt),
   });
@@ -108,6 +111,7 @@ export async function startMta(config: Config, runtime?: Runtime): Promise<Runni
       await reports.stop();
       await verifier.stop();
       await scheduler.stop();
+      connections.closeAll();
       await webhooks.stop();
       spool.close();
       inboundSpool.close();

@@ -20,6 +20,11 @@ if #ids > 0 then redis.call('ZREM', KEYS[1], unpack(ids)) end
 return ids`;
 
 const POLL_MS = 250;
+/**
+ * Wake-ups (one per accepted message) arriving within this window are served by one tick: one claim for
+ * them all, and their recipients share connections, instead of a claim and a connection per message.
+ */
+const WAKE_COALESCE_MS = 25;
 const SWEEP_MS = 30_000;
 const MAX_WAITING = 5_000;
 
@@ -46,6 +51,9 @@ export class Scheduler {
   private sweepTimer: NodeJS.Timeout | null = null;
   private subscriber: Redis | null = null;
   private ticking = false;
+  private wakeTimer: NodeJS.Timeout | null = null;
+  /** A wake-up came during a tick: tick again once it ends. */
+  private wokenWhileTicking = false;
 
   constructor(private readonly d: SchedulerDeps) {}
 
@@ -56,7 +64,7 @@ export class Scheduler {
     await this.rebuild();
     this.subscriber = this.d.rt.redis.duplicate();
     this.subscriber.on('error', () => undefined);
-    this.subscriber.on('message', () => void this.tick());
+    this.subscriber.on('message', () => this.wake());
     await this.subscriber.subscribe(redisKeys.queueWakeChannel()).catch(() => undefined);
     // After Redis comes back (possibly empty), put every in-flight recipient back on the schedule.
     this.d.rt.redis.on('ready', this.onRedisReady);
@@ -70,6 +78,7 @@ export class Scheduler {
     this.stopped = true;
     if (this.timer) clearInterval(this.timer);
     if (this.sweepTimer) clearInterval(this.sweepTimer);
+    if (this.wakeTimer) clearTimeout(this.wakeTimer);
     this.subscriber?.disconnect();
     this.d.rt.redis.off('ready', this.onRedisReady);
     const waited = [...this.waiting.values()].flat().map((r) => r.id);
@@ -117,9 +126,22 @@ export class Scheduler {
     return n;
   }
 
+  private wake(): void {
+    if (this.wakeTimer || this.stopped) return;
+    this.wakeTimer = setTimeout(() => {
+      this.wakeTimer = null;
+      void this.tick();
+    }, WAKE_COALESCE_MS);
+  }
+
   private async tick(): Promise<void> {
-    if (this.stopped || this.ticking) return;
+    if (this.stopped) return;
+    if (this.ticking) {
+      this.wokenWhileTicking = true;
+      return;
+    }
     this.ticking = true;
+    this.wokenWhileTicking = false;
     try {
       const room = MAX_WAITING - this.waitingCount();
       if (room > 0) await this.take(Math.min(room, 1000));
@@ -128,6 +150,7 @@ export class Scheduler {
       this.d.rt.log.warn({ err: (err as Error).message }, 'scheduler tick failed');
     } finally {
       this.ticking = false;
+      if (this.wokenWhileTicking) this.wake();
     }
   }
 

@@ -44,6 +44,47 @@ t.test('a message sent over HTTP reaches the MX sink DKIM-signed with a VERP ret
   t.match(scraped, /tern_messages_accepted_total\{source="http"\} [1-9]/);
 });
 
+t.test('deliveries to the same host one after the other share one connection, kept open between them', async (t) => {
+  const w = await world();
+  t.teardown(() => w.close());
+  const send = (subject: string) =>
+    w.h.request('POST', '/v2/emails', { key: w.sendingKey, body: { from: { email: 'news@example.com' }, to: [{ email: 'bob@dest.test' }], subject, text: 'x' } });
+  t.equal((await send('first')).status, 200);
+  await w.sink.waitFor(1);
+  const sessions = w.sink.sessions;
+  // Far enough apart to be separate deliveries, well within the time a connection is kept.
+  await new Promise((r) => setTimeout(r, 300));
+  t.equal((await send('second')).status, 200);
+  const got = await w.sink.waitFor(2);
+  t.same(got.map((m) => m.to[0]), ['bob@dest.test', 'bob@dest.test']);
+  t.equal(w.sink.sessions, sessions, 'the second message used the first one\'s connection');
+  t.equal((await dkimVerdict(w, got[1]!.raw)).result, 'pass');
+});
+
+t.test('a kept connection the destination has closed is not used: the next delivery opens a new one', async (t) => {
+  const w = await world();
+  t.teardown(() => w.close());
+  const send = (subject: string) =>
+    w.h.request('POST', '/v2/emails', { key: w.sendingKey, body: { from: { email: 'news@example.com' }, to: [{ email: 'bob@dest.test' }], subject, text: 'x' } });
+  t.equal((await send('first')).status, 200);
+  await w.sink.waitFor(1);
+  const sessions = w.sink.sessions;
+  w.sink.dropSessions();
+  await new Promise((r) => setTimeout(r, 300));
+  const second = await send('second');
+  t.equal(second.status, 200);
+  await w.sink.waitFor(2);
+  t.equal(w.sink.sessions, sessions + 1, 'a new session carried the second message');
+  const deadline = Date.now() + 5000;
+  let recipients = await w.h.rt.store.messages.recipientsOf(second.body.message_id);
+  while (recipients[0]?.state !== 'sent' && Date.now() < deadline) {
+    await new Promise((r) => setTimeout(r, 50));
+    recipients = await w.h.rt.store.messages.recipientsOf(second.body.message_id);
+  }
+  t.equal(recipients[0]?.state, 'sent');
+  t.equal(recipients[0]?.attempts, 1, 'at its first attempt');
+});
+
 t.test('the team\'s region picks the sending pool: its source address and EHLO name', async (t) => {
   const w = await world({ delivery: { pools: { eu: { localAddress: '127.0.0.2', ehloName: 'eu-out.tern.test' }, us: { localAddress: null, ehloName: null } } } });
   t.teardown(() => w.close());

@@ -15,9 +15,13 @@ export interface SunkMessage {
 export interface Sink {
   port: number;
   messages: SunkMessage[];
+  /** SMTP sessions opened so far (connections). */
+  sessions: number;
   /** Decides the reply to RCPT TO; null accepts. */
   rcptReply: (address: string) => { code: number; message: string } | null;
   waitFor(count: number, timeoutMs?: number): Promise<SunkMessage[]>;
+  /** Closes every open session from the server's side, as an MX host ending idle connections does. */
+  dropSessions(): void;
   close(): Promise<void>;
 }
 
@@ -26,6 +30,7 @@ export async function startSink(): Promise<Sink> {
   const sink: Sink = {
     port,
     messages: [],
+    sessions: 0,
     rcptReply: () => null,
     async waitFor(count, timeoutMs = 15_000) {
       const deadline = Date.now() + timeoutMs;
@@ -35,6 +40,9 @@ export async function startSink(): Promise<Sink> {
       }
       return sink.messages;
     },
+    dropSessions: () => {
+      for (const connection of (server as unknown as { connections: Set<{ close(): void }> }).connections) connection.close();
+    },
     close: () => new Promise((resolve) => server.close(() => resolve())),
   };
   const server = new SMTPServer({
@@ -42,6 +50,10 @@ export async function startSink(): Promise<Sink> {
     disabledCommands: ['AUTH'],
     logger: false,
     size: 50 * 1024 * 1024,
+    onConnect(_session, callback) {
+      sink.sessions++;
+      callback();
+    },
     onRcptTo(address, _session, callback) {
       const reply = sink.rcptReply(address.address);
       if (!reply) return callback();
