@@ -2,15 +2,18 @@
 // domain. Signed bodies are kept in a small bounded cache, so that recipients of one message share one
 // signature while the queue's bodies are never all held in memory.
 import type { Spool } from '../shared/spool.js';
-import type { Store } from '../shared/store/index.js';
+import type { Domain, Store } from '../shared/store/index.js';
 import { signMessage, type DkimKeyCache } from './dkim.js';
 
 const MAX_CACHED_BYTES = 32 * 1024 * 1024;
+/** A domain row (its DKIM key) is read once per this long, not once per message; a rotated key takes effect within it. */
+const DOMAIN_TTL_MS = 10_000;
 
 export class MessagePreparer {
   private readonly cache = new Map<string, Promise<Buffer>>();
   private readonly sizes = new Map<string, number>();
   private cachedBytes = 0;
+  private readonly domains = new Map<string, { at: number; row: Promise<Domain | undefined> }>();
 
   constructor(
     private readonly store: Store,
@@ -37,9 +40,20 @@ export class MessagePreparer {
 
   private async build(messageId: string, domainId: string | null): Promise<Buffer> {
     const raw = await this.spool.read(messageId);
-    const domain = domainId ? await this.store.domains.get(domainId) : undefined;
+    const domain = domainId ? await this.domain(domainId) : undefined;
     // A domain removed after the message was accepted: the message still goes, unsigned.
     return domain ? ownMemory(await signMessage(raw, this.keys.keyFor(domain))) : raw;
+  }
+
+  private domain(id: string): Promise<Domain | undefined> {
+    const hit = this.domains.get(id);
+    if (hit && Date.now() - hit.at < DOMAIN_TTL_MS) return hit.row;
+    const row = this.store.domains.get(id);
+    this.domains.set(id, { at: Date.now(), row });
+    row.catch(() => this.domains.delete(id));
+    // Expired entries go as new ones come: the map never holds more than the domains seen lately.
+    for (const [key, entry] of this.domains) if (Date.now() - entry.at >= DOMAIN_TTL_MS) this.domains.delete(key);
+    return row;
   }
 
   private account(messageId: string, size: number): void {

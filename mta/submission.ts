@@ -17,9 +17,12 @@ import { metrics } from '../shared/metrics.js';
 
 export const MAX_MESSAGE_BYTES = 25 * 1024 * 1024;
 export const MAX_RECIPIENTS = 100;
+const TEAM_READ_REUSE_MS = 1000;
 
 interface SmtpSender {
   team: Team;
+  /** When `team` was read: a MAIL FROM right after AUTH needs no second read. */
+  readAt: number;
   sendingKeyId: number;
   onlyDomainId: string | null;
   /** The envelope sender's domain, checked at MAIL FROM; DATA reuses it when the From header agrees. */
@@ -108,7 +111,7 @@ export class Submission {
     if (!key || key.kind !== 'sending') throw reply(535, '5.7.8 Authentication credentials invalid: use a sending key as the password');
     const team = await this.rt.store.accounts.get(key.accountId);
     if (!team) throw reply(535, '5.7.8 Authentication credentials invalid');
-    this.senders.set(session.id, { team, sendingKeyId: key.id, onlyDomainId: key.domainId });
+    this.senders.set(session.id, { team, readAt: Date.now(), sendingKeyId: key.id, onlyDomainId: key.domainId });
     return String(key.id);
   }
 
@@ -130,9 +133,13 @@ export class Submission {
     return domain;
   }
 
-  /** The team and the account above it must both be active; returns the account (for its sending rate). */
-  private async assertActive(team: Team): Promise<Team> {
-    const fresh = await this.rt.store.accounts.get(team.id);
+  /**
+   * The team and the account above it must both be active; returns the account (for its sending rate).
+   * The team read at AUTH serves a MAIL FROM within a second of it; later transactions read it again, so a
+   * suspension stops a long session's next message.
+   */
+  private async assertActive(sender: SmtpSender): Promise<Team> {
+    const fresh = Date.now() - sender.readAt < TEAM_READ_REUSE_MS ? sender.team : await this.rt.store.accounts.get(sender.team.id);
     const root = fresh?.parentId ? await this.rt.store.accounts.get(fresh.parentId) : fresh;
     if (!fresh || !root || fresh.status === 'suspended' || root.status === 'suspended') throw reply(550, '5.7.1 This team is suspended and cannot send');
     return root;
@@ -140,7 +147,7 @@ export class Submission {
 
   private async onMailFrom(address: SMTPServerAddress, session: SMTPServerSession): Promise<void> {
     const sender = this.sender(session);
-    const root = await this.assertActive(sender.team);
+    const root = await this.assertActive(sender);
     if (!isValidEmail(address.address)) throw reply(553, '5.1.7 Invalid sender address');
     sender.envelopeDomain = await this.verifiedDomain(sender, address.address, 'Sender');
     const limit = root.limitPerSecond;
