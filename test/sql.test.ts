@@ -102,3 +102,29 @@ t.test('kept statements stay correct when far more distinct statements are used 
   );
   t.same(counts.map((rows) => rows[0]!.c), Array.from({ length: 1200 }, (_, i) => (i % 600) + 1));
 });
+
+t.test('items waiting for a transaction that cannot begin fail with it, and the next items are written', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'tern-sql-'));
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+  const sql = await openSqlite(join(dir, 'test.db'), { busyTimeoutMs: 50 });
+  const other = await openSqlite(join(dir, 'test.db'), { busyTimeoutMs: 50 });
+  t.teardown(async () => {
+    await sql.close();
+    await other.close();
+  });
+  await sql.exec('CREATE TABLE items (n INTEGER PRIMARY KEY)');
+  const batcher = new WriteBatcher(sql, async (q, ns: readonly number[]) => {
+    await q.run(`INSERT INTO items (n) VALUES ${ns.map(() => '(?)').join(', ')}`, ns);
+    return [...ns];
+  });
+  // Another process holds the write lock for longer than the busy timeout.
+  let releaseLock!: () => void;
+  const held = other.tx(() => new Promise<void>((resolve) => (releaseLock = resolve)));
+  await new Promise((r) => setTimeout(r, 20));
+  const blocked = await Promise.allSettled([batcher.submit(1), batcher.submit(2)]);
+  t.same(blocked.map((r) => r.status), ['rejected', 'rejected']);
+  t.match(blocked[0], { reason: { code: 'SQLITE_BUSY' } });
+  releaseLock();
+  await held;
+  t.same(await Promise.all([batcher.submit(3), batcher.submit(4)]), [3, 4], 'the batcher is not stuck');
+});

@@ -248,14 +248,15 @@ class SqliteSql implements Sql {
 
 const PRAGMAS = ['PRAGMA journal_mode = WAL', 'PRAGMA synchronous = FULL', 'PRAGMA foreign_keys = ON'];
 
-export async function openSqlite(file: string): Promise<Sql> {
+/** `busyTimeoutMs`: how long a statement waits for another process's lock before failing (SQLITE_BUSY). */
+export async function openSqlite(file: string, { busyTimeoutMs = 10_000 } = {}): Promise<Sql> {
   const writer = await Connection.open(file, sqlite3.OPEN_READWRITE | sqlite3.OPEN_CREATE);
-  writer.busyTimeout(10_000);
+  writer.busyTimeout(busyTimeoutMs);
   for (const pragma of PRAGMAS) await writer.exec(pragma);
   const readers: Connection[] = [];
   for (let i = 0; i < READERS; i++) {
     const reader = await Connection.open(file, sqlite3.OPEN_READWRITE);
-    reader.busyTimeout(10_000);
+    reader.busyTimeout(busyTimeoutMs);
     await reader.exec('PRAGMA foreign_keys = ON');
     readers.push(reader);
   }

@@ -38,11 +38,19 @@ export class WriteBatcher<I, O> {
       .then(
         (outputs) => batch.forEach((p, i) => p.resolve(outputs[i]!)),
         (error: unknown) => {
+          // The transaction failed before this batch was taken (BEGIN found the database locked for too
+          // long): the items waiting for it fail with it, and any beyond a batch get their own attempt.
+          if (!batch.length) return this.failWaiting(error);
           // One bad item must not fail the others: a failed batch is tried again one item at a time.
           if (batch.length === 1) batch[0]!.reject(error);
           else for (const p of batch) this.applyAlone(p);
         },
       );
+  }
+
+  private failWaiting(error: unknown): void {
+    for (const p of this.pending.splice(0, this.maxItems)) p.reject(error);
+    if (this.pending.length) this.flush();
   }
 
   private applyAlone(p: Pending<I, O>): void {
