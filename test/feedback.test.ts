@@ -52,7 +52,13 @@ t.test('a team passing the bounce-rate threshold is suspended by the platform an
   w.sink.rcptReply = (address) => (address.startsWith('bad') ? { code: 550, message: '5.1.1 no such user' } : null);
   const res = await send(w, ['bad1@dest.test', 'bad2@dest.test', 'ok1@dest.test', 'ok2@dest.test']);
   t.equal(await settled(w, res.body.message_id), 'bounced');
-  const team = (await w.h.rt.store.accounts.get(w.teamId))!;
+  // The reputation check follows the transaction that recorded the bounces, moments after it.
+  const deadline = Date.now() + 5000;
+  let team = (await w.h.rt.store.accounts.get(w.teamId))!;
+  while (team.status !== 'suspended' && Date.now() < deadline) {
+    await new Promise((r) => setTimeout(r, 25));
+    team = (await w.h.rt.store.accounts.get(w.teamId))!;
+  }
   t.equal(team.status, 'suspended');
   t.equal(team.suspendedBy, 'platform');
 
