@@ -4,8 +4,8 @@
 // greets at once, and the pause alone held a client with 50 sessions under 500 messages a second. The MX
 // listener keeps smtp-server's pause.
 //
-// smtp-server offers no option for this, so `connect` is smtp-server's own (3.21) less the timer; the
-// package is pinned and test/submission.test.ts checks both the prompt greeting and the refusal past
+// smtp-server offers no option for this, so `connect` is smtp-server's own (3.21.6) less the timer; the
+// package is pinned (package.json) and test/submission.test.ts checks both the prompt greeting and the refusal past
 // maxClients, so a change inside smtp-server shows as a failing test, not as a silent change of behaviour.
 import type { Socket } from 'node:net';
 import { SMTPServer } from 'smtp-server';
