@@ -4,6 +4,9 @@ import nodemailer from 'nodemailer';
 import { simpleParser } from 'mailparser';
 import { dkimVerdict, startMailWorld, type MailWorld } from './helpers/mail-world.js';
 import { RawSmtp } from './helpers/smtp-raw.js';
+import { PromptGreetingSmtpServer } from '../mta/prompt-greeting.js';
+import { listenSmtp } from '../mta/smtp-listen.js';
+import { freePort } from './helpers/redis.js';
 
 interface World extends MailWorld {
   starttlsPort: number;
@@ -134,4 +137,17 @@ t.test('SMTP submission', async (t) => {
     const implicit = await fastest(w.tlsPort, true);
     t.ok(starttls < 100 && implicit < 100, `the submission ports do not (${starttls.toFixed(0)} ms, ${implicit.toFixed(0)} ms with the TLS handshake)`);
   });
+});
+
+t.test('a prompt-greeting server still refuses clients past maxClients with 421', async (t) => {
+  const server = new PromptGreetingSmtpServer({ maxClients: 1, authOptional: true, logger: false, name: 'limit.test' });
+  const port = await freePort();
+  await listenSmtp(server, port, '127.0.0.1');
+  t.teardown(() => new Promise<void>((resolve) => server.close(() => resolve())));
+  const first = await RawSmtp.open(port, false);
+  t.equal(first.greeting.code, 220);
+  const second = await RawSmtp.open(port, false);
+  t.equal(second.greeting.code, 421);
+  t.match(second.greeting.text, /limit\.test Too many connected clients/);
+  await first.smtp.quit();
 });
