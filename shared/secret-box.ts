@@ -1,7 +1,7 @@
 // Encryption at rest for secrets the product must read back (webhook secrets, DKIM private keys):
 // AES-256-GCM under a master key kept in the data dir with mode 0600.
 import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from 'node:crypto';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { closeSync, existsSync, fsyncSync, linkSync, mkdirSync, openSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 const VERSION = 'v1';
@@ -33,15 +33,38 @@ export class SecretBox {
   }
 }
 
-/** Reads the master key, creating it on first start. `wx` makes two processes starting together agree. */
+/**
+ * Reads the master key, creating it on first start. The key is written and fsync'd under a name of its
+ * own, then hard-linked into place: the link fails if another process got there first, and a process
+ * never reads a key file that is still being written (creating it with `wx` and then writing did allow
+ * that, when the API and the MTA started together on a fresh data dir).
+ */
 export function loadSecretBox(dataDir: string): SecretBox {
   const dir = join(dataDir, 'keys');
   const file = join(dir, 'master.key');
   mkdirSync(dir, { recursive: true, mode: 0o700 });
+  if (!existsSync(file)) createKeyFile(dir, file);
+  return new SecretBox(Buffer.from(readFileSync(file, 'utf8').trim(), 'base64'));
+}
+
+function createKeyFile(dir: string, file: string): void {
+  const temp = join(dir, `.master.key.${process.pid}.${randomBytes(6).toString('hex')}`);
+  writeFileSync(temp, randomBytes(32).toString('base64'), { mode: 0o600, flush: true });
   try {
-    writeFileSync(file, randomBytes(32).toString('base64'), { flag: 'wx', mode: 0o600 });
+    linkSync(temp, file);
+    fsyncDir(dir);
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+  } finally {
+    unlinkSync(temp);
   }
-  return new SecretBox(Buffer.from(readFileSync(file, 'utf8').trim(), 'base64'));
+}
+
+function fsyncDir(dir: string): void {
+  const fd = openSync(dir, 'r');
+  try {
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
 }

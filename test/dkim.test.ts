@@ -8,7 +8,7 @@ import { dkimVerify } from 'mailauth/lib/dkim/verify.js';
 import type { DNSResolver } from 'mailauth';
 import { createResolver } from '../shared/dns.js';
 import { dkimTxt, generateDkimKeyPair } from '../shared/dns-records.js';
-import { SecretBox } from '../shared/secret-box.js';
+import { loadSecretBox, SecretBox } from '../shared/secret-box.js';
 import { DkimKeyCache, SIGNED_HEADER_FIELDS, signMessage, type DkimKey } from '../mta/dkim.js';
 import { startDnsServer } from './helpers/dns-server.js';
 
@@ -159,4 +159,24 @@ t.test('the key cache opens a sealed key once per domain and again after the key
   cache.forget(domain.id);
   cache.privateKeyPem(rotated);
   t.equal(opens, 3, 'forgotten keys are opened again');
+});
+
+t.test('processes starting together on a fresh data dir all end with the same master key', async (t) => {
+  const { mkdtempSync, rmSync, readdirSync } = await import('node:fs');
+  const { tmpdir } = await import('node:os');
+  const { join } = await import('node:path');
+  const { execFile } = await import('node:child_process');
+  const { repoRoot } = await import('./helpers/cli.js');
+  const dataDir = mkdtempSync(join(tmpdir(), 'tern-key-'));
+  t.teardown(() => rmSync(dataDir, { recursive: true, force: true }));
+  const module = join(repoRoot, 'dist', 'shared', 'secret-box.js');
+  // Every process loads the module, then waits for the same instant, so that their first starts overlap.
+  const startAt = Date.now() + 1500;
+  const script = `import(${JSON.stringify(module)}).then((m) => { while (Date.now() < ${startAt}); process.stdout.write(m.loadSecretBox(${JSON.stringify(dataDir)}).seal('same key')); })`;
+  const sealed = await Promise.all(
+    Array.from({ length: 12 }, () => new Promise<string>((resolve, reject) => execFile(process.execPath, ['-e', script], (err, stdout, stderr) => (err ? reject(new Error(stderr)) : resolve(stdout))))),
+  );
+  const box = loadSecretBox(dataDir);
+  t.same(sealed.map((s) => box.open(s)), Array(12).fill('same key'), 'every process sealed with the key that stayed');
+  t.same(readdirSync(join(dataDir, 'keys')), ['master.key'], 'no temporary file is left');
 });
