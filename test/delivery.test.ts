@@ -1,6 +1,6 @@
 import t from 'tap';
 import { simpleParser } from 'mailparser';
-import { dkimVerdict, startMailWorld } from './helpers/mail-world.js';
+import { dkimVerdict, settled, startMailWorld, type MailWorld } from './helpers/mail-world.js';
 
 const world = (overrides: Record<string, unknown> = {}) => startMailWorld({ overrides });
 
@@ -30,13 +30,7 @@ t.test('a message sent over HTTP reaches the MX sink DKIM-signed with a VERP ret
   const verdict = await dkimVerdict(w, got!.raw);
   t.equal(verdict.result, 'pass', 'DKIM passes for an independent verifier');
   t.match(verdict.signedHeaders, /List-Unsubscribe/i, 'List-Unsubscribe is signed');
-  const deadline = Date.now() + 5000;
-  let row = await w.h.rt.store.messages.get(res.body.message_id);
-  while (row?.status === 'pending' && Date.now() < deadline) {
-    await new Promise((r) => setTimeout(r, 50));
-    row = await w.h.rt.store.messages.get(res.body.message_id);
-  }
-  t.equal(row?.status, 'sent');
+  t.equal(await settled(w, res.body.message_id, 5000), 'sent');
   const scraped = await (await fetch(`${w.h.url}/metrics`)).text();
   t.match(scraped, /tern_recipient_outcomes_total\{outcome="sent"\} [1-9]/, 'delivery outcomes are counted');
   t.match(scraped, /tern_queue_recipients\{state="sent"\} [1-9]/, 'queue depth by state is measured');
@@ -44,11 +38,14 @@ t.test('a message sent over HTTP reaches the MX sink DKIM-signed with a VERP ret
   t.match(scraped, /tern_messages_accepted_total\{source="http"\} [1-9]/);
 });
 
+/** A plain one-recipient send to bob@dest.test. */
+const sendToBob = (w: MailWorld, subject: string) =>
+  w.h.request('POST', '/v2/emails', { key: w.sendingKey, body: { from: { email: 'news@example.com' }, to: [{ email: 'bob@dest.test' }], subject, text: 'x' } });
+
 t.test('deliveries to the same host one after the other share one connection, kept open between them', async (t) => {
   const w = await world();
   t.teardown(() => w.close());
-  const send = (subject: string) =>
-    w.h.request('POST', '/v2/emails', { key: w.sendingKey, body: { from: { email: 'news@example.com' }, to: [{ email: 'bob@dest.test' }], subject, text: 'x' } });
+  const send = (subject: string) => sendToBob(w, subject);
   t.equal((await send('first')).status, 200);
   await w.sink.waitFor(1);
   const sessions = w.sink.sessions;
@@ -64,8 +61,7 @@ t.test('deliveries to the same host one after the other share one connection, ke
 t.test('a kept connection the destination has closed is not used: the next delivery opens a new one', async (t) => {
   const w = await world();
   t.teardown(() => w.close());
-  const send = (subject: string) =>
-    w.h.request('POST', '/v2/emails', { key: w.sendingKey, body: { from: { email: 'news@example.com' }, to: [{ email: 'bob@dest.test' }], subject, text: 'x' } });
+  const send = (subject: string) => sendToBob(w, subject);
   t.equal((await send('first')).status, 200);
   await w.sink.waitFor(1);
   const sessions = w.sink.sessions;
@@ -75,12 +71,8 @@ t.test('a kept connection the destination has closed is not used: the next deliv
   t.equal(second.status, 200);
   await w.sink.waitFor(2);
   t.equal(w.sink.sessions, sessions + 1, 'a new session carried the second message');
-  const deadline = Date.now() + 5000;
-  let recipients = await w.h.rt.store.messages.recipientsOf(second.body.message_id);
-  while (recipients[0]?.state !== 'sent' && Date.now() < deadline) {
-    await new Promise((r) => setTimeout(r, 50));
-    recipients = await w.h.rt.store.messages.recipientsOf(second.body.message_id);
-  }
+  await settled(w, second.body.message_id, 5000);
+  const recipients = await w.h.rt.store.messages.recipientsOf(second.body.message_id);
   t.equal(recipients[0]?.state, 'sent');
   t.equal(recipients[0]?.attempts, 1, 'at its first attempt');
 });

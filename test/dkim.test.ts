@@ -2,6 +2,11 @@
 // DNS server on loopback.
 import t from 'tap';
 import { randomBytes } from 'node:crypto';
+import { execFile } from 'node:child_process';
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { repoRoot } from './helpers/cli.js';
 import MailComposer from 'nodemailer/lib/mail-composer';
 import DKIM from 'nodemailer/lib/dkim';
 import { dkimVerify } from 'mailauth/lib/dkim/verify.js';
@@ -162,11 +167,6 @@ t.test('the key cache opens a sealed key once per domain and again after the key
 });
 
 t.test('processes starting together on a fresh data dir all end with the same master key', async (t) => {
-  const { mkdtempSync, rmSync, readdirSync } = await import('node:fs');
-  const { tmpdir } = await import('node:os');
-  const { join } = await import('node:path');
-  const { execFile } = await import('node:child_process');
-  const { repoRoot } = await import('./helpers/cli.js');
   const dataDir = mkdtempSync(join(tmpdir(), 'tern-key-'));
   t.teardown(() => rmSync(dataDir, { recursive: true, force: true }));
   const module = join(repoRoot, 'dist', 'shared', 'secret-box.js');

@@ -12,6 +12,7 @@ import { startMailWorld, settled, type MailWorld } from './helpers/mail-world.js
 import { certificate, startReceiver, verifies, type Received, type Receiver } from './helpers/webhook-receiver.js';
 import { deliverReport, reportAbout, type ReportedCopy } from './helpers/reports.js';
 import { RawSmtp } from './helpers/smtp-raw.js';
+import { pause, until } from './helpers/wait.js';
 
 const HOOK_PATH = '/hook';
 const FROM = 'news@example.com';
@@ -118,17 +119,6 @@ t.teardown(() => loop?.close());
 
 // ---- reading the world through the API ---------------------------------------------------------------------
 
-const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-async function until<T>(what: string, probe: () => Promise<T | null | undefined | false>, timeoutMs = 15_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await pause(50);
-  }
-}
 
 /** POST /v2/emails with the sending key; returns the message id. */
 async function send(email: string, subject: string): Promise<string> {

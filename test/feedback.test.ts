@@ -1,5 +1,6 @@
 import t from 'tap';
 import { startMailWorld, settled, type MailWorld as World } from './helpers/mail-world.js';
+import { until } from './helpers/wait.js';
 
 const world = (overrides: Record<string, unknown> = {}) => startMailWorld({ overrides, childTeam: true, domain: 'client.com' });
 
@@ -53,12 +54,8 @@ t.test('a team passing the bounce-rate threshold is suspended by the platform an
   const res = await send(w, ['bad1@dest.test', 'bad2@dest.test', 'ok1@dest.test', 'ok2@dest.test']);
   t.equal(await settled(w, res.body.message_id), 'bounced');
   // The reputation check follows the transaction that recorded the bounces, moments after it.
-  const deadline = Date.now() + 5000;
-  let team = (await w.h.rt.store.accounts.get(w.teamId))!;
-  while (team.status !== 'suspended' && Date.now() < deadline) {
-    await new Promise((r) => setTimeout(r, 25));
-    team = (await w.h.rt.store.accounts.get(w.teamId))!;
-  }
+  await until('the platform to suspend the team', async () => (await w.h.rt.store.accounts.get(w.teamId))?.status === 'suspended', 5000).catch(() => undefined);
+  const team = (await w.h.rt.store.accounts.get(w.teamId))!;
   t.equal(team.status, 'suspended');
   t.equal(team.suspendedBy, 'platform');
 

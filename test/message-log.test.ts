@@ -3,10 +3,8 @@
 // first, filters, date bounds, paging and the counting limit), each checked against the plain queries the
 // listing used before.
 import t, { type Test } from 'tap';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { openSqlite, type Queryable, type Sql, type SqlValue } from '../shared/store/sql.js';
+import type { Queryable, Sql, SqlValue } from '../shared/store/sql.js';
+import { tempDatabase } from './helpers/temp-sql.js';
 import { migrate } from '../shared/store/migrate.js';
 import { MIGRATIONS } from '../shared/store/migrations.js';
 import { ftsQuery, MessageStore, type MessageQuery, type NewMessage } from '../shared/store/messages.js';
@@ -23,12 +21,7 @@ const DOMAIN = 'dom-one';
 
 /** What the v3 release left: migrations 1 to 3 applied and recorded, as migrate() records them. */
 async function v3Database(t: Test): Promise<Sql> {
-  const dir = mkdtempSync(join(tmpdir(), 'tern-log-'));
-  const sql = await openSqlite(join(dir, 'tern.db'));
-  t.teardown(async () => {
-    await sql.close();
-    rmSync(dir, { recursive: true, force: true });
-  });
+  const { sql } = await tempDatabase(t);
   await sql.exec('CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)');
   for (const m of MIGRATIONS.filter((m) => m.version <= 3)) {
     await sql.exec(m.sql);

@@ -1,20 +1,9 @@
 import t, { type Test } from 'tap';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { tempDatabase } from './helpers/temp-sql.js';
 import { openSqlite, type Queryable, type Sql } from '../shared/store/sql.js';
 import { chunksByParams, WriteBatcher } from '../shared/store/write-batch.js';
 
-/** A database file of its own, removed when `t` ends. */
-async function tempSql(t: Test): Promise<Sql> {
-  const dir = mkdtempSync(join(tmpdir(), 'tern-sql-'));
-  const sql = await openSqlite(join(dir, 'test.db'));
-  t.teardown(async () => {
-    await sql.close();
-    rmSync(dir, { recursive: true, force: true });
-  });
-  return sql;
-}
+const tempSql = async (t: Test): Promise<Sql> => (await tempDatabase(t)).sql;
 
 /** Frames in the write-ahead log after a checkpoint of the given mode (TRUNCATE empties it). */
 async function walFrames(sql: Sql, mode: 'PASSIVE' | 'TRUNCATE'): Promise<number> {
@@ -104,14 +93,9 @@ t.test('kept statements stay correct when far more distinct statements are used 
 });
 
 t.test('items waiting for a transaction that cannot begin fail with it, and the next items are written', async (t) => {
-  const dir = mkdtempSync(join(tmpdir(), 'tern-sql-'));
-  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
-  const sql = await openSqlite(join(dir, 'test.db'), { busyTimeoutMs: 50 });
-  const other = await openSqlite(join(dir, 'test.db'), { busyTimeoutMs: 50 });
-  t.teardown(async () => {
-    await sql.close();
-    await other.close();
-  });
+  const { sql, file } = await tempDatabase(t, { busyTimeoutMs: 50 });
+  const other = await openSqlite(file, { busyTimeoutMs: 50 });
+  t.teardown(() => other.close());
   await sql.exec('CREATE TABLE items (n INTEGER PRIMARY KEY)');
   const batcher = new WriteBatcher(sql, async (q, ns: readonly number[]) => {
     await q.run(`INSERT INTO items (n) VALUES ${ns.map(() => '(?)').join(', ')}`, ns);

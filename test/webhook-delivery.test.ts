@@ -16,6 +16,7 @@ import { startMta, type RunningMta } from '../mta/main.js';
 import { createResolver } from '../shared/dns.js';
 import { notPublicReason } from '../mta/safe-http.js';
 import { WebhookDispatcher } from '../mta/webhooks.js';
+import { until } from './helpers/wait.js';
 
 // ---------------------------------------------------------------- a running Tern
 
@@ -105,15 +106,6 @@ async function send(w: World, from: Team, to: string, subject = 'Hook test'): Pr
   return res.body.message_id;
 }
 
-async function until<T>(what: string, probe: () => Promise<T | null | undefined | false>, timeoutMs = 20_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
 
 interface EventRow extends Record<string, unknown> {
   id: number;

@@ -7,6 +7,7 @@ import { startMta, type RunningMta } from '../../mta/main.js';
 import { dkimTxt } from '../../shared/dns-records.js';
 import { createResolver } from '../../shared/dns.js';
 import { dkimVerify } from 'mailauth/lib/dkim/verify.js';
+import { until } from './wait.js';
 
 export interface MailWorld {
   h: Harness;
@@ -87,13 +88,10 @@ async function populate(h: Harness, dns: TestDnsServer, o: MailWorldOptions) {
 
 /** Waits until a message is no longer pending, and returns its status. */
 export async function settled(w: MailWorld, messageId: string, timeoutMs = 10_000): Promise<string> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
+  return until(`message ${messageId} to settle`, async () => {
     const row = await w.h.rt.store.messages.get(messageId);
-    if (row && row.status !== 'pending') return row.status;
-    if (Date.now() > deadline) throw new Error(`message ${messageId} still pending`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
+    return row && row.status !== 'pending' ? row.status : null;
+  }, timeoutMs);
 }
 
 /** An independent DKIM verdict (mailauth) on a delivered copy, with keys read from the world's DNS server. */
