@@ -243,10 +243,8 @@ export class Scheduler {
     }
     const retries = results.filter((r) => r.to === 'deferred').map((r) => ({ id: r.recipientId, due: r.nextAttemptAt! }));
     await this.schedule(retries, null).catch(() => undefined);
-    for (const id of finished) {
-      this.d.preparer.forget(id);
-      await this.d.spool.remove(id);
-    }
+    for (const id of finished) this.d.preparer.forget(id);
+    await Promise.all(finished.map((id) => this.d.spool.remove(id)));
   }
 
   private measure(res: AttemptResult, batch: readonly DueRecipient[]): void {

@@ -1,6 +1,7 @@
 // A message's status, re-derived from its recipients inside the transaction that moved them.
 import type { Queryable } from './sql.js';
 import { nowIso } from '../time.js';
+import { groupBy } from '../group-by.js';
 import { messageStatusOf, type MessageStatus, type RecipientState } from '../queue-state.js';
 
 /** Re-derives a message's status from its recipients' states. */
@@ -20,17 +21,16 @@ export async function refreshStatuses(q: Queryable, messageIds: readonly string[
     `SELECT message_id, state FROM recipients WHERE message_id IN (${messageIds.map(() => '?').join(',')})`,
     messageIds,
   );
-  const statesOf = new Map<string, RecipientState[]>();
-  for (const r of rows) statesOf.set(r.message_id, [...(statesOf.get(r.message_id) ?? []), r.state]);
-  // Messages that take the same status (and the same sent_at rule) are updated together.
-  const updates = new Map<string, string[]>();
+  const statesOf = groupBy(rows, (r) => r.message_id);
+  const keyOf = new Map<string, string>();
   for (const id of messageIds) {
-    const states = statesOf.get(id) ?? [];
+    const states = (statesOf.get(id) ?? []).map((r) => r.state);
     const status = messageStatusOf(states);
     statuses.set(id, status);
-    const key = `${status} ${+states.includes('sent')}`;
-    updates.set(key, [...(updates.get(key) ?? []), id]);
+    keyOf.set(id, `${status} ${+states.includes('sent')}`);
   }
+  // Messages that take the same status (and the same sent_at rule) are updated together.
+  const updates = groupBy(messageIds, (id) => keyOf.get(id)!);
   const now = nowIso();
   for (const [key, ids] of updates) {
     const [status, anySent] = key.split(' ') as [MessageStatus, string];

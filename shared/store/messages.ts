@@ -8,6 +8,7 @@ import { canMove, messageStatusOf, type MessageStatus, type RecipientState } fro
 import { refreshStatuses } from './message-status.js';
 import { applyBounce, type Applied, type BounceInput } from './feedback-apply.js';
 import { chunksByParams, WriteBatcher } from './write-batch.js';
+import { groupBy } from '../group-by.js';
 
 export type RecipientKind = 'to' | 'cc' | 'bcc';
 export type MessageSource = 'http' | 'smtp';
@@ -497,9 +498,7 @@ async function countFinalOutcomes(q: Queryable, moves: readonly Move[]): Promise
 /** Each message's credits: one debit per paying account when it can pay for the whole batch, else one by one, in order. */
 async function debitAll(q: Queryable, messages: readonly NewMessage[]): Promise<Set<NewMessage>> {
   const unpaid = new Set<NewMessage>();
-  const byRoot = new Map<number, NewMessage[]>();
-  for (const m of messages) if (m.cost > 0) byRoot.set(m.rootId, [...(byRoot.get(m.rootId) ?? []), m]);
-  for (const [rootId, list] of byRoot) {
+  for (const [rootId, list] of groupBy(messages.filter((m) => m.cost > 0), (m) => m.rootId)) {
     const total = list.reduce((sum, m) => sum + m.cost, 0);
     if (await AccountStore.debit(q, rootId, total)) continue;
     for (const m of list) if (!(await AccountStore.debit(q, rootId, m.cost))) unpaid.add(m);
