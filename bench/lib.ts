@@ -10,6 +10,7 @@ import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import * as dnsPacket from 'dns-packet';
+import { stopChild } from '../shared/stop-child.js';
 
 /** dist/ (the compiled tree): dist/bench/lib.js is one level below it. */
 export const DIST = fileURLToPath(new URL('..', import.meta.url));
@@ -46,18 +47,7 @@ export function removeDir(dir: string): void {
   dirs.delete(dir);
 }
 
-/** Stops one child: SIGTERM, then SIGKILL after `graceMs`. */
-export function stopChild(child: ChildProcess, graceMs = 5000): Promise<void> {
-  return new Promise((resolve) => {
-    if (child.exitCode !== null || child.signalCode !== null) return resolve();
-    const force = setTimeout(() => child.kill('SIGKILL'), graceMs);
-    child.once('exit', () => {
-      clearTimeout(force);
-      resolve();
-    });
-    child.kill('SIGTERM');
-  });
-}
+export { stopChild };
 
 let cleaning: Promise<void> | null = null;
 

@@ -56,7 +56,7 @@ runBench('smtp-throughput', 3600, async () => {
         (r.failed ? ` (${r.failed} failed: ${r.errors[0]})` : ''));
     }
   }
-  await stopChild(ceilingSink);
+  await stopChild(ceilingSink, 5000);
 
   // 2. Tern: MTA with submission on a STARTTLS port, delivering to the fast sink through a loopback MX.
   const dns = await startDns();
@@ -113,6 +113,6 @@ runBench('smtp-throughput', 3600, async () => {
   log('accepted/s: 250 replies per second at the generator. delivered/s: messages at the sink per second, from the first connection to the');
   log('last message received; "first 99%": the same up to the 99th percentile arrival; "late": messages arriving more than 5 s after the');
   log('last 250. "unsigned": delivered without a DKIM-Signature header (should be 0). CPU: share of one core over the run.');
-  await stopChild(gen);
+  await stopChild(gen, 5000);
   return { bench: 'smtp-throughput', rows };
 });

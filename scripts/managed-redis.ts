@@ -4,6 +4,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
+import { stopChild } from '../shared/stop-child.js';
 
 export interface ManagedRedis {
   url: string;
@@ -45,17 +46,8 @@ export async function startManagedRedis(dataDir: string): Promise<ManagedRedis> 
     child.once('spawn', resolve);
     child.once('error', (err) => reject(new Error(`cannot start redis-server (${err.message}); install it: apt-get install -y redis-server`)));
   });
-  const stop = () =>
-    new Promise<void>((resolve) => {
-      if (child.exitCode !== null || child.signalCode !== null) return resolve();
-      // SIGTERM makes Redis flush its AOF and exit; a Redis that hangs is killed after 10 s.
-      const force = setTimeout(() => child.kill('SIGKILL'), 10_000);
-      child.once('exit', () => {
-        clearTimeout(force);
-        resolve();
-      });
-      child.kill('SIGTERM');
-    });
+  // SIGTERM makes Redis flush its AOF and exit; a Redis that hangs is killed after 10 s.
+  const stop = () => stopChild(child, 10_000);
   try {
     await waitForPing(socket, child, 15_000);
   } catch (err) {

@@ -9,6 +9,7 @@ import { openStore, type Store } from '../shared/store/index.js';
 import { createAccount, createAdminKey } from '../shared/bootstrap.js';
 import { parseScopes, SCOPES } from '../shared/scopes.js';
 import { rootIdOf } from '../shared/store/accounts.js';
+import { stopChild } from '../shared/stop-child.js';
 
 // The processes' modules are imported when needed, so that operator commands start quickly.
 
@@ -224,17 +225,6 @@ function printWelcome(config: Config, first: { accountId: number; key: string } 
 /** How long `start` waits for its children to stop after SIGTERM before it kills them. */
 const CHILD_STOP_MS = 30_000;
 
-function stopChild(child: ChildProcess): Promise<void> {
-  return new Promise<void>((resolve) => {
-    if (child.exitCode !== null || child.signalCode !== null) return resolve();
-    const force = setTimeout(() => child.kill('SIGKILL'), CHILD_STOP_MS);
-    child.once('exit', () => {
-      clearTimeout(force);
-      resolve();
-    });
-    child.kill('SIGTERM');
-  });
-}
 
 /** `ternmail start`: api and mta as child processes, plus a managed redis-server when no Redis URL is set. */
 async function runStart(config: Config): Promise<void> {
@@ -262,7 +252,7 @@ async function runStart(config: Config): Promise<void> {
   const stopAll = async (code: number) => {
     if (stopping) return;
     stopping = true;
-    await Promise.all(children.map(stopChild));
+    await Promise.all(children.map((child) => stopChild(child, CHILD_STOP_MS)));
     await redis?.stop();
     process.exit(code);
   };
