@@ -4,8 +4,7 @@
 // Prints requests/s and p50/p90/p99 latency.
 // Env: BENCH_HTTP_S (15), BENCH_HTTP_CLIENTS (50).
 import {
-  ask, envInt, fmt, forkScript, log, nextMessage, runBench, setUpSender, sleep, startDns, startTern, table, ternEnv, waitUntil,
-  cpuSecondsOf, type BenchRow,
+  ask, envInt, fmt, forkScript, log, nextMessage, runBench, startDeployment, sleep, table, waitUntil, cpuSecondsOf, type BenchRow,
 } from './lib.js';
 import type { HttpRunResult, HttpRunSpec } from './http-gen.js';
 
@@ -13,13 +12,9 @@ const durationS = envInt('BENCH_HTTP_S', 15);
 const clients = envInt('BENCH_HTTP_CLIENTS', 50);
 
 runBench('http-send', 900, async () => {
-  const dns = await startDns();
   const sink = forkScript('sink', ['fast']);
   const { port: sinkPort } = await nextMessage<{ port: number }>(sink, 'listening');
-  const t = await ternEnv('http', { remotePort: sinkPort, dns, config: { delivery: { concurrency: 200, perDomainConcurrency: 50 } } });
-  const mta = await startTern(t, 'mta');
-  const apiProcess = await startTern(t, 'api');
-  const sender = await setUpSender(t);
+  const { t, mta, api: apiProcess, sender } = await startDeployment('http', sinkPort);
   const gen = forkScript('http-gen');
   await nextMessage(gen, 'ready');
   const spec = (seconds: number): HttpRunSpec => ({ url: t.apiUrl, key: sender.sendingKey, clients, durationS: seconds, bodyBytes: 1024 });

@@ -404,6 +404,18 @@ export async function setUpSender(t: TernEnv): Promise<Sender> {
   return { accountId: account.id, adminKey, sendingKey: key.body.data.api_key, sendingKeyId: key.body.data.id, domainId };
 }
 
+/**
+ * What the delivery benches start from: the loopback DNS, Tern's MTA and API delivering to `remotePort`
+ * (delivery caps raised for load), and a sender.
+ */
+export async function startDeployment(name: string, remotePort: number): Promise<{ t: TernEnv; mta: TernProcess; api: TernProcess; sender: Sender }> {
+  const dns = await startDns();
+  const t = await ternEnv(name, { remotePort, dns, config: { delivery: { concurrency: 200, perDomainConcurrency: 50 } } });
+  const mta = await startTern(t, 'mta');
+  const api = await startTern(t, 'api');
+  return { t, mta, api, sender: await setUpSender(t) };
+}
+
 /** One labelled family of the MTA's /metrics, e.g. tern_queue_recipients by state: {queued: 3, deferred: 9}. */
 export async function mtaMetric(t: TernEnv, name: string, label: string): Promise<Record<string, number>> {
   const res = await fetch(`http://127.0.0.1:${t.metricsPort}/metrics`);

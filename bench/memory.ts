@@ -6,7 +6,7 @@
 // longest wait for every message's first attempt),
 // BENCH_MEM_HOLD_S (30).
 import {
-  api, envInt, fmt, freePort, log, memoryOf, mtaMetric, queueDepth, runBench, sleep, startDns, startTern, setUpSender, table, ternEnv, filler, type BenchRow,
+  api, envInt, fmt, freePort, log, memoryOf, mtaMetric, queueDepth, runBench, startDeployment, sleep, table, filler, type BenchRow,
 } from './lib.js';
 
 const total = envInt('BENCH_MEM_N', 100_000);
@@ -16,12 +16,8 @@ const holdS = envInt('BENCH_MEM_HOLD_S', 30);
 const BATCH = 100;
 
 runBench('memory', 3600, async () => {
-  const dns = await startDns();
   const closedPort = await freePort(); // nothing listens here: the "sink is down"
-  const t = await ternEnv('memory', { remotePort: closedPort, dns, config: { delivery: { concurrency: 200, perDomainConcurrency: 50 } } });
-  const mta = await startTern(t, 'mta');
-  const apiProcess = await startTern(t, 'api');
-  const sender = await setUpSender(t);
+  const { t, mta, api: apiProcess, sender } = await startDeployment('memory', closedPort);
 
   // RSS of the MTA, sampled every second for the whole run.
   const samples: Array<{ at: number; rssMb: number; phase: string }> = [];

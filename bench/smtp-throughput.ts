@@ -7,8 +7,7 @@
 // BENCH_CEILING_SINK_PROCS (2: processes of the ceiling's smtp-server sink).
 import type { ChildProcess } from 'node:child_process';
 import {
-  ask, cpuSecondsOf, envInt, fmt, forkScript, log, nextMessage, runBench, setUpSender, sleep, startDns, startTern,
-  stopChild, table, ternEnv, waitUntil, type BenchRow,
+  ask, cpuSecondsOf, envInt, fmt, forkScript, log, nextMessage, runBench, startDeployment, sleep, stopChild, table, waitUntil, type BenchRow,
 } from './lib.js';
 import type { RunResult, RunSpec } from './smtp-gen.js';
 
@@ -59,13 +58,9 @@ runBench('smtp-throughput', 3600, async () => {
   await stopChild(ceilingSink, 5000);
 
   // 2. Tern: MTA with submission on a STARTTLS port, delivering to the fast sink through a loopback MX.
-  const dns = await startDns();
   const sink = forkScript('sink', ['fast']);
   const { port: sinkPort } = await nextMessage<{ port: number }>(sink, 'listening');
-  const t = await ternEnv('smtp', { remotePort: sinkPort, dns, config: { delivery: { concurrency: 200, perDomainConcurrency: 50 } } });
-  const mta = await startTern(t, 'mta');
-  const apiProcess = await startTern(t, 'api');
-  const sender = await setUpSender(t);
+  const { t, mta, api: apiProcess, sender } = await startDeployment('smtp', sinkPort);
   await apiProcess.stop(); // not needed for SMTP: out of the way
   const sinkStats = () => ask<SinkStats>(sink, { type: 'stats' }, 'stats', 10_000);
 
