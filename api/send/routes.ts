@@ -54,20 +54,13 @@ function batchItems(body: unknown): unknown[] {
 async function batch(ctx: AppContext, sender: Sender, body: unknown): Promise<Reply> {
   const items = batchItems(body);
   await takeSendRate(ctx, sender);
-  const spooled = await Promise.all(items.map((item) => settle(spoolSend(ctx, sender, item))));
-  const recorded = await Promise.all(spooled.map((s) => ('error' in s ? s : settle(recordSend(ctx, s.value)))));
+  const spooled = await Promise.allSettled(items.map((item) => spoolSend(ctx, sender, item)));
+  // Recorded in item order: each recordSend hands its message to the store before the next one starts.
+  const recorded = await Promise.allSettled(spooled.map((s) => (s.status === 'fulfilled' ? recordSend(ctx, s.value) : Promise.reject(s.reason))));
   // Even an unexpected failure stays with its item: earlier items are already queued, and failing the whole
   // call would make the client resend them.
-  const data = recorded.map((r) => ('error' in r ? { error: errorReply(r.error, ctx).body } : r.value));
+  const data = recorded.map((r) => (r.status === 'fulfilled' ? r.value : { error: errorReply(r.reason, ctx).body }));
   return { status: 200, body: { data } };
-}
-
-async function settle<T>(work: Promise<T>): Promise<{ value: T } | { error: unknown }> {
-  try {
-    return { value: await work };
-  } catch (error) {
-    return { error };
-  }
 }
 
 /** The body as text for the idempotency record; a body nested beyond what JSON.stringify can walk is refused. */
