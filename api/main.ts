@@ -5,9 +5,7 @@ import type { Config } from '../shared/config.js';
 import { openRuntime, type Runtime } from '../shared/runtime.js';
 import { createApiServer } from './server.js';
 import { Intake } from '../mta/intake.js';
-import { Spool } from '../shared/spool.js';
 import { DisposableFilter } from '../shared/disposable.js';
-import { join } from 'node:path';
 
 export interface RunningApi {
   rt: Runtime;
@@ -18,8 +16,7 @@ export interface RunningApi {
 
 export async function startApi(config: Config, runtime?: Runtime): Promise<RunningApi> {
   const rt = runtime ?? (await openRuntime(config, 'api'));
-  const spool = new Spool(join(config.dataDir, 'spool'));
-  const intake = new Intake(rt.store, spool, rt.redis, new DisposableFilter(config.disposableDomains), rt.log);
+  const intake = new Intake(rt.store, rt.redis, new DisposableFilter(config.disposableDomains), rt.log);
   const server = createApiServer({ ...rt, intake });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
@@ -38,7 +35,6 @@ export async function startApi(config: Config, runtime?: Runtime): Promise<Runni
         server.close(() => resolve());
         server.closeIdleConnections();
       });
-      spool.close();
       if (!runtime) await rt.close();
     },
   };

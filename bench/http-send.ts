@@ -24,15 +24,16 @@ runBench('http-send', 900, async () => {
   if (!warm.ok) throw new Error(`warm-up sends failed: ${warm.errors.join('; ')}`);
   await waitUntil('the warm-up messages at the sink', async () => (await sinkCount()) >= warm.ok, 120_000, 200);
 
-  const headers = ['phase', 'clients', 'seconds', 'requests', 'req/s', 'p50 ms', 'p90 ms', 'p99 ms', 'max ms', 'non-200', 'API CPU', 'MTA CPU'];
+  const headers = ['phase', 'clients', 'seconds', 'requests', 'req/s', 'p50 ms', 'p90 ms', 'p99 ms', 'max ms', 'non-200', 'API CPU', 'MTA CPU', 'gen CPU'];
   const lines: string[][] = [];
   const rows: BenchRow[] = [];
   const phase = async (name: string, note: string) => {
     await ask(sink, { type: 'reset' }, 'reset');
-    const cpu0 = [apiProcess.pid, mta.pid].map(cpuSecondsOf);
+    const pids = [apiProcess.pid, mta.pid, gen.pid!];
+    const cpu0 = pids.map(cpuSecondsOf);
     const r = await ask<HttpRunResult>(gen, { type: 'run', ...spec(durationS) }, 'done', durationS * 1000 + 120_000);
     const seconds = r.elapsedMs / 1000;
-    const cpu = [apiProcess.pid, mta.pid].map((pid, k) => {
+    const cpu = pids.map((pid, k) => {
       const used = cpuSecondsOf(pid) - cpu0[k]!;
       return Number.isFinite(used) ? `${fmt((used / seconds) * 100)}%` : '-';
     });

@@ -1,12 +1,11 @@
 // Intake: the one path by which a message enters the queue, from SMTP submission or the HTTP sidecar.
-// It decides each recipient's first state (queued, suppressed, disposable), writes the body to the spool
-// (fsync'd), records message and recipients with their credits in SQLite, and only then schedules them
-// in Redis. Whatever answers the client (250, 200) does so after accept() resolves.
+// It decides each recipient's first state (queued, suppressed, disposable), records message, recipients,
+// body and credits in one SQLite transaction (committed and fsync'd), and only then schedules them in
+// Redis. Whatever answers the client (250, 200) does so after accept() resolves.
 import { randomBytes } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import type { Store, Team, Domain } from '../shared/store/index.js';
 import type { NewMessage, NewRecipient, RecipientKind } from '../shared/store/messages.js';
-import type { Spool } from '../shared/spool.js';
 import type { DisposableFilter } from '../shared/disposable.js';
 import type { Logger } from '../shared/log.js';
 import { redisKeys } from '../shared/redis-keys.js';
@@ -33,8 +32,8 @@ export interface Submission extends Pick<NewMessage, LoggedFields> {
   body: Buffer;
 }
 
-/** A submission whose body is on disk, not yet recorded. */
-export interface Spooled {
+/** A submission whose recipients are sorted and whose balance was enough a moment ago, not yet recorded. */
+export interface Admitted {
   submission: Submission;
   id: string;
   recipients: NewRecipient[];
@@ -51,33 +50,31 @@ export function newMessageId(): string {
 export class Intake {
   constructor(
     private readonly store: Store,
-    private readonly spool: Spool,
     private readonly redis: Redis,
     private readonly disposable: DisposableFilter,
     private readonly log: Logger,
   ) {}
 
   async accept(s: Submission): Promise<IntakeResult> {
-    const spooled = await this.spoolFirst(s);
-    return 'ok' in spooled ? spooled : this.record(spooled);
+    const admitted = await this.admit(s);
+    return 'ok' in admitted ? admitted : this.record(admitted);
   }
 
   /**
-   * The first half of accept: each recipient's first state, a check of the balance, and the body on disk.
-   * Batches run this for all their items at once and then `record` them in order, so that when credits run
-   * short it is always the later items that are refused.
+   * The first half of accept: each recipient's first state and a check of the balance. Batches run this for
+   * all their items at once and then `record` them in order, so that when credits run short it is always the
+   * later items that are refused (record takes the credits, in its transaction).
    */
-  async spoolFirst(s: Submission): Promise<Spooled | { ok: false; reason: 'insufficient_balance' }> {
+  async admit(s: Submission): Promise<Admitted | { ok: false; reason: 'insufficient_balance' }> {
     const id = s.id ?? newMessageId();
     const recipients = await this.firstStates(s.team.id, s.recipients);
     const cost = recipients.filter((r) => r.state === 'queued').length;
     if (cost > 0 && (await this.store.accounts.pooledBalance(s.team)) < cost) return { ok: false, reason: 'insufficient_balance' };
-    if (cost > 0) await this.spool.write(id, s.body);
     return { submission: s, id, recipients, cost };
   }
 
-  /** The second half: message, recipients and credits in SQLite (the acknowledgement point), then the schedule. */
-  async record({ submission: s, id, recipients, cost }: Spooled): Promise<IntakeResult> {
+  /** The second half: message, recipients, body and credits in SQLite (the acknowledgement point), then the schedule. */
+  async record({ submission: s, id, recipients, cost }: Admitted): Promise<IntakeResult> {
     const inserted = await this.store.messages.insert({
       id,
       accountId: s.team.id,
@@ -96,13 +93,11 @@ export class Intake {
       hasAttachments: s.hasAttachments,
       headers: s.headers,
       recipients,
+      body: s.body,
       cost,
       error: cost ? null : unsendableReason(recipients),
     });
-    if (inserted === 'insufficient_balance') {
-      await this.spool.remove(id);
-      return { ok: false, reason: 'insufficient_balance' };
-    }
+    if (inserted === 'insufficient_balance') return { ok: false, reason: 'insufficient_balance' };
     this.log.info({ msg_id: id, team: s.team.id, source: s.source, recipients: recipients.length, queued: cost }, 'message accepted');
     metrics.messagesAccepted.inc({ source: s.source });
     await this.schedule(id, inserted);

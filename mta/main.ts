@@ -53,7 +53,6 @@ export async function startMta(config: Config, runtime?: Runtime): Promise<Runni
   const retry = loadRetryPolicy();
   const tlsFiles = await ensureTlsCertificate(config);
   const resolver = createResolver(config.dnsServers);
-  const spool = new Spool(join(config.dataDir, 'spool'));
   const verifier = new DomainVerifier(rt, resolver);
   const wakers: Array<() => void> = [];
   const webhooks = new WebhookDispatcher({ rt, resolver, caFile: config.webhooks.caFile ?? undefined });
@@ -63,8 +62,7 @@ export async function startMta(config: Config, runtime?: Runtime): Promise<Runni
   const scheduler = new Scheduler({
     outcomes,
     rt,
-    spool,
-    preparer: new MessagePreparer(rt.store, spool, new DkimKeyCache(rt.secrets)),
+    preparer: new MessagePreparer(rt.store, new DkimKeyCache(rt.secrets)),
     retry,
     verpSecret: rt.secrets.derive('verp'),
     deliver: {
@@ -76,7 +74,7 @@ export async function startMta(config: Config, runtime?: Runtime): Promise<Runni
     },
     poolFor: poolLookup(rt),
   });
-  const intake = new Intake(rt.store, spool, rt.redis, new DisposableFilter(config.disposableDomains), rt.log);
+  const intake = new Intake(rt.store, rt.redis, new DisposableFilter(config.disposableDomains), rt.log);
   measureQueueDepth(() => rt.store.messages.countByState());
   const metricsServer = await serveMetrics(config.metrics.host, config.metrics.mtaPort);
   const submission = new Submission(rt, intake, readTls(tlsFiles));
@@ -113,7 +111,6 @@ export async function startMta(config: Config, runtime?: Runtime): Promise<Runni
       await scheduler.stop();
       connections.closeAll();
       await webhooks.stop();
-      spool.close();
       inboundSpool.close();
       if (!runtime) await rt.close();
     },

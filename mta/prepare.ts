@@ -1,7 +1,6 @@
-// The bytes a recipient's copy is sent with: the spooled body, DKIM-signed once per message for its From
+// The bytes a recipient's copy is sent with: the stored body, DKIM-signed once per message for its From
 // domain. Signed bodies are kept in a small bounded cache, so that recipients of one message share one
 // signature while the queue's bodies are never all held in memory.
-import type { Spool } from '../shared/spool.js';
 import type { Domain, Store } from '../shared/store/index.js';
 import { signMessage, type DkimKeyCache } from './dkim.js';
 
@@ -17,7 +16,6 @@ export class MessagePreparer {
 
   constructor(
     private readonly store: Store,
-    private readonly spool: Spool,
     private readonly keys: DkimKeyCache,
   ) {}
 
@@ -39,7 +37,8 @@ export class MessagePreparer {
   }
 
   private async build(messageId: string, domainId: string | null): Promise<Buffer> {
-    const raw = await this.spool.read(messageId);
+    const raw = await this.store.messages.body(messageId);
+    if (!raw) throw new Error(`the body of message ${messageId} is missing from the store`);
     const domain = domainId ? await this.domain(domainId) : undefined;
     // A domain removed after the message was accepted: the message still goes, unsigned.
     return domain ? ownMemory(await signMessage(raw, this.keys.keyFor(domain))) : raw;

@@ -9,7 +9,6 @@ import { redisKeys } from '../shared/redis-keys.js';
 import { metrics } from '../shared/metrics.js';
 import { verpAddress } from '../shared/verp.js';
 import { domainOfEmail } from '../shared/email-address.js';
-import type { Spool } from '../shared/spool.js';
 import { nextAttemptAt, type RetryPolicy } from './retry-policy.js';
 import { deliverToDomain, type DeliverOptions, type DeliveryJob, type JobResult } from './deliver.js';
 import type { MessagePreparer } from './prepare.js';
@@ -30,7 +29,6 @@ const MAX_WAITING = 5_000;
 
 export interface SchedulerDeps {
   rt: Runtime;
-  spool: Spool;
   preparer: MessagePreparer;
   retry: RetryPolicy;
   verpSecret: Buffer;
@@ -244,7 +242,6 @@ export class Scheduler {
     const retries = results.filter((r) => r.to === 'deferred').map((r) => ({ id: r.recipientId, due: r.nextAttemptAt! }));
     await this.schedule(retries, null).catch(() => undefined);
     for (const id of finished) this.d.preparer.forget(id);
-    await Promise.all(finished.map((id) => this.d.spool.remove(id)));
   }
 
   private measure(res: AttemptResult, batch: readonly DueRecipient[]): void {

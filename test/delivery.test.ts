@@ -31,6 +31,7 @@ t.test('a message sent over HTTP reaches the MX sink DKIM-signed with a VERP ret
   t.equal(verdict.result, 'pass', 'DKIM passes for an independent verifier');
   t.match(verdict.signedHeaders, /List-Unsubscribe/i, 'List-Unsubscribe is signed');
   t.equal(await settled(w, res.body.message_id, 5000), 'sent');
+  t.equal(await w.h.rt.store.messages.body(res.body.message_id), undefined, 'the stored body goes with the transaction that finishes the message');
   const scraped = await (await fetch(`${w.h.url}/metrics`)).text();
   t.match(scraped, /tern_recipient_outcomes_total\{outcome="sent"\} [1-9]/, 'delivery outcomes are counted');
   t.match(scraped, /tern_queue_recipients\{state="sent"\} [1-9]/, 'queue depth by state is measured');

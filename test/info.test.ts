@@ -164,7 +164,7 @@ t.test('bounce and complaint rates are fractions of the team’s recipients sent
     const recipients = Array.from({ length: count }, (_, i) => ({ email: `r${i}@dest.test`, name: '', kind: 'to' as const, domain: 'dest.test', state: 'queued' as const, reason: '' }));
     await h.rt.store.messages.insert({
       id: msgId, accountId: id, rootId: id, domainId, sendingKeyId: null, source: 'http', envelopeFrom: 'a@x.test', fromEmail: 'a@x.test', fromName: '',
-      subject: 's', to: [], replyTo: null, messageIdHeader: `<${msgId}@x.test>`, size: 1, hasAttachments: false, headers: {}, recipients, cost: 0, error: null,
+      subject: 's', to: [], replyTo: null, messageIdHeader: `<${msgId}@x.test>`, size: 1, hasAttachments: false, headers: {}, recipients, body: Buffer.from(''), cost: 0, error: null,
     });
     const rows = await h.rt.store.messages.recipientsOf(msgId);
     for (const [i, r] of rows.entries()) {

@@ -2,8 +2,6 @@
 // body shape, the extra refusals of issue 3 (suspension, header injection, size, types), what a
 // successful send stores and costs, Idempotency-Key, batches and the per-account send rate.
 import t, { type Test } from 'tap';
-import { existsSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { simpleParser } from 'mailparser';
 import { startHarness, type Harness, type HttpReply } from './helpers/harness.js';
 
@@ -91,7 +89,12 @@ async function adminKeyOf(id: number): Promise<string> {
   return adminKeys.get(id)!;
 }
 
-const spoolFile = (id: string) => join(h.dataDir, 'spool', id.slice(-2), `${id}.eml`);
+/** The body as stored for delivery (the MTA is not running here, so it stays until the test ends). */
+const storedBody = async (id: string): Promise<Buffer> => {
+  const body = await h.rt.store.messages.body(id);
+  if (!body) throw new Error(`no stored body for ${id}`);
+  return body;
+};
 
 // ---------------------------------------------------------------------------------------------------
 // 1. The seed's sending error table
@@ -390,9 +393,9 @@ t.test('reply_to is accepted as the string "Name <email>" and as an object', asy
   t.equal(asObject.status, 200, asObject.text);
   const bare = await send(s.sendKey, mail(s.domain, { reply_to: 'plain@dest.test' }));
   t.equal(bare.status, 200, bare.text);
-  const parsedString = await simpleParser(readFileSync(spoolFile(asString.body.message_id)));
+  const parsedString = await simpleParser((await storedBody(asString.body.message_id)));
   t.same(parsedString.replyTo?.value.map((a) => [a.name, a.address]), [['Support Desk', 'support@dest.test']]);
-  const parsedObject = await simpleParser(readFileSync(spoolFile(asObject.body.message_id)));
+  const parsedObject = await simpleParser((await storedBody(asObject.body.message_id)));
   t.same(parsedObject.replyTo?.value.map((a) => [a.name, a.address]), [['Help', 'help@dest.test']]);
   const log = await h.request('GET', `/v2/emails/${asString.body.message_id}`, { key: s.adminKey });
   t.match(String(log.body.data.reply_to), /support@dest\.test/);
@@ -402,7 +405,7 @@ t.test('an html-only send gets a text/plain part generated from the html', async
   const s = await setup();
   const res = await send(s.sendKey, mail(s.domain, { text: undefined, html: '<h1>Welcome</h1><p>Hello <b>Bob</b>, <a href="https://example.com/x">click here</a>.</p>' }));
   t.equal(res.status, 200, res.text);
-  const raw = readFileSync(spoolFile(res.body.message_id));
+  const raw = (await storedBody(res.body.message_id));
   t.match(raw.toString('latin1'), /Content-Type: text\/plain/i);
   t.match(raw.toString('latin1'), /Content-Type: text\/html/i);
   const parsed = await simpleParser(raw, { skipHtmlToText: true });
@@ -429,15 +432,15 @@ t.test('attachments, cc and custom headers arrive in the MIME message; bcc does 
     }),
   );
   t.equal(res.status, 200, res.text);
-  const parsed = await simpleParser(readFileSync(spoolFile(res.body.message_id)));
+  const parsed = await simpleParser((await storedBody(res.body.message_id)));
   t.equal(parsed.subject, 'Hello');
   t.same(parsed.from?.value.map((a) => [a.name, a.address]), [['News', `news@${s.domain}`]]);
   t.same((Array.isArray(parsed.to) ? parsed.to[0] : parsed.to)?.value.map((a) => a.address), ['bob@dest.test']);
   t.same((Array.isArray(parsed.cc) ? parsed.cc[0] : parsed.cc)?.value.map((a) => a.address), ['carol@dest.test']);
   t.notOk(parsed.headers.get('bcc'), 'no Bcc header');
-  t.notMatch(readFileSync(spoolFile(res.body.message_id), 'latin1'), /secret@dest\.test/, 'the bcc address is nowhere in the message');
+  t.notMatch((await storedBody(res.body.message_id)).toString('latin1'), /secret@dest\.test/, 'the bcc address is nowhere in the message');
   t.equal(parsed.headers.get('x-campaign'), 'spring-2024');
-  t.match(readFileSync(spoolFile(res.body.message_id), 'latin1'), /^List-Unsubscribe: <https:\/\/example\.com\/u\/1>\r$/m, 'List-Unsubscribe kept as given');
+  t.match((await storedBody(res.body.message_id)).toString('latin1'), /^List-Unsubscribe: <https:\/\/example\.com\/u\/1>\r$/m, 'List-Unsubscribe kept as given');
   t.same(parsed.attachments.map((a) => [a.filename, a.contentType]), [['invoice.pdf', 'application/pdf'], ['pixel.png', 'image/png']]);
   t.ok(parsed.attachments[0]!.content.equals(pdf), 'the pdf bytes are intact');
   t.ok(parsed.attachments[1]!.content.equals(png), 'the png bytes are intact');
@@ -493,7 +496,7 @@ t.test('a message whose every recipient is disposable or suppressed is failed or
   t.equal(row?.status, 'failed');
   t.ok(row?.error, `an error says why: ${row?.error}`);
   t.equal(await balance(s.id), 5, 'nothing was charged');
-  t.notOk(existsSync(spoolFile(res.body.message_id)), 'nothing was spooled for delivery');
+  t.equal(await h.rt.store.messages.body(res.body.message_id), undefined, 'nothing was kept for delivery');
   const states = (await h.rt.store.messages.recipientsOf(res.body.message_id)).map((r) => r.state);
   t.same(states, ['failed', 'failed']);
   const log = await h.request('GET', `/v2/emails/${res.body.message_id}`, { key: s.adminKey });
@@ -541,7 +544,7 @@ t.test('a sending key is also accepted as api_key in the body, and the key is no
   const s = await setup();
   const res = await send(undefined, mail(s.domain, { api_key: s.sendKey, headers: { 'X-Campaign': 'body-key' } }));
   t.equal(res.status, 200, res.text);
-  const raw = readFileSync(spoolFile(res.body.message_id), 'latin1');
+  const raw = (await storedBody(res.body.message_id)).toString('latin1');
   t.notMatch(raw, new RegExp(s.sendKey), 'the key is nowhere in the message');
   const log = await h.request('GET', `/v2/emails/${res.body.message_id}`, { key: s.adminKey });
   t.notMatch(JSON.stringify(log.body), new RegExp(s.sendKey), 'nor in the log');

@@ -8,7 +8,7 @@ import { isTransientFailure } from '../../shared/transient.js';
 import type { AppContext } from '../context.js';
 import { authenticateSender, type Sender } from './auth.js';
 import { Idempotency, type StoredReply } from './idempotency.js';
-import { recordSend, sendOne, spoolSend, takeSendRate } from './send.js';
+import { admitSend, recordSend, sendOne, takeSendRate } from './send.js';
 import { SendRequestSchema } from './request.js';
 
 export const MAX_BATCH = 100;
@@ -48,15 +48,15 @@ function batchItems(body: unknown): unknown[] {
  * Each item is validated and sent on its own; the answer lists, in order, a message_id or an error.
  * The whole batch is one request against the send rate: counting every item would refuse most of a
  * 100-email batch at the default rate, and a refusal is a 429 with Retry-After for the whole call.
- * Items are composed and spooled side by side, then recorded in their order (they share one commit), so
+ * Items are validated and composed side by side, then recorded in their order (they share one commit), so
  * that when credits run short the later items are the ones refused.
  */
 async function batch(ctx: AppContext, sender: Sender, body: unknown): Promise<Reply> {
   const items = batchItems(body);
   await takeSendRate(ctx, sender);
-  const spooled = await Promise.allSettled(items.map((item) => spoolSend(ctx, sender, item)));
+  const admitted = await Promise.allSettled(items.map((item) => admitSend(ctx, sender, item)));
   // Recorded in item order: each recordSend hands its message to the store before the next one starts.
-  const recorded = await Promise.allSettled(spooled.map((s) => (s.status === 'fulfilled' ? recordSend(ctx, s.value) : Promise.reject(s.reason))));
+  const recorded = await Promise.allSettled(admitted.map((s) => (s.status === 'fulfilled' ? recordSend(ctx, s.value) : Promise.reject(s.reason))));
   // Even an unexpected failure stays with its item: earlier items are already queued, and failing the whole
   // call would make the client resend them.
   const data = recorded.map((r) => (r.status === 'fulfilled' ? r.value : { error: errorReply(r.reason, ctx).body }));

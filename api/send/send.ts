@@ -3,7 +3,7 @@
 import { SendError } from '../../shared/errors.js';
 import { domainOfEmail } from '../../shared/email-address.js';
 import { hitRateLimit } from '../../shared/rate-limit.js';
-import { newMessageId, type Spooled } from '../../mta/intake.js';
+import { newMessageId, type Admitted } from '../../mta/intake.js';
 import type { AppContext } from '../context.js';
 import type { Sender } from './auth.js';
 import { parseSendRequest, type SendRequest } from './request.js';
@@ -44,15 +44,15 @@ const loggedHeaders = (r: SendRequest): Record<string, string> => ({ ...r.header
 const insufficientBalance = () =>
   new SendError(403, 'forbidden', 'Not enough credits', { account: { insufficient_balance: 'The account has not enough credits for this message' } });
 
-/** Validates, composes and spools one send request: everything but recording it. */
-export async function spoolSend(ctx: AppContext, sender: Sender, body: unknown): Promise<Spooled> {
+/** Validates, composes and admits one send request: everything but recording it. */
+export async function admitSend(ctx: AppContext, sender: Sender, body: unknown): Promise<Admitted> {
   const parsed = parseSendRequest(body);
   if (!parsed.ok) throw validation(parsed.errors);
   const r = parsed.request;
   const domain = await verifiedDomain(ctx, sender, r.from.email);
   const id = newMessageId();
   const composed = await composeMessage(r, id);
-  const spooled = await ctx.intake.spoolFirst({
+  const admitted = await ctx.intake.admit({
     id,
     team: sender.team,
     domain,
@@ -70,17 +70,17 @@ export async function spoolSend(ctx: AppContext, sender: Sender, body: unknown):
     recipients: recipientsOf(r),
     body: composed.body,
   });
-  if ('ok' in spooled) throw insufficientBalance();
-  return spooled;
+  if ('ok' in admitted) throw insufficientBalance();
+  return admitted;
 }
 
-/** Records a spooled send: the point where it is acknowledged. */
-export async function recordSend(ctx: AppContext, spooled: Spooled): Promise<{ message_id: string }> {
-  const result = await ctx.intake.record(spooled);
+/** Records an admitted send: the point where it is acknowledged. */
+export async function recordSend(ctx: AppContext, admitted: Admitted): Promise<{ message_id: string }> {
+  const result = await ctx.intake.record(admitted);
   if (!result.ok) throw insufficientBalance();
   return { message_id: result.messageId };
 }
 
 export async function sendOne(ctx: AppContext, sender: Sender, body: unknown): Promise<{ message_id: string }> {
-  return recordSend(ctx, await spoolSend(ctx, sender, body));
+  return recordSend(ctx, await admitSend(ctx, sender, body));
 }

@@ -12,7 +12,8 @@ export async function refreshStatus(q: Queryable, messageId: string): Promise<Me
 
 /**
  * Re-derives the statuses of several messages with one read and one write per distinct outcome, so a batch
- * of deliveries costs the writer a few statements rather than two per message.
+ * of deliveries costs the writer a few statements rather than two per message. A message left with nothing
+ * in flight loses its body here, in the same transaction, whichever path finished it.
  */
 export async function refreshStatuses(q: Queryable, messageIds: readonly string[]): Promise<Map<string, MessageStatus>> {
   const statuses = new Map<string, MessageStatus>();
@@ -40,5 +41,7 @@ export async function refreshStatuses(q: Queryable, messageIds: readonly string[
       [status, now, Number(anySent), now, ...ids],
     );
   }
+  const finished = messageIds.filter((id) => statuses.get(id) !== 'pending');
+  if (finished.length) await q.run(`DELETE FROM message_bodies WHERE message_id IN (${finished.map(() => '?').join(',')})`, finished);
   return statuses;
 }

@@ -40,6 +40,8 @@ export interface NewMessage {
   hasAttachments: boolean;
   headers: Record<string, string>;
   recipients: NewRecipient[];
+  /** The message as it will be signed and sent; kept until no recipient is left in flight (none when cost is 0). */
+  body: Buffer;
   /** Credits taken from the pooled balance: one per recipient that will be sent. */
   cost: number;
   /** Set when no recipient can be sent: why the message failed. */
@@ -324,6 +326,11 @@ export class MessageStore {
     return this.sql.get<MessageRow>(`SELECT rowid, * FROM messages WHERE ${where}`, accountId === undefined ? [id] : [id, accountId]);
   }
 
+  /** A message's body, while any of its recipients is in flight. */
+  async body(id: string): Promise<Buffer | undefined> {
+    return (await this.sql.get<{ body: Buffer }>('SELECT body FROM message_bodies WHERE message_id = ?', [id]))?.body;
+  }
+
   async recipientCounts(messageIds: readonly string[]): Promise<Map<string, number>> {
     if (!messageIds.length) return new Map();
     const rows = await this.sql.all<{ message_id: string; n: number }>(
@@ -394,7 +401,7 @@ export class MessageStore {
   /**
    * Applies the results of delivery attempts in one transaction: each recipient moves, the attempt is kept,
    * a bounce or an expiry takes its effects (suppression, event) at once, and message statuses follow.
-   * Returns the messages with no recipient left in flight (their spool file can go) and the bounces applied.
+   * Returns the messages with no recipient left in flight (their bodies deleted here) and the bounces applied.
    * Deliveries finishing together are recorded together, in a handful of statements.
    */
   recordAttempts(results: readonly AttemptResult[]): Promise<RecordOutcome> {
@@ -551,13 +558,22 @@ async function indexForSearch(q: Queryable, messages: readonly NewMessage[], row
   }
 }
 
-/** Writes a batch of accepted messages: credits, message rows, recipients and the search index. */
+/** The bodies of the messages that have something to send. */
+async function insertBodies(q: Queryable, messages: readonly NewMessage[]): Promise<void> {
+  const sendable = messages.filter((m) => m.cost > 0);
+  for (const chunk of chunksByParams(sendable, () => 2)) {
+    await q.run(`INSERT INTO message_bodies (message_id, body) VALUES ${chunk.map(() => '(?, ?)').join(', ')}`, chunk.flatMap((m) => [m.id, m.body]));
+  }
+}
+
+/** Writes a batch of accepted messages: credits, message rows, recipients, bodies and the search index. */
 async function insertMessages(q: Queryable, messages: readonly NewMessage[]): Promise<InsertOutcome[]> {
   const unpaid = await debitAll(q, messages);
   const paid = messages.filter((m) => !unpaid.has(m));
   const now = nowIso();
   const rowids = paid.length ? await insertMessageRows(q, paid, now) : new Map<string, number>();
   const due = paid.length ? await insertRecipientRows(q, paid, now) : new Map<string, Array<{ id: number; due: number }>>();
+  if (paid.length) await insertBodies(q, paid);
   if (paid.length) await indexForSearch(q, paid, rowids);
   return messages.map((m) => (unpaid.has(m) ? 'insufficient_balance' : due.get(m.id)!));
 }

@@ -244,4 +244,17 @@ CREATE TRIGGER message_counts_on_delete AFTER DELETE ON messages BEGIN
 END;
 `,
   },
+  {
+    version: 5,
+    name: 'message bodies in the store',
+    // The spool is this table: a body is written in the transaction that records its message (one commit and
+    // one fsync for a whole group of messages, no file to create, fsync and unlink per message) and deleted in
+    // the one that finishes it. See docs/decisions.md.
+    sql: `
+CREATE TABLE message_bodies (
+  message_id TEXT PRIMARY KEY REFERENCES messages(id) ON DELETE CASCADE,
+  body BLOB NOT NULL
+);
+`,
+  },
 ];
