@@ -112,3 +112,28 @@ t.test('items waiting for a transaction that cannot begin fail with it, and the 
   await held;
   t.same(await Promise.all([batcher.submit(3), batcher.submit(4)]), [3, 4], 'the batcher is not stuck');
 });
+
+t.test('writes that find another process holding the write lock go through once it is released', async (t) => {
+  const { sql, file } = await tempDatabase(t, { busyTimeoutMs: 5000 });
+  const other = await openSqlite(file, { busyTimeoutMs: 5000 });
+  t.teardown(() => other.close());
+  await sql.exec('CREATE TABLE items (n INTEGER PRIMARY KEY)');
+  let releaseLock!: () => void;
+  const held = other.tx(async (q) => {
+    await q.run('INSERT INTO items (n) VALUES (0)');
+    await new Promise<void>((resolve) => (releaseLock = resolve));
+  });
+  await new Promise((r) => setTimeout(r, 20));
+  // Each kind of write: a lone statement, a transaction, grouped work.
+  const writes = Promise.all([
+    sql.run('INSERT INTO items (n) VALUES (1)'),
+    sql.tx((q) => q.run('INSERT INTO items (n) VALUES (2)')),
+    sql.grouped((q) => q.run('INSERT INTO items (n) VALUES (3)')),
+  ]);
+  await new Promise((r) => setTimeout(r, 100));
+  t.same((await sql.all<{ n: number }>('SELECT n FROM items')).map((r) => r.n), [], 'nothing was written while the lock was held');
+  releaseLock();
+  await held;
+  await writes;
+  t.same((await sql.all<{ n: number }>('SELECT n FROM items ORDER BY n')).map((r) => r.n), [0, 1, 2, 3], 'every write went through, after the holder');
+});

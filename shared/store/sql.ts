@@ -156,6 +156,7 @@ class SqliteSql implements Sql {
   constructor(
     private readonly writer: Connection,
     private readonly readers: readonly Connection[],
+    private readonly busyTimeoutMs: number,
   ) {}
 
   private next = 0;
@@ -174,16 +175,17 @@ class SqliteSql implements Sql {
   }
 
   run(sql: string, params?: Params): Promise<RunResult> {
-    return this.serialised(() => this.writer.run(sql, params));
+    return this.serialised(() => this.whenUnlocked(() => this.writer.run(sql, params)));
   }
 
+  /** One statement (a script of several belongs in a transaction: a retry after SQLITE_BUSY would repeat its start). */
   exec(script: string): Promise<void> {
-    return this.serialised(() => this.writer.exec(script));
+    return this.serialised(() => this.whenUnlocked(() => this.writer.exec(script)));
   }
 
   tx<T>(work: (q: Queryable) => Promise<T>): Promise<T> {
     return this.serialised(async () => {
-      await this.writer.exec('BEGIN IMMEDIATE');
+      await this.whenUnlocked(() => this.writer.exec('BEGIN IMMEDIATE'));
       try {
         const result = await work(this.writer);
         await this.writer.exec('COMMIT');
@@ -210,7 +212,8 @@ class SqliteSql implements Sql {
     const group = this.waiting.splice(0, MAX_GROUP);
     if (this.waiting.length) void this.serialised(() => this.commitGroup());
     try {
-      await this.writer.exec('BEGIN IMMEDIATE; SAVEPOINT grouped');
+      // exec stops at the first error, so a BEGIN refused as busy left nothing behind to repeat.
+      await this.whenUnlocked(() => this.writer.exec('BEGIN IMMEDIATE; SAVEPOINT grouped'));
       const outcomes: Outcome[] = [];
       for (const [i, item] of group.entries()) {
         const outcome = await this.attempt(item.work);
@@ -223,6 +226,24 @@ class SqliteSql implements Sql {
       // Every waiter hears of the failure; none is left waiting for a commit that will not come.
       await this.writer.exec('ROLLBACK').catch(() => undefined);
       for (const item of group) item.reject(error);
+    }
+  }
+
+  /**
+   * Runs a statement that takes the write lock, trying again every millisecond while another process holds
+   * it (SQLITE_BUSY), up to the busy timeout. SQLite's own busy handler sleeps 1, 2, 5, 10, … 100 ms between
+   * tries and blocks a pool thread while it sleeps: with the API and the MTA both writing, its waits were
+   * the p99 of a send. A refused try has no effect (the writer runs with no busy handler), so it is safe to repeat.
+   */
+  private async whenUnlocked<T>(statement: () => Promise<T>): Promise<T> {
+    const deadline = Date.now() + this.busyTimeoutMs;
+    for (;;) {
+      try {
+        return await statement();
+      } catch (err) {
+        if ((err as { code?: string }).code !== 'SQLITE_BUSY' || Date.now() >= deadline) throw err;
+        await new Promise((resolve) => setTimeout(resolve, 1));
+      }
     }
   }
 
@@ -253,6 +274,8 @@ export async function openSqlite(file: string, { busyTimeoutMs = 10_000 } = {}):
   const writer = await Connection.open(file, sqlite3.OPEN_READWRITE | sqlite3.OPEN_CREATE);
   writer.busyTimeout(busyTimeoutMs);
   for (const pragma of PRAGMAS) await writer.exec(pragma);
+  // From here the writer's waits for the lock are SqliteSql.whenUnlocked's.
+  writer.busyTimeout(0);
   const readers: Connection[] = [];
   for (let i = 0; i < READERS; i++) {
     const reader = await Connection.open(file, sqlite3.OPEN_READWRITE);
@@ -260,5 +283,5 @@ export async function openSqlite(file: string, { busyTimeoutMs = 10_000 } = {}):
     await reader.exec('PRAGMA foreign_keys = ON');
     readers.push(reader);
   }
-  return new SqliteSql(writer, readers);
+  return new SqliteSql(writer, readers, busyTimeoutMs);
 }
