@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import * as dnsPacket from 'dns-packet';
 import { stopChild } from '../shared/stop-child.js';
-import { SERVICE_NODE_FLAGS } from '../shared/node-flags.js';
+import { serviceNodeFlags } from '../shared/node-flags.js';
 
 /** dist/ (the compiled tree): dist/bench/lib.js is one level below it. */
 export const DIST = fileURLToPath(new URL('..', import.meta.url));
@@ -318,10 +318,10 @@ export interface TernProcess {
 export async function startTern(t: TernEnv, role: 'mta' | 'api'): Promise<TernProcess> {
   const logFile = join(t.dataDir, `${role}.log`);
   const fd = openSync(logFile, 'a');
-  // Started as `ternmail start` and the systemd units start them (SERVICE_NODE_FLAGS), plus BENCH_TERN_NODE_ARGS:
+  // Started as `ternmail start` and the systemd units start them (serviceNodeFlags), plus BENCH_TERN_NODE_ARGS:
   // node options for Tern's processes only (e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof").
   const nodeArgs = (process.env.BENCH_TERN_NODE_ARGS ?? '').split(/\s+/).filter(Boolean);
-  const child = track(spawn(process.execPath, [...SERVICE_NODE_FLAGS, ...nodeArgs, TERNMAIL, role], { env: { ...process.env, ...t.env }, stdio: ['ignore', fd, fd] }));
+  const child = track(spawn(process.execPath, [...serviceNodeFlags(role), ...nodeArgs, TERNMAIL, role], { env: { ...process.env, ...t.env }, stdio: ['ignore', fd, fd] }));
   closeSync(fd);
   let exited = false;
   child.once('exit', () => (exited = true));

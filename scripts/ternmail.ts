@@ -10,7 +10,7 @@ import { createAccount, createAdminKey } from '../shared/bootstrap.js';
 import { parseScopes, SCOPES } from '../shared/scopes.js';
 import { rootIdOf } from '../shared/store/accounts.js';
 import { stopChild } from '../shared/stop-child.js';
-import { SERVICE_NODE_FLAGS } from '../shared/node-flags.js';
+import { serviceNodeFlags } from '../shared/node-flags.js';
 
 // The processes' modules are imported when needed, so that operator commands start quickly.
 
@@ -247,7 +247,7 @@ async function runStart(config: Config): Promise<void> {
   printWelcome(config, first);
   const env = { ...process.env, ...(redis ? { TERNMAIL_REDIS_URL: redis.url } : {}) };
   const script = fileURLToPath(import.meta.url);
-  const children: ChildProcess[] = ['api', 'mta'].map((role) => spawn(process.execPath, [...SERVICE_NODE_FLAGS, script, role], { env, stdio: 'inherit' }));
+  const children: ChildProcess[] = (['api', 'mta'] as const).map((role) => spawn(process.execPath, [...serviceNodeFlags(role), script, role], { env, stdio: 'inherit' }));
   let stopping = false;
   // Children first (they flush their work into Redis and SQLite), then Redis.
   const stopAll = async (code: number) => {

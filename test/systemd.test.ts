@@ -7,7 +7,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { repoRoot } from './helpers/cli.js';
-import { SERVICE_NODE_FLAGS } from '../shared/node-flags.js';
+import { serviceNodeFlags } from '../shared/node-flags.js';
 
 const UNITS = ['ternmail-api.service', 'ternmail-mta.service', 'ternmail.target'] as const;
 const unitText = (name: string) => readFileSync(join(repoRoot, 'systemd', name), 'utf8');
@@ -81,7 +81,7 @@ t.test('systemd-analyze verify accepts the three units without a warning', { ski
 
 t.test('both services start the built CLI as the ternmail user after Redis, and restart on failure', async (t) => {
   for (const [role, unit] of [['api', api], ['mta', mta]] as const) {
-    t.equal(one(unit, 'Service', 'ExecStart'), `/usr/bin/node ${SERVICE_NODE_FLAGS.join(' ')} /opt/ternmail/dist/scripts/ternmail.js ${role}`, `${role}: ExecStart, with the node flags of ternmail start`);
+    t.equal(one(unit, 'Service', 'ExecStart'), `/usr/bin/node ${serviceNodeFlags(role).join(' ')} /opt/ternmail/dist/scripts/ternmail.js ${role}`, `${role}: ExecStart, with the node flags of ternmail start`);
     t.equal(one(unit, 'Service', 'User'), 'ternmail', `${role}: a dedicated user`);
     t.equal(one(unit, 'Service', 'Group'), 'ternmail');
     t.ok(words(unit, 'Unit', 'After').includes('redis-server.service'), `${role}: After=redis-server.service`);
