@@ -56,20 +56,18 @@ export class Intake {
   ) {}
 
   async accept(s: Submission): Promise<IntakeResult> {
-    const admitted = await this.admit(s);
-    return 'ok' in admitted ? admitted : this.record(admitted);
+    return this.record(await this.admit(s));
   }
 
   /**
-   * The first half of accept: each recipient's first state and a check of the balance. Batches run this for
-   * all their items at once and then `record` them in order, so that when credits run short it is always the
-   * later items that are refused (record takes the credits, in its transaction).
+   * The first half of accept: each recipient's first state, and so the cost. Batches run this for all their
+   * items at once and then `record` them in order, so that when credits run short it is always the later items
+   * that are refused. The balance is checked only there, where the credits are taken in the same transaction.
    */
-  async admit(s: Submission): Promise<Admitted | { ok: false; reason: 'insufficient_balance' }> {
+  async admit(s: Submission): Promise<Admitted> {
     const id = s.id ?? newMessageId();
     const recipients = await this.firstStates(s.team.id, s.recipients);
     const cost = recipients.filter((r) => r.state === 'queued').length;
-    if (cost > 0 && (await this.store.accounts.pooledBalance(s.team)) < cost) return { ok: false, reason: 'insufficient_balance' };
     return { submission: s, id, recipients, cost };
   }
 

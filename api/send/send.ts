@@ -52,7 +52,7 @@ export async function admitSend(ctx: AppContext, sender: Sender, body: unknown):
   const domain = await verifiedDomain(ctx, sender, r.from.email);
   const id = newMessageId();
   const composed = await composeMessage(r, id);
-  const admitted = await ctx.intake.admit({
+  return ctx.intake.admit({
     id,
     team: sender.team,
     domain,
@@ -70,8 +70,6 @@ export async function admitSend(ctx: AppContext, sender: Sender, body: unknown):
     recipients: recipientsOf(r),
     body: composed.body,
   });
-  if ('ok' in admitted) throw insufficientBalance();
-  return admitted;
 }
 
 /** Records an admitted send: the point where it is acknowledged. */
