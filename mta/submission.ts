@@ -4,7 +4,8 @@
 import { type SMTPServer, type SMTPServerAddress, type SMTPServerAuthentication, type SMTPServerDataStream, type SMTPServerSession } from 'smtp-server';
 import { listenSmtp } from './smtp-listen.js';
 import { PromptGreetingSmtpServer } from './prompt-greeting.js';
-import { simpleParser, type AddressObject } from 'mailparser';
+import type { AddressObject } from 'mailparser';
+import { parseLogFields, type LogFields } from './log-fields.js';
 import type { Runtime } from '../shared/runtime.js';
 import { rootIdOf, type Team } from '../shared/store/accounts.js';
 import type { Domain } from '../shared/store/domains.js';
@@ -165,7 +166,7 @@ export class Submission {
     const sender = this.sender(session);
     const raw = await readAll(stream);
     if (stream.sizeExceeded) throw reply(552, `5.3.4 Message too big (at most ${MAX_MESSAGE_BYTES} bytes)`);
-    const parsed = await simpleParser(raw, { skipHtmlToText: true, skipTextToHtml: true, skipTextLinks: true, skipImageLinks: true });
+    const parsed = await parseLogFields(raw);
     const from = parsed.from?.value[0];
     if (!from?.address || !isValidEmail(from.address)) throw reply(550, '5.7.1 The message needs a valid From header');
     // The team was found active at MAIL FROM, moments ago; the From domain is checked again only when it differs.
@@ -186,7 +187,7 @@ export class Submission {
       to: addresses(parsed.to).map((a) => (a.name ? a : { email: a.email })),
       replyTo: parsed.replyTo?.text ?? null,
       messageIdHeader: edited.messageIdHeader,
-      hasAttachments: parsed.attachments.length > 0,
+      hasAttachments: parsed.hasAttachments,
       headers: loggedHeaders(parsed.headerLines),
       recipients: recipientsOf(session, parsed),
       body: edited.body,
@@ -212,7 +213,7 @@ function addresses(field: AddressObject | AddressObject[] | undefined): Array<{ 
 }
 
 /** Envelope recipients, named To or Cc when the headers list them, Bcc otherwise. */
-function recipientsOf(session: SMTPServerSession, parsed: Awaited<ReturnType<typeof simpleParser>>): Recipient[] {
+function recipientsOf(session: SMTPServerSession, parsed: LogFields): Recipient[] {
   const to = new Map(addresses(parsed.to).map((a) => [a.email.toLowerCase(), a.name]));
   const cc = new Map(addresses(parsed.cc).map((a) => [a.email.toLowerCase(), a.name]));
   return session.envelope.rcptTo.map((r) => {

@@ -54,6 +54,32 @@ t.test('SMTP submission', async (t) => {
     t.same(recipients.map((r) => r.kind).sort(), ['bcc', 'to']);
   });
 
+  await t.test('the log keeps what the headers say: subject, sender, to and cc, reply-to, and whether anything is attached', async (t) => {
+    const send = (extra: Record<string, unknown>) =>
+      transport(w.starttlsPort, false, w.sendingKey).sendMail({
+        from: { name: 'Shop Ünd Co', address: 'shop@example.com' },
+        to: [{ name: 'Bob', address: 'bob@dest.test' }],
+        cc: 'carol@dest.test',
+        replyTo: 'Help <help@example.com>',
+        subject: 'Reçu n° 42',
+        text: 'Thanks',
+        ...extra,
+      });
+    const idOf = (response: string) => /queued as ([0-9a-z]+)/.exec(response)![1]!;
+    const withFile = idOf((await send({ attachments: [{ filename: 'r.pdf', content: Buffer.from('%PDF-1.4 x') }] })).response);
+    const without = idOf((await send({})).response);
+    const row = (await w.h.rt.store.messages.get(withFile))!;
+    t.equal(row.subject, 'Reçu n° 42', 'the encoded subject is decoded');
+    t.equal(row.from_email, 'shop@example.com');
+    t.equal(row.from_name, 'Shop Ünd Co');
+    t.same(JSON.parse(row.to_json), [{ email: 'bob@dest.test', name: 'Bob' }]);
+    t.match(row.reply_to ?? '', /help@example\.com/);
+    t.equal(row.has_attachments, 1, 'an attachment is noticed');
+    t.equal((await w.h.rt.store.messages.get(without))!.has_attachments, 0, 'and its absence too');
+    const kinds = (await w.h.rt.store.messages.recipientsOf(withFile)).map((r) => `${r.kind} ${r.email}`).sort();
+    t.same(kinds, ['cc carol@dest.test', 'to bob@dest.test']);
+  });
+
   await t.test('implicit TLS submission works too', async (t) => {
     const before = w.sink.messages.length;
     await transport(w.tlsPort, true, w.sendingKey).sendMail({ from: 'shop@example.com', to: 'carol@dest.test', subject: 'TLS', text: 'x' });
