@@ -1,6 +1,7 @@
-// The message spool: one file per message body. A body is written and fsync'd, and its directory fsync'd,
-// before the message's row is committed; only a committed row ever leads to a spool file being read, so a
-// file cut short by a crash is never read (it is an orphan, like a body whose row was never written).
+// A file spool, one file per body: the reports received on the MX port (outgoing message bodies are kept
+// in the store, see docs/decisions.md). A body is written and fsync'd, and its directory fsync'd, before
+// its row is committed; only a committed row ever leads to a spool file being read, so a file cut short by
+// a crash is never read (it is an orphan, like a body whose row was never written).
 import { closeSync, createReadStream, fsync, mkdirSync, openSync, readFile, unlink, writeFile, type ReadStream } from 'node:fs';
 import { dirname, join } from 'node:path';
 
