@@ -32,7 +32,7 @@ export interface Submission extends Pick<NewMessage, LoggedFields> {
   body: Buffer;
 }
 
-/** A submission whose recipients are sorted and whose balance was enough a moment ago, not yet recorded. */
+/** A submission whose recipients have their first states, and so whose cost is known; not yet recorded. */
 export interface Admitted {
   submission: Submission;
   id: string;
