@@ -6,6 +6,8 @@ import type SMTPConnection from 'nodemailer/lib/smtp-connection';
 interface Parked {
   conn: SMTPConnection;
   timer: NodeJS.Timeout;
+  /** Forgets the connection if the server closes it while it waits; removed when it leaves the cache. */
+  onEnd: () => void;
 }
 
 export class ConnectionCache {
@@ -22,6 +24,7 @@ export class ConnectionCache {
     while (list?.length) {
       const parked = list.pop()!;
       clearTimeout(parked.timer);
+      parked.conn.removeListener('end', parked.onEnd);
       if (!list.length) this.idle.delete(key);
       if (!parked.conn.destroyed) return parked.conn;
     }
@@ -35,10 +38,9 @@ export class ConnectionCache {
       conn.quit();
       return;
     }
-    const parked: Parked = { conn, timer: setTimeout(() => this.drop(key, parked, true), this.idleMs) };
+    const parked: Parked = { conn, timer: setTimeout(() => this.drop(key, parked, true), this.idleMs), onEnd: () => this.drop(key, parked, false) };
     parked.timer.unref();
-    // A connection the server closes while it waits is forgotten at once.
-    conn.once('end', () => this.drop(key, parked, false));
+    conn.once('end', parked.onEnd);
     list.push(parked);
     this.idle.set(key, list);
   }
@@ -50,6 +52,7 @@ export class ConnectionCache {
 
   private drop(key: string, parked: Parked, quit: boolean): void {
     clearTimeout(parked.timer);
+    parked.conn.removeListener('end', parked.onEnd);
     const list = this.idle.get(key);
     const at = list?.indexOf(parked) ?? -1;
     if (list && at >= 0) {
