@@ -75,7 +75,7 @@ export async function startMta(config: Config, runtime?: Runtime): Promise<Runni
     poolFor: poolLookup(rt),
   });
   const intake = new Intake(rt.store, rt.redis, new DisposableFilter(config.disposableDomains), rt.log);
-  measureQueueDepth(() => rt.store.messages.countByState());
+  measureQueueDepth(() => rt.store.messages.countInFlight());
   const metricsServer = await serveMetrics(config.metrics.host, config.metrics.mtaPort);
   const submission = new Submission(rt, intake, readTls(tlsFiles));
   await submission.listen();

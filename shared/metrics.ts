@@ -37,7 +37,7 @@ let readDepth: () => Promise<Record<string, number>> = async () => ({});
 
 new Gauge({
   name: 'tern_queue_recipients',
-  help: 'Recipients by state',
+  help: 'Recipients in the queue (queued, sending, deferred), by state; final outcomes are tern_recipient_outcomes_total',
   labelNames: ['state'],
   registers: [registry],
   async collect() {

@@ -34,7 +34,8 @@ t.test('a message sent over HTTP reaches the MX sink DKIM-signed with a VERP ret
   t.equal(await w.h.rt.store.messages.body(res.body.message_id), undefined, 'the stored body goes with the transaction that finishes the message');
   const scraped = await (await fetch(`${w.h.url}/metrics`)).text();
   t.match(scraped, /tern_recipient_outcomes_total\{outcome="sent"\} [1-9]/, 'delivery outcomes are counted');
-  t.match(scraped, /tern_queue_recipients\{state="sent"\} [1-9]/, 'queue depth by state is measured');
+  for (const state of ['queued', 'sending', 'deferred']) t.match(scraped, new RegExp(`tern_queue_recipients\\{state="${state}"\\} 0\\n`), `queue depth: ${state}, empty once delivered`);
+  t.notMatch(scraped, /tern_queue_recipients\{state="sent"\}/, 'delivered recipients are counted by tern_recipient_outcomes_total, not as queue depth');
   t.match(scraped, /tern_http_requests_total\{method="POST",route="\/v2\/emails",status="200"\} [1-9]/, 'HTTP requests are counted by route');
   t.match(scraped, /tern_messages_accepted_total\{source="http"\} [1-9]/);
 });

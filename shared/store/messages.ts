@@ -4,7 +4,7 @@ import type { Queryable, Sql, SqlValue } from './sql.js';
 import { limitOffset, type PageOf, type PageRequest } from './paging.js';
 import { AccountStore } from './accounts.js';
 import { nowIso } from '../time.js';
-import { canMove, messageStatusOf, type MessageStatus, type RecipientState } from '../queue-state.js';
+import { canMove, IN_FLIGHT, messageStatusOf, type MessageStatus, type RecipientState } from '../queue-state.js';
 import { refreshStatuses } from './message-status.js';
 import { applyBounce, type Applied, type BounceInput } from './feedback-apply.js';
 import { chunksByParams, WriteBatcher } from './write-batch.js';
@@ -428,6 +428,19 @@ export class MessageStore {
     );
   }
 
+  /**
+   * The queue's depth: recipients in flight, by state, every one of them listed (0 when none). It reads the
+   * partial index of in-flight recipients, so it costs the size of the queue, not of the log's history
+   * (it is read on every metrics scrape).
+   */
+  async countInFlight(): Promise<Record<string, number>> {
+    const rows = await this.sql.all<{ state: string; n: number }>(
+      `SELECT state, COUNT(*) AS n FROM recipients WHERE state IN (${IN_FLIGHT.map((s) => `'${s}'`).join(', ')}) GROUP BY state`,
+    );
+    return { ...Object.fromEntries(IN_FLIGHT.map((s) => [s, 0])), ...Object.fromEntries(rows.map((r) => [r.state, r.n])) };
+  }
+
+  /** Every recipient by state, history included: a scan of the whole table, for tests and one-off checks. */
   async countByState(): Promise<Record<string, number>> {
     const rows = await this.sql.all<{ state: string; n: number }>('SELECT state, COUNT(*) AS n FROM recipients GROUP BY state');
     return Object.fromEntries(rows.map((r) => [r.state, r.n]));
