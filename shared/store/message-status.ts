@@ -23,22 +23,18 @@ export async function refreshStatuses(q: Queryable, messageIds: readonly string[
     messageIds,
   );
   const statesOf = groupBy(rows, (r) => r.message_id);
-  const keyOf = new Map<string, string>();
-  for (const id of messageIds) {
+  const derived = messageIds.map((id) => {
     const states = (statesOf.get(id) ?? []).map((r) => r.state);
-    const status = messageStatusOf(states);
-    statuses.set(id, status);
-    keyOf.set(id, `${status} ${+states.includes('sent')}`);
-  }
+    return { id, status: messageStatusOf(states), anySent: states.includes('sent') };
+  });
+  for (const d of derived) statuses.set(d.id, d.status);
   // Messages that take the same status (and the same sent_at rule) are updated together.
-  const updates = groupBy(messageIds, (id) => keyOf.get(id)!);
   const now = nowIso();
-  for (const [key, ids] of updates) {
-    const [status, anySent] = key.split(' ') as [MessageStatus, string];
+  for (const group of groupBy(derived, (d) => `${d.status} ${d.anySent}`).values()) {
     await q.run(
       `UPDATE messages SET status = ?, updated_at = ?, sent_at = CASE WHEN sent_at IS NULL AND ? THEN ? ELSE sent_at END
-       WHERE id IN (${ids.map(() => '?').join(',')})`,
-      [status, now, Number(anySent), now, ...ids],
+       WHERE id IN (${group.map(() => '?').join(',')})`,
+      [group[0]!.status, now, Number(group[0]!.anySent), now, ...group.map((d) => d.id)],
     );
   }
   const finished = messageIds.filter((id) => statuses.get(id) !== 'pending');

@@ -184,21 +184,21 @@ const NO_ROWID_ABOVE = '9223372036854775807';
 /** What toISOString() gives, and so what created_at holds: splitting bounds into UTC days relies on it. */
 const ISO_MILLIS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 
+/** The conditions whose value is given, joined with AND, each with its one parameter. */
+function allOf(conditions: ReadonlyArray<readonly [clause: string, value: SqlValue | undefined]>): Statement {
+  const given = conditions.filter((c): c is readonly [string, SqlValue] => c[1] !== undefined);
+  return { sql: given.map(([clause]) => clause).join(' AND '), params: given.map(([, value]) => value) };
+}
+
 /** The filters of a listing as conditions on `messages` under `alias`. */
 function conditions(alias: string, accountId: number, q: Pick<MessageQuery, 'status' | 'domainId' | 'from' | 'to'>): Statement {
-  const clauses: string[] = [];
-  const params: SqlValue[] = [];
-  const add = (clause: string, value: SqlValue | undefined) => {
-    if (value === undefined) return;
-    clauses.push(`${alias}.${clause}`);
-    params.push(value);
-  };
-  add('account_id = ?', accountId);
-  add('status = ?', q.status);
-  add('domain_id = ?', q.domainId);
-  add('created_at >= ?', q.from);
-  add('created_at <= ?', q.to);
-  return { sql: clauses.join(' AND '), params };
+  return allOf([
+    [`${alias}.account_id = ?`, accountId],
+    [`${alias}.status = ?`, q.status],
+    [`${alias}.domain_id = ?`, q.domainId],
+    [`${alias}.created_at >= ?`, q.from],
+    [`${alias}.created_at <= ?`, q.to],
+  ]);
 }
 
 function indexedPage(accountId: number, q: MessageQuery): Statement {
@@ -223,17 +223,13 @@ function countedTotal(accountId: number, q: MessageQuery): Statement {
 }
 
 function wholeDaysCount(accountId: number, q: MessageQuery, span: DaySpan): Statement {
-  const clauses = ['account_id = ?'];
-  const params: SqlValue[] = [accountId];
-  const add = (clause: string, value: string | undefined) => {
-    if (value === undefined) return;
-    clauses.push(clause);
-    params.push(value);
-  };
-  add('status = ?', q.status);
-  add('domain_key = ?', q.domainId);
-  for (const { clause, day } of span.wholeDays) add(clause, day);
-  return { sql: `SELECT COALESCE(SUM(n), 0) FROM message_counts WHERE ${clauses.join(' AND ')}`, params };
+  const where = allOf([
+    ['account_id = ?', accountId],
+    ['status = ?', q.status],
+    ['domain_key = ?', q.domainId],
+    ...span.wholeDays.map(({ clause, day }) => [clause, day] as const),
+  ]);
+  return { sql: `SELECT COALESCE(SUM(n), 0) FROM message_counts WHERE ${where.sql}`, params: where.params };
 }
 
 function rangeCount(accountId: number, q: MessageQuery, range: { from?: string; to?: string }): Statement {
@@ -477,28 +473,30 @@ async function movableResults(q: Queryable, results: readonly AttemptResult[]): 
 }
 
 async function moveRecipients(q: Queryable, moves: readonly Move[], now: string): Promise<void> {
-  if (!moves.length) return;
-  const values = moves.map(({ result }) => [
-    result.recipientId,
-    result.to,
-    result.reply,
-    result.to === 'deferred' ? (result.nextAttemptAt ?? Date.now()) : null,
-    result.to === 'sent' ? '' : result.reply,
-  ]);
-  await q.run(
-    `UPDATE recipients SET state = v.column2, attempts = attempts + 1, last_reply = v.column3, lease_until = NULL,
-       next_attempt_at = v.column4, reason = v.column5, updated_at = ?
-     FROM (VALUES ${values.map(() => '(?, ?, ?, ?, ?)').join(', ')}) AS v WHERE recipients.id = v.column1`,
-    [now, ...values.flat()],
-  );
+  for (const chunk of chunksByParams(moves, 5)) {
+    const values = chunk.map(({ result }) => [
+      result.recipientId,
+      result.to,
+      result.reply,
+      result.to === 'deferred' ? (result.nextAttemptAt ?? Date.now()) : null,
+      result.to === 'sent' ? '' : result.reply,
+    ]);
+    await q.run(
+      `UPDATE recipients SET state = v.column2, attempts = attempts + 1, last_reply = v.column3, lease_until = NULL,
+         next_attempt_at = v.column4, reason = v.column5, updated_at = ?
+       FROM (VALUES ${values.map(() => '(?, ?, ?, ?, ?)').join(', ')}) AS v WHERE recipients.id = v.column1`,
+      [now, ...values.flat()],
+    );
+  }
 }
 
 async function insertAttempts(q: Queryable, moves: readonly Move[], now: string): Promise<void> {
-  if (!moves.length) return;
-  await q.run(
-    `INSERT INTO attempts (recipient_id, at, mx_host, ip, outcome, reply) VALUES ${moves.map(() => '(?, ?, ?, ?, ?, ?)').join(', ')}`,
-    moves.flatMap(({ result }) => [result.recipientId, now, result.mxHost, result.ip, result.to === 'sent' ? 'delivered' : result.to, result.reply]),
-  );
+  for (const chunk of chunksByParams(moves, 6)) {
+    await q.run(
+      `INSERT INTO attempts (recipient_id, at, mx_host, ip, outcome, reply) VALUES ${chunk.map(() => '(?, ?, ?, ?, ?, ?)').join(', ')}`,
+      chunk.flatMap(({ result }) => [result.recipientId, now, result.mxHost, result.ip, result.to === 'sent' ? 'delivered' : result.to, result.reply]),
+    );
+  }
 }
 
 /** The domains' counters follow their recipients' final outcomes. */
@@ -531,7 +529,7 @@ const RECIPIENT_COLUMNS = 10;
 
 async function insertMessageRows(q: Queryable, messages: readonly NewMessage[], now: string): Promise<Map<string, number>> {
   const rowids = new Map<string, number>();
-  for (const chunk of chunksByParams(messages, () => MESSAGE_COLUMNS)) {
+  for (const chunk of chunksByParams(messages, MESSAGE_COLUMNS)) {
     const rows = await q.all<{ rowid: number; id: string }>(
       `INSERT INTO messages (id, account_id, domain_id, sending_key_id, source, envelope_from, from_email, from_name, subject, to_json,
          reply_to, message_id_header, size, has_attachments, headers_json, status, error, created_at, updated_at)
@@ -550,7 +548,7 @@ async function insertRecipientRows(q: Queryable, messages: readonly NewMessage[]
   const queuedAt = Date.now();
   const due = new Map<string, Array<{ id: number; due: number }>>(messages.map((m) => [m.id, []]));
   const rows = messages.flatMap((m) => m.recipients.map((r) => ({ messageId: m.id, r })));
-  for (const chunk of chunksByParams(rows, () => RECIPIENT_COLUMNS)) {
+  for (const chunk of chunksByParams(rows, RECIPIENT_COLUMNS)) {
     const inserted = await q.all<{ id: number; message_id: string; state: string }>(
       `INSERT INTO recipients (message_id, email, name, kind, domain, state, reason, next_attempt_at, queued_at, updated_at)
        VALUES ${chunk.map(() => '(?, ?, ?, ?, ?, ?, ?, ?, ?, ?)').join(', ')} RETURNING id, message_id, state`,
@@ -563,7 +561,7 @@ async function insertRecipientRows(q: Queryable, messages: readonly NewMessage[]
 }
 
 async function indexForSearch(q: Queryable, messages: readonly NewMessage[], rowids: ReadonlyMap<string, number>): Promise<void> {
-  for (const chunk of chunksByParams(messages, () => 4)) {
+  for (const chunk of chunksByParams(messages, 4)) {
     await q.run(
       `INSERT INTO messages_fts (rowid, subject, from_email, recipients) VALUES ${chunk.map(() => '(?, ?, ?, ?)').join(', ')}`,
       chunk.flatMap((m) => [rowids.get(m.id)!, m.subject, m.fromEmail, m.recipients.map((r) => `${r.email} ${r.name}`).join(' ')]),
@@ -574,7 +572,7 @@ async function indexForSearch(q: Queryable, messages: readonly NewMessage[], row
 /** The bodies of the messages that have something to send. */
 async function insertBodies(q: Queryable, messages: readonly NewMessage[]): Promise<void> {
   const sendable = messages.filter((m) => m.cost > 0);
-  for (const chunk of chunksByParams(sendable, () => 2)) {
+  for (const chunk of chunksByParams(sendable, 2)) {
     await q.run(`INSERT INTO message_bodies (message_id, body) VALUES ${chunk.map(() => '(?, ?)').join(', ')}`, chunk.flatMap((m) => [m.id, m.body]));
   }
 }
@@ -583,11 +581,12 @@ async function insertBodies(q: Queryable, messages: readonly NewMessage[]): Prom
 async function insertMessages(q: Queryable, messages: readonly NewMessage[]): Promise<InsertOutcome[]> {
   const unpaid = await debitAll(q, messages);
   const paid = messages.filter((m) => !unpaid.has(m));
+  if (!paid.length) return messages.map(() => 'insufficient_balance');
   const now = nowIso();
-  const rowids = paid.length ? await insertMessageRows(q, paid, now) : new Map<string, number>();
-  const due = paid.length ? await insertRecipientRows(q, paid, now) : new Map<string, Array<{ id: number; due: number }>>();
-  if (paid.length) await insertBodies(q, paid);
-  if (paid.length) await indexForSearch(q, paid, rowids);
+  const rowids = await insertMessageRows(q, paid, now);
+  const due = await insertRecipientRows(q, paid, now);
+  await insertBodies(q, paid);
+  await indexForSearch(q, paid, rowids);
   return messages.map((m) => (unpaid.has(m) ? 'insufficient_balance' : due.get(m.id)!));
 }
 

@@ -58,21 +58,13 @@ export class WriteBatcher<I, O> {
   }
 }
 
-/** Splits rows so that no statement binds more than `maxParams` values (SQLite's limit is 32,766). */
-export function chunksByParams<T>(rows: readonly T[], paramsOf: (row: T) => number, maxParams = 10_000): T[][] {
+/**
+ * Splits rows of `paramsPerRow` values each so that no statement binds more than `maxParams` (SQLite's limit
+ * is 32,766); a row above the limit still gets a statement of its own.
+ */
+export function chunksByParams<T>(rows: readonly T[], paramsPerRow: number, maxParams = 10_000): T[][] {
+  const size = Math.max(1, Math.floor(maxParams / paramsPerRow));
   const chunks: T[][] = [];
-  let current: T[] = [];
-  let params = 0;
-  for (const row of rows) {
-    const n = paramsOf(row);
-    if (current.length && params + n > maxParams) {
-      chunks.push(current);
-      current = [];
-      params = 0;
-    }
-    current.push(row);
-    params += n;
-  }
-  if (current.length) chunks.push(current);
+  for (let at = 0; at < rows.length; at += size) chunks.push(rows.slice(at, at + size));
   return chunks;
 }
