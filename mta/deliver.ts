@@ -69,7 +69,7 @@ async function sendOne(conn: SMTPConnection, job: DeliveryJob): Promise<{ outcom
   try {
     body = await job.body();
   } catch (err) {
-    // Our own trouble (the spool unreadable, the key unusable): a deferral with our reason, tried again later.
+    // Our own trouble (the body missing from the store, the key unusable): a deferral with our reason, tried again later.
     return { outcome: outcomeOf({ code: 451, text: `4.3.0 local problem preparing the message: ${(err as Error).message}` }), connectionLost: false };
   }
   return new Promise((resolve) => {

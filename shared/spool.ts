@@ -2,7 +2,7 @@
 // in the store, see docs/decisions.md). A body is written and fsync'd, and its directory fsync'd, before
 // its row is committed; only a committed row ever leads to a spool file being read, so a file cut short by
 // a crash is never read (it is an orphan, like a body whose row was never written).
-import { closeSync, createReadStream, fsync, mkdirSync, openSync, readFile, unlink, writeFile, type ReadStream } from 'node:fs';
+import { closeSync, fsync, mkdirSync, openSync, readFile, unlink, writeFile } from 'node:fs';
 import { dirname, join } from 'node:path';
 
 export class Spool {
@@ -31,10 +31,6 @@ export class Spool {
 
   read(id: string): Promise<Buffer> {
     return new Promise((resolve, reject) => readFile(this.path(id), (err, body) => (err ? reject(err) : resolve(body))));
-  }
-
-  stream(id: string): ReadStream {
-    return createReadStream(this.path(id));
   }
 
   /** Removes a body; one already gone is fine. */
