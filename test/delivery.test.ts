@@ -1,4 +1,4 @@
-import t from 'tap';
+import t, { type Test } from 'tap';
 import { simpleParser } from 'mailparser';
 import { dkimVerdict, settled, startMailWorld, type MailWorld } from './helpers/mail-world.js';
 
@@ -44,16 +44,20 @@ t.test('a message sent over HTTP reaches the MX sink DKIM-signed with a VERP ret
 const sendToBob = (w: MailWorld, subject: string) =>
   w.h.request('POST', '/v2/emails', { key: w.sendingKey, body: { from: { email: 'news@example.com' }, to: [{ email: 'bob@dest.test' }], subject, text: 'x' } });
 
-t.test('deliveries to the same host one after the other share one connection, kept open between them', async (t) => {
+/** A world whose first message to bob@dest.test is delivered; gives the sink's session count after it. */
+async function afterFirstDelivery(t: Test): Promise<{ w: MailWorld; sessions: number }> {
   const w = await world();
   t.teardown(() => w.close());
-  const send = (subject: string) => sendToBob(w, subject);
-  t.equal((await send('first')).status, 200);
+  t.equal((await sendToBob(w, 'first')).status, 200);
   await w.sink.waitFor(1);
-  const sessions = w.sink.sessions;
+  return { w, sessions: w.sink.sessions };
+}
+
+t.test('deliveries to the same host one after the other share one connection, kept open between them', async (t) => {
+  const { w, sessions } = await afterFirstDelivery(t);
   // Far enough apart to be separate deliveries, well within the time a connection is kept.
   await new Promise((r) => setTimeout(r, 300));
-  t.equal((await send('second')).status, 200);
+  t.equal((await sendToBob(w, 'second')).status, 200);
   const got = await w.sink.waitFor(2);
   t.same(got.map((m) => m.to[0]), ['bob@dest.test', 'bob@dest.test']);
   t.equal(w.sink.sessions, sessions, 'the second message used the first one\'s connection');
@@ -61,15 +65,10 @@ t.test('deliveries to the same host one after the other share one connection, ke
 });
 
 t.test('a kept connection the destination has closed is not used: the next delivery opens a new one', async (t) => {
-  const w = await world();
-  t.teardown(() => w.close());
-  const send = (subject: string) => sendToBob(w, subject);
-  t.equal((await send('first')).status, 200);
-  await w.sink.waitFor(1);
-  const sessions = w.sink.sessions;
+  const { w, sessions } = await afterFirstDelivery(t);
   w.sink.dropSessions();
   await new Promise((r) => setTimeout(r, 300));
-  const second = await send('second');
+  const second = await sendToBob(w, 'second');
   t.equal(second.status, 200);
   await w.sink.waitFor(2);
   t.equal(w.sink.sessions, sessions + 1, 'a new session carried the second message');

@@ -119,7 +119,6 @@ t.teardown(() => loop?.close());
 
 // ---- reading the world through the API ---------------------------------------------------------------------
 
-
 /** POST /v2/emails with the sending key; returns the message id. */
 async function send(email: string, subject: string): Promise<string> {
   const res = await loop.w.h.request('POST', '/v2/emails', {

@@ -106,7 +106,6 @@ async function send(w: World, from: Team, to: string, subject = 'Hook test'): Pr
   return res.body.message_id;
 }
 
-
 interface EventRow extends Record<string, unknown> {
   id: number;
   state: string;
