@@ -135,13 +135,13 @@ async function load(dbFile: string, sender: Sender): Promise<Loaded> {
         rcpts.push([id, p.email, p.name, k === 0 ? 'to' : 'cc', p.email.slice(p.email.indexOf('@') + 1), state, '',
           state === 'deferred' ? end + 3_600_000 : null, createdMs, created]);
       }
-      fts.push([rowid, subject, from, people.map((p) => `${p.email} ${p.name}`).join(' ')]);
+      fts.push([rowid, subject, from, people.map((p) => `${p.email} ${p.name}`).join(' '), status]);
     }
     await exec(db, 'BEGIN IMMEDIATE');
     await insertRows(db, `INSERT INTO messages (rowid, id, account_id, domain_id, sending_key_id, source, envelope_from, from_email, from_name, subject, to_json,
       reply_to, message_id_header, size, has_attachments, headers_json, status, error, created_at, sent_at, updated_at)`, 21, messages);
     await insertRows(db, 'INSERT INTO recipients (message_id, email, name, kind, domain, state, reason, next_attempt_at, queued_at, updated_at)', 10, rcpts);
-    await insertRows(db, 'INSERT INTO messages_fts (rowid, subject, from_email, recipients)', 4, fts);
+    await insertRows(db, 'INSERT INTO messages_fts (rowid, subject, from_email, recipients, status)', 5, fts);
     await exec(db, 'COMMIT');
     const done = Math.min(total, base + TX);
     if (done % 200_000 === 0 || done === total) log(`  ${fmt(done)} messages written (${fmt(done / ((Date.now() - began) / 1000))}/s)`);

@@ -76,7 +76,13 @@ async function writeRaw(q: Queryable, m: RawMessage): Promise<void> {
     `INSERT INTO recipients (message_id, email, kind, domain, state, queued_at, updated_at) VALUES (?, ?, 'to', 'dest.test', 'sent', 0, ?)`,
     [m.id, m.recipient, m.createdAt],
   );
-  await q.run('INSERT INTO messages_fts (rowid, subject, from_email, recipients) VALUES (?, ?, ?, ?)', [lastId, m.subject, 'a@one.test', `${m.recipient} Someone`]);
+  // Before migration 6 the index has no status column; from it on, the row carries the status.
+  const withStatus = (await q.all<{ name: string }>(`SELECT name FROM pragma_table_info('messages_fts')`)).some((c) => c.name === 'status');
+  if (withStatus) {
+    await q.run('INSERT INTO messages_fts (rowid, subject, from_email, recipients, status) VALUES (?, ?, ?, ?, ?)', [lastId, m.subject, 'a@one.test', `${m.recipient} `, m.status]);
+  } else {
+    await q.run('INSERT INTO messages_fts (rowid, subject, from_email, recipients) VALUES (?, ?, ?, ?)', [lastId, m.subject, 'a@one.test', `${m.recipient} Someone`]);
+  }
 }
 
 /** The filters of the old listing, written plainly: what every answer is checked against. */
@@ -160,7 +166,7 @@ async function fillLog(sql: Sql, count: number): Promise<void> {
 t.test('migration 4 upgrades a v3 database: counters from the messages already there, totals exact', async (t) => {
   const sql = await v3Database(t);
   await fillLog(sql, 400);
-  t.same(await migrate(sql), [4, 5], 'migrations 4 and 5 run, no earlier one');
+  t.same(await migrate(sql), [4, 5, 6], 'migrations 4 to 6 run, no earlier one');
   const counted = await sql.all<{ account_id: number; day: string; status: string; domain_key: string; n: number }>(
     'SELECT account_id, day, status, domain_key, n FROM message_counts ORDER BY 1, 2, 3, 4',
   );
@@ -203,10 +209,11 @@ function newMessage(id: string): NewMessage {
 }
 
 t.test('search matches whole words, or a prefix when the word ends with *', async (t) => {
-  t.equal(ftsQuery('Invoice 42'), '"invoice" "42"');
-  t.equal(ftsQuery('bob@dest.test'), '"bob" "dest" "test"');
-  t.equal(ftsQuery('invo* ready'), '"invo"* "ready"');
-  t.equal(ftsQuery('"quoted" OR NEAR(x)'), '"quoted" "or" "near" "x"', 'no operator of the user reaches FTS5');
+  const inText = (words: string) => `{subject from_email recipients} : (${words})`;
+  t.equal(ftsQuery('Invoice 42'), inText('"invoice" "42"'));
+  t.equal(ftsQuery('bob@dest.test'), inText('"bob" "dest" "test"'));
+  t.equal(ftsQuery('invo* ready'), inText('"invo"* "ready"'));
+  t.equal(ftsQuery('"quoted" OR NEAR(x) status:sent'), inText('"quoted" "or" "near" "x" "status" "sent"'), 'no operator or column of the user reaches FTS5');
   t.equal(ftsQuery(' *** '), null);
 });
 
@@ -242,4 +249,49 @@ t.test('a search walks the index newest first and gives what the plain query giv
   t.ok(invoices.rows.length > 10 && invoices.rows.every((r) => r.subject.startsWith('Invoice') && r.account_id === ACCOUNT), 'only the account\'s invoices');
   t.equal((await store.list(ACCOUNT, { page: 1, perPage: 5, search: 'invo', searchCountLimit: 10_000 })).total, 0, 'a part of a word is no match');
   t.equal((await store.list(ACCOUNT, { page: 1, perPage: 5, search: 'invoice', searchCountLimit: 4 })).total, 4, 'the count stops at the limit');
+});
+
+t.test('a search with a status follows every status change, and a status is never matched as a word', async (t) => {
+  const sql = await v3Database(t);
+  await fillLog(sql, 300);
+  await migrate(sql);
+  const store = new MessageStore(sql);
+  const inserted = await store.insert(newMessage('through-insert'));
+  t.not(inserted, 'insufficient_balance');
+  // The test log runs a day into the future; the inserted message is dated after it, as its rowid is.
+  await sql.run(`UPDATE messages SET created_at = ? WHERE id = 'through-insert'`, [iso(START + 6 * DAY)]);
+  const changes = [
+    `UPDATE messages SET status = 'sent' WHERE status = 'pending'`,
+    `UPDATE messages SET status = 'complained' WHERE id IN ('msg0000', 'msg0008', 'msg0016')`,
+    `UPDATE messages SET status = 'bounced' WHERE id IN ('msg0004', 'through-insert')`,
+    `UPDATE messages SET status = status, updated_at = 'x' WHERE id = 'msg0012'`,
+  ];
+  const compare = async (label: string): Promise<boolean> => {
+    for (const search of ['invoice', 'welcome number', 'user3@dest1', 'zed@dest0.test', 'invoice 77']) {
+      for (const status of [undefined, 'sent', 'bounced', 'complained', 'pending', 'failed'] as const) {
+        const q: MessageQuery = { page: 1, perPage: 500, status, search, searchCountLimit: 10_000 };
+        const got = await store.list(ACCOUNT, q);
+        const want = await plainList(sql, ACCOUNT, q);
+        if (got.total !== want.total || got.rows.map((r) => r.id).join() !== want.ids.join()) {
+          t.fail(`${label}: ${JSON.stringify(q)} gave ${got.total} ${got.rows.map((r) => r.id)}, expected ${want.total} ${want.ids}`);
+          return false;
+        }
+      }
+    }
+    return true;
+  };
+  if (!(await compare('after the upgrade'))) return;
+  for (const change of changes) {
+    await sql.run(change);
+    if (!(await compare(change))) return;
+  }
+  t.pass('each search with each status gives what the plain query gives, after each change');
+  const bounced = await store.list(ACCOUNT, { page: 1, perPage: 10, status: 'bounced', search: 'zed@dest0.test', searchCountLimit: 10_000 });
+  t.same(bounced.rows.map((r) => r.id), ['through-insert'], 'a message re-indexed with its new status is still found by its recipient');
+  const sentWord = await store.list(ACCOUNT, { page: 1, perPage: 10, search: 'sent', searchCountLimit: 10_000 });
+  t.equal(sentWord.total, 0, 'the word "sent" matches no message: no subject, sender or recipient holds it');
+  await sql.run(`DELETE FROM recipients WHERE message_id = 'through-insert'`);
+  await sql.run(`DELETE FROM messages WHERE id = 'through-insert'`);
+  const gone = await sql.get<{ n: number }>(`SELECT COUNT(*) AS n FROM messages_fts WHERE messages_fts MATCH ?`, [ftsQuery('zed')]);
+  t.equal(gone?.n, 0, 'a deleted message leaves the index');
 });
