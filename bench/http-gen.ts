@@ -1,5 +1,6 @@
-// The HTTP load generator, in its own process: `clients` concurrent clients over keep-alive connections, each
-// sending POST /v2/emails one after the other for `durationS` seconds.
+// The HTTP load generator, in its own process: `clients` concurrent clients over keep-alive connections
+// sending POST /v2/emails for `durationS` seconds, either each as fast as answers come (closed loop: the
+// figure is the capacity), or at a fixed offered rate (open loop: the figure is the latency at that rate).
 // IPC: {type:'run', ...HttpRunSpec} → {type:'done', ...HttpRunResult}.
 import { Agent, request } from 'node:http';
 import { filler, percentile } from './lib.js';
@@ -11,6 +12,12 @@ export interface HttpRunSpec {
   durationS: number;
   /** Size of the text part. */
   bodyBytes: number;
+  /**
+   * Requests per second offered on a fixed schedule, sent by whichever client is free. A request's latency is
+   * counted from its scheduled time, not from when a client was free to send it, so a server falling behind
+   * shows in the figures (no coordinated omission). Absent: closed loop.
+   */
+  rate?: number;
 }
 
 export interface HttpRunResult {
@@ -63,15 +70,18 @@ async function run(spec: HttpRunSpec): Promise<HttpRunResult> {
   const started = performance.now();
   const until = started + spec.durationS * 1000;
   const client = async () => {
-    while (performance.now() < until) {
+    for (;;) {
       const i = seq++;
+      const scheduled = spec.rate === undefined ? performance.now() : started + (i * 1000) / spec.rate;
+      if (scheduled >= until) break;
+      const early = scheduled - performance.now();
+      if (early > 0) await new Promise((resolve) => setTimeout(resolve, early));
       const payload = Buffer.from(
         JSON.stringify({ from: { email: 'sender@example.com', name: 'Bench' }, to: [{ email: `rcpt${i % 1000}@dest.test` }], subject: `bench message ${i}`, text }),
       );
-      const t0 = performance.now();
       try {
         const res = await post(agent, url, spec.key, payload);
-        latencies.push(performance.now() - t0);
+        latencies.push(performance.now() - scheduled);
         statuses[res.status] = (statuses[res.status] ?? 0) + 1;
         if (res.status === 200) ok++;
         else {

@@ -1,8 +1,10 @@
 // bench/http-send: POST /v2/emails with 1 KB text bodies from 50 concurrent keep-alive clients (a generator in
 // its own process) for BENCH_HTTP_S seconds (15). Two phases: (A) the MTA running and delivering what is
 // sent to a loopback sink, as in production; (B) the MTA stopped, the API alone (messages stay queued).
-// Prints requests/s and p50/p90/p99 latency.
-// Env: BENCH_HTTP_S (15), BENCH_HTTP_CLIENTS (50).
+// Each phase runs twice: closed loop (each client sends as soon as it has its answer: the capacity, with the
+// latency of a saturated server) and open loop at BENCH_HTTP_RATE requests/s on a fixed schedule (the latency
+// at that offered load, counted from each request's scheduled time). Prints requests/s and p50/p90/p99.
+// Env: BENCH_HTTP_S (15), BENCH_HTTP_CLIENTS (50), BENCH_HTTP_RATE (1000).
 import {
   ask, envInt, fmt, forkScript, log, nextMessage, runBench, startDeployment, sleep, table, waitUntil, cpuSecondsOf, type BenchRow,
 } from './lib.js';
@@ -10,6 +12,7 @@ import type { HttpRunResult, HttpRunSpec } from './http-gen.js';
 
 const durationS = envInt('BENCH_HTTP_S', 15);
 const clients = envInt('BENCH_HTTP_CLIENTS', 50);
+const rate = envInt('BENCH_HTTP_RATE', 1000);
 
 runBench('http-send', 900, async () => {
   const sink = forkScript('sink', ['fast']);
@@ -17,31 +20,34 @@ runBench('http-send', 900, async () => {
   const { t, mta, api: apiProcess, sender } = await startDeployment('http', sinkPort);
   const gen = forkScript('http-gen');
   await nextMessage(gen, 'ready');
-  const spec = (seconds: number): HttpRunSpec => ({ url: t.apiUrl, key: sender.sendingKey, clients, durationS: seconds, bodyBytes: 1024 });
+  const spec = (seconds: number, offered?: number): HttpRunSpec => ({
+    url: t.apiUrl, key: sender.sendingKey, clients, durationS: seconds, bodyBytes: 1024, rate: offered,
+  });
   const sinkCount = async () => (await ask<{ count: number }>(sink, { type: 'stats' }, 'stats')).count;
 
   const warm = await ask<HttpRunResult>(gen, { type: 'run', ...spec(2) }, 'done');
   if (!warm.ok) throw new Error(`warm-up sends failed: ${warm.errors.join('; ')}`);
   await waitUntil('the warm-up messages at the sink', async () => (await sinkCount()) >= warm.ok, 120_000, 200);
 
-  const headers = ['phase', 'clients', 'seconds', 'requests', 'req/s', 'p50 ms', 'p90 ms', 'p99 ms', 'max ms', 'non-200', 'API CPU', 'MTA CPU', 'gen CPU'];
+  const headers = ['phase', 'load', 'clients', 'seconds', 'requests', 'req/s', 'p50 ms', 'p90 ms', 'p99 ms', 'max ms', 'non-200', 'API CPU', 'MTA CPU', 'gen CPU'];
   const lines: string[][] = [];
   const rows: BenchRow[] = [];
-  const phase = async (name: string, note: string) => {
+  const phase = async (name: string, note: string, offered?: number) => {
     await ask(sink, { type: 'reset' }, 'reset');
     const pids = [apiProcess.pid, mta.pid, gen.pid!];
     const cpu0 = pids.map(cpuSecondsOf);
-    const r = await ask<HttpRunResult>(gen, { type: 'run', ...spec(durationS) }, 'done', durationS * 1000 + 120_000);
+    const r = await ask<HttpRunResult>(gen, { type: 'run', ...spec(durationS, offered) }, 'done', durationS * 1000 + 120_000);
+    const load = offered === undefined ? 'closed loop' : `${fmt(offered)}/s offered`;
     const seconds = r.elapsedMs / 1000;
     const cpu = pids.map((pid, k) => {
       const used = cpuSecondsOf(pid) - cpu0[k]!;
       return Number.isFinite(used) ? `${fmt((used / seconds) * 100)}%` : '-';
     });
     const rps = r.ok / seconds;
-    lines.push([name, String(clients), fmt(seconds, 1), fmt(r.ok + r.failed), fmt(rps), fmt(r.p50, 1), fmt(r.p90, 1), fmt(r.p99, 1), fmt(r.max, 1), String(r.failed), ...cpu]);
-    log(`  ${name}: ${fmt(rps)} req/s, p50 ${fmt(r.p50, 1)} ms, p99 ${fmt(r.p99, 1)} ms${r.failed ? `; ${r.failed} failed, e.g. ${r.errors[0]}` : ''}`);
+    lines.push([name, load, String(clients), fmt(seconds, 1), fmt(r.ok + r.failed), fmt(rps), fmt(r.p50, 1), fmt(r.p90, 1), fmt(r.p99, 1), fmt(r.max, 1), String(r.failed), ...cpu]);
+    log(`  ${name}, ${load}: ${fmt(rps)} req/s, p50 ${fmt(r.p50, 1)} ms, p99 ${fmt(r.p99, 1)} ms${r.failed ? `; ${r.failed} failed, e.g. ${r.errors[0]}` : ''}`);
     rows.push({
-      metric: `HTTP POST /v2/emails 1 KB, ${clients} clients, ${durationS} s, ${note}: req/s | p50 | p99`,
+      metric: `HTTP POST /v2/emails 1 KB, ${clients} clients, ${load}, ${durationS} s, ${note}: req/s | p50 | p99`,
       value: `${fmt(rps)} | ${fmt(r.p50, 1)} ms | ${fmt(r.p99, 1)} ms`,
       target: '≥ 1,000 req/s, p99 < 50 ms',
     });
@@ -49,13 +55,17 @@ runBench('http-send', 900, async () => {
   };
 
   log(`\n[http] POST /v2/emails, 1 KB text, ${clients} keep-alive clients, ${durationS} s per phase`);
-  const a = await phase('A: MTA delivering', 'MTA delivering to a sink');
-  const drainStart = Date.now();
-  await waitUntil('phase A messages at the sink', async () => (await sinkCount()) >= a.ok, 300_000, 200);
-  log(`  (phase A: all ${fmt(a.ok)} messages reached the sink ${fmt((Date.now() - drainStart) / 1000, 1)} s after the last request)`);
+  const drained = async (label: string, sent: number) => {
+    const drainStart = Date.now();
+    await waitUntil(`${label} messages at the sink`, async () => (await sinkCount()) >= sent, 300_000, 200);
+    log(`  (${label}: all ${fmt(sent)} messages reached the sink ${fmt((Date.now() - drainStart) / 1000, 1)} s after the last request)`);
+  };
+  await drained('phase A', (await phase('A: MTA delivering', 'MTA delivering to a sink')).ok);
+  await drained('phase A at a fixed rate', (await phase('A: MTA delivering', 'MTA delivering to a sink', rate)).ok);
   await mta.stop();
   await sleep(1000);
   await phase('B: MTA stopped', 'MTA stopped (API only)');
+  await phase('B: MTA stopped', 'MTA stopped (API only)', rate);
   log('\n' + table(headers, lines));
   return { bench: 'http-send', rows };
 });
