@@ -125,10 +125,8 @@ export class Intake {
     if (!due.length) return;
     try {
       const args = due.flatMap((r) => [r.due, String(r.id)]);
-      // One round trip for both; a pipeline's failures come back as results, so they are rethrown here.
-      const replies = await this.redis.pipeline().zadd(redisKeys.queueDue(), ...args).publish(redisKeys.queueWakeChannel(), messageId).exec();
-      const failed = replies?.find(([err]) => err);
-      if (failed) throw failed[0];
+      // Sent together, with the other submissions' of the same moment (auto-pipelining).
+      await Promise.all([this.redis.zadd(redisKeys.queueDue(), ...args), this.redis.publish(redisKeys.queueWakeChannel(), messageId)]);
     } catch (err) {
       this.log.warn({ msg_id: messageId, err: (err as Error).message }, 'not scheduled in Redis; the MTA will pick it up from SQLite');
     }

@@ -21,8 +21,10 @@ export async function hitRateLimit(
   const nowS = Math.floor(Date.now() / 1000);
   const window = Math.floor(nowS / windowS);
   const key = redisKeys.rateLimit(accountId, bucket, window);
-  const result = await redis.multi().incr(key).expire(key, windowS + 1).exec();
-  const count = Number(result?.[0]?.[1] ?? 0);
+  // The key is created with its expiry before it is counted, so no key outlives its window. Two plain commands
+  // rather than MULTI: on one connection they run in order, and auto-pipelining sends them with the other
+  // requests' commands of the same moment.
+  const [, count] = await Promise.all([redis.set(key, 0, 'EX', windowS + 1, 'NX'), redis.incr(key)]);
   const resetS = (window + 1) * windowS - nowS;
   return { allowed: count <= limit, limit, remaining: Math.max(0, limit - count), resetS, windowS };
 }
