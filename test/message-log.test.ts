@@ -3,6 +3,7 @@
 // first, filters, date bounds, paging and the counting limit), each checked against the plain queries the
 // listing used before.
 import t, { type Test } from 'tap';
+import { spawnSync } from 'node:child_process';
 import type { Queryable, Sql, SqlValue } from '../shared/store/sql.js';
 import { tempDatabase } from './helpers/temp-sql.js';
 import { migrate } from '../shared/store/migrate.js';
@@ -294,4 +295,19 @@ t.test('a search with a status follows every status change, and a status is neve
   await sql.run(`DELETE FROM messages WHERE id = 'through-insert'`);
   const gone = await sql.get<{ n: number }>(`SELECT COUNT(*) AS n FROM messages_fts WHERE messages_fts MATCH ?`, [ftsQuery('zed')]);
   t.equal(gone?.n, 0, 'a deleted message leaves the index');
+});
+
+t.test("the migrated database stays readable by the sqlite3 shell of Debian 12 (SQLite 3.40), for operators' inspection and backups", async (t) => {
+  const shell = spawnSync('sqlite3', ['-version'], { encoding: 'utf8' });
+  if (shell.error) {
+    t.skip('no sqlite3 shell here (.ci/run installs it)');
+    return;
+  }
+  const { sql, file } = await tempDatabase(t);
+  await migrate(sql);
+  await sql.run('PRAGMA wal_checkpoint(TRUNCATE)');
+  // A schema the shell cannot parse (say, SQL newer than its SQLite) makes every statement fail as "malformed".
+  const read = spawnSync('sqlite3', ['-readonly', file, 'SELECT COUNT(*) FROM sqlite_master; SELECT COUNT(*) FROM messages;'], { encoding: 'utf8' });
+  t.equal(read.status, 0, `sqlite3 ${shell.stdout.trim().split(' ')[0]} reads the schema: ${read.stderr.trim() || 'no error'}`);
+  t.match(read.stdout, /^\d+\n0\n$/, 'and the tables');
 });

@@ -264,14 +264,15 @@ CREATE TABLE message_bodies (
     // row to test its status (a common word with a rare status read the whole log). The status is a column of
     // its own, matched only by name (see ftsQuery), and a trigger re-indexes a message whose status changes,
     // in the same transaction, whichever path changed it. The text of an indexed row is rebuilt from messages
-    // and recipients as insert() first wrote it.
+    // and recipients as insert() first wrote it. No aggregate ORDER BY (SQLite 3.44): the sqlite3 shell of
+    // Debian 12 (3.40) must still be able to open the database, and it refuses a schema it cannot parse.
     sql: `
 DROP TABLE messages_fts;
 CREATE VIRTUAL TABLE messages_fts USING fts5(subject, from_email, recipients, status, content='', contentless_delete=1, tokenize='unicode61 remove_diacritics 2');
 
 INSERT INTO messages_fts (rowid, subject, from_email, recipients, status)
   SELECT m.rowid, m.subject, m.from_email,
-    COALESCE((SELECT group_concat(r.email || ' ' || r.name, ' ' ORDER BY r.id) FROM recipients r WHERE r.message_id = m.id), ''), m.status
+    COALESCE((SELECT group_concat(t, ' ') FROM (SELECT r.email || ' ' || r.name AS t FROM recipients r WHERE r.message_id = m.id ORDER BY r.id)), ''), m.status
   FROM messages m;
 
 CREATE TRIGGER messages_fts_on_status AFTER UPDATE OF status ON messages WHEN OLD.status IS NOT NEW.status
@@ -279,7 +280,7 @@ BEGIN
   DELETE FROM messages_fts WHERE rowid = NEW.rowid;
   INSERT INTO messages_fts (rowid, subject, from_email, recipients, status)
     VALUES (NEW.rowid, NEW.subject, NEW.from_email,
-      COALESCE((SELECT group_concat(r.email || ' ' || r.name, ' ' ORDER BY r.id) FROM recipients r WHERE r.message_id = NEW.id), ''), NEW.status);
+      COALESCE((SELECT group_concat(t, ' ') FROM (SELECT r.email || ' ' || r.name AS t FROM recipients r WHERE r.message_id = NEW.id ORDER BY r.id)), ''), NEW.status);
 END;
 
 CREATE TRIGGER messages_fts_on_delete AFTER DELETE ON messages BEGIN
