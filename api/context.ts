@@ -5,6 +5,7 @@ import type { Logger } from '../shared/log.js';
 import type { SecretBox } from '../shared/secret-box.js';
 import type { KeyCache } from '../shared/key-cache.js';
 import type { Intake } from '../mta/intake.js';
+import type { ComposePool } from './send/compose-pool.js';
 
 /** Everything a route needs, built once by the sidecar's main. */
 export interface AppContext {
@@ -16,4 +17,6 @@ export interface AppContext {
   readonly keyCache: KeyCache;
   /** The same intake the SMTP submission uses. */
   readonly intake: Intake;
+  /** Composes the MIME messages of HTTP sends on worker threads. */
+  readonly composer: ComposePool;
 }

@@ -6,6 +6,7 @@ import { openRuntime, type Runtime } from '../shared/runtime.js';
 import { createApiServer } from './server.js';
 import { Intake } from '../mta/intake.js';
 import { DisposableFilter } from '../shared/disposable.js';
+import { ComposePool } from './send/compose-pool.js';
 
 export interface RunningApi {
   rt: Runtime;
@@ -17,10 +18,14 @@ export interface RunningApi {
 export async function startApi(config: Config, runtime?: Runtime): Promise<RunningApi> {
   const rt = runtime ?? (await openRuntime(config, 'api'));
   const intake = new Intake(rt.store, rt.redis, new DisposableFilter(config.disposableDomains), rt.log);
-  const server = createApiServer({ ...rt, intake });
+  const composer = new ComposePool(config.api.composeWorkers);
+  const server = createApiServer({ ...rt, intake, composer });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(config.api.port, config.api.host, () => resolve());
+  }).catch(async (err: unknown) => {
+    await composer.close();
+    throw err;
   });
   const { port } = server.address() as AddressInfo;
   const host = config.api.host.includes(':') ? `[${config.api.host}]` : config.api.host;
@@ -35,6 +40,7 @@ export async function startApi(config: Config, runtime?: Runtime): Promise<Runni
         server.close(() => resolve());
         server.closeIdleConnections();
       });
+      await composer.close();
       if (!runtime) await rt.close();
     },
   };

@@ -27,6 +27,8 @@ const ConfigSchema = Obj({
     bodyLimitBytes: Positive,
     /** Sending requests carry up to 10 MB of attachments, base64-encoded, and batches several messages. */
     sendBodyLimitBytes: Positive,
+    /** Worker threads that compose the MIME messages of HTTP sends, off the event loop. */
+    composeWorkers: Type.Integer({ minimum: 1, maximum: 16 }),
   }),
   /** Recipient domains treated as disposable, beyond the maintained list. */
   disposableDomains: Type.Array(Type.String({ minLength: 1 })),
@@ -119,6 +121,7 @@ const ENV_OVERRIDES: ReadonlyArray<[string, string[], Parser]> = [
   ['TERNMAIL_DNS_SERVERS', ['dnsServers'], asList],
   ['TERNMAIL_API_HOST', ['api', 'host'], asString],
   ['TERNMAIL_API_PORT', ['api', 'port'], asInt],
+  ['TERNMAIL_API_COMPOSE_WORKERS', ['api', 'composeWorkers'], asInt],
   ['TERNMAIL_SMTP_STARTTLS_PORTS', ['smtp', 'starttlsPorts'], asIntList],
   ['TERNMAIL_SMTP_TLS_PORTS', ['smtp', 'tlsPorts'], asIntList],
   ['TERNMAIL_MX_PORT', ['smtp', 'mxPort'], asInt],

@@ -7,7 +7,6 @@ import { newMessageId, type Admitted } from '../../mta/intake.js';
 import type { AppContext } from '../context.js';
 import type { Sender } from './auth.js';
 import { parseSendRequest, type SendRequest } from './request.js';
-import { composeMessage } from './compose.js';
 
 const validation = (errors: Record<string, Record<string, string>>) => new SendError(422, 'validation_error', 'The request is not valid', errors);
 
@@ -51,7 +50,7 @@ export async function admitSend(ctx: AppContext, sender: Sender, body: unknown):
   const r = parsed.request;
   const domain = await verifiedDomain(ctx, sender, r.from.email);
   const id = newMessageId();
-  const composed = await composeMessage(r, id);
+  const composed = await ctx.composer.compose(r, id);
   return ctx.intake.admit({
     id,
     team: sender.team,
