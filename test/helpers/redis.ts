@@ -52,13 +52,23 @@ async function waitReady(port: number): Promise<void> {
   throw new Error(`redis-server on ${port} did not become ready`);
 }
 
+/** Every redis-server a test file started and has not stopped: killed when the file's process exits, however it exits. */
+const running = new Set<ChildProcess>();
+process.on('exit', () => {
+  for (const child of running) child.kill('SIGKILL');
+});
+
 export async function startRedis(): Promise<TestRedis> {
   const dir = mkdtempSync(join(tmpdir(), 'tern-redis-'));
   const port = await freePort();
-  const launch = () =>
-    spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--save', '', '--appendonly', 'yes'], {
+  const launch = () => {
+    const child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--save', '', '--appendonly', 'yes'], {
       stdio: 'ignore',
     });
+    running.add(child);
+    child.once('exit', () => running.delete(child));
+    return child;
+  };
   const kill = async (child: ChildProcess) => {
     if (child.exitCode !== null || child.signalCode !== null) return;
     await new Promise<void>((resolve) => {
