@@ -77,10 +77,10 @@ async function writeRaw(q: Queryable, m: RawMessage): Promise<void> {
     `INSERT INTO recipients (message_id, email, kind, domain, state, queued_at, updated_at) VALUES (?, ?, 'to', 'dest.test', 'sent', 0, ?)`,
     [m.id, m.recipient, m.createdAt],
   );
-  // Before migration 6 the index has no status column; from it on, the row carries the status.
-  const withStatus = (await q.all<{ name: string }>(`SELECT name FROM pragma_table_info('messages_fts')`)).some((c) => c.name === 'status');
-  if (withStatus) {
-    await q.run('INSERT INTO messages_fts (rowid, subject, from_email, recipients, status) VALUES (?, ?, ?, ?, ?)', [lastId, m.subject, 'a@one.test', `${m.recipient} `, m.status]);
+  // From migration 6 on, insert() indexes from the view message_search_rows; before it, the index had three columns.
+  const viewed = await q.get(`SELECT 1 FROM sqlite_master WHERE type = 'view' AND name = 'message_search_rows'`);
+  if (viewed) {
+    await q.run('INSERT INTO messages_fts (rowid, subject, from_email, recipients, status) SELECT * FROM message_search_rows WHERE rowid = ?', [lastId]);
   } else {
     await q.run('INSERT INTO messages_fts (rowid, subject, from_email, recipients) VALUES (?, ?, ?, ?)', [lastId, m.subject, 'a@one.test', `${m.recipient} Someone`]);
   }

@@ -279,10 +279,10 @@ function daySpan(from: string | undefined, to: string | undefined): DaySpan {
 
 /**
  * A search, driven by the FTS index from its newest rowid down: each match is checked against the filters in
- * `messages`, and the walk stops once the page is full. A status filter is part of the MATCH too (migration 6),
- * so a rare status with a common word skips through the index instead of reading every match's row. The FTS rowids are first narrowed to those between the
- * account's oldest and newest message passing the filters (rowid order is created_at order), so date bounds
- * skip the newer matches instead of walking through them. The count walks the same way, up to its limit.
+ * `messages`, and the walk stops once the page is full. A status filter is part of the MATCH too (migration
+ * 6), so a rare status with a common word skips through the index instead of reading every match's row. The
+ * FTS rowids are first narrowed to those between the account's oldest and newest message passing the filters
+ * (rowid order is created_at order), so date bounds skip the newer matches instead of walking through them. The count walks the same way, up to its limit.
  * CROSS JOIN keeps the FTS index outside: with `messages` outside, SQLite would run the MATCH once per message.
  */
 function searchStatements(match: string, accountId: number, q: MessageQuery): ListStatements {
@@ -535,9 +535,6 @@ async function debitAll(q: Queryable, messages: readonly NewMessage[]): Promise<
   return unpaid;
 }
 
-/** A new message's status, from the states its recipients start in. */
-const initialStatus = (m: NewMessage): MessageStatus => messageStatusOf(m.recipients.map((r) => r.state));
-
 const MESSAGE_COLUMNS = 19;
 const RECIPIENT_COLUMNS = 10;
 
@@ -550,7 +547,7 @@ async function insertMessageRows(q: Queryable, messages: readonly NewMessage[], 
        VALUES ${chunk.map(() => `(${Array(MESSAGE_COLUMNS).fill('?').join(', ')})`).join(', ')} RETURNING rowid, id`,
       chunk.flatMap((m) => [m.id, m.accountId, m.domainId, m.sendingKeyId, m.source, m.envelopeFrom, m.fromEmail, m.fromName, m.subject,
         JSON.stringify(m.to), m.replyTo, m.messageIdHeader, m.size, +m.hasAttachments, JSON.stringify(m.headers),
-        initialStatus(m), m.error, now, now]),
+        messageStatusOf(m.recipients.map((r) => r.state)), m.error, now, now]),
     );
     for (const r of rows) rowids.set(r.id, r.rowid);
   }
@@ -574,13 +571,13 @@ async function insertRecipientRows(q: Queryable, messages: readonly NewMessage[]
   return due;
 }
 
-async function indexForSearch(q: Queryable, messages: readonly NewMessage[], rowids: ReadonlyMap<string, number>): Promise<void> {
-  // The text as migration 6's trigger rebuilds it when the status changes: recipients in order, "email name".
-  for (const chunk of chunksByParams(messages, 5)) {
+/** Indexes the new messages for search, from the view that says what an index row holds (migration 6). */
+async function indexForSearch(q: Queryable, rowids: ReadonlyMap<string, number>): Promise<void> {
+  for (const chunk of chunksByParams([...rowids.values()], 1)) {
     await q.run(
-      `INSERT INTO messages_fts (rowid, subject, from_email, recipients, status) VALUES ${chunk.map(() => '(?, ?, ?, ?, ?)').join(', ')}`,
-      chunk.flatMap((m) => [rowids.get(m.id)!, m.subject, m.fromEmail, m.recipients.map((r) => `${r.email} ${r.name}`).join(' '),
-        initialStatus(m)]),
+      `INSERT INTO messages_fts (rowid, subject, from_email, recipients, status)
+       SELECT * FROM message_search_rows WHERE rowid IN (${chunk.map(() => '?').join(', ')})`,
+      chunk,
     );
   }
 }
@@ -602,7 +599,7 @@ async function insertMessages(q: Queryable, messages: readonly NewMessage[]): Pr
   const rowids = await insertMessageRows(q, paid, now);
   const due = await insertRecipientRows(q, paid, now);
   await insertBodies(q, paid);
-  await indexForSearch(q, paid, rowids);
+  await indexForSearch(q, rowids);
   return messages.map((m) => (unpaid.has(m) ? 'insufficient_balance' : due.get(m.id)!));
 }
 

@@ -262,25 +262,27 @@ CREATE TABLE message_bodies (
     name: 'message status in the search index',
     // A search with a status filter intersects two posting lists inside FTS5 instead of reading every match's
     // row to test its status (a common word with a rare status read the whole log). The status is a column of
-    // its own, matched only by name (see ftsQuery), and a trigger re-indexes a message whose status changes,
-    // in the same transaction, whichever path changed it. The text of an indexed row is rebuilt from messages
-    // and recipients as insert() first wrote it. No aggregate ORDER BY (SQLite 3.44): the sqlite3 shell of
-    // Debian 12 (3.40) must still be able to open the database, and it refuses a schema it cannot parse.
+    // its own, matched only by name (see ftsQuery). What a message's index row holds is said once, by the view
+    // message_search_rows: insert() writes from it, the rebuild below reads it, and a trigger re-indexes from it
+    // a message whose status changes, in the same transaction, whichever path changed it. No aggregate ORDER BY
+    // (SQLite 3.44): the sqlite3 shell of Debian 12 (3.40) must still open the database, and it refuses a
+    // schema it cannot parse.
     sql: `
 DROP TABLE messages_fts;
 CREATE VIRTUAL TABLE messages_fts USING fts5(subject, from_email, recipients, status, content='', contentless_delete=1, tokenize='unicode61 remove_diacritics 2');
 
-INSERT INTO messages_fts (rowid, subject, from_email, recipients, status)
-  SELECT m.rowid, m.subject, m.from_email,
-    COALESCE((SELECT group_concat(t, ' ') FROM (SELECT r.email || ' ' || r.name AS t FROM recipients r WHERE r.message_id = m.id ORDER BY r.id)), ''), m.status
+CREATE VIEW message_search_rows AS
+  SELECT m.rowid AS rowid, m.subject AS subject, m.from_email AS from_email,
+    COALESCE((SELECT group_concat(t, ' ') FROM (SELECT r.email || ' ' || r.name AS t FROM recipients r WHERE r.message_id = m.id ORDER BY r.id)), '') AS recipients,
+    m.status AS status
   FROM messages m;
+
+INSERT INTO messages_fts (rowid, subject, from_email, recipients, status) SELECT * FROM message_search_rows;
 
 CREATE TRIGGER messages_fts_on_status AFTER UPDATE OF status ON messages WHEN OLD.status IS NOT NEW.status
 BEGIN
   DELETE FROM messages_fts WHERE rowid = NEW.rowid;
-  INSERT INTO messages_fts (rowid, subject, from_email, recipients, status)
-    VALUES (NEW.rowid, NEW.subject, NEW.from_email,
-      COALESCE((SELECT group_concat(t, ' ') FROM (SELECT r.email || ' ' || r.name AS t FROM recipients r WHERE r.message_id = NEW.id ORDER BY r.id)), ''), NEW.status);
+  INSERT INTO messages_fts (rowid, subject, from_email, recipients, status) SELECT * FROM message_search_rows WHERE rowid = NEW.rowid;
 END;
 
 CREATE TRIGGER messages_fts_on_delete AFTER DELETE ON messages BEGIN
