@@ -15,7 +15,7 @@ import { serviceNodeFlags } from '../shared/node-flags.js';
 
 /** dist/ (the compiled tree): dist/bench/lib.js is one level below it. */
 export const DIST = fileURLToPath(new URL('..', import.meta.url));
-export const TERNMAIL = join(DIST, 'scripts', 'ternmail.js');
+export const TERNMAIL = join(DIST, 'bin', 'ternmail.js');
 export const benchScript = (name: string): string => join(DIST, 'bench', `${name}.js`);
 
 // ---------------------------------------------------------------------------------------------------------
@@ -394,7 +394,7 @@ export async function setUpSender(t: TernEnv): Promise<Sender> {
   const domain = await api(t.apiUrl, 'POST', '/v2/domains', adminKey, { name: 'example.com' });
   if (domain.status >= 300) throw new Error(`POST /v2/domains: ${domain.status} ${JSON.stringify(domain.body)}`);
   const domainId = domain.body.data.id as string;
-  const { openStore } = await import('../shared/store/index.js');
+  const { openStore } = await import('../store/index.js');
   const store = await openStore(t.dataDir);
   try {
     await store.domains.recordCheck(domainId, { verified: true, dmarcPolicy: null, summary: '', result: {} });

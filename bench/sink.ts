@@ -9,7 +9,7 @@
 // with {type:'reset'}, and leaves when its parent goes.
 import cluster from 'node:cluster';
 import { createServer, type Socket } from 'node:net';
-import { PromptGreetingSmtpServer } from '../mta/prompt-greeting.js';
+import { PromptGreetingSmtpServer } from '../shared/prompt-greeting.js';
 import { generate } from 'selfsigned';
 
 const mode = process.argv[2] ?? 'fast';

@@ -4,7 +4,7 @@
 import type { Redis } from 'ioredis';
 import { hashKey, kindOf } from './api-key.js';
 import { redisKeys } from './redis-keys.js';
-import type { KeyStore, KeyRecord } from './store/keys.js';
+import type { KeyStore, KeyRecord } from '../store/sqlite/keys.js';
 import type { Logger } from './log.js';
 
 interface Entry {

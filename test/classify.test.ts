@@ -14,7 +14,7 @@ import {
   replyRules,
   type ReplyClass,
   type ReplyResult,
-} from '../mta/classify.js';
+} from '../delivery/classify.js';
 
 type Expect = [ReplyResult, ReplyClass, boolean];
 type Case = { from: string; reply: string; expect: Expect };

@@ -2,8 +2,8 @@
 // flight, and gone with the transaction that finishes the message, whichever outcome finished it.
 import t, { type Test } from 'tap';
 import { tempDatabase } from './helpers/temp-sql.js';
-import { migrate } from '../shared/store/migrate.js';
-import { MessageStore, type NewMessage, type NewRecipient } from '../shared/store/messages.js';
+import { migrate } from '../store/sqlite/migrate.js';
+import { MessageStore, type NewMessage, type NewRecipient } from '../store/sqlite/messages.js';
 
 const ACCOUNT = 1;
 const DOMAIN = 'dom-one';

@@ -4,12 +4,12 @@
 // listing used before.
 import t, { type Test } from 'tap';
 import { spawnSync } from 'node:child_process';
-import type { Queryable, Sql, SqlValue } from '../shared/store/sql.js';
+import type { Queryable, Sql, SqlValue } from '../store/sqlite/sql.js';
 import { tempDatabase } from './helpers/temp-sql.js';
-import { migrate } from '../shared/store/migrate.js';
-import { MIGRATIONS } from '../shared/store/migrations.js';
-import { ftsQuery, MessageStore, type MessageQuery, type NewMessage } from '../shared/store/messages.js';
-import type { MessageStatus } from '../shared/queue-state.js';
+import { migrate } from '../store/sqlite/migrate.js';
+import { MIGRATIONS } from '../store/sqlite/migrations.js';
+import { ftsQuery, MessageStore, type MessageQuery, type NewMessage } from '../store/sqlite/messages.js';
+import type { MessageStatus } from '../domain/queue-state.js';
 
 const DAY = 86_400_000;
 /** Midnight UTC, four days ago: the test data spans five days up to now. */

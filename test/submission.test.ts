@@ -4,8 +4,8 @@ import nodemailer from 'nodemailer';
 import { simpleParser } from 'mailparser';
 import { dkimVerdict, startMailWorld, type MailWorld } from './helpers/mail-world.js';
 import { RawSmtp } from './helpers/smtp-raw.js';
-import { PromptGreetingSmtpServer } from '../mta/prompt-greeting.js';
-import { listenSmtp } from '../mta/smtp-listen.js';
+import { PromptGreetingSmtpServer } from '../shared/prompt-greeting.js';
+import { listenSmtp } from '../shared/smtp-listen.js';
 import { freePort } from './helpers/redis.js';
 
 interface World extends MailWorld {

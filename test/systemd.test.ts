@@ -53,9 +53,9 @@ const hasOfflineSecurity = hasVerify && /--offline/.test(spawnSync('systemd-anal
 function verify(mutate: (name: string, text: string) => string = (_n, text) => text): { status: number | null; lines: string[] } {
   const dir = mkdtempSync(join(tmpdir(), 'tern-units-'));
   try {
-    const built = join(repoRoot, 'dist', 'scripts', 'ternmail.js');
+    const built = join(repoRoot, 'dist', 'bin', 'ternmail.js');
     for (const name of UNITS) {
-      const text = unitText(name).replace(/^ExecStart=\/usr\/bin\/node (.*)\/opt\/ternmail\/dist\/scripts\/ternmail\.js /m, `ExecStart=${process.execPath} $1${built} `);
+      const text = unitText(name).replace(/^ExecStart=\/usr\/bin\/node (.*)\/opt\/ternmail\/dist\/bin\/ternmail\.js /m, `ExecStart=${process.execPath} $1${built} `);
       writeFileSync(join(dir, name), mutate(name, text));
     }
     const res = spawnSync('systemd-analyze', ['verify', ...UNITS.map((n) => join(dir, n))], { encoding: 'utf8', env: { ...process.env, SYSTEMD_LOG_COLOR: '0' } });
@@ -67,7 +67,7 @@ function verify(mutate: (name: string, text: string) => string = (_n, text) => t
 }
 
 t.test('systemd-analyze verify accepts the three units without a warning', { skip: hasVerify ? false : 'systemd-analyze is not installed' }, async (t) => {
-  t.ok(existsSync(join(repoRoot, 'dist', 'scripts', 'ternmail.js')), 'dist/ is built (the units start dist/scripts/ternmail.js)');
+  t.ok(existsSync(join(repoRoot, 'dist', 'bin', 'ternmail.js')), 'dist/ is built (the units start dist/bin/ternmail.js)');
   const res = verify();
   t.equal(res.status, 0, res.lines.join('\n'));
   t.same(res.lines, [], 'no warning about any ternmail unit');
@@ -81,7 +81,7 @@ t.test('systemd-analyze verify accepts the three units without a warning', { ski
 
 t.test('both services start the built CLI as the ternmail user after Redis, and restart on failure', async (t) => {
   for (const [role, unit] of [['api', api], ['mta', mta]] as const) {
-    t.equal(one(unit, 'Service', 'ExecStart'), `/usr/bin/node ${serviceNodeFlags(role).join(' ')} /opt/ternmail/dist/scripts/ternmail.js ${role}`, `${role}: ExecStart, with the node flags of ternmail start`);
+    t.equal(one(unit, 'Service', 'ExecStart'), `/usr/bin/node ${serviceNodeFlags(role).join(' ')} /opt/ternmail/dist/bin/ternmail.js ${role}`, `${role}: ExecStart, with the node flags of ternmail start`);
     t.equal(one(unit, 'Service', 'User'), 'ternmail', `${role}: a dedicated user`);
     t.equal(one(unit, 'Service', 'Group'), 'ternmail');
     t.ok(words(unit, 'Unit', 'After').includes('redis-server.service'), `${role}: After=redis-server.service`);
@@ -98,9 +98,9 @@ t.test('both services start the built CLI as the ternmail user after Redis, and 
     t.ok(words(unit, 'Install', 'WantedBy').includes('ternmail.target'), `${role}: WantedBy=ternmail.target`);
   }
   t.equal(one(mta, 'Service', 'ExecReload'), '/bin/kill -HUP $MAINPID', 'reload makes the MTA read its TLS certificate again');
-  t.ok(existsSync(join(repoRoot, 'dist', 'scripts', 'ternmail.js')), 'the ExecStart path exists in the built tree');
+  t.ok(existsSync(join(repoRoot, 'dist', 'bin', 'ternmail.js')), 'the ExecStart path exists in the built tree');
   const pkg = JSON.parse(readFileSync(join(repoRoot, 'package.json'), 'utf8'));
-  t.equal(pkg.bin.ternmail, 'dist/scripts/ternmail.js', 'the same file is the package’s ternmail command');
+  t.equal(pkg.bin.ternmail, 'dist/bin/ternmail.js', 'the same file is the package’s ternmail command');
 });
 
 t.test('the target starts both services and is started at boot', async (t) => {

@@ -12,10 +12,10 @@ import { startHarness, type Harness } from './helpers/harness.js';
 import { startDnsServer, type TestDnsServer } from './helpers/dns-server.js';
 import { startSink, type Sink } from './helpers/sink.js';
 import { certificate, startReceiver, verifies, type Receiver } from './helpers/webhook-receiver.js';
-import { startMta, type RunningMta } from '../mta/main.js';
+import { startMta, type RunningMta } from '../bin/mta.js';
 import { createResolver } from '../shared/dns.js';
-import { notPublicReason } from '../mta/safe-http.js';
-import { WebhookDispatcher } from '../mta/webhooks.js';
+import { notPublicReason } from '../feedback/safe-http.js';
+import { WebhookDispatcher } from '../feedback/webhooks.js';
 import { until } from './helpers/wait.js';
 
 // ---------------------------------------------------------------- a running Tern

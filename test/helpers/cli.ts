@@ -1,4 +1,4 @@
-// Runs the built `ternmail` command (dist/scripts/ternmail.js) as a real process, as an operator or a
+// Runs the built `ternmail` command (dist/bin/ternmail.js) as a real process, as an operator or a
 // service manager would. Rebuild dist/ first (`npm test` does).
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -7,7 +7,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 export const repoRoot = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
-export const ternmailJs = join(repoRoot, 'dist', 'scripts', 'ternmail.js');
+export const ternmailJs = join(repoRoot, 'dist', 'bin', 'ternmail.js');
 
 /** A temp dir with an empty config file, so that no /etc/ternmail/ternmail.json reaches the test. */
 export function tempHome(prefix = 'tern-cli-'): { dir: string; configFile: string } {

@@ -7,9 +7,9 @@ import { join } from 'node:path';
 import { loadConfig, type Config } from '../../shared/config.js';
 import { createLogger } from '../../shared/log.js';
 import { openRuntime, type Runtime } from '../../shared/runtime.js';
-import { createAccount, createAdminKey } from '../../shared/bootstrap.js';
+import { createAccount, createAdminKey } from '../../core/accounts.js';
 import { SCOPES, type Scope } from '../../shared/scopes.js';
-import { startApi, type RunningApi } from '../../api/main.js';
+import { startApi, type RunningApi } from '../../bin/api.js';
 import { freePort, startRedis, type TestRedis } from './redis.js';
 
 export interface HttpReply<T = any> {

@@ -6,7 +6,7 @@ import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { openStore, type Store } from '../../shared/store/index.js';
+import { openStore, type Store } from '../../store/index.js';
 import { cleanEnv, http, runCli, spawnTernmail, waitForApi, type LongRunning } from './cli.js';
 import { startDnsServer, type TestDnsServer } from './dns-server.js';
 import { freePort, startRedis, type TestRedis } from './redis.js';

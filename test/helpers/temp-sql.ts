@@ -3,7 +3,7 @@ import type { Test } from 'tap';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { openSqlite, type Sql } from '../../shared/store/sql.js';
+import { openSqlite, type Sql } from '../../store/sqlite/sql.js';
 
 export async function tempDatabase(t: Test, options: { busyTimeoutMs?: number } = {}): Promise<{ sql: Sql; file: string }> {
   const dir = mkdtempSync(join(tmpdir(), 'tern-sql-'));

@@ -1,0 +1,47 @@
+// `ternmail api`: the HTTP sidecar.
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Config } from '../shared/config.js';
+import { openRuntime, type Runtime } from '../shared/runtime.js';
+import { createApiServer } from '../http/server.js';
+import { Intake } from '../intake/intake.js';
+import { DisposableFilter } from '../intake/disposable.js';
+import { ComposePool } from '../http/send/compose-pool.js';
+
+export interface RunningApi {
+  rt: Runtime;
+  server: Server;
+  url: string;
+  close(): Promise<void>;
+}
+
+export async function startApi(config: Config, runtime?: Runtime): Promise<RunningApi> {
+  const rt = runtime ?? (await openRuntime(config, 'api'));
+  const intake = new Intake(rt.store, rt.redis, new DisposableFilter(config.disposableDomains), rt.log);
+  const composer = new ComposePool(config.api.composeWorkers);
+  const server = createApiServer({ ...rt, intake, composer });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(config.api.port, config.api.host, () => resolve());
+  }).catch(async (err: unknown) => {
+    await composer.close();
+    throw err;
+  });
+  const { port } = server.address() as AddressInfo;
+  const host = config.api.host.includes(':') ? `[${config.api.host}]` : config.api.host;
+  const url = `http://${host}:${port}`;
+  rt.log.info({ url }, 'api listening');
+  return {
+    rt,
+    server,
+    url,
+    async close() {
+      await new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeIdleConnections();
+      });
+      await composer.close();
+      if (!runtime) await rt.close();
+    },
+  };
+}

@@ -1,0 +1,118 @@
+// `ternmail mta`: the mail transfer agent. It runs the automatic domain verification, the delivery
+// scheduler and (with submission.ts) the SMTP submission listeners.
+import { join } from 'node:path';
+import type { Config } from '../shared/config.js';
+import { createResolver } from '../shared/dns.js';
+import { openRuntime, type Runtime } from '../shared/runtime.js';
+import { ensureTlsCertificate, readTls } from '../shared/tls.js';
+import { Spool } from '../feedback/spool.js';
+import { DisposableFilter } from '../intake/disposable.js';
+import { DomainVerifier } from '../verification/verify-domains.js';
+import { MxResolver } from '../delivery/mx.js';
+import { DkimKeyCache } from '../delivery/dkim.js';
+import { MessagePreparer } from '../delivery/prepare.js';
+import { ConnectionCache } from '../delivery/connection-cache.js';
+import { Scheduler } from '../delivery/scheduler.js';
+import { loadRetryPolicy } from '../delivery/retry-policy.js';
+import { Intake } from '../intake/intake.js';
+import { Submission } from '../smtp/submission.js';
+import { MxListener } from '../feedback/inbound.js';
+import { ReportWorker } from '../feedback/report-worker.js';
+import { Outcomes } from '../feedback/outcome.js';
+import { Reputation } from '../feedback/reputation.js';
+import { WebhookDispatcher } from '../feedback/webhooks.js';
+import { replyRules } from '../delivery/classify.js';
+import { measureQueueDepth, serveMetrics } from '../shared/metrics.js';
+
+export interface RunningMta {
+  rt: Runtime;
+  verifier: DomainVerifier;
+  scheduler: Scheduler;
+  intake: Intake;
+  outcomes: Outcomes;
+  submission: Submission;
+  mx: MxListener;
+  reports: ReportWorker;
+  /** Reads the TLS certificate again (SIGHUP). */
+  reloadTls(): void;
+  close(): Promise<void>;
+}
+
+function poolLookup(rt: Runtime) {
+  return async (accountId: number) => {
+    const team = await rt.store.accounts.get(accountId);
+    const pool = team ? rt.config.delivery.pools[team.backendRegion] : undefined;
+    return { ehloName: pool?.ehloName ?? rt.config.publicHostname, ...(pool?.localAddress ? { localAddress: pool.localAddress } : {}) };
+  };
+}
+
+export async function startMta(config: Config, runtime?: Runtime): Promise<RunningMta> {
+  const rt = runtime ?? (await openRuntime(config, 'mta'));
+  // Broken policy files stop the start, rather than the first delivery.
+  replyRules();
+  const retry = loadRetryPolicy();
+  const tlsFiles = await ensureTlsCertificate(config);
+  const resolver = createResolver(config.dnsServers);
+  const verifier = new DomainVerifier(rt, resolver);
+  const wakers: Array<() => void> = [];
+  const webhooks = new WebhookDispatcher({ rt, resolver, caFile: config.webhooks.caFile ?? undefined });
+  wakers.push(() => webhooks.wake());
+  const outcomes = new Outcomes({ rt, reputation: new Reputation(rt, config.reputation), wake: () => wakers.forEach((wake) => wake()) });
+  const connections = new ConnectionCache();
+  const scheduler = new Scheduler({
+    outcomes,
+    rt,
+    preparer: new MessagePreparer(rt.store, new DkimKeyCache(rt.secrets)),
+    retry,
+    verpSecret: rt.secrets.derive('verp'),
+    deliver: {
+      mx: new MxResolver(resolver),
+      port: config.delivery.remotePort,
+      connectTimeoutMs: config.delivery.connectTimeoutS * 1000,
+      socketTimeoutMs: config.delivery.socketTimeoutS * 1000,
+      connections,
+    },
+    poolFor: poolLookup(rt),
+  });
+  const intake = new Intake(rt.store, rt.redis, new DisposableFilter(config.disposableDomains), rt.log);
+  measureQueueDepth(() => rt.store.messages.countInFlight());
+  const metricsServer = await serveMetrics(config.metrics.host, config.metrics.mtaPort);
+  const submission = new Submission(rt, intake, readTls(tlsFiles));
+  await submission.listen();
+  // Reports on the MX port: their own spool, applied by the worker (which first finishes what a crash left).
+  const inboundSpool = new Spool(join(config.dataDir, 'spool-inbound'));
+  const reports = new ReportWorker({ rt, spool: inboundSpool, outcomes, verpSecret: rt.secrets.derive('verp') });
+  const mx = new MxListener({ rt, spool: inboundSpool, tls: readTls(tlsFiles), verpSecret: rt.secrets.derive('verp'), onReport: () => reports.wake() });
+  await reports.start();
+  await mx.listen();
+  verifier.start();
+  await scheduler.start();
+  webhooks.start();
+  rt.log.info({ verifyIntervalS: config.verify.intervalS, dnsServers: config.dnsServers, remotePort: config.delivery.remotePort }, 'mta started');
+  return {
+    rt,
+    verifier,
+    scheduler,
+    intake,
+    outcomes,
+    submission,
+    mx,
+    reports,
+    reloadTls: () => {
+      submission.reloadCertificate(readTls(tlsFiles));
+      mx.reloadCertificate(readTls(tlsFiles));
+    },
+    async close() {
+      metricsServer.close();
+      await submission.close();
+      await mx.close();
+      await reports.stop();
+      await verifier.stop();
+      await scheduler.stop();
+      connections.closeAll();
+      await webhooks.stop();
+      inboundSpool.close();
+      if (!runtime) await rt.close();
+    },
+  };
+}

@@ -1,0 +1,297 @@
+#!/usr/bin/env node
+// The `ternmail` command: the two processes, `start` for both at once, and the operator's CLI.
+// Operator commands print one JSON object on stdout, or a message on stderr with a non-zero exit.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { loadConfig, type Config } from '../shared/config.js';
+import { openStore, type Store } from '../store/index.js';
+import { createAccount, createAdminKey } from '../core/accounts.js';
+import { parseScopes, SCOPES } from '../shared/scopes.js';
+import { rootIdOf } from '../store/sqlite/accounts.js';
+import { stopChild } from '../shared/stop-child.js';
+import { serviceNodeFlags } from '../shared/node-flags.js';
+
+// The processes' modules are imported when needed, so that operator commands start quickly.
+
+class UsageError extends Error {}
+
+const USAGE = `usage: ternmail <command>
+  api | mta | start
+  account create --name NAME [--credits N] [--limit-per-second N]
+  account update --id ID [--limit-per-second N] [--plan NAME]
+  admin-key create --account ID --title T --scopes s1,s2|all
+  credits add --account ID --amount N
+  team suspend --team ID [--by-platform]
+  team reactivate --team ID
+  domain check --id DOMAIN_ID`;
+
+type Flags = Record<string, string | boolean | undefined>;
+
+function flags(args: string[], spec: Record<string, 'string' | 'boolean'>): Flags {
+  const options = Object.fromEntries(Object.entries(spec).map(([k, type]) => [k, { type }]));
+  try {
+    return parseArgs({ args, options, allowPositionals: false, strict: true }).values as Flags;
+  } catch (err) {
+    throw new UsageError((err as Error).message);
+  }
+}
+
+function required(f: Flags, name: string): string {
+  const v = f[name];
+  if (typeof v !== 'string' || v === '') throw new UsageError(`--${name} is required`);
+  return v;
+}
+
+function integer(f: Flags, name: string, options: { required?: boolean; min?: number } = {}): number | undefined {
+  const v = f[name];
+  if (v === undefined) {
+    if (options.required) throw new UsageError(`--${name} is required`);
+    return undefined;
+  }
+  if (typeof v !== 'string' || !/^-?\d+$/.test(v) || !Number.isSafeInteger(Number(v)) || Number(v) < (options.min ?? 0)) {
+    throw new UsageError(`--${name} must be an integer${options.min !== undefined ? ` of at least ${options.min}` : ''}`);
+  }
+  return Number(v);
+}
+
+async function withStore<T>(config: Config, work: (store: Store) => Promise<T>): Promise<T> {
+  const store = await openStore(config.dataDir);
+  try {
+    return await work(store);
+  } finally {
+    await store.close();
+  }
+}
+
+async function mustGetTeam(store: Store, id: number) {
+  const team = await store.accounts.get(id);
+  if (!team) throw new Error(`no account or team ${id}`);
+  return team;
+}
+
+type Command = (config: Config, args: string[]) => Promise<unknown>;
+
+const operatorCommands: Record<string, Command> = {
+  'account create': (config, args) => {
+    const f = flags(args, { name: 'string', credits: 'string', 'limit-per-second': 'string' });
+    const name = required(f, 'name');
+    if (name.length < 2 || name.length > 100) throw new UsageError('--name must have 2 to 100 characters');
+    const credits = integer(f, 'credits');
+    const limitPerSecond = integer(f, 'limit-per-second', { min: 1 });
+    return withStore(config, async (store) => {
+      const team = await createAccount(store, config, { name, credits, limitPerSecond });
+      return { id: team.id, name: team.name };
+    });
+  },
+  'account update': (config, args) => {
+    const f = flags(args, { id: 'string', 'limit-per-second': 'string', plan: 'string' });
+    const id = integer(f, 'id', { required: true })!;
+    const limitPerSecond = integer(f, 'limit-per-second', { min: 1 });
+    const plan = typeof f.plan === 'string' ? f.plan.trim() : undefined;
+    if (plan !== undefined && (plan.length < 1 || plan.length > 50)) throw new UsageError('--plan must have 1 to 50 characters');
+    if (limitPerSecond === undefined && plan === undefined) throw new UsageError('give --limit-per-second and/or --plan');
+    return withStore(config, async (store) => {
+      await mustGetTeam(store, id);
+      const team = (await store.accounts.update(id, { limitPerSecond, planType: plan }))!;
+      return { id: team.id, name: team.name, limit_per_second: team.limitPerSecond, plan_type: team.planType };
+    });
+  },
+  'admin-key create': (config, args) => {
+    const f = flags(args, { account: 'string', title: 'string', scopes: 'string' });
+    const accountId = integer(f, 'account', { required: true })!;
+    const title = required(f, 'title');
+    let scopes;
+    try {
+      scopes = parseScopes(required(f, 'scopes'));
+    } catch (err) {
+      throw new UsageError((err as Error).message);
+    }
+    return withStore(config, (store) => createAdminKey(store, config, accountId, title, scopes));
+  },
+  'credits add': (config, args) => {
+    const f = flags(args, { account: 'string', amount: 'string' });
+    const accountId = integer(f, 'account', { required: true })!;
+    const amount = integer(f, 'amount', { required: true, min: 1 })!;
+    return withStore(config, async (store) => {
+      const team = await mustGetTeam(store, accountId);
+      if (team.parentId !== null) throw new Error(`${accountId} is a child team; credits are pooled at its account ${team.parentId}`);
+      return { balance: await store.accounts.addCredits(rootIdOf(team), amount) };
+    });
+  },
+  'team suspend': (config, args) => {
+    const f = flags(args, { team: 'string', 'by-platform': 'boolean' });
+    const id = integer(f, 'team', { required: true })!;
+    return withStore(config, async (store) => {
+      const change = await store.accounts.changeStatus(id, 'suspended', f['by-platform'] ? 'platform' : 'account');
+      if (!change.ok) throw new Error(`no team ${id}`);
+      return { id: change.team.id, status: change.team.status, suspended_by: change.team.suspendedBy };
+    });
+  },
+  'team reactivate': (config, args) => {
+    const f = flags(args, { team: 'string' });
+    const id = integer(f, 'team', { required: true })!;
+    return withStore(config, async (store) => {
+      const change = await store.accounts.changeStatus(id, 'active', 'platform');
+      if (!change.ok) throw new Error(`no team ${id}`);
+      return { id: change.team.id, status: change.team.status };
+    });
+  },
+  'domain check': (config, args) => {
+    const f = flags(args, { id: 'string' });
+    const id = required(f, 'id');
+    return withStore(config, async (store) => {
+      const domain = await store.domains.get(id);
+      if (!domain) throw new Error(`no domain ${id}`);
+      const [{ checkDomainDns }, { createResolver }] = await Promise.all([import('../verification/domain-check.js'), import('../shared/dns.js')]);
+      const check = await checkDomainDns(domain, createResolver(config.dnsServers), config.publicHostname);
+      const updated = await store.domains.recordCheck(domain.id, { verified: check.verified, dmarcPolicy: check.dmarcPolicy, summary: check.summary, result: check });
+      return {
+        id: domain.id,
+        domain_name: domain.name,
+        verification_status: updated?.verificationStatus ?? domain.verificationStatus,
+        records: { dkim: check.dkim, spf: check.spf, mx: check.mx },
+        dmarc_policy: check.dmarcPolicy,
+      };
+    });
+  },
+};
+
+function onStop(stop: () => Promise<void>): void {
+  let stopping = false;
+  const handler = () => {
+    if (stopping) return;
+    stopping = true;
+    // systemd waits 35 s (TimeoutStopSec); leave before it has to kill us.
+    setTimeout(() => process.exit(1), 30_000).unref();
+    void stop().then(
+      () => process.exit(0),
+      () => process.exit(1),
+    );
+  };
+  process.on('SIGTERM', handler);
+  process.on('SIGINT', handler);
+}
+
+async function runApi(config: Config): Promise<void> {
+  const { startApi } = await import('./api.js');
+  const api = await startApi(config);
+  onStop(() => api.close());
+}
+
+async function runMta(config: Config): Promise<void> {
+  const { startMta } = await import('./mta.js');
+  const mta = await startMta(config);
+  onStop(() => mta.close());
+  process.on('SIGHUP', () => {
+    mta.reloadTls();
+    mta.rt.log.info('TLS certificate reloaded');
+  });
+}
+
+/** First start on embedded defaults: an account and an admin key with every scope, printed once. */
+async function firstStart(config: Config): Promise<{ accountId: number; key: string } | null> {
+  return withStore(config, async (store) => {
+    if ((await store.accounts.count()) > 0) return null;
+    const account = await createAccount(store, config, { name: 'Default account', credits: config.accounts.firstStartCredits });
+    const { key } = await createAdminKey(store, config, account.id, 'First-start key', [...SCOPES]);
+    return { accountId: account.id, key };
+  });
+}
+
+/** The URL to show a user: a wildcard listen address is reached through loopback. */
+function apiUrl(config: Config): string {
+  const host = config.api.host === '0.0.0.0' ? '127.0.0.1' : config.api.host === '::' ? '::1' : config.api.host;
+  return `http://${host.includes(':') ? `[${host}]` : host}:${config.api.port}`;
+}
+
+function printWelcome(config: Config, first: { accountId: number; key: string } | null): void {
+  const url = apiUrl(config);
+  const lines = first
+    ? [
+        '',
+        'Tern is starting for the first time.',
+        `  API:        ${url}/v2  (OpenAPI: ${url}/v2/openapi.json)`,
+        `  Data dir:   ${config.dataDir}`,
+        `  Account:    ${first.accountId}`,
+        `  Admin key:  ${first.key}`,
+        '  This key is shown only once; it holds every scope. Try:',
+        `    curl -s -H 'Authorization: Bearer ${first.key}' ${url}/v2/info`,
+        '',
+      ]
+    : [`Tern is starting. API: ${url}/v2  Data dir: ${config.dataDir}`];
+  process.stdout.write(lines.join('\n') + '\n');
+}
+
+/** How long `start` waits for its children to stop after SIGTERM before it kills them. */
+const CHILD_STOP_MS = 30_000;
+
+
+/** `ternmail start`: api and mta as child processes, plus a managed redis-server when no Redis URL is set. */
+async function runStart(config: Config): Promise<void> {
+  const [{ loadSecretBox }, { ensureTlsCertificate }, { startManagedRedis }] = await Promise.all([
+    import('../shared/secret-box.js'),
+    import('../shared/tls.js'),
+    import('./managed-redis.js'),
+  ]);
+  loadSecretBox(config.dataDir);
+  await ensureTlsCertificate(config);
+  const redis = config.redisUrl ? null : await startManagedRedis(config.dataDir);
+  let first: { accountId: number; key: string } | null;
+  try {
+    first = await firstStart(config);
+  } catch (err) {
+    await redis?.stop();
+    throw err;
+  }
+  printWelcome(config, first);
+  const env = { ...process.env, ...(redis ? { TERNMAIL_REDIS_URL: redis.url } : {}) };
+  const script = fileURLToPath(import.meta.url);
+  const children: ChildProcess[] = (['api', 'mta'] as const).map((role) => spawn(process.execPath, [...serviceNodeFlags(role), script, role], { env, stdio: 'inherit' }));
+  let stopping = false;
+  // Children first (they flush their work into Redis and SQLite), then Redis.
+  const stopAll = async (code: number) => {
+    if (stopping) return;
+    stopping = true;
+    await Promise.all(children.map((child) => stopChild(child, CHILD_STOP_MS)));
+    await redis?.stop();
+    process.exit(code);
+  };
+  for (const child of children) {
+    child.once('error', (err) => {
+      process.stderr.write(`ternmail: cannot start a child process: ${err.message}\n`);
+      void stopAll(1);
+    });
+    // A child ending on its own (a crash, a port in use) takes the whole set down, as a failure.
+    child.once('exit', () => void stopAll(1));
+  }
+  process.on('SIGTERM', () => void stopAll(0));
+  process.on('SIGINT', () => void stopAll(0));
+  // SIGHUP reloads the MTA's TLS certificate, as it does for `ternmail mta` alone.
+  process.on('SIGHUP', () => void children[1]?.kill('SIGHUP'));
+}
+
+async function main(argv: string[]): Promise<void> {
+  // fsyncs, SQLite statements and RSA signatures all run on libuv's pool; 4 threads queue them up.
+  // Set before the first pooled call, which creates the pool with this size.
+  process.env.UV_THREADPOOL_SIZE ??= '16';
+  const [first, second] = argv;
+  if (!first || first === '--help' || first === 'help') {
+    process.stdout.write(USAGE + '\n');
+    return;
+  }
+  const config = loadConfig();
+  if (first === 'api') return runApi(config);
+  if (first === 'mta') return runMta(config);
+  if (first === 'start') return runStart(config);
+  const command = operatorCommands[`${first} ${second ?? ''}`];
+  if (!command) throw new UsageError(`unknown command: ${argv.join(' ')}`);
+  const result = await command(config, argv.slice(2));
+  process.stdout.write(JSON.stringify(result) + '\n');
+}
+
+main(process.argv.slice(2)).catch((err: Error) => {
+  process.stderr.write(`ternmail: ${err.message}\n`);
+  if (err instanceof UsageError) process.stderr.write(USAGE + '\n');
+  process.exit(err instanceof UsageError ? 2 : 1);
+});

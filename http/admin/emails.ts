@@ -1,0 +1,174 @@
+// /v2/emails (GET): the message logs. The list searches subject, sender and recipients with SQLite FTS5;
+// the single record adds per-recipient states with every delivery attempt.
+import { Type } from '@sinclair/typebox';
+import { defineRoute, type AnyRoute } from '../route.js';
+import { DataOf, IsoDateTime, ListEnvelope, PageQuery } from '../schemas/common.js';
+import { adminError } from '../../shared/errors.js';
+import { MESSAGE_STATUSES, RECIPIENT_STATES } from '../../domain/queue-state.js';
+import type { MessageRow, RecipientRow, AttemptRow } from '../../store/sqlite/messages.js';
+import type { AppContext } from '../context.js';
+import type { Team } from '../../store/index.js';
+import { envelope, pageFrom } from '../paging.js';
+
+const Status = Type.Union(MESSAGE_STATUSES.map((s) => Type.Literal(s)));
+const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(t: T) => Type.Union([t, Type.Null()]);
+
+const MessageItem = Type.Object({
+  id: Type.String(),
+  status: Status,
+  subject: Type.String(),
+  from: Type.String(),
+  from_name: Type.String(),
+  to: Type.Array(Type.Object({ email: Type.String(), name: Type.Optional(Type.String()) })),
+  reply_to: Nullable(Type.String()),
+  recipients_count: Type.Integer(),
+  error: Nullable(Type.String()),
+  has_attachments: Type.Boolean(),
+  sent_at: Nullable(IsoDateTime),
+  created_at: IsoDateTime,
+});
+
+const Attempt = Type.Object({ at: IsoDateTime, mx_host: Nullable(Type.String()), ip: Nullable(Type.String()), outcome: Type.String(), reply: Type.String() });
+
+const MessageDetail = Type.Intersect([
+  MessageItem,
+  Type.Object({
+    team_id: Type.Integer(),
+    sending_key_id: Nullable(Type.Integer()),
+    message_id_header: Type.String(),
+    size: Type.Integer(),
+    source: Type.Union([Type.Literal('http'), Type.Literal('smtp')]),
+    headers: Type.Record(Type.String(), Type.String()),
+    recipients: Type.Array(
+      Type.Object({
+        email: Type.String(),
+        name: Type.String(),
+        type: Type.Union([Type.Literal('to'), Type.Literal('cc'), Type.Literal('bcc')]),
+        state: Type.Union(RECIPIENT_STATES.map((s) => Type.Literal(s))),
+        reason: Type.String(),
+        attempts: Type.Array(Attempt),
+        next_attempt_at: Nullable(IsoDateTime),
+      }),
+    ),
+    events: Type.Array(Type.Object({ type: Type.String(), at: IsoDateTime, recipient: Type.String(), detail: Type.String() })),
+  }),
+]);
+
+const listItem = (m: MessageRow, recipientsCount: number) => ({
+  id: m.id,
+  status: m.status,
+  subject: m.subject,
+  from: m.from_email,
+  from_name: m.from_name,
+  to: JSON.parse(m.to_json) as Array<{ email: string; name?: string }>,
+  reply_to: m.reply_to,
+  recipients_count: recipientsCount,
+  error: m.error,
+  has_attachments: m.has_attachments === 1,
+  sent_at: m.sent_at,
+  created_at: m.created_at,
+});
+
+function recipientDetail(r: RecipientRow, attempts: readonly AttemptRow[]) {
+  return {
+    email: r.email,
+    name: r.name,
+    type: r.kind,
+    state: r.state,
+    reason: r.reason,
+    attempts: attempts.filter((a) => a.recipient_id === r.id).map((a) => ({ at: a.at, mx_host: a.mx_host, ip: a.ip, outcome: a.outcome, reply: a.reply })),
+    next_attempt_at: r.next_attempt_at && (r.state === 'deferred' || r.state === 'queued') ? new Date(r.next_attempt_at).toISOString() : null,
+  };
+}
+
+/** Events, oldest first: acceptance, then every attempt's outcome per recipient. */
+function eventsOf(m: MessageRow, recipients: readonly RecipientRow[], attempts: readonly AttemptRow[]) {
+  const byId = new Map(recipients.map((r) => [r.id, r.email]));
+  const accepted = recipients.map((r) => ({ type: r.state === 'suppressed' || (r.state === 'failed' && r.attempts === 0) ? r.state : 'queued', at: m.created_at, recipient: r.email, detail: r.reason }));
+  const tried = attempts.map((a) => ({ type: a.outcome, at: a.at, recipient: byId.get(a.recipient_id) ?? '', detail: a.reply }));
+  return [...accepted, ...tried];
+}
+
+async function domainFilter(ctx: AppContext, team: Team, value: string | undefined): Promise<string | undefined> {
+  if (!value) return undefined;
+  const byId = await ctx.store.domains.get(value, team.id);
+  const byName = byId ?? (await ctx.store.domains.findByName(value));
+  // An unknown domain, or another team's, simply matches nothing.
+  return byName && byName.accountId === team.id ? byName.id : '-';
+}
+
+/** The first and last instants whose toISOString() is `YYYY-…Z` with four year digits, as created_at is. */
+const EARLIEST = Date.parse('0000-01-01T00:00:00.000Z');
+const LATEST = Date.parse('9999-12-31T23:59:59.999Z');
+
+function dateBound(value: string | undefined, field: string, endOfDay: boolean): string | undefined {
+  if (!value) return undefined;
+  const dateOnly = /^\d{4}-\d{2}-\d{2}$/.test(value);
+  const time = Date.parse(dateOnly ? `${value}T${endOfDay ? '23:59:59.999' : '00:00:00.000'}Z` : value);
+  if (Number.isNaN(time)) throw adminError('validation_failed', `${field} must be an ISO 8601 date or date-time`, { field });
+  // Bounds compare with created_at as text: a year past 9999 would print as "+010000-…" and sort before every date.
+  return new Date(Math.min(Math.max(time, EARLIEST), LATEST)).toISOString();
+}
+
+const list = defineRoute({
+  method: 'GET',
+  path: '/v2/emails',
+  summary: 'Message logs of the team, newest first',
+  tag: 'Email logs',
+  scopes: ['emails:read'],
+  rate: 'writes-when-search',
+  query: Type.Object({
+    ...PageQuery,
+    status: Type.Optional(Status),
+    domain: Type.Optional(Type.String({ maxLength: 253, description: 'Domain name or id' })),
+    from: Type.Optional(Type.String({ description: 'ISO 8601 lower bound of created_at (a date means its start)' })),
+    to: Type.Optional(Type.String({ description: 'ISO 8601 upper bound of created_at (a date means its end)' })),
+    search: Type.Optional(Type.String({ maxLength: 200, description: 'Whole words matched against subject, sender and recipients (a word ending in * matches as a prefix); total counts up to the paging depth' })),
+  }),
+  responses: { 200: { description: 'Messages', schema: ListEnvelope(MessageItem) } },
+  async handle({ ctx, caller, query }) {
+    const page = pageFrom(query, ctx.config);
+    const { rows, total } = await ctx.store.messages.list(caller.acting.id, {
+      ...page,
+      status: query.status,
+      domainId: await domainFilter(ctx, caller.acting, query.domain),
+      from: dateBound(query.from, 'from', false),
+      to: dateBound(query.to, 'to', true),
+      search: query.search || undefined,
+      searchCountLimit: ctx.config.limits.pagingDepth,
+    });
+    const counts = await ctx.store.messages.recipientCounts(rows.map((r) => r.id));
+    return { body: envelope(rows.map((m) => listItem(m, counts.get(m.id) ?? 0)), total, page) };
+  },
+});
+
+const read = defineRoute({
+  method: 'GET',
+  path: '/v2/emails/{message_id}',
+  summary: 'One message: recipients with every delivery attempt, and its events',
+  tag: 'Email logs',
+  scopes: ['emails:read'],
+  rate: null,
+  params: Type.Object({ message_id: Type.String({ minLength: 1, maxLength: 64 }) }),
+  responses: { 200: { description: 'The full record', schema: DataOf(MessageDetail) }, 404: { description: 'No such message on this team' } },
+  async handle({ ctx, caller, params }) {
+    const m = await ctx.store.messages.get(params.message_id, caller.acting.id);
+    if (!m) throw adminError('not_found', 'Message not found');
+    const recipients = await ctx.store.messages.recipientsOf(m.id);
+    const attempts = await ctx.store.messages.attemptsOf(m.id);
+    const data = {
+      ...listItem(m, recipients.length),
+      team_id: m.account_id,
+      sending_key_id: m.sending_key_id,
+      message_id_header: m.message_id_header,
+      size: m.size,
+      source: m.source,
+      headers: JSON.parse(m.headers_json) as Record<string, string>,
+      recipients: recipients.map((r) => recipientDetail(r, attempts)),
+      events: eventsOf(m, recipients, attempts),
+    };
+    return { body: { data } };
+  },
+});
+
+export const emailRoutes: AnyRoute[] = [list, read];

@@ -1,0 +1,144 @@
+// /v2/webhooks: where the team's bounced and complaint events are delivered, signed with a secret
+// generated here (Standard Webhooks format), shown once, stored sealed.
+import { randomBytes } from 'node:crypto';
+import { Type } from '@sinclair/typebox';
+import { defineRoute, type AnyRoute } from '../route.js';
+import { DataOf, Deleted, IdParams, ListEnvelope, PageQuery } from '../schemas/common.js';
+import { adminError } from '../../shared/errors.js';
+import { checkWebhookUrl, WEBHOOK_URL_MAX } from '../../shared/webhook-url.js';
+import { WEBHOOK_EVENTS, type Webhook } from '../../store/sqlite/webhooks.js';
+import { envelope, pageFrom } from '../paging.js';
+
+const Event = Type.Union(WEBHOOK_EVENTS.map((e) => Type.Literal(e)));
+const Events = Type.Array(Event, { minItems: 1, uniqueItems: true });
+const Title = Type.String({ maxLength: 100 });
+const Url = Type.String({ minLength: 1, maxLength: WEBHOOK_URL_MAX, description: 'https, or http on port 80, 443 or 8080; public host name' });
+const Status = Type.Union([Type.Literal('active'), Type.Literal('inactive')]);
+
+const WebhookBody = Type.Object({
+  id: Type.Integer(),
+  title: Type.String(),
+  url: Type.String(),
+  events: Type.Array(Event),
+  status: Status,
+  include_message: Type.Boolean(),
+  created_at: Type.String({ format: 'date-time' }),
+  updated_at: Type.String({ format: 'date-time' }),
+});
+
+const WebhookCreated = Type.Intersect([WebhookBody, Type.Object({ secret: Type.String({ pattern: '^whsec_' }) })]);
+
+const present = (w: Webhook) => ({
+  id: w.id,
+  title: w.title,
+  url: w.url,
+  events: w.events,
+  status: w.status,
+  include_message: w.includeMessage,
+  created_at: w.createdAt,
+  updated_at: w.updatedAt,
+});
+
+function publicUrl(url: string): string {
+  const checked = checkWebhookUrl(url);
+  if (!checked.ok) throw adminError('invalid_url', `Invalid webhook url: ${checked.reason}`, { field: 'url' });
+  return checked.url;
+}
+
+const fieldCodes = { events: 'unsupported_event', url: 'invalid_url' } as const;
+
+const list = defineRoute({
+  method: 'GET',
+  path: '/v2/webhooks',
+  summary: 'List the team’s webhooks',
+  tag: 'Webhooks',
+  scopes: ['webhooks:read'],
+  rate: null,
+  query: Type.Object(PageQuery),
+  responses: { 200: { description: 'Webhooks', schema: ListEnvelope(WebhookBody) } },
+  async handle({ ctx, caller, query }) {
+    const page = pageFrom(query, ctx.config);
+    const { rows, total } = await ctx.store.webhooks.list(caller.acting.id, page);
+    return { body: envelope(rows.map(present), total, page) };
+  },
+});
+
+const create = defineRoute({
+  method: 'POST',
+  path: '/v2/webhooks',
+  summary: 'Register a webhook; the signing secret is returned once',
+  tag: 'Webhooks',
+  scopes: ['webhooks:write'],
+  rate: 'writes',
+  body: Type.Object(
+    { title: Type.Optional(Title), url: Url, events: Events, include_message: Type.Optional(Type.Boolean()) },
+    { additionalProperties: false },
+  ),
+  fieldCodes,
+  responses: {
+    201: { description: 'Webhook created, with its secret', schema: DataOf(WebhookCreated) },
+    422: { description: 'Unsupported event, invalid url, or the team has its maximum number of webhooks' },
+  },
+  async handle({ ctx, caller, body }) {
+    const url = publicUrl(body.url);
+    const secret = `whsec_${randomBytes(32).toString('base64')}`;
+    const fields = { title: body.title ?? '', url, events: body.events, includeMessage: body.include_message ?? false };
+    const created = await ctx.store.webhooks.create(caller.acting.id, fields, ctx.secrets.seal(secret), ctx.config.limits.webhooksPerTeam);
+    if (created === 'limit_reached') {
+      throw adminError('limit_reached', `A team can have at most ${ctx.config.limits.webhooksPerTeam} webhooks`);
+    }
+    ctx.log.info({ webhook: created.id, team: caller.acting.id }, 'webhook created');
+    return { status: 201, body: { data: { ...present(created), secret } } };
+  },
+});
+
+const update = defineRoute({
+  method: 'PUT',
+  path: '/v2/webhooks/{id}',
+  summary: 'Change any field of a webhook, including its status',
+  tag: 'Webhooks',
+  scopes: ['webhooks:write'],
+  rate: 'writes',
+  params: IdParams,
+  body: Type.Object(
+    {
+      title: Type.Optional(Title),
+      url: Type.Optional(Url),
+      events: Type.Optional(Events),
+      include_message: Type.Optional(Type.Boolean()),
+      status: Type.Optional(Status),
+    },
+    { additionalProperties: false, minProperties: 1 },
+  ),
+  fieldCodes,
+  responses: { 200: { description: 'Webhook updated', schema: DataOf(WebhookBody) }, 404: { description: 'No such webhook on this team' } },
+  async handle({ ctx, caller, params, body }) {
+    const change = {
+      title: body.title,
+      url: body.url === undefined ? undefined : publicUrl(body.url),
+      events: body.events,
+      includeMessage: body.include_message,
+      status: body.status,
+    };
+    const updated = await ctx.store.webhooks.update(params.id, caller.acting.id, change);
+    if (!updated) throw adminError('not_found', 'Webhook not found');
+    return { body: { data: present(updated) } };
+  },
+});
+
+const remove = defineRoute({
+  method: 'DELETE',
+  path: '/v2/webhooks/{id}',
+  summary: 'Delete a webhook',
+  tag: 'Webhooks',
+  scopes: ['webhooks:write'],
+  rate: 'writes',
+  params: IdParams,
+  responses: { 200: { description: 'Deleted', schema: Deleted }, 404: { description: 'No such webhook on this team' } },
+  async handle({ ctx, caller, params }) {
+    if (!(await ctx.store.webhooks.remove(params.id, caller.acting.id))) throw adminError('not_found', 'Webhook not found');
+    return { body: { deleted: true } };
+  },
+});
+
+export const webhookRoutes: AnyRoute[] = [list, create, update, remove];

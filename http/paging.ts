@@ -1,0 +1,25 @@
+import type { Config } from '../shared/config.js';
+import { adminError } from '../shared/errors.js';
+import type { PageRequest } from '../store/paging.js';
+
+export interface PageParams {
+  page?: number;
+  per_page?: number;
+}
+
+/** Page and size with defaults; requests reaching beyond the paging depth are refused. */
+export function pageFrom(query: PageParams, config: Config): PageRequest {
+  const page = query.page ?? 1;
+  const perPage = query.per_page ?? config.limits.pageSizeDefault;
+  if (perPage > config.limits.pageSizeMax) {
+    throw adminError('validation_failed', `per_page must be between 1 and ${config.limits.pageSizeMax}`, { field: 'per_page' });
+  }
+  if (page * perPage > config.limits.pagingDepth) {
+    throw adminError('paging_too_deep', `Paging reaches beyond ${config.limits.pagingDepth} records; narrow the query instead`, {
+      field: 'page',
+    });
+  }
+  return { page, perPage };
+}
+
+export const envelope = <T>(rows: T[], total: number, p: PageRequest) => ({ data: rows, total, page: p.page, per_page: p.perPage });

@@ -1,0 +1,80 @@
+// A route is data: method, path, scopes, rate bucket, schemas and a handler. The same definitions mount
+// the HTTP routes and generate the OpenAPI document, so the two cannot drift apart.
+import type { Static, TSchema, TObject } from '@sinclair/typebox';
+import type { AppContext } from './context.js';
+import type { Scope } from '../shared/scopes.js';
+import type { AdminErrorCode } from '../shared/errors.js';
+import type { KeyRecord } from '../store/sqlite/keys.js';
+import type { Team } from '../store/sqlite/accounts.js';
+
+export type Method = 'GET' | 'POST' | 'PUT' | 'DELETE';
+
+/** Which shared rate bucket a request counts against. */
+export type RatePolicy = 'domains' | 'writes' | 'writes-when-search' | null;
+
+/** The authenticated admin caller and the team the request acts on. */
+export interface Caller {
+  key: KeyRecord;
+  owner: Team;
+  acting: Team;
+  /** The root account owning the key: rate limits, credits and limits are counted here. */
+  rootId: number;
+}
+
+export interface Reply {
+  status?: number;
+  body: unknown;
+  headers?: Record<string, string>;
+}
+
+export interface RouteInput<B, Q, P> {
+  ctx: AppContext;
+  caller: Caller;
+  body: B;
+  query: Q;
+  params: P;
+}
+
+export interface ResponseDoc {
+  description: string;
+  schema?: TSchema;
+}
+
+interface RouteShape<B extends TSchema, Q extends TObject, P extends TObject> {
+  method: Method;
+  /** OpenAPI-style path, e.g. `/v2/domains/{id}`. */
+  path: string;
+  summary: string;
+  tag: string;
+  /** Scopes the key must hold (a :write scope includes its :read). */
+  scopes: readonly Scope[];
+  rate: RatePolicy;
+  /** True for routes that must be sent without X-Account-Id (POST /v2/teams). */
+  forbidsAccountId?: boolean;
+  /** True for routes that always act on the key's own account whatever X-Account-Id says (GET /v2/teams). */
+  ignoresAccountId?: boolean;
+  body?: B;
+  /** The body may be left out altogether (DELETE /v2/suppressions takes the email in the query instead). */
+  bodyOptional?: boolean;
+  /** Error codes for validation failures on particular top-level body fields. */
+  fieldCodes?: Readonly<Record<string, AdminErrorCode>>;
+  query?: Q;
+  params?: P;
+  responses: Readonly<Record<number, ResponseDoc>>;
+}
+
+export interface RouteDef<B extends TSchema, Q extends TObject, P extends TObject> extends RouteShape<B, Q, P> {
+  handle(input: RouteInput<Static<B>, Static<Q>, Static<P>>): Promise<Reply>;
+}
+
+/** A route with its types erased, as the server and the OpenAPI generator see it. */
+export interface AnyRoute extends RouteShape<TSchema, TObject, TObject> {
+  handle(input: RouteInput<unknown, unknown, unknown>): Promise<Reply>;
+}
+
+export function defineRoute<B extends TSchema = TObject, Q extends TObject = TObject, P extends TObject = TObject>(
+  def: RouteDef<B, Q, P>,
+): AnyRoute {
+  return def as unknown as AnyRoute;
+}
+

@@ -1,0 +1,139 @@
+// Intake: the one path by which a message enters the queue, from SMTP submission or the HTTP sidecar.
+// It decides each recipient's first state (queued, suppressed, disposable), records message, recipients,
+// body and credits in one SQLite transaction (committed and fsync'd), and only then schedules them in
+// Redis. Whatever answers the client (250, 200) does so after accept() resolves.
+import { randomBytes } from 'node:crypto';
+import type { Redis } from 'ioredis';
+import type { Store, Team, Domain } from '../store/index.js';
+import type { NewMessage, NewRecipient, RecipientKind } from '../store/sqlite/messages.js';
+import type { DisposableFilter } from './disposable.js';
+import type { Logger } from '../shared/log.js';
+import { redisKeys } from '../shared/redis-keys.js';
+import { metrics } from '../shared/metrics.js';
+import { domainOfEmail } from '../shared/email-address.js';
+import { rootIdOf } from '../store/sqlite/accounts.js';
+
+export interface Recipient {
+  email: string;
+  name: string;
+  kind: RecipientKind;
+}
+
+/** The log fields of a message, as the store records them. */
+type LoggedFields = 'sendingKeyId' | 'source' | 'envelopeFrom' | 'fromEmail' | 'fromName' | 'subject' | 'to' | 'replyTo' | 'messageIdHeader' | 'hasAttachments' | 'headers';
+
+export interface Submission extends Pick<NewMessage, LoggedFields> {
+  /** Preassigned when the composer needed it for the Message-ID header. */
+  id?: string;
+  team: Team;
+  domain: Domain;
+  recipients: Recipient[];
+  /** The message as it will be signed and sent (Bcc already removed). */
+  body: Buffer;
+}
+
+/** A submission whose recipients have their first states, and so whose cost is known; not yet recorded. */
+export interface Admitted {
+  submission: Submission;
+  id: string;
+  recipients: NewRecipient[];
+  cost: number;
+}
+
+export type IntakeResult = { ok: true; messageId: string; queued: number } | { ok: false; reason: 'insufficient_balance' };
+
+/** Time-ordered, unique and URL-safe: the message id clients see. */
+export function newMessageId(): string {
+  return `${Date.now().toString(36).padStart(9, '0')}${randomBytes(8).toString('hex')}`;
+}
+
+export class Intake {
+  constructor(
+    private readonly store: Store,
+    private readonly redis: Redis,
+    private readonly disposable: DisposableFilter,
+    private readonly log: Logger,
+  ) {}
+
+  async accept(s: Submission): Promise<IntakeResult> {
+    return this.record(await this.admit(s));
+  }
+
+  /**
+   * The first half of accept: each recipient's first state, and so the cost. Batches run this for all their
+   * items at once and then `record` them in order, so that when credits run short it is always the later items
+   * that are refused. The balance is checked only there, where the credits are taken in the same transaction.
+   */
+  async admit(s: Submission): Promise<Admitted> {
+    const id = s.id ?? newMessageId();
+    const recipients = await this.firstStates(s.team.id, s.recipients);
+    const cost = recipients.filter((r) => r.state === 'queued').length;
+    return { submission: s, id, recipients, cost };
+  }
+
+  /** The second half: message, recipients, body and credits in SQLite (the acknowledgement point), then the schedule. */
+  async record({ submission: s, id, recipients, cost }: Admitted): Promise<IntakeResult> {
+    const inserted = await this.store.messages.insert({
+      id,
+      accountId: s.team.id,
+      rootId: rootIdOf(s.team),
+      domainId: s.domain.id,
+      sendingKeyId: s.sendingKeyId,
+      source: s.source,
+      envelopeFrom: s.envelopeFrom,
+      fromEmail: s.fromEmail,
+      fromName: s.fromName,
+      subject: s.subject,
+      to: s.to,
+      replyTo: s.replyTo,
+      messageIdHeader: s.messageIdHeader,
+      size: s.body.length,
+      hasAttachments: s.hasAttachments,
+      headers: s.headers,
+      recipients,
+      body: s.body,
+      cost,
+      error: cost ? null : unsendableReason(recipients),
+    });
+    if (inserted === 'insufficient_balance') return { ok: false, reason: 'insufficient_balance' };
+    this.log.info({ msg_id: id, team: s.team.id, source: s.source, recipients: recipients.length, queued: cost }, 'message accepted');
+    metrics.messagesAccepted.inc({ source: s.source });
+    await this.schedule(id, inserted);
+    return { ok: true, messageId: id, queued: cost };
+  }
+
+  /** Suppressed and disposable recipients are recorded but never sent, and cost nothing. Duplicates are dropped. */
+  private async firstStates(teamId: number, list: readonly Recipient[]): Promise<NewRecipient[]> {
+    // A duplicate address is dropped; its first occurrence (and so its to/cc/bcc) stays.
+    const firsts = new Map<string, Recipient>();
+    for (const r of list) if (!firsts.has(r.email.toLowerCase())) firsts.set(r.email.toLowerCase(), r);
+    const unique = [...firsts.entries()];
+    const suppressed = await this.store.suppressions.suppressedAmong(teamId, unique.map(([email]) => email));
+    const out: NewRecipient[] = [];
+    for (const [email, r] of unique) {
+      const domain = domainOfEmail(email);
+      const base = { email: r.email, name: r.name, kind: r.kind, domain };
+      if (this.disposable.isDisposable(domain)) out.push({ ...base, state: 'failed', reason: 'disposable address: not sent' });
+      else if (suppressed.has(email)) out.push({ ...base, state: 'suppressed', reason: 'on the suppression list' });
+      else out.push({ ...base, state: 'queued', reason: '' });
+    }
+    return out;
+  }
+
+  /** Tells the schedulers. If Redis is down the message is still safe: the MTA rebuilds the schedule from SQLite. */
+  private async schedule(messageId: string, due: ReadonlyArray<{ id: number; due: number }>): Promise<void> {
+    if (!due.length) return;
+    try {
+      const args = due.flatMap((r) => [r.due, String(r.id)]);
+      // Sent together, with the other submissions' of the same moment (auto-pipelining).
+      await Promise.all([this.redis.zadd(redisKeys.queueDue(), ...args), this.redis.publish(redisKeys.queueWakeChannel(), messageId)]);
+    } catch (err) {
+      this.log.warn({ msg_id: messageId, err: (err as Error).message }, 'not scheduled in Redis; the MTA will pick it up from SQLite');
+    }
+  }
+}
+
+function unsendableReason(recipients: readonly NewRecipient[]): string {
+  if (recipients.every((r) => r.state === 'suppressed')) return 'every recipient is on the suppression list';
+  return 'no recipient can be sent to: every recipient is invalid, disposable or suppressed';
+}

@@ -1,0 +1,233 @@
+// SMTP submission: smtp-server on the STARTTLS and implicit-TLS ports. AUTH (PLAIN, LOGIN) only over TLS,
+// the password being a sending key; no relay without it. Each refusal carries its SMTP reply code here,
+// where the decision is made. Accepted messages go through the same intake as HTTP sends.
+import { type SMTPServer, type SMTPServerAddress, type SMTPServerAuthentication, type SMTPServerDataStream, type SMTPServerSession } from 'smtp-server';
+import { listenSmtp } from '../shared/smtp-listen.js';
+import { PromptGreetingSmtpServer } from '../shared/prompt-greeting.js';
+import type { AddressObject } from 'mailparser';
+import { parseLogFields, type LogFields } from './log-fields.js';
+import type { Runtime } from '../shared/runtime.js';
+import { rootIdOf, type Team } from '../store/sqlite/accounts.js';
+import type { Domain } from '../store/sqlite/domains.js';
+import { domainOfEmail, isValidEmail } from '../shared/email-address.js';
+import { hitRateLimit } from '../shared/rate-limit.js';
+import type { Intake, Recipient } from '../intake/intake.js';
+import { newMessageId } from '../intake/intake.js';
+import { canonicaliseHeaders } from './message-headers.js';
+import { metrics } from '../shared/metrics.js';
+
+export const MAX_MESSAGE_BYTES = 25 * 1024 * 1024;
+export const MAX_RECIPIENTS = 100;
+const TEAM_READ_REUSE_MS = 1000;
+
+interface SmtpSender {
+  team: Team;
+  /** When `team` was read: a MAIL FROM right after AUTH needs no second read. */
+  readAt: number;
+  sendingKeyId: number;
+  onlyDomainId: string | null;
+  /** The envelope sender's domain, checked at MAIL FROM; DATA reuses it when the From header agrees. */
+  envelopeDomain?: Domain;
+}
+
+const reply = (code: number, text: string): Error => Object.assign(new Error(text), { responseCode: code });
+
+export class Submission {
+  private readonly servers: SMTPServer[] = [];
+  private readonly senders = new Map<string, SmtpSender>();
+
+  constructor(
+    private readonly rt: Runtime,
+    private readonly intake: Intake,
+    private readonly tls: { key: Buffer; cert: Buffer },
+  ) {}
+
+  async listen(host = '0.0.0.0'): Promise<void> {
+    const { starttlsPorts, tlsPorts } = this.rt.config.smtp;
+    for (const port of starttlsPorts) await this.open(port, false, host);
+    for (const port of tlsPorts) await this.open(port, true, host);
+  }
+
+  reloadCertificate(tls: { key: Buffer; cert: Buffer }): void {
+    for (const server of this.servers) server.updateSecureContext(tls);
+  }
+
+  /** Stops accepting connections; sessions under way get `graceMs` to finish. */
+  async close(graceMs = 10_000): Promise<void> {
+    await Promise.all(this.servers.map((s) => new Promise<void>((resolve) => {
+      const timer = setTimeout(() => resolve(), graceMs);
+      s.close(() => {
+        clearTimeout(timer);
+        resolve();
+      });
+    })));
+  }
+
+  private async open(port: number, secure: boolean, host: string): Promise<void> {
+    const server = new PromptGreetingSmtpServer({
+      secure,
+      key: this.tls.key,
+      cert: this.tls.cert,
+      name: this.rt.config.publicHostname,
+      banner: 'Tern ESMTP submission',
+      size: MAX_MESSAGE_BYTES,
+      authMethods: ['PLAIN', 'LOGIN'],
+      allowInsecureAuth: false,
+      authOptional: false,
+      disabledCommands: [],
+      logger: false,
+      maxClients: 1000,
+      socketTimeout: 120_000,
+      closeTimeout: 30_000,
+      onAuth: (auth, session, cb) => void this.onAuth(auth, session).then((user) => cb(null, { user }), (err: Error) => cb(this.refusal(err, 'AUTH'))),
+      onMailFrom: (address, session, cb) => void this.onMailFrom(address, session).then(() => cb(), (err: Error) => cb(this.refusal(err, 'MAIL'))),
+      onRcptTo: (address, session, cb) => void this.onRcptTo(address, session).then(() => cb(), (err: Error) => cb(this.refusal(err, 'RCPT'))),
+      onData: (stream, session, cb) => void this.onData(stream, session).then((text) => cb(null, text), (err: Error) => cb(this.refusal(err, 'DATA'))),
+      onConnect: (_session, cb) => {
+        metrics.smtpSessions.inc({ listener: secure ? 'tls' : 'starttls' });
+        cb();
+      },
+      onClose: (session) => void this.senders.delete(session.id),
+    });
+    server.on('error', (err: Error) => this.rt.log.warn({ err: err.message, port }, 'smtp session error'));
+    await listenSmtp(server, port, host);
+    this.rt.log.info({ port, implicitTls: secure }, 'smtp submission listening');
+    this.servers.push(server);
+  }
+
+  /**
+   * A refusal decided here carries its code. Anything else (Redis or SQLite unavailable) is our own passing
+   * trouble: a 4xx, so the client keeps the message and retries, never smtp-server's default 550.
+   */
+  private refusal(err: Error, command: string): Error {
+    if ((err as { responseCode?: number }).responseCode) return err;
+    this.rt.log.warn({ err: err.message, command }, 'smtp command failed on a local error');
+    if (command === 'AUTH') return reply(454, '4.7.0 Temporary authentication failure, try again later');
+    return reply(451, '4.3.0 Temporary local problem, try again later');
+  }
+
+  private async onAuth(auth: SMTPServerAuthentication, session: SMTPServerSession): Promise<string> {
+    if (!session.secure) throw reply(538, '5.7.11 Encryption required for requested authentication mechanism');
+    const key = await this.rt.keyCache.resolve(auth.password ?? '');
+    if (!key || key.kind !== 'sending') throw reply(535, '5.7.8 Authentication credentials invalid: use a sending key as the password');
+    const team = await this.rt.store.accounts.get(key.accountId);
+    if (!team) throw reply(535, '5.7.8 Authentication credentials invalid');
+    this.senders.set(session.id, { team, readAt: Date.now(), sendingKeyId: key.id, onlyDomainId: key.domainId });
+    return String(key.id);
+  }
+
+  private sender(session: SMTPServerSession): SmtpSender {
+    const sender = this.senders.get(session.id);
+    if (!sender) throw reply(530, '5.7.0 Authentication required');
+    return sender;
+  }
+
+  /** The sending domain must be verified on the key's team, and be the key's own when it is limited to one. */
+  private async verifiedDomain(sender: SmtpSender, email: string, what: string): Promise<Domain> {
+    const domain = await this.rt.store.domains.findByName(domainOfEmail(email));
+    if (!domain || domain.accountId !== sender.team.id || domain.verificationStatus !== 'verified') {
+      throw reply(550, `5.7.1 ${what} domain ${domainOfEmail(email)} is not a verified domain of this team`);
+    }
+    if (sender.onlyDomainId !== null && sender.onlyDomainId !== domain.id) {
+      throw reply(550, `5.7.1 This key may not send from ${domain.name}`);
+    }
+    return domain;
+  }
+
+  /**
+   * The team and the account above it must both be active; returns the account (for its sending rate).
+   * The team read at AUTH serves a MAIL FROM within a second of it; later transactions read it again, so a
+   * suspension stops a long session's next message.
+   */
+  private async assertActive(sender: SmtpSender): Promise<Team> {
+    const fresh = Date.now() - sender.readAt < TEAM_READ_REUSE_MS ? sender.team : await this.rt.store.accounts.get(sender.team.id);
+    const root = fresh?.parentId ? await this.rt.store.accounts.get(fresh.parentId) : fresh;
+    if (!fresh || !root || fresh.status === 'suspended' || root.status === 'suspended') throw reply(550, '5.7.1 This team is suspended and cannot send');
+    return root;
+  }
+
+  private async onMailFrom(address: SMTPServerAddress, session: SMTPServerSession): Promise<void> {
+    const sender = this.sender(session);
+    const root = await this.assertActive(sender);
+    if (!isValidEmail(address.address)) throw reply(553, '5.1.7 Invalid sender address');
+    sender.envelopeDomain = await this.verifiedDomain(sender, address.address, 'Sender');
+    const limit = root.limitPerSecond;
+    const decision = await hitRateLimit(this.rt.redis, rootIdOf(sender.team), 'send', limit, 1);
+    if (!decision.allowed) throw reply(451, `4.7.1 Sending rate of ${limit} messages per second exceeded, try again shortly`);
+  }
+
+  private async onRcptTo(address: SMTPServerAddress, session: SMTPServerSession): Promise<void> {
+    this.sender(session);
+    if (session.envelope.rcptTo.length >= MAX_RECIPIENTS) throw reply(452, `4.5.3 Too many recipients (at most ${MAX_RECIPIENTS} per message)`);
+    if (!isValidEmail(address.address)) throw reply(553, '5.1.3 Invalid recipient address');
+  }
+
+  private async onData(stream: SMTPServerDataStream, session: SMTPServerSession): Promise<string> {
+    const sender = this.sender(session);
+    const raw = await readAll(stream);
+    if (stream.sizeExceeded) throw reply(552, `5.3.4 Message too big (at most ${MAX_MESSAGE_BYTES} bytes)`);
+    const parsed = await parseLogFields(raw);
+    const from = parsed.from?.value[0];
+    if (!from?.address || !isValidEmail(from.address)) throw reply(550, '5.7.1 The message needs a valid From header');
+    // The team was found active at MAIL FROM, moments ago; the From domain is checked again only when it differs.
+    const sameDomain = sender.envelopeDomain?.name === domainOfEmail(from.address);
+    const domain = sameDomain && sender.envelopeDomain ? sender.envelopeDomain : await this.verifiedDomain(sender, from.address, 'From');
+    const id = newMessageId();
+    const edited = canonicaliseHeaders(raw, () => `<${id}@${domain.name}>`);
+    const result = await this.intake.accept({
+      id,
+      team: sender.team,
+      domain,
+      sendingKeyId: sender.sendingKeyId,
+      source: 'smtp',
+      envelopeFrom: session.envelope.mailFrom ? session.envelope.mailFrom.address : from.address,
+      fromEmail: from.address,
+      fromName: from.name ?? '',
+      subject: parsed.subject ?? '',
+      to: addresses(parsed.to).map((a) => (a.name ? a : { email: a.email })),
+      replyTo: parsed.replyTo?.text ?? null,
+      messageIdHeader: edited.messageIdHeader,
+      hasAttachments: parsed.hasAttachments,
+      headers: loggedHeaders(parsed.headerLines),
+      recipients: recipientsOf(session, parsed),
+      body: edited.body,
+    });
+    if (!result.ok) throw reply(550, '5.7.1 Not enough credits on the account');
+    return `2.0.0 Ok: queued as ${result.messageId}`;
+  }
+}
+
+/** Past the size limit the message is refused (552): what was read is dropped and the rest drained unkept, so an endless DATA costs no memory. */
+async function readAll(stream: SMTPServerDataStream): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of stream as AsyncIterable<Buffer>) {
+    if (stream.sizeExceeded) chunks.length = 0;
+    else chunks.push(chunk);
+  }
+  return Buffer.concat(chunks);
+}
+
+function addresses(field: AddressObject | AddressObject[] | undefined): Array<{ email: string; name: string }> {
+  const list = Array.isArray(field) ? field : field ? [field] : [];
+  return list.flatMap((f) => f.value).filter((a) => a.address).map((a) => ({ email: a.address!, name: a.name ?? '' }));
+}
+
+/** Envelope recipients, named To or Cc when the headers list them, Bcc otherwise. */
+function recipientsOf(session: SMTPServerSession, parsed: LogFields): Recipient[] {
+  const to = new Map(addresses(parsed.to).map((a) => [a.email.toLowerCase(), a.name]));
+  const cc = new Map(addresses(parsed.cc).map((a) => [a.email.toLowerCase(), a.name]));
+  return session.envelope.rcptTo.map((r) => {
+    const key = r.address.toLowerCase();
+    if (to.has(key)) return { email: r.address, name: to.get(key) ?? '', kind: 'to' };
+    if (cc.has(key)) return { email: r.address, name: cc.get(key) ?? '', kind: 'cc' };
+    return { email: r.address, name: '', kind: 'bcc' };
+  });
+}
+
+const LOGGED = new Set(['list-unsubscribe', 'list-unsubscribe-post', 'reply-to', 'x-mailer', 'in-reply-to', 'references']);
+
+function loggedHeaders(lines: ReadonlyArray<{ key: string; line: string }>): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const { key, line } of lines) if (LOGGED.has(key) || key.startsWith('x-')) out[line.slice(0, line.indexOf(':'))] = line.slice(line.indexOf(':') + 1).trim();
+  return out;
+}

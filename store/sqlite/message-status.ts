@@ -1,0 +1,43 @@
+// A message's status, re-derived from its recipients inside the transaction that moved them.
+import type { Queryable } from './sql.js';
+import { nowIso } from '../../shared/time.js';
+import { groupBy } from '../../shared/group-by.js';
+import { messageStatusOf, type MessageStatus, type RecipientState } from '../../domain/queue-state.js';
+
+/** Re-derives a message's status from its recipients' states. */
+export async function refreshStatus(q: Queryable, messageId: string): Promise<MessageStatus> {
+  const statuses = await refreshStatuses(q, [messageId]);
+  return statuses.get(messageId) ?? 'pending';
+}
+
+/**
+ * Re-derives the statuses of several messages with one read and one write per distinct outcome, so a batch
+ * of deliveries costs the writer a few statements rather than two per message. A message left with nothing
+ * in flight loses its body here, in the same transaction, whichever path finished it.
+ */
+export async function refreshStatuses(q: Queryable, messageIds: readonly string[]): Promise<Map<string, MessageStatus>> {
+  const statuses = new Map<string, MessageStatus>();
+  if (!messageIds.length) return statuses;
+  const rows = await q.all<{ message_id: string; state: RecipientState }>(
+    `SELECT message_id, state FROM recipients WHERE message_id IN (${messageIds.map(() => '?').join(',')})`,
+    messageIds,
+  );
+  const statesOf = groupBy(rows, (r) => r.message_id);
+  const derived = messageIds.map((id) => {
+    const states = (statesOf.get(id) ?? []).map((r) => r.state);
+    return { id, status: messageStatusOf(states), anySent: states.includes('sent') };
+  });
+  for (const d of derived) statuses.set(d.id, d.status);
+  // Messages that take the same status (and the same sent_at rule) are updated together.
+  const now = nowIso();
+  for (const group of groupBy(derived, (d) => `${d.status} ${d.anySent}`).values()) {
+    await q.run(
+      `UPDATE messages SET status = ?, updated_at = ?, sent_at = CASE WHEN sent_at IS NULL AND ? THEN ? ELSE sent_at END
+       WHERE id IN (${group.map(() => '?').join(',')})`,
+      [group[0]!.status, now, Number(group[0]!.anySent), now, ...group.map((d) => d.id)],
+    );
+  }
+  const finished = messageIds.filter((id) => statuses.get(id) !== 'pending');
+  if (finished.length) await q.run(`DELETE FROM message_bodies WHERE message_id IN (${finished.map(() => '?').join(',')})`, finished);
+  return statuses;
+}
