@@ -4,8 +4,7 @@ import type { AddressInfo } from 'node:net';
 import type { Config } from '../shared/config.js';
 import { openRuntime, type Runtime } from '../shared/runtime.js';
 import { createApiServer } from '../http/server.js';
-import { Intake } from '../intake/intake.js';
-import { DisposableFilter } from '../intake/disposable.js';
+import { createCore } from '../core/index.js';
 import { ComposePool } from '../http/send/compose-pool.js';
 
 export interface RunningApi {
@@ -17,9 +16,9 @@ export interface RunningApi {
 
 export async function startApi(config: Config, runtime?: Runtime): Promise<RunningApi> {
   const rt = runtime ?? (await openRuntime(config, 'api'));
-  const intake = new Intake(rt.store, rt.redis, new DisposableFilter(config.disposableDomains), rt.log);
+  const core = createCore(rt);
   const composer = new ComposePool(config.api.composeWorkers);
-  const server = createApiServer({ ...rt, intake, composer });
+  const server = createApiServer({ ...rt, core, composer });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(config.api.port, config.api.host, () => resolve());

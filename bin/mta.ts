@@ -6,7 +6,6 @@ import { createResolver } from '../shared/dns.js';
 import { openRuntime, type Runtime } from '../shared/runtime.js';
 import { ensureTlsCertificate, readTls } from '../shared/tls.js';
 import { Spool } from '../feedback/spool.js';
-import { DisposableFilter } from '../intake/disposable.js';
 import { DomainVerifier } from '../verification/verify-domains.js';
 import { MxResolver } from '../delivery/mx.js';
 import { DkimKeyCache } from '../delivery/dkim.js';
@@ -14,8 +13,8 @@ import { MessagePreparer } from '../delivery/prepare.js';
 import { ConnectionCache } from '../delivery/connection-cache.js';
 import { Scheduler } from '../delivery/scheduler.js';
 import { loadRetryPolicy } from '../delivery/retry-policy.js';
-import { Intake } from '../intake/intake.js';
-import { Submission } from '../smtp/submission.js';
+import { createCore, type Core } from '../core/index.js';
+import { SubmissionListener } from '../smtp/submission.js';
 import { MxListener } from '../feedback/inbound.js';
 import { ReportWorker } from '../feedback/report-worker.js';
 import { Outcomes } from '../feedback/outcome.js';
@@ -28,9 +27,9 @@ export interface RunningMta {
   rt: Runtime;
   verifier: DomainVerifier;
   scheduler: Scheduler;
-  intake: Intake;
+  core: Core;
   outcomes: Outcomes;
-  submission: Submission;
+  submission: SubmissionListener;
   mx: MxListener;
   reports: ReportWorker;
   /** Reads the TLS certificate again (SIGHUP). */
@@ -74,10 +73,10 @@ export async function startMta(config: Config, runtime?: Runtime): Promise<Runni
     },
     poolFor: poolLookup(rt),
   });
-  const intake = new Intake(rt.store, rt.redis, new DisposableFilter(config.disposableDomains), rt.log);
+  const core = createCore(rt);
   measureQueueDepth(() => rt.store.messages.countInFlight());
   const metricsServer = await serveMetrics(config.metrics.host, config.metrics.mtaPort);
-  const submission = new Submission(rt, intake, readTls(tlsFiles));
+  const submission = new SubmissionListener(rt, core, readTls(tlsFiles));
   await submission.listen();
   // Reports on the MX port: their own spool, applied by the worker (which first finishes what a crash left).
   const inboundSpool = new Spool(join(config.dataDir, 'spool-inbound'));
@@ -93,7 +92,7 @@ export async function startMta(config: Config, runtime?: Runtime): Promise<Runni
     rt,
     verifier,
     scheduler,
-    intake,
+    core,
     outcomes,
     submission,
     mx,

@@ -7,38 +7,33 @@ import { PromptGreetingSmtpServer } from '../shared/prompt-greeting.js';
 import type { AddressObject } from 'mailparser';
 import { parseLogFields, type LogFields } from './log-fields.js';
 import type { Runtime } from '../shared/runtime.js';
-import { rootIdOf, type Team } from '../store/sqlite/accounts.js';
-import type { Domain } from '../store/sqlite/domains.js';
+import type { Core } from '../core/index.js';
+import type { Domain } from '../store/index.js';
+import type { Sender } from '../core/sending/sender-authorization.js';
+import { newMessageId, type Recipient } from '../core/sending/send-message.js';
 import { domainOfEmail, isValidEmail } from '../shared/email-address.js';
-import { hitRateLimit } from '../shared/rate-limit.js';
-import type { Intake, Recipient } from '../intake/intake.js';
-import { newMessageId } from '../intake/intake.js';
+import { smtpRefusal } from './refusal-replies.js';
 import { canonicaliseHeaders } from './message-headers.js';
 import { metrics } from '../shared/metrics.js';
 
 export const MAX_MESSAGE_BYTES = 25 * 1024 * 1024;
 export const MAX_RECIPIENTS = 100;
-const TEAM_READ_REUSE_MS = 1000;
-
 interface SmtpSender {
-  team: Team;
-  /** When `team` was read: a MAIL FROM right after AUTH needs no second read. */
-  readAt: number;
-  sendingKeyId: number;
-  onlyDomainId: string | null;
+  sender: Sender;
   /** The envelope sender's domain, checked at MAIL FROM; DATA reuses it when the From header agrees. */
   envelopeDomain?: Domain;
 }
 
 const reply = (code: number, text: string): Error => Object.assign(new Error(text), { responseCode: code });
 
-export class Submission {
+/** The SMTP submission listeners (STARTTLS and implicit TLS ports) and their sessions. */
+export class SubmissionListener {
   private readonly servers: SMTPServer[] = [];
   private readonly senders = new Map<string, SmtpSender>();
 
   constructor(
     private readonly rt: Runtime,
-    private readonly intake: Intake,
+    private readonly core: Core,
     private readonly tls: { key: Buffer; cert: Buffer },
   ) {}
 
@@ -108,77 +103,54 @@ export class Submission {
 
   private async onAuth(auth: SMTPServerAuthentication, session: SMTPServerSession): Promise<string> {
     if (!session.secure) throw reply(538, '5.7.11 Encryption required for requested authentication mechanism');
-    const key = await this.rt.keyCache.resolve(auth.password ?? '');
-    if (!key || key.kind !== 'sending') throw reply(535, '5.7.8 Authentication credentials invalid: use a sending key as the password');
-    const team = await this.rt.store.accounts.get(key.accountId);
-    if (!team) throw reply(535, '5.7.8 Authentication credentials invalid');
-    this.senders.set(session.id, { team, readAt: Date.now(), sendingKeyId: key.id, onlyDomainId: key.domainId });
-    return String(key.id);
+    const identified = await this.core.senders.identify({ key: auth.password ?? '', carriedIn: 'smtp_auth' });
+    if (!identified.ok) throw smtpRefusal(identified.refusal);
+    this.senders.set(session.id, { sender: identified.value });
+    return String(identified.value.sendingKeyId);
   }
 
-  private sender(session: SMTPServerSession): SmtpSender {
-    const sender = this.senders.get(session.id);
-    if (!sender) throw reply(530, '5.7.0 Authentication required');
-    return sender;
+  private session(session: SMTPServerSession): SmtpSender {
+    const smtp = this.senders.get(session.id);
+    if (!smtp) throw reply(530, '5.7.0 Authentication required');
+    return smtp;
   }
 
-  /** The sending domain must be verified on the key's team, and be the key's own when it is limited to one. */
-  private async verifiedDomain(sender: SmtpSender, email: string, what: string): Promise<Domain> {
-    const domain = await this.rt.store.domains.findByName(domainOfEmail(email));
-    if (!domain || domain.accountId !== sender.team.id || domain.verificationStatus !== 'verified') {
-      throw reply(550, `5.7.1 ${what} domain ${domainOfEmail(email)} is not a verified domain of this team`);
-    }
-    if (sender.onlyDomainId !== null && sender.onlyDomainId !== domain.id) {
-      throw reply(550, `5.7.1 This key may not send from ${domain.name}`);
-    }
-    return domain;
-  }
-
-  /**
-   * The team and the account above it must both be active; returns the account (for its sending rate).
-   * The team read at AUTH serves a MAIL FROM within a second of it; later transactions read it again, so a
-   * suspension stops a long session's next message.
-   */
-  private async assertActive(sender: SmtpSender): Promise<Team> {
-    const fresh = Date.now() - sender.readAt < TEAM_READ_REUSE_MS ? sender.team : await this.rt.store.accounts.get(sender.team.id);
-    const root = fresh?.parentId ? await this.rt.store.accounts.get(fresh.parentId) : fresh;
-    if (!fresh || !root || fresh.status === 'suspended' || root.status === 'suspended') throw reply(550, '5.7.1 This team is suspended and cannot send');
-    return root;
+  /** The core's sender rules for this address; the session keeps the sender as last read. */
+  private async authorized(smtp: SmtpSender, address: string, role: 'Sender' | 'From'): Promise<Domain> {
+    const decision = await this.core.senders.authorize(smtp.sender, address);
+    if (!decision.ok) throw smtpRefusal(decision.refusal, role);
+    smtp.sender = decision.value.sender;
+    return decision.value.domain!;
   }
 
   private async onMailFrom(address: SMTPServerAddress, session: SMTPServerSession): Promise<void> {
-    const sender = this.sender(session);
-    const root = await this.assertActive(sender);
+    const smtp = this.session(session);
     if (!isValidEmail(address.address)) throw reply(553, '5.1.7 Invalid sender address');
-    sender.envelopeDomain = await this.verifiedDomain(sender, address.address, 'Sender');
-    const limit = root.limitPerSecond;
-    const decision = await hitRateLimit(this.rt.redis, rootIdOf(sender.team), 'send', limit, 1);
-    if (!decision.allowed) throw reply(451, `4.7.1 Sending rate of ${limit} messages per second exceeded, try again shortly`);
+    smtp.envelopeDomain = await this.authorized(smtp, address.address, 'Sender');
+    const rate = await this.core.senders.takeSendRate(smtp.sender);
+    if (!rate.ok) throw smtpRefusal(rate.refusal);
   }
 
   private async onRcptTo(address: SMTPServerAddress, session: SMTPServerSession): Promise<void> {
-    this.sender(session);
+    this.session(session);
     if (session.envelope.rcptTo.length >= MAX_RECIPIENTS) throw reply(452, `4.5.3 Too many recipients (at most ${MAX_RECIPIENTS} per message)`);
     if (!isValidEmail(address.address)) throw reply(553, '5.1.3 Invalid recipient address');
   }
 
   private async onData(stream: SMTPServerDataStream, session: SMTPServerSession): Promise<string> {
-    const sender = this.sender(session);
+    const smtp = this.session(session);
     const raw = await readAll(stream);
     if (stream.sizeExceeded) throw reply(552, `5.3.4 Message too big (at most ${MAX_MESSAGE_BYTES} bytes)`);
     const parsed = await parseLogFields(raw);
     const from = parsed.from?.value[0];
     if (!from?.address || !isValidEmail(from.address)) throw reply(550, '5.7.1 The message needs a valid From header');
     // The team was found active at MAIL FROM, moments ago; the From domain is checked again only when it differs.
-    const sameDomain = sender.envelopeDomain?.name === domainOfEmail(from.address);
-    const domain = sameDomain && sender.envelopeDomain ? sender.envelopeDomain : await this.verifiedDomain(sender, from.address, 'From');
+    const sameDomain = smtp.envelopeDomain?.name === domainOfEmail(from.address);
+    const domain = sameDomain && smtp.envelopeDomain ? smtp.envelopeDomain : await this.authorized(smtp, from.address, 'From');
     const id = newMessageId();
     const edited = canonicaliseHeaders(raw, () => `<${id}@${domain.name}>`);
-    const result = await this.intake.accept({
+    const result = await this.core.sending.send(smtp.sender, domain, {
       id,
-      team: sender.team,
-      domain,
-      sendingKeyId: sender.sendingKeyId,
       source: 'smtp',
       envelopeFrom: session.envelope.mailFrom ? session.envelope.mailFrom.address : from.address,
       fromEmail: from.address,
@@ -192,8 +164,8 @@ export class Submission {
       recipients: recipientsOf(session, parsed),
       body: edited.body,
     });
-    if (!result.ok) throw reply(550, '5.7.1 Not enough credits on the account');
-    return `2.0.0 Ok: queued as ${result.messageId}`;
+    if (!result.ok) throw smtpRefusal(result.refusal);
+    return `2.0.0 Ok: queued as ${result.value.messageId}`;
   }
 }
 

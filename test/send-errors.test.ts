@@ -126,10 +126,15 @@ t.test('an admin key given as body api_key is refused with 403 api_key.invalid',
   t.equal(await balance(s.id), before, 'nothing was charged');
 });
 
-t.test('an admin key without emails:send is refused with 403 api_key.invalid', async (t) => {
+t.test('an admin key without emails:send is refused with 403 api_key.insufficient_scope naming the scope, not as an invalid key', async (t) => {
   const s = await setup();
   const key = await h.adminKey(s.id, ['domains:read', 'emails:read', 'api_keys:write']);
-  sendError(t, await send(key, mail(s.domain)), 403, 'forbidden', 'api_key', 'invalid');
+  for (const path of ['/v2/emails', '/v2/emails/batch']) {
+    const res = await h.request('POST', path, { key, body: path.endsWith('batch') ? [mail(s.domain)] : mail(s.domain) });
+    sendError(t, res, 403, 'forbidden', 'api_key', 'insufficient_scope');
+    t.equal(res.body.errors.api_key.required_scope, 'emails:send', `${path}: the missing scope is named`);
+    t.notMatch(res.body.message, /invalid/i, `${path}: the key is not called invalid`);
+  }
   const withSend = await h.adminKey(s.id, ['emails:send']);
   t.equal((await send(withSend, mail(s.domain))).status, 200, 'the same account with emails:send can send');
 });

@@ -1,34 +1,18 @@
-// One send: validate, check the From domain against the team's verified domains and the key's
-// restriction, compose, and hand the message to the intake (the same path as SMTP).
+// One send request: validate it, take the From domain from the core's sender rules, compose the MIME
+// message, and hand it to the core's sending use case (the same path as SMTP).
 import { SendError } from '../../shared/errors.js';
-import { domainOfEmail } from '../../shared/email-address.js';
-import { hitRateLimit } from '../../shared/rate-limit.js';
-import { newMessageId, type Admitted } from '../../intake/intake.js';
+import { newMessageId, type Admitted } from '../../core/sending/send-message.js';
 import type { AppContext } from '../context.js';
 import type { Sender } from './auth.js';
 import { parseSendRequest, type SendRequest } from './request.js';
+import { sendErrorFor } from './refusal-errors.js';
 
 const validation = (errors: Record<string, Record<string, string>>) => new SendError(422, 'validation_error', 'The request is not valid', errors);
 
 /** account.limit_per_second, counted per account in Redis across every process. */
 export async function takeSendRate(ctx: AppContext, sender: Sender): Promise<void> {
-  const root = sender.team.parentId === null ? sender.team : await ctx.store.accounts.get(sender.rootId);
-  const limit = root?.limitPerSecond ?? ctx.config.accounts.defaultLimitPerSecond;
-  const decision = await hitRateLimit(ctx.redis, sender.rootId, 'send', limit, 1);
-  if (!decision.allowed) {
-    throw new SendError(429, 'rate_limited', `Sending rate of ${limit} messages per second exceeded`, { account: { rate_limited: 'slow down and retry' } }, { 'Retry-After': '1' });
-  }
-}
-
-async function verifiedDomain(ctx: AppContext, sender: Sender, from: string) {
-  const domain = await ctx.store.domains.findByName(domainOfEmail(from));
-  if (!domain || domain.accountId !== sender.team.id || domain.verificationStatus !== 'verified') {
-    throw validation({ from: { domain_not_verified: `${domainOfEmail(from)} is not a verified domain of this team` } });
-  }
-  if (sender.onlyDomainId !== null && sender.onlyDomainId !== domain.id) {
-    throw validation({ from: { domain_not_allowed: `This key may only send from its own domain, not ${domain.name}` } });
-  }
-  return domain;
+  const decision = await ctx.core.senders.takeSendRate(sender);
+  if (!decision.ok) throw sendErrorFor(decision.refusal);
 }
 
 const recipientsOf = (r: SendRequest) => [
@@ -37,35 +21,30 @@ const recipientsOf = (r: SendRequest) => [
   ...r.bcc.map((a) => ({ email: a.email, name: a.name, kind: 'bcc' as const })),
 ];
 
-/** Headers shown in the message log: the client's own ones, never the body. */
-const loggedHeaders = (r: SendRequest): Record<string, string> => ({ ...r.headers });
-
-const insufficientBalance = () =>
-  new SendError(403, 'forbidden', 'Not enough credits', { account: { insufficient_balance: 'The account has not enough credits for this message' } });
+const replyToOf = (r: SendRequest): string | null => (r.replyTo ? (r.replyTo.name ? `${r.replyTo.name} <${r.replyTo.email}>` : r.replyTo.email) : null);
 
 /** Validates, composes and admits one send request: everything but recording it. */
 export async function admitSend(ctx: AppContext, sender: Sender, body: unknown): Promise<Admitted> {
   const parsed = parseSendRequest(body);
   if (!parsed.ok) throw validation(parsed.errors);
   const r = parsed.request;
-  const domain = await verifiedDomain(ctx, sender, r.from.email);
+  const domain = await ctx.core.sending.fromDomain(sender, r.from.email);
+  if (!domain.ok) throw sendErrorFor(domain.refusal);
   const id = newMessageId();
   const composed = await ctx.composer.compose(r, id);
-  return ctx.intake.admit({
+  return ctx.core.sending.admit(sender, domain.value, {
     id,
-    team: sender.team,
-    domain,
-    sendingKeyId: sender.sendingKeyId,
     source: 'http',
     envelopeFrom: r.from.email,
     fromEmail: r.from.email,
     fromName: r.from.name,
     subject: r.subject,
     to: r.to.map((a) => (a.name ? { email: a.email, name: a.name } : { email: a.email })),
-    replyTo: r.replyTo ? (r.replyTo.name ? `${r.replyTo.name} <${r.replyTo.email}>` : r.replyTo.email) : null,
+    replyTo: replyToOf(r),
     messageIdHeader: composed.messageIdHeader,
     hasAttachments: r.attachments.length > 0,
-    headers: loggedHeaders(r),
+    // Headers shown in the message log: the client's own ones, never the body.
+    headers: { ...r.headers },
     recipients: recipientsOf(r),
     body: composed.body,
   });
@@ -73,9 +52,9 @@ export async function admitSend(ctx: AppContext, sender: Sender, body: unknown):
 
 /** Records an admitted send: the point where it is acknowledged. */
 export async function recordSend(ctx: AppContext, admitted: Admitted): Promise<{ message_id: string }> {
-  const result = await ctx.intake.record(admitted);
-  if (!result.ok) throw insufficientBalance();
-  return { message_id: result.messageId };
+  const recorded = await ctx.core.sending.record(admitted);
+  if (!recorded.ok) throw sendErrorFor(recorded.refusal);
+  return { message_id: recorded.value.messageId };
 }
 
 export async function sendOne(ctx: AppContext, sender: Sender, body: unknown): Promise<{ message_id: string }> {
