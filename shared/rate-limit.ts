@@ -1,14 +1,66 @@
-// Fixed-window counters in Redis, shared by every process (API sidecars, MTAs, the dashboard).
+// Sliding-window rate limits in Redis, shared by every process (API sidecars, MTAs, the dashboard): "N per W
+// seconds" holds in any W seconds, not per clock window.
 import type { Redis } from 'ioredis';
 import { redisKeys } from './redis-keys.js';
 
 export interface RateDecision {
   allowed: boolean;
   limit: number;
+  /** Places left in the window now, after this hit. */
   remaining: number;
-  /** Seconds until the window resets. */
+  /**
+   * Seconds (rounded up) until the oldest hit that matters leaves the window: when refused or with none
+   * left, the wait before a hit is allowed again; otherwise when `remaining` next grows.
+   */
   resetS: number;
   windowS: number;
+}
+
+/**
+ * One decision, atomic, in one round trip (EVALSHA). The bucket is a sorted set of the hits counted in the last
+ * window, scored by Redis's own clock in microseconds (one clock for every process and host). Hits older than
+ * the window are dropped; a hit is added only when it is allowed, so refused retries never extend the wait.
+ * Scores strictly increase, so two hits in one microsecond stay two members. The key expires one window after
+ * its newest hit. Returns {allowed 0/1, hits in the window, µs until the hit at rank count-limit (or the
+ * oldest) leaves}: when that one leaves, one more fits.
+ */
+const SLIDING_WINDOW_HIT = `
+local limit = tonumber(ARGV[1])
+local window = tonumber(ARGV[2])
+local clock = redis.call('TIME')
+local now = tonumber(clock[1]) * 1000000 + tonumber(clock[2])
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now - window)
+local count = redis.call('ZCARD', KEYS[1])
+local allowed = 0
+if count < limit then
+  local newest = redis.call('ZRANGE', KEYS[1], -1, -1, 'WITHSCORES')[2]
+  local at = now
+  if newest and tonumber(newest) >= now then at = tonumber(newest) + 1 end
+  redis.call('ZADD', KEYS[1], at, at)
+  redis.call('PEXPIRE', KEYS[1], math.ceil((at - now + window) / 1000))
+  count = count + 1
+  allowed = 1
+end
+local rank = math.max(0, count - limit)
+local leaving = redis.call('ZRANGE', KEYS[1], rank, rank, 'WITHSCORES')[2]
+if not leaving then return {allowed, count, window} end
+return {allowed, count, tonumber(leaving) + window - now}
+`;
+
+const COMMAND = 'ternSlidingWindowHit';
+
+interface HitCommand {
+  ternSlidingWindowHit(key: string, limit: number, windowUs: number): Promise<[number, number, number]>;
+}
+
+const hasHitCommand = (redis: Redis): redis is Redis & HitCommand =>
+  typeof (redis as Partial<HitCommand>)[COMMAND] === 'function';
+
+/** The client with the script defined on it (ioredis sends EVALSHA, and EVAL once per connection). */
+function withHitCommand(redis: Redis): Redis & HitCommand {
+  if (!hasHitCommand(redis)) redis.defineCommand(COMMAND, { numberOfKeys: 1, lua: SLIDING_WINDOW_HIT });
+  if (!hasHitCommand(redis)) throw new Error('ioredis did not define the rate-limit script');
+  return redis;
 }
 
 export async function hitRateLimit(
@@ -18,15 +70,15 @@ export async function hitRateLimit(
   limit: number,
   windowS: number,
 ): Promise<RateDecision> {
-  const nowS = Math.floor(Date.now() / 1000);
-  const window = Math.floor(nowS / windowS);
-  const key = redisKeys.rateLimit(accountId, bucket, window);
-  // The key is created with its expiry before it is counted, so no key outlives its window. Two plain commands
-  // rather than MULTI: on one connection they run in order, and auto-pipelining sends them with the other
-  // requests' commands of the same moment.
-  const [, count] = await Promise.all([redis.set(key, 0, 'EX', windowS + 1, 'NX'), redis.incr(key)]);
-  const resetS = (window + 1) * windowS - nowS;
-  return { allowed: count <= limit, limit, remaining: Math.max(0, limit - count), resetS, windowS };
+  const key = redisKeys.rateLimit(accountId, bucket);
+  const [allowed, count, waitUs] = await withHitCommand(redis).ternSlidingWindowHit(key, limit, windowS * 1_000_000);
+  return {
+    allowed: allowed === 1,
+    limit,
+    remaining: Math.max(0, limit - count),
+    resetS: Math.max(1, Math.ceil(waitUs / 1_000_000)),
+    windowS,
+  };
 }
 
 /** IETF RateLimit header fields (draft-ietf-httpapi-ratelimit-headers), plus Retry-After when refused. */

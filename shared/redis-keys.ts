@@ -2,8 +2,8 @@
 const P = 'tern:';
 
 export const redisKeys = {
-  /** Fixed-window rate-limit counter for one account and bucket. */
-  rateLimit: (accountId: number, bucket: string, window: number) => `${P}rl:${bucket}:${accountId}:${window}`,
+  /** Sliding-window rate limit of one account and bucket ('domains', 'writes', 'send'): a sorted set of its hit times. */
+  rateLimit: (accountId: number, bucket: string) => `${P}rl:${bucket}:${accountId}`,
   /** Suppression removals made today (UTC) by one account, shared with the dashboard. */
   suppressionRemovals: (accountId: number, day: string) => `${P}supdel:${accountId}:${day}`,
   /** Held by the process running the automatic domain check. */
@@ -16,8 +16,6 @@ export const redisKeys = {
   queueDue: () => `${P}queue:due`,
   /** Published when new mail is queued, so an idle scheduler looks at once. */
   queueWakeChannel: () => `${P}queue:wake`,
-  /** Sending-rate counter of one account for one second. */
-  sendRate: (accountId: number, second: number) => `${P}sendrate:${accountId}:${second}`,
   /** The stored first response of an Idempotency-Key (24 h). */
   idempotency: (accountId: number, key: string) => `${P}idem:${accountId}:${key}`,
 } as const;

@@ -746,8 +746,6 @@ t.test('batch authentication errors answer the whole request in the sending shap
 
 t.test('over the account send rate a send is refused with 429 and Retry-After', async (t) => {
   const s = await setup(1000, 2);
-  // Wait for the start of a second so the burst falls in one window.
-  await new Promise((r) => setTimeout(r, 1000 - (Date.now() % 1000) + 20));
   const burst = await Promise.all(Array.from({ length: 5 }, () => send(s.sendKey, mail(s.domain))));
   const statuses = burst.map((r) => r.status);
   const limited = burst.filter((r) => r.status === 429);
@@ -764,7 +762,6 @@ t.test('over the account send rate a send is refused with 429 and Retry-After', 
 
 t.test('a batch counts as one request against the send rate, and over it the whole batch is refused with 429', async (t) => {
   const s = await setup(1000, 2);
-  await new Promise((r) => setTimeout(r, 1000 - (Date.now() % 1000) + 20));
   const body = Array.from({ length: 5 }, () => mail(s.domain));
   const burst = await Promise.all(Array.from({ length: 4 }, () => h.request('POST', '/v2/emails/batch', { key: s.sendKey, body })));
   const ok = burst.filter((r) => r.status === 200);
@@ -781,7 +778,6 @@ t.test('a batch counts as one request against the send rate, and over it the who
 t.test('the send rate is per account: one account over its rate does not slow another', async (t) => {
   const slow = await setup(1000, 1);
   const other = await setup(1000, 1000);
-  await new Promise((r) => setTimeout(r, 1000 - (Date.now() % 1000) + 20));
   await Promise.all([send(slow.sendKey, mail(slow.domain)), send(slow.sendKey, mail(slow.domain)), send(slow.sendKey, mail(slow.domain))]);
   const res = await Promise.all(Array.from({ length: 5 }, () => send(other.sendKey, mail(other.domain))));
   t.same(res.map((r) => r.status), [200, 200, 200, 200, 200]);
@@ -789,7 +785,6 @@ t.test('the send rate is per account: one account over its rate does not slow an
 
 t.test('a send with an admin key counts against the same account rate', async (t) => {
   const s = await setup(1000, 2);
-  await new Promise((r) => setTimeout(r, 1000 - (Date.now() % 1000) + 20));
   const res = await Promise.all([send(s.adminKey, mail(s.domain)), send(s.sendKey, mail(s.domain)), send(s.adminKey, mail(s.domain)), send(s.sendKey, mail(s.domain))]);
   t.ok(res.some((r) => r.status === 429), res.map((r) => r.status).join(','));
 });

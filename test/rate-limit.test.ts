@@ -1,0 +1,158 @@
+// The shared rate limiter against a real redis-server: "N per W seconds" holds in any W seconds (across the
+// edges of the old fixed clock windows too), the decision's remaining and reset are exact, and hits from two
+// connections at once never pass more than the limit.
+import t from 'tap';
+import type { Redis } from 'ioredis';
+import { startRedis } from './helpers/redis.js';
+import { connectRedis } from '../shared/redis.js';
+import { hitRateLimit, rateLimitHeaders, type RateDecision } from '../shared/rate-limit.js';
+import { redisKeys } from '../shared/redis-keys.js';
+
+const server = await startRedis();
+const redis = connectRedis(server.url, 'rate-limit-test');
+t.teardown(async () => {
+  redis.disconnect();
+  await server.stop();
+});
+
+const sleepUntil = (at: number) => new Promise((r) => setTimeout(r, Math.max(0, at - Date.now())));
+let nextAccount = 1;
+const freshAccount = () => nextAccount++;
+
+/** Seconds rounded up from `ms`, as the headers give them. */
+const ceilS = (ms: number) => Math.ceil(ms / 1000);
+
+/** Hits the bucket `count` times one after the other. */
+async function hits(client: Redis, account: number, limit: number, windowS: number, count: number): Promise<RateDecision[]> {
+  const out: RateDecision[] = [];
+  for (let i = 0; i < count; i++) out.push(await hitRateLimit(client, account, 'test', limit, windowS));
+  return out;
+}
+
+t.test('a burst just before an old clock-window edge and one just after it: the second is refused until the first ages out', async (t) => {
+  const LIMIT = 5;
+  const WINDOW_S = 2;
+  const account = freshAccount();
+  // The fixed windows counted floor(seconds / W): their edges are the multiples of 2,000 ms of the clock.
+  let edge = Math.ceil(Date.now() / 2000) * 2000;
+  if (edge - Date.now() < 600) edge += 2000;
+  await sleepUntil(edge - 400);
+  const firstAt = Date.now();
+  const first = await Promise.all(Array.from({ length: LIMIT }, () => hitRateLimit(redis, account, 'test', LIMIT, WINDOW_S)));
+  const firstDone = Date.now();
+  t.ok(firstDone < edge, `the first burst ended ${edge - firstDone} ms before the edge`);
+  t.same(first.map((d) => d.allowed), [true, true, true, true, true], 'the first five pass');
+
+  await sleepUntil(edge + 100);
+  const second = await hits(redis, account, LIMIT, WINDOW_S, LIMIT);
+  t.same(second.map((d) => d.allowed), [false, false, false, false, false], 'five more just after the edge are refused');
+  for (const d of second) {
+    t.equal(d.remaining, 0);
+    t.ok(d.resetS >= ceilS(firstAt + 2000 - Date.now()) && d.resetS <= ceilS(firstDone + 2000 - (edge + 100)), `reset ${d.resetS} s`);
+  }
+
+  // Refused retries do not count: they neither extend the wait nor use the next places.
+  while (Date.now() < firstAt + WINDOW_S * 1000 - 250) {
+    const d = await hitRateLimit(redis, account, 'test', LIMIT, WINDOW_S);
+    if (Date.now() < firstAt + WINDOW_S * 1000) t.equal(d.allowed, false, 'still refused while the first burst is in the window');
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  await sleepUntil(firstDone + WINDOW_S * 1000 + 50);
+  const third = await hits(redis, account, LIMIT, WINDOW_S, LIMIT + 1);
+  t.same(third.map((d) => d.allowed), [true, true, true, true, true, false], 'once the first burst has left, five pass again');
+});
+
+t.test('remaining counts down and a refusal carries Retry-After = the time until the oldest hit leaves the window', async (t) => {
+  const LIMIT = 3;
+  const WINDOW_S = 2;
+  const account = freshAccount();
+  const oldestFrom = Date.now();
+  const d1 = await hitRateLimit(redis, account, 'test', LIMIT, WINDOW_S);
+  const oldestTo = Date.now();
+  await new Promise((r) => setTimeout(r, 700));
+  const nextFrom = Date.now();
+  const d2 = await hitRateLimit(redis, account, 'test', LIMIT, WINDOW_S);
+  const nextTo = Date.now();
+  const d3 = await hitRateLimit(redis, account, 'test', LIMIT, WINDOW_S);
+  t.same(
+    [d1, d2, d3].map((d) => [d.allowed, d.remaining]),
+    [[true, 2], [true, 1], [true, 0]],
+    'allowed, with 2, 1 and 0 left',
+  );
+
+  const before = Date.now();
+  const refused = await hitRateLimit(redis, account, 'test', LIMIT, WINDOW_S);
+  const after = Date.now();
+  t.equal(refused.allowed, false);
+  t.equal(refused.remaining, 0);
+  const lo = ceilS(oldestFrom + WINDOW_S * 1000 - after);
+  const hi = ceilS(oldestTo + WINDOW_S * 1000 - before);
+  t.ok(refused.resetS >= lo && refused.resetS <= hi, `reset ${refused.resetS} s, expected ${lo}..${hi}`);
+  const headers = rateLimitHeaders(refused);
+  t.same(headers, {
+    'RateLimit-Limit': '3',
+    'RateLimit-Remaining': '0',
+    'RateLimit-Reset': String(refused.resetS),
+    'RateLimit-Policy': '3;w=2',
+    'Retry-After': String(refused.resetS),
+  });
+  t.notOk('Retry-After' in rateLimitHeaders(d3), 'an allowed hit carries no Retry-After');
+  t.equal(rateLimitHeaders(d2)['RateLimit-Remaining'], '1');
+
+  // Just before the oldest hit leaves: still refused, now with 1 s to wait.
+  await sleepUntil(oldestFrom + WINDOW_S * 1000 - 200);
+  const late = await hitRateLimit(redis, account, 'test', LIMIT, WINDOW_S);
+  if (Date.now() < oldestFrom + WINDOW_S * 1000) t.same([late.allowed, late.resetS], [false, 1], 'refused until the oldest hit leaves, 1 s to wait');
+
+  // Just after: one place, and the next wait is the second hit's.
+  await sleepUntil(oldestTo + WINDOW_S * 1000 + 50);
+  const freed = await hitRateLimit(redis, account, 'test', LIMIT, WINDOW_S);
+  t.same([freed.allowed, freed.remaining], [true, 0], 'one place came back');
+  const again = await hitRateLimit(redis, account, 'test', LIMIT, WINDOW_S);
+  const againAt = Date.now();
+  t.equal(again.allowed, false);
+  t.ok(again.resetS >= ceilS(nextFrom + WINDOW_S * 1000 - againAt) && again.resetS <= ceilS(nextTo + WINDOW_S * 1000 - (oldestTo + 2050)), `reset ${again.resetS} s`);
+});
+
+t.test('hits from two connections at once never pass more than the limit', async (t) => {
+  const LIMIT = 50;
+  const account = freshAccount();
+  const other = connectRedis(server.url, 'rate-limit-test-2');
+  t.teardown(() => other.disconnect());
+  const all = await Promise.all(
+    Array.from({ length: 200 }, (_, i) => hitRateLimit(i % 2 ? other : redis, account, 'test', LIMIT, 10)),
+  );
+  const allowed = all.filter((d) => d.allowed);
+  t.equal(allowed.length, LIMIT, 'exactly the limit passes');
+  t.same(
+    allowed.map((d) => d.remaining).sort((a, b) => a - b),
+    Array.from({ length: LIMIT }, (_, i) => i),
+    'each allowed hit saw its own remaining count',
+  );
+  t.ok(all.filter((d) => !d.allowed).every((d) => d.remaining === 0 && d.resetS >= 1 && d.resetS <= 10), 'every refusal says 0 left and when to retry');
+});
+
+t.test('a limit lowered below the hits in the window refuses until enough of them have left', async (t) => {
+  const account = freshAccount();
+  await hits(redis, account, 4, 2, 2);
+  await new Promise((r) => setTimeout(r, 800));
+  const thirdFrom = Date.now();
+  await hits(redis, account, 4, 2, 2);
+  const thirdTo = Date.now();
+  const lowered = await hitRateLimit(redis, account, 'test', 2, 2);
+  const at = Date.now();
+  t.same([lowered.allowed, lowered.remaining], [false, 0]);
+  // Four in the window and a limit of 2: the third hit must leave too before one more fits.
+  t.ok(lowered.resetS >= ceilS(thirdFrom + 2000 - at) && lowered.resetS <= ceilS(thirdTo + 2000 - at + 50), `reset ${lowered.resetS} s`);
+});
+
+t.test('buckets are per account and per bucket name, and a bucket key lives one window after its newest hit', async (t) => {
+  const a = freshAccount();
+  const b = freshAccount();
+  t.equal((await hitRateLimit(redis, a, 'domains', 1, 60)).allowed, true);
+  t.equal((await hitRateLimit(redis, a, 'domains', 1, 60)).allowed, false);
+  t.equal((await hitRateLimit(redis, a, 'writes', 1, 60)).allowed, true, 'another bucket of the same account');
+  t.equal((await hitRateLimit(redis, b, 'domains', 1, 60)).allowed, true, 'the same bucket of another account');
+  const ttl = await redis.pttl(redisKeys.rateLimit(a, 'domains'));
+  t.ok(ttl > 59_000 && ttl <= 60_000, `expires in ${ttl} ms`);
+});
