@@ -18,7 +18,7 @@ export async function startApi(config: Config, runtime?: Runtime): Promise<Runni
   const rt = runtime ?? (await openRuntime(config, 'api'));
   const core = createCore(rt);
   const composer = new ComposePool(config.api.composeWorkers);
-  const server = createApiServer({ ...rt, core, composer });
+  const server = createApiServer({ config, redis: rt.redis, log: rt.log, core, composer });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(config.api.port, config.api.host, () => resolve());

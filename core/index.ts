@@ -1,20 +1,54 @@
 // The application core: every use case the interfaces (HTTP /v2, SMTP submission, the CLI, later the
-// dashboard) call. Built once per process from what the runtime opened.
+// dashboard) call. Built once per process from what the runtime opened. Interfaces import the core and
+// the domain types it re-exports, never the store or the MTA's engines.
 import type { Runtime } from '../shared/runtime.js';
 import { Intake } from '../intake/intake.js';
 import { DisposableFilter } from '../intake/disposable.js';
 import { SenderAuthorization } from './sending/sender-authorization.js';
 import { MessageSending } from './sending/send-message.js';
+import { DomainManagement } from './domains.js';
+import { SendingKeys } from './sending-keys.js';
+import { Teams } from './teams.js';
+import { Webhooks } from './webhooks.js';
+import { Suppressions } from './suppressions.js';
+import { AccountSummaries } from './account-summary.js';
+import { MessageLog } from './message-log.js';
+import { AdminAuthenticator } from './admin-authentication.js';
+
+export type { Team, Domain, KeyRecord, Webhook, Suppression, PageOf, PageRequest, WebhookEvent, SuppressionStatus } from '../store/index.js';
+export type { MessageRow, RecipientRow, AttemptRow } from '../store/index.js';
+export { WEBHOOK_EVENTS, SUPPRESSION_STATUSES } from '../store/index.js';
 
 export interface Core {
+  /** Admin keys and the team they act on. */
+  readonly admins: AdminAuthenticator;
   /** Who may send, from which address, and how fast. */
   readonly senders: SenderAuthorization;
   /** Admitting and recording messages (the intake). */
   readonly sending: MessageSending;
+  readonly domains: DomainManagement;
+  readonly sendingKeys: SendingKeys;
+  readonly teams: Teams;
+  readonly webhooks: Webhooks;
+  readonly suppressions: Suppressions;
+  readonly summaries: AccountSummaries;
+  readonly messageLog: MessageLog;
 }
 
 export function createCore(rt: Runtime): Core {
   const intake = new Intake(rt.store, rt.redis, new DisposableFilter(rt.config.disposableDomains), rt.log);
+  const domains = new DomainManagement(rt);
   const senders = new SenderAuthorization({ store: rt.store, redis: rt.redis, keyCache: rt.keyCache });
-  return { senders, sending: new MessageSending(senders, intake) };
+  return {
+    admins: new AdminAuthenticator(rt),
+    senders,
+    sending: new MessageSending(senders, intake),
+    domains,
+    sendingKeys: new SendingKeys(rt),
+    teams: new Teams(rt),
+    webhooks: new Webhooks(rt),
+    suppressions: new Suppressions(rt),
+    summaries: new AccountSummaries(rt),
+    messageLog: new MessageLog(rt, domains),
+  };
 }

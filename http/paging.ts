@@ -1,6 +1,7 @@
+// Paging parameters of the /v2 lists: defaults, limits and the envelope.
 import type { Config } from '../shared/config.js';
 import { adminError } from '../shared/errors.js';
-import type { PageRequest } from '../store/paging.js';
+import type { PageRequest } from '../core/index.js';
 
 export interface PageParams {
   page?: number;

@@ -4,8 +4,7 @@ import type { Static, TSchema, TObject } from '@sinclair/typebox';
 import type { AppContext } from './context.js';
 import type { Scope } from '../shared/scopes.js';
 import type { AdminErrorCode } from '../shared/errors.js';
-import type { KeyRecord } from '../store/sqlite/keys.js';
-import type { Team } from '../store/sqlite/accounts.js';
+import type { AdminCaller } from '../core/admin-authentication.js';
 
 export type Method = 'GET' | 'POST' | 'PUT' | 'DELETE';
 
@@ -13,13 +12,7 @@ export type Method = 'GET' | 'POST' | 'PUT' | 'DELETE';
 export type RatePolicy = 'domains' | 'writes' | 'writes-when-search' | null;
 
 /** The authenticated admin caller and the team the request acts on. */
-export interface Caller {
-  key: KeyRecord;
-  owner: Team;
-  acting: Team;
-  /** The root account owning the key: rate limits, credits and limits are counted here. */
-  rootId: number;
-}
+export type Caller = AdminCaller;
 
 export interface Reply {
   status?: number;

@@ -2,8 +2,8 @@
 import { Type } from '@sinclair/typebox';
 import { defineRoute, type AnyRoute } from '../route.js';
 import { DataOf, Deleted, IdParams, ListEnvelope, PageQuery, SeedDateTime } from '../schemas/common.js';
-import { adminError } from '../../shared/errors.js';
-import { generateKey, hashKey, keyEnds, maskKey } from '../../shared/api-key.js';
+import { maskKey } from '../../shared/api-key.js';
+import { valueOf } from './refusal-errors.js';
 import { toSeedDateTime } from '../../shared/time.js';
 import { envelope, pageFrom } from '../paging.js';
 
@@ -27,7 +27,7 @@ const list = defineRoute({
   responses: { 200: { description: 'Sending keys', schema: ListEnvelope(KeyItem) } },
   async handle({ ctx, caller, query }) {
     const page = pageFrom(query, ctx.config);
-    const { rows, total } = await ctx.store.keys.listSending(caller.acting.id, page);
+    const { rows, total } = await ctx.core.sendingKeys.list(caller.acting, page);
     const items = rows.map((k) => ({
       id: k.id,
       title: k.title,
@@ -62,18 +62,7 @@ const create = defineRoute({
     404: { description: 'The domain is not one of the team’s' },
   },
   async handle({ ctx, caller, body }) {
-    let domainId: string | null = null;
-    if (body.domain !== undefined) {
-      const domain = await ctx.store.domains.get(body.domain, caller.acting.id);
-      if (!domain) throw adminError('not_found', 'Domain not found', { field: 'domain' });
-      domainId = domain.id;
-    }
-    const value = generateKey('sending');
-    const { start, end } = keyEnds(value);
-    const name = body.name.trim();
-    if (!name) throw adminError('validation_failed', 'name must not be blank', { field: 'name' });
-    const key = await ctx.store.keys.createSending({ accountId: caller.acting.id, title: name, hash: hashKey(value), start, end, domainId });
-    ctx.log.info({ key: key.id, team: caller.acting.id }, 'sending key created');
+    const { key, value } = valueOf(await ctx.core.sendingKeys.create(caller.acting, { name: body.name, domainId: body.domain }));
     return { status: 201, body: { data: { id: key.id, name: key.title, api_key: value, created_at: toSeedDateTime(key.createdAt) } } };
   },
 });
@@ -88,10 +77,7 @@ const remove = defineRoute({
   params: IdParams,
   responses: { 200: { description: 'Revoked', schema: Deleted }, 404: { description: 'No such sending key on this team' } },
   async handle({ ctx, caller, params }) {
-    const hash = await ctx.store.keys.revoke(params.id, 'sending', caller.acting.id);
-    if (!hash) throw adminError('not_found', 'Sending key not found');
-    await ctx.keyCache.revoked(ctx.redis, [hash], ctx.log);
-    ctx.log.info({ key: params.id, team: caller.acting.id }, 'sending key revoked');
+    valueOf(await ctx.core.sendingKeys.revoke(caller.acting, params.id));
     return { body: { deleted: true } };
   },
 });

@@ -3,13 +3,11 @@
 import { Type } from '@sinclair/typebox';
 import { defineRoute, type AnyRoute } from '../route.js';
 import { DataOf, IsoDateTime, ListEnvelope, PageQuery, SeedDateTime, StringIdParams } from '../schemas/common.js';
-import { adminError } from '../../shared/errors.js';
-import { checkDomainName } from '../../shared/domain-name.js';
-import { dkimRecordName, dnsRecordsFor, generateDkimKeyPair, MAX_DNS_NAME } from '../../shared/dns-records.js';
 import { toSeedDateTime } from '../../shared/time.js';
-import type { Domain, Team } from '../../store/index.js';
+import type { Domain, Team } from '../../core/index.js';
 import type { AppContext } from '../context.js';
 import { envelope, pageFrom } from '../paging.js';
+import { valueOf } from './refusal-errors.js';
 
 const DnsRecord = Type.Object({
   type: Type.String(),
@@ -67,7 +65,7 @@ const domainDetail = (d: Domain, ctx: AppContext) => ({
   verification_status: d.verificationStatus,
   created_at: toSeedDateTime(d.createdAt),
   dmarc_policy: d.dmarcPolicy,
-  dns_records: dnsRecordsFor(d, ctx.config.publicHostname),
+  dns_records: ctx.core.domains.dnsRecords(d),
   auto_verification: { active: d.autoVerifyActive, reason: d.autoVerifyReason },
   last_checked_at: d.lastCheckAt,
 });
@@ -83,7 +81,7 @@ const list = defineRoute({
   responses: { 200: { description: 'Domain list', schema: ListEnvelope(DomainListItem, { account_id: Type.Integer() }) } },
   async handle({ ctx, caller, query }) {
     const page = pageFrom(query, ctx.config);
-    const { rows, total } = await ctx.store.domains.list(caller.acting.id, page);
+    const { rows, total } = await ctx.core.domains.list(caller.acting, page);
     const items = rows.map((d) => domainListItem(d, caller.acting));
     return { body: { ...envelope(items, total, page), account_id: caller.acting.id } };
   },
@@ -105,26 +103,7 @@ const create = defineRoute({
     422: { description: 'Not a valid public domain name' },
   },
   async handle({ ctx, caller, body }) {
-    const checked = checkDomainName(body.name);
-    if (!checked.ok) throw adminError('invalid_domain', `${body.name} is not a valid public domain name: ${checked.reason}`, { field: 'name' });
-    // The DKIM record's name must fit in DNS (253 characters), or the domain could never be verified.
-    if (dkimRecordName(ctx.config.dkim.selector, checked.name).length > MAX_DNS_NAME) {
-      throw adminError('invalid_domain', `${checked.name} is too long: its DKIM record name would exceed ${MAX_DNS_NAME} characters`, { field: 'name' });
-    }
-    if (await ctx.store.domains.findByName(checked.name)) throw adminError('domain_exists', `${checked.name} already exists`);
-    if (checked.isSubdomain && (await ctx.store.accounts.pooledBalance(caller.acting)) <= 0) {
-      throw adminError('credits_required', 'Sending from a subdomain requires credits on the account');
-    }
-    const keys = await generateDkimKeyPair(ctx.config.dkim.keyBits);
-    const created = await ctx.store.domains.create({
-      accountId: caller.acting.id,
-      name: checked.name,
-      dkimSelector: ctx.config.dkim.selector,
-      dkimPublicKey: keys.publicKey,
-      dkimPrivateKeyEnc: ctx.secrets.seal(keys.privateKeyPem),
-    });
-    if (created === 'exists') throw adminError('domain_exists', `${checked.name} already exists`);
-    ctx.log.info({ domain: created.id, name: created.name, team: caller.acting.id }, 'domain added');
+    const created = valueOf(await ctx.core.domains.add(caller.acting, body.name));
     const data = { id: created.id, domain_name: created.name, verification_status: created.verificationStatus, created_at: toSeedDateTime(created.createdAt) };
     return { status: 201, body: { data } };
   },
@@ -140,8 +119,7 @@ const read = defineRoute({
   params: StringIdParams,
   responses: { 200: { description: 'Domain detail', schema: DataOf(DomainDetail) }, 404: { description: 'No such domain on this team' } },
   async handle({ ctx, caller, params }) {
-    const domain = await ctx.store.domains.get(params.id, caller.acting.id);
-    if (!domain) throw adminError('not_found', 'Domain not found');
+    const domain = valueOf(await ctx.core.domains.get(caller.acting, params.id));
     return { body: { data: domainDetail(domain, ctx) } };
   },
 });
@@ -159,14 +137,8 @@ const remove = defineRoute({
     404: { description: 'No such domain on this team' },
   },
   async handle({ ctx, caller, params }) {
-    const domain = await ctx.store.domains.get(params.id, caller.acting.id);
-    if (!domain || !(await ctx.store.domains.remove(domain.id, caller.acting.id))) throw adminError('not_found', 'Domain not found');
-    // Keys limited to this domain could never send again: revoke them with it.
-    await ctx.keyCache.revoked(ctx.redis, await ctx.store.keys.revokeForDomain(domain.id), ctx.log);
-    ctx.log.info({ domain: domain.id, name: domain.name, team: caller.acting.id }, 'domain removed');
-    const records = dnsRecordsFor(domain, ctx.config.publicHostname);
-    const names = [records.dkim, ...records.spf].map((r) => `${r.type} ${r.name}.${domain.name}`);
-    const warning = `Remove the DNS records Tern asked for from the zone of ${domain.name}: ${[...new Set(names)].join(', ')}`;
+    const { domain, recordsToRemove } = valueOf(await ctx.core.domains.remove(caller.acting, params.id));
+    const warning = `Remove the DNS records Tern asked for from the zone of ${domain.name}: ${recordsToRemove.join(', ')}`;
     return { body: { deleted: true, warning } };
   },
 });

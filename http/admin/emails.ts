@@ -3,12 +3,10 @@
 import { Type } from '@sinclair/typebox';
 import { defineRoute, type AnyRoute } from '../route.js';
 import { DataOf, IsoDateTime, ListEnvelope, PageQuery } from '../schemas/common.js';
-import { adminError } from '../../shared/errors.js';
 import { MESSAGE_STATUSES, RECIPIENT_STATES } from '../../domain/queue-state.js';
-import type { MessageRow, RecipientRow, AttemptRow } from '../../store/sqlite/messages.js';
-import type { AppContext } from '../context.js';
-import type { Team } from '../../store/index.js';
+import type { MessageRow, RecipientRow, AttemptRow } from '../../core/index.js';
 import { envelope, pageFrom } from '../paging.js';
+import { valueOf } from './refusal-errors.js';
 
 const Status = Type.Union(MESSAGE_STATUSES.map((s) => Type.Literal(s)));
 const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(t: T) => Type.Union([t, Type.Null()]);
@@ -89,27 +87,6 @@ function eventsOf(m: MessageRow, recipients: readonly RecipientRow[], attempts: 
   return [...accepted, ...tried];
 }
 
-async function domainFilter(ctx: AppContext, team: Team, value: string | undefined): Promise<string | undefined> {
-  if (!value) return undefined;
-  const byId = await ctx.store.domains.get(value, team.id);
-  const byName = byId ?? (await ctx.store.domains.findByName(value));
-  // An unknown domain, or another team's, simply matches nothing.
-  return byName && byName.accountId === team.id ? byName.id : '-';
-}
-
-/** The first and last instants whose toISOString() is `YYYY-…Z` with four year digits, as created_at is. */
-const EARLIEST = Date.parse('0000-01-01T00:00:00.000Z');
-const LATEST = Date.parse('9999-12-31T23:59:59.999Z');
-
-function dateBound(value: string | undefined, field: string, endOfDay: boolean): string | undefined {
-  if (!value) return undefined;
-  const dateOnly = /^\d{4}-\d{2}-\d{2}$/.test(value);
-  const time = Date.parse(dateOnly ? `${value}T${endOfDay ? '23:59:59.999' : '00:00:00.000'}Z` : value);
-  if (Number.isNaN(time)) throw adminError('validation_failed', `${field} must be an ISO 8601 date or date-time`, { field });
-  // Bounds compare with created_at as text: a year past 9999 would print as "+010000-…" and sort before every date.
-  return new Date(Math.min(Math.max(time, EARLIEST), LATEST)).toISOString();
-}
-
 const list = defineRoute({
   method: 'GET',
   path: '/v2/emails',
@@ -128,16 +105,9 @@ const list = defineRoute({
   responses: { 200: { description: 'Messages', schema: ListEnvelope(MessageItem) } },
   async handle({ ctx, caller, query }) {
     const page = pageFrom(query, ctx.config);
-    const { rows, total } = await ctx.store.messages.list(caller.acting.id, {
-      ...page,
-      status: query.status,
-      domainId: await domainFilter(ctx, caller.acting, query.domain),
-      from: dateBound(query.from, 'from', false),
-      to: dateBound(query.to, 'to', true),
-      search: query.search || undefined,
-      searchCountLimit: ctx.config.limits.pagingDepth,
-    });
-    const counts = await ctx.store.messages.recipientCounts(rows.map((r) => r.id));
+    const { rows, total, recipientCounts: counts } = valueOf(
+      await ctx.core.messageLog.list(caller.acting, { ...page, status: query.status, domain: query.domain, from: query.from, to: query.to, search: query.search }),
+    );
     return { body: envelope(rows.map((m) => listItem(m, counts.get(m.id) ?? 0)), total, page) };
   },
 });
@@ -152,10 +122,7 @@ const read = defineRoute({
   params: Type.Object({ message_id: Type.String({ minLength: 1, maxLength: 64 }) }),
   responses: { 200: { description: 'The full record', schema: DataOf(MessageDetail) }, 404: { description: 'No such message on this team' } },
   async handle({ ctx, caller, params }) {
-    const m = await ctx.store.messages.get(params.message_id, caller.acting.id);
-    if (!m) throw adminError('not_found', 'Message not found');
-    const recipients = await ctx.store.messages.recipientsOf(m.id);
-    const attempts = await ctx.store.messages.attemptsOf(m.id);
+    const { message: m, recipients, attempts } = valueOf(await ctx.core.messageLog.get(caller.acting, params.message_id));
     const data = {
       ...listItem(m, recipients.length),
       team_id: m.account_id,

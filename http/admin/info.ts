@@ -27,8 +27,6 @@ const Summary = Type.Object({
   domains: Type.Optional(Type.Array(DomainListItem)),
 });
 
-const rate = (part: number, whole: number): number => (whole > 0 ? Math.round((part / whole) * 10_000) / 10_000 : 0);
-
 const info = defineRoute({
   method: 'GET',
   path: '/v2/info',
@@ -40,19 +38,18 @@ const info = defineRoute({
   async handle({ ctx, caller }) {
     const team = caller.acting;
     // Rates over the reputation window (config reputation.windowDays), the figures platform suspension uses.
-    const since = Date.now() - ctx.config.reputation.windowDays * 86_400_000;
-    const totals = await ctx.store.feedback.rates(team.id, since);
+    const summary = await ctx.core.summaries.of(team);
     const body: Record<string, unknown> = {
       account: {
         id: team.id,
         status: team.status,
         plan_type: team.planType,
-        credit_balance: await ctx.store.accounts.pooledBalance(team),
+        credit_balance: summary.balance,
         credits_shared: true,
         limit_per_second: team.limitPerSecond,
         backend_region: team.backendRegion,
-        bounce_rate: rate(totals.bounced, totals.volume),
-        complaint_rate: rate(totals.complained, totals.volume),
+        bounce_rate: summary.bounceRate,
+        complaint_rate: summary.complaintRate,
       },
       key: {
         id: caller.key.id,
@@ -64,8 +61,7 @@ const info = defineRoute({
       },
     };
     if (allows(caller.key.scopes, 'domains:read')) {
-      const { rows } = await ctx.store.domains.list(team.id, { page: 1, perPage: 1000 });
-      body.domains = rows.map((d) => domainListItem(d, team));
+      body.domains = (await ctx.core.domains.all(team)).map((d) => domainListItem(d, team));
     }
     return { body };
   },

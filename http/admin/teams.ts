@@ -2,21 +2,14 @@
 import { Type } from '@sinclair/typebox';
 import { defineRoute, type AnyRoute } from '../route.js';
 import { DataOf, IdParams } from '../schemas/common.js';
-import { adminError } from '../../shared/errors.js';
-import type { Team } from '../../store/index.js';
+import type { Team } from '../../core/index.js';
+import { valueOf } from './refusal-errors.js';
 
 const TeamStatus = Type.Union([Type.Literal('active'), Type.Literal('suspended')]);
 const TeamItem = Type.Object({ id: Type.Integer(), name: Type.String(), status: TeamStatus });
 const TeamName = Type.String({ minLength: 2, maxLength: 100 });
 
 const teamItem = (t: Team) => ({ id: t.id, name: t.name, status: t.status });
-
-/** The name as stored: trimmed, and still 2 to 100 characters once trimmed (on create and on rename). */
-function teamName(raw: string): string {
-  const name = raw.trim();
-  if (name.length < 2) throw adminError('validation_failed', 'name must have 2 to 100 characters', { field: 'name' });
-  return name;
-}
 
 const list = defineRoute({
   method: 'GET',
@@ -40,8 +33,8 @@ const list = defineRoute({
   },
   async handle({ ctx, caller }) {
     const owner = caller.owner;
-    const teams = owner.parentId === null ? await ctx.store.accounts.children(owner.id) : [];
-    const account = { ...teamItem(owner), credit_balance: await ctx.store.accounts.pooledBalance(owner) };
+    const { teams, balance } = await ctx.core.teams.overview(owner);
+    const account = { ...teamItem(owner), credit_balance: balance };
     return { body: { data: { account, teams: teams.map(teamItem), credits_shared: true } }, headers: { 'X-Account-Id': String(owner.id) } };
   },
 });
@@ -61,13 +54,7 @@ const create = defineRoute({
     422: { description: 'Invalid name, or the account has its maximum number of teams' },
   },
   async handle({ ctx, caller, body }) {
-    if (caller.owner.parentId !== null) throw adminError('forbidden', 'Only the parent account can create teams');
-    const name = teamName(body.name);
-    const team = await ctx.store.accounts.createTeam(caller.owner, name, ctx.config.limits.teamsPerAccount);
-    if (team === 'limit_reached') {
-      throw adminError('limit_reached', `An account can have at most ${ctx.config.limits.teamsPerAccount} teams`, { field: 'name' });
-    }
-    ctx.log.info({ team: team.id, parent: caller.owner.id }, 'team created');
+    const team = valueOf(await ctx.core.teams.create(caller.owner, body.name));
     return { status: 201, body: { data: teamItem(team) } };
   },
 });
@@ -87,22 +74,8 @@ const update = defineRoute({
     404: { description: 'No such team under this account' },
   },
   async handle({ ctx, caller, params, body }) {
-    const team = await ctx.store.accounts.get(params.id);
-    if (!team || caller.owner.parentId !== null || team.parentId !== caller.owner.id) throw adminError('not_found', 'Team not found');
-    const name = body.name === undefined ? undefined : teamName(body.name);
-    if (body.status) {
-      const change = await ctx.store.accounts.changeStatus(team.id, body.status, 'account');
-      if (!change.ok && change.refusal === 'suspended_by_platform') {
-        throw adminError('suspended_by_platform', 'The platform suspended this team; only the platform can reactivate it', {}, {
-          'X-Account-Id': String(team.id),
-        });
-      }
-      if (!change.ok) throw adminError('not_found', 'Team not found');
-    }
-    if (name !== undefined) await ctx.store.accounts.rename(team.id, name);
-    const updated = (await ctx.store.accounts.get(team.id))!;
-    ctx.log.info({ team: team.id, status: updated.status, by: 'account' }, 'team updated');
-    return { body: { data: teamItem(updated) }, headers: { 'X-Account-Id': String(team.id) } };
+    const updated = valueOf(await ctx.core.teams.update(caller.owner, params.id, body));
+    return { body: { data: teamItem(updated) }, headers: { 'X-Account-Id': String(updated.id) } };
   },
 });
 

@@ -1,13 +1,12 @@
 // /v2/webhooks: where the team's bounced and complaint events are delivered, signed with a secret
 // generated here (Standard Webhooks format), shown once, stored sealed.
-import { randomBytes } from 'node:crypto';
 import { Type } from '@sinclair/typebox';
 import { defineRoute, type AnyRoute } from '../route.js';
 import { DataOf, Deleted, IdParams, ListEnvelope, PageQuery } from '../schemas/common.js';
-import { adminError } from '../../shared/errors.js';
-import { checkWebhookUrl, WEBHOOK_URL_MAX } from '../../shared/webhook-url.js';
-import { WEBHOOK_EVENTS, type Webhook } from '../../store/sqlite/webhooks.js';
+import { WEBHOOK_URL_MAX } from '../../shared/webhook-url.js';
+import { WEBHOOK_EVENTS, type Webhook } from '../../core/index.js';
 import { envelope, pageFrom } from '../paging.js';
+import { valueOf } from './refusal-errors.js';
 
 const Event = Type.Union(WEBHOOK_EVENTS.map((e) => Type.Literal(e)));
 const Events = Type.Array(Event, { minItems: 1, uniqueItems: true });
@@ -39,12 +38,6 @@ const present = (w: Webhook) => ({
   updated_at: w.updatedAt,
 });
 
-function publicUrl(url: string): string {
-  const checked = checkWebhookUrl(url);
-  if (!checked.ok) throw adminError('invalid_url', `Invalid webhook url: ${checked.reason}`, { field: 'url' });
-  return checked.url;
-}
-
 const fieldCodes = { events: 'unsupported_event', url: 'invalid_url' } as const;
 
 const list = defineRoute({
@@ -58,7 +51,7 @@ const list = defineRoute({
   responses: { 200: { description: 'Webhooks', schema: ListEnvelope(WebhookBody) } },
   async handle({ ctx, caller, query }) {
     const page = pageFrom(query, ctx.config);
-    const { rows, total } = await ctx.store.webhooks.list(caller.acting.id, page);
+    const { rows, total } = await ctx.core.webhooks.list(caller.acting, page);
     return { body: envelope(rows.map(present), total, page) };
   },
 });
@@ -80,15 +73,9 @@ const create = defineRoute({
     422: { description: 'Unsupported event, invalid url, or the team has its maximum number of webhooks' },
   },
   async handle({ ctx, caller, body }) {
-    const url = publicUrl(body.url);
-    const secret = `whsec_${randomBytes(32).toString('base64')}`;
-    const fields = { title: body.title ?? '', url, events: body.events, includeMessage: body.include_message ?? false };
-    const created = await ctx.store.webhooks.create(caller.acting.id, fields, ctx.secrets.seal(secret), ctx.config.limits.webhooksPerTeam);
-    if (created === 'limit_reached') {
-      throw adminError('limit_reached', `A team can have at most ${ctx.config.limits.webhooksPerTeam} webhooks`);
-    }
-    ctx.log.info({ webhook: created.id, team: caller.acting.id }, 'webhook created');
-    return { status: 201, body: { data: { ...present(created), secret } } };
+    const fields = { title: body.title ?? '', url: body.url, events: body.events, includeMessage: body.include_message ?? false };
+    const { webhook, secret } = valueOf(await ctx.core.webhooks.create(caller.acting, fields));
+    return { status: 201, body: { data: { ...present(webhook), secret } } };
   },
 });
 
@@ -115,13 +102,12 @@ const update = defineRoute({
   async handle({ ctx, caller, params, body }) {
     const change = {
       title: body.title,
-      url: body.url === undefined ? undefined : publicUrl(body.url),
+      url: body.url,
       events: body.events,
       includeMessage: body.include_message,
       status: body.status,
     };
-    const updated = await ctx.store.webhooks.update(params.id, caller.acting.id, change);
-    if (!updated) throw adminError('not_found', 'Webhook not found');
+    const updated = valueOf(await ctx.core.webhooks.update(caller.acting, params.id, change));
     return { body: { data: present(updated) } };
   },
 });
@@ -136,7 +122,7 @@ const remove = defineRoute({
   params: IdParams,
   responses: { 200: { description: 'Deleted', schema: Deleted }, 404: { description: 'No such webhook on this team' } },
   async handle({ ctx, caller, params }) {
-    if (!(await ctx.store.webhooks.remove(params.id, caller.acting.id))) throw adminError('not_found', 'Webhook not found');
+    valueOf(await ctx.core.webhooks.remove(caller.acting, params.id));
     return { body: { deleted: true } };
   },
 });

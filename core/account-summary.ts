@@ -1,0 +1,34 @@
+// What an account (or team) looks like at a glance: its pooled balance and its bounce and complaint rates
+// over the reputation window, the figures platform suspension uses.
+import type { Config } from '../shared/config.js';
+import type { Store, Team } from '../store/index.js';
+
+export interface AccountSummaryDeps {
+  config: Config;
+  store: Store;
+}
+
+export interface AccountSummary {
+  team: Team;
+  balance: number;
+  bounceRate: number;
+  complaintRate: number;
+}
+
+/** A share rounded to four decimals; 0 when nothing was sent. */
+const rate = (part: number, whole: number): number => (whole > 0 ? Math.round((part / whole) * 10_000) / 10_000 : 0);
+
+export class AccountSummaries {
+  constructor(private readonly d: AccountSummaryDeps) {}
+
+  async of(team: Team): Promise<AccountSummary> {
+    const since = Date.now() - this.d.config.reputation.windowDays * 86_400_000;
+    const totals = await this.d.store.feedback.rates(team.id, since);
+    return {
+      team,
+      balance: await this.d.store.accounts.pooledBalance(team),
+      bounceRate: rate(totals.bounced, totals.volume),
+      complaintRate: rate(totals.complained, totals.volume),
+    };
+  }
+}

@@ -1,0 +1,90 @@
+// A team's sending domains: add one (its DKIM key pair generated, its DNS records derived), list, read,
+// remove. Verification is automatic (verification/); nothing here performs a DNS lookup.
+import type { Redis } from 'ioredis';
+import type { Config } from '../shared/config.js';
+import type { Logger } from '../shared/log.js';
+import type { SecretBox } from '../shared/secret-box.js';
+import type { KeyCache } from '../shared/key-cache.js';
+import type { Domain, PageOf, PageRequest, Store, Team } from '../store/index.js';
+import { checkDomainName } from '../shared/domain-name.js';
+import { dkimRecordName, dnsRecordsFor, generateDkimKeyPair, MAX_DNS_NAME, type DomainDnsRecords } from '../shared/dns-records.js';
+import { done, notFound, refuse, type Managed } from './management-refusals.js';
+
+export interface DomainManagementDeps {
+  config: Config;
+  store: Store;
+  redis: Redis;
+  log: Logger;
+  secrets: SecretBox;
+  keyCache: KeyCache;
+}
+
+export interface RemovedDomain {
+  domain: Domain;
+  /** The records the owner published for Tern, `TYPE name`, to take out of the zone. */
+  recordsToRemove: string[];
+}
+
+export class DomainManagement {
+  constructor(private readonly d: DomainManagementDeps) {}
+
+  list(team: Team, page: PageRequest): Promise<PageOf<Domain>> {
+    return this.d.store.domains.list(team.id, page);
+  }
+
+  /** Every domain of the team (the account summary lists them all). */
+  async all(team: Team): Promise<Domain[]> {
+    return (await this.d.store.domains.list(team.id, { page: 1, perPage: 1000 })).rows;
+  }
+
+  async get(team: Team, id: string): Promise<Managed<Domain>> {
+    const domain = await this.d.store.domains.get(id, team.id);
+    return domain ? done(domain) : notFound('domain', 'Domain not found');
+  }
+
+  /** The records the domain must publish: DKIM, and the return path's MX and SPF. */
+  dnsRecords(domain: Domain): DomainDnsRecords {
+    return dnsRecordsFor(domain, this.d.config.publicHostname);
+  }
+
+  /** Adds a draft domain. Its name must be a public domain no one uses yet; a subdomain needs credits. */
+  async add(team: Team, rawName: string): Promise<Managed<Domain>> {
+    const checked = checkDomainName(rawName);
+    if (!checked.ok) return refuse({ kind: 'invalid_domain', message: `${rawName} is not a valid public domain name: ${checked.reason}` });
+    // The DKIM record's name must fit in DNS (253 characters), or the domain could never be verified.
+    if (dkimRecordName(this.d.config.dkim.selector, checked.name).length > MAX_DNS_NAME) {
+      return refuse({ kind: 'invalid_domain', message: `${checked.name} is too long: its DKIM record name would exceed ${MAX_DNS_NAME} characters` });
+    }
+    if (await this.d.store.domains.findByName(checked.name)) return refuse({ kind: 'domain_exists', name: checked.name });
+    if (checked.isSubdomain && (await this.d.store.accounts.pooledBalance(team)) <= 0) return refuse({ kind: 'credits_required' });
+    const keys = await generateDkimKeyPair(this.d.config.dkim.keyBits);
+    const created = await this.d.store.domains.create({
+      accountId: team.id,
+      name: checked.name,
+      dkimSelector: this.d.config.dkim.selector,
+      dkimPublicKey: keys.publicKey,
+      dkimPrivateKeyEnc: this.d.secrets.seal(keys.privateKeyPem),
+    });
+    if (created === 'exists') return refuse({ kind: 'domain_exists', name: checked.name });
+    this.d.log.info({ domain: created.id, name: created.name, team: team.id }, 'domain added');
+    return done(created);
+  }
+
+  /** Removes a domain; sending keys limited to it could never send again, so they are revoked with it. */
+  async remove(team: Team, id: string): Promise<Managed<RemovedDomain>> {
+    const domain = await this.d.store.domains.get(id, team.id);
+    if (!domain || !(await this.d.store.domains.remove(domain.id, team.id))) return notFound('domain', 'Domain not found');
+    await this.d.keyCache.revoked(this.d.redis, await this.d.store.keys.revokeForDomain(domain.id), this.d.log);
+    this.d.log.info({ domain: domain.id, name: domain.name, team: team.id }, 'domain removed');
+    const records = this.dnsRecords(domain);
+    const names = [records.dkim, ...records.spf].map((r) => `${r.type} ${r.name}.${domain.name}`);
+    return done({ domain, recordsToRemove: [...new Set(names)] });
+  }
+
+  /** The domain a log filter names, by id or by name; another team's, or none, matches nothing. */
+  async resolveFilter(team: Team, value: string): Promise<string | null> {
+    const byId = await this.d.store.domains.get(value, team.id);
+    const found = byId ?? (await this.d.store.domains.findByName(value));
+    return found && found.accountId === team.id ? found.id : null;
+  }
+}

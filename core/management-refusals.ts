@@ -1,0 +1,26 @@
+// Why a management use case (domains, keys, teams, webhooks, suppressions) refused: one closed set that
+// /v2 (http/admin/refusal-errors.ts) and, later, the dashboard each translate into their own error shape.
+export type ManagedThing = 'domain' | 'team' | 'sending_key' | 'webhook' | 'suppression' | 'message';
+
+export type ManagementRefusal =
+  /** Missing, or outside the caller's reach: the two answer alike, so nothing reveals what exists. */
+  | { kind: 'not_found'; what: ManagedThing; message: string; field?: string }
+  | { kind: 'invalid_domain'; message: string }
+  | { kind: 'invalid_url'; message: string }
+  | { kind: 'invalid_field'; field: string; message: string }
+  | { kind: 'domain_exists'; name: string }
+  /** Sending from a subdomain needs credits on the account. */
+  | { kind: 'credits_required' }
+  | { kind: 'limit_reached'; what: 'teams' | 'webhooks' | 'admin_keys'; limit: number; field?: string }
+  /** Only a root account may do this (create teams). */
+  | { kind: 'not_parent_account' }
+  /** The platform suspended the team; its owner cannot lift it. */
+  | { kind: 'suspended_by_platform'; teamId: number }
+  | { kind: 'daily_limit_reached'; limit: number; retryAfterS: number };
+
+export type Managed<T> = { ok: true; value: T } | { ok: false; refusal: ManagementRefusal };
+
+export const done = <T>(value: T): Managed<T> => ({ ok: true, value });
+export const refuse = <T = never>(refusal: ManagementRefusal): Managed<T> => ({ ok: false, refusal });
+export const notFound = <T = never>(what: ManagedThing, message: string, field?: string): Managed<T> =>
+  refuse(field === undefined ? { kind: 'not_found', what, message } : { kind: 'not_found', what, message, field });

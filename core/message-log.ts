@@ -1,0 +1,84 @@
+// The message log of a team: pages of messages newest first, filtered by status, domain, date bounds and
+// words, and one message with its recipients and every delivery attempt.
+import type { Config } from '../shared/config.js';
+import type { AttemptRow, MessageRow, PageOf, PageRequest, RecipientRow, Store, Team } from '../store/index.js';
+import type { MessageStatus } from '../domain/queue-state.js';
+import type { DomainManagement } from './domains.js';
+import { done, notFound, refuse, type Managed } from './management-refusals.js';
+
+export interface MessageLogDeps {
+  config: Config;
+  store: Store;
+}
+
+export interface LogFilters extends PageRequest {
+  status?: MessageStatus;
+  /** A domain of the team, by id or name; any other matches nothing. */
+  domain?: string;
+  /** ISO 8601 date-times; a date alone means its first (from) or last (to) millisecond, in UTC. */
+  from?: string;
+  to?: string;
+  search?: string;
+}
+
+export interface LogPage extends PageOf<MessageRow> {
+  recipientCounts: ReadonlyMap<string, number>;
+}
+
+export interface LoggedMessage {
+  message: MessageRow;
+  recipients: RecipientRow[];
+  attempts: AttemptRow[];
+}
+
+/** No domain id looks like this: a filter that must match nothing. */
+const NO_DOMAIN = '-';
+
+export class MessageLog {
+  constructor(
+    private readonly d: MessageLogDeps,
+    private readonly domains: DomainManagement,
+  ) {}
+
+  async list(team: Team, f: LogFilters): Promise<Managed<LogPage>> {
+    const from = dateBound(f.from, false);
+    const to = dateBound(f.to, true);
+    if (from === null) return refuse({ kind: 'invalid_field', field: 'from', message: 'from must be an ISO 8601 date or date-time' });
+    if (to === null) return refuse({ kind: 'invalid_field', field: 'to', message: 'to must be an ISO 8601 date or date-time' });
+    const domainId = f.domain ? ((await this.domains.resolveFilter(team, f.domain)) ?? NO_DOMAIN) : undefined;
+    const page = await this.d.store.messages.list(team.id, {
+      page: f.page,
+      perPage: f.perPage,
+      status: f.status,
+      domainId,
+      from,
+      to,
+      search: f.search || undefined,
+      // A search counts its matches up to the paging depth: no page beyond it can be asked for anyway.
+      searchCountLimit: this.d.config.limits.pagingDepth,
+    });
+    const recipientCounts = await this.d.store.messages.recipientCounts(page.rows.map((r) => r.id));
+    return done({ ...page, recipientCounts });
+  }
+
+  async get(team: Team, id: string): Promise<Managed<LoggedMessage>> {
+    const message = await this.d.store.messages.get(id, team.id);
+    if (!message) return notFound('message', 'Message not found');
+    const [recipients, attempts] = await Promise.all([this.d.store.messages.recipientsOf(id), this.d.store.messages.attemptsOf(id)]);
+    return done({ message, recipients, attempts });
+  }
+}
+
+/** The first and last instants whose toISOString() is `YYYY-…Z` with four year digits, as created_at is. */
+const EARLIEST = Date.parse('0000-01-01T00:00:00.000Z');
+const LATEST = Date.parse('9999-12-31T23:59:59.999Z');
+
+/** A bound as created_at compares (ISO 8601 UTC with milliseconds); undefined when not given, null when not a date. */
+function dateBound(value: string | undefined, endOfDay: boolean): string | undefined | null {
+  if (!value) return undefined;
+  const dateOnly = /^\d{4}-\d{2}-\d{2}$/.test(value);
+  const time = Date.parse(dateOnly ? `${value}T${endOfDay ? '23:59:59.999' : '00:00:00.000'}Z` : value);
+  if (Number.isNaN(time)) return null;
+  // Bounds compare with created_at as text: a year past 9999 would print as "+010000-…" and sort before every date.
+  return new Date(Math.min(Math.max(time, EARLIEST), LATEST)).toISOString();
+}

@@ -1,0 +1,54 @@
+// A team's suppression list: read, and removals, of which an account has a daily allowance (UTC days),
+// counted in Redis so that every interface and process shares one counter.
+import type { Redis } from 'ioredis';
+import type { Config } from '../shared/config.js';
+import type { Logger } from '../shared/log.js';
+import type { PageOf, Store, Suppression, SuppressionQuery, Team } from '../store/index.js';
+import { redisKeys } from '../shared/redis-keys.js';
+import { secondsUntilNextUtcDay, utcDay } from '../shared/time.js';
+import { done, notFound, refuse, type Managed } from './management-refusals.js';
+
+export interface SuppressionDeps {
+  config: Config;
+  store: Store;
+  redis: Redis;
+  log: Logger;
+}
+
+export interface Removal {
+  email: string;
+  usedToday: number;
+  remainingToday: number;
+  dailyLimit: number;
+}
+
+export class Suppressions {
+  constructor(private readonly d: SuppressionDeps) {}
+
+  list(team: Team, query: SuppressionQuery): Promise<PageOf<Suppression>> {
+    return this.d.store.suppressions.list(team.id, query);
+  }
+
+  /** Removes an address; only a real removal uses the account's daily allowance. */
+  async remove(team: Team, accountId: number, rawEmail: string): Promise<Managed<Removal>> {
+    const email = rawEmail.trim().toLowerCase();
+    const limit = this.d.config.limits.suppressionRemovalsPerDay;
+    const notListed = () => notFound<Removal>('suppression', `${email} is not on the suppression list`);
+    // Checked before counting, so requests for unlisted addresses never hold a unit of the allowance,
+    // even briefly, while a concurrent real removal is being counted.
+    if (!(await this.d.store.suppressions.isSuppressed(team.id, email))) return notListed();
+    const key = redisKeys.suppressionRemovals(accountId, utcDay());
+    const [[, used]] = (await this.d.redis.multi().incr(key).expire(key, 2 * 86_400).exec()) as [[Error | null, number]];
+    const release = async () => void (await this.d.redis.decr(key));
+    if (used > limit) {
+      await release();
+      return refuse({ kind: 'daily_limit_reached', limit, retryAfterS: secondsUntilNextUtcDay() });
+    }
+    if (!(await this.d.store.suppressions.remove(team.id, email))) {
+      await release();
+      return notListed();
+    }
+    this.d.log.info({ team: team.id, email }, 'suppression removed');
+    return done({ email, usedToday: used, remainingToday: Math.max(0, limit - used), dailyLimit: limit });
+  }
+}

@@ -1,0 +1,56 @@
+// A team's webhooks: where its bounce and complaint events are delivered, each signed with a secret made
+// here (Standard Webhooks), shown once and stored sealed.
+import { randomBytes } from 'node:crypto';
+import type { Config } from '../shared/config.js';
+import type { Logger } from '../shared/log.js';
+import type { SecretBox } from '../shared/secret-box.js';
+import type { PageOf, PageRequest, Store, Team, Webhook, WebhookChange, WebhookFields } from '../store/index.js';
+import { checkWebhookUrl } from '../shared/webhook-url.js';
+import { done, notFound, refuse, type Managed } from './management-refusals.js';
+
+export interface WebhookDeps {
+  config: Config;
+  store: Store;
+  log: Logger;
+  secrets: SecretBox;
+}
+
+export interface CreatedWebhook {
+  webhook: Webhook;
+  /** The signing secret, `whsec_…`: returned once. */
+  secret: string;
+}
+
+export class Webhooks {
+  constructor(private readonly d: WebhookDeps) {}
+
+  list(team: Team, page: PageRequest): Promise<PageOf<Webhook>> {
+    return this.d.store.webhooks.list(team.id, page);
+  }
+
+  async create(team: Team, fields: WebhookFields): Promise<Managed<CreatedWebhook>> {
+    const url = checkWebhookUrl(fields.url);
+    if (!url.ok) return refuse({ kind: 'invalid_url', message: `Invalid webhook url: ${url.reason}` });
+    const secret = `whsec_${randomBytes(32).toString('base64')}`;
+    const limit = this.d.config.limits.webhooksPerTeam;
+    const created = await this.d.store.webhooks.create(team.id, { ...fields, url: url.url }, this.d.secrets.seal(secret), limit);
+    if (created === 'limit_reached') return refuse({ kind: 'limit_reached', what: 'webhooks', limit });
+    this.d.log.info({ webhook: created.id, team: team.id }, 'webhook created');
+    return done({ webhook: created, secret });
+  }
+
+  async update(team: Team, id: number, change: WebhookChange): Promise<Managed<Webhook>> {
+    let url: string | undefined;
+    if (change.url !== undefined) {
+      const checked = checkWebhookUrl(change.url);
+      if (!checked.ok) return refuse({ kind: 'invalid_url', message: `Invalid webhook url: ${checked.reason}` });
+      url = checked.url;
+    }
+    const updated = await this.d.store.webhooks.update(id, team.id, { ...change, url });
+    return updated ? done(updated) : notFound('webhook', 'Webhook not found');
+  }
+
+  async remove(team: Team, id: number): Promise<Managed<void>> {
+    return (await this.d.store.webhooks.remove(id, team.id)) ? done(undefined) : notFound('webhook', 'Webhook not found');
+  }
+}
