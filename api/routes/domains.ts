@@ -106,7 +106,7 @@ const create = defineRoute({
   },
   async handle({ ctx, caller, body }) {
     const checked = checkDomainName(body.name);
-    if (!checked.ok) throw adminError('invalid_domain', `${body.name} is not a valid public domain name: ${checked.reason}`, { field: 'name' });
+    if (!checked.ok) throw adminError('invalid_domain', `${JSON.stringify(body.name)} is not a valid public domain name: ${checked.reason}`, { field: 'name' });
     // The DKIM record's name must fit in DNS (253 characters), or the domain could never be verified.
     if (dkimRecordName(ctx.config.dkim.selector, checked.name).length > MAX_DNS_NAME) {
       throw adminError('invalid_domain', `${checked.name} is too long: its DKIM record name would exceed ${MAX_DNS_NAME} characters`, { field: 'name' });
