@@ -8,7 +8,7 @@ import { loadConfig, type Config } from '../shared/config.js';
 import { openStore, type Store } from '../store/index.js';
 import { createAccount, createAdminKey } from '../core/accounts.js';
 import { parseScopes, SCOPES } from '../shared/scopes.js';
-import { rootIdOf } from '../store/sqlite/accounts.js';
+import { DEFAULT_SUSPENSION_REASON, rootIdOf } from '../store/sqlite/accounts.js';
 import { stopChild } from '../shared/stop-child.js';
 import { serviceNodeFlags } from '../shared/node-flags.js';
 
@@ -22,7 +22,7 @@ const USAGE = `usage: ternmail <command>
   account update --id ID [--limit-per-second N] [--plan NAME]
   admin-key create --account ID --title T --scopes s1,s2|all
   credits add --account ID --amount N
-  team suspend --team ID [--by-platform]
+  team suspend --team ID [--by-platform] [--reason TEXT]
   team reactivate --team ID
   domain check --id DOMAIN_ID`;
 
@@ -68,6 +68,14 @@ async function mustGetTeam(store: Store, id: number) {
   const team = await store.accounts.get(id);
   if (!team) throw new Error(`no account or team ${id}`);
   return team;
+}
+
+/** An operator's reason for a suspension, shown to the team's owner in GET /v2/info: one line of text. */
+function operatorReason(text: string | boolean): string {
+  const reason = typeof text === 'string' ? text : '';
+  if (reason.length < 1 || reason.length > 500) throw new UsageError('--reason must have 1 to 500 characters');
+  if (/[\p{Cc}\p{Cf}]/u.test(reason)) throw new UsageError('--reason must be one line of text, without control characters');
+  return reason;
 }
 
 type Command = (config: Config, args: string[]) => Promise<unknown>;
@@ -120,21 +128,28 @@ const operatorCommands: Record<string, Command> = {
     });
   },
   'team suspend': (config, args) => {
-    const f = flags(args, { team: 'string', 'by-platform': 'boolean' });
+    const f = flags(args, { team: 'string', 'by-platform': 'boolean', reason: 'string' });
     const id = integer(f, 'team', { required: true })!;
+    // Without --by-platform the owner may lift it, but the operator suspended it all the same.
+    const reason = f.reason === undefined ? DEFAULT_SUSPENSION_REASON.platform : operatorReason(f.reason);
     return withStore(config, async (store) => {
-      const change = await store.accounts.changeStatus(id, 'suspended', f['by-platform'] ? 'platform' : 'account');
+      const change = await store.accounts.changeStatus(id, 'suspended', f['by-platform'] ? 'platform' : 'account', { reason });
       if (!change.ok) throw new Error(`no team ${id}`);
-      return { id: change.team.id, status: change.team.status, suspended_by: change.team.suspendedBy };
+      const { suspensionBody } = await import('../http/admin/info.js');
+      const t = change.team;
+      return { id: t.id, status: t.status, suspended_by: t.suspendedBy, suspension: t.suspension && suspensionBody(t.suspension) };
     });
   },
   'team reactivate': (config, args) => {
     const f = flags(args, { team: 'string' });
     const id = integer(f, 'team', { required: true })!;
     return withStore(config, async (store) => {
+      // The suspension being lifted is printed, so the operator sees what it was (there is no `team show`).
+      const before = (await store.accounts.get(id))?.suspension ?? null;
       const change = await store.accounts.changeStatus(id, 'active', 'platform');
       if (!change.ok) throw new Error(`no team ${id}`);
-      return { id: change.team.id, status: change.team.status };
+      const { suspensionBody } = await import('../http/admin/info.js');
+      return { id: change.team.id, status: change.team.status, lifted: before && suspensionBody(before) };
     });
   },
   'domain check': (config, args) => {

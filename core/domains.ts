@@ -50,7 +50,7 @@ export class DomainManagement {
   /** Adds a draft domain. Its name must be a public domain no one uses yet; a subdomain needs credits. */
   async add(team: Team, rawName: string): Promise<Managed<Domain>> {
     const checked = checkDomainName(rawName);
-    if (!checked.ok) return refuse({ kind: 'invalid_domain', message: `${rawName} is not a valid public domain name: ${checked.reason}` });
+    if (!checked.ok) return refuse({ kind: 'invalid_domain', message: `${JSON.stringify(rawName)} is not a valid public domain name: ${checked.reason}` });
     // The DKIM record's name must fit in DNS (253 characters), or the domain could never be verified.
     if (dkimRecordName(this.d.config.dkim.selector, checked.name).length > MAX_DNS_NAME) {
       return refuse({ kind: 'invalid_domain', message: `${checked.name} is too long: its DKIM record name would exceed ${MAX_DNS_NAME} characters` });

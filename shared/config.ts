@@ -75,10 +75,14 @@ const ConfigSchema = Obj({
     pageSizeDefault: Positive,
     pagingDepth: Positive,
   }),
-  /** Platform suspension: thresholds over a window of recent recipients, with a minimum volume. */
+  /** Platform suspension: a rate over a window of recent recipients passes its threshold, with at least
+   * minVolume recipients and at least minBounces bounces (bounce rate) or minComplaints complaints (complaint
+   * rate) in the window: one event in a small volume is noise, not a rate. */
   reputation: Obj({
     windowDays: Positive,
     minVolume: Positive,
+    minBounces: Positive,
+    minComplaints: Positive,
     maxBounceRate: Type.Number({ exclusiveMinimum: 0, maximum: 1 }),
     maxComplaintRate: Type.Number({ exclusiveMinimum: 0, maximum: 1 }),
   }),

@@ -1,7 +1,9 @@
 // Webhook URL rules from the seed: at most 2,048 characters; https, or http on port 443, 80 or 8080;
-// a public host name only. Addresses are checked again when a delivery resolves the name.
+// a public host name only; no whitespace, control or invisible character anywhere (refused, never re-encoded).
+// Addresses are checked again when a delivery resolves the name.
 import { isIP } from 'node:net';
 import { parse } from 'tldts';
+import { forbiddenCharacter } from './domain-name.js';
 
 export const WEBHOOK_URL_MAX = 2048;
 const HTTP_PORTS = new Set(['', '80', '443', '8080']);
@@ -10,6 +12,10 @@ export type UrlCheck = { ok: true; url: string } | { ok: false; reason: string }
 
 export function checkWebhookUrl(input: string): UrlCheck {
   if (input.length > WEBHOOK_URL_MAX) return { ok: false, reason: `the url is longer than ${WEBHOOK_URL_MAX} characters` };
+  // The URL parser strips surrounding whitespace and controls, drops tabs and new lines, and percent-encodes the
+  // rest: the stored url would not be the one given (and CR LF is how a header gets injected). Refuse instead.
+  const hidden = forbiddenCharacter(input);
+  if (hidden) return { ok: false, reason: `the url contains ${hidden}` };
   let url: URL;
   try {
     url = new URL(input);

@@ -40,7 +40,7 @@ export async function openStore(dataDir: string): Promise<Store> {
   };
 }
 
-export type { Team } from './sqlite/accounts.js';
+export type { Team, Suspension, SuspensionDetail } from './sqlite/accounts.js';
 export type { Domain } from './sqlite/domains.js';
 export type { KeyRecord } from './sqlite/keys.js';
 export type { Webhook } from './sqlite/webhooks.js';

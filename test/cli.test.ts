@@ -212,7 +212,12 @@ t.test('a team suspended by the platform stays suspended for its owner until tea
 
   const suspend = await cli('team', 'suspend', '--team', String(teamId), '--by-platform');
   t.equal(suspend.code, 0, suspend.stderr);
-  t.same(suspend.json, { id: teamId, status: 'suspended', suspended_by: 'platform' });
+  t.match(suspend.json, {
+    id: teamId,
+    status: 'suspended',
+    suspended_by: 'platform',
+    suspension: { by: 'platform', reason: 'suspended by the operator', suspended_at: /^\d{4}-\d{2}-\d{2}T/, detail: null },
+  });
 
   const listed = await http(base, 'GET', '/v2/teams', { key });
   t.match(listed.body.data.teams, [{ id: teamId, status: 'suspended' }]);
@@ -225,11 +230,17 @@ t.test('a team suspended by the platform stays suspended for its owner until tea
 
   const lift = await cli('team', 'reactivate', '--team', String(teamId));
   t.equal(lift.code, 0, lift.stderr);
-  t.same(lift.json, { id: teamId, status: 'active' });
+  t.match(lift.json, { id: teamId, status: 'active', lifted: { by: 'platform', reason: 'suspended by the operator' } }, 'it prints what it lifted');
   t.match((await http(base, 'GET', '/v2/teams', { key })).body.data.teams, [{ id: teamId, status: 'active' }]);
 
   // Without --by-platform the suspension is like the owner's own, which the owner may lift.
-  t.equal((await cli('team', 'suspend', '--team', String(teamId))).code, 0);
+  const withReason = await cli('team', 'suspend', '--team', String(teamId), '--reason', 'Abuse report 42');
+  t.equal(withReason.code, 0, withReason.stderr);
+  t.match(withReason.json, { suspended_by: 'account', suspension: { by: 'account', reason: 'Abuse report 42' } });
+  const shown = await http(base, 'GET', '/v2/info', { key, accountId: teamId });
+  t.match(shown.body.account.suspension, { by: 'account', reason: 'Abuse report 42', detail: null }, 'the owner sees the operator’s reason');
+  const badReason = await cli('team', 'suspend', '--team', String(teamId), '--reason', 'two\nlines');
+  t.equal(badReason.code, 2, 'a reason with a control character is a usage error');
   const ownerLifts = await http(base, 'PUT', `/v2/teams/${teamId}`, { key, body: { status: 'active' } });
   t.equal(ownerLifts.status, 200);
   t.equal(ownerLifts.body.data.status, 'active');

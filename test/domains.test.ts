@@ -133,6 +133,48 @@ t.test('names that are not public domain names answer 422 in the admin error sha
   t.equal(list.body.total, 0, 'nothing was created');
 });
 
+t.test('a name with a path, port, user info, scheme, whitespace or hidden characters answers 422 invalid_domain naming why, and nothing is created', async (t) => {
+  const { key } = await h.account();
+  const cases: Array<[string, (name: string) => string, RegExp]> = [
+    ['a path', (n) => `${n}/path`, /path/],
+    ['a query', (n) => `${n}?x=1`, /query/],
+    ['a fragment', (n) => `${n}#top`, /fragment/],
+    ['a backslash', (n) => `${n}\\x`, /path/],
+    ['a port', (n) => `${n}:25`, /port/],
+    ['user info', (n) => `user@${n}`, /user/],
+    ['a scheme', (n) => `https://${n}`, /scheme/],
+    ['a scheme and a path', (n) => `http://${n}/`, /scheme/],
+    ['a trailing space', (n) => `${n} `, /whitespace/],
+    ['a leading space', (n) => ` ${n}`, /whitespace/],
+    ['surrounding new lines', (n) => `\n${n}\n`, /whitespace/],
+    ['a tab inside', (n) => n.replace('-', '\t-'), /whitespace/],
+    ['CR LF and a header', (n) => `${n}\r\nX-Injected: y`, /whitespace/],
+    ['a no-break space', (n) => `${n}\u00a0`, /whitespace/],
+    ['an ideographic space', (n) => `${n}\u3000`, /whitespace/],
+    ['a NUL', (n) => `${n}\u0000`, /control/],
+    ['a DEL', (n) => n.replace('-', '\u007f-'), /control/],
+    ['a soft hyphen', (n) => n.replace('-', '\u00ad-'), /invisible/],
+    ['a zero-width space', (n) => n.replace('-', '\u200b-'), /invisible/],
+    ['a byte-order mark', (n) => `\ufeff${n}`, /invisible/],
+    ['percent-encoding', (n) => n.replace('e', '%65'), /percent/],
+  ];
+  const names: string[] = [];
+  for (const [what, spell, reason] of cases) {
+    const name = freshName('rewrite');
+    names.push(name);
+    const res = await h.request('POST', '/v2/domains', { key, body: { name: spell(name) } });
+    t.equal(res.status, 422, `${what} is refused, not rewritten`);
+    t.equal(res.body?.errors?.code, 'invalid_domain', `${what}: invalid_domain`);
+    t.match(res.body?.message, reason, `${what}: the message says why`);
+  }
+  const list = await h.request('GET', '/v2/domains', { key });
+  t.equal(list.body.total, 0, 'no domain was created under any of these spellings');
+  for (const name of names.slice(0, 3)) {
+    const plain = await h.request('POST', '/v2/domains', { key, body: { name } });
+    t.equal(plain.status, 201, `${name} itself is still free and valid`);
+  }
+});
+
 t.test('a name too long for its DKIM record name to fit in DNS answers 422; the trailing dot does not count', async (t) => {
   const { key } = await h.account();
   /** A name under .org of exactly `length` characters, in labels of at most 63. */

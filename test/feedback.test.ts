@@ -48,7 +48,7 @@ t.test('a mailbox-full reply bounces soft and does not suppress the address', as
 });
 
 t.test('a team passing the bounce-rate threshold is suspended by the platform and cannot reactivate itself', async (t) => {
-  const w = await world({ reputation: { windowDays: 7, minVolume: 4, maxBounceRate: 0.3, maxComplaintRate: 0.01 } });
+  const w = await world({ reputation: { windowDays: 7, minVolume: 4, minBounces: 2, minComplaints: 1, maxBounceRate: 0.3, maxComplaintRate: 0.01 } });
   t.teardown(() => w.close());
   w.sink.rcptReply = (address) => (address.startsWith('bad') ? { code: 550, message: '5.1.1 no such user' } : null);
   const res = await send(w, ['bad1@dest.test', 'bad2@dest.test', 'ok1@dest.test', 'ok2@dest.test']);
@@ -68,13 +68,19 @@ t.test('a team passing the bounce-rate threshold is suspended by the platform an
   const info = await w.h.request('GET', '/v2/info', { key: w.adminKey, accountId: w.teamId });
   t.equal(info.body.account.status, 'suspended');
   t.equal(info.body.account.bounce_rate, 0.5);
+  t.match(info.body.account.suspension, {
+    by: 'platform',
+    reason: /bounce rate 50\.00% \(2 of 4 recipients in 7 days\) is above 30\.00%/,
+    suspended_at: String,
+    detail: { rate: 'bounce', volume: 4, bounced: 2, bounce_rate: 0.5, thresholds: { min_volume: 4, min_bounces: 2, max_bounce_rate: 0.3 } },
+  }, 'the summary says why the platform suspended the team');
 
   await w.h.rt.store.accounts.changeStatus(w.teamId, 'active', 'platform');
   t.equal((await send(w, ['ok4@dest.test'])).status, 200, 'the platform lifts it');
 });
 
 t.test('a team under the minimum volume is not suspended however it bounces', async (t) => {
-  const w = await world({ reputation: { windowDays: 7, minVolume: 50, maxBounceRate: 0.1, maxComplaintRate: 0.01 } });
+  const w = await world({ reputation: { windowDays: 7, minVolume: 50, minBounces: 1, minComplaints: 1, maxBounceRate: 0.1, maxComplaintRate: 0.01 } });
   t.teardown(() => w.close());
   w.sink.rcptReply = () => ({ code: 550, message: '5.1.1 no such user' });
   const res = await send(w, ['a@dest.test', 'b@dest.test']);

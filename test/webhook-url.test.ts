@@ -21,6 +21,7 @@ const accepted: Array<[string, string]> = [
   ['an internationalised host name', 'https://пример.рф/hook'],
   ['a host whose first labels look like an address', 'https://10.0.0.1.example.com/'],
   ['an upper-case scheme and host', 'HTTPS://HOOKS.EXAMPLE.COM/Tern'],
+  ['a space and a line break already percent-encoded', 'https://hooks.example.com/a%20b%0D%0A'],
   ['exactly 2,048 characters', urlOfLength(2048)],
 ];
 
@@ -75,6 +76,32 @@ t.test('webhook urls the seed forbids are refused with a reason', async (t) => {
     const result = checkWebhookUrl(url);
     t.notOk(result.ok, `${name}: ${url.slice(0, 80)}`);
     if (!result.ok) t.match(result.reason, /\S/, `${name} says why`);
+  }
+});
+
+t.test('a url with whitespace, control or invisible characters anywhere is refused, naming why, never stored rewritten', async (t) => {
+  const cases: Array<[string, string, RegExp]> = [
+    ['CR LF and a header in the path', 'https://hooks.example.com/x\r\nX-Injected: y', /control|whitespace/],
+    ['a bare LF in the path', 'https://hooks.example.com/x\ny', /control|whitespace/],
+    ['a tab in the host', 'https://hooks.exam\tple.com/x', /control|whitespace/],
+    ['a space in the path', 'https://hooks.example.com/a b', /whitespace/],
+    ['a space in the query', 'https://hooks.example.com/x?a=b c', /whitespace/],
+    ['a leading space', ' https://hooks.example.com/x', /whitespace/],
+    ['a trailing space', 'https://hooks.example.com/x ', /whitespace/],
+    ['a trailing new line', 'https://hooks.example.com/x\n', /control|whitespace/],
+    ['a NUL', 'https://hooks.example.com/x\u0000', /control/],
+    ['a DEL', 'https://hooks.example.com/x\u007f', /control/],
+    ['a C1 control (NEL)', 'https://hooks.example.com/x\u0085', /control/],
+    ['a C1 control (CSI)', 'https://hooks.example.com/x\u009b', /control/],
+    ['a no-break space', 'https://hooks.example.com/x\u00a0', /whitespace/],
+    ['a line separator', 'https://hooks.example.com/x\u2028', /whitespace/],
+    ['a zero-width space in the host', 'https://hooks.exa\u200bmple.com/x', /invisible/],
+    ['a soft hyphen in the host', 'https://hooks.exa\u00admple.com/x', /invisible/],
+  ];
+  for (const [name, url, reason] of cases) {
+    const result = checkWebhookUrl(url);
+    t.notOk(result.ok, `${name} is refused`);
+    if (!result.ok) t.match(result.reason, reason, `${name}: ${result.reason}`);
   }
 });
 

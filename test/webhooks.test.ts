@@ -312,6 +312,33 @@ t.test('PUT validates like creation', async (t) => {
   t.same(list.body.data[0].events, ['bounced']);
 });
 
+t.test('a url with CR LF, other control characters or whitespace is refused with invalid_url on POST and PUT, never stored rewritten', async (t) => {
+  const a = await h.account();
+  const { id } = await newHook(a);
+  const urls = [
+    'https://hooks.example.com/x\r\nX-Injected: y',
+    'https://hooks.example.com/x\nX-Injected: y',
+    'https://hooks.example.com/x\t',
+    'https://hooks.example.com/a b',
+    ' https://hooks.example.com/x',
+    'https://hooks.example.com/x ',
+    'https://hooks.example.com/x\u0000',
+    'https://hooks.example.com/x\u007f',
+    'https://hooks.example.com/x\u0085',
+  ];
+  for (const url of urls) {
+    const created = await createHook(a, { url, events: ['bounced'] });
+    t.equal(created.status, 422, `POST ${JSON.stringify(url)}`);
+    t.equal(created.body.errors?.code, 'invalid_url', `POST ${JSON.stringify(url)}: invalid_url`);
+    const updated = await h.request('PUT', `/v2/webhooks/${id}`, { key: a.key, body: { url } });
+    t.equal(updated.status, 422, `PUT ${JSON.stringify(url)}`);
+    t.equal(updated.body.errors?.code, 'invalid_url', `PUT ${JSON.stringify(url)}: invalid_url`);
+  }
+  const list = await h.request('GET', '/v2/webhooks', { key: a.key });
+  t.equal(list.body.total, 1, 'no webhook was created');
+  t.equal(list.body.data[0].url, HOOK, 'the existing url was not changed');
+});
+
 t.test('PUT and DELETE of an unknown id or another team’s webhook answer 404', async (t) => {
   const a = await h.account();
   const b = await h.account();

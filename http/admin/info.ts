@@ -3,6 +3,58 @@ import { Type } from '@sinclair/typebox';
 import { defineRoute, type AnyRoute } from '../route.js';
 import { allows } from '../../shared/scopes.js';
 import { DomainListItem, domainListItem } from './domains.js';
+import type { Suspension } from '../../core/index.js';
+
+const Count = Type.Integer({ minimum: 0 });
+const SuspensionBody = Type.Object(
+  {
+    by: Type.Union([Type.Literal('account'), Type.Literal('platform')]),
+    reason: Type.String(),
+    suspended_at: Type.String({ format: 'date-time' }),
+    detail: Type.Union([
+      Type.Object({
+        rate: Type.Union([Type.Literal('bounce'), Type.Literal('complaint')]),
+        window_days: Count,
+        volume: Count,
+        bounced: Count,
+        complained: Count,
+        bounce_rate: Type.Number(),
+        complaint_rate: Type.Number(),
+        thresholds: Type.Object({
+          min_volume: Count,
+          min_bounces: Count,
+          min_complaints: Count,
+          max_bounce_rate: Type.Number(),
+          max_complaint_rate: Type.Number(),
+        }),
+      }),
+      Type.Null(),
+    ]),
+  },
+  { description: 'Present only while the team is suspended: who suspended it, why and when; detail when a policy did' },
+);
+
+/** A suspension as /v2 shows it (and the operator's CLI prints it). */
+export function suspensionBody(s: Suspension) {
+  const d = s.detail;
+  const detail = d && {
+    rate: d.rate,
+    window_days: d.windowDays,
+    volume: d.volume,
+    bounced: d.bounced,
+    complained: d.complained,
+    bounce_rate: d.bounceRate,
+    complaint_rate: d.complaintRate,
+    thresholds: {
+      min_volume: d.thresholds.minVolume,
+      min_bounces: d.thresholds.minBounces,
+      min_complaints: d.thresholds.minComplaints,
+      max_bounce_rate: d.thresholds.maxBounceRate,
+      max_complaint_rate: d.thresholds.maxComplaintRate,
+    },
+  };
+  return { by: s.by, reason: s.reason, suspended_at: s.at, detail };
+}
 
 const Summary = Type.Object({
   account: Type.Object({
@@ -15,6 +67,7 @@ const Summary = Type.Object({
     backend_region: Type.String(),
     bounce_rate: Type.Number(),
     complaint_rate: Type.Number(),
+    suspension: Type.Optional(SuspensionBody),
   }),
   key: Type.Object({
     id: Type.Integer(),
@@ -50,6 +103,7 @@ const info = defineRoute({
         backend_region: team.backendRegion,
         bounce_rate: summary.bounceRate,
         complaint_rate: summary.complaintRate,
+        ...(team.suspension ? { suspension: suspensionBody(team.suspension) } : {}),
       },
       key: {
         id: caller.key.id,

@@ -1,7 +1,44 @@
 // Accounts and their child teams. A root account (parent_id NULL) holds the pooled credits.
+import { Type, type Static } from '@sinclair/typebox';
+import { Value } from '@sinclair/typebox/value';
 import type { Queryable, Sql } from './sql.js';
 import { nowIso } from '../../shared/time.js';
 import { transitionTeam, type Actor, type SuspendedBy, type TeamStatus } from '../../domain/team-state.js';
+
+const Count = Type.Integer({ minimum: 0 });
+const Fraction = Type.Number({ minimum: 0, maximum: 1 });
+
+/** The figures behind a suspension by policy: which rate passed, the team's figures over the window, the thresholds. */
+const SuspensionDetailSchema = Type.Object({
+  rate: Type.Union([Type.Literal('bounce'), Type.Literal('complaint')]),
+  windowDays: Count,
+  volume: Count,
+  bounced: Count,
+  complained: Count,
+  bounceRate: Fraction,
+  complaintRate: Fraction,
+  thresholds: Type.Object({ minVolume: Count, minBounces: Count, minComplaints: Count, maxBounceRate: Fraction, maxComplaintRate: Fraction }),
+});
+export type SuspensionDetail = Static<typeof SuspensionDetailSchema>;
+
+/** Why a team is suspended, kept with it from the suspension until it is reactivated. */
+export interface Suspension {
+  by: SuspendedBy;
+  reason: string;
+  /** ISO 8601 UTC, when the team was suspended. */
+  at: string;
+  /** Set when a policy suspended the team (platform suspension by reputation). */
+  detail: SuspensionDetail | null;
+}
+
+/** What a caller says about a suspension it asks for; without it, who suspended is the reason. */
+export interface SuspensionCause {
+  reason: string;
+  detail?: SuspensionDetail;
+}
+
+/** The reason recorded when a caller gives none: the platform's suspensions without one are the operator's. */
+export const DEFAULT_SUSPENSION_REASON: Readonly<Record<Actor, string>> = { account: 'suspended by the account', platform: 'suspended by the operator' };
 
 export interface Team {
   id: number;
@@ -9,6 +46,8 @@ export interface Team {
   name: string;
   status: TeamStatus;
   suspendedBy: SuspendedBy | null;
+  /** Null while the team is active. */
+  suspension: Suspension | null;
   planType: string;
   creditBalance: number;
   limitPerSecond: number;
@@ -23,6 +62,9 @@ interface TeamRow extends Record<string, unknown> {
   name: string;
   status: TeamStatus;
   suspended_by: SuspendedBy | null;
+  suspension_reason: string | null;
+  suspension_detail: string | null;
+  suspended_at: string | null;
   plan_type: string;
   credit_balance: number;
   limit_per_second: number;
@@ -31,12 +73,34 @@ interface TeamRow extends Record<string, unknown> {
   updated_at: string;
 }
 
+/** A detail that does not decode (written by a later version, say) is left out; the reason still says why. */
+function decodeDetail(text: string | null): SuspensionDetail | null {
+  if (text === null) return null;
+  try {
+    const value: unknown = JSON.parse(text);
+    return Value.Check(SuspensionDetailSchema, value) ? value : null;
+  } catch {
+    return null;
+  }
+}
+
+function suspensionOf(r: TeamRow): Suspension | null {
+  if (r.status !== 'suspended' || r.suspended_by === null) return null;
+  return {
+    by: r.suspended_by,
+    reason: r.suspension_reason ?? DEFAULT_SUSPENSION_REASON[r.suspended_by],
+    at: r.suspended_at ?? r.updated_at,
+    detail: decodeDetail(r.suspension_detail),
+  };
+}
+
 const toTeam = (r: TeamRow): Team => ({
   id: r.id,
   parentId: r.parent_id,
   name: r.name,
   status: r.status,
   suspendedBy: r.suspended_by,
+  suspension: suspensionOf(r),
   planType: r.plan_type,
   creditBalance: r.credit_balance,
   limitPerSecond: r.limit_per_second,
@@ -111,19 +175,33 @@ export class AccountStore {
     await this.sql.run('UPDATE accounts SET name = ?, updated_at = ? WHERE id = ?', [name, nowIso(), id]);
   }
 
-  /** Moves a team's status through the one transition rule; the read and write share a transaction. */
-  async changeStatus(id: number, wanted: TeamStatus, actor: Actor): Promise<StatusChange> {
+  /**
+   * Moves a team's status through the one transition rule; the read and write share a transaction. A move to
+   * suspended records why (the cause given, or who suspended) and when; reactivation clears it. A request that
+   * changes nothing (an owner suspending a platform-suspended team, a second suspension) keeps the first record.
+   */
+  async changeStatus(id: number, wanted: TeamStatus, actor: Actor, cause?: SuspensionCause): Promise<StatusChange> {
     const outcome = await this.sql.tx(async (q) => {
       const row = await q.get<TeamRow>('SELECT * FROM accounts WHERE id = ? AND deleted_at IS NULL', [id]);
       if (!row) return { ok: false as const, refusal: 'not_found' as const };
       const next = transitionTeam({ status: row.status, suspendedBy: row.suspended_by }, wanted, actor);
       if (!next.ok) return next;
-      await q.run('UPDATE accounts SET status = ?, suspended_by = ?, updated_at = ? WHERE id = ?', [
-        next.state.status,
-        next.state.suspendedBy,
-        nowIso(),
-        id,
-      ]);
+      if (next.state.status === row.status && next.state.suspendedBy === row.suspended_by) return { ok: true as const };
+      const now = nowIso();
+      const suspended = next.state.status === 'suspended';
+      const why = cause ?? { reason: DEFAULT_SUSPENSION_REASON[actor] };
+      await q.run(
+        'UPDATE accounts SET status = ?, suspended_by = ?, suspension_reason = ?, suspension_detail = ?, suspended_at = ?, updated_at = ? WHERE id = ?',
+        [
+          next.state.status,
+          next.state.suspendedBy,
+          suspended ? why.reason : null,
+          suspended && why.detail ? JSON.stringify(why.detail) : null,
+          suspended ? now : null,
+          now,
+          id,
+        ],
+      );
       return { ok: true as const };
     });
     return outcome.ok ? { ok: true, team: (await this.get(id))! } : outcome;

@@ -290,4 +290,22 @@ CREATE TRIGGER messages_fts_on_delete AFTER DELETE ON messages BEGIN
 END;
 `,
   },
+  {
+    version: 7,
+    name: 'why a team is suspended',
+    // Who suspended a team was kept (suspended_by); why and when were not. A reason is always set while a
+    // team is suspended, a detail (JSON: the rate, figures and thresholds) when a policy suspended it; all
+    // three are cleared on reactivation. Teams suspended before this migration get who as the reason and
+    // their last change as the time.
+    sql: `
+ALTER TABLE accounts ADD COLUMN suspension_reason TEXT;
+ALTER TABLE accounts ADD COLUMN suspension_detail TEXT;
+ALTER TABLE accounts ADD COLUMN suspended_at TEXT;
+
+UPDATE accounts SET
+  suspension_reason = CASE suspended_by WHEN 'platform' THEN 'suspended by the platform (before reasons were recorded)' ELSE 'suspended by the account' END,
+  suspended_at = updated_at
+WHERE status = 'suspended';
+`,
+  },
 ];

@@ -1,0 +1,198 @@
+// Platform suspension by reputation: a rate above its threshold suspends a team only with enough sends and
+// enough events in the window, and why a team was suspended (by whom, which rate, the figures, the
+// thresholds, when) is recorded with it, shown in GET /v2/info, and cleared when the team is reactivated.
+// Sends, bounces and complaints are recorded through the real store; the check is the MTA's own.
+import t from 'tap';
+import { startHarness } from './helpers/harness.js';
+import { tempDatabase } from './helpers/temp-sql.js';
+import { Reputation, type ReputationPolicy } from '../feedback/reputation.js';
+import { MIGRATIONS } from '../store/sqlite/migrations.js';
+import { migrate } from '../store/sqlite/migrate.js';
+import { AccountStore } from '../store/sqlite/accounts.js';
+
+const h = await startHarness();
+t.teardown(() => h.close());
+
+const ISO_MS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
+let counter = 0;
+
+/** A child team of a new account, and an admin key of that account to act on it. */
+async function newTeam(): Promise<{ id: number; key: string }> {
+  const owner = await h.account();
+  const res = await h.request('POST', '/v2/teams', { key: owner.key, body: { name: `Team ${++counter}` } });
+  if (res.status !== 201) throw new Error(`creating team: ${res.status} ${res.text}`);
+  return { id: res.body.data.id as number, key: owner.key };
+}
+
+/** Records one message of `sent + bounced` recipients for the team as delivered or bounced; returns the ids of the delivered ones. */
+async function traffic(teamId: number, sent: number, bounced = 0): Promise<number[]> {
+  const id = `rep${++counter}x${process.pid}`;
+  const count = sent + bounced;
+  const recipients = Array.from({ length: count }, (_, i) => ({ email: `r${i}@dest.test`, name: '', kind: 'to' as const, domain: 'dest.test', state: 'queued' as const, reason: '' }));
+  const queued = await h.rt.store.messages.insert({
+    id, accountId: teamId, rootId: teamId, domainId: null, sendingKeyId: null, source: 'http', envelopeFrom: 'a@x.test', fromEmail: 'a@x.test', fromName: '',
+    subject: 's', to: [], replyTo: null, messageIdHeader: `<${id}@x.test>`, size: 1, hasAttachments: false, headers: {}, recipients, body: Buffer.from('x'), cost: 0, error: null,
+  });
+  if (queued === 'insufficient_balance') throw new Error('no balance');
+  const ids = queued.map((r) => r.id).sort((a, b) => a - b);
+  const claimed = await h.rt.store.messages.claim(ids, Math.max(Date.now(), ...queued.map((r) => r.due)), Date.now() + 60_000);
+  if (claimed.length !== count) throw new Error(`claimed ${claimed.length} of ${count}`);
+  await h.rt.store.messages.recordAttempts(
+    ids.map((recipientId, i) =>
+      i < sent
+        ? { recipientId, to: 'sent' as const, reply: '250 ok', mxHost: 'mx.dest.test', ip: '127.0.0.1' }
+        : { recipientId, to: 'bounced' as const, reply: '550 5.1.1 no such user', mxHost: 'mx.dest.test', ip: '127.0.0.1', hard: true },
+    ),
+  );
+  return ids.slice(0, sent);
+}
+
+async function complain(recipientIds: number[]): Promise<void> {
+  for (const recipientId of recipientIds) await h.rt.store.feedback.recordComplaint({ recipientId, reason: 'abuse' });
+}
+
+const policy = (over: Partial<ReputationPolicy> = {}): ReputationPolicy => ({ ...h.config.reputation, ...over });
+const statusOf = async (id: number) => (await h.rt.store.accounts.get(id))!.status;
+
+t.test('the default thresholds are ones a platform accepts: 1,000 sends in the window, and 5 complaints or 50 bounces', async (t) => {
+  t.match(h.config.reputation, { windowDays: 7, minVolume: 1000, minComplaints: 5, minBounces: 50, maxBounceRate: 0.1, maxComplaintRate: 0.005 });
+});
+
+t.test('one complaint in 181 sends does not suspend a team, though 0.55% is above the 0.5% threshold', async (t) => {
+  const team = await newTeam();
+  const sent = await traffic(team.id, 181);
+  await complain(sent.slice(0, 1));
+  const info = await h.request('GET', '/v2/info', { key: team.key, accountId: team.id });
+  t.equal(info.body.account.complaint_rate, 0.0055, 'the rate is above the threshold');
+  t.equal(await new Reputation(h.rt, h.config.reputation).check(team.id), false, 'the check does not suspend');
+  t.equal(await statusOf(team.id), 'active');
+});
+
+t.test('a complaint rate above its threshold suspends only from the minimum number of complaints', async (t) => {
+  const team = await newTeam();
+  const reputation = new Reputation(h.rt, policy({ minVolume: 20, minComplaints: 5, maxComplaintRate: 0.05 }));
+  const sent = await traffic(team.id, 40);
+  await complain(sent.slice(0, 4));
+  t.equal(await reputation.check(team.id), false, '4 complaints in 40 (10%) are too few events');
+  t.equal(await statusOf(team.id), 'active');
+  await complain(sent.slice(4, 5));
+  t.equal(await reputation.check(team.id), true, 'the fifth complaint suspends');
+  t.equal(await statusOf(team.id), 'suspended');
+});
+
+t.test('a bounce rate above its threshold suspends only from the minimum number of bounces', async (t) => {
+  const team = await newTeam();
+  const reputation = new Reputation(h.rt, policy({ minVolume: 20, minBounces: 5, maxBounceRate: 0.1 }));
+  await traffic(team.id, 26, 4);
+  t.equal(await reputation.check(team.id), false, '4 bounces in 30 (13%) are too few events');
+  await traffic(team.id, 0, 1);
+  t.equal(await reputation.check(team.id), true, 'the fifth bounce suspends');
+  t.match((await h.rt.store.accounts.get(team.id))!.suspension, { by: 'platform', detail: { rate: 'bounce', volume: 31, bounced: 5 } });
+});
+
+t.test('the minimum volume still holds: enough events in too few sends do not suspend', async (t) => {
+  const team = await newTeam();
+  const sent = await traffic(team.id, 999);
+  await complain(sent.slice(0, 10));
+  t.equal(await new Reputation(h.rt, h.config.reputation).check(team.id), false, '10 complaints (1%) in 999 sends');
+  t.equal(await statusOf(team.id), 'active');
+});
+
+t.test('a team past every default threshold is suspended, and the reason, rates, counts, thresholds and time are recorded and shown', async (t) => {
+  const team = await newTeam();
+  const sent = await traffic(team.id, 1000);
+  await complain(sent.slice(0, 6));
+  const before = new Date().toISOString();
+  t.equal(await new Reputation(h.rt, h.config.reputation).check(team.id), true);
+  const after = new Date().toISOString();
+
+  const stored = (await h.rt.store.accounts.get(team.id))!;
+  t.equal(stored.status, 'suspended');
+  t.equal(stored.suspendedBy, 'platform');
+  const s = stored.suspension!;
+  t.equal(s.by, 'platform');
+  t.match(s.reason, /complaint rate/);
+  t.match(s.at, ISO_MS);
+  t.ok(s.at >= before && s.at <= after, 'the time of the suspension');
+  t.same(s.detail, {
+    rate: 'complaint',
+    windowDays: 7,
+    volume: 1000,
+    bounced: 0,
+    complained: 6,
+    bounceRate: 0,
+    complaintRate: 0.006,
+    thresholds: { minVolume: 1000, minBounces: 50, minComplaints: 5, maxBounceRate: 0.1, maxComplaintRate: 0.005 },
+  });
+
+  const info = await h.request('GET', '/v2/info', { key: team.key, accountId: team.id });
+  t.equal(info.status, 200);
+  t.equal(info.body.account.status, 'suspended');
+  t.same(info.body.account.suspension, {
+    by: 'platform',
+    reason: s.reason,
+    suspended_at: s.at,
+    detail: {
+      rate: 'complaint',
+      window_days: 7,
+      volume: 1000,
+      bounced: 0,
+      complained: 6,
+      bounce_rate: 0,
+      complaint_rate: 0.006,
+      thresholds: { min_volume: 1000, min_bounces: 50, min_complaints: 5, max_bounce_rate: 0.1, max_complaint_rate: 0.005 },
+    },
+  });
+  t.equal(await new Reputation(h.rt, h.config.reputation).check(team.id), false, 'a suspended team is not suspended again');
+  t.equal((await h.rt.store.accounts.get(team.id))!.suspension!.at, s.at, 'the record is the first suspension’s');
+
+  const lifted = await h.rt.store.accounts.changeStatus(team.id, 'active', 'platform');
+  t.ok(lifted.ok);
+  t.equal((await h.rt.store.accounts.get(team.id))!.suspension, null, 'reactivation clears the record');
+  const clean = await h.request('GET', '/v2/info', { key: team.key, accountId: team.id });
+  t.equal(clean.body.account.status, 'active');
+  t.notOk('suspension' in clean.body.account, 'an active team shows no suspension');
+});
+
+t.test('an owner’s and an operator’s suspensions are recorded too, and cleared on reactivation', async (t) => {
+  const team = await newTeam();
+  const put = await h.request('PUT', `/v2/teams/${team.id}`, { key: team.key, body: { status: 'suspended' } });
+  t.equal(put.status, 200);
+  const byOwner = await h.request('GET', '/v2/info', { key: team.key, accountId: team.id });
+  t.match(byOwner.body.account.suspension, { by: 'account', reason: 'suspended by the account', suspended_at: ISO_MS, detail: null });
+
+  const taken = await h.rt.store.accounts.changeStatus(team.id, 'suspended', 'platform');
+  t.ok(taken.ok && taken.team.suspension?.by === 'platform', 'the platform takes the suspension over');
+  t.match(taken.ok && taken.team.suspension, { by: 'platform', reason: 'suspended by the operator', detail: null });
+  const again = await h.request('PUT', `/v2/teams/${team.id}`, { key: team.key, body: { status: 'suspended' } });
+  t.equal(again.status, 200);
+  t.match((await h.rt.store.accounts.get(team.id))!.suspension, { by: 'platform', reason: 'suspended by the operator' }, 'the owner suspending again changes nothing');
+
+  await h.rt.store.accounts.changeStatus(team.id, 'active', 'platform');
+  t.equal((await h.rt.store.accounts.get(team.id))!.suspension, null);
+  await h.request('PUT', `/v2/teams/${team.id}`, { key: team.key, body: { status: 'suspended' } });
+  const back = await h.request('PUT', `/v2/teams/${team.id}`, { key: team.key, body: { status: 'active' } });
+  t.equal(back.status, 200);
+  t.equal((await h.rt.store.accounts.get(team.id))!.suspension, null, 'the owner reactivating clears it');
+});
+
+t.test('migration 7 gives teams already suspended a record of who suspended them and since when', async (t) => {
+  const { sql } = await tempDatabase(t);
+  await sql.exec('CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)');
+  for (const m of MIGRATIONS.filter((m) => m.version < 7)) {
+    await sql.exec(m.sql);
+    await sql.run('INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)', [m.version, m.name, new Date().toISOString()]);
+  }
+  const at = '2024-05-01T10:00:00.000Z';
+  for (const [id, status, by] of [[1, 'active', null], [2, 'suspended', 'account'], [3, 'suspended', 'platform']] as const) {
+    await sql.run(
+      `INSERT INTO accounts (id, name, status, suspended_by, plan_type, limit_per_second, backend_region, created_at, updated_at) VALUES (?, 'a', ?, ?, 'standard', 10, 'eu', ?, ?)`,
+      [id, status, by, at, at],
+    );
+  }
+  t.ok((await migrate(sql)).includes(7), "migration 7 runs");
+  const accounts = new AccountStore(sql);
+  t.equal((await accounts.get(1))!.suspension, null);
+  t.same((await accounts.get(2))!.suspension, { by: 'account', reason: 'suspended by the account', at, detail: null });
+  t.match((await accounts.get(3))!.suspension, { by: 'platform', reason: /platform/, at, detail: null });
+});
