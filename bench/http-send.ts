@@ -5,8 +5,9 @@
 // latency of a saturated server) and open loop at BENCH_HTTP_RATE requests/s on a fixed schedule (the latency
 // at that offered load, counted from each request's scheduled time). Prints requests/s and p50/p90/p99.
 // Env: BENCH_HTTP_S (15), BENCH_HTTP_CLIENTS (50), BENCH_HTTP_RATE (1000).
+import { pause, until } from '../harness/wait.js';
 import {
-  ask, envInt, fmt, forkScript, log, nextMessage, runBench, startDeployment, sleep, table, waitUntil, cpuSecondsOf, type BenchRow,
+  ask, envInt, fmt, forkScript, log, nextMessage, runBench, deliveryDeployment, stopTern, table, cpuSecondsOf, type BenchRow,
 } from './lib.js';
 import type { HttpRunResult, HttpRunSpec } from './http-gen.js';
 
@@ -17,17 +18,17 @@ const rate = envInt('BENCH_HTTP_RATE', 1000);
 runBench('http-send', 900, async () => {
   const sink = forkScript('sink', ['fast']);
   const { port: sinkPort } = await nextMessage<{ port: number }>(sink, 'listening');
-  const { t, mta, api: apiProcess, sender } = await startDeployment('http', sinkPort);
+  const { d, mta, api: apiProcess, sender } = await deliveryDeployment('http', sinkPort);
   const gen = forkScript('http-gen');
   await nextMessage(gen, 'ready');
   const spec = (seconds: number, offered?: number): HttpRunSpec => ({
-    url: t.apiUrl, key: sender.sendingKey, clients, durationS: seconds, bodyBytes: 1024, rate: offered,
+    url: d.apiUrl, key: sender.sendingKey, clients, durationS: seconds, bodyBytes: 1024, rate: offered,
   });
   const sinkCount = async () => (await ask<{ count: number }>(sink, { type: 'stats' }, 'stats')).count;
 
   const warm = await ask<HttpRunResult>(gen, { type: 'run', ...spec(2) }, 'done');
   if (!warm.ok) throw new Error(`warm-up sends failed: ${warm.errors.join('; ')}`);
-  await waitUntil('the warm-up messages at the sink', async () => (await sinkCount()) >= warm.ok, 120_000, 200);
+  await until('the warm-up messages at the sink', async () => (await sinkCount()) >= warm.ok, 120_000, 200);
 
   const headers = ['phase', 'load', 'clients', 'seconds', 'requests', 'req/s', 'p50 ms', 'p90 ms', 'p99 ms', 'max ms', 'non-200', 'API CPU', 'MTA CPU', 'gen CPU'];
   const lines: string[][] = [];
@@ -57,13 +58,13 @@ runBench('http-send', 900, async () => {
   log(`\n[http] POST /v2/emails, 1 KB text, ${clients} keep-alive clients, ${durationS} s per phase`);
   const drained = async (label: string, sent: number) => {
     const drainStart = Date.now();
-    await waitUntil(`${label} messages at the sink`, async () => (await sinkCount()) >= sent, 300_000, 200);
+    await until(`${label} messages at the sink`, async () => (await sinkCount()) >= sent, 300_000, 200);
     log(`  (${label}: all ${fmt(sent)} messages reached the sink ${fmt((Date.now() - drainStart) / 1000, 1)} s after the last request)`);
   };
   await drained('phase A', (await phase('A: MTA delivering', 'MTA delivering to a sink')).ok);
   await drained('phase A at a fixed rate', (await phase('A: MTA delivering', 'MTA delivering to a sink', rate)).ok);
-  await mta.stop();
-  await sleep(1000);
+  await stopTern(mta);
+  await pause(1000);
   await phase('B: MTA stopped', 'MTA stopped (API only)');
   await phase('B: MTA stopped', 'MTA stopped (API only)', rate);
   log('\n' + table(headers, lines));

@@ -1,21 +1,19 @@
-// Shared pieces of the benchmarks: temp dirs and child processes that are always cleaned up, a Redis and a
-// DNS server on loopback, Tern's two processes, the account/domain/key set-up, and figures printing.
-// Benchmarks print figures; they never pass or fail on them.
-import { spawn, execFile, type ChildProcess } from 'node:child_process';
-import { createSocket } from 'node:dgram';
-import { closeSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+// Shared pieces of the benchmarks: child processes and dirs that are always cleaned up, the deployment they
+// measure (the harness's: Redis, loopback DNS, Tern's two processes, a sender; see harness/), and figures
+// printing. Benchmarks print figures; they never pass or fail on them.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync, rmSync } from 'node:fs';
 import { request as httpRequest, Agent } from 'node:http';
-import { connect, createServer } from 'node:net';
-import { loadavg, tmpdir } from 'node:os';
+import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import * as dnsPacket from 'dns-packet';
+import { startDeployment, type Deployment, type Sender } from '../harness/deployment.js';
+import type { LongRunning } from '../harness/ternmail.js';
 import { stopChild } from '../shared/stop-child.js';
 import { serviceNodeFlags } from '../shared/node-flags.js';
 
 /** dist/ (the compiled tree): dist/bench/lib.js is one level below it. */
-export const DIST = fileURLToPath(new URL('..', import.meta.url));
-export const TERNMAIL = join(DIST, 'bin', 'ternmail.js');
+const DIST = fileURLToPath(new URL('..', import.meta.url));
 export const benchScript = (name: string): string => join(DIST, 'bench', `${name}.js`);
 
 // ---------------------------------------------------------------------------------------------------------
@@ -37,13 +35,7 @@ export function onCleanup(fn: () => Promise<void> | void): void {
   closers.push(fn);
 }
 
-export function tempDir(prefix: string): string {
-  const dir = mkdtempSync(join(tmpdir(), `tern-bench-${prefix}-`));
-  dirs.add(dir);
-  return dir;
-}
-
-export function removeDir(dir: string): void {
+function removeDir(dir: string): void {
   rmSync(dir, { recursive: true, force: true });
   dirs.delete(dir);
 }
@@ -115,8 +107,6 @@ export interface BenchResult {
 // ---------------------------------------------------------------------------------------------------------
 // Small utilities.
 
-export const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
-
 export function log(line: string): void {
   process.stdout.write(line + '\n');
 }
@@ -127,37 +117,6 @@ export function envInt(name: string, fallback: number): number {
   const n = Number(v);
   if (!Number.isFinite(n) || n <= 0) throw new Error(`${name} must be a positive number`);
   return Math.floor(n);
-}
-
-export async function waitUntil(what: string, check: () => Promise<boolean> | boolean, timeoutMs: number, everyMs = 50): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    if (await check()) return;
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await sleep(everyMs);
-  }
-}
-
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address() as { port: number };
-      srv.close(() => resolve(port));
-    });
-  });
-}
-
-export function portOpen(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const s = connect(port, '127.0.0.1');
-    s.once('connect', () => {
-      s.destroy();
-      resolve(true);
-    });
-    s.once('error', () => resolve(false));
-  });
 }
 
 /** Sorted-sample percentile (nearest rank). */
@@ -197,145 +156,42 @@ export function cpuSecondsOf(pid: number): number {
 }
 
 // ---------------------------------------------------------------------------------------------------------
-// Redis and DNS on loopback.
-
-function redisPing(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const s = connect(port, '127.0.0.1');
-    let got = '';
-    const done = (ok: boolean) => {
-      s.destroy();
-      resolve(ok);
-    };
-    s.setTimeout(1000, () => done(false));
-    s.once('error', () => done(false));
-    s.once('connect', () => s.write('PING\r\n'));
-    s.on('data', (d) => {
-      got += d.toString();
-      if (got.includes('\r\n')) done(got.startsWith('+PONG'));
-    });
-  });
-}
-
-export async function startRedis(dir: string): Promise<{ url: string; child: ChildProcess }> {
-  const port = await freePort();
-  const child = track(
-    spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--save', '', '--appendonly', 'no'], { stdio: 'ignore' }),
-  );
-  await waitUntil('redis-server', () => redisPing(port), 10_000);
-  return { url: `redis://127.0.0.1:${port}`, child };
-}
-
-/** A UDP DNS server answering `dest.test` MX → `mx.dest.test`, A 127.0.0.1; everything else NXDOMAIN. */
-export async function startDns(): Promise<string> {
-  const zone: Record<string, dnsPacket.Answer[]> = {
-    'dest.test/MX': [{ name: 'dest.test', type: 'MX', class: 'IN', ttl: 3600, data: { preference: 10, exchange: 'mx.dest.test' } }],
-    'mx.dest.test/A': [{ name: 'mx.dest.test', type: 'A', class: 'IN', ttl: 3600, data: '127.0.0.1' }],
-  };
-  const known = new Set(['dest.test', 'mx.dest.test']);
-  const port = await freePort();
-  const udp = createSocket('udp4');
-  udp.on('message', (msg, rinfo) => {
-    let query: dnsPacket.Packet;
-    try {
-      query = dnsPacket.decode(msg);
-    } catch {
-      return;
-    }
-    const q = query.questions?.[0];
-    const name = (q?.name ?? '').toLowerCase().replace(/\.$/, '');
-    const answers = q ? (zone[`${name}/${q.type}`] ?? []) : [];
-    // NOERROR with no answers for a known name (its AAAA), NXDOMAIN for the rest.
-    const rcode = known.has(name) ? 0 : 3;
-    const reply = dnsPacket.encode({ id: query.id, type: 'response', flags: dnsPacket.AUTHORITATIVE_ANSWER | rcode, questions: query.questions, answers });
-    udp.send(reply, rinfo.port, rinfo.address);
-  });
-  await new Promise<void>((resolve) => udp.bind(port, '127.0.0.1', () => resolve()));
-  onCleanup(() => new Promise<void>((resolve) => udp.close(() => resolve())));
-  return `127.0.0.1:${port}`;
-}
-
-// ---------------------------------------------------------------------------------------------------------
 // Tern.
 
-export interface TernEnv {
-  dataDir: string;
-  env: Record<string, string>;
-  apiUrl: string;
-  starttlsPort: number;
-  metricsPort: number;
-}
+export type { Deployment, Sender };
+
+/** Node options of Tern's processes: those `ternmail start` and the systemd units give, plus BENCH_TERN_NODE_ARGS
+ * (for Tern's processes only, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof"). */
+const ternNodeArgs = (role: 'mta' | 'api') => [...serviceNodeFlags(role), ...(process.env.BENCH_TERN_NODE_ARGS ?? '').split(/\s+/).filter(Boolean)];
 
 /**
- * The environment of one Tern installation in a temp dir: its own Redis, free loopback ports, and a config
- * file with `config` (e.g. delivery concurrency). The processes are started with startTern.
+ * One Tern installation in a temp dir (the harness's deployment: its own Redis without an append-only file,
+ * a DNS server answering dest.test MX mx.dest.test A 127.0.0.1, free loopback ports, the processes' output in
+ * <dataDir>/mta.log and api.log) with `config` in its config file. Nothing is started yet; all is removed at
+ * clean-up (BENCH_KEEP=1 keeps the dir).
  */
-export async function ternEnv(name: string, o: { remotePort: number; dns: string; config?: Record<string, unknown> }): Promise<TernEnv> {
-  const dataDir = tempDir(name);
-  const redis = await startRedis(dataDir);
-  const apiPort = await freePort();
-  const starttlsPort = await freePort();
-  const metricsPort = await freePort();
-  const configFile = join(dataDir, 'bench-config.json');
-  writeFileSync(configFile, JSON.stringify(o.config ?? {}));
-  const env = {
-    TERNMAIL_DATA_DIR: dataDir,
-    TERNMAIL_REDIS_URL: redis.url,
-    TERNMAIL_API_HOST: '127.0.0.1',
-    TERNMAIL_API_PORT: String(apiPort),
-    TERNMAIL_DNS_SERVERS: o.dns,
-    TERNMAIL_REMOTE_SMTP_PORT: String(o.remotePort),
-    TERNMAIL_PUBLIC_HOSTNAME: 'mx.tern.test',
-    TERNMAIL_SMTP_STARTTLS_PORTS: String(starttlsPort),
-    TERNMAIL_SMTP_TLS_PORTS: String(await freePort()),
-    TERNMAIL_MX_PORT: String(await freePort()),
-    TERNMAIL_METRICS_PORT: String(metricsPort),
-    TERNMAIL_CONFIG: configFile,
-    TERNMAIL_LOG_LEVEL: 'warn',
-    // The domain verifier must not undo the bench's "verified" while it runs.
-    TERNMAIL_VERIFY_INTERVAL_S: '86400',
-  };
-  return { dataDir, env, apiUrl: `http://127.0.0.1:${apiPort}`, starttlsPort, metricsPort };
+export async function benchDeployment(name: string, o: { remotePort: number; config?: Record<string, unknown> }): Promise<Deployment> {
+  const d = await startDeployment({ name: `bench-${name}`, ...o, nodeArgs: ternNodeArgs, logToFiles: true, redisAppendOnly: false });
+  dirs.add(d.dataDir);
+  onCleanup(() => d.close({ graceMs: 3000, keepData: true }));
+  return d;
 }
 
-/** Runs an operator command of the ternmail CLI and returns its JSON answer. */
-export function cli(t: TernEnv, args: string[]): Promise<any> {
-  return new Promise((resolve, reject) => {
-    execFile(process.execPath, [TERNMAIL, ...args], { env: { ...process.env, ...t.env }, timeout: 60_000 }, (err, stdout, stderr) => {
-      if (err) return reject(new Error(`ternmail ${args.join(' ')}: ${stderr || err.message}`));
-      resolve(JSON.parse(stdout));
-    });
-  });
-}
+/** SIGTERM to a Tern process, SIGKILL if it is still there after 30 s. */
+export const stopTern = (p: LongRunning) => stopChild(p.child, 30_000);
 
-export interface TernProcess {
-  child: ChildProcess;
-  pid: number;
-  stop(): Promise<void>;
-}
+/** An account with a high rate limit and many credits, the verified domain example.com and a sending key. Needs the API running. */
+export const benchSender = (d: Deployment) => d.sender('example.com', { name: 'Bench', credits: 100_000_000, limitPerSecond: 1_000_000 });
 
-/** Starts `ternmail mta` or `ternmail api`, its output in <dataDir>/<role>.log, and waits until it listens. */
-export async function startTern(t: TernEnv, role: 'mta' | 'api'): Promise<TernProcess> {
-  const logFile = join(t.dataDir, `${role}.log`);
-  const fd = openSync(logFile, 'a');
-  // Started as `ternmail start` and the systemd units start them (serviceNodeFlags), plus BENCH_TERN_NODE_ARGS:
-  // node options for Tern's processes only (e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof").
-  const nodeArgs = (process.env.BENCH_TERN_NODE_ARGS ?? '').split(/\s+/).filter(Boolean);
-  const child = track(spawn(process.execPath, [...serviceNodeFlags(role), ...nodeArgs, TERNMAIL, role], { env: { ...process.env, ...t.env }, stdio: ['ignore', fd, fd] }));
-  closeSync(fd);
-  let exited = false;
-  child.once('exit', () => (exited = true));
-  const port = role === 'mta' ? t.starttlsPort : Number(t.env.TERNMAIL_API_PORT);
-  try {
-    await waitUntil(`ternmail ${role} to listen`, async () => {
-      if (exited) throw new Error(`ternmail ${role} exited at start`);
-      return portOpen(port);
-    }, 60_000, 100);
-  } catch (err) {
-    const tail = readFileSync(logFile, 'utf8').split('\n').slice(-20).join('\n');
-    throw new Error(`${(err as Error).message}\n--- ${role}.log ---\n${tail}`);
-  }
-  return { child, pid: child.pid!, stop: () => stopChild(child, 30_000) };
+/**
+ * What the delivery benches start from: Tern's MTA and API delivering to `remotePort` (delivery caps raised
+ * for load), and a sender.
+ */
+export async function deliveryDeployment(name: string, remotePort: number): Promise<{ d: Deployment; mta: LongRunning; api: LongRunning; sender: Sender }> {
+  const d = await benchDeployment(name, { remotePort, config: { delivery: { concurrency: 200, perDomainConcurrency: 50 } } });
+  const mta = await d.startMta();
+  const api = await d.startApi();
+  return { d, mta, api, sender: await benchSender(d) };
 }
 
 const agent = new Agent({ keepAlive: true, maxSockets: 16 });
@@ -376,51 +232,9 @@ export function api(baseUrl: string, method: string, path: string, key: string, 
   });
 }
 
-export interface Sender {
-  accountId: number;
-  adminKey: string;
-  sendingKey: string;
-  sendingKeyId: number;
-  domainId: string;
-}
-
-/**
- * An account with a high rate limit and many credits, the verified domain example.com (marked verified in
- * the store, as the tests do: there is no DNS for it) and a sending key. Needs the API running.
- */
-export async function setUpSender(t: TernEnv): Promise<Sender> {
-  const account = await cli(t, ['account', 'create', '--name', 'Bench', '--credits', '100000000', '--limit-per-second', '1000000']);
-  const { key: adminKey } = await cli(t, ['admin-key', 'create', '--account', String(account.id), '--title', 'bench', '--scopes', 'all']);
-  const domain = await api(t.apiUrl, 'POST', '/v2/domains', adminKey, { name: 'example.com' });
-  if (domain.status >= 300) throw new Error(`POST /v2/domains: ${domain.status} ${JSON.stringify(domain.body)}`);
-  const domainId = domain.body.data.id as string;
-  const { openStore } = await import('../store/index.js');
-  const store = await openStore(t.dataDir);
-  try {
-    await store.domains.recordCheck(domainId, { verified: true, dmarcPolicy: null, summary: '', result: {} });
-  } finally {
-    await store.close();
-  }
-  const key = await api(t.apiUrl, 'POST', '/v2/api-keys', adminKey, { name: 'bench' });
-  if (key.status >= 300) throw new Error(`POST /v2/api-keys: ${key.status} ${JSON.stringify(key.body)}`);
-  return { accountId: account.id, adminKey, sendingKey: key.body.data.api_key, sendingKeyId: key.body.data.id, domainId };
-}
-
-/**
- * What the delivery benches start from: the loopback DNS, Tern's MTA and API delivering to `remotePort`
- * (delivery caps raised for load), and a sender.
- */
-export async function startDeployment(name: string, remotePort: number): Promise<{ t: TernEnv; mta: TernProcess; api: TernProcess; sender: Sender }> {
-  const dns = await startDns();
-  const t = await ternEnv(name, { remotePort, dns, config: { delivery: { concurrency: 200, perDomainConcurrency: 50 } } });
-  const mta = await startTern(t, 'mta');
-  const api = await startTern(t, 'api');
-  return { t, mta, api, sender: await setUpSender(t) };
-}
-
 /** One labelled family of the MTA's /metrics, e.g. tern_queue_recipients by state: {queued: 3, deferred: 9}. */
-export async function mtaMetric(t: TernEnv, name: string, label: string): Promise<Record<string, number>> {
-  const res = await fetch(`http://127.0.0.1:${t.metricsPort}/metrics`);
+export async function mtaMetric(d: Deployment, name: string, label: string): Promise<Record<string, number>> {
+  const res = await fetch(`http://127.0.0.1:${d.metricsPort}/metrics`);
   const text = await res.text();
   const out: Record<string, number> = {};
   for (const m of text.matchAll(new RegExp(`^${name}\\{${label}="(\\w+)"\\} (\\d+)`, 'gm'))) out[m[1]!] = Number(m[2]);
@@ -428,7 +242,7 @@ export async function mtaMetric(t: TernEnv, name: string, label: string): Promis
 }
 
 /** The MTA's queue depth by recipient state. */
-export const queueDepth = (t: TernEnv) => mtaMetric(t, 'tern_queue_recipients', 'state');
+export const queueDepth = (d: Deployment) => mtaMetric(d, 'tern_queue_recipients', 'state');
 
 // ---------------------------------------------------------------------------------------------------------
 // Message bodies.

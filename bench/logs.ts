@@ -12,7 +12,7 @@ import sqlite3 from 'sqlite3';
 import { listStatements, type MessageQuery } from '../store/sqlite/messages.js';
 import { loadConfig } from '../shared/config.js';
 import type { MessageStatus } from '../domain/queue-state.js';
-import { api, envInt, fmt, log, percentile, runBench, setUpSender, startDns, startTern, table, ternEnv, type BenchRow, type Sender } from './lib.js';
+import { api, benchDeployment, benchSender, envInt, fmt, log, percentile, runBench, stopTern, table, type BenchRow, type Sender } from './lib.js';
 
 const total = envInt('BENCH_LOG_N', 1_000_000);
 const requests = envInt('BENCH_LOG_REQS', 200);
@@ -198,30 +198,29 @@ function listSql(accountId: number, q: Record<string, string>, pagingDepth: numb
 }
 
 runBench('logs', 5400, async () => {
-  const dns = await startDns();
   // The search filter counts against the 300/min write bucket; the bench raises it, to time queries, not the limiter.
-  const t = await ternEnv('logs', { remotePort: 9, dns, config: { limits: { writesPerMinute: 1_000_000 } } });
+  const d = await benchDeployment('logs', { remotePort: 9, config: { limits: { writesPerMinute: 1_000_000 } } });
   // The API's own configuration, read as it reads it.
-  const { pagingDepth } = loadConfig({ env: { ...process.env, ...t.env } }).limits;
-  let apiProcess = await startTern(t, 'api');
-  const sender = await setUpSender(t);
-  await apiProcess.stop();
+  const { pagingDepth } = loadConfig({ env: d.env }).limits;
+  await d.startApi();
+  const sender = await benchSender(d);
+  await stopTern(d.api!);
 
   log(`\n[logs] writing ${fmt(total)} messages into the log (messages, recipients, messages_fts) in transactions of 50,000`);
   const loadStarted = Date.now();
-  const loaded = await load(join(t.dataDir, 'tern.db'), sender);
+  const loaded = await load(join(d.dataDir, 'tern.db'), sender);
   log(`  written in ${fmt((Date.now() - loadStarted) / 1000, 0)} s`);
 
-  apiProcess = await startTern(t, 'api');
+  await d.startApi();
   const get = async (q: Record<string, string>) => {
-    const res = await api(t.apiUrl, 'GET', `/v2/emails?${new URLSearchParams(q)}`, sender.adminKey);
+    const res = await api(d.apiUrl, 'GET', `/v2/emails?${new URLSearchParams(q)}`, sender.adminKey);
     if (res.status !== 200) throw new Error(`GET /v2/emails?${new URLSearchParams(q)}: ${res.status} ${JSON.stringify(res.body).slice(0, 300)}`);
     return res.body as { total?: number; data: unknown[] };
   };
   await get({}); // first request: opens and warms what a running API would have warm
 
   log(`\n[logs] GET /v2/emails, ${requests} sequential requests per kind, each with another value, ${fmt(total)} messages`);
-  const db = await open(join(t.dataDir, 'tern.db'));
+  const db = await open(join(d.dataDir, 'tern.db'));
   const lines: string[][] = [];
   const rows: BenchRow[] = [];
   const plans: string[] = [];

@@ -5,8 +5,10 @@
 // Env: BENCH_MEM_N (100000), BENCH_MEM_CONCURRENCY (4 batch requests at a time), BENCH_MEM_SETTLE_S (600: the
 // longest wait for every message's first attempt),
 // BENCH_MEM_HOLD_S (30).
+import { freePort } from '../harness/ports.js';
+import { pause } from '../harness/wait.js';
 import {
-  api, envInt, fmt, freePort, log, memoryOf, mtaMetric, queueDepth, runBench, startDeployment, sleep, table, filler, type BenchRow,
+  api, envInt, fmt, log, memoryOf, mtaMetric, queueDepth, runBench, deliveryDeployment, stopTern, table, filler, type BenchRow,
 } from './lib.js';
 
 const total = envInt('BENCH_MEM_N', 100_000);
@@ -17,7 +19,7 @@ const BATCH = 100;
 
 runBench('memory', 3600, async () => {
   const closedPort = await freePort(); // nothing listens here: the "sink is down"
-  const { t, mta, api: apiProcess, sender } = await startDeployment('memory', closedPort);
+  const { d, mta, api: apiProcess, sender } = await deliveryDeployment('memory', closedPort);
 
   // RSS of the MTA, sampled every second for the whole run.
   const samples: Array<{ at: number; rssMb: number; phase: string }> = [];
@@ -50,7 +52,7 @@ runBench('memory', 3600, async () => {
         subject: `memory bench ${first + k}`,
         text,
       }));
-      const res = await api(t.apiUrl, 'POST', '/v2/emails/batch', sender.sendingKey, items);
+      const res = await api(d.apiUrl, 'POST', '/v2/emails/batch', sender.sendingKey, items);
       if (res.status !== 200) throw new Error(`POST /v2/emails/batch: ${res.status} ${JSON.stringify(res.body).slice(0, 300)}`);
       for (const item of res.body.data as Array<{ message_id?: string; error?: unknown }>) {
         if (item.message_id) accepted++;
@@ -74,21 +76,21 @@ runBench('memory', 3600, async () => {
   // Until every recipient has had its first attempt (as many deferred outcomes as messages), or the settle time passes.
   phase = 'first attempts';
   const settleDeadline = Date.now() + settleS * 1000;
-  let depth = await queueDepth(t);
+  let depth = await queueDepth(d);
   let deferrals = 0;
   while (Date.now() < settleDeadline) {
-    deferrals = (await mtaMetric(t, 'tern_recipient_outcomes_total', 'outcome')).deferred ?? 0;
+    deferrals = (await mtaMetric(d, 'tern_recipient_outcomes_total', 'outcome')).deferred ?? 0;
     if (deferrals >= accepted) break;
-    await sleep(2000);
+    await pause(2000);
   }
-  depth = await queueDepth(t);
+  depth = await queueDepth(d);
   const settledS = (Date.now() - started) / 1000;
   log(`  ${fmt(deferrals)} attempts deferred after ${fmt(settledS, 0)} s; queue ${JSON.stringify(depth)}; MTA RSS ${fmt(memoryOf(mta.pid).rssMb)} MB`);
 
   phase = 'holding';
-  await sleep(holdS * 1000);
+  await pause(holdS * 1000);
   clearInterval(sampler);
-  depth = await queueDepth(t);
+  depth = await queueDepth(d);
   const final = memoryOf(mta.pid);
   const apiMem = memoryOf(apiProcess.pid);
   const maxOf = (p: string) => {
@@ -96,7 +98,7 @@ runBench('memory', 3600, async () => {
     return of.length ? Math.max(...of) : NaN;
   };
   // Where the memory is, as the MTA's own process metrics see it (prom-client's default metrics).
-  const metricsText = await (await fetch(`http://127.0.0.1:${t.metricsPort}/metrics`)).text();
+  const metricsText = await (await fetch(`http://127.0.0.1:${d.metricsPort}/metrics`)).text();
   const mb = (name: string) => Number(new RegExp(`^tern_process_${name} (\\S+)`, 'm').exec(metricsText)?.[1] ?? NaN) / 1024 / 1024;
   const held = (depth.queued ?? 0) + (depth.deferred ?? 0) + (depth.sending ?? 0);
 
@@ -120,6 +122,6 @@ runBench('memory', 3600, async () => {
       target: '< 300 MB',
     },
   ];
-  await mta.stop();
+  await stopTern(mta);
   return { bench: 'memory', rows };
 });

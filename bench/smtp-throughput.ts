@@ -6,8 +6,9 @@
 // Env: BENCH_N_1K (10000), BENCH_N_100K (2000), BENCH_CONCURRENCY (20,50), BENCH_GEN_WORKERS (2),
 // BENCH_CEILING_SINK_PROCS (2: processes of the ceiling's smtp-server sink).
 import type { ChildProcess } from 'node:child_process';
+import { pause, until } from '../harness/wait.js';
 import {
-  ask, cpuSecondsOf, envInt, fmt, forkScript, log, nextMessage, runBench, startDeployment, sleep, stopChild, table, waitUntil, type BenchRow,
+  ask, cpuSecondsOf, envInt, fmt, forkScript, log, nextMessage, runBench, deliveryDeployment, stopChild, stopTern, table, type BenchRow,
 } from './lib.js';
 import type { RunResult, RunSpec } from './smtp-gen.js';
 
@@ -60,14 +61,14 @@ runBench('smtp-throughput', 3600, async () => {
   // 2. Tern: MTA with submission on a STARTTLS port, delivering to the fast sink through a loopback MX.
   const sink = forkScript('sink', ['fast']);
   const { port: sinkPort } = await nextMessage<{ port: number }>(sink, 'listening');
-  const { t, mta, api: apiProcess, sender } = await startDeployment('smtp', sinkPort);
-  await apiProcess.stop(); // not needed for SMTP: out of the way
+  const { d, mta, api: apiProcess, sender } = await deliveryDeployment('smtp', sinkPort);
+  await stopTern(apiProcess); // not needed for SMTP: out of the way
   const sinkStats = () => ask<SinkStats>(sink, { type: 'stats' }, 'stats', 10_000);
 
-  const submit = (spec: Pick<RunSpec, 'n' | 'concurrency' | 'size'>) => runGenerator(gen, { port: t.starttlsPort, pass: sender.sendingKey, ...spec });
+  const submit = (spec: Pick<RunSpec, 'n' | 'concurrency' | 'size'>) => runGenerator(gen, { port: d.starttlsPort, pass: sender.sendingKey, ...spec });
   const warm = await submit({ n: 100, concurrency: 10, size: 1024 });
   if (warm.failed) throw new Error(`warm-up submissions failed: ${warm.errors.join('; ')}`);
-  await waitUntil('the warm-up messages at the sink', async () => (await sinkStats()).count >= warm.accepted, 60_000, 100);
+  await until('the warm-up messages at the sink', async () => (await sinkStats()).count >= warm.accepted, 60_000, 100);
 
   log(`\n[smtp] Tern: authenticated STARTTLS submission → DKIM-signed delivery to a loopback sink (MTA pid ${mta.pid})`);
   const headers = ['size', 'N', 'sessions', 'accepted/s', 'delivered/s', 'first 99%/s', 'late', 'gen ceiling/s', 'failed', 'unsigned', 'MTA CPU', 'gen CPU', 'sink CPU'];
@@ -80,7 +81,7 @@ runBench('smtp-throughput', 3600, async () => {
       const started = Date.now();
       const r = await submit({ n: s.n, concurrency: c, size: s.size });
       const submittedAt = started + r.elapsedMs;
-      await waitUntil(`${r.accepted} messages at the sink`, async () => (await sinkStats()).count >= r.accepted, 120_000 + s.n * 100, 100);
+      await until(`${r.accepted} messages at the sink`, async () => (await sinkStats()).count >= r.accepted, 120_000 + s.n * 100, 100);
       const st = await ask<SinkStats & { arrivals: number[] }>(sink, { type: 'stats', arrivals: true }, 'stats', 10_000);
       const wall = (st.lastAt - started) / 1000;
       const cpu = [mta.pid, gen.pid!, sink.pid!].map((pid, k) => `${fmt(((cpuSecondsOf(pid) - cpu0[k]!) / wall) * 100)}%`);
@@ -101,7 +102,7 @@ runBench('smtp-throughput', 3600, async () => {
         value: `${fmt(accepted)} | ${fmt(delivered)} [${fmt(delivered99)}] (${fmt(cap)})`,
         target: `delivered ≥ ${s.target}/s`,
       });
-      await sleep(1000);
+      await pause(1000);
     }
   }
   log('\n' + table(headers, lines));

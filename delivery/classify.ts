@@ -1,10 +1,8 @@
 // What an SMTP reply means: delivered, deferred or bounced (hard or soft), and why. The only place that decides;
 // the decisions are the ordered rules of config/smtp-replies.json, loaded, validated and frozen once.
-import { readFileSync } from 'node:fs';
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
-import { Ajv, type ErrorObject } from 'ajv';
-import { ConfigError } from '../shared/config.js';
 import { projectPath } from '../shared/paths.js';
+import { loadPolicy } from '../shared/policy-file.js';
 
 export const REPLY_CLASSES = [
   'unknown_user',
@@ -82,8 +80,6 @@ type CompiledRule = { readonly rule: ReplyRule; readonly test: (reply: Reply) =>
 /** A validated, frozen rule set. */
 export type ReplyRules = { readonly file: string; readonly rules: readonly CompiledRule[] };
 
-const validateFile = new Ajv({ allErrors: true }).compile<Static<typeof RulesFileSchema>>(RulesFileSchema);
-
 const listOf = (v: string | string[] | undefined): string[] => (v === undefined ? [] : Array.isArray(v) ? v : [v]);
 
 /** "5xx" → /^5\d\d$/; "5.7.*" → /^5\.7\.\d{1,3}$/. */
@@ -152,51 +148,17 @@ function semanticProblems(rules: readonly ReplyRule[]): string[] {
   return problems;
 }
 
-/** Ajv reports every branch of a union; keep the errors that say what is actually wrong. */
-function relevantErrors(errors: ErrorObject[]): ErrorObject[] {
-  const telling = errors.filter((e) => e.keyword !== 'anyOf');
-  return telling.filter(
-    (e) => e.keyword !== 'type' || !telling.some((o) => o.keyword !== 'type' && o.instancePath.startsWith(e.instancePath)),
-  );
-}
-
-function schemaProblems(errors: ErrorObject[], parsed: unknown): string[] {
-  const rules = (parsed as { rules?: Array<{ id?: unknown }> }).rules;
-  return relevantErrors(errors).map((e) => {
-    const m = /^\/rules\/(\d+)(.*)$/.exec(e.instancePath);
-    const id = m ? rules?.[Number(m[1])]?.id : undefined;
-    const where = m ? `rules[${m[1]}]${typeof id === 'string' ? ` "${id}"` : ''}${m[2]}` : e.instancePath || '/';
-    const detail =
-      e.keyword === 'additionalProperties' ? ` (${String(e.params.additionalProperty)})`
-      : e.keyword === 'enum' ? `: ${(e.params.allowedValues as unknown[]).join(', ')}`
-      : '';
-    return `${where} ${e.message ?? 'is invalid'}${detail}`;
-  });
-}
-
-function deepFreeze<T>(value: T): T {
-  if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) {
-    for (const v of Object.values(value)) deepFreeze(v);
-    Object.freeze(value);
-  }
-  return value;
-}
-
 const DEFAULT_RULES_FILE = projectPath('config', 'smtp-replies.json');
 
 /** Reads, validates and freezes a rules file; throws ConfigError naming the file and every problem found. */
 export function loadReplyRules(file: string = DEFAULT_RULES_FILE): ReplyRules {
-  const fail = (problems: string[]) => new ConfigError(`invalid SMTP reply rules in ${file}: ${problems.join('; ')}`);
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(readFileSync(file, 'utf8'));
-  } catch (err) {
-    throw fail([(err as Error).message]);
-  }
-  if (!validateFile(parsed)) throw fail(schemaProblems(validateFile.errors ?? [], parsed));
-  const problems = semanticProblems(parsed.rules);
-  if (problems.length > 0) throw fail(problems);
-  return deepFreeze({ file, rules: deepFreeze(parsed.rules).map(compileRule) });
+  return loadPolicy({
+    what: 'SMTP reply rules',
+    schema: RulesFileSchema,
+    files: [file],
+    check: (parsed) => semanticProblems(parsed.rules),
+    build: (parsed) => ({ file, rules: parsed.rules.map(compileRule) }),
+  });
 }
 
 let shipped: ReplyRules | undefined;

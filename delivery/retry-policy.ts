@@ -1,10 +1,8 @@
 // When a deferred recipient is tried again, and when the queue gives up on it. Policy is data: config/retry.json,
 // overridden by TERNMAIL_RETRY_DELAYS_S and TERNMAIL_MAX_QUEUE_AGE_S, validated and frozen once.
-import { readFileSync } from 'node:fs';
-import { Type, type Static } from '@sinclair/typebox';
-import { Ajv } from 'ajv';
-import { ConfigError } from '../shared/config.js';
+import { Type } from '@sinclair/typebox';
 import { projectPath } from '../shared/paths.js';
+import { envText, loadPolicy, type EnvSetting } from '../shared/policy-file.js';
 
 const RetryFileSchema = Type.Object(
   {
@@ -24,55 +22,20 @@ export interface RetryPolicyOptions {
   path?: string;
 }
 
-const validate = new Ajv({ allErrors: true }).compile<Static<typeof RetryFileSchema>>(RetryFileSchema);
-const WHOLE = /^\d+$/;
-
-function readPolicyFile(file: string): unknown {
-  try {
-    return JSON.parse(readFileSync(file, 'utf8'));
-  } catch (err) {
-    throw new ConfigError(`cannot read retry policy ${file}: ${(err as Error).message}`);
-  }
-}
-
-function envSeconds(name: string, value: string): number {
-  if (!WHOLE.test(value.trim())) throw new ConfigError(`${name} must be whole seconds, got "${value}"`);
-  return Number(value);
-}
-
-function envDelays(value: string): number[] {
-  const items = value.split(',').map((s) => s.trim());
-  if (items.some((s) => !WHOLE.test(s))) {
-    throw new ConfigError(`TERNMAIL_RETRY_DELAYS_S must be a comma-separated list of whole seconds, got "${value}"`);
-  }
-  return items.map(Number);
-}
-
-/** Environment values override the file; an empty variable counts as unset, as in shared/config.ts. */
-function withEnv(raw: Record<string, unknown>, env: NodeJS.ProcessEnv): Record<string, unknown> {
-  const out = { ...raw };
-  const delays = env.TERNMAIL_RETRY_DELAYS_S;
-  const maxAge = env.TERNMAIL_MAX_QUEUE_AGE_S;
-  if (delays !== undefined && delays.trim() !== '') out.delaysS = envDelays(delays);
-  if (maxAge !== undefined && maxAge.trim() !== '') out.maxQueueAgeS = envSeconds('TERNMAIL_MAX_QUEUE_AGE_S', maxAge);
-  return out;
-}
+/** Whole seconds; text that is not is kept, so the error names the variable and its value. */
+const ENV_SETTINGS: readonly EnvSetting[] = [
+  ['TERNMAIL_RETRY_DELAYS_S', ['delaysS'], envText.intList],
+  ['TERNMAIL_MAX_QUEUE_AGE_S', ['maxQueueAgeS'], envText.int],
+];
 
 export function loadRetryPolicy(options: RetryPolicyOptions = {}): RetryPolicy {
-  const file = options.path ?? projectPath('config', 'retry.json');
-  const parsed = readPolicyFile(file);
-  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
-    throw new ConfigError(`invalid retry policy in ${file}: not a JSON object`);
-  }
-  const raw = withEnv(parsed as Record<string, unknown>, options.env ?? process.env);
-  if (!validate(raw)) {
-    const problems = (validate.errors ?? []).map((e) => `${e.instancePath || '/'} ${e.message ?? 'is invalid'}`);
-    throw new ConfigError(`invalid retry policy (${file} with TERNMAIL_RETRY_* overrides): ${problems.join('; ')}`);
-  }
-  return Object.freeze({
-    delaysS: Object.freeze([...raw.delaysS]),
-    maxQueueAgeS: raw.maxQueueAgeS,
-    jitterRatio: raw.jitterRatio,
+  return loadPolicy({
+    what: 'retry policy',
+    schema: RetryFileSchema,
+    files: [options.path ?? projectPath('config', 'retry.json')],
+    env: options.env ?? process.env,
+    envSettings: ENV_SETTINGS,
+    build: ({ delaysS, maxQueueAgeS, jitterRatio }) => ({ delaysS, maxQueueAgeS, jitterRatio }),
   });
 }
 

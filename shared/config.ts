@@ -5,8 +5,8 @@ import { isIP } from 'node:net';
 import { hostname } from 'node:os';
 import { resolve } from 'node:path';
 import { Type, type Static, type TProperties } from '@sinclair/typebox';
-import { Ajv, type ErrorObject } from 'ajv';
 import { projectPath } from './paths.js';
+import { ConfigError, envText, loadPolicy, type EnvSetting, type Json } from './policy-file.js';
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 type LogLevel = (typeof LOG_LEVELS)[number];
@@ -103,22 +103,10 @@ export type Config = Readonly<
   }
 >;
 
-type Parser = (value: string) => unknown;
-const asInt: Parser = (v) => (/^\d+$/.test(v.trim()) ? Number(v) : v);
-const asNumber: Parser = (v) => (v.trim() !== '' && Number.isFinite(Number(v)) ? Number(v) : v);
-const asList: Parser = (v) => v.split(',').map((s) => s.trim()).filter(Boolean);
-const asIntList: Parser = (v) => (asList(v) as string[]).map((s) => asInt(s));
-/** true/false (also 1/0, yes/no, on/off); anything else is left as text so validation reports it. */
-const asBool: Parser = (v) => {
-  const t = v.trim().toLowerCase();
-  if (['1', 'true', 'yes', 'on'].includes(t)) return true;
-  if (['0', 'false', 'no', 'off'].includes(t)) return false;
-  return v;
-};
-const asString: Parser = (v) => v;
+const { string: asString, int: asInt, number: asNumber, list: asList, intList: asIntList, bool: asBool } = envText;
 
 /** Every environment variable the product reads, and the config path it overrides. */
-const ENV_OVERRIDES: ReadonlyArray<[string, string[], Parser]> = [
+const ENV_OVERRIDES: readonly EnvSetting[] = [
   ['TERNMAIL_DATA_DIR', ['dataDir'], asString],
   ['TERNMAIL_REDIS_URL', ['redisUrl'], asString],
   ['TERNMAIL_PUBLIC_HOSTNAME', ['publicHostname'], asString],
@@ -139,42 +127,7 @@ const ENV_OVERRIDES: ReadonlyArray<[string, string[], Parser]> = [
   ['TERNMAIL_METRICS_PORT', ['metrics', 'mtaPort'], asInt],
 ];
 
-export class ConfigError extends Error {
-  override readonly name = 'ConfigError';
-}
-
-type Json = Record<string, unknown>;
-const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
-
-function merge(base: Json, over: Json): Json {
-  const out: Json = { ...base };
-  for (const [k, v] of Object.entries(over)) out[k] = isObject(v) && isObject(out[k]) ? merge(out[k] as Json, v) : v;
-  return out;
-}
-
-function setPath(target: Json, path: string[], value: unknown): void {
-  let node = target;
-  for (const key of path.slice(0, -1)) node = (node[key] ??= {}) as Json;
-  node[path[path.length - 1]!] = value;
-}
-
-function readJson(file: string): Json {
-  try {
-    const parsed: unknown = JSON.parse(readFileSync(file, 'utf8'));
-    if (!isObject(parsed)) throw new Error('not a JSON object');
-    return parsed;
-  } catch (err) {
-    throw new ConfigError(`cannot read config file ${file}: ${(err as Error).message}`);
-  }
-}
-
-function deepFreeze<T>(value: T): T {
-  if (typeof value === 'object' && value !== null) {
-    for (const v of Object.values(value)) deepFreeze(v);
-    Object.freeze(value);
-  }
-  return value;
-}
+export { ConfigError };
 
 /** CAP_NET_BIND_SERVICE (capability 10) in this process's effective set, as systemd's AmbientCapabilities gives it. */
 function hasNetBindCapability(): boolean {
@@ -229,13 +182,9 @@ function isDnsServer(text: string): boolean {
   return !!withPort && isIP(withPort[1]!) === 4 && +withPort[2]! >= 1 && +withPort[2]! <= 65535;
 }
 
-/** Checks the schema cannot express; each problem names the setting. */
-function semanticProblems(raw: RawConfig, fromEnv: Map<string, { name: string; value: string }>): string[] {
+/** Checks the schema cannot express; each problem names the setting (and the variable that set it). */
+function semanticProblems(raw: RawConfig, named: (key: string) => string): string[] {
   const problems: string[] = [];
-  const named = (key: string) => {
-    const source = fromEnv.get(key);
-    return source ? `${source.name} (${key})` : key;
-  };
   if (!raw.regions.includes(raw.accounts.defaultRegion)) {
     problems.push(`accounts.defaultRegion "${raw.accounts.defaultRegion}" is not one of regions (${raw.regions.join(', ')})`);
   }
@@ -258,50 +207,19 @@ function semanticProblems(raw: RawConfig, fromEnv: Map<string, { name: string; v
   return problems;
 }
 
-/** Where a setting came from, for error messages: the environment variable that set it, or its config key. */
-function describeSetting(pointer: string, fromEnv: Map<string, { name: string; value: string }>): string {
-  const keys = pointer.split('/').filter(Boolean);
-  for (let n = keys.length; n > 0; n--) {
-    const source = fromEnv.get(keys.slice(0, n).join('.'));
-    if (source) return `${source.name}=${JSON.stringify(source.value)}`;
-  }
-  return keys.join('.') || 'the configuration';
-}
-
-function schemaProblems(errors: ErrorObject[], fromEnv: Map<string, { name: string; value: string }>): string[] {
-  // A union with null reports each branch; keep the errors about the value that was actually given.
-  const useful = errors.filter((e) => e.keyword !== 'anyOf');
-  const shown = useful.filter(
-    (e) => !(e.keyword === 'type' && (e.params as { type?: string }).type === 'null' && useful.some((o) => o !== e && o.instancePath.startsWith(e.instancePath))),
-  );
-  const lines = shown.map((e) => {
-    if (e.keyword === 'additionalProperties') {
-      const key = [...e.instancePath.split('/').filter(Boolean), (e.params as { additionalProperty: string }).additionalProperty].join('.');
-      return `unknown setting ${key}`;
-    }
-    const allowed = e.keyword === 'enum' ? ` (${(e.params as { allowedValues: string[] }).allowedValues.join(', ')})` : '';
-    return `${describeSetting(e.instancePath, fromEnv)}: ${e.message ?? 'is invalid'}${allowed}`;
-  });
-  return [...new Set(lines)];
-}
-
 export function loadConfig(options: LoadOptions = {}): Config {
   const env = options.env ?? process.env;
-  let raw = readJson(projectPath('config', 'defaults.json'));
   const named = env.TERNMAIL_CONFIG !== undefined && env.TERNMAIL_CONFIG !== '';
   const file = named ? env.TERNMAIL_CONFIG! : '/etc/ternmail/ternmail.json';
-  if (named || existsSync(file)) raw = merge(raw, readJson(file));
-  if (options.overrides) raw = merge(raw, options.overrides);
-  const fromEnv = new Map<string, { name: string; value: string }>();
-  for (const [name, path, parse] of ENV_OVERRIDES) {
-    const value = env[name];
-    if (value === undefined || value === '') continue;
-    setPath(raw, path, parse(value));
-    fromEnv.set(path.join('.'), { name, value });
-  }
-  const validate = new Ajv({ allErrors: true }).compile<RawConfig>(ConfigSchema);
-  if (!validate(raw)) throw new ConfigError(`invalid configuration: ${schemaProblems(validate.errors ?? [], fromEnv).join('; ')}`);
-  const problems = semanticProblems(raw, fromEnv);
-  if (problems.length) throw new ConfigError(`invalid configuration: ${problems.join('; ')}`);
-  return deepFreeze(withMachineDefaults(raw));
+  const files = [projectPath('config', 'defaults.json'), ...(named || existsSync(file) ? [file] : [])];
+  return loadPolicy({
+    what: 'configuration',
+    schema: ConfigSchema,
+    files,
+    overrides: options.overrides,
+    env,
+    envSettings: ENV_OVERRIDES,
+    check: semanticProblems,
+    build: withMachineDefaults,
+  });
 }

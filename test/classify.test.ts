@@ -385,17 +385,17 @@ t.test('the shipped rules load validated and frozen', async (t) => {
 });
 
 t.test('a rules file that is not JSON is rejected with the parser message', async (t) => {
-  rejects(t, '{ "rules": [', /invalid SMTP reply rules in .*JSON/);
+  rejects(t, '{ "rules": [', /cannot read SMTP reply rules file .*JSON/);
 });
 
 t.test('a rule with an unknown class is rejected naming the rule', async (t) => {
-  rejects(t, { description: 'x', rules: [rule({ id: 'odd', class: 'sad' }), catchAll] }, /rules\[0\] "odd"\/class/);
+  rejects(t, { description: 'x', rules: [rule({ id: 'odd', class: 'sad' }), catchAll] }, /rules\[0\] "odd"\.class: must be equal to one of the allowed values \(unknown_user, /);
 });
 
 t.test('a rule with a malformed code or enhanced pattern is rejected', async (t) => {
-  rejects(t, { description: 'x', rules: [rule({ match: { code: '5XX' } }), catchAll] }, /rules\[0\] "r"\/match\/code must match pattern/);
-  rejects(t, { description: 'x', rules: [rule({ match: { code: '5xx', enhanced: '5.7' } }), catchAll] }, /\/match\/enhanced must match pattern/);
-  rejects(t, { description: 'x', rules: [rule({ match: { code: '5xx', when: 'now' } }), catchAll] }, /must NOT have additional properties \(when\)/);
+  rejects(t, { description: 'x', rules: [rule({ match: { code: '5XX' } }), catchAll] }, /rules\[0\] "r"\.match\.code: must match pattern/);
+  rejects(t, { description: 'x', rules: [rule({ match: { code: '5xx', enhanced: '5.7' } }), catchAll] }, /rules\[0\] "r"\.match\.enhanced: must match pattern/);
+  rejects(t, { description: 'x', rules: [rule({ match: { code: '5xx', when: 'now' } }), catchAll] }, /unknown setting rules\[0\] "r"\.match\.when/);
 });
 
 t.test('a rule whose text is not a valid regular expression is rejected', async (t) => {

@@ -156,16 +156,24 @@ t.test('invalid values are refused with a ConfigError that names the setting', a
       loadConfig({ env: { TERNMAIL_CONFIG: empty, ...env } });
     } catch (err) {
       t.ok(err instanceof ConfigError, `${name} raises a ConfigError`);
-      t.match((err as Error).message, /^invalid configuration: /);
+      t.match((err as Error).message, /^invalid configuration in \S*\/config\/defaults\.json \+ \S+ \+ the environment: /);
+      t.ok((err as Error).message.includes(empty), 'the message names the config file');
     }
   }
 });
 
+t.test('an empty item in a list variable is refused, not dropped', async (t) => {
+  const load = (env: Record<string, string>) => () => loadConfig({ env: { TERNMAIL_CONFIG: empty, ...env } });
+  t.throws(load({ TERNMAIL_SMTP_STARTTLS_PORTS: '2587,,2588' }), /TERNMAIL_SMTP_STARTTLS_PORTS="2587,,2588": must be integer/);
+  t.throws(load({ TERNMAIL_DNS_SERVERS: '10.0.0.53,' }), /TERNMAIL_DNS_SERVERS="10.0.0.53,": must NOT have fewer than 1 characters/);
+  t.same(loadConfig({ env: { TERNMAIL_CONFIG: empty, TERNMAIL_DNS_SERVERS: ' 10.0.0.53 , 10.0.0.54 ' } }).dnsServers, ['10.0.0.53', '10.0.0.54'], 'items are trimmed');
+});
+
 t.test('a broken config file is refused with a ConfigError naming the file or the setting', async (t) => {
   const missing = join(dir, 'nope.json');
-  t.throws(() => loadConfig({ env: { TERNMAIL_CONFIG: missing } }), new RegExp(`cannot read config file ${missing}: ENOENT`), 'a named file must exist');
+  t.throws(() => loadConfig({ env: { TERNMAIL_CONFIG: missing } }), new RegExp(`cannot read configuration file ${missing}: ENOENT`), 'a named file must exist');
   const notJson = configFile('{ "api": ');
-  t.throws(() => loadConfig({ env: { TERNMAIL_CONFIG: notJson } }), new RegExp(`cannot read config file ${notJson}: .*JSON`));
+  t.throws(() => loadConfig({ env: { TERNMAIL_CONFIG: notJson } }), new RegExp(`cannot read configuration file ${notJson}: .*JSON`));
   t.throws(() => loadConfig({ env: { TERNMAIL_CONFIG: configFile([1, 2]) } }), /not a JSON object/);
   t.throws(() => loadConfig({ env: { TERNMAIL_CONFIG: configFile({ api: { prot: 8081 } }) } }), /unknown setting api\.prot/, 'a typo is an error, not a silent default');
   t.throws(() => loadConfig({ env: { TERNMAIL_CONFIG: configFile({ dataDri: '/srv' }) } }), /unknown setting dataDri/);
@@ -176,6 +184,8 @@ t.test('a broken config file is refused with a ConfigError naming the file or th
     /accounts.defaultRegion "mars" is not one of regions \(eu, us\)/,
   );
   t.throws(() => loadConfig({ env: { TERNMAIL_CONFIG: configFile({ smtp: { starttlsPorts: [] } }) } }), /smtp\.starttlsPorts: must NOT have fewer than 1 items/);
+  t.throws(() => loadConfig({ env: { TERNMAIL_CONFIG: configFile({ smtp: { starttlsPorts: [0] } }) } }), /smtp\.starttlsPorts\[0\]: must be >= 1/, 'a list item is named by its index');
+  t.throws(() => loadConfig({ env: { TERNMAIL_CONFIG: configFile({ redisUrl: 6379 }) } }), /redisUrl: must be string or null/, 'a union names every type it takes');
   const err = (() => {
     try {
       loadConfig({ env: { TERNMAIL_CONFIG: configFile({ api: { port: 'x' } }), TERNMAIL_VERIFY_INTERVAL_S: '-1' } });
