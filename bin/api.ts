@@ -5,6 +5,7 @@ import type { Config } from '../shared/config.js';
 import { openRuntime, type Runtime } from '../shared/runtime.js';
 import { createApiServer } from '../http/server.js';
 import { Intake } from '../intake/intake.js';
+import { Queue } from '../queue/queue.js';
 import { DisposableFilter } from '../intake/disposable.js';
 import { ComposePool } from '../http/send/compose-pool.js';
 
@@ -17,7 +18,7 @@ export interface RunningApi {
 
 export async function startApi(config: Config, runtime?: Runtime): Promise<RunningApi> {
   const rt = runtime ?? (await openRuntime(config, 'api'));
-  const intake = new Intake(rt.store, rt.redis, new DisposableFilter(config.disposableDomains), rt.log);
+  const intake = new Intake(rt.store, new Queue(rt.store.queue, rt.redis, rt.log), new DisposableFilter(config.disposableDomains), rt.log);
   const composer = new ComposePool(config.api.composeWorkers);
   const server = createApiServer({ ...rt, intake, composer });
   await new Promise<void>((resolve, reject) => {

@@ -15,6 +15,7 @@ import { ConnectionCache } from '../delivery/connection-cache.js';
 import { Scheduler } from '../delivery/scheduler.js';
 import { loadRetryPolicy } from '../delivery/retry-policy.js';
 import { Intake } from '../intake/intake.js';
+import { Queue } from '../queue/queue.js';
 import { Submission } from '../smtp/submission.js';
 import { MxListener } from '../feedback/inbound.js';
 import { ReportWorker } from '../feedback/report-worker.js';
@@ -27,6 +28,7 @@ import { measureQueueDepth, serveMetrics } from '../shared/metrics.js';
 export interface RunningMta {
   rt: Runtime;
   verifier: DomainVerifier;
+  queue: Queue;
   scheduler: Scheduler;
   intake: Intake;
   outcomes: Outcomes;
@@ -59,9 +61,11 @@ export async function startMta(config: Config, runtime?: Runtime): Promise<Runni
   wakers.push(() => webhooks.wake());
   const outcomes = new Outcomes({ rt, reputation: new Reputation(rt, config.reputation), wake: () => wakers.forEach((wake) => wake()) });
   const connections = new ConnectionCache();
+  const queue = new Queue(rt.store.queue, rt.redis, rt.log);
   const scheduler = new Scheduler({
     outcomes,
     rt,
+    queue,
     preparer: new MessagePreparer(rt.store, new DkimKeyCache(rt.secrets)),
     retry,
     verpSecret: rt.secrets.derive('verp'),
@@ -74,8 +78,8 @@ export async function startMta(config: Config, runtime?: Runtime): Promise<Runni
     },
     poolFor: poolLookup(rt),
   });
-  const intake = new Intake(rt.store, rt.redis, new DisposableFilter(config.disposableDomains), rt.log);
-  measureQueueDepth(() => rt.store.messages.countInFlight());
+  const intake = new Intake(rt.store, queue, new DisposableFilter(config.disposableDomains), rt.log);
+  measureQueueDepth(() => queue.depth());
   const metricsServer = await serveMetrics(config.metrics.host, config.metrics.mtaPort);
   const submission = new Submission(rt, intake, readTls(tlsFiles));
   await submission.listen();
@@ -92,6 +96,7 @@ export async function startMta(config: Config, runtime?: Runtime): Promise<Runni
   return {
     rt,
     verifier,
+    queue,
     scheduler,
     intake,
     outcomes,
