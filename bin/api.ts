@@ -5,6 +5,7 @@ import type { Config } from '../shared/config.js';
 import { openRuntime, type Runtime } from '../shared/runtime.js';
 import { createApiServer } from '../http/server.js';
 import { createCore } from '../core/index.js';
+import { Queue } from '../queue/queue.js';
 import { ComposePool } from '../http/send/compose-pool.js';
 
 export interface RunningApi {
@@ -16,7 +17,7 @@ export interface RunningApi {
 
 export async function startApi(config: Config, runtime?: Runtime): Promise<RunningApi> {
   const rt = runtime ?? (await openRuntime(config, 'api'));
-  const core = createCore(rt);
+  const core = createCore(rt, new Queue(rt.store.queue, rt.redis, rt.log));
   const composer = new ComposePool(config.api.composeWorkers);
   const server = createApiServer({ config, redis: rt.redis, log: rt.log, core, composer });
   await new Promise<void>((resolve, reject) => {

@@ -14,6 +14,7 @@ import { ConnectionCache } from '../delivery/connection-cache.js';
 import { Scheduler } from '../delivery/scheduler.js';
 import { loadRetryPolicy } from '../delivery/retry-policy.js';
 import { createCore, type Core } from '../core/index.js';
+import { Queue } from '../queue/queue.js';
 import { SubmissionListener } from '../smtp/submission.js';
 import { MxListener } from '../feedback/inbound.js';
 import { ReportWorker } from '../feedback/report-worker.js';
@@ -26,6 +27,7 @@ import { measureQueueDepth, serveMetrics } from '../shared/metrics.js';
 export interface RunningMta {
   rt: Runtime;
   verifier: DomainVerifier;
+  queue: Queue;
   scheduler: Scheduler;
   core: Core;
   outcomes: Outcomes;
@@ -58,9 +60,11 @@ export async function startMta(config: Config, runtime?: Runtime): Promise<Runni
   wakers.push(() => webhooks.wake());
   const outcomes = new Outcomes({ rt, reputation: new Reputation(rt, config.reputation), wake: () => wakers.forEach((wake) => wake()) });
   const connections = new ConnectionCache();
+  const queue = new Queue(rt.store.queue, rt.redis, rt.log);
   const scheduler = new Scheduler({
     outcomes,
     rt,
+    queue,
     preparer: new MessagePreparer(rt.store, new DkimKeyCache(rt.secrets)),
     retry,
     verpSecret: rt.secrets.derive('verp'),
@@ -73,8 +77,8 @@ export async function startMta(config: Config, runtime?: Runtime): Promise<Runni
     },
     poolFor: poolLookup(rt),
   });
-  const core = createCore(rt);
-  measureQueueDepth(() => rt.store.messages.countInFlight());
+  const core = createCore(rt, queue);
+  measureQueueDepth(() => queue.depth());
   const metricsServer = await serveMetrics(config.metrics.host, config.metrics.mtaPort);
   const submission = new SubmissionListener(rt, core, readTls(tlsFiles));
   await submission.listen();
@@ -91,6 +95,7 @@ export async function startMta(config: Config, runtime?: Runtime): Promise<Runni
   return {
     rt,
     verifier,
+    queue,
     scheduler,
     core,
     outcomes,

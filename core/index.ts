@@ -2,6 +2,7 @@
 // dashboard) call. Built once per process from what the runtime opened. Interfaces import the core and
 // the domain types it re-exports, never the store or the MTA's engines.
 import type { Runtime } from '../shared/runtime.js';
+import type { Queue } from '../queue/queue.js';
 import { Intake } from '../intake/intake.js';
 import { DisposableFilter } from '../intake/disposable.js';
 import { SenderAuthorization } from './sending/sender-authorization.js';
@@ -35,8 +36,9 @@ export interface Core {
   readonly messageLog: MessageLog;
 }
 
-export function createCore(rt: Runtime): Core {
-  const intake = new Intake(rt.store, rt.redis, new DisposableFilter(rt.config.disposableDomains), rt.log);
+/** `queue` is the process's one queue owner: the intake schedules what it records there. */
+export function createCore(rt: Runtime, queue: Queue): Core {
+  const intake = new Intake(rt.store, queue, new DisposableFilter(rt.config.disposableDomains), rt.log);
   const domains = new DomainManagement(rt);
   const senders = new SenderAuthorization({ store: rt.store, redis: rt.redis, keyCache: rt.keyCache });
   return {

@@ -1,11 +1,9 @@
-// The scheduler: takes due recipients from the Redis schedule, leases them in SQLite (the authority),
-// groups them by destination domain and runs deliveries within a global and a per-domain concurrency cap.
-// Redis only says what is due when; it is rebuilt from SQLite on start, after a Redis reconnect, and by a
-// sweep for anything overdue, so losing Redis loses no message.
-import type { Redis } from 'ioredis';
+// The scheduler: claims due recipients from the queue (queue/queue.ts), groups them by destination domain
+// and runs deliveries within a global and a per-domain concurrency cap, then hands the results back to the
+// queue. The queue's schedule is rebuilt on start, after a Redis reconnect, and swept for anything overdue
+// every SWEEP_MS, so losing Redis loses no message.
 import type { Runtime } from '../shared/runtime.js';
-import type { DueRecipient, AttemptResult } from '../store/sqlite/messages.js';
-import { redisKeys } from '../shared/redis-keys.js';
+import { expiry, type AttemptResult, type DueRecipient, type Queue } from '../queue/queue.js';
 import { metrics } from '../shared/metrics.js';
 import { verpAddress } from '../shared/verp.js';
 import { domainOfEmail } from '../shared/email-address.js';
@@ -13,10 +11,6 @@ import { nextAttemptAt, type RetryPolicy } from './retry-policy.js';
 import { deliverToDomain, type DeliverOptions, type DeliveryJob, type JobResult } from './deliver.js';
 import type { MessagePreparer } from './prepare.js';
 import type { Outcomes } from '../feedback/outcome.js';
-
-const POP_DUE = `local ids = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', ARGV[1], 'LIMIT', 0, ARGV[2])
-if #ids > 0 then redis.call('ZREM', KEYS[1], unpack(ids)) end
-return ids`;
 
 const POLL_MS = 250;
 /**
@@ -29,6 +23,7 @@ const MAX_WAITING = 5_000;
 
 export interface SchedulerDeps {
   rt: Runtime;
+  queue: Queue;
   preparer: MessagePreparer;
   retry: RetryPolicy;
   verpSecret: Buffer;
@@ -42,12 +37,13 @@ export class Scheduler {
   private readonly waiting = new Map<string, DueRecipient[]>();
   private readonly activePerDomain = new Map<string, number>();
   private readonly inFlight = new Set<Promise<void>>();
-  private readonly leased = new Set<number>();
+  /** Every recipient this scheduler holds a lease on, by id. */
+  private readonly leased = new Map<number, DueRecipient>();
   private active = 0;
   private stopped = true;
   private timer: NodeJS.Timeout | null = null;
   private sweepTimer: NodeJS.Timeout | null = null;
-  private subscriber: Redis | null = null;
+  private unwatch: (() => void) | null = null;
   private ticking = false;
   private wakeTimer: NodeJS.Timeout | null = null;
   /** A wake-up came during a tick: tick again once it ends. */
@@ -55,19 +51,13 @@ export class Scheduler {
 
   constructor(private readonly d: SchedulerDeps) {}
 
-  private readonly onRedisReady = (): void => void this.rebuild();
-
   async start(): Promise<void> {
     this.stopped = false;
-    await this.rebuild();
-    this.subscriber = this.d.rt.redis.duplicate();
-    this.subscriber.on('error', () => undefined);
-    this.subscriber.on('message', () => this.wake());
-    await this.subscriber.subscribe(redisKeys.queueWakeChannel()).catch(() => undefined);
-    // After Redis comes back (possibly empty), put every in-flight recipient back on the schedule.
-    this.d.rt.redis.on('ready', this.onRedisReady);
+    await this.d.queue.rebuild();
+    // Woken by new mail; after Redis comes back (possibly empty), the queue rebuilds its schedule.
+    this.unwatch = await this.d.queue.watch(() => this.wake());
     this.timer = setInterval(() => void this.tick(), POLL_MS);
-    this.sweepTimer = setInterval(() => void this.sweep(), SWEEP_MS);
+    this.sweepTimer = setInterval(() => void this.d.queue.sweep(SWEEP_MS), SWEEP_MS);
     void this.tick();
   }
 
@@ -77,45 +67,13 @@ export class Scheduler {
     if (this.timer) clearInterval(this.timer);
     if (this.sweepTimer) clearInterval(this.sweepTimer);
     if (this.wakeTimer) clearTimeout(this.wakeTimer);
-    this.subscriber?.disconnect();
-    this.d.rt.redis.off('ready', this.onRedisReady);
-    const waited = [...this.waiting.values()].flat().map((r) => r.id);
+    this.unwatch?.();
     this.waiting.clear();
     let timer: NodeJS.Timeout | undefined;
     await Promise.race([Promise.all(this.inFlight), new Promise((r) => (timer = setTimeout(r, graceMs)))]);
     clearTimeout(timer);
-    await this.d.rt.store.messages.release([...waited, ...this.leased]).catch(() => undefined);
-  }
-
-  /** Puts every in-flight recipient SQLite knows on the Redis schedule, keeping entries Redis already has. */
-  async rebuild(): Promise<number> {
-    try {
-      const rows = await this.d.rt.store.messages.inFlight();
-      await this.schedule(rows, 'NX');
-      return rows.length;
-    } catch (err) {
-      this.d.rt.log.warn({ err: (err as Error).message }, 'schedule rebuild failed; will retry');
-      return 0;
-    }
-  }
-
-  private async sweep(): Promise<void> {
-    try {
-      const rows = await this.d.rt.store.messages.overdue(Date.now() - SWEEP_MS, 10_000);
-      await this.schedule(rows, 'NX');
-    } catch {
-      // Redis or SQLite busy: the next sweep tries again.
-    }
-  }
-
-  private async schedule(rows: ReadonlyArray<{ id: number; due: number }>, mode: 'NX' | 'XX' | null): Promise<void> {
-    const key = redisKeys.queueDue();
-    for (let i = 0; i < rows.length; i += 1000) {
-      const args = rows.slice(i, i + 1000).flatMap((r) => [r.due, String(r.id)]);
-      if (!args.length) continue;
-      if (mode) await this.d.rt.redis.zadd(key, mode, ...args);
-      else await this.d.rt.redis.zadd(key, ...args);
-    }
+    // Every lease still held: those waiting for a connection, and deliveries that outlived the grace.
+    await this.d.queue.release([...this.leased.values()]).catch(() => undefined);
   }
 
   private waitingCount(): number {
@@ -153,12 +111,9 @@ export class Scheduler {
   }
 
   private async take(max: number): Promise<void> {
-    const now = Date.now();
-    const ids = (await this.d.rt.redis.eval(POP_DUE, 1, redisKeys.queueDue(), now, max)) as string[];
-    if (!ids.length) return;
-    const claimed = await this.d.rt.store.messages.claim(ids.map(Number), now, now + this.leaseMs());
+    const claimed = await this.d.queue.claim(max, this.leaseMs());
     for (const r of claimed) {
-      this.leased.add(r.id);
+      this.leased.set(r.id, r);
       const list = this.waiting.get(r.domain) ?? [];
       list.push(r);
       this.waiting.set(r.domain, list);
@@ -201,7 +156,7 @@ export class Scheduler {
     // A retry is scheduled at the deadline at the latest; only one that missed it by a lease is expired unseen.
     const expired = batch.filter((r) => now >= r.queuedAt + this.d.retry.maxQueueAgeS * 1000 + this.leaseMs());
     const live = batch.filter((r) => !expired.includes(r));
-    const results: AttemptResult[] = expired.map((r) => ({ recipientId: r.id, to: 'failed', reply: 'expired: too long in the queue', mxHost: null, ip: null }));
+    const results: AttemptResult[] = expired.map((r) => expiry(r, 'expired: too long in the queue'));
     // Recipients of one batch share a connection, so they share the pool of the first one's team.
     const pool = live.length ? await this.d.poolFor(live[0]!.accountId) : null;
     if (live.length && pool) {
@@ -222,25 +177,25 @@ export class Scheduler {
   }
 
   private toAttempt(res: JobResult, recipients: readonly DueRecipient[]): AttemptResult {
-    const base = { recipientId: res.recipientId, reply: res.outcome.reply, mxHost: res.mxHost, ip: res.ip };
+    const r = recipients.find((x) => x.id === res.recipientId)!;
+    const base = { recipientId: res.recipientId, leaseToken: r.leaseToken, reply: res.outcome.reply, mxHost: res.mxHost, ip: res.ip };
     if (res.outcome.kind === 'delivered') return { ...base, to: 'sent' };
     if (res.outcome.kind === 'bounced') return { ...base, to: 'bounced', hard: res.outcome.hard };
-    const r = recipients.find((x) => x.id === res.recipientId)!;
     const next = nextAttemptAt(r.attempts + 1, new Date(r.queuedAt), new Date(), this.d.retry);
     if (next === 'expired') return { ...base, to: 'failed', reply: `expired after temporary failures: ${res.outcome.reply}` };
     return { ...base, to: 'deferred', nextAttemptAt: next.getTime() };
   }
 
+  /** Hands the results to the queue; a refused one (its lease lost) was logged there and is neither logged as an outcome nor counted here. */
   private async finish(batch: readonly DueRecipient[], results: readonly AttemptResult[]): Promise<void> {
-    const { finished, bounces } = await this.d.rt.store.messages.recordAttempts(results);
+    const { finished, bounces, refused } = await this.d.queue.finish(results);
     for (const b of bounces) await this.d.outcomes.bounceApplied(b.input, b.applied);
-    for (const r of batch) this.leased.delete(r.id);
-    for (const res of results) {
+    for (const r of batch) if (this.leased.get(r.id) === r) this.leased.delete(r.id);
+    const stale = new Set(refused.map((r) => r.result));
+    for (const res of results.filter((r) => !stale.has(r))) {
       this.logResult(res, batch);
       this.measure(res, batch);
     }
-    const retries = results.filter((r) => r.to === 'deferred').map((r) => ({ id: r.recipientId, due: r.nextAttemptAt! }));
-    await this.schedule(retries, null).catch(() => undefined);
     for (const id of finished) this.d.preparer.forget(id);
   }
 

@@ -1,14 +1,13 @@
 // Intake: the one path by which a message enters the queue, from SMTP submission or the HTTP sidecar.
 // It decides each recipient's first state (queued, suppressed, disposable), records message, recipients,
-// body and credits in one SQLite transaction (committed and fsync'd), and only then schedules them in
-// Redis. Whatever answers the client (250, 200) does so after accept() resolves.
+// body and credits in one SQLite transaction (committed and fsync'd), and only then enqueues them
+// (queue/queue.ts). Whatever answers the client (250, 200) does so after accept() resolves.
 import { randomBytes } from 'node:crypto';
-import type { Redis } from 'ioredis';
 import type { Store, Team, Domain } from '../store/index.js';
+import type { Queue } from '../queue/queue.js';
 import type { NewMessage, NewRecipient, RecipientKind } from '../store/sqlite/messages.js';
 import type { DisposableFilter } from './disposable.js';
 import type { Logger } from '../shared/log.js';
-import { redisKeys } from '../shared/redis-keys.js';
 import { metrics } from '../shared/metrics.js';
 import { domainOfEmail } from '../shared/email-address.js';
 import { rootIdOf } from '../store/sqlite/accounts.js';
@@ -50,7 +49,7 @@ export function newMessageId(): string {
 export class Intake {
   constructor(
     private readonly store: Store,
-    private readonly redis: Redis,
+    private readonly queue: Queue,
     private readonly disposable: DisposableFilter,
     private readonly log: Logger,
   ) {}
@@ -71,7 +70,7 @@ export class Intake {
     return { submission: s, id, recipients, cost };
   }
 
-  /** The second half: message, recipients, body and credits in SQLite (the acknowledgement point), then the schedule. */
+  /** The second half: message, recipients, body and credits in SQLite (the acknowledgement point), then the queue. */
   async record({ submission: s, id, recipients, cost }: Admitted): Promise<IntakeResult> {
     const inserted = await this.store.messages.insert({
       id,
@@ -98,7 +97,7 @@ export class Intake {
     if (inserted === 'insufficient_balance') return { ok: false, reason: 'insufficient_balance' };
     this.log.info({ msg_id: id, team: s.team.id, source: s.source, recipients: recipients.length, queued: cost }, 'message accepted');
     metrics.messagesAccepted.inc({ source: s.source });
-    await this.schedule(id, inserted);
+    await this.queue.enqueue(id, inserted);
     return { ok: true, messageId: id, queued: cost };
   }
 
@@ -118,18 +117,6 @@ export class Intake {
       else out.push({ ...base, state: 'queued', reason: '' });
     }
     return out;
-  }
-
-  /** Tells the schedulers. If Redis is down the message is still safe: the MTA rebuilds the schedule from SQLite. */
-  private async schedule(messageId: string, due: ReadonlyArray<{ id: number; due: number }>): Promise<void> {
-    if (!due.length) return;
-    try {
-      const args = due.flatMap((r) => [r.due, String(r.id)]);
-      // Sent together, with the other submissions' of the same moment (auto-pipelining).
-      await Promise.all([this.redis.zadd(redisKeys.queueDue(), ...args), this.redis.publish(redisKeys.queueWakeChannel(), messageId)]);
-    } catch (err) {
-      this.log.warn({ msg_id: messageId, err: (err as Error).message }, 'not scheduled in Redis; the MTA will pick it up from SQLite');
-    }
   }
 }
 

@@ -9,6 +9,7 @@ import { KeyStore } from './sqlite/keys.js';
 import { WebhookStore } from './sqlite/webhooks.js';
 import { SuppressionStore } from './sqlite/suppressions.js';
 import { MessageStore } from './sqlite/messages.js';
+import { QueueStore } from './sqlite/queue.js';
 import { FeedbackStore } from './sqlite/feedback.js';
 
 export interface Store {
@@ -19,6 +20,7 @@ export interface Store {
   readonly webhooks: WebhookStore;
   readonly suppressions: SuppressionStore;
   readonly messages: MessageStore;
+  readonly queue: QueueStore;
   readonly feedback: FeedbackStore;
   close(): Promise<void>;
 }
@@ -35,6 +37,7 @@ export async function openStore(dataDir: string): Promise<Store> {
     webhooks: new WebhookStore(sql),
     suppressions: new SuppressionStore(sql),
     messages: new MessageStore(sql),
+    queue: new QueueStore(sql),
     feedback: new FeedbackStore(sql),
     close: () => sql.close(),
   };

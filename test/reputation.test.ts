@@ -35,13 +35,14 @@ async function traffic(teamId: number, sent: number, bounced = 0): Promise<numbe
   });
   if (queued === 'insufficient_balance') throw new Error('no balance');
   const ids = queued.map((r) => r.id).sort((a, b) => a - b);
-  const claimed = await h.rt.store.messages.claim(ids, Math.max(Date.now(), ...queued.map((r) => r.due)), Date.now() + 60_000);
+  const token = `reputation-test-${id}`;
+  const claimed = await h.rt.store.queue.claim(ids, Math.max(Date.now(), ...queued.map((r) => r.due)), Date.now() + 60_000, token);
   if (claimed.length !== count) throw new Error(`claimed ${claimed.length} of ${count}`);
-  await h.rt.store.messages.recordAttempts(
+  await h.rt.store.queue.finish(
     ids.map((recipientId, i) =>
       i < sent
-        ? { recipientId, to: 'sent' as const, reply: '250 ok', mxHost: 'mx.dest.test', ip: '127.0.0.1' }
-        : { recipientId, to: 'bounced' as const, reply: '550 5.1.1 no such user', mxHost: 'mx.dest.test', ip: '127.0.0.1', hard: true },
+        ? { recipientId, leaseToken: token, to: 'sent' as const, reply: '250 ok', mxHost: 'mx.dest.test', ip: '127.0.0.1' }
+        : { recipientId, leaseToken: token, to: 'bounced' as const, reply: '550 5.1.1 no such user', mxHost: 'mx.dest.test', ip: '127.0.0.1', hard: true },
     ),
   );
   return ids.slice(0, sent);

@@ -1,12 +1,10 @@
-// Messages, their recipients and every delivery attempt. Recipient moves go through canMove (the one
-// transition rule) and each one re-derives the message's status in the same transaction.
+// Messages, their recipients and every delivery attempt: recording accepted messages, the log, the bodies.
+// Recipients' moves through delivery (claim, finish, release) are the queue's: see queue.ts.
 import type { Queryable, Sql, SqlValue } from './sql.js';
 import { limitOffset, type PageOf, type PageRequest } from '../paging.js';
 import { AccountStore } from './accounts.js';
 import { nowIso } from '../../shared/time.js';
-import { canMove, IN_FLIGHT, messageStatusOf, type MessageStatus, type RecipientState } from '../../domain/queue-state.js';
-import { refreshStatuses } from './message-status.js';
-import { applyBounce, type Applied, type BounceInput } from './feedback-apply.js';
+import { messageStatusOf, type MessageStatus, type RecipientState } from '../../domain/queue-state.js';
 import { chunksByParams, WriteBatcher } from './write-batch.js';
 import { groupBy } from '../../shared/group-by.js';
 
@@ -96,31 +94,6 @@ export interface AttemptRow extends Record<string, unknown> {
   ip: string | null;
   outcome: 'delivered' | 'deferred' | 'bounced' | 'failed';
   reply: string;
-}
-
-/** A recipient ready for delivery, with what the worker needs of its message. */
-export interface DueRecipient {
-  id: number;
-  messageId: string;
-  accountId: number;
-  domainId: string | null;
-  envelopeFrom: string;
-  email: string;
-  domain: string;
-  attempts: number;
-  queuedAt: number;
-}
-
-export interface AttemptResult {
-  recipientId: number;
-  to: Extract<RecipientState, 'sent' | 'deferred' | 'bounced' | 'failed'>;
-  reply: string;
-  mxHost: string | null;
-  ip: string | null;
-  /** For deferred: when to try next (epoch ms). */
-  nextAttemptAt?: number;
-  /** For bounced: whether the reply proves the address bad (the address is then suppressed). */
-  hard?: boolean;
 }
 
 export interface MessageQuery extends PageRequest {
@@ -307,15 +280,12 @@ function edgeRowid(accountId: number, q: MessageQuery, direction: 'ASC' | 'DESC'
 }
 
 export type InsertOutcome = Array<{ id: number; due: number }> | 'insufficient_balance';
-export type RecordOutcome = { finished: string[]; bounces: Array<{ input: BounceInput; applied: Applied }> };
 
 export class MessageStore {
   private readonly inserts: WriteBatcher<NewMessage, InsertOutcome>;
-  private readonly attempts: WriteBatcher<readonly AttemptResult[], RecordOutcome>;
 
   constructor(private readonly sql: Sql) {
     this.inserts = new WriteBatcher(sql, insertMessages);
-    this.attempts = new WriteBatcher(sql, recordAttemptBatches);
   }
 
   /**
@@ -367,160 +337,10 @@ export class MessageStore {
     return { rows, total: count?.n ?? 0 };
   }
 
-  /** Every recipient still in flight and when it is due: what the scheduler rebuilds Redis from. */
-  async inFlight(): Promise<Array<{ id: number; due: number }>> {
-    const rows = await this.sql.all<{ id: number; due: number }>(
-      `SELECT id, CASE WHEN state = 'sending' THEN COALESCE(lease_until, 0) ELSE COALESCE(next_attempt_at, 0) END AS due
-       FROM recipients WHERE state IN ('queued', 'sending', 'deferred')`,
-    );
-    return rows;
-  }
-
-  /** Leases due recipients for delivery: each moves to `sending` until `leaseUntil` unless it is already leased. */
-  async claim(ids: readonly number[], now: number, leaseUntil: number): Promise<DueRecipient[]> {
-    if (!ids.length) return [];
-    const marks = ids.map(() => '?').join(',');
-    // One statement that moves and returns the rows; it shares the group's commit with concurrent intake.
-    const rows = await this.sql.grouped((q) =>
-      q.all<RecipientRow & { account_id: number; domain_id: string | null; envelope_from: string }>(
-        `UPDATE recipients SET state = 'sending', lease_until = ?, updated_at = ?
-         WHERE id IN (${marks}) AND ((state IN ('queued', 'deferred') AND next_attempt_at <= ?) OR (state = 'sending' AND lease_until <= ?))
-         RETURNING id, message_id, email, domain, attempts, queued_at,
-           (SELECT account_id FROM messages WHERE id = message_id) AS account_id,
-           (SELECT domain_id FROM messages WHERE id = message_id) AS domain_id,
-           (SELECT envelope_from FROM messages WHERE id = message_id) AS envelope_from`,
-        [leaseUntil, nowIso(), ...ids, now, now],
-      ),
-    );
-    return rows.map((r) => ({
-      id: r.id,
-      messageId: r.message_id,
-      accountId: r.account_id,
-      domainId: r.domain_id,
-      envelopeFrom: r.envelope_from,
-      email: r.email,
-      domain: r.domain,
-      attempts: r.attempts,
-      queuedAt: r.queued_at,
-    }));
-  }
-
-  /**
-   * Applies the results of delivery attempts in one transaction: each recipient moves, the attempt is kept,
-   * a bounce or an expiry takes its effects (suppression, event) at once, and message statuses follow.
-   * Returns the messages with no recipient left in flight (their bodies deleted here) and the bounces applied.
-   * Deliveries finishing together are recorded together, in a handful of statements.
-   */
-  recordAttempts(results: readonly AttemptResult[]): Promise<RecordOutcome> {
-    if (!results.length) return Promise.resolve({ finished: [], bounces: [] });
-    return this.attempts.submit(results);
-  }
-
-  /** In-flight recipients whose due time passed `before` (lost from the Redis schedule, or a dead worker's lease). */
-  async overdue(before: number, limit: number): Promise<Array<{ id: number; due: number }>> {
-    return this.sql.all<{ id: number; due: number }>(
-      `SELECT id, next_attempt_at AS due FROM recipients WHERE state IN ('queued', 'deferred') AND next_attempt_at < ?
-       UNION ALL SELECT id, lease_until AS due FROM recipients WHERE state = 'sending' AND lease_until < ? LIMIT ?`,
-      [before, before, limit],
-    );
-  }
-
-  /** Returns leased recipients to the queue (graceful stop), due at once. */
-  async release(ids: readonly number[]): Promise<void> {
-    if (!ids.length) return;
-    const marks = ids.map(() => '?').join(',');
-    await this.sql.run(
-      `UPDATE recipients SET state = 'deferred', lease_until = NULL, next_attempt_at = ?, updated_at = ? WHERE state = 'sending' AND id IN (${marks})`,
-      [Date.now(), nowIso(), ...ids],
-    );
-  }
-
-  /**
-   * The queue's depth: recipients in flight, by state, every one of them listed (0 when none). It reads the
-   * partial index of in-flight recipients, so it costs the size of the queue, not of the log's history
-   * (it is read on every metrics scrape).
-   */
-  async countInFlight(): Promise<Record<string, number>> {
-    const rows = await this.sql.all<{ state: string; n: number }>(
-      `SELECT state, COUNT(*) AS n FROM recipients WHERE state IN (${IN_FLIGHT.map((s) => `'${s}'`).join(', ')}) GROUP BY state`,
-    );
-    return { ...Object.fromEntries(IN_FLIGHT.map((s) => [s, 0])), ...Object.fromEntries(rows.map((r) => [r.state, r.n])) };
-  }
-
   /** Every recipient by state, history included: a scan of the whole table, for tests and one-off checks. */
   async countByState(): Promise<Record<string, number>> {
     const rows = await this.sql.all<{ state: string; n: number }>('SELECT state, COUNT(*) AS n FROM recipients GROUP BY state');
     return Object.fromEntries(rows.map((r) => [r.state, r.n]));
-  }
-}
-
-/** A bounced reply is a bounce; a recipient failed after its queue time is a soft bounce (expiry). */
-function bounceOf(result: AttemptResult): BounceInput | null {
-  if (result.to === 'bounced') return { recipientId: result.recipientId, hard: result.hard ?? false, reason: result.reply, source: 'smtp' };
-  if (result.to === 'failed') return { recipientId: result.recipientId, hard: false, reason: result.reply, source: 'expiry' };
-  return null;
-}
-
-interface Move {
-  result: AttemptResult;
-  messageId: string;
-  domainId: string | null;
-}
-
-/** The results whose recipient may still make that move (canMove), with their message and domain. */
-async function movableResults(q: Queryable, results: readonly AttemptResult[]): Promise<Move[]> {
-  const rows = await q.all<{ id: number; state: RecipientState; message_id: string; domain_id: string | null }>(
-    `SELECT r.id, r.state, r.message_id, m.domain_id FROM recipients r JOIN messages m ON m.id = r.message_id
-     WHERE r.id IN (${results.map(() => '?').join(',')})`,
-    results.map((r) => r.recipientId),
-  );
-  const byId = new Map(rows.map((r) => [r.id, r]));
-  const moves: Move[] = [];
-  for (const result of results) {
-    const row = byId.get(result.recipientId);
-    if (row && canMove(row.state, result.to)) moves.push({ result, messageId: row.message_id, domainId: row.domain_id });
-  }
-  return moves;
-}
-
-async function moveRecipients(q: Queryable, moves: readonly Move[], now: string): Promise<void> {
-  for (const chunk of chunksByParams(moves, 5)) {
-    const values = chunk.map(({ result }) => [
-      result.recipientId,
-      result.to,
-      result.reply,
-      result.to === 'deferred' ? (result.nextAttemptAt ?? Date.now()) : null,
-      result.to === 'sent' ? '' : result.reply,
-    ]);
-    await q.run(
-      `UPDATE recipients SET state = v.column2, attempts = attempts + 1, last_reply = v.column3, lease_until = NULL,
-         next_attempt_at = v.column4, reason = v.column5, updated_at = ?
-       FROM (VALUES ${values.map(() => '(?, ?, ?, ?, ?)').join(', ')}) AS v WHERE recipients.id = v.column1`,
-      [now, ...values.flat()],
-    );
-  }
-}
-
-async function insertAttempts(q: Queryable, moves: readonly Move[], now: string): Promise<void> {
-  for (const chunk of chunksByParams(moves, 6)) {
-    await q.run(
-      `INSERT INTO attempts (recipient_id, at, mx_host, ip, outcome, reply) VALUES ${chunk.map(() => '(?, ?, ?, ?, ?, ?)').join(', ')}`,
-      chunk.flatMap(({ result }) => [result.recipientId, now, result.mxHost, result.ip, result.to === 'sent' ? 'delivered' : result.to, result.reply]),
-    );
-  }
-}
-
-/** The domains' counters follow their recipients' final outcomes. */
-async function countFinalOutcomes(q: Queryable, moves: readonly Move[]): Promise<void> {
-  const counts = new Map<string, number>();
-  for (const { result, domainId } of moves) {
-    if (domainId === null || (result.to !== 'sent' && result.to !== 'bounced')) continue;
-    const key = `${result.to === 'sent' ? 'total_sent' : 'total_bounced'} ${domainId}`;
-    counts.set(key, (counts.get(key) ?? 0) + 1);
-  }
-  for (const [key, n] of counts) {
-    const [column, domainId] = key.split(' ') as [string, string];
-    await q.run(`UPDATE domains SET ${column} = ${column} + ? WHERE id = ?`, [n, domainId]);
   }
 }
 
@@ -603,39 +423,3 @@ async function insertMessages(q: Queryable, messages: readonly NewMessage[]): Pr
   return messages.map((m) => (unpaid.has(m) ? 'insufficient_balance' : due.get(m.id)!));
 }
 
-/** Several callers' results recorded at once; each caller hears of its own bounces and of the messages it finished. */
-async function recordAttemptBatches(q: Queryable, batches: ReadonlyArray<readonly AttemptResult[]>): Promise<RecordOutcome[]> {
-  const moves = await movableResults(q, batches.flat());
-  const now = nowIso();
-  await moveRecipients(q, moves, now);
-  await insertAttempts(q, moves, now);
-  await countFinalOutcomes(q, moves);
-  const bounces: Array<{ input: BounceInput; applied: Applied }> = [];
-  for (const { result } of moves) {
-    const input = bounceOf(result);
-    const applied = input && (await applyBounce(q, input));
-    if (input && applied) bounces.push({ input, applied });
-  }
-  const statuses = await refreshStatuses(q, [...new Set(moves.map((m) => m.messageId))]);
-  return splitByCaller(batches, moves, statuses, bounces);
-}
-
-function splitByCaller(
-  batches: ReadonlyArray<readonly AttemptResult[]>,
-  moves: readonly Move[],
-  statuses: ReadonlyMap<string, MessageStatus>,
-  bounces: ReadonlyArray<{ input: BounceInput; applied: Applied }>,
-): RecordOutcome[] {
-  const callerOf = new Map<number, number>();
-  batches.forEach((results, i) => results.forEach((r) => callerOf.set(r.recipientId, i)));
-  const outcomes: RecordOutcome[] = batches.map(() => ({ finished: [], bounces: [] }));
-  // A finished message is told to one caller only, the first that moved one of its recipients.
-  const told = new Set<string>();
-  for (const move of moves) {
-    if (told.has(move.messageId) || statuses.get(move.messageId) === 'pending') continue;
-    told.add(move.messageId);
-    outcomes[callerOf.get(move.result.recipientId)!]!.finished.push(move.messageId);
-  }
-  for (const b of bounces) outcomes[callerOf.get(b.input.recipientId)!]!.bounces.push(b);
-  return outcomes;
-}

@@ -308,4 +308,15 @@ UPDATE accounts SET
 WHERE status = 'suspended';
 `,
   },
+  {
+    version: 8,
+    name: 'lease token on recipients',
+    // Each claim writes a token of its own; a delivery result or a release counts only while the recipient
+    // still carries the token of the claim it comes from (see store/sqlite/queue.ts). Recipients leased before
+    // this migration have none: their holder was stopped for the upgrade, so their lease runs out and the
+    // next claim gives them one.
+    sql: `
+ALTER TABLE recipients ADD COLUMN lease_token TEXT;
+`,
+  },
 ];
