@@ -1,3 +1,4 @@
+// Grouping by key, for batches written or read together.
 /** Items grouped by a key, each group in the items' order (Map.groupBy arrives with Node 21). */
 export function groupBy<T, K>(items: Iterable<T>, keyOf: (item: T) => K): Map<K, T[]> {
   const groups = new Map<K, T[]>();

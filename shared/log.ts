@@ -1,3 +1,4 @@
+// The JSON-lines logger (pino) every process and tool writes with.
 import { pino, type Logger } from 'pino';
 
 export type { Logger };

@@ -1,3 +1,4 @@
+// Connections to Redis (TCP, TLS or a unix socket), and the lock-release script every holder uses.
 import { Redis } from 'ioredis';
 
 /**

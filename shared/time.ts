@@ -1,3 +1,4 @@
+// Time as the product writes it: ISO 8601 UTC, the interface's display form, and UTC day boundaries.
 export const nowIso = (): string => new Date().toISOString();
 
 /** The seed's `<YYYY-MM-DD HH:MM:SS>` form, in UTC. */

@@ -1,3 +1,4 @@
+// Every route of the /v2 admin interface, in the order the OpenAPI document lists them.
 import type { AnyRoute } from '../route.js';
 import { infoRoutes } from './info.js';
 import { domainRoutes } from './domains.js';
