@@ -29,7 +29,7 @@ export type ReplyClass = (typeof REPLY_CLASSES)[number];
 export type ReplyResult = (typeof REPLY_RESULTS)[number];
 
 /** An SMTP reply; code 0 stands for no reply at all (DNS, TCP or TLS failure), described by the text. */
-export type Reply = { code: number; enhanced?: string; text: string };
+export type RemoteReply = { code: number; enhanced?: string; text: string };
 
 export type Classification = { result: ReplyResult; class: ReplyClass; hard: boolean; rule: string; reason: string };
 
@@ -75,7 +75,7 @@ const RulesFileSchema = Type.Object(
 
 export type ReplyRule = Static<typeof RuleSchema>;
 
-type CompiledRule = { readonly rule: ReplyRule; readonly test: (reply: Reply) => boolean };
+type CompiledRule = { readonly rule: ReplyRule; readonly test: (reply: RemoteReply) => boolean };
 
 /** A validated, frozen rule set. */
 export type ReplyRules = { readonly file: string; readonly rules: readonly CompiledRule[] };
@@ -91,7 +91,7 @@ function compileRule(rule: ReplyRule): CompiledRule {
   const codes = listOf(rule.match.code).map(codeRegex);
   const statuses = listOf(rule.match.enhanced).map(enhancedRegex);
   const text = rule.match.text === undefined ? undefined : new RegExp(rule.match.text, 'i');
-  const test = (reply: Reply): boolean =>
+  const test = (reply: RemoteReply): boolean =>
     (codes.length === 0 || codes.some((re) => re.test(String(reply.code)))) &&
     (statuses.length === 0 || (reply.enhanced !== undefined && statuses.some((re) => re.test(reply.enhanced!)))) &&
     (text === undefined || text.test(reply.text));
@@ -171,8 +171,8 @@ export function replyRules(): ReplyRules {
 
 // ---- classification ----------------------------------------------------------------------------------------
 
-export function classifyReply(reply: Reply, rules: ReplyRules = replyRules()): Classification {
-  const normalized: Reply = { code: reply.code, enhanced: reply.enhanced?.trim(), text: reply.text.trim() };
+export function classifyReply(reply: RemoteReply, rules: ReplyRules = replyRules()): Classification {
+  const normalized: RemoteReply = { code: reply.code, enhanced: reply.enhanced?.trim(), text: reply.text.trim() };
   const hit = rules.rules.find((r) => r.test(normalized));
   // Unreachable with a validated file (its last rule matches everything); kept for the type checker.
   if (!hit) throw new Error(`no SMTP reply rule matched in ${rules.file}`);
@@ -180,7 +180,7 @@ export function classifyReply(reply: Reply, rules: ReplyRules = replyRules()): C
   return { result, class: hit.rule.class, hard, rule: id, reason };
 }
 
-export function outcomeOf(reply: string | Reply, rules: ReplyRules = replyRules()): Outcome {
+export function outcomeOf(reply: string | RemoteReply, rules: ReplyRules = replyRules()): Outcome {
   const parsed = typeof reply === 'string' ? parseReply(reply) : reply;
   const raw = typeof reply === 'string' ? reply.trim() : formatReply(reply);
   const c = classifyReply(parsed, rules);
@@ -220,7 +220,7 @@ function dropInlineMarkers(text: string, code: number, enhanced: string | undefi
  * Reads a raw SMTP reply (one line or several, "550-5.1.1 ...\r\n550 5.1.1 ..."), a DSN Diagnostic-Code
  * ("smtp; 550 5.1.1 <x@y>: Recipient address rejected") or an error text with no reply (code 0).
  */
-export function parseReply(raw: string): Reply {
+export function parseReply(raw: string): RemoteReply {
   const lines = stripPreamble(raw)
     .split(/\r?\n/)
     .map((l) => l.trim())
@@ -244,7 +244,7 @@ export function parseReply(raw: string): Reply {
   return enhanced === undefined ? { code, text } : { code, enhanced, text };
 }
 
-export function formatReply(reply: Reply): string {
+export function formatReply(reply: RemoteReply): string {
   if (reply.code === 0) return reply.text;
   return [String(reply.code), reply.enhanced, reply.text].filter((p) => p !== undefined && p !== '').join(' ');
 }
@@ -257,7 +257,7 @@ const CODE_FOR_STATUS_CLASS: Record<string, number> = { '2': 250, '4': 451, '5':
  * The reply a DSN (RFC 3464) reports for one recipient: its Diagnostic-Code, completed by its Status when the
  * diagnostic has no enhanced code, or stands in for a reply when there is no SMTP diagnostic at all.
  */
-export function replyFromDsn(fields: { status?: string; diagnosticCode?: string }): Reply {
+export function replyFromDsn(fields: { status?: string; diagnosticCode?: string }): RemoteReply {
   const parsed = parseReply(fields.diagnosticCode ?? '');
   const status = STATUS_ONLY.exec(fields.status?.trim() ?? '');
   if (!status) return parsed;
@@ -269,7 +269,7 @@ export function replyFromDsn(fields: { status?: string; diagnosticCode?: string 
  * The reply behind a delivery error: the server's reply when it gave one (nodemailer's `response`),
  * otherwise a code-0 reply whose text names the failure ("connect ECONNREFUSED 192.0.2.1:25").
  */
-export function replyFromError(err: unknown): Reply {
+export function replyFromError(err: unknown): RemoteReply {
   if (typeof err !== 'object' || err === null) return { code: 0, text: String(err) };
   const { response, code, message } = err as { response?: unknown; code?: unknown; message?: unknown };
   if (typeof response === 'string' && REPLY_LINE.test(response.trim())) return parseReply(response);

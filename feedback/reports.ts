@@ -4,7 +4,7 @@
 // field parser (RFC 5322 unfolding, one block per blank-line-separated group), never by regexes over the
 // whole mail. Matching the report to a recipient and deciding hard or soft is the worker's job.
 import { simpleParser, type Attachment, type ParsedMail, type SimpleParserOptions } from 'mailparser';
-import { parseReply, replyFromDsn, type Reply } from '../delivery/classify.js';
+import { parseReply, replyFromDsn, type RemoteReply } from '../delivery/classify.js';
 
 export type DsnAction = 'failed' | 'delayed' | 'delivered' | 'relayed' | 'expanded';
 
@@ -22,7 +22,7 @@ export interface BounceReport {
   kind: 'bounce';
   format: 'dsn' | 'text';
   action: 'failed';
-  reply: Reply;
+  reply: RemoteReply;
   /** False when the failure is final but its condition temporary (a 4.x.x Status with Action failed). */
   permanent: boolean;
   status: string | null;
@@ -204,7 +204,7 @@ export function noticeText(text: string): string {
 }
 
 /** The first SMTP reply quoted in the notice, with the lines of a multi-line reply that follow it. */
-export function replyInText(notice: string): Reply | null {
+export function replyInText(notice: string): RemoteReply | null {
   const lines = notice.split(/\r?\n/).map((l) => l.trim());
   for (let i = 0; i < lines.length; i++) {
     const m = REPLY_IN_TEXT.exec(lines[i]!);
@@ -219,7 +219,7 @@ export function replyInText(notice: string): Reply | null {
   return status ? replyFromDsn({ status: STATUS_IN_TEXT.exec(status)![1], diagnosticCode: status.trim() }) : null;
 }
 
-function recipientInText(notice: string, reply: Reply): string | null {
+function recipientInText(notice: string, reply: RemoteReply): string | null {
   const line = notice.split(/\r?\n/).find((l) => ADDRESS_LINE.test(l));
   if (line) return ADDRESS_LINE.exec(line)![1]!;
   return /<?([^\s<>@]+@[^\s<>@]+?)>?(?=[\s.:;,]|$)/.exec(reply.text)?.[1] ?? null;

@@ -2,7 +2,7 @@
 export const nowIso = (): string => new Date().toISOString();
 
 /** The seed's `<YYYY-MM-DD HH:MM:SS>` form, in UTC. */
-export function toSeedDateTime(iso: string): string {
+export function toDisplayDateTime(iso: string): string {
   return iso.slice(0, 19).replace('T', ' ');
 }
 

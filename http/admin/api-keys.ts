@@ -1,10 +1,10 @@
 // /v2/api-keys: the team's sending keys. Admin keys never appear here and cannot be created here.
 import { Type } from '@sinclair/typebox';
 import { defineRoute, type AnyRoute } from '../route.js';
-import { DataOf, Deleted, IdParams, ListEnvelope, PageQuery, SeedDateTime } from '../schemas/common.js';
+import { DataOf, Deleted, IdParams, ListEnvelope, PageQuery, DisplayDateTime } from '../schemas/common.js';
 import { maskKey } from '../../shared/api-key.js';
 import { valueOf } from './refusal-errors.js';
-import { toSeedDateTime } from '../../shared/time.js';
+import { toDisplayDateTime } from '../../shared/time.js';
 import { envelope, pageFrom } from '../paging.js';
 
 const KeyItem = Type.Object({
@@ -13,7 +13,7 @@ const KeyItem = Type.Object({
   key: Type.String({ description: 'Masked: only the start and the end are shown' }),
   status: Type.Literal('active'),
   domain: Type.Union([Type.String(), Type.Null()], { description: 'The one domain the key may send from, or null for all' }),
-  created_at: SeedDateTime,
+  created_at: DisplayDateTime,
 });
 
 const list = defineRoute({
@@ -34,7 +34,7 @@ const list = defineRoute({
       key: maskKey(k.keyStart, k.keyEnd),
       status: k.status,
       domain: k.domainName,
-      created_at: toSeedDateTime(k.createdAt),
+      created_at: toDisplayDateTime(k.createdAt),
     }));
     return { body: envelope(items, total, page) };
   },
@@ -57,13 +57,13 @@ const create = defineRoute({
   responses: {
     201: {
       description: 'Key created',
-      schema: DataOf(Type.Object({ id: Type.Integer(), name: Type.String(), api_key: Type.String(), created_at: SeedDateTime })),
+      schema: DataOf(Type.Object({ id: Type.Integer(), name: Type.String(), api_key: Type.String(), created_at: DisplayDateTime })),
     },
     404: { description: 'The domain is not one of the team’s' },
   },
   async handle({ ctx, caller, body }) {
     const { key, value } = valueOf(await ctx.core.sendingKeys.create(caller.acting, { name: body.name, domainId: body.domain }));
-    return { status: 201, body: { data: { id: key.id, name: key.title, api_key: value, created_at: toSeedDateTime(key.createdAt) } } };
+    return { status: 201, body: { data: { id: key.id, name: key.title, api_key: value, created_at: toDisplayDateTime(key.createdAt) } } };
   },
 });
 

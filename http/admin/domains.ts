@@ -2,8 +2,8 @@
 // Verification is automatic (mta/verify-domains); nothing here performs a DNS lookup.
 import { Type } from '@sinclair/typebox';
 import { defineRoute, type AnyRoute } from '../route.js';
-import { DataOf, IsoDateTime, ListEnvelope, PageQuery, SeedDateTime, StringIdParams } from '../schemas/common.js';
-import { toSeedDateTime } from '../../shared/time.js';
+import { DataOf, IsoDateTime, ListEnvelope, PageQuery, DisplayDateTime, StringIdParams } from '../schemas/common.js';
+import { toDisplayDateTime } from '../../shared/time.js';
 import type { Domain, Team } from '../../core/index.js';
 import type { AppContext } from '../context.js';
 import { envelope, pageFrom } from '../paging.js';
@@ -33,14 +33,14 @@ const DomainCreated = Type.Object({
   id: Type.String(),
   domain_name: Type.String(),
   verification_status: Type.Literal('draft'),
-  created_at: SeedDateTime,
+  created_at: DisplayDateTime,
 });
 
 const DomainDetail = Type.Object({
   id: Type.String(),
   domain_name: Type.String(),
   verification_status: Type.Union([Type.Literal('draft'), Type.Literal('verified')]),
-  created_at: SeedDateTime,
+  created_at: DisplayDateTime,
   dmarc_policy: Type.Union([Type.String(), Type.Null()]),
   dns_records: Type.Object({ dkim: DnsRecord, spf: Type.Array(DnsRecord) }),
   auto_verification: Type.Object({ active: Type.Boolean(), reason: Type.String() }),
@@ -63,7 +63,7 @@ const domainDetail = (d: Domain, ctx: AppContext) => ({
   id: d.id,
   domain_name: d.name,
   verification_status: d.verificationStatus,
-  created_at: toSeedDateTime(d.createdAt),
+  created_at: toDisplayDateTime(d.createdAt),
   dmarc_policy: d.dmarcPolicy,
   dns_records: ctx.core.domains.dnsRecords(d),
   auto_verification: { active: d.autoVerifyActive, reason: d.autoVerifyReason },
@@ -104,7 +104,7 @@ const create = defineRoute({
   },
   async handle({ ctx, caller, body }) {
     const created = valueOf(await ctx.core.domains.add(caller.acting, body.name));
-    const data = { id: created.id, domain_name: created.name, verification_status: created.verificationStatus, created_at: toSeedDateTime(created.createdAt) };
+    const data = { id: created.id, domain_name: created.name, verification_status: created.verificationStatus, created_at: toDisplayDateTime(created.createdAt) };
     return { status: 201, body: { data } };
   },
 });

@@ -32,5 +32,5 @@ export const AdminErrorBody = Type.Object(
 export const Deleted = Type.Object({ deleted: Type.Literal(true) });
 
 /** `<YYYY-MM-DD HH:MM:SS>` in UTC. */
-export const SeedDateTime = Type.String({ pattern: '^\\d{4}-\\d{2}-\\d{2} \\d{2}:\\d{2}:\\d{2}$' });
+export const DisplayDateTime = Type.String({ pattern: '^\\d{4}-\\d{2}-\\d{2} \\d{2}:\\d{2}:\\d{2}$' });
 export const IsoDateTime = Type.String({ format: 'date-time' });
