@@ -8,7 +8,7 @@ import { loadConfig, type Config } from '../shared/config.js';
 import { openStore, type Store } from '../store/index.js';
 import { createAccount, createAdminKey } from '../core/accounts.js';
 import { parseScopes, SCOPES } from '../shared/scopes.js';
-import { rootIdOf } from '../store/sqlite/accounts.js';
+import { rootIdOf } from '../domain/team.js';
 import { stopChild } from '../shared/stop-child.js';
 import { serviceNodeFlags } from '../shared/node-flags.js';
 

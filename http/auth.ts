@@ -2,7 +2,7 @@
 import type { IncomingMessage } from 'node:http';
 import { adminError } from '../shared/errors.js';
 import { kindOf } from '../shared/api-key.js';
-import { rootIdOf, type Team } from '../store/sqlite/accounts.js';
+import { rootIdOf, type Team } from '../domain/team.js';
 import type { AppContext } from './context.js';
 import type { Caller } from './route.js';
 

@@ -4,8 +4,8 @@ import type { Static, TSchema, TObject } from '@sinclair/typebox';
 import type { AppContext } from './context.js';
 import type { Scope } from '../shared/scopes.js';
 import type { AdminErrorCode } from '../shared/errors.js';
-import type { KeyRecord } from '../store/sqlite/keys.js';
-import type { Team } from '../store/sqlite/accounts.js';
+import type { KeyRecord } from '../domain/key-record.js';
+import type { Team } from '../domain/team.js';
 
 export type Method = 'GET' | 'POST' | 'PUT' | 'DELETE';
 

@@ -7,7 +7,8 @@ import { adminError } from '../../shared/errors.js';
 import { checkDomainName } from '../../shared/domain-name.js';
 import { dkimRecordName, dnsRecordsFor, generateDkimKeyPair, MAX_DNS_NAME } from '../../shared/dns-records.js';
 import { toSeedDateTime } from '../../shared/time.js';
-import type { Domain, Team } from '../../store/index.js';
+import type { Domain } from '../../domain/sending-domain.js';
+import type { Team } from '../../domain/team.js';
 import type { AppContext } from '../context.js';
 import { envelope, pageFrom } from '../paging.js';
 

@@ -6,7 +6,7 @@ import { ListEnvelope, PageQuery } from '../schemas/common.js';
 import { adminError } from '../../shared/errors.js';
 import { redisKeys } from '../../shared/redis-keys.js';
 import { secondsUntilNextUtcDay, utcDay } from '../../shared/time.js';
-import { SUPPRESSION_STATUSES } from '../../store/sqlite/suppressions.js';
+import { SUPPRESSION_STATUSES } from '../../domain/suppression.js';
 import type { AppContext } from '../context.js';
 import { envelope, pageFrom } from '../paging.js';
 

@@ -3,7 +3,7 @@ import { Type } from '@sinclair/typebox';
 import { defineRoute, type AnyRoute } from '../route.js';
 import { DataOf, IdParams } from '../schemas/common.js';
 import { adminError } from '../../shared/errors.js';
-import type { Team } from '../../store/index.js';
+import type { Team } from '../../domain/team.js';
 
 const TeamStatus = Type.Union([Type.Literal('active'), Type.Literal('suspended')]);
 const TeamItem = Type.Object({ id: Type.Integer(), name: Type.String(), status: TeamStatus });

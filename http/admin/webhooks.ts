@@ -6,7 +6,7 @@ import { defineRoute, type AnyRoute } from '../route.js';
 import { DataOf, Deleted, IdParams, ListEnvelope, PageQuery } from '../schemas/common.js';
 import { adminError } from '../../shared/errors.js';
 import { checkWebhookUrl, WEBHOOK_URL_MAX } from '../../shared/webhook-url.js';
-import { WEBHOOK_EVENTS, type Webhook } from '../../store/sqlite/webhooks.js';
+import { WEBHOOK_EVENTS, type Webhook } from '../../domain/webhook.js';
 import { envelope, pageFrom } from '../paging.js';
 
 const Event = Type.Union(WEBHOOK_EVENTS.map((e) => Type.Literal(e)));

@@ -4,7 +4,7 @@ import type { IncomingMessage } from 'node:http';
 import { SendError } from '../../shared/errors.js';
 import { kindOf } from '../../shared/api-key.js';
 import { allows } from '../../shared/scopes.js';
-import { rootIdOf, type Team } from '../../store/sqlite/accounts.js';
+import { rootIdOf, type Team } from '../../domain/team.js';
 import type { AppContext } from '../context.js';
 import { bearerToken } from '../auth.js';
 

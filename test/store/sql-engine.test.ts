@@ -1,7 +1,7 @@
 import t, { type Test } from 'tap';
-import { tempDatabase } from './helpers/temp-sql.js';
-import { openSqlite, type Queryable, type Sql } from '../store/sqlite/sql.js';
-import { chunksByParams, WriteBatcher } from '../store/sqlite/write-batch.js';
+import { tempDatabase } from '../helpers/temp-sql.js';
+import { openSqlite, type Queryable, type Sql } from '../../store/sqlite/sql.js';
+import { chunksByParams, WriteBatcher } from '../../store/sqlite/write-batch.js';
 
 const tempSql = async (t: Test): Promise<Sql> => (await tempDatabase(t)).sql;
 
