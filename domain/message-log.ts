@@ -30,13 +30,16 @@ export interface MessageLogEntry {
   messageIdHeader: string;
   size: number;
   hasAttachments: boolean;
-  /** The custom headers the sender asked for. */
-  headers: Record<string, string>;
   status: MessageStatus;
   error: string | null;
   createdAt: string;
   sentAt: string | null;
   updatedAt: string;
+}
+
+/** One message in full: what the log lists, and the custom headers the sender asked for. */
+export interface MessageLogDetail extends MessageLogEntry {
+  headers: Record<string, string>;
 }
 
 export interface LoggedRecipient {

@@ -1,7 +1,7 @@
 // The message log repository: accepted messages with their recipients (recorded with their credits, in one
 // write), read back by id and listed newest first with filters and a word search.
 import type { MessageStatus, RecipientState } from '../domain/queue-state.js';
-import type { Addressee, DeliveryAttempt, LoggedRecipient, MessageLogEntry, MessageSource, RecipientKind } from '../domain/message-log.js';
+import type { Addressee, DeliveryAttempt, LoggedRecipient, MessageLogDetail, MessageLogEntry, MessageSource, RecipientKind } from '../domain/message-log.js';
 import type { PageOf, PageRequest } from './paging.js';
 
 export interface NewRecipient {
@@ -67,7 +67,7 @@ export interface MessageLogRepository {
    */
   insert(m: NewMessage): Promise<InsertOutcome>;
   /** A message, of the given team when one is given. */
-  get(id: string, accountId?: number): Promise<MessageLogEntry | undefined>;
+  get(id: string, accountId?: number): Promise<MessageLogDetail | undefined>;
   /** A message's body, while any of its recipients is in flight. */
   body(id: string): Promise<Buffer | undefined>;
   /** How many recipients each message has. */

@@ -6,7 +6,7 @@ import type { Row } from './sql.js';
 
 export class StoreDecodeError extends Error {
   constructor(what: string, detail: string) {
-    super(`a stored ${what} does not decode: ${detail}`);
+    super(`${what}: a stored value does not decode: ${detail}`);
     this.name = 'StoreDecodeError';
   }
 }
