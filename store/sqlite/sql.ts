@@ -1,5 +1,5 @@
-// The narrow SQL surface every repository uses. SQLite is the embedded implementation; another engine
-// (PostgreSQL, when one VM is outgrown) implements the same four calls.
+// The narrow SQL surface the SQLite repositories use. Another engine (PostgreSQL, when one VM is outgrown)
+// implements the repository interfaces of store/ over its own driver, not this.
 import sqlite3 from 'sqlite3';
 
 export type SqlValue = string | number | bigint | null | Buffer;
