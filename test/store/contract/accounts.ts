@@ -1,9 +1,8 @@
 // The contract of AccountRepository: accounts, teams, the team limit, credits and status transitions.
-import type { Test } from 'tap';
-import { accountOf, type ContractEngine } from './fixtures.js';
+import { accountOf, check, type ContractCheck } from './fixtures.js';
 
-export function accountsContract(t: Test, engine: ContractEngine): void {
-  t.test('an account is created with its figures, found by id and counted; an unknown id is not found', async (t) => {
+export const accountChecks: ContractCheck[] = [
+  check('an account is created with its figures, found by id and counted; an unknown id is not found', async (t, engine) => {
     const { store } = await engine.open(t);
     const account = await store.accounts.createAccount({ name: 'Acme', credits: 250, limitPerSecond: 12, planType: 'pro', backendRegion: 'eu' });
     t.match(account, { parentId: null, name: 'Acme', status: 'active', suspendedBy: null, planType: 'pro', creditBalance: 250, limitPerSecond: 12, backendRegion: 'eu' });
@@ -11,9 +10,9 @@ export function accountsContract(t: Test, engine: ContractEngine): void {
     t.same(await store.accounts.get(account.id), account, 'read back as created');
     t.equal(await store.accounts.count(), 1);
     t.equal(await store.accounts.get(account.id + 1000), undefined);
-  });
+  }),
 
-  t.test('a team takes its parent’s plan, rate and region, holds no credits of its own, and draws on the pooled balance', async (t) => {
+  check('a team takes its parent’s plan, rate and region, holds no credits of its own, and draws on the pooled balance', async (t, engine) => {
     const { store } = await engine.open(t);
     const parent = await accountOf(store, 300);
     const first = await store.accounts.createTeam(parent, 'First', 10);
@@ -27,9 +26,9 @@ export function accountsContract(t: Test, engine: ContractEngine): void {
     t.equal(await store.accounts.addCredits(first.id, 25), undefined, 'never to a team');
     t.equal(await store.accounts.pooledBalance(first), 325);
     t.equal(await store.accounts.count(), 3);
-  });
+  }),
 
-  t.test('a team is renamed and its rate and plan updated; a deleted team is neither found, listed, changed nor counted', async (t) => {
+  check('a team is renamed and its rate and plan updated; a deleted team is neither found, listed, changed nor counted', async (t, engine) => {
     const { store, support } = await engine.open(t);
     const parent = await accountOf(store);
     const team = await store.accounts.createTeam(parent, 'Old name', 10);
@@ -43,9 +42,9 @@ export function accountsContract(t: Test, engine: ContractEngine): void {
     t.equal(await store.accounts.rename(team.id, 'Back'), undefined);
     t.equal(await store.accounts.update(team.id, { limitPerSecond: 9 }), undefined);
     t.equal(await store.accounts.count(), 1);
-  });
+  }),
 
-  t.test('teams per account stop at the limit, even when created all at once, and a deleted team frees its place', async (t) => {
+  check('teams per account stop at the limit, even when created all at once, and a deleted team frees its place', async (t, engine) => {
     const { store, support } = await engine.open(t);
     const parent = await accountOf(store);
     const other = await accountOf(store);
@@ -59,9 +58,9 @@ export function accountsContract(t: Test, engine: ContractEngine): void {
     await support.deleteTeam(created[0]!.id);
     t.not(await store.accounts.createTeam(parent, 'In its place', 5), 'limit_reached');
     t.not(await store.accounts.createTeam(other, 'Other account', 5), 'limit_reached', 'another account counts its own');
-  });
+  }),
 
-  t.test('a team’s status moves by the transition rule: an owner cannot lift a platform suspension', async (t) => {
+  check('a team’s status moves by the transition rule: an owner cannot lift a platform suspension', async (t, engine) => {
     const { store } = await engine.open(t);
     const team = await accountOf(store);
     const state = async (wanted: 'active' | 'suspended', actor: 'account' | 'platform') => {
@@ -76,5 +75,5 @@ export function accountsContract(t: Test, engine: ContractEngine): void {
     t.match(await store.accounts.get(team.id), { status: 'suspended', suspendedBy: 'platform' }, 'a refusal changes nothing');
     t.same(await state('active', 'platform'), { status: 'active', by: null });
     t.same(await store.accounts.changeStatus(team.id + 1000, 'suspended', 'account'), { ok: false, refusal: 'not_found' });
-  });
-}
+  }),
+];

@@ -1,9 +1,8 @@
 // The contract of DomainRepository: names unique among live domains, the default flag, paging, checks.
-import type { Test } from 'tap';
-import { accountOf, at, domainOf, type ContractEngine } from './fixtures.js';
+import { accountOf, at, domainOf, check, type ContractCheck } from './fixtures.js';
 
-export function domainsContract(t: Test, engine: ContractEngine): void {
-  t.test('a domain is created as a draft, found by id (on its team only) and by name in any case; a live name is taken service-wide', async (t) => {
+export const domainChecks: ContractCheck[] = [
+  check('a domain is created as a draft, found by id (on its team only) and by name in any case; a live name is taken service-wide', async (t, engine) => {
     const { store } = await engine.open(t);
     const team = await accountOf(store);
     const other = await accountOf(store);
@@ -22,9 +21,9 @@ export function domainsContract(t: Test, engine: ContractEngine): void {
     t.equal(await store.domains.get(domain.id), undefined);
     t.equal(await store.domains.findByName('mail.one.test'), undefined);
     t.not(await store.domains.create({ accountId: other.id, ...taken }), 'exists', 'a removed domain’s name is free again');
-  });
+  }),
 
-  t.test('a team’s first domain is its default; removing the default moves the flag to the oldest remaining domain', async (t) => {
+  check('a team’s first domain is its default; removing the default moves the flag to the oldest remaining domain', async (t, engine) => {
     const { store, support } = await engine.open(t);
     const team = await accountOf(store);
     const names = ['a.one.test', 'b.one.test', 'c.one.test', 'd.one.test'];
@@ -41,18 +40,18 @@ export function domainsContract(t: Test, engine: ContractEngine): void {
     t.same(await defaults(), ['b.one.test'], 'the oldest remaining domain becomes default');
     const page = await store.domains.list(team.id, { page: 2, perPage: 1 });
     t.same({ names: page.rows.map((d) => d.name), total: page.total }, { names: ['d.one.test'], total: 2 }, 'listed oldest first, paged, counted');
-  });
+  }),
 
-  t.test('domains created all at once for a new team give it exactly one default', async (t) => {
+  check('domains created all at once for a new team give it exactly one default', async (t, engine) => {
     const { store } = await engine.open(t);
     const team = await accountOf(store);
     await Promise.all(Array.from({ length: 8 }, (_, i) => domainOf(store, team, `d${i}.race.test`)));
     const listed = await store.domains.list(team.id, { page: 1, perPage: 20 });
     t.equal(listed.total, 8);
     t.equal(listed.rows.filter((d) => d.isDefault).length, 1);
-  });
+  }),
 
-  t.test('a passing check verifies a draft and ends its checks; a failing one keeps the reason; drafts never checked come first', async (t) => {
+  check('a passing check verifies a draft and ends its checks; a failing one keeps the reason; drafts never checked come first', async (t, engine) => {
     const { store } = await engine.open(t);
     const team = await accountOf(store);
     const [checked, fresh, stopped] = [await domainOf(store, team, 'x.one.test'), await domainOf(store, team, 'y.one.test'), await domainOf(store, team, 'z.one.test')];
@@ -68,5 +67,5 @@ export function domainsContract(t: Test, engine: ContractEngine): void {
     t.ok(passing?.verifiedAt);
     t.same((await store.domains.awaitingCheck()).map((d) => d.id), [fresh.id]);
     t.equal(await store.domains.recordCheck('no-such-domain', { verified: true, dmarcPolicy: null, summary: '', result: {} }), undefined);
-  });
-}
+  }),
+];

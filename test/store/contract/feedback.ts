@@ -1,10 +1,9 @@
 // The contract of FeedbackRepository: complaints and bounces with their effects, the event outbox, webhook
 // delivery records, reputation figures and inbound reports.
-import type { Test } from 'tap';
-import { accountOf, at, messageOf, record, recipient, type ContractEngine } from './fixtures.js';
+import { accountOf, at, messageOf, record, recipient, check, type ContractCheck } from './fixtures.js';
 
-export function feedbackContract(t: Test, engine: ContractEngine): void {
-  t.test('a complaint suppresses the address and adds one event; a repeated one adds none; the outbox empties as events are delivered', async (t) => {
+export const feedbackChecks: ContractCheck[] = [
+  check('a complaint suppresses the address and adds one event; a repeated one adds none; the outbox empties as events are delivered', async (t, engine) => {
     const { store } = await engine.open(t);
     const team = await accountOf(store);
     const m = messageOf(team, { recipients: [recipient('ann@dest.test')] });
@@ -20,9 +19,9 @@ export function feedbackContract(t: Test, engine: ContractEngine): void {
     t.same(await store.feedback.pendingEvents(10), []);
     t.equal((await store.feedback.eventsOf(m.id))[0]?.state, 'delivered');
     t.equal(await store.feedback.recordComplaint({ recipientId: recipientId! + 1000, reason: 'x' }), null, 'an unknown recipient changes nothing');
-  });
+  }),
 
-  t.test('an expiry is a soft bounce: an event, no suppression; a reported bounce of a recipient still in flight is ignored', async (t) => {
+  check('an expiry is a soft bounce: an event, no suppression; a reported bounce of a recipient still in flight is ignored', async (t, engine) => {
     const { store } = await engine.open(t);
     const team = await accountOf(store);
     const m = messageOf(team, { recipients: [recipient('slow@dest.test'), recipient('busy@dest.test')] });
@@ -34,9 +33,9 @@ export function feedbackContract(t: Test, engine: ContractEngine): void {
     t.equal(await store.feedback.recordBounce({ recipientId: busy!, hard: true, reason: '550 gone', source: 'report' }), null);
     t.equal(await store.suppressions.isSuppressed(team.id, 'busy@dest.test'), false);
     t.equal((await store.feedback.eventsOf(m.id)).length, 1);
-  });
+  }),
 
-  t.test('reputation figures count a team’s delivered and bounced recipients of messages accepted since a time', async (t) => {
+  check('reputation figures count a team’s delivered and bounced recipients of messages accepted since a time', async (t, engine) => {
     const { store, support } = await engine.open(t);
     const team = await accountOf(store);
     const other = await accountOf(store);
@@ -53,9 +52,9 @@ export function feedbackContract(t: Test, engine: ContractEngine): void {
     t.same(await store.feedback.rates(team.id, Date.parse(at(24))), { volume: 4, bounced: 1, complained: 1 }, 'since the time, inclusive; queued ones do not count');
     t.same(await store.feedback.rates(team.id, Date.parse(at(0))), { volume: 7, bounced: 2, complained: 2 });
     t.same(await store.feedback.rates(team.id, Date.parse(at(48))), { volume: 0, bounced: 0, complained: 0 }, 'none: zeros');
-  });
+  }),
 
-  t.test('webhook deliveries are kept per team, newest first, and pruned by age', async (t) => {
+  check('webhook deliveries are kept per team, newest first, and pruned by age', async (t, engine) => {
     const { store, support } = await engine.open(t);
     const team = await accountOf(store);
     const m = messageOf(team, { recipients: [recipient('ann@dest.test')] });
@@ -73,9 +72,9 @@ export function feedbackContract(t: Test, engine: ContractEngine): void {
     await support.backdateWebhookDelivery(older!.id, at(0));
     t.equal(await store.feedback.pruneDeliveries(at(1)), 1);
     t.same((await store.feedback.deliveriesOf(team.id)).map((d) => d.id), [newer!.id]);
-  });
+  }),
 
-  t.test('reports wait, oldest first, until they are finished', async (t) => {
+  check('reports wait, oldest first, until they are finished', async (t, engine) => {
     const { store } = await engine.open(t);
     await store.feedback.addReport({ id: 'rep1', mailFrom: '', rcptTo: 'bounces+abc@send.one.test' });
     await new Promise((resolve) => setTimeout(resolve, 2));
@@ -88,9 +87,9 @@ export function feedbackContract(t: Test, engine: ContractEngine): void {
     await store.feedback.finishReport('rep1', 'processed', 'bounce', 'applied');
     await store.feedback.finishReport('rep2', 'dropped', 'complaint', 'no matching message');
     t.same(await store.feedback.waitingReports(10), []);
-  });
+  }),
 
-  t.test('a recipient is found by its message’s Message-ID header, and by its address when the message has several', async (t) => {
+  check('a recipient is found by its message’s Message-ID header, and by its address when the message has several', async (t, engine) => {
     const { store } = await engine.open(t);
     const team = await accountOf(store);
     const single = messageOf(team, { recipients: [recipient('one@dest.test')] });
@@ -101,5 +100,5 @@ export function feedbackContract(t: Test, engine: ContractEngine): void {
     t.equal(await store.feedback.recipientByMessageIdHeader(several.messageIdHeader, 'BOB@dest.test'), bob);
     t.equal(await store.feedback.recipientByMessageIdHeader(several.messageIdHeader, null), null, 'several and no address: none');
     t.equal(await store.feedback.recipientByMessageIdHeader('<unknown@one.test>', 'bob@dest.test'), null);
-  });
-}
+  }),
+];

@@ -12,6 +12,14 @@ export interface ContractEngine {
   open(t: Test): Promise<{ store: Store; support: StoreTestSupport }>;
 }
 
+/** One check of the contract: a behaviour every engine must show, run on a store of its own. */
+export interface ContractCheck {
+  name: string;
+  run(t: Test, engine: ContractEngine): Promise<void>;
+}
+
+export const check = (name: string, run: ContractCheck['run']): ContractCheck => ({ name, run });
+
 export async function accountOf(store: Store, credits = 100, name = 'Account'): Promise<Team> {
   return store.accounts.createAccount({ name, credits, limitPerSecond: 10, planType: 'free', backendRegion: 'eu' });
 }

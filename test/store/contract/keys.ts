@@ -1,6 +1,5 @@
 // The contract of KeyRepository: keys by hash, per-kind revocation, the admin-key limit across an account's teams.
-import type { Test } from 'tap';
-import { accountOf, domainOf, type ContractEngine } from './fixtures.js';
+import { accountOf, domainOf, check, type ContractCheck } from './fixtures.js';
 import type { NewKey } from '../../../store/keys.js';
 
 let n = 0;
@@ -9,8 +8,8 @@ const newKey = (accountId: number, title = 'key'): NewKey => {
   return { accountId, title, hash, start: 'tern_ab', end: 'yz' };
 };
 
-export function keysContract(t: Test, engine: ContractEngine): void {
-  t.test('a sending key is found by hash, names its domain, is listed oldest first with paging, and is revoked only on its own team', async (t) => {
+export const keyChecks: ContractCheck[] = [
+  check('a sending key is found by hash, names its domain, is listed oldest first with paging, and is revoked only on its own team', async (t, engine) => {
     const { store } = await engine.open(t);
     const team = await accountOf(store);
     const other = await accountOf(store);
@@ -31,9 +30,9 @@ export function keysContract(t: Test, engine: ContractEngine): void {
     t.same((await store.keys.listSending(team.id, { page: 1, perPage: 10 })).rows.map((k) => k.title), ['limited', 'third']);
     t.same(await store.keys.revokeForDomain(domain.id), [limited.keyHash], 'the keys limited to a removed domain go with it');
     t.same((await store.keys.listSending(team.id, { page: 1, perPage: 10 })).rows.map((k) => k.id), [third.id]);
-  });
+  }),
 
-  t.test('admin keys of an account and its teams stop at the limit, even when created all at once; a revoked one frees its place', async (t) => {
+  check('admin keys of an account and its teams stop at the limit, even when created all at once; a revoked one frees its place', async (t, engine) => {
     const { store } = await engine.open(t);
     const root = await accountOf(store);
     const team = await store.accounts.createTeam(root, 'Team', 10);
@@ -50,5 +49,5 @@ export function keysContract(t: Test, engine: ContractEngine): void {
     t.equal(await store.keys.revoke(created[0]!.id, 'admin'), created[0]!.keyHash);
     t.not(await admin(team.id), 'limit_reached', 'a revoked key frees its place');
     t.equal(await admin(root.id), 'limit_reached');
-  });
-}
+  }),
+];

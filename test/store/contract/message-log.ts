@@ -1,13 +1,12 @@
 // The contract of MessageLogRepository: a message recorded with its credits and read back as given, and the
 // log listed newest first with its filters (status, domain, date bounds, words).
-import type { Test } from 'tap';
-import { accountOf, at, domainOf, messageOf, record, recipient, type ContractEngine } from './fixtures.js';
+import { accountOf, at, domainOf, messageOf, record, recipient, check, type ContractCheck } from './fixtures.js';
 import type { MessageQuery } from '../../../store/message-log.js';
 import type { Store } from '../../../store/index.js';
 import type { Team } from '../../../domain/team.js';
 
-export function messageLogContract(t: Test, engine: ContractEngine): void {
-  t.test('a message is recorded with its recipients and its credits, and read back as it was given', async (t) => {
+export const messageLogChecks: ContractCheck[] = [
+  check('a message is recorded with its recipients and its credits, and read back as it was given', async (t, engine) => {
     const { store } = await engine.open(t);
     const team = await accountOf(store, 5);
     const domain = await domainOf(store, team, 'log.one.test');
@@ -38,9 +37,9 @@ export function messageLogContract(t: Test, engine: ContractEngine): void {
     t.same(await store.messages.recipientCounts([given.id, 'no-such-message']), new Map([[given.id, 3]]));
     t.same(await store.messages.attemptsOf(given.id), [], 'no attempt yet');
     t.same(await store.messages.body(given.id), given.body, 'the body is kept for delivery');
-  });
+  }),
 
-  t.test('a message no recipient of which can be sent costs nothing and keeps no body; one the account cannot pay for is not recorded', async (t) => {
+  check('a message no recipient of which can be sent costs nothing and keeps no body; one the account cannot pay for is not recorded', async (t, engine) => {
     const { store } = await engine.open(t);
     const team = await accountOf(store, 1);
     const suppressed = messageOf(team, { recipients: [recipient('x@dest.test', 'suppressed')], error: 'every recipient is suppressed' });
@@ -55,9 +54,9 @@ export function messageLogContract(t: Test, engine: ContractEngine): void {
     t.equal(await store.messages.get(unpaid.id), undefined);
     t.equal((await store.accounts.get(team.id))?.creditBalance, 1, 'nothing was taken');
     t.same(await store.messages.countByState(), { failed: 1, suppressed: 2 });
-  });
+  }),
 
-  t.test('the log lists a team’s messages newest first and filters by status, domain, date bounds and whole words', async (t) => {
+  check('the log lists a team’s messages newest first and filters by status, domain, date bounds and whole words', async (t, engine) => {
     const { store, support } = await engine.open(t);
     const { team, ids, domainId } = await fillLog(store, support);
     const list = async (query: Partial<MessageQuery>, teamId = team.id) => {
@@ -84,8 +83,8 @@ export function messageLogContract(t: Test, engine: ContractEngine): void {
     t.same(await list({ search: '"OR" NEAR(x) :*' }), { ids: [], total: 0 }, 'no operator of the user reaches the engine');
     t.same(await list({ search: ' *** ' }), { ids: [], total: 0 }, 'text with no word matches nothing');
     t.same(await list({}, (await accountOf(store)).id), { ids: [], total: 0 }, 'another team sees none of it');
-  });
-}
+  }),
+];
 
 /**
  * Ten messages, accepted 6 hours apart in that order (the i-th at at(6i)): every third one suppressed (else

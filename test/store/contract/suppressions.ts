@@ -1,10 +1,9 @@
 // The contract of SuppressionRepository: ranking, case-insensitive addresses, listing and removal.
-import type { Test } from 'tap';
-import { accountOf, type ContractEngine } from './fixtures.js';
+import { accountOf, check, type ContractCheck } from './fixtures.js';
 import type { SuppressionStatus } from '../../../domain/suppression.js';
 
-export function suppressionsContract(t: Test, engine: ContractEngine): void {
-  t.test('a complaint outranks a bounce, which outranks a manual entry; an entry of equal rank refreshes the reason', async (t) => {
+export const suppressionChecks: ContractCheck[] = [
+  check('a complaint outranks a bounce, which outranks a manual entry; an entry of equal rank refreshes the reason', async (t, engine) => {
     const { store } = await engine.open(t);
     const team = await accountOf(store);
     const add = (status: SuppressionStatus, reason: string) => store.suppressions.add(team.id, { email: 'Someone@Dest.test', status, reason, messageId: null });
@@ -26,9 +25,9 @@ export function suppressionsContract(t: Test, engine: ContractEngine): void {
     await add('suppressed', 'late manual');
     t.equal(await standing(), 'complained: complaint', 'nothing lower hides a complaint');
     t.equal(await store.suppressions.get((await accountOf(store)).id, 'someone@dest.test'), undefined, 'each team has its own list');
-  });
+  }),
 
-  t.test('a team’s suppressions list newest first, filter by status and by a literal search, and are removed by address', async (t) => {
+  check('a team’s suppressions list newest first, filter by status and by a literal search, and are removed by address', async (t, engine) => {
     const { store } = await engine.open(t);
     const team = await accountOf(store);
     const entries: Array<[string, SuppressionStatus]> = [['a_b@dest.test', 'bounced'], ['axb@dest.test', 'suppressed'], ['100%@dest.test', 'complained'], ['zed@other.test', 'bounced']];
@@ -52,5 +51,5 @@ export function suppressionsContract(t: Test, engine: ContractEngine): void {
     t.equal(await store.suppressions.remove(team.id, 'AXB@Dest.test'), true, 'removed in any case');
     t.equal(await store.suppressions.remove(team.id, 'axb@dest.test'), false, 'removed once');
     t.equal(await store.suppressions.isSuppressed(team.id, 'axb@dest.test'), false);
-  });
-}
+  }),
+];

@@ -1,6 +1,5 @@
 // The contract of WebhookRepository: the per-team limit, changes field by field, subscribers by event.
-import type { Test } from 'tap';
-import { accountOf, type ContractEngine } from './fixtures.js';
+import { accountOf, check, type ContractCheck } from './fixtures.js';
 import type { WebhookFields } from '../../../store/webhooks.js';
 
 const fields = (title: string, events: WebhookFields['events'] = ['bounced']): WebhookFields => ({
@@ -10,8 +9,8 @@ const fields = (title: string, events: WebhookFields['events'] = ['bounced']): W
   includeMessage: false,
 });
 
-export function webhooksContract(t: Test, engine: ContractEngine): void {
-  t.test('webhooks per team stop at the limit, even when created all at once', async (t) => {
+export const webhookChecks: ContractCheck[] = [
+  check('webhooks per team stop at the limit, even when created all at once', async (t, engine) => {
     const { store } = await engine.open(t);
     const team = await accountOf(store);
     const other = await accountOf(store);
@@ -20,9 +19,9 @@ export function webhooksContract(t: Test, engine: ContractEngine): void {
     t.equal(outcomes.filter((o) => o === 'limit_reached').length, 4);
     t.equal((await store.webhooks.list(team.id, { page: 1, perPage: 10 })).total, 3);
     t.not(await store.webhooks.create(other.id, fields('other'), 'sealed', 3), 'limit_reached', 'each team counts its own');
-  });
+  }),
 
-  t.test('a webhook is created active, changed field by field, listed oldest first, and reached only through its team', async (t) => {
+  check('a webhook is created active, changed field by field, listed oldest first, and reached only through its team', async (t, engine) => {
     const { store } = await engine.open(t);
     const team = await accountOf(store);
     const other = await accountOf(store);
@@ -43,9 +42,9 @@ export function webhooksContract(t: Test, engine: ContractEngine): void {
     t.equal(await store.webhooks.remove(hook.id, team.id), true);
     t.equal(await store.webhooks.remove(hook.id, team.id), false, 'removed once');
     t.same((await store.webhooks.list(team.id, { page: 1, perPage: 10 })).rows.map((w) => w.title), ['second']);
-  });
+  }),
 
-  t.test('the subscribers of an event are the team’s active webhooks that list it', async (t) => {
+  check('the subscribers of an event are the team’s active webhooks that list it', async (t, engine) => {
     const { store } = await engine.open(t);
     const team = await accountOf(store);
     const other = await accountOf(store);
@@ -63,5 +62,5 @@ export function webhooksContract(t: Test, engine: ContractEngine): void {
     const titles = async (event: 'bounced' | 'complaint') => (await store.webhooks.subscribers(team.id, event)).map((w) => w.title).sort();
     t.same(await titles('bounced'), ['both', 'bounces']);
     t.same(await titles('complaint'), ['both', 'complaints']);
-  });
-}
+  }),
+];
