@@ -9,7 +9,8 @@
 // Env: BENCH_LOG_N (1000000), BENCH_LOG_REQS (200), BENCH_LOG_KIND_S (90: a kind stops early after this).
 import { join } from 'node:path';
 import sqlite3 from 'sqlite3';
-import { listStatements, type MessageQuery } from '../store/sqlite/messages.js';
+import { listStatements } from '../store/sqlite/messages.js';
+import type { MessageQuery } from '../store/message-log.js';
 import { loadConfig } from '../shared/config.js';
 import type { MessageStatus } from '../domain/queue-state.js';
 import { api, benchDeployment, benchSender, envInt, fmt, log, percentile, runBench, stopTern, table, type BenchRow, type Sender } from './lib.js';

@@ -5,10 +5,11 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { loadConfig, type Config } from '../shared/config.js';
-import { openStore, type Store } from '../store/index.js';
+import { openStore } from '../store/index.js';
+import { type Store } from '../store/index.js';
 import { createAccount, createAdminKey } from '../core/accounts.js';
 import { parseScopes, SCOPES } from '../shared/scopes.js';
-import { DEFAULT_SUSPENSION_REASON, rootIdOf } from '../store/sqlite/accounts.js';
+import { DEFAULT_SUSPENSION_REASON, rootIdOf } from '../domain/team.js';
 import { stopChild } from '../shared/stop-child.js';
 import { serviceNodeFlags } from '../shared/node-flags.js';
 

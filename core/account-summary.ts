@@ -1,7 +1,8 @@
 // What an account (or team) looks like at a glance: its pooled balance and its bounce and complaint rates
 // over the reputation window, the figures platform suspension uses.
 import type { Config } from '../shared/config.js';
-import type { Store, Team } from '../store/index.js';
+import type { Store } from '../store/index.js';
+import type { Team } from '../domain/team.js';
 
 export interface AccountSummaryDeps {
   config: Config;

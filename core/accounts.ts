@@ -2,7 +2,7 @@
 import type { Config } from '../shared/config.js';
 import type { Store } from '../store/index.js';
 import { generateKey, hashKey, keyEnds } from '../shared/api-key.js';
-import { rootIdOf } from '../store/sqlite/accounts.js';
+import { rootIdOf } from '../domain/team.js';
 import type { Scope } from '../shared/scopes.js';
 
 export async function createAdminKey(

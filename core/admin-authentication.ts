@@ -2,7 +2,9 @@
 // its own or, for a root account's key, one of the account's teams. One of the authentication strategies
 // the interfaces pick per route group (sending keys are core/sending; dashboard sessions come next).
 import type { KeyCache } from '../shared/key-cache.js';
-import type { KeyRecord, Store, Team } from '../store/index.js';
+import type { KeyRecord } from '../domain/key-record.js';
+import type { Store } from '../store/index.js';
+import type { Team } from '../domain/team.js';
 import { kindOf } from '../shared/api-key.js';
 
 export interface AdminCaller {

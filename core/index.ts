@@ -16,9 +16,7 @@ import { AccountSummaries } from './account-summary.js';
 import { MessageLog } from './message-log.js';
 import { AdminAuthenticator } from './admin-authentication.js';
 
-export type { Team, Suspension, Domain, KeyRecord, Webhook, Suppression, PageOf, PageRequest, WebhookEvent, SuppressionStatus } from '../store/index.js';
-export type { MessageRow, RecipientRow, AttemptRow } from '../store/index.js';
-export { WEBHOOK_EVENTS, SUPPRESSION_STATUSES } from '../store/index.js';
+export type { PageOf, PageRequest } from '../store/paging.js';
 
 export interface Core {
   /** Admin keys and the team they act on. */

@@ -1,7 +1,10 @@
 // The message log of a team: pages of messages newest first, filtered by status, domain, date bounds and
 // words, and one message with its recipients and every delivery attempt.
 import type { Config } from '../shared/config.js';
-import type { AttemptRow, MessageRow, PageOf, PageRequest, RecipientRow, Store, Team } from '../store/index.js';
+import type { DeliveryAttempt, LoggedRecipient, MessageLogDetail, MessageLogEntry } from '../domain/message-log.js';
+import type { PageOf, PageRequest } from '../store/paging.js';
+import type { Store } from '../store/index.js';
+import type { Team } from '../domain/team.js';
 import type { MessageStatus } from '../domain/queue-state.js';
 import type { DomainManagement } from './domains.js';
 import { done, notFound, refuse, type Managed } from './management-refusals.js';
@@ -21,14 +24,14 @@ export interface LogFilters extends PageRequest {
   search?: string;
 }
 
-export interface LogPage extends PageOf<MessageRow> {
+export interface LogPage extends PageOf<MessageLogEntry> {
   recipientCounts: ReadonlyMap<string, number>;
 }
 
 export interface LoggedMessage {
-  message: MessageRow;
-  recipients: RecipientRow[];
-  attempts: AttemptRow[];
+  message: MessageLogDetail;
+  recipients: LoggedRecipient[];
+  attempts: DeliveryAttempt[];
 }
 
 /** No domain id looks like this: a filter that must match nothing. */

@@ -3,7 +3,10 @@
 import type { Redis } from 'ioredis';
 import type { Logger } from '../shared/log.js';
 import type { KeyCache } from '../shared/key-cache.js';
-import type { KeyRecord, PageOf, PageRequest, Store, Team } from '../store/index.js';
+import type { KeyRecord } from '../domain/key-record.js';
+import type { PageOf, PageRequest } from '../store/paging.js';
+import type { Store } from '../store/index.js';
+import type { Team } from '../domain/team.js';
 import { generateKey, hashKey, keyEnds } from '../shared/api-key.js';
 import { done, notFound, refuse, type Managed } from './management-refusals.js';
 

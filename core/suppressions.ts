@@ -3,7 +3,11 @@
 import type { Redis } from 'ioredis';
 import type { Config } from '../shared/config.js';
 import type { Logger } from '../shared/log.js';
-import type { PageOf, Store, Suppression, SuppressionQuery, Team } from '../store/index.js';
+import type { PageOf } from '../store/paging.js';
+import type { Store } from '../store/index.js';
+import type { Suppression } from '../domain/suppression.js';
+import type { SuppressionQuery } from '../store/suppressions.js';
+import type { Team } from '../domain/team.js';
 import { redisKeys } from '../shared/redis-keys.js';
 import { secondsUntilNextUtcDay, utcDay } from '../shared/time.js';
 import { done, notFound, refuse, type Managed } from './management-refusals.js';

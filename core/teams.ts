@@ -2,7 +2,8 @@
 // owner (a platform suspension stands: only the platform lifts it). Credits stay pooled at the account.
 import type { Config } from '../shared/config.js';
 import type { Logger } from '../shared/log.js';
-import type { Store, Team } from '../store/index.js';
+import type { Store } from '../store/index.js';
+import type { Team } from '../domain/team.js';
 import type { TeamStatus } from '../domain/team-state.js';
 import { done, notFound, refuse, type Managed } from './management-refusals.js';
 

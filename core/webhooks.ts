@@ -4,7 +4,11 @@ import { randomBytes } from 'node:crypto';
 import type { Config } from '../shared/config.js';
 import type { Logger } from '../shared/log.js';
 import type { SecretBox } from '../shared/secret-box.js';
-import type { PageOf, PageRequest, Store, Team, Webhook, WebhookChange, WebhookFields } from '../store/index.js';
+import type { PageOf, PageRequest } from '../store/paging.js';
+import type { Store } from '../store/index.js';
+import type { Team } from '../domain/team.js';
+import type { Webhook } from '../domain/webhook.js';
+import type { WebhookChange, WebhookFields } from '../store/webhooks.js';
 import { checkWebhookUrl } from '../shared/webhook-url.js';
 import { done, notFound, refuse, type Managed } from './management-refusals.js';
 

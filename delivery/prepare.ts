@@ -1,7 +1,8 @@
 // The bytes a recipient's copy is sent with: the stored body, DKIM-signed once per message for its From
 // domain. Signed bodies are kept in a small bounded cache, so that recipients of one message share one
 // signature while the queue's bodies are never all held in memory.
-import type { Domain, Store } from '../store/index.js';
+import type { Store } from '../store/index.js';
+import type { Domain } from '../domain/sending-domain.js';
 import { signMessage, type DkimKeyCache } from './dkim.js';
 
 const MAX_CACHED_BYTES = 32 * 1024 * 1024;

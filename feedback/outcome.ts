@@ -3,7 +3,7 @@
 // transaction that records the attempt); this module then logs, checks the team's reputation and wakes
 // the webhook dispatcher.
 import type { Runtime } from '../shared/runtime.js';
-import type { Applied, BounceInput, ComplaintInput } from '../store/sqlite/feedback.js';
+import type { Applied, BounceInput, ComplaintInput } from '../store/feedback.js';
 import type { Reputation } from './reputation.js';
 
 export interface OutcomeDeps {

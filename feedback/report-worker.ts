@@ -10,6 +10,7 @@ import { metrics } from '../shared/metrics.js';
 import { classifyReply, formatReply } from '../delivery/classify.js';
 import type { Outcomes } from './outcome.js';
 import { parseReport, type BounceReport, type ComplaintReport, type ParsedReport } from './reports.js';
+import type { InboundReport } from '../domain/feedback.js';
 
 export interface ReportWorkerDeps {
   rt: Runtime;
@@ -17,12 +18,6 @@ export interface ReportWorkerDeps {
   outcomes: Outcomes;
   verpSecret: Buffer;
   pollMs?: number;
-}
-
-interface WaitingReport {
-  id: string;
-  mail_from: string;
-  rcpt_to: string;
 }
 
 type Verdict = { state: 'processed' | 'dropped'; kind: string; detail: string };
@@ -89,19 +84,19 @@ export class ReportWorker {
     return waiting.length;
   }
 
-  private async process(report: WaitingReport): Promise<void> {
+  private async process(report: InboundReport): Promise<void> {
     const raw = await this.d.spool.read(report.id).catch(() => null);
     const verdict = raw === null ? dropped('unknown', 'the report body is missing from the spool') : await this.apply(report, await parseReport(raw));
     await this.d.rt.store.feedback.finishReport(report.id, verdict.state, verdict.kind, verdict.detail);
     metrics.inboundReports.inc({ kind: verdict.kind, state: verdict.state });
     this.d.rt.log[verdict.state === 'dropped' ? 'warn' : 'info'](
-      { report: report.id, rcpt: report.rcpt_to, from: report.mail_from, kind: verdict.kind, detail: verdict.detail },
+      { report: report.id, rcpt: report.rcptTo, from: report.mailFrom, kind: verdict.kind, detail: verdict.detail },
       `report ${verdict.state}`,
     );
     await this.d.spool.remove(report.id);
   }
 
-  private async apply(report: WaitingReport, parsed: ParsedReport): Promise<Verdict> {
+  private async apply(report: InboundReport, parsed: ParsedReport): Promise<Verdict> {
     switch (parsed.kind) {
       case 'bounce':
         return this.bounce(report, parsed);
@@ -114,9 +109,9 @@ export class ReportWorker {
     }
   }
 
-  private async bounce(report: WaitingReport, parsed: BounceReport): Promise<Verdict> {
-    const recipientId = parseVerp(report.rcpt_to, this.d.verpSecret);
-    if (recipientId === null) return dropped('bounce', `not sent to a VERP address (${report.rcpt_to})`);
+  private async bounce(report: InboundReport, parsed: BounceReport): Promise<Verdict> {
+    const recipientId = parseVerp(report.rcptTo, this.d.verpSecret);
+    if (recipientId === null) return dropped('bounce', `not sent to a VERP address (${report.rcptTo})`);
     const c = classifyReply(parsed.reply);
     // A temporary condition reported as final is a soft bounce whatever its text says.
     const hard = parsed.permanent && c.result === 'bounced' && c.hard;
@@ -126,7 +121,7 @@ export class ReportWorker {
     return { state: 'processed', kind: 'bounce', detail: `${hard ? 'hard' : 'soft'} (${c.rule}) ${applied.messageId} ${applied.email}: ${reason}` };
   }
 
-  private async complaint(report: WaitingReport, parsed: ComplaintReport): Promise<Verdict> {
+  private async complaint(report: InboundReport, parsed: ComplaintReport): Promise<Verdict> {
     const recipientId = await this.complainant(report, parsed);
     if (recipientId === null) return dropped('complaint', 'matches no recipient (no valid VERP address, unknown Message-ID)');
     const reason = `${parsed.feedbackType} complaint${parsed.reporter ? ` reported by ${parsed.reporter}` : ''}`.slice(0, MAX_REASON);
@@ -136,8 +131,8 @@ export class ReportWorker {
   }
 
   /** The signed VERP address of the original (or of the report's own envelope), else the original's Message-ID. */
-  private async complainant(report: WaitingReport, parsed: ComplaintReport): Promise<number | null> {
-    for (const address of [parsed.verp, report.rcpt_to]) {
+  private async complainant(report: InboundReport, parsed: ComplaintReport): Promise<number | null> {
+    for (const address of [parsed.verp, report.rcptTo]) {
       const id = address ? parseVerp(address, this.d.verpSecret) : null;
       if (id !== null) return id;
     }

@@ -3,7 +3,7 @@
 // records why (the rate, the figures, the thresholds, when). Sending stops at once (HTTP 403
 // account.suspended, SMTP 550 5.7.1) and only the platform (ternmail team reactivate) lifts it.
 import type { Runtime } from '../shared/runtime.js';
-import type { SuspensionDetail } from '../store/index.js';
+import type { SuspensionDetail } from '../domain/team.js';
 
 export interface ReputationPolicy {
   windowDays: number;

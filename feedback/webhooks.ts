@@ -9,8 +9,8 @@ import { rootCertificates } from 'node:tls';
 import { redisKeys } from '../shared/redis-keys.js';
 import { RELEASE_LOCK_SCRIPT } from '../shared/redis.js';
 import type { Runtime } from '../shared/runtime.js';
-import type { OutboxEvent } from '../store/sqlite/feedback.js';
-import type { Webhook } from '../store/sqlite/webhooks.js';
+import type { OutboxEvent } from '../domain/feedback.js';
+import type { Webhook } from '../domain/webhook.js';
 import { safePost, type PostOutcome } from './safe-http.js';
 
 export interface WebhookDispatcherDeps {
@@ -174,7 +174,7 @@ export class WebhookDispatcher {
   private async messageOf(event: OutboxEvent): Promise<MessageSummary | null> {
     const m = await this.d.rt.store.messages.get(event.messageId, event.accountId);
     if (!m) return null;
-    return { id: m.id, subject: m.subject, from: m.from_email, to: JSON.parse(m.to_json) as MessageSummary['to'], sent_at: m.sent_at };
+    return { id: m.id, subject: m.subject, from: m.fromEmail, to: m.to, sent_at: m.sentAt };
   }
 
   /** One attempt to one webhook, recorded whatever happens. */

@@ -3,14 +3,17 @@
 // body and credits in one SQLite transaction (committed and fsync'd), and only then enqueues them
 // (queue/queue.ts). Whatever answers the client (250, 200) does so after accept() resolves.
 import { randomBytes } from 'node:crypto';
-import type { Store, Team, Domain } from '../store/index.js';
+import type { Store } from '../store/index.js';
 import type { Queue } from '../queue/queue.js';
-import type { NewMessage, NewRecipient, RecipientKind } from '../store/sqlite/messages.js';
+import type { NewMessage, NewRecipient } from '../store/message-log.js';
+import type { Team } from '../domain/team.js';
+import type { Domain } from '../domain/sending-domain.js';
+import type { RecipientKind } from '../domain/message-log.js';
 import type { DisposableFilter } from './disposable.js';
 import type { Logger } from '../shared/log.js';
 import { metrics } from '../shared/metrics.js';
 import { domainOfEmail } from '../shared/email-address.js';
-import { rootIdOf } from '../store/sqlite/accounts.js';
+import { rootIdOf } from '../domain/team.js';
 
 export interface Recipient {
   email: string;

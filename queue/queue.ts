@@ -7,10 +7,10 @@ import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { Redis } from 'ioredis';
 import type { Logger } from '../shared/log.js';
-import type { AttemptResult, DueRecipient, FinishOutcome, Lease, QueueStore } from '../store/sqlite/queue.js';
+import type { AttemptResult, DueRecipient, FinishOutcome, Lease, QueueRepository } from '../store/queue.js';
 import { Schedule, type Due } from './schedule.js';
 
-export type { AttemptResult, DueRecipient, FinishOutcome, Lease } from '../store/sqlite/queue.js';
+export type { AttemptResult, DueRecipient, FinishOutcome, Lease } from '../store/queue.js';
 
 /** The most overdue recipients one sweep puts back on the schedule. */
 const SWEEP_LIMIT = 10_000;
@@ -26,7 +26,7 @@ export class Queue {
   private readonly owner = `${hostname()}/${process.pid}`;
 
   constructor(
-    private readonly store: QueueStore,
+    private readonly store: QueueRepository,
     redis: Redis,
     private readonly log: Logger,
   ) {

@@ -4,7 +4,8 @@
 import type { Redis } from 'ioredis';
 import { hashKey, kindOf } from './api-key.js';
 import { redisKeys } from './redis-keys.js';
-import type { KeyStore, KeyRecord } from '../store/sqlite/keys.js';
+import type { KeyRepository } from '../store/keys.js';
+import type { KeyRecord } from '../domain/key-record.js';
 import type { Logger } from './log.js';
 
 interface Entry {
@@ -19,7 +20,7 @@ export class KeyCache {
   private subscriber: Redis | null = null;
 
   constructor(
-    private readonly keys: KeyStore,
+    private readonly keys: KeyRepository,
     private readonly ttlMs: number,
   ) {}
 

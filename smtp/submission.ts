@@ -8,7 +8,7 @@ import type { AddressObject } from 'mailparser';
 import { parseLogFields, type LogFields } from './log-fields.js';
 import type { Runtime } from '../shared/runtime.js';
 import type { Core } from '../core/index.js';
-import type { Domain } from '../core/index.js';
+import type { Domain } from '../domain/sending-domain.js';
 import type { Sender } from '../core/sending/sender-authorization.js';
 import { newMessageId, type Recipient } from '../core/sending/send-message.js';
 import { domainOfEmail, isValidEmail } from '../shared/email-address.js';

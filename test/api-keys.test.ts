@@ -132,9 +132,7 @@ t.test('admin keys never appear in the sending-key list and cannot be deleted th
   t.equal(list.status, 200);
   t.same(list.body.data, []);
   t.equal(list.body.total, 0);
-  const adminIds = (await h.rt.store.sql.all<{ id: number }>("SELECT id FROM api_keys WHERE account_id = ? AND kind = 'admin'", [id])).map(
-    (r) => r.id,
-  );
+  const adminIds = (await h.rt.store.keys.listAdmin(id)).map((k) => k.id);
   t.equal(adminIds.length, 2);
   for (const adminId of adminIds) {
     const res = await h.request('DELETE', `/v2/api-keys/${adminId}`, { key });
@@ -212,11 +210,7 @@ t.test('an account holds at most 10 admin keys, its teams’ keys included; the 
   await h.adminKey(team, ['teams:read']); // the tenth, held by a child team
   await t.rejects(h.adminKey(id, ['teams:read']), /10 admin keys/, 'the 11th on the account');
   await t.rejects(h.adminKey(team, ['teams:read']), /10 admin keys/, 'the 11th on a child team');
-  const count = await h.rt.store.sql.get<{ n: number }>(
-    "SELECT COUNT(*) AS n FROM api_keys WHERE kind = 'admin' AND account_id IN (SELECT id FROM accounts WHERE id = ? OR parent_id = ?)",
-    [id, id],
-  );
-  t.equal(count?.n, 10);
+  t.equal((await h.rt.store.keys.listAdmin(id)).length, 10);
   // Another account is unaffected, and sending keys do not count.
   const { id: other } = await h.account();
   t.ok(await h.adminKey(other, ['teams:read']));
@@ -228,7 +222,7 @@ t.test('a revoked admin key frees its place', async (t) => {
   const { id } = await h.account();
   for (let i = 2; i <= 10; i++) await h.adminKey(id, []);
   await t.rejects(h.adminKey(id, []));
-  const [first] = await h.rt.store.sql.all<{ id: number }>("SELECT id FROM api_keys WHERE account_id = ? AND kind = 'admin' ORDER BY id", [id]);
+  const [first] = await h.rt.store.keys.listAdmin(id);
   await h.rt.store.keys.revoke(first!.id, 'admin');
   t.ok(await h.adminKey(id, []));
 });

@@ -2,6 +2,8 @@
 // scopes and rate limits. A loopback DNS server is configured so that any lookup the API made would show.
 import t from 'tap';
 import { createPublicKey } from 'node:crypto';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { startHarness, type Harness } from './helpers/harness.js';
 import { startDnsServer } from './helpers/dns-server.js';
 import { openRuntime } from '../shared/runtime.js';
@@ -238,13 +240,13 @@ t.test('a child team with no balance of its own adds a subdomain on the parentâ€
 t.test('the DKIM private key is stored encrypted and matches the RSA-2048 public key shown in DNS', async (t) => {
   const { key } = await h.account();
   const { id } = await addDomain(h, key, freshName('dkim'));
-  const row = await h.rt.store.sql.get<{ dkim_private_key_enc: string; dkim_public_key: string }>(
-    'SELECT dkim_private_key_enc, dkim_public_key FROM domains WHERE id = ?',
-    [id],
-  );
-  t.ok(row, 'the domain row exists');
-  t.notMatch(row!.dkim_private_key_enc, /PRIVATE KEY/, 'no PEM in the database column');
-  t.notMatch(row!.dkim_private_key_enc, /MII/, 'no base64 DER key in the database column either');
+  const stored = await h.rt.store.domains.get(id);
+  t.ok(stored, 'the domain is stored');
+  t.notMatch(stored!.dkimPrivateKeyEnc, /PRIVATE KEY/, 'no PEM in what the store holds');
+  t.notMatch(stored!.dkimPrivateKeyEnc, /MII/, 'no base64 DER key in what the store holds either');
+  for (const file of ['tern.db', 'tern.db-wal'].map((f) => join(h.dataDir, f)).filter((f) => existsSync(f))) {
+    t.notOk(readFileSync(file).includes('PRIVATE KEY'), `${file} holds no PEM private key`);
+  }
 
   const detail = await h.request('GET', `/v2/domains/${id}`, { key });
   const content: string = detail.body.data.dns_records.dkim.content;
@@ -255,7 +257,7 @@ t.test('the DKIM private key is stored encrypted and matches the RSA-2048 public
   t.equal(publicKey.asymmetricKeyDetails?.modulusLength, 2048);
 
   // The sealed private key opens with the service's master key and belongs to that public key.
-  const pem = h.rt.secrets.open(row!.dkim_private_key_enc);
+  const pem = h.rt.secrets.open(stored!.dkimPrivateKeyEnc);
   t.match(pem, /BEGIN PRIVATE KEY/);
   const derived = createPublicKey(pem).export({ format: 'der', type: 'spki' }).toString('base64');
   t.equal(derived, p);

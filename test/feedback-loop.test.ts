@@ -171,9 +171,7 @@ const hooksAbout = (messageId: string): Received[] => loop.receiver.to(HOOK_PATH
 /** Waits until the message's event has left the outbox: every POST for it has then been made. */
 async function dispatched(messageId: string, type: 'bounced' | 'complaint'): Promise<void> {
   await until(`the ${type} event of ${messageId} to be dispatched`, () =>
-    loop.w.h.rt.store.sql
-      .get<{ state: string }>('SELECT state FROM events WHERE message_id = ? AND type = ?', [messageId, type])
-      .then((e) => e?.state === 'delivered'),
+    loop.w.h.rt.store.feedback.eventsOf(messageId).then((events) => events.some((e) => e.type === type && e.state === 'delivered')),
   );
 }
 

@@ -140,7 +140,7 @@ async function sendDelivered(t: Test, email: string): Promise<Sent> {
   const [recipient] = await until('recipient sent', () => w.h.rt.store.messages.recipientsOf(messageId), (r) => r[0]?.state === 'sent');
   const message = await w.h.rt.store.messages.get(messageId);
   t.equal(message?.status, 'sent');
-  return { messageId, messageIdHeader: message!.message_id_header, recipientId: recipient!.id, email, verp: delivered!.from };
+  return { messageId, messageIdHeader: message!.messageIdHeader, recipientId: recipient!.id, email, verp: delivered!.from };
 }
 
 async function suppressionOf(email: string): Promise<{ email: string; status: string; reason: string; message_id: string | null } | undefined> {
@@ -155,8 +155,8 @@ async function snapshot(messageIds: readonly string[], times = true): Promise<un
   const suppressions = await w.h.request('GET', '/v2/suppressions', { key: w.adminKey });
   const domain = await w.h.rt.store.domains.get(w.domainId);
   return {
-    messages: messages.map((m) => ({ status: m?.status, updated: times ? m?.updated_at : null })),
-    recipients: recipients.map((rs) => rs.map((r) => ({ state: r.state, reason: r.reason, updated: times ? r.updated_at : null }))),
+    messages: messages.map((m) => ({ status: m?.status, updated: times ? m?.updatedAt : null })),
+    recipients: recipients.map((rs) => rs.map((r) => ({ state: r.state, reason: r.reason, updated: times ? r.updatedAt : null }))),
     suppressions: (suppressions.body.data as Array<Record<string, unknown>>).map((s) => ({ ...s, created_at: times ? s.created_at : null })),
     totals: { bounced: domain?.totalBounced, complained: domain?.totalComplained },
   };
@@ -322,7 +322,7 @@ t.test('a report accepted but not yet processed when the worker stops is applied
   t.match(await deliverReport(w.mxPort, sent.verp, reportAbout('postfix-5.1.1.eml', sent)), /^250 /, 'accepted with the worker down');
   const waiting = await w.h.rt.store.feedback.waitingReports(10);
   t.equal(waiting.length, 1, 'recorded as received');
-  t.equal(waiting[0]?.rcpt_to, sent.verp);
+  t.equal(waiting[0]?.rcptTo, sent.verp);
   t.equal((await w.h.rt.store.messages.recipientsOf(sent.messageId))[0]?.state, 'sent', 'not applied yet');
   const restarted = new ReportWorker({ rt: w.h.rt, spool: new Spool(join(w.h.config.dataDir, 'spool-inbound')), outcomes: w.mta.outcomes, verpSecret: w.h.rt.secrets.derive('verp') });
   t.teardown(() => restarted.stop());

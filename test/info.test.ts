@@ -2,6 +2,7 @@
 // child team, the rates, and the domain list that only domains:read unlocks.
 import t from 'tap';
 import { startHarness, type Harness } from './helpers/harness.js';
+import { storeSupport } from './helpers/store-support.js';
 import { hashKey } from '../shared/api-key.js';
 import { SCOPES } from '../shared/scopes.js';
 
@@ -114,8 +115,8 @@ t.test('acting on a child team shows that team with the parent’s pooled balanc
   t.equal(res.body.key.acting_on, teamId);
   t.equal(res.body.key.owned_by, parent.id);
   t.equal(res.body.key.id, await keyId(parent.key));
-  const own = await h.rt.store.sql.get<{ credit_balance: number }>('SELECT credit_balance FROM accounts WHERE id = ?', [teamId]);
-  t.equal(own?.credit_balance, 0, 'the team holds no balance of its own');
+  const own = await h.rt.store.accounts.get(teamId);
+  t.equal(own?.creditBalance, 0, 'the team holds no balance of its own');
 
   await h.rt.store.accounts.addCredits(parent.id, 25);
   const after = await h.request('GET', '/v2/info', { key: parent.key, accountId: teamId });
@@ -158,6 +159,7 @@ t.test('bounce and complaint rates are fractions of the team’s recipients sent
   const { id, key } = await h.account();
   const teamId = await createTeam(key);
   const domainId = await addDomain(h, key, freshName('rates'));
+  const support = await storeSupport(t, h.dataDir);
   /** A message with `count` recipients, `bounced` of them bounced and `complained` complaining, accepted `daysAgo`. */
   const messageWith = async (count: number, bounced: number, complained: number, daysAgo = 0) => {
     const msgId = `rates${Math.random().toString(36).slice(2)}`;
@@ -167,10 +169,8 @@ t.test('bounce and complaint rates are fractions of the team’s recipients sent
       subject: 's', to: [], replyTo: null, messageIdHeader: `<${msgId}@x.test>`, size: 1, hasAttachments: false, headers: {}, recipients, body: Buffer.from(''), cost: 0, error: null,
     });
     const rows = await h.rt.store.messages.recipientsOf(msgId);
-    for (const [i, r] of rows.entries()) {
-      await h.rt.store.sql.run('UPDATE recipients SET state = ?, complained_at = ? WHERE id = ?', [i < bounced ? 'bounced' : 'sent', i >= count - complained ? new Date().toISOString() : null, r.id]);
-    }
-    await h.rt.store.sql.run('UPDATE messages SET created_at = ? WHERE id = ?', [new Date(Date.now() - daysAgo * 86_400_000).toISOString(), msgId]);
+    for (const [i, r] of rows.entries()) await support.forceRecipientOutcome(r.id, i < bounced ? 'bounced' : 'sent', i >= count - complained);
+    await support.backdateMessage(msgId, new Date(Date.now() - daysAgo * 86_400_000).toISOString());
   };
   await messageWith(150, 3, 1);
   await messageWith(50, 2, 0);

@@ -1,27 +1,29 @@
 // Message bodies kept in the store (migration 5): written with the message, kept while any recipient is in
 // flight, and gone with the transaction that finishes the message, whichever outcome finished it.
 import t, { type Test } from 'tap';
-import { tempDatabase } from './helpers/temp-sql.js';
-import { migrate } from '../store/sqlite/migrate.js';
-import { MessageStore, type NewMessage, type NewRecipient } from '../store/sqlite/messages.js';
-import { QueueStore, type AttemptResult } from '../store/sqlite/queue.js';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { openStore, type Store } from '../store/index.js';
+import type { NewMessage, NewRecipient } from '../store/message-log.js';
+import type { AttemptResult } from '../store/queue.js';
 
-const ACCOUNT = 1;
-const DOMAIN = 'dom-one';
+/** The account and domain of the store the running test opened (subtests run one after the other). */
+let owner = { accountId: 0, domainId: '' };
 
-async function store(t: Test, credits: number): Promise<{ messages: MessageStore; queue: QueueStore }> {
-  const { sql } = await tempDatabase(t);
-  await migrate(sql);
-  const now = new Date().toISOString();
-  await sql.run(
-    `INSERT INTO accounts (id, name, plan_type, credit_balance, limit_per_second, backend_region, created_at, updated_at) VALUES (?, 'a', 'free', ?, 10, 'eu', ?, ?)`,
-    [ACCOUNT, credits, now, now],
-  );
-  await sql.run(
-    `INSERT INTO domains (id, account_id, name, dkim_selector, dkim_public_key, dkim_private_key_enc, created_at, updated_at) VALUES (?, ?, 'one.test', 'tern', 'pub', 'enc', ?, ?)`,
-    [DOMAIN, ACCOUNT, now, now],
-  );
-  return { messages: new MessageStore(sql), queue: new QueueStore(sql) };
+/** A store of its own with one account holding `credits` and one domain (made the owner), through the repositories. */
+async function store(t: Test, credits: number): Promise<Store> {
+  const dir = mkdtempSync(join(tmpdir(), 'tern-bodies-'));
+  const opened = await openStore(dir);
+  t.teardown(async () => {
+    await opened.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+  const account = await opened.accounts.createAccount({ name: 'a', credits, limitPerSecond: 10, planType: 'free', backendRegion: 'eu' });
+  const domain = await opened.domains.create({ accountId: account.id, name: 'one.test', dkimSelector: 'tern', dkimPublicKey: 'pub', dkimPrivateKeyEnc: 'enc' });
+  if (domain === 'exists') throw new Error('a new store has no domain');
+  owner = { accountId: account.id, domainId: domain.id };
+  return opened;
 }
 
 const recipient = (email: string, state: NewRecipient['state'] = 'queued'): NewRecipient => ({ email, name: '', kind: 'to', domain: 'dest.test', state, reason: '' });
@@ -29,7 +31,7 @@ const recipient = (email: string, state: NewRecipient['state'] = 'queued'): NewR
 function message(id: string, recipients: NewRecipient[]): NewMessage {
   const body = Buffer.from(`Subject: ${id}\r\n\r\nbody of ${id}\r\n`);
   return {
-    id, accountId: ACCOUNT, rootId: ACCOUNT, domainId: DOMAIN, sendingKeyId: null, source: 'http', envelopeFrom: 'a@one.test', fromEmail: 'a@one.test',
+    id, accountId: owner.accountId, rootId: owner.accountId, domainId: owner.domainId, sendingKeyId: null, source: 'http', envelopeFrom: 'a@one.test', fromEmail: 'a@one.test',
     fromName: '', subject: id, to: [], replyTo: null, messageIdHeader: `<${id}@one.test>`, size: body.length, hasAttachments: false, headers: {},
     recipients, body, cost: recipients.filter((r) => r.state === 'queued').length, error: null,
   };

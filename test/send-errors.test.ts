@@ -483,7 +483,7 @@ t.test('a child team sending through an admin key pays one credit per accepted r
   const states = Object.fromEntries((await h.rt.store.messages.recipientsOf(res.body.message_id)).map((r) => [r.email, r.state]));
   t.same(states, { 'ann@dest.test': 'queued', 'gone@dest.test': 'suppressed', 'temp@mailinator.com': 'failed', 'cid@dest.test': 'queued' });
   const row = await h.rt.store.messages.get(res.body.message_id);
-  t.equal(row?.account_id, teamId, 'the message belongs to the child team');
+  t.equal(row?.accountId, teamId, 'the message belongs to the child team');
   t.equal(row?.status, 'pending');
   const log = await h.request('GET', `/v2/emails/${res.body.message_id}`, { key: s.adminKey, accountId: teamId });
   t.equal(log.status, 200, log.text);
@@ -525,7 +525,7 @@ t.test('X-Account-Id selects the team for an admin key only: a sending key acts 
   const own = await send(s.sendKey, mail(s.domain), { accountId: other.id });
   t.equal(own.status, 200, own.text);
   t.equal(own.headers.get('x-account-id'), String(s.id), 'a sending key acts on its own team whatever the header says');
-  t.equal((await h.rt.store.messages.get(own.body.message_id))?.account_id, s.id);
+  t.equal((await h.rt.store.messages.get(own.body.message_id))?.accountId, s.id);
   sendError(t, await send(s.adminKey, mail(s.domain), { accountId: other.id }), 404, 'not_found', 'account_id', 'not_found');
   sendError(t, await send(s.adminKey, mail(s.domain), { accountId: 999999 }), 404, 'not_found', 'account_id', 'not_found');
   sendError(t, await send(s.adminKey, mail(s.domain), { accountId: 'abc' }), 422, 'validation_error', 'account_id', 'invalid');
@@ -610,7 +610,7 @@ t.test('different accounts using the same Idempotency-Key value do not collide',
   t.equal(ra.status, 200, ra.text);
   t.equal(rb.status, 200, rb.text);
   t.not(ra.body.message_id, rb.body.message_id);
-  t.equal((await h.rt.store.messages.get(rb.body.message_id))?.account_id, b.id);
+  t.equal((await h.rt.store.messages.get(rb.body.message_id))?.accountId, b.id);
 });
 
 t.test('the same Idempotency-Key on a batch returns the first batch answer', async (t) => {

@@ -70,12 +70,12 @@ t.test('SMTP submission', async (t) => {
     const without = idOf((await send({})).response);
     const row = (await w.h.rt.store.messages.get(withFile))!;
     t.equal(row.subject, 'Reçu n° 42', 'the encoded subject is decoded');
-    t.equal(row.from_email, 'shop@example.com');
-    t.equal(row.from_name, 'Shop Ünd Co');
-    t.same(JSON.parse(row.to_json), [{ email: 'bob@dest.test', name: 'Bob' }]);
-    t.match(row.reply_to ?? '', /help@example\.com/);
-    t.equal(row.has_attachments, 1, 'an attachment is noticed');
-    t.equal((await w.h.rt.store.messages.get(without))!.has_attachments, 0, 'and its absence too');
+    t.equal(row.fromEmail, 'shop@example.com');
+    t.equal(row.fromName, 'Shop Ünd Co');
+    t.same(row.to, [{ email: 'bob@dest.test', name: 'Bob' }]);
+    t.match(row.replyTo ?? '', /help@example\.com/);
+    t.equal(row.hasAttachments, true, 'an attachment is noticed');
+    t.equal((await w.h.rt.store.messages.get(without))!.hasAttachments, false, 'and its absence too');
     const kinds = (await w.h.rt.store.messages.recipientsOf(withFile)).map((r) => `${r.kind} ${r.email}`).sort();
     t.same(kinds, ['cc carol@dest.test', 'to bob@dest.test']);
   });

@@ -8,7 +8,7 @@ import { openRuntime } from '../shared/runtime.js';
 import { createLogger } from '../shared/log.js';
 import { redisKeys } from '../shared/redis-keys.js';
 import { utcDay } from '../shared/time.js';
-import type { SuppressionStatus } from '../store/sqlite/suppressions.js';
+import type { SuppressionStatus } from '../domain/suppression.js';
 
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{3})?Z$/;
 

@@ -1,6 +1,7 @@
 // /v2/teams over real HTTP: creation rules and limits, renames, suspension, pooled credits, reach.
 import t from 'tap';
 import { startHarness, type Harness } from './helpers/harness.js';
+import { storeSupport } from './helpers/store-support.js';
 import { SCOPES } from '../shared/scopes.js';
 
 let h: Harness;
@@ -112,7 +113,7 @@ t.test('a deleted team frees its place and is not listed', async (t) => {
   const { key } = await h.account();
   const gone = await createTeam(key, 'Soon deleted');
   const kept = await createTeam(key, 'Kept');
-  await h.rt.store.sql.run('UPDATE accounts SET deleted_at = ? WHERE id = ?', [new Date().toISOString(), gone]);
+  await (await storeSupport(t, h.dataDir)).deleteTeam(gone);
   const list = await h.request('GET', '/v2/teams', { key });
   t.same(
     list.body.data.teams.map((x: { id: number }) => x.id),

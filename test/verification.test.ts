@@ -4,6 +4,7 @@
 import t from 'tap';
 import { createPublicKey } from 'node:crypto';
 import { startHarness, type Harness } from './helpers/harness.js';
+import { storeSupport } from './helpers/store-support.js';
 import { startDnsServer, type TestDnsServer } from './helpers/dns-server.js';
 import { startMta } from '../bin/mta.js';
 import { DomainVerifier } from '../verification/verify-domains.js';
@@ -225,8 +226,9 @@ t.test('a draft older than 30 days is no longer checked, with a reason, while a 
   const old = await detail(key, oldId);
   const young = await detail(key, youngId);
   const daysAgo = (n: number) => new Date(Date.now() - n * 86_400_000).toISOString();
-  await h.rt.store.sql.run('UPDATE domains SET created_at = ? WHERE id = ?', [daysAgo(31), oldId]);
-  await h.rt.store.sql.run('UPDATE domains SET created_at = ? WHERE id = ?', [daysAgo(29), youngId]);
+  const support = await storeSupport(t, h.dataDir);
+  await support.backdateDomain(oldId, daysAgo(31));
+  await support.backdateDomain(youngId, daysAgo(29));
 
   const expired = await waitFor(key, oldId, (d) => !d.auto_verification.active);
   t.equal(expired.verification_status, 'draft');

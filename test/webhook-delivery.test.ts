@@ -17,6 +17,8 @@ import { createResolver } from '../shared/dns.js';
 import { notPublicReason } from '../feedback/safe-http.js';
 import { WebhookDispatcher } from '../feedback/webhooks.js';
 import { until } from './helpers/wait.js';
+import { storeSupport } from './helpers/store-support.js';
+import type { OutboxEvent } from '../domain/feedback.js';
 
 // ---------------------------------------------------------------- a running Tern
 
@@ -106,24 +108,14 @@ async function send(w: World, from: Team, to: string, subject = 'Hook test'): Pr
   return res.body.message_id;
 }
 
-interface EventRow extends Record<string, unknown> {
-  id: number;
-  state: string;
-  type: string;
-}
-
 /** Waits until the message's event exists and has left the outbox: every attempt for it is then done. */
-async function settled(w: World, messageId: string, type = 'bounced'): Promise<EventRow> {
-  return until(`the ${type} event of ${messageId} to be dispatched`, () =>
-    w.h.rt.store.sql
-      .get<EventRow>('SELECT id, state, type FROM events WHERE message_id = ? AND type = ?', [messageId, type])
-      .then((e) => (e?.state === 'delivered' ? e : null)),
+async function settled(w: World, messageId: string, type = 'bounced'): Promise<OutboxEvent> {
+  return until(`the ${type} event of ${messageId} to be dispatched`, async () =>
+    (await w.h.rt.store.feedback.eventsOf(messageId)).find((e) => e.type === type && e.state === 'delivered') ?? null,
   );
 }
 
-type Delivery = { webhook_id: number; event_id: number; event_type: string; url: string; status_code: number | null; error: string | null; latency_ms: number };
-
-const deliveries = async (w: World, owner: Team) => (await w.h.rt.store.feedback.deliveriesOf(owner.id)) as unknown as Delivery[];
+const deliveries = (w: World, owner: Team) => w.h.rt.store.feedback.deliveriesOf(owner.id);
 const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 // ---------------------------------------------------------------- with TERNMAIL_WEBHOOK_ALLOW_PRIVATE
@@ -158,9 +150,9 @@ t.test('with private targets allowed (loopback receivers)', async (t) => {
     t.match(body.occurred_at, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
     const [row, ...rows] = await deliveries(w, owner);
     t.equal(rows.length, 0, 'one attempt recorded');
-    t.match(row, { webhook_id: hk.id, event_id: event.id, event_type: 'bounced', url: hk.url, status_code: 200, error: null });
-    t.ok(row!.latency_ms >= 0 && row!.latency_ms < 10_000, 'latency recorded');
-    const suppressed = await w.h.rt.store.sql.get('SELECT status FROM suppressions WHERE account_id = ? AND email = ?', [owner.id, 'gone@dest.test']);
+    t.match(row, { webhookId: hk.id, eventId: event.id, eventType: 'bounced', url: hk.url, statusCode: 200, error: null });
+    t.ok(row!.latencyMs >= 0 && row!.latencyMs < 10_000, 'latency recorded');
+    const suppressed = await w.h.rt.store.suppressions.get(owner.id, 'gone@dest.test');
     t.match(suppressed, { status: 'bounced' }, 'the address is suppressed as well');
   });
 
@@ -192,7 +184,7 @@ t.test('with private targets allowed (loopback receivers)', async (t) => {
     t.notOk(verifies(a.secret, w.receiver.to('/active-b')[0]!.headers, w.receiver.to('/active-b')[0]!.body), 'each copy is signed with its own secret');
     t.equal(w.receiver.to('/inactive').length, 0, 'the inactive webhook got nothing');
     t.equal(w.receiver.to('/other-team').length, 0, "another team's webhook got nothing");
-    t.same((await deliveries(w, owner)).map((d) => d.webhook_id).sort(), [a.id, b.id].sort(), 'attempts are recorded for the active ones only');
+    t.same((await deliveries(w, owner)).map((d) => d.webhookId).sort(), [a.id, b.id].sort(), 'attempts are recorded for the active ones only');
   });
 
   t.test('a webhook not subscribed to an event gets nothing for it', async (t) => {
@@ -228,7 +220,7 @@ t.test('with private targets allowed (loopback receivers)', async (t) => {
     const event = await settled(w, await send(w, owner, 'gone@dest.test'));
     await pause(2500); // more than two polls of the outbox
     t.equal(w.receiver.to('/fail').length, 1, 'one POST, no retry');
-    t.match(await deliveries(w, owner), [{ event_id: event.id, status_code: 500, error: null }]);
+    t.match(await deliveries(w, owner), [{ eventId: event.id, statusCode: 500, error: null }]);
     t.equal((await deliveries(w, owner)).length, 1);
   });
 
@@ -239,9 +231,9 @@ t.test('with private targets allowed (loopback receivers)', async (t) => {
     const before = w.receiver.to('/hang').length;
     await until('the attempt to time out', async () => (await deliveries(w, owner)).length > 0, 30_000);
     const [row] = await deliveries(w, owner);
-    t.equal(row!.status_code, null);
+    t.equal(row!.statusCode, null);
     t.match(row!.error, /timed out after 10 s/);
-    t.ok(row!.latency_ms >= 9_500 && row!.latency_ms < 13_000, `latency ${row!.latency_ms} ms is the 10 s timeout`);
+    t.ok(row!.latencyMs >= 9_500 && row!.latencyMs < 13_000, `latency ${row!.latencyMs} ms is the 10 s timeout`);
     await settled(w, messageId);
     await pause(2500);
     t.equal(w.receiver.to('/hang').length - before, 1, 'one POST, no retry');
@@ -255,7 +247,7 @@ t.test('with private targets allowed (loopback receivers)', async (t) => {
     t.equal(w.receiver.to('/redirect').length, 1);
     t.equal(w.receiver.to('/redirected').length, 0, 'the Location was not visited');
     const [row] = await deliveries(w, owner);
-    t.equal(row!.status_code, 302);
+    t.equal(row!.statusCode, 302);
     t.match(row!.error, /redirect not followed/);
   });
 
@@ -264,8 +256,8 @@ t.test('with private targets allowed (loopback receivers)', async (t) => {
     await hook(w, owner, { url: url(w, '/big') });
     await settled(w, await send(w, owner, 'gone@dest.test'));
     const [row] = await deliveries(w, owner);
-    t.equal(row!.status_code, 200);
-    t.ok(row!.latency_ms < 5_000, 'recorded without waiting for the body');
+    t.equal(row!.statusCode, 200);
+    t.ok(row!.latencyMs < 5_000, 'recorded without waiting for the body');
     const got = w.receiver.to('/big')[0]!;
     await until('the receiver to see the connection closed', async () => got.closedAt !== undefined, 5_000);
     t.ok(got.closedAt! - got.at < 5_000, 'dropped long before the 10 s timeout');
@@ -291,8 +283,8 @@ t.test('with private targets allowed (loopback receivers)', async (t) => {
     await hook(w, owner, { url: url(w, '/beside-unreachable') });
     await settled(w, await send(w, owner, 'gone@dest.test'));
     const rows = await deliveries(w, owner);
-    t.match(rows.find((r) => r.url.includes('mcast.example.com')), { status_code: null, error: /^connect E[A-Z]+ 224\.0\.0\.1/ });
-    t.match(rows.find((r) => r.url.includes('hooks.example.com')), { status_code: 200 });
+    t.match(rows.find((r) => r.url.includes('mcast.example.com')), { statusCode: null, error: /^connect E[A-Z]+ 224\.0\.0\.1/ });
+    t.match(rows.find((r) => r.url.includes('hooks.example.com')), { statusCode: 200 });
   });
 
   t.test('an http receiver on port 8080 gets the same signed delivery', async (t) => {
@@ -304,7 +296,7 @@ t.test('with private targets allowed (loopback receivers)', async (t) => {
     await settled(w, await send(w, owner, 'gone@dest.test'));
     const [got] = plain.to('/plain');
     t.ok(got && verifies(hk.secret, got.headers, got.body), 'received and verified');
-    t.match(await deliveries(w, owner), [{ status_code: 200 }]);
+    t.match(await deliveries(w, owner), [{ statusCode: 200 }]);
   });
 
   t.test('delivery records older than feedback.webhookLogDays are pruned', async (t) => {
@@ -314,12 +306,12 @@ t.test('with private targets allowed (loopback receivers)', async (t) => {
     await settled(w, await send(w, owner, 'gone@dest.test'));
     const [newer, older] = await deliveries(w, owner);
     const longAgo = new Date(Date.now() - (w.h.config.feedback.webhookLogDays + 1) * 86_400_000).toISOString();
-    await w.h.rt.store.sql.run('UPDATE webhook_deliveries SET attempted_at = ? WHERE id = ?', [longAgo, (older as unknown as { id: number }).id]);
+    await (await storeSupport(t, w.h.dataDir)).backdateWebhookDelivery(older!.id, longAgo);
     // A dispatcher prunes on its first round, then hourly.
     const fresh = new WebhookDispatcher({ rt: w.h.rt, resolver: createResolver([w.dns.address]) });
     await fresh.round();
-    const left = (await deliveries(w, owner)) as unknown as Array<{ id: number }>;
-    t.same(left.map((d) => d.id), [(newer as unknown as { id: number }).id]);
+    const left = await deliveries(w, owner);
+    t.same(left.map((d) => d.id), [newer!.id]);
   });
 });
 
@@ -341,20 +333,20 @@ t.test('with private targets refused (the default)', async (t) => {
 
   t.test('a host resolving to 127.0.0.1 is refused at delivery time and recorded; nothing is sent', async (t) => {
     const { rows, received } = await refusedFor('loop.example.com', [{ type: 'A', data: '127.0.0.1' }]);
-    t.match(rows, [{ status_code: null, error: /^refused: loop\.example\.com resolves to 127\.0\.0\.1 \(loopback\)/ }]);
+    t.match(rows, [{ statusCode: null, error: /^refused: loop\.example\.com resolves to 127\.0\.0\.1 \(loopback\)/ }]);
     t.equal(rows.length, 1);
     t.equal(received, 0, 'the receiver listening there got nothing');
   });
 
   t.test('a host resolving to 10.0.0.1 is refused at delivery time and recorded', async (t) => {
     const { rows } = await refusedFor('ten.example.com', [{ type: 'A', data: '10.0.0.1' }]);
-    t.match(rows, [{ status_code: null, error: /^refused: ten\.example\.com resolves to 10\.0\.0\.1 \(private\)/ }]);
-    t.ok(rows[0]!.latency_ms < 5_000, 'no connection was attempted');
+    t.match(rows, [{ statusCode: null, error: /^refused: ten\.example\.com resolves to 10\.0\.0\.1 \(private\)/ }]);
+    t.ok(rows[0]!.latencyMs < 5_000, 'no connection was attempted');
   });
 
   t.test('a host resolving to ::1 is refused at delivery time and recorded; nothing is sent', async (t) => {
     const { rows, received } = await refusedFor('six.example.com', [{ type: 'AAAA', data: '::1' }]);
-    t.match(rows, [{ status_code: null, error: /^refused: six\.example\.com resolves to ::1 \(loopback\)/ }]);
+    t.match(rows, [{ statusCode: null, error: /^refused: six\.example\.com resolves to ::1 \(loopback\)/ }]);
     t.equal(received, 0);
   });
 
@@ -363,7 +355,7 @@ t.test('with private targets refused (the default)', async (t) => {
       { type: 'A', data: '93.184.216.34' },
       { type: 'A', data: '192.168.1.20' },
     ]);
-    t.match(rows, [{ status_code: null, error: /resolves to 192\.168\.1\.20 \(private\)/ }]);
+    t.match(rows, [{ statusCode: null, error: /resolves to 192\.168\.1\.20 \(private\)/ }]);
   });
 
   t.test('a name that answered a public address when the webhook was created, then 127.0.0.1, is refused (DNS rebinding)', async (t) => {
@@ -374,7 +366,7 @@ t.test('with private targets refused (the default)', async (t) => {
     t.same(await createResolver([w.dns.address]).resolve4('rebind.example.com'), ['93.184.216.34'], 'the name was public then');
     w.dns.set('rebind.example.com', [{ type: 'A', data: '127.0.0.1' }]);
     await settled(w, await send(w, owner, 'gone@dest.test'));
-    t.match(await deliveries(w, owner), [{ webhook_id: hk.id, status_code: null, error: /^refused: rebind\.example\.com resolves to 127\.0\.0\.1 \(loopback\)/ }]);
+    t.match(await deliveries(w, owner), [{ webhookId: hk.id, statusCode: null, error: /^refused: rebind\.example\.com resolves to 127\.0\.0\.1 \(loopback\)/ }]);
     t.equal(w.receiver.to('/rebind').length, 0, 'nothing reached the loopback receiver');
   });
 
@@ -401,7 +393,7 @@ t.test('with private targets refused (the default)', async (t) => {
     t.equal(rows.length, table.length, 'one recorded attempt per webhook');
     for (const [label, , data, reason] of table) {
       const row = rows.find((r) => r.url.includes(`//${label}.example.com`));
-      t.equal(row?.status_code, null, label);
+      t.equal(row?.statusCode, null, label);
       t.match(row?.error, new RegExp(`^refused: ${label}\\.example\\.com resolves to ${data.replace(/\./g, '\\.')} \\(`), label);
       t.match(row?.error, reason, label);
     }

@@ -93,14 +93,12 @@ t.test('the secret is stored sealed and never shown again', async (t) => {
   const secretB64 = secret.slice('whsec_'.length);
 
   const stored = await h.rt.store.webhooks.get(created.id, a.id);
-  t.ok(stored, 'the row exists');
-  const column = stored!.secretEnc;
-  t.notOk(column.includes(secret), 'the column does not contain the secret');
-  t.notOk(column.includes(secretB64), 'nor its base64 part');
-  t.equal(h.rt.secrets.open(column), secret, 'the secret box gives it back');
+  t.ok(stored, 'the webhook is stored');
+  const sealed = stored!.secretEnc;
+  t.notOk(sealed.includes(secret), 'what the store holds does not contain the secret');
+  t.notOk(sealed.includes(secretB64), 'nor its base64 part');
+  t.equal(h.rt.secrets.open(sealed), secret, 'the secret box gives it back');
 
-  const row = await h.rt.store.sql.get<{ secret_enc: string }>('SELECT secret_enc FROM webhooks WHERE id = ?', [created.id]);
-  t.equal(row?.secret_enc, column, 'the column read directly is the sealed value');
   for (const file of ['tern.db', 'tern.db-wal']) {
     const path = join(h.dataDir, file);
     if (existsSync(path)) t.notOk(readFileSync(path).includes(secretB64), `${file} does not contain the secret`);

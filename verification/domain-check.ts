@@ -3,7 +3,7 @@
 import type { Resolver } from 'node:dns/promises';
 import { orEmpty } from '../shared/dns.js';
 import { RETURN_PATH_LABEL } from '../shared/dns-records.js';
-import type { Domain } from '../store/index.js';
+import type { Domain } from '../domain/sending-domain.js';
 
 export interface RecordCheck {
   name: string;

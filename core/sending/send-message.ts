@@ -2,7 +2,7 @@
 // message is admitted (each recipient's first state, and so its cost) and recorded by the intake, which is
 // the point where it is acknowledged. Batches admit every item first and record them in order.
 import type { Admitted, Intake, Submission } from '../../intake/intake.js';
-import type { Domain } from '../../store/index.js';
+import type { Domain } from '../../domain/sending-domain.js';
 import type { SenderAuthorization, Sender } from './sender-authorization.js';
 import { allowed, refused, type Decision } from './refusals.js';
 

@@ -2,7 +2,9 @@
 // submission, POST /v2/emails, later the dashboard). Each answer is a Decision; the interfaces translate refusals.
 import type { Redis } from 'ioredis';
 import type { KeyCache } from '../../shared/key-cache.js';
-import type { Domain, Store, Team } from '../../store/index.js';
+import type { Domain } from '../../domain/sending-domain.js';
+import type { Store } from '../../store/index.js';
+import type { Team } from '../../domain/team.js';
 import { kindOf } from '../../shared/api-key.js';
 import { allows } from '../../shared/scopes.js';
 import { domainOfEmail } from '../../shared/email-address.js';

@@ -1,10 +1,10 @@
-// /v2/emails (GET): the message logs. The list searches subject, sender and recipients with SQLite FTS5;
+// /v2/emails (GET): the message logs. The list searches subject, sender and recipients by whole words;
 // the single record adds per-recipient states with every delivery attempt.
 import { Type } from '@sinclair/typebox';
 import { defineRoute, type AnyRoute } from '../route.js';
 import { DataOf, IsoDateTime, ListEnvelope, PageQuery } from '../schemas/common.js';
 import { MESSAGE_STATUSES, RECIPIENT_STATES } from '../../domain/queue-state.js';
-import type { MessageRow, RecipientRow, AttemptRow } from '../../core/index.js';
+import type { DeliveryAttempt, LoggedRecipient, MessageLogEntry } from '../../domain/message-log.js';
 import { envelope, pageFrom } from '../paging.js';
 import { valueOf } from './refusal-errors.js';
 
@@ -52,38 +52,38 @@ const MessageDetail = Type.Intersect([
   }),
 ]);
 
-const listItem = (m: MessageRow, recipientsCount: number) => ({
+const listItem = (m: MessageLogEntry, recipientsCount: number) => ({
   id: m.id,
   status: m.status,
   subject: m.subject,
-  from: m.from_email,
-  from_name: m.from_name,
-  to: JSON.parse(m.to_json) as Array<{ email: string; name?: string }>,
-  reply_to: m.reply_to,
+  from: m.fromEmail,
+  from_name: m.fromName,
+  to: m.to,
+  reply_to: m.replyTo,
   recipients_count: recipientsCount,
   error: m.error,
-  has_attachments: m.has_attachments === 1,
-  sent_at: m.sent_at,
-  created_at: m.created_at,
+  has_attachments: m.hasAttachments,
+  sent_at: m.sentAt,
+  created_at: m.createdAt,
 });
 
-function recipientDetail(r: RecipientRow, attempts: readonly AttemptRow[]) {
+function recipientDetail(r: LoggedRecipient, attempts: readonly DeliveryAttempt[]) {
   return {
     email: r.email,
     name: r.name,
     type: r.kind,
     state: r.state,
     reason: r.reason,
-    attempts: attempts.filter((a) => a.recipient_id === r.id).map((a) => ({ at: a.at, mx_host: a.mx_host, ip: a.ip, outcome: a.outcome, reply: a.reply })),
-    next_attempt_at: r.next_attempt_at && (r.state === 'deferred' || r.state === 'queued') ? new Date(r.next_attempt_at).toISOString() : null,
+    attempts: attempts.filter((a) => a.recipientId === r.id).map((a) => ({ at: a.at, mx_host: a.mxHost, ip: a.ip, outcome: a.outcome, reply: a.reply })),
+    next_attempt_at: r.nextAttemptAt && (r.state === 'deferred' || r.state === 'queued') ? new Date(r.nextAttemptAt).toISOString() : null,
   };
 }
 
 /** Events, oldest first: acceptance, then every attempt's outcome per recipient. */
-function eventsOf(m: MessageRow, recipients: readonly RecipientRow[], attempts: readonly AttemptRow[]) {
+function eventsOf(m: MessageLogEntry, recipients: readonly LoggedRecipient[], attempts: readonly DeliveryAttempt[]) {
   const byId = new Map(recipients.map((r) => [r.id, r.email]));
-  const accepted = recipients.map((r) => ({ type: r.state === 'suppressed' || (r.state === 'failed' && r.attempts === 0) ? r.state : 'queued', at: m.created_at, recipient: r.email, detail: r.reason }));
-  const tried = attempts.map((a) => ({ type: a.outcome, at: a.at, recipient: byId.get(a.recipient_id) ?? '', detail: a.reply }));
+  const accepted = recipients.map((r) => ({ type: r.state === 'suppressed' || (r.state === 'failed' && r.attempts === 0) ? r.state : 'queued', at: m.createdAt, recipient: r.email, detail: r.reason }));
+  const tried = attempts.map((a) => ({ type: a.outcome, at: a.at, recipient: byId.get(a.recipientId) ?? '', detail: a.reply }));
   return [...accepted, ...tried];
 }
 
@@ -125,12 +125,12 @@ const read = defineRoute({
     const { message: m, recipients, attempts } = valueOf(await ctx.core.messageLog.get(caller.acting, params.message_id));
     const data = {
       ...listItem(m, recipients.length),
-      team_id: m.account_id,
-      sending_key_id: m.sending_key_id,
-      message_id_header: m.message_id_header,
+      team_id: m.accountId,
+      sending_key_id: m.sendingKeyId,
+      message_id_header: m.messageIdHeader,
       size: m.size,
       source: m.source,
-      headers: JSON.parse(m.headers_json) as Record<string, string>,
+      headers: m.headers,
       recipients: recipients.map((r) => recipientDetail(r, attempts)),
       events: eventsOf(m, recipients, attempts),
     };

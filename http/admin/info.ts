@@ -3,7 +3,7 @@ import { Type } from '@sinclair/typebox';
 import { defineRoute, type AnyRoute } from '../route.js';
 import { allows } from '../../shared/scopes.js';
 import { DomainListItem, domainListItem } from './domains.js';
-import type { Suspension } from '../../core/index.js';
+import type { Suspension } from '../../domain/team.js';
 
 const Count = Type.Integer({ minimum: 0 });
 const SuspensionBody = Type.Object(

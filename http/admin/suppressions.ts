@@ -4,7 +4,7 @@ import { Type } from '@sinclair/typebox';
 import { defineRoute, type AnyRoute } from '../route.js';
 import { ListEnvelope, PageQuery } from '../schemas/common.js';
 import { adminError } from '../../shared/errors.js';
-import { SUPPRESSION_STATUSES } from '../../core/index.js';
+import { SUPPRESSION_STATUSES } from '../../domain/suppression.js';
 import { envelope, pageFrom } from '../paging.js';
 import { valueOf } from './refusal-errors.js';
 

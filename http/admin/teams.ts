@@ -2,7 +2,7 @@
 import { Type } from '@sinclair/typebox';
 import { defineRoute, type AnyRoute } from '../route.js';
 import { DataOf, IdParams } from '../schemas/common.js';
-import type { Team } from '../../core/index.js';
+import type { Team } from '../../domain/team.js';
 import { valueOf } from './refusal-errors.js';
 
 const TeamStatus = Type.Union([Type.Literal('active'), Type.Literal('suspended')]);

@@ -4,7 +4,7 @@ import { Type } from '@sinclair/typebox';
 import { defineRoute, type AnyRoute } from '../route.js';
 import { DataOf, Deleted, IdParams, ListEnvelope, PageQuery } from '../schemas/common.js';
 import { WEBHOOK_URL_MAX } from '../../shared/webhook-url.js';
-import { WEBHOOK_EVENTS, type Webhook } from '../../core/index.js';
+import { WEBHOOK_EVENTS, type Webhook } from '../../domain/webhook.js';
 import { envelope, pageFrom } from '../paging.js';
 import { valueOf } from './refusal-errors.js';
 

@@ -1,56 +1,36 @@
-// Sending domains. Names are unique among live domains across the whole service.
+// Sending domains in SQLite. Names are unique among live domains across the whole service (index domains_live_name).
 import { randomBytes } from 'node:crypto';
+import { Type } from '@sinclair/typebox';
 import type { Sql } from './sql.js';
+import { countOf, Flag, Int, Nullable, OneOf, rowDecoder, Text } from './decode.js';
 import { limitOffset, type PageOf, type PageRequest } from '../paging.js';
 import { nowIso } from '../../shared/time.js';
+import { VERIFICATION_STATUSES, type Domain } from '../../domain/sending-domain.js';
+import type { CheckRecord, DomainRepository, NewDomain } from '../domains.js';
 
-export type VerificationStatus = 'draft' | 'verified';
+const DomainRow = Type.Object({
+  id: Text,
+  account_id: Int,
+  name: Text,
+  verification_status: OneOf(VERIFICATION_STATUSES),
+  is_default: Flag,
+  dkim_selector: Text,
+  dkim_public_key: Text,
+  dkim_private_key_enc: Text,
+  dmarc_policy: Nullable(Text),
+  auto_verify_active: Flag,
+  auto_verify_reason: Text,
+  last_check_at: Nullable(Text),
+  last_check_result: Nullable(Text),
+  verified_at: Nullable(Text),
+  total_sent: Int,
+  total_bounced: Int,
+  total_complained: Int,
+  created_at: Text,
+  updated_at: Text,
+});
 
-export interface Domain {
-  id: string;
-  accountId: number;
-  name: string;
-  verificationStatus: VerificationStatus;
-  isDefault: boolean;
-  dkimSelector: string;
-  dkimPublicKey: string;
-  dkimPrivateKeyEnc: string;
-  dmarcPolicy: string | null;
-  autoVerifyActive: boolean;
-  autoVerifyReason: string;
-  lastCheckAt: string | null;
-  lastCheckResult: string | null;
-  verifiedAt: string | null;
-  totalSent: number;
-  totalBounced: number;
-  totalComplained: number;
-  createdAt: string;
-  updatedAt: string;
-}
-
-interface DomainRow extends Record<string, unknown> {
-  id: string;
-  account_id: number;
-  name: string;
-  verification_status: VerificationStatus;
-  is_default: number;
-  dkim_selector: string;
-  dkim_public_key: string;
-  dkim_private_key_enc: string;
-  dmarc_policy: string | null;
-  auto_verify_active: number;
-  auto_verify_reason: string;
-  last_check_at: string | null;
-  last_check_result: string | null;
-  verified_at: string | null;
-  total_sent: number;
-  total_bounced: number;
-  total_complained: number;
-  created_at: string;
-  updated_at: string;
-}
-
-const toDomain = (r: DomainRow): Domain => ({
+const decodeDomain = rowDecoder('domain', DomainRow, (r): Domain => ({
   id: r.id,
   accountId: r.account_id,
   name: r.name,
@@ -70,69 +50,50 @@ const toDomain = (r: DomainRow): Domain => ({
   totalComplained: r.total_complained,
   createdAt: r.created_at,
   updatedAt: r.updated_at,
-});
-
-export interface NewDomain {
-  accountId: number;
-  name: string;
-  dkimSelector: string;
-  dkimPublicKey: string;
-  dkimPrivateKeyEnc: string;
-}
-
-export interface CheckRecord {
-  verified: boolean;
-  dmarcPolicy: string | null;
-  /** What is still missing, shown as auto_verification.reason while checks go on. */
-  summary: string;
-  result: unknown;
-}
+}));
 
 const LIVE = 'deleted_at IS NULL';
 
-export class DomainStore {
+export class DomainStore implements DomainRepository {
   constructor(private readonly sql: Sql) {}
 
-  /** Creates a draft domain; the team's first live domain becomes its default. */
+  /**
+   * One statement: the unique index on live names refuses a taken name (DO NOTHING, so no row comes back), and
+   * the default flag is decided by the same statement that inserts, not by an earlier read.
+   */
   async create(d: NewDomain): Promise<Domain | 'exists'> {
-    const id = randomBytes(12).toString('base64url');
-    const created = await this.sql.tx(async (q) => {
-      if (await q.get(`SELECT 1 FROM domains WHERE name = ? AND ${LIVE}`, [d.name])) return false;
-      const others = await q.get<{ n: number }>(`SELECT COUNT(*) AS n FROM domains WHERE account_id = ? AND ${LIVE}`, [d.accountId]);
-      const now = nowIso();
-      await q.run(
-        `INSERT INTO domains (id, account_id, name, is_default, dkim_selector, dkim_public_key, dkim_private_key_enc, created_at, updated_at)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-        [id, d.accountId, d.name, others?.n ? 0 : 1, d.dkimSelector, d.dkimPublicKey, d.dkimPrivateKeyEnc, now, now],
-      );
-      return true;
-    });
-    return created ? (await this.get(id))! : 'exists';
+    const now = nowIso();
+    const [row] = await this.sql.returning(
+      `INSERT INTO domains (id, account_id, name, is_default, dkim_selector, dkim_public_key, dkim_private_key_enc, created_at, updated_at)
+       VALUES (?, ?, ?, NOT EXISTS (SELECT 1 FROM domains WHERE account_id = ? AND ${LIVE}), ?, ?, ?, ?, ?)
+       ON CONFLICT DO NOTHING RETURNING *`,
+      [randomBytes(12).toString('base64url'), d.accountId, d.name, d.accountId, d.dkimSelector, d.dkimPublicKey, d.dkimPrivateKeyEnc, now, now],
+    );
+    return row ? decodeDomain(row) : 'exists';
   }
 
   async get(id: string, accountId?: number): Promise<Domain | undefined> {
     const row =
       accountId === undefined
-        ? await this.sql.get<DomainRow>(`SELECT * FROM domains WHERE id = ? AND ${LIVE}`, [id])
-        : await this.sql.get<DomainRow>(`SELECT * FROM domains WHERE id = ? AND account_id = ? AND ${LIVE}`, [id, accountId]);
-    return row && toDomain(row);
+        ? await this.sql.get(`SELECT * FROM domains WHERE id = ? AND ${LIVE}`, [id])
+        : await this.sql.get(`SELECT * FROM domains WHERE id = ? AND account_id = ? AND ${LIVE}`, [id, accountId]);
+    return row && decodeDomain(row);
   }
 
   async findByName(name: string): Promise<Domain | undefined> {
-    const row = await this.sql.get<DomainRow>(`SELECT * FROM domains WHERE name = ? AND ${LIVE}`, [name.toLowerCase()]);
-    return row && toDomain(row);
+    const row = await this.sql.get(`SELECT * FROM domains WHERE name = ? AND ${LIVE}`, [name.toLowerCase()]);
+    return row && decodeDomain(row);
   }
 
   async list(accountId: number, page: PageRequest): Promise<PageOf<Domain>> {
-    const rows = await this.sql.all<DomainRow>(`SELECT * FROM domains WHERE account_id = ? AND ${LIVE} ORDER BY created_at, id LIMIT ? OFFSET ?`, [
+    const rows = await this.sql.all(`SELECT * FROM domains WHERE account_id = ? AND ${LIVE} ORDER BY created_at, id LIMIT ? OFFSET ?`, [
       accountId,
       ...limitOffset(page),
     ]);
-    const count = await this.sql.get<{ n: number }>(`SELECT COUNT(*) AS n FROM domains WHERE account_id = ? AND ${LIVE}`, [accountId]);
-    return { rows: rows.map(toDomain), total: count?.n ?? 0 };
+    const count = await this.sql.get(`SELECT COUNT(*) AS n FROM domains WHERE account_id = ? AND ${LIVE}`, [accountId]);
+    return { rows: rows.map(decodeDomain), total: countOf(count!) };
   }
 
-  /** Removes a domain; when it was the default, the team's oldest remaining domain becomes default. */
   async remove(id: string, accountId: number): Promise<boolean> {
     return this.sql.tx(async (q) => {
       const now = nowIso();
@@ -143,38 +104,34 @@ export class DomainStore {
         accountId,
       ]);
       if (!gone.changes) return false;
-      const hasDefault = await q.get(`SELECT 1 FROM domains WHERE account_id = ? AND is_default = 1 AND ${LIVE}`, [accountId]);
-      if (!hasDefault) {
-        await q.run(
-          `UPDATE domains SET is_default = 1 WHERE id = (SELECT id FROM domains WHERE account_id = ? AND ${LIVE} ORDER BY created_at, id LIMIT 1)`,
-          [accountId],
-        );
-      }
+      await q.run(
+        `UPDATE domains SET is_default = 1 WHERE id = (SELECT id FROM domains WHERE account_id = ? AND ${LIVE} ORDER BY created_at, id LIMIT 1)
+           AND NOT EXISTS (SELECT 1 FROM domains WHERE account_id = ? AND is_default = 1 AND ${LIVE})`,
+        [accountId, accountId],
+      );
       return true;
     });
   }
 
-  /** Drafts still covered by the automatic check. */
   async awaitingCheck(): Promise<Domain[]> {
-    const rows = await this.sql.all<DomainRow>(
+    const rows = await this.sql.all(
       `SELECT * FROM domains WHERE ${LIVE} AND verification_status = 'draft' AND auto_verify_active = 1 ORDER BY last_check_at IS NOT NULL, last_check_at`,
     );
-    return rows.map(toDomain);
+    return rows.map(decodeDomain);
   }
 
-  /** Stores a check's findings; a passing check verifies the domain and ends its automatic checks. */
   async recordCheck(id: string, check: CheckRecord): Promise<Domain | undefined> {
     const now = nowIso();
-    await this.sql.run(
+    const [row] = await this.sql.returning(
       `UPDATE domains SET last_check_at = ?, last_check_result = ?, dmarc_policy = ?, updated_at = ?,
          verification_status = CASE WHEN ? THEN 'verified' ELSE verification_status END,
          verified_at = CASE WHEN ? AND verified_at IS NULL THEN ? ELSE verified_at END,
          auto_verify_active = CASE WHEN ? THEN 0 ELSE auto_verify_active END,
          auto_verify_reason = ?
-       WHERE id = ? AND ${LIVE}`,
+       WHERE id = ? AND ${LIVE} RETURNING *`,
       [now, JSON.stringify(check.result), check.dmarcPolicy, now, +check.verified, +check.verified, now, +check.verified, check.verified ? '' : check.summary, id],
     );
-    return this.get(id);
+    return row && decodeDomain(row);
   }
 
   async stopAutoVerify(id: string, reason: string): Promise<void> {

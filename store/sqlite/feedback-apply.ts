@@ -1,51 +1,39 @@
 // Bounce and complaint effects, applied inside a caller's transaction: the recipient's state, the
 // suppression, the domain counters, the webhook event and the message status move together.
+import { Type } from '@sinclair/typebox';
 import type { Queryable } from './sql.js';
 import { SuppressionStore } from './suppressions.js';
 import { refreshStatus } from './message-status.js';
 import { nowIso } from '../../shared/time.js';
-import { canMove, type RecipientState } from '../../domain/queue-state.js';
+import { canMove, RECIPIENT_STATES } from '../../domain/queue-state.js';
+import { Int, Nullable, OneOf, rowDecoder, Text } from './decode.js';
+import type { Applied, BounceInput, ComplaintInput } from '../feedback.js';
 
-export type BounceSource = 'smtp' | 'report' | 'expiry';
+export type { Applied, BounceInput, BounceSource, ComplaintInput } from '../feedback.js';
 
-export interface BounceInput {
-  recipientId: number;
-  hard: boolean;
-  reason: string;
-  source: BounceSource;
-}
+const decodeContext = rowDecoder(
+  'recipient',
+  Type.Object({
+    id: Int,
+    state: OneOf(RECIPIENT_STATES),
+    email: Text,
+    message_id: Text,
+    account_id: Int,
+    domain_id: Nullable(Text),
+    complained_at: Nullable(Text),
+  }),
+  (r) => r,
+);
 
-export interface ComplaintInput {
-  recipientId: number;
-  reason: string;
-}
-
-/** What a report changed, for logs and the reputation check. */
-export interface Applied {
-  accountId: number;
-  messageId: string;
-  email: string;
-  /** Null when this recipient already had this event (a repeated report). */
-  eventId: number | null;
-  suppressed: boolean;
-}
-
-interface RecipientContext extends Record<string, unknown> {
-  id: number;
-  state: RecipientState;
-  email: string;
-  message_id: string;
-  account_id: number;
-  domain_id: string | null;
-  complained_at: string | null;
-}
+type RecipientContext = ReturnType<typeof decodeContext>;
 
 async function context(q: Queryable, recipientId: number): Promise<RecipientContext | undefined> {
-  return q.get<RecipientContext>(
+  const row = await q.get(
     `SELECT r.id, r.state, r.email, r.message_id, r.complained_at, m.account_id, m.domain_id
      FROM recipients r JOIN messages m ON m.id = r.message_id WHERE r.id = ?`,
     [recipientId],
   );
+  return row && decodeContext(row);
 }
 
 async function addEvent(q: Queryable, r: RecipientContext, type: 'bounced' | 'complaint', hard: boolean | null, reason: string): Promise<number | null> {

@@ -1,24 +1,85 @@
-// What happens after delivery: bounces (synchronous, reported by DSN, or expiry), complaints, the
+// What happens after delivery, in SQLite: bounces (synchronous, reported by DSN, or expiry), complaints, the
 // suppressions they cause, and the event outbox that webhook delivery drains. Each report is applied in
 // one transaction, so a crash leaves it either wholly applied or not at all.
+import { Type } from '@sinclair/typebox';
 import type { Sql } from './sql.js';
+import { Flag, Int, Nullable, OneOf, rowDecoder, Text } from './decode.js';
 import { nowIso } from '../../shared/time.js';
-import { applyBounce, applyComplaint, type Applied, type BounceInput, type ComplaintInput } from './feedback-apply.js';
+import { applyBounce, applyComplaint } from './feedback-apply.js';
+import { EVENT_STATES, type InboundReport, type OutboxEvent, type WebhookDeliveryRecord } from '../../domain/feedback.js';
+import { WEBHOOK_EVENTS } from '../../domain/webhook.js';
+import type { Applied, BounceInput, ComplaintInput, FeedbackRepository, NewWebhookDelivery, ReputationFigures } from '../feedback.js';
 
-export type { Applied, BounceInput, BounceSource, ComplaintInput } from './feedback-apply.js';
+const decodeEvent = rowDecoder(
+  'event',
+  Type.Object({
+    id: Int,
+    account_id: Int,
+    type: OneOf(WEBHOOK_EVENTS),
+    message_id: Text,
+    email: Text,
+    is_hard_bounce: Nullable(Flag),
+    reason: Text,
+    occurred_at: Text,
+    state: OneOf(EVENT_STATES),
+  }),
+  (e): OutboxEvent => ({
+    id: e.id,
+    accountId: e.account_id,
+    type: e.type,
+    messageId: e.message_id,
+    email: e.email,
+    isHardBounce: e.is_hard_bounce === null ? null : e.is_hard_bounce === 1,
+    reason: e.reason,
+    occurredAt: e.occurred_at,
+    state: e.state,
+  }),
+);
 
-export interface OutboxEvent {
-  id: number;
-  accountId: number;
-  type: 'bounced' | 'complaint';
-  messageId: string;
-  email: string;
-  isHardBounce: boolean | null;
-  reason: string;
-  occurredAt: string;
-}
+const decodeDelivery = rowDecoder(
+  'webhook delivery',
+  Type.Object({
+    id: Int,
+    webhook_id: Int,
+    account_id: Int,
+    event_id: Int,
+    event_type: OneOf(WEBHOOK_EVENTS),
+    url: Text,
+    status_code: Nullable(Int),
+    error: Nullable(Text),
+    latency_ms: Int,
+    attempted_at: Text,
+  }),
+  (d): WebhookDeliveryRecord => ({
+    id: d.id,
+    webhookId: d.webhook_id,
+    accountId: d.account_id,
+    eventId: d.event_id,
+    eventType: d.event_type,
+    url: d.url,
+    statusCode: d.status_code,
+    error: d.error,
+    latencyMs: d.latency_ms,
+    attemptedAt: d.attempted_at,
+  }),
+);
 
-export class FeedbackStore {
+const decodeReport = rowDecoder('inbound report', Type.Object({ id: Text, mail_from: Text, rcpt_to: Text }), (r): InboundReport => ({
+  id: r.id,
+  mailFrom: r.mail_from,
+  rcptTo: r.rcpt_to,
+}));
+
+const decodeAddressed = rowDecoder('recipient', Type.Object({ id: Int, email: Text }), (r) => r);
+
+/** SUM over no row is NULL: none counted. */
+const decodeFigures = rowDecoder(
+  'reputation figures',
+  Type.Object({ volume: Int, bounced: Nullable(Int), complained: Nullable(Int) }),
+  (r): ReputationFigures => ({ volume: r.volume, bounced: r.bounced ?? 0, complained: r.complained ?? 0 }),
+);
+
+export class FeedbackStore implements FeedbackRepository {
   constructor(private readonly sql: Sql) {}
 
   async recordBounce(input: BounceInput): Promise<Applied | null> {
@@ -29,69 +90,59 @@ export class FeedbackStore {
     return this.sql.tx((q) => applyComplaint(q, input));
   }
 
-  /** The recipient a message's Message-ID header and an address point at (ARF without a VERP address). */
   async recipientByMessageIdHeader(messageIdHeader: string, email: string | null): Promise<number | null> {
-    const rows = await this.sql.all<{ id: number; email: string }>(
-      'SELECT r.id, r.email FROM recipients r JOIN messages m ON m.id = r.message_id WHERE m.message_id_header = ?',
-      [messageIdHeader],
-    );
+    const rows = (
+      await this.sql.all('SELECT r.id, r.email FROM recipients r JOIN messages m ON m.id = r.message_id WHERE m.message_id_header = ?', [messageIdHeader])
+    ).map(decodeAddressed);
     if (rows.length === 1) return rows[0]!.id;
     return rows.find((r) => email !== null && r.email.toLowerCase() === email.toLowerCase())?.id ?? null;
   }
 
   async pendingEvents(limit: number): Promise<OutboxEvent[]> {
-    const rows = await this.sql.all<{
-      id: number; account_id: number; type: OutboxEvent['type']; message_id: string; email: string; is_hard_bounce: number | null; reason: string; occurred_at: string;
-    }>(`SELECT * FROM events WHERE state = 'pending' ORDER BY id LIMIT ?`, [limit]);
-    return rows.map((e) => ({
-      id: e.id,
-      accountId: e.account_id,
-      type: e.type,
-      messageId: e.message_id,
-      email: e.email,
-      isHardBounce: e.is_hard_bounce === null ? null : e.is_hard_bounce === 1,
-      reason: e.reason,
-      occurredAt: e.occurred_at,
-    }));
+    return (await this.sql.all(`SELECT * FROM events WHERE state = 'pending' ORDER BY id LIMIT ?`, [limit])).map(decodeEvent);
+  }
+
+  async eventsOf(messageId: string): Promise<OutboxEvent[]> {
+    return (await this.sql.all('SELECT * FROM events WHERE message_id = ? ORDER BY occurred_at, id', [messageId])).map(decodeEvent);
   }
 
   async markDelivered(eventId: number): Promise<void> {
     await this.sql.run(`UPDATE events SET state = 'delivered' WHERE id = ?`, [eventId]);
   }
 
-  async logDelivery(d: { webhookId: number; accountId: number; eventId: number; eventType: string; url: string; statusCode: number | null; error: string | null; latencyMs: number }): Promise<void> {
+  async logDelivery(d: NewWebhookDelivery): Promise<void> {
     await this.sql.run(
       `INSERT INTO webhook_deliveries (webhook_id, account_id, event_id, event_type, url, status_code, error, latency_ms, attempted_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       [d.webhookId, d.accountId, d.eventId, d.eventType, d.url, d.statusCode, d.error, d.latencyMs, nowIso()],
     );
   }
 
-  async deliveriesOf(accountId: number, limit = 100): Promise<Array<Record<string, unknown>>> {
-    return this.sql.all('SELECT * FROM webhook_deliveries WHERE account_id = ? ORDER BY id DESC LIMIT ?', [accountId, limit]);
+  async deliveriesOf(accountId: number, limit = 100): Promise<WebhookDeliveryRecord[]> {
+    const rows = await this.sql.all('SELECT * FROM webhook_deliveries WHERE account_id = ? ORDER BY attempted_at DESC, id DESC LIMIT ?', [accountId, limit]);
+    return rows.map(decodeDelivery);
   }
 
   async pruneDeliveries(olderThanIso: string): Promise<number> {
     return (await this.sql.run('DELETE FROM webhook_deliveries WHERE attempted_at < ?', [olderThanIso])).changes;
   }
 
-  /** Bounce and complaint rates of a team over recipients accepted since `sinceMs`. */
-  async rates(accountId: number, sinceMs: number): Promise<{ volume: number; bounced: number; complained: number }> {
-    const row = await this.sql.get<{ volume: number; bounced: number | null; complained: number | null }>(
+  async rates(accountId: number, sinceMs: number): Promise<ReputationFigures> {
+    const row = await this.sql.get(
       `SELECT COUNT(*) AS volume, SUM(r.state = 'bounced') AS bounced, SUM(r.complained_at IS NOT NULL) AS complained
        FROM recipients r JOIN messages m ON m.id = r.message_id
        WHERE m.account_id = ? AND m.created_at >= ? AND r.state IN ('sent', 'bounced', 'complained')`,
       [accountId, new Date(sinceMs).toISOString()],
     );
-    return { volume: row?.volume ?? 0, bounced: row?.bounced ?? 0, complained: row?.complained ?? 0 };
+    return decodeFigures(row!);
   }
 
-  /** Reports received on the MX port: recorded before they are processed, so a crash loses none. */
-  async addReport(r: { id: string; mailFrom: string; rcptTo: string }): Promise<void> {
+  async addReport(r: InboundReport): Promise<void> {
     await this.sql.run('INSERT INTO inbound_reports (id, mail_from, rcpt_to, received_at) VALUES (?, ?, ?, ?)', [r.id, r.mailFrom, r.rcptTo, nowIso()]);
   }
 
-  async waitingReports(limit: number): Promise<Array<{ id: string; mail_from: string; rcpt_to: string }>> {
-    return this.sql.all(`SELECT id, mail_from, rcpt_to FROM inbound_reports WHERE state = 'received' ORDER BY received_at LIMIT ?`, [limit]);
+  async waitingReports(limit: number): Promise<InboundReport[]> {
+    const rows = await this.sql.all(`SELECT id, mail_from, rcpt_to FROM inbound_reports WHERE state = 'received' ORDER BY received_at, id LIMIT ?`, [limit]);
+    return rows.map(decodeReport);
   }
 
   async finishReport(id: string, state: 'processed' | 'dropped', kind: string, detail: string): Promise<void> {

@@ -1,43 +1,33 @@
-// Sending and admin keys. Only hashes are stored; the value is shown once by the caller.
+// Sending and admin keys in SQLite. Only hashes are stored; the value is shown once by the caller.
+import { Type } from '@sinclair/typebox';
 import type { Sql } from './sql.js';
+import { countOf, Int, jsonDecoder, Nullable, OneOf, rowDecoder, Text } from './decode.js';
 import { limitOffset, type PageOf, type PageRequest } from '../paging.js';
 import { nowIso } from '../../shared/time.js';
 import type { KeyKind } from '../../shared/api-key.js';
 import { isScope, type Scope } from '../../shared/scopes.js';
+import { KEY_STATUSES, type KeyRecord } from '../../domain/key-record.js';
+import type { KeyRepository, NewKey } from '../keys.js';
 
-export type KeyStatus = 'active' | 'revoked';
+const KeyRow = Type.Object({
+  id: Int,
+  account_id: Int,
+  kind: OneOf(['sending', 'admin'] as const),
+  title: Text,
+  key_hash: Text,
+  key_start: Text,
+  key_end: Text,
+  scopes: Text,
+  domain_id: Nullable(Text),
+  domain_name: Nullable(Text),
+  status: OneOf(KEY_STATUSES),
+  created_at: Text,
+});
 
-export interface KeyRecord {
-  id: number;
-  accountId: number;
-  kind: KeyKind;
-  title: string;
-  keyHash: string;
-  keyStart: string;
-  keyEnd: string;
-  scopes: Scope[];
-  domainId: string | null;
-  domainName: string | null;
-  status: KeyStatus;
-  createdAt: string;
-}
+/** A scope no longer known (retired since the key was made) is dropped, not kept as an unknown string. */
+const decodeScopes = jsonDecoder('key scopes', Type.Array(Text));
 
-interface KeyRow extends Record<string, unknown> {
-  id: number;
-  account_id: number;
-  kind: KeyKind;
-  title: string;
-  key_hash: string;
-  key_start: string;
-  key_end: string;
-  scopes: string;
-  domain_id: string | null;
-  domain_name: string | null;
-  status: KeyStatus;
-  created_at: string;
-}
-
-const toKey = (r: KeyRow): KeyRecord => ({
+const decodeKey = rowDecoder('API key', KeyRow, (r): KeyRecord => ({
   id: r.id,
   accountId: r.account_id,
   kind: r.kind,
@@ -45,88 +35,78 @@ const toKey = (r: KeyRow): KeyRecord => ({
   keyHash: r.key_hash,
   keyStart: r.key_start,
   keyEnd: r.key_end,
-  scopes: (JSON.parse(r.scopes) as string[]).filter(isScope),
+  scopes: decodeScopes(r.scopes).filter(isScope),
   domainId: r.domain_id,
   domainName: r.domain_name,
   status: r.status,
   createdAt: r.created_at,
-});
+}));
+
+const decodeHash = rowDecoder('key hash', Type.Object({ key_hash: Text }), (r) => r.key_hash);
 
 const SELECT = `SELECT k.*, d.name AS domain_name FROM api_keys k LEFT JOIN domains d ON d.id = k.domain_id`;
+/** What an insert gives back: the row as SELECT reads it, with its domain's name. */
+const RETURNED = `RETURNING *, (SELECT name FROM domains WHERE id = domain_id) AS domain_name`;
+/** The teams of an account, itself included. */
+const OF_ACCOUNT = 'account_id IN (SELECT id FROM accounts WHERE id = ? OR parent_id = ?)';
 
-export interface NewKey {
-  accountId: number;
-  title: string;
-  hash: string;
-  start: string;
-  end: string;
-}
-
-export class KeyStore {
+export class KeyStore implements KeyRepository {
   constructor(private readonly sql: Sql) {}
 
   async createSending(k: NewKey & { domainId: string | null }): Promise<KeyRecord> {
-    const { lastId } = await this.sql.run(
-      `INSERT INTO api_keys (account_id, kind, title, key_hash, key_start, key_end, domain_id, created_at) VALUES (?, 'sending', ?, ?, ?, ?, ?, ?)`,
+    const [row] = await this.sql.returning(
+      `INSERT INTO api_keys (account_id, kind, title, key_hash, key_start, key_end, domain_id, created_at) VALUES (?, 'sending', ?, ?, ?, ?, ?, ?) ${RETURNED}`,
       [k.accountId, k.title, k.hash, k.start, k.end, k.domainId, nowIso()],
     );
-    return (await this.get(lastId))!;
+    return decodeKey(row!);
   }
 
-  /** Creates an admin key unless the account (with all its teams) already holds `limit` active ones. */
+  /** One conditional insert: the count and the insert are one statement (see docs/decisions.md, "Limits kept by the store"). */
   async createAdmin(k: NewKey & { rootId: number; scopes: Scope[] }, limit: number): Promise<KeyRecord | 'limit_reached'> {
-    const id = await this.sql.tx(async (q) => {
-      const row = await q.get<{ n: number }>(
-        `SELECT COUNT(*) AS n FROM api_keys WHERE kind = 'admin' AND status = 'active'
-           AND account_id IN (SELECT id FROM accounts WHERE id = ? OR parent_id = ?)`,
-        [k.rootId, k.rootId],
-      );
-      if ((row?.n ?? 0) >= limit) return null;
-      const res = await q.run(
-        `INSERT INTO api_keys (account_id, kind, title, key_hash, key_start, key_end, scopes, created_at) VALUES (?, 'admin', ?, ?, ?, ?, ?, ?)`,
-        [k.accountId, k.title, k.hash, k.start, k.end, JSON.stringify(k.scopes), nowIso()],
-      );
-      return res.lastId;
-    });
-    return id === null ? 'limit_reached' : (await this.get(id))!;
+    const [row] = await this.sql.returning(
+      `INSERT INTO api_keys (account_id, kind, title, key_hash, key_start, key_end, scopes, created_at) SELECT ?, 'admin', ?, ?, ?, ?, ?, ?
+       WHERE (SELECT COUNT(*) FROM api_keys WHERE kind = 'admin' AND status = 'active' AND ${OF_ACCOUNT}) < ? ${RETURNED}`,
+      [k.accountId, k.title, k.hash, k.start, k.end, JSON.stringify(k.scopes), nowIso(), k.rootId, k.rootId, limit],
+    );
+    return row ? decodeKey(row) : 'limit_reached';
   }
 
   async get(id: number): Promise<KeyRecord | undefined> {
-    const row = await this.sql.get<KeyRow>(`${SELECT} WHERE k.id = ?`, [id]);
-    return row && toKey(row);
+    const row = await this.sql.get(`${SELECT} WHERE k.id = ?`, [id]);
+    return row && decodeKey(row);
   }
 
   async findByHash(hash: string): Promise<KeyRecord | undefined> {
-    const row = await this.sql.get<KeyRow>(`${SELECT} WHERE k.key_hash = ?`, [hash]);
-    return row && toKey(row);
+    const row = await this.sql.get(`${SELECT} WHERE k.key_hash = ?`, [hash]);
+    return row && decodeKey(row);
   }
 
   async listSending(accountId: number, page: PageRequest): Promise<PageOf<KeyRecord>> {
     const where = `k.account_id = ? AND k.kind = 'sending' AND k.status = 'active'`;
-    const rows = await this.sql.all<KeyRow>(`${SELECT} WHERE ${where} ORDER BY k.id LIMIT ? OFFSET ?`, [accountId, ...limitOffset(page)]);
-    const count = await this.sql.get<{ n: number }>(`SELECT COUNT(*) AS n FROM api_keys k WHERE ${where}`, [accountId]);
-    return { rows: rows.map(toKey), total: count?.n ?? 0 };
+    const rows = await this.sql.all(`${SELECT} WHERE ${where} ORDER BY k.created_at, k.id LIMIT ? OFFSET ?`, [accountId, ...limitOffset(page)]);
+    const count = await this.sql.get(`SELECT COUNT(*) AS n FROM api_keys k WHERE ${where}`, [accountId]);
+    return { rows: rows.map(decodeKey), total: countOf(count!) };
   }
 
-  /** Revokes an active key of the given kind on the given team; returns its hash for cache invalidation. */
+  async listAdmin(rootId: number): Promise<KeyRecord[]> {
+    const rows = await this.sql.all(`${SELECT} WHERE k.kind = 'admin' AND k.status = 'active' AND k.${OF_ACCOUNT} ORDER BY k.created_at, k.id`, [rootId, rootId]);
+    return rows.map(decodeKey);
+  }
+
   async revoke(id: number, kind: KeyKind, accountId?: number): Promise<string | undefined> {
-    return this.sql.tx(async (q) => {
-      const row = await q.get<{ key_hash: string; account_id: number }>(
-        `SELECT key_hash, account_id FROM api_keys WHERE id = ? AND kind = ? AND status = 'active'`,
-        [id, kind],
-      );
-      if (!row || (accountId !== undefined && row.account_id !== accountId)) return undefined;
-      await q.run(`UPDATE api_keys SET status = 'revoked', revoked_at = ? WHERE id = ?`, [nowIso(), id]);
-      return row.key_hash;
-    });
+    const [row] = await this.sql.returning(
+      `UPDATE api_keys SET status = 'revoked', revoked_at = ? WHERE id = ? AND kind = ? AND status = 'active' AND (? IS NULL OR account_id = ?)
+       RETURNING key_hash`,
+      [nowIso(), id, kind, accountId ?? null, accountId ?? null],
+    );
+    return row && decodeHash(row);
   }
 
-  /** Revokes every sending key limited to a domain that is being removed. */
   async revokeForDomain(domainId: string): Promise<string[]> {
-    return this.sql.tx(async (q) => {
-      const rows = await q.all<{ key_hash: string }>(`SELECT key_hash FROM api_keys WHERE domain_id = ? AND status = 'active'`, [domainId]);
-      await q.run(`UPDATE api_keys SET status = 'revoked', revoked_at = ? WHERE domain_id = ? AND status = 'active'`, [nowIso(), domainId]);
-      return rows.map((r) => r.key_hash);
-    });
+    const rows = await this.sql.returning(`UPDATE api_keys SET status = 'revoked', revoked_at = ? WHERE domain_id = ? AND status = 'active' RETURNING key_hash`, [
+      nowIso(),
+      domainId,
+    ]);
+    return rows.map(decodeHash);
   }
 }

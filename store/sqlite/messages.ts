@@ -1,115 +1,128 @@
 // Messages, their recipients and every delivery attempt: recording accepted messages, the log, the bodies.
 // Recipients' moves through delivery (claim, finish, release) are the queue's: see queue.ts.
+import { Type, type Static } from '@sinclair/typebox';
 import type { Queryable, Sql, SqlValue } from './sql.js';
-import { limitOffset, type PageOf, type PageRequest } from '../paging.js';
+import { limitOffset, type PageOf } from '../paging.js';
 import { AccountStore } from './accounts.js';
 import { nowIso } from '../../shared/time.js';
-import { messageStatusOf, type MessageStatus, type RecipientState } from '../../domain/queue-state.js';
+import {
+  MESSAGE_STATUSES,
+  messageStatusOf,
+  RECIPIENT_STATES,
+  type MessageStatus,
+} from '../../domain/queue-state.js';
+import {
+  ATTEMPT_OUTCOMES,
+  MESSAGE_SOURCES,
+  RECIPIENT_KINDS,
+  type DeliveryAttempt,
+  type LoggedRecipient,
+  type MessageLogDetail,
+  type MessageLogEntry,
+} from '../../domain/message-log.js';
+import type { InsertOutcome, MessageLogRepository, MessageQuery, NewMessage } from '../message-log.js';
+import { countOf, Flag, Int, jsonDecoder, Nullable, OneOf, rowDecoder, Text } from './decode.js';
 import { chunksByParams, WriteBatcher } from './write-batch.js';
 import { groupBy } from '../../shared/group-by.js';
 
-export type RecipientKind = 'to' | 'cc' | 'bcc';
-export type MessageSource = 'http' | 'smtp';
+const MessageRow = Type.Object({
+  id: Text,
+  account_id: Int,
+  domain_id: Nullable(Text),
+  sending_key_id: Nullable(Int),
+  source: OneOf(MESSAGE_SOURCES),
+  envelope_from: Text,
+  from_email: Text,
+  from_name: Text,
+  subject: Text,
+  to_json: Text,
+  reply_to: Nullable(Text),
+  message_id_header: Text,
+  size: Int,
+  has_attachments: Flag,
+  headers_json: Text,
+  status: OneOf(MESSAGE_STATUSES),
+  error: Nullable(Text),
+  created_at: Text,
+  sent_at: Nullable(Text),
+  updated_at: Text,
+});
 
-export interface NewRecipient {
-  email: string;
-  name: string;
-  kind: RecipientKind;
-  domain: string;
-  state: Extract<RecipientState, 'queued' | 'suppressed' | 'failed'>;
-  reason: string;
-}
+const decodeTo = jsonDecoder('message addressees', Type.Array(Type.Object({ email: Text, name: Type.Optional(Text) })));
+const decodeHeaders = jsonDecoder('message headers', Type.Record(Text, Text));
 
-export interface NewMessage {
-  id: string;
-  accountId: number;
-  rootId: number;
-  domainId: string | null;
-  sendingKeyId: number | null;
-  source: MessageSource;
-  envelopeFrom: string;
-  fromEmail: string;
-  fromName: string;
-  subject: string;
-  to: Array<{ email: string; name?: string }>;
-  replyTo: string | null;
-  messageIdHeader: string;
-  size: number;
-  hasAttachments: boolean;
-  headers: Record<string, string>;
-  recipients: NewRecipient[];
-  /** The message as it will be signed and sent; kept until no recipient is left in flight (none when cost is 0). */
-  body: Buffer;
-  /** Credits taken from the pooled balance: one per recipient that will be sent. */
-  cost: number;
-  /** Set when no recipient can be sent: why the message failed. */
-  error: string | null;
-}
+const toEntry = (r: Static<typeof MessageRow>): MessageLogEntry => ({
+  id: r.id,
+  accountId: r.account_id,
+  domainId: r.domain_id,
+  sendingKeyId: r.sending_key_id,
+  source: r.source,
+  envelopeFrom: r.envelope_from,
+  fromEmail: r.from_email,
+  fromName: r.from_name,
+  subject: r.subject,
+  to: decodeTo(r.to_json),
+  replyTo: r.reply_to,
+  messageIdHeader: r.message_id_header,
+  size: r.size,
+  hasAttachments: r.has_attachments === 1,
+  status: r.status,
+  error: r.error,
+  createdAt: r.created_at,
+  sentAt: r.sent_at,
+  updatedAt: r.updated_at,
+});
 
-export interface MessageRow extends Record<string, unknown> {
-  rowid: number;
-  id: string;
-  account_id: number;
-  domain_id: string | null;
-  sending_key_id: number | null;
-  source: MessageSource;
-  envelope_from: string;
-  from_email: string;
-  from_name: string;
-  subject: string;
-  to_json: string;
-  reply_to: string | null;
-  message_id_header: string;
-  size: number;
-  has_attachments: number;
-  headers_json: string;
-  status: MessageStatus;
-  error: string | null;
-  created_at: string;
-  sent_at: string | null;
-  updated_at: string;
-}
+const decodeEntry = rowDecoder('message', MessageRow, toEntry);
 
-export interface RecipientRow extends Record<string, unknown> {
-  id: number;
-  message_id: string;
-  email: string;
-  name: string;
-  kind: RecipientKind;
-  domain: string;
-  state: RecipientState;
-  reason: string;
-  attempts: number;
-  next_attempt_at: number | null;
-  lease_until: number | null;
-  last_reply: string | null;
-  queued_at: number;
-  updated_at: string;
-}
+/** A listed message leaves its headers unread: no list shows them, and parsing them for a page of rows was most of its decoding. */
+const decodeDetail = rowDecoder('message', MessageRow, (r): MessageLogDetail => ({ ...toEntry(r), headers: decodeHeaders(r.headers_json) }));
 
-export interface AttemptRow extends Record<string, unknown> {
-  recipient_id: number;
-  at: string;
-  mx_host: string | null;
-  ip: string | null;
-  outcome: 'delivered' | 'deferred' | 'bounced' | 'failed';
-  reply: string;
-}
+const decodeRecipient = rowDecoder(
+  'recipient',
+  Type.Object({
+    id: Int,
+    message_id: Text,
+    email: Text,
+    name: Text,
+    kind: OneOf(RECIPIENT_KINDS),
+    domain: Text,
+    state: OneOf(RECIPIENT_STATES),
+    reason: Text,
+    attempts: Int,
+    next_attempt_at: Nullable(Int),
+    last_reply: Nullable(Text),
+    queued_at: Int,
+    updated_at: Text,
+  }),
+  (r): LoggedRecipient => ({
+    id: r.id,
+    messageId: r.message_id,
+    email: r.email,
+    name: r.name,
+    kind: r.kind,
+    domain: r.domain,
+    state: r.state,
+    reason: r.reason,
+    attempts: r.attempts,
+    nextAttemptAt: r.next_attempt_at,
+    lastReply: r.last_reply,
+    queuedAt: r.queued_at,
+    updatedAt: r.updated_at,
+  }),
+);
 
-export interface MessageQuery extends PageRequest {
-  status?: MessageStatus;
-  domainId?: string;
-  /** Inclusive bounds of created_at, as ISO 8601 UTC with milliseconds (what toISOString() gives). */
-  from?: string;
-  to?: string;
-  search?: string;
-  /**
-   * A search counts its matches up to this many (the paging depth): an exact count would visit every match
-   * in the whole log, while no page beyond this many records can be asked for anyway.
-   */
-  searchCountLimit: number;
-}
+const decodeAttempt = rowDecoder(
+  'delivery attempt',
+  Type.Object({ recipient_id: Int, at: Text, mx_host: Nullable(Text), ip: Nullable(Text), outcome: OneOf(ATTEMPT_OUTCOMES), reply: Text }),
+  (r): DeliveryAttempt => ({ recipientId: r.recipient_id, at: r.at, mxHost: r.mx_host, ip: r.ip, outcome: r.outcome, reply: r.reply }),
+);
 
+const decodeBody = rowDecoder('message body', Type.Object({ body: Type.Uint8Array() }), (r) => Buffer.from(r.body.buffer, r.body.byteOffset, r.body.byteLength));
+const decodeRecipientCount = rowDecoder('recipient count', Type.Object({ message_id: Text, n: Int }), (r) => [r.message_id, r.n] as const);
+const decodeStateCount = rowDecoder('state count', Type.Object({ state: Text, n: Int }), (r) => [r.state, r.n] as const);
+
+/** A recipient row as the queue reads it (claim). */
 /** One SQL statement with its parameters, in the order their `?` appear. */
 export interface Statement {
   sql: string;
@@ -279,9 +292,8 @@ function edgeRowid(accountId: number, q: MessageQuery, direction: 'ASC' | 'DESC'
   return { sql: `SELECT rowid FROM messages WHERE ${where.sql} ORDER BY created_at ${direction}, rowid ${direction} LIMIT 1`, params: where.params };
 }
 
-export type InsertOutcome = Array<{ id: number; due: number }> | 'insufficient_balance';
 
-export class MessageStore {
+export class MessageStore implements MessageLogRepository {
   private readonly inserts: WriteBatcher<NewMessage, InsertOutcome>;
 
   constructor(private readonly sql: Sql) {
@@ -298,49 +310,50 @@ export class MessageStore {
     return this.inserts.submit(m);
   }
 
-  async get(id: string, accountId?: number): Promise<MessageRow | undefined> {
+  async get(id: string, accountId?: number): Promise<MessageLogDetail | undefined> {
     const where = accountId === undefined ? 'id = ?' : 'id = ? AND account_id = ?';
-    return this.sql.get<MessageRow>(`SELECT rowid, * FROM messages WHERE ${where}`, accountId === undefined ? [id] : [id, accountId]);
+    const row = await this.sql.get(`SELECT * FROM messages WHERE ${where}`, accountId === undefined ? [id] : [id, accountId]);
+    return row && decodeDetail(row);
   }
 
-  /** A message's body, while any of its recipients is in flight. */
   async body(id: string): Promise<Buffer | undefined> {
-    return (await this.sql.get<{ body: Buffer }>('SELECT body FROM message_bodies WHERE message_id = ?', [id]))?.body;
+    const row = await this.sql.get('SELECT body FROM message_bodies WHERE message_id = ?', [id]);
+    return row && decodeBody(row);
   }
 
   async recipientCounts(messageIds: readonly string[]): Promise<Map<string, number>> {
     if (!messageIds.length) return new Map();
-    const rows = await this.sql.all<{ message_id: string; n: number }>(
+    const rows = await this.sql.all(
       `SELECT message_id, COUNT(*) AS n FROM recipients WHERE message_id IN (${messageIds.map(() => '?').join(',')}) GROUP BY message_id`,
       messageIds,
     );
-    return new Map(rows.map((r) => [r.message_id, r.n]));
+    return new Map(rows.map(decodeRecipientCount));
   }
 
-  async recipientsOf(messageId: string): Promise<RecipientRow[]> {
-    return this.sql.all<RecipientRow>('SELECT * FROM recipients WHERE message_id = ? ORDER BY id', [messageId]);
+  async recipientsOf(messageId: string): Promise<LoggedRecipient[]> {
+    return (await this.sql.all('SELECT * FROM recipients WHERE message_id = ? ORDER BY id', [messageId])).map(decodeRecipient);
   }
 
-  async attemptsOf(messageId: string): Promise<AttemptRow[]> {
-    return this.sql.all<AttemptRow>(
+  async attemptsOf(messageId: string): Promise<DeliveryAttempt[]> {
+    const rows = await this.sql.all(
       'SELECT a.recipient_id, a.at, a.mx_host, a.ip, a.outcome, a.reply FROM attempts a JOIN recipients r ON r.id = a.recipient_id WHERE r.message_id = ? ORDER BY a.id',
       [messageId],
     );
+    return rows.map(decodeAttempt);
   }
 
   /** One page of an account's log, newest first, and its total (see MessageQuery.searchCountLimit). */
-  async list(accountId: number, query: MessageQuery): Promise<PageOf<MessageRow>> {
+  async list(accountId: number, query: MessageQuery): Promise<PageOf<MessageLogEntry>> {
     const statements = listStatements(accountId, query);
     if (!statements) return { rows: [], total: 0 };
-    const rows = await this.sql.all<MessageRow>(statements.page.sql, statements.page.params);
-    const count = await this.sql.get<{ n: number }>(statements.count.sql, statements.count.params);
-    return { rows, total: count?.n ?? 0 };
+    const rows = await this.sql.all(statements.page.sql, statements.page.params);
+    const count = await this.sql.get(statements.count.sql, statements.count.params);
+    return { rows: rows.map(decodeEntry), total: countOf(count!) };
   }
 
   /** Every recipient by state, history included: a scan of the whole table, for tests and one-off checks. */
   async countByState(): Promise<Record<string, number>> {
-    const rows = await this.sql.all<{ state: string; n: number }>('SELECT state, COUNT(*) AS n FROM recipients GROUP BY state');
-    return Object.fromEntries(rows.map((r) => [r.state, r.n]));
+    return Object.fromEntries((await this.sql.all('SELECT state, COUNT(*) AS n FROM recipients GROUP BY state')).map(decodeStateCount));
   }
 }
 
@@ -355,13 +368,16 @@ async function debitAll(q: Queryable, messages: readonly NewMessage[]): Promise<
   return unpaid;
 }
 
+const decodeInsertedMessage = rowDecoder('inserted message', Type.Object({ rowid: Int, id: Text }), (r) => r);
+const decodeInsertedRecipient = rowDecoder('inserted recipient', Type.Object({ id: Int, message_id: Text, state: Text }), (r) => r);
+
 const MESSAGE_COLUMNS = 19;
 const RECIPIENT_COLUMNS = 10;
 
 async function insertMessageRows(q: Queryable, messages: readonly NewMessage[], now: string): Promise<Map<string, number>> {
   const rowids = new Map<string, number>();
   for (const chunk of chunksByParams(messages, MESSAGE_COLUMNS)) {
-    const rows = await q.all<{ rowid: number; id: string }>(
+    const rows = await q.all(
       `INSERT INTO messages (id, account_id, domain_id, sending_key_id, source, envelope_from, from_email, from_name, subject, to_json,
          reply_to, message_id_header, size, has_attachments, headers_json, status, error, created_at, updated_at)
        VALUES ${chunk.map(() => `(${Array(MESSAGE_COLUMNS).fill('?').join(', ')})`).join(', ')} RETURNING rowid, id`,
@@ -369,7 +385,7 @@ async function insertMessageRows(q: Queryable, messages: readonly NewMessage[], 
         JSON.stringify(m.to), m.replyTo, m.messageIdHeader, m.size, +m.hasAttachments, JSON.stringify(m.headers),
         messageStatusOf(m.recipients.map((r) => r.state)), m.error, now, now]),
     );
-    for (const r of rows) rowids.set(r.id, r.rowid);
+    for (const r of rows.map(decodeInsertedMessage)) rowids.set(r.id, r.rowid);
   }
   return rowids;
 }
@@ -380,12 +396,12 @@ async function insertRecipientRows(q: Queryable, messages: readonly NewMessage[]
   const due = new Map<string, Array<{ id: number; due: number }>>(messages.map((m) => [m.id, []]));
   const rows = messages.flatMap((m) => m.recipients.map((r) => ({ messageId: m.id, r })));
   for (const chunk of chunksByParams(rows, RECIPIENT_COLUMNS)) {
-    const inserted = await q.all<{ id: number; message_id: string; state: string }>(
+    const inserted = await q.all(
       `INSERT INTO recipients (message_id, email, name, kind, domain, state, reason, next_attempt_at, queued_at, updated_at)
        VALUES ${chunk.map(() => '(?, ?, ?, ?, ?, ?, ?, ?, ?, ?)').join(', ')} RETURNING id, message_id, state`,
       chunk.flatMap(({ messageId, r }) => [messageId, r.email, r.name, r.kind, r.domain, r.state, r.reason, r.state === 'queued' ? queuedAt : null, queuedAt, now]),
     );
-    for (const r of inserted) if (r.state === 'queued') due.get(r.message_id)!.push({ id: r.id, due: queuedAt });
+    for (const r of inserted.map(decodeInsertedRecipient)) if (r.state === 'queued') due.get(r.message_id)!.push({ id: r.id, due: queuedAt });
   }
   for (const list of due.values()) list.sort((a, b) => a.id - b.id);
   return due;

@@ -6,58 +6,12 @@ import type { Queryable, Sql } from './sql.js';
 import { nowIso } from '../../shared/time.js';
 import { canMove, IN_FLIGHT, type MessageStatus, type RecipientState } from '../../domain/queue-state.js';
 import { refreshStatuses } from './message-status.js';
-import { applyBounce, type Applied, type BounceInput } from './feedback-apply.js';
+import { applyBounce } from './feedback-apply.js';
+import type { Applied, BounceInput } from '../feedback.js';
+import type { AttemptResult, DueRecipient, FinishOutcome, Lease, QueueRepository, StaleResult } from '../queue.js';
 import { chunksByParams, WriteBatcher } from './write-batch.js';
 
-/** A recipient leased for delivery, with what the worker needs of its message. */
-export interface DueRecipient {
-  id: number;
-  messageId: string;
-  accountId: number;
-  domainId: string | null;
-  envelopeFrom: string;
-  email: string;
-  domain: string;
-  attempts: number;
-  queuedAt: number;
-  /** The lease this worker holds: its results and its release count only while the recipient still carries it. */
-  leaseToken: string;
-}
-
-/** What names a lease: the recipient and the token its claim was given. */
-export type Lease = Pick<DueRecipient, 'id' | 'leaseToken'>;
-
-export interface AttemptResult {
-  recipientId: number;
-  /** The token of the claim this result comes from. */
-  leaseToken: string;
-  to: Extract<RecipientState, 'sent' | 'deferred' | 'bounced' | 'failed'>;
-  reply: string;
-  mxHost: string | null;
-  ip: string | null;
-  /** For deferred: when to try next (epoch ms). */
-  nextAttemptAt?: number;
-  /** For bounced: whether the reply proves the address bad (the address is then suppressed). */
-  hard?: boolean;
-}
-
-/** A result refused because its lease is no longer the recipient's: nothing of it was written. */
-export interface StaleResult {
-  result: AttemptResult;
-  /** The recipient's lease token now (another worker's, or null for a recipient never claimed since migration 8). */
-  currentToken: string | null;
-  /** The recipient's state now (null when there is no such recipient). */
-  currentState: RecipientState | null;
-}
-
-export interface FinishOutcome {
-  /** Messages with no recipient left in flight (their bodies deleted in the same transaction). */
-  finished: string[];
-  bounces: Array<{ input: BounceInput; applied: Applied }>;
-  refused: StaleResult[];
-}
-
-export class QueueStore {
+export class QueueStore implements QueueRepository {
   private readonly results: WriteBatcher<readonly AttemptResult[], FinishOutcome>;
 
   constructor(private readonly sql: Sql) {

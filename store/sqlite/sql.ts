@@ -1,5 +1,5 @@
-// The narrow SQL surface every repository uses. SQLite is the embedded implementation; another engine
-// (PostgreSQL, when one VM is outgrown) implements the same four calls.
+// The narrow SQL surface the SQLite repositories use. Another engine (PostgreSQL, when one VM is outgrown)
+// implements the repository interfaces of store/ over its own driver, not this.
 import sqlite3 from 'sqlite3';
 
 export type SqlValue = string | number | bigint | null | Buffer;
@@ -20,6 +20,12 @@ export interface Queryable {
 }
 
 export interface Sql extends Queryable {
+  /**
+   * Runs one writing statement that ends with RETURNING (an insert giving back what it created, an update what
+   * it changed) on the writer, as its own transaction, and gives its rows: a read through a reader afterwards
+   * would be a second round trip, and may see an older snapshot.
+   */
+  returning<T extends Row>(sql: string, params?: Params): Promise<T[]>;
   /** Runs `work` in one write transaction; transactions are serialised within a process. */
   tx<T>(work: (q: Queryable) => Promise<T>): Promise<T>;
   /**
@@ -176,6 +182,10 @@ class SqliteSql implements Sql {
 
   run(sql: string, params?: Params): Promise<RunResult> {
     return this.serialised(() => this.whenUnlocked(() => this.writer.run(sql, params)));
+  }
+
+  returning<T extends Row>(sql: string, params?: Params): Promise<T[]> {
+    return this.serialised(() => this.whenUnlocked(() => this.writer.all<T>(sql, params)));
   }
 
   /** One statement (a script of several belongs in a transaction: a retry after SQLITE_BUSY would repeat its start). */

@@ -1,59 +1,48 @@
-// A team's suppression list: addresses that are not sent to.
+// A team's suppression list in SQLite: addresses that are not sent to.
+import { Type } from '@sinclair/typebox';
 import type { Queryable, Sql, SqlValue } from './sql.js';
-import { limitOffset, type PageOf, type PageRequest } from '../paging.js';
+import { countOf, Nullable, OneOf, rowDecoder, Text } from './decode.js';
+import { limitOffset, type PageOf } from '../paging.js';
 import { nowIso } from '../../shared/time.js';
+import { SUPPRESSION_RANK, SUPPRESSION_STATUSES, type Suppression } from '../../domain/suppression.js';
+import type { NewSuppression, SuppressionQuery, SuppressionRepository } from '../suppressions.js';
 
-export const SUPPRESSION_STATUSES = ['bounced', 'complained', 'suppressed'] as const;
-export type SuppressionStatus = (typeof SUPPRESSION_STATUSES)[number];
+const SuppressionRow = Type.Object({
+  email: Text,
+  status: OneOf(SUPPRESSION_STATUSES),
+  reason: Text,
+  message_id: Nullable(Text),
+  created_at: Text,
+});
 
-export interface Suppression {
-  email: string;
-  status: SuppressionStatus;
-  reason: string;
-  messageId: string | null;
-  createdAt: string;
-}
-
-interface SuppressionRow extends Record<string, unknown> {
-  email: string;
-  status: SuppressionStatus;
-  reason: string;
-  message_id: string | null;
-  created_at: string;
-}
-
-const toSuppression = (r: SuppressionRow): Suppression => ({
+const decodeSuppression = rowDecoder('suppression', SuppressionRow, (r): Suppression => ({
   email: r.email,
   status: r.status,
   reason: r.reason,
   messageId: r.message_id,
   createdAt: r.created_at,
-});
+}));
 
-export interface SuppressionQuery extends PageRequest {
-  search?: string;
-  status?: SuppressionStatus;
-}
+const decodeEmail = rowDecoder('suppressed address', Type.Object({ email: Text }), (r) => r.email);
 
-/** SQL ranking a status column: complained > bounced > suppressed (a manual entry). */
-const rank = (column: string): string => `CASE ${column} WHEN 'complained' THEN 3 WHEN 'bounced' THEN 2 ELSE 1 END`;
+/** SUPPRESSION_RANK as SQL, over a status column. */
+const rank = (column: string): string =>
+  `CASE ${column} ${SUPPRESSION_STATUSES.map((s) => `WHEN '${s}' THEN ${SUPPRESSION_RANK[s]}`).join(' ')} ELSE 0 END`;
 
 /** Escapes LIKE wildcards so a search for `a_b%` matches those characters literally. */
 const likeContains = (text: string): string => `%${text.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 
-export class SuppressionStore {
+const COLUMNS = 'email, status, reason, message_id, created_at';
+
+export class SuppressionStore implements SuppressionRepository {
   constructor(private readonly sql: Sql) {}
 
-  /**
-   * Adds or refreshes an address; a complaint outranks a bounce, which outranks a manual entry, so a
-   * later bounce never hides an earlier complaint.
-   */
-  async add(accountId: number, s: Omit<Suppression, 'createdAt'>): Promise<void> {
+  async add(accountId: number, s: NewSuppression): Promise<void> {
     await SuppressionStore.upsert(this.sql, accountId, s);
   }
 
   /** The same, inside a caller's transaction (bounce and complaint processing). */
-  static async upsert(q: Queryable, accountId: number, s: Omit<Suppression, 'createdAt'>): Promise<void> {
+  static async upsert(q: Queryable, accountId: number, s: NewSuppression): Promise<void> {
     await q.run(
       `INSERT INTO suppressions (account_id, email, status, reason, message_id, created_at) VALUES (?, ?, ?, ?, ?, ?)
        ON CONFLICT (account_id, email) DO UPDATE SET status = excluded.status, reason = excluded.reason,
@@ -61,6 +50,11 @@ export class SuppressionStore {
        WHERE ${rank('excluded.status')} >= ${rank('suppressions.status')}`,
       [accountId, s.email.toLowerCase(), s.status, s.reason, s.messageId, nowIso()],
     );
+  }
+
+  async get(accountId: number, email: string): Promise<Suppression | undefined> {
+    const row = await this.sql.get(`SELECT ${COLUMNS} FROM suppressions WHERE account_id = ? AND email = ?`, [accountId, email.toLowerCase()]);
+    return row && decodeSuppression(row);
   }
 
   async list(accountId: number, query: SuppressionQuery): Promise<PageOf<Suppression>> {
@@ -75,12 +69,12 @@ export class SuppressionStore {
       params.push(query.status);
     }
     const where = clauses.join(' AND ');
-    const rows = await this.sql.all<SuppressionRow>(
-      `SELECT email, status, reason, message_id, created_at FROM suppressions WHERE ${where} ORDER BY created_at DESC, id DESC LIMIT ? OFFSET ?`,
-      [...params, ...limitOffset(query)],
-    );
-    const count = await this.sql.get<{ n: number }>(`SELECT COUNT(*) AS n FROM suppressions WHERE ${where}`, params);
-    return { rows: rows.map(toSuppression), total: count?.n ?? 0 };
+    const rows = await this.sql.all(`SELECT ${COLUMNS} FROM suppressions WHERE ${where} ORDER BY created_at DESC, id DESC LIMIT ? OFFSET ?`, [
+      ...params,
+      ...limitOffset(query),
+    ]);
+    const count = await this.sql.get(`SELECT COUNT(*) AS n FROM suppressions WHERE ${where}`, params);
+    return { rows: rows.map(decodeSuppression), total: countOf(count!) };
   }
 
   async remove(accountId: number, email: string): Promise<boolean> {
@@ -91,13 +85,12 @@ export class SuppressionStore {
     return !!(await this.sql.get('SELECT 1 FROM suppressions WHERE account_id = ? AND email = ?', [accountId, email.toLowerCase()]));
   }
 
-  /** Which of these (lower-cased) addresses the team suppresses, in one query rather than one per recipient. */
   async suppressedAmong(accountId: number, emails: readonly string[]): Promise<Set<string>> {
     if (!emails.length) return new Set();
-    const rows = await this.sql.all<{ email: string }>(
-      `SELECT email FROM suppressions WHERE account_id = ? AND email IN (${emails.map(() => '?').join(',')})`,
-      [accountId, ...emails],
-    );
-    return new Set(rows.map((r) => r.email));
+    const rows = await this.sql.all(`SELECT email FROM suppressions WHERE account_id = ? AND email IN (${emails.map(() => '?').join(',')})`, [
+      accountId,
+      ...emails,
+    ]);
+    return new Set(rows.map(decodeEmail));
   }
 }

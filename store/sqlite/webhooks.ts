@@ -1,105 +1,82 @@
-// Webhooks of a team. The signing secret is stored sealed (see secret-box).
+// Webhooks of a team in SQLite. The signing secret is stored sealed (see secret-box).
+import { Type } from '@sinclair/typebox';
 import type { Sql } from './sql.js';
+import { countOf, Flag, Int, jsonDecoder, OneOf, rowDecoder, Text } from './decode.js';
 import { limitOffset, type PageOf, type PageRequest } from '../paging.js';
 import { nowIso } from '../../shared/time.js';
+import { WEBHOOK_EVENTS, WEBHOOK_STATUSES, type Webhook, type WebhookEvent } from '../../domain/webhook.js';
+import type { WebhookChange, WebhookFields, WebhookRepository } from '../webhooks.js';
 
-export const WEBHOOK_EVENTS = ['bounced', 'complaint'] as const;
-export type WebhookEvent = (typeof WEBHOOK_EVENTS)[number];
-export type WebhookStatus = 'active' | 'inactive';
+const WebhookRow = Type.Object({
+  id: Int,
+  account_id: Int,
+  title: Text,
+  url: Text,
+  events: Text,
+  status: OneOf(WEBHOOK_STATUSES),
+  include_message: Flag,
+  secret_enc: Text,
+  created_at: Text,
+  updated_at: Text,
+});
 
-export interface Webhook {
-  id: number;
-  accountId: number;
-  title: string;
-  url: string;
-  events: WebhookEvent[];
-  status: WebhookStatus;
-  includeMessage: boolean;
-  secretEnc: string;
-  createdAt: string;
-  updatedAt: string;
-}
+const decodeEvents = jsonDecoder('webhook events', Type.Array(OneOf(WEBHOOK_EVENTS)));
 
-interface WebhookRow extends Record<string, unknown> {
-  id: number;
-  account_id: number;
-  title: string;
-  url: string;
-  events: string;
-  status: WebhookStatus;
-  include_message: number;
-  secret_enc: string;
-  created_at: string;
-  updated_at: string;
-}
-
-const toWebhook = (r: WebhookRow): Webhook => ({
+const decodeWebhook = rowDecoder('webhook', WebhookRow, (r): Webhook => ({
   id: r.id,
   accountId: r.account_id,
   title: r.title,
   url: r.url,
-  events: JSON.parse(r.events) as WebhookEvent[],
+  events: decodeEvents(r.events),
   status: r.status,
   includeMessage: r.include_message === 1,
   secretEnc: r.secret_enc,
   createdAt: r.created_at,
   updatedAt: r.updated_at,
-});
+}));
 
-export interface WebhookFields {
-  title: string;
-  url: string;
-  events: WebhookEvent[];
-  includeMessage: boolean;
-}
-
-export type WebhookChange = Partial<WebhookFields & { status: WebhookStatus }>;
-
-export class WebhookStore {
+export class WebhookStore implements WebhookRepository {
   constructor(private readonly sql: Sql) {}
 
+  /** One conditional insert: the count and the insert are one statement (see docs/decisions.md, "Limits kept by the store"). */
   async create(accountId: number, w: WebhookFields, secretEnc: string, limit: number): Promise<Webhook | 'limit_reached'> {
-    const id = await this.sql.tx(async (q) => {
-      const row = await q.get<{ n: number }>('SELECT COUNT(*) AS n FROM webhooks WHERE account_id = ?', [accountId]);
-      if ((row?.n ?? 0) >= limit) return null;
-      const now = nowIso();
-      const res = await q.run(
-        `INSERT INTO webhooks (account_id, title, url, events, include_message, secret_enc, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
-        [accountId, w.title, w.url, JSON.stringify(w.events), +w.includeMessage, secretEnc, now, now],
-      );
-      return res.lastId;
-    });
-    return id === null ? 'limit_reached' : (await this.get(id, accountId))!;
+    const now = nowIso();
+    const [row] = await this.sql.returning(
+      `INSERT INTO webhooks (account_id, title, url, events, include_message, secret_enc, created_at, updated_at) SELECT ?, ?, ?, ?, ?, ?, ?, ?
+       WHERE (SELECT COUNT(*) FROM webhooks WHERE account_id = ?) < ? RETURNING *`,
+      [accountId, w.title, w.url, JSON.stringify(w.events), +w.includeMessage, secretEnc, now, now, accountId, limit],
+    );
+    return row ? decodeWebhook(row) : 'limit_reached';
   }
 
   async get(id: number, accountId: number): Promise<Webhook | undefined> {
-    const row = await this.sql.get<WebhookRow>('SELECT * FROM webhooks WHERE id = ? AND account_id = ?', [id, accountId]);
-    return row && toWebhook(row);
+    const row = await this.sql.get('SELECT * FROM webhooks WHERE id = ? AND account_id = ?', [id, accountId]);
+    return row && decodeWebhook(row);
   }
 
   async list(accountId: number, page: PageRequest): Promise<PageOf<Webhook>> {
-    const rows = await this.sql.all<WebhookRow>('SELECT * FROM webhooks WHERE account_id = ? ORDER BY id LIMIT ? OFFSET ?', [
+    const rows = await this.sql.all('SELECT * FROM webhooks WHERE account_id = ? ORDER BY created_at, id LIMIT ? OFFSET ?', [
       accountId,
       ...limitOffset(page),
     ]);
-    const count = await this.sql.get<{ n: number }>('SELECT COUNT(*) AS n FROM webhooks WHERE account_id = ?', [accountId]);
-    return { rows: rows.map(toWebhook), total: count?.n ?? 0 };
+    const count = await this.sql.get('SELECT COUNT(*) AS n FROM webhooks WHERE account_id = ?', [accountId]);
+    return { rows: rows.map(decodeWebhook), total: countOf(count!) };
   }
 
-  /** Active webhooks of a team subscribed to an event (the delivery side, next issues). */
   async subscribers(accountId: number, event: WebhookEvent): Promise<Webhook[]> {
-    const rows = await this.sql.all<WebhookRow>(
-      `SELECT w.* FROM webhooks w, json_each(w.events) e WHERE w.account_id = ? AND w.status = 'active' AND e.value = ?`,
+    const rows = await this.sql.all(
+      `SELECT w.* FROM webhooks w WHERE w.account_id = ? AND w.status = 'active' AND EXISTS (SELECT 1 FROM json_each(w.events) e WHERE e.value = ?)
+       ORDER BY w.created_at, w.id`,
       [accountId, event],
     );
-    return rows.map(toWebhook);
+    return rows.map(decodeWebhook);
   }
 
   async update(id: number, accountId: number, change: WebhookChange): Promise<Webhook | undefined> {
-    const res = await this.sql.run(
+    const [row] = await this.sql.returning(
       `UPDATE webhooks SET title = COALESCE(?, title), url = COALESCE(?, url), events = COALESCE(?, events),
          include_message = COALESCE(?, include_message), status = COALESCE(?, status), updated_at = ?
-       WHERE id = ? AND account_id = ?`,
+       WHERE id = ? AND account_id = ? RETURNING *`,
       [
         change.title ?? null,
         change.url ?? null,
@@ -111,7 +88,7 @@ export class WebhookStore {
         accountId,
       ],
     );
-    return res.changes ? this.get(id, accountId) : undefined;
+    return row && decodeWebhook(row);
   }
 
   async remove(id: number, accountId: number): Promise<boolean> {

@@ -4,12 +4,13 @@
 // listing used before.
 import t, { type Test } from 'tap';
 import { spawnSync } from 'node:child_process';
-import type { Queryable, Sql, SqlValue } from '../store/sqlite/sql.js';
-import { tempDatabase } from './helpers/temp-sql.js';
-import { migrate } from '../store/sqlite/migrate.js';
-import { MIGRATIONS } from '../store/sqlite/migrations.js';
-import { ftsQuery, MessageStore, type MessageQuery, type NewMessage } from '../store/sqlite/messages.js';
-import type { MessageStatus } from '../domain/queue-state.js';
+import type { Queryable, Sql, SqlValue } from '../../store/sqlite/sql.js';
+import { tempDatabase } from '../helpers/temp-sql.js';
+import { migrate } from '../../store/sqlite/migrate.js';
+import { MIGRATIONS } from '../../store/sqlite/migrations.js';
+import { ftsQuery, MessageStore } from '../../store/sqlite/messages.js';
+import type { MessageQuery, NewMessage } from '../../store/message-log.js';
+import type { MessageStatus } from '../../domain/queue-state.js';
 
 const DAY = 86_400_000;
 /** Midnight UTC, four days ago: the test data spans five days up to now. */
@@ -247,7 +248,7 @@ t.test('a search walks the index newest first and gives what the plain query giv
   }
   t.pass(`${checked} searches give the same page and total (counted up to the limit)`);
   const invoices = await store.list(ACCOUNT, { page: 1, perPage: 100, search: 'invoice', searchCountLimit: 10_000 });
-  t.ok(invoices.rows.length > 10 && invoices.rows.every((r) => r.subject.startsWith('Invoice') && r.account_id === ACCOUNT), 'only the account\'s invoices');
+  t.ok(invoices.rows.length > 10 && invoices.rows.every((r) => r.subject.startsWith('Invoice') && r.accountId === ACCOUNT), 'only the account\'s invoices');
   t.equal((await store.list(ACCOUNT, { page: 1, perPage: 5, search: 'invo', searchCountLimit: 10_000 })).total, 0, 'a part of a word is no match');
   t.equal((await store.list(ACCOUNT, { page: 1, perPage: 5, search: 'invoice', searchCountLimit: 4 })).total, 4, 'the count stops at the limit');
 });

@@ -1,7 +1,8 @@
+// The SQL engine under the repositories (store/sqlite/sql.ts): connections, transactions, group commit, busy waits, and write batching.
 import t, { type Test } from 'tap';
-import { tempDatabase } from './helpers/temp-sql.js';
-import { openSqlite, type Queryable, type Sql } from '../store/sqlite/sql.js';
-import { chunksByParams, WriteBatcher } from '../store/sqlite/write-batch.js';
+import { tempDatabase } from '../helpers/temp-sql.js';
+import { openSqlite, type Queryable, type Sql } from '../../store/sqlite/sql.js';
+import { chunksByParams, WriteBatcher } from '../../store/sqlite/write-batch.js';
 
 const tempSql = async (t: Test): Promise<Sql> => (await tempDatabase(t)).sql;
 
@@ -136,4 +137,15 @@ t.test('writes that find another process holding the write lock go through once 
   await held;
   await writes;
   t.same((await sql.all<{ n: number }>('SELECT n FROM items ORDER BY n')).map((r) => r.n), [0, 1, 2, 3], 'every write went through, after the holder');
+});
+
+t.test('a writing statement with RETURNING gives back the rows it wrote, and readers see them at once', async (t) => {
+  const sql = await tempSql(t);
+  await sql.exec('CREATE TABLE t (id INTEGER PRIMARY KEY, v TEXT NOT NULL UNIQUE)');
+  const inserted = await sql.returning<{ id: number; v: string }>(`INSERT INTO t (v) VALUES ('a'), ('b') RETURNING id, v`);
+  t.same(inserted.map((r) => r.v), ['a', 'b']);
+  t.same(await sql.all('SELECT v FROM t ORDER BY id'), [{ v: 'a' }, { v: 'b' }], 'committed: a reader sees both');
+  t.same(await sql.returning(`INSERT INTO t (v) VALUES ('a') ON CONFLICT DO NOTHING RETURNING id`), [], 'nothing written, no row');
+  await t.rejects(sql.returning(`INSERT INTO t (v) VALUES (NULL) RETURNING id`), /NOT NULL/);
+  t.same(await sql.returning(`UPDATE t SET v = v || '!' WHERE v = 'b' RETURNING v`), [{ v: 'b!' }]);
 });

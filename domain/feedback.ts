@@ -1,0 +1,41 @@
+// What the feedback loop keeps: events waiting for webhook delivery, reports received on the MX port, and
+// the record of every webhook delivery attempt.
+import type { WebhookEvent } from './webhook.js';
+
+export const EVENT_STATES = ['pending', 'delivered'] as const;
+export type EventState = (typeof EVENT_STATES)[number];
+
+/** A bounce or complaint of one recipient, in the outbox until every subscribed webhook had its attempt. */
+export interface OutboxEvent {
+  id: number;
+  accountId: number;
+  type: WebhookEvent;
+  messageId: string;
+  email: string;
+  /** Set for bounces only. */
+  isHardBounce: boolean | null;
+  reason: string;
+  occurredAt: string;
+  state: EventState;
+}
+
+/** A report (DSN or ARF) received on the MX port and not yet processed; its content is in the spool. */
+export interface InboundReport {
+  id: string;
+  mailFrom: string;
+  rcptTo: string;
+}
+
+export interface WebhookDeliveryRecord {
+  id: number;
+  webhookId: number;
+  accountId: number;
+  eventId: number;
+  eventType: WebhookEvent;
+  url: string;
+  /** The receiver's HTTP status, null when none came (refused, timed out, connection error). */
+  statusCode: number | null;
+  error: string | null;
+  latencyMs: number;
+  attemptedAt: string;
+}

@@ -1,0 +1,52 @@
+// A team as the application sees it: an account (parent null, holds the pooled credits) or one of its child teams.
+import type { Actor, SuspendedBy, TeamStatus } from './team-state.js';
+
+/** The figures behind a suspension by policy: which rate passed, the team's figures over the window, the thresholds. */
+export interface SuspensionDetail {
+  rate: 'bounce' | 'complaint';
+  windowDays: number;
+  volume: number;
+  bounced: number;
+  complained: number;
+  bounceRate: number;
+  complaintRate: number;
+  thresholds: { minVolume: number; minBounces: number; minComplaints: number; maxBounceRate: number; maxComplaintRate: number };
+}
+
+/** Why a team is suspended, kept with it from the suspension until it is reactivated. */
+export interface Suspension {
+  by: SuspendedBy;
+  reason: string;
+  /** ISO 8601 UTC, when the team was suspended. */
+  at: string;
+  /** Set when a policy suspended the team (platform suspension by reputation). */
+  detail: SuspensionDetail | null;
+}
+
+/** What a caller says about a suspension it asks for; without it, who suspended is the reason. */
+export interface SuspensionCause {
+  reason: string;
+  detail?: SuspensionDetail;
+}
+
+/** The reason recorded when a caller gives none: the platform's suspensions without one are the operator's. */
+export const DEFAULT_SUSPENSION_REASON: Readonly<Record<Actor, string>> = { account: 'suspended by the account', platform: 'suspended by the operator' };
+
+export interface Team {
+  id: number;
+  parentId: number | null;
+  name: string;
+  status: TeamStatus;
+  suspendedBy: SuspendedBy | null;
+  /** Null while the team is active. */
+  suspension: Suspension | null;
+  planType: string;
+  creditBalance: number;
+  limitPerSecond: number;
+  backendRegion: string;
+  createdAt: string;
+  updatedAt: string;
+}
+
+/** The paying account of a team: itself when it is an account. */
+export const rootIdOf = (team: Team): number => team.parentId ?? team.id;

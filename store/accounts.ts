@@ -1,0 +1,32 @@
+// The accounts repository: accounts and their child teams. Limits are kept by the store, atomically.
+import type { SuspensionCause, Team } from '../domain/team.js';
+import type { Actor, TeamStatus } from '../domain/team-state.js';
+
+export interface NewAccount {
+  name: string;
+  credits: number;
+  limitPerSecond: number;
+  planType: string;
+  backendRegion: string;
+}
+
+export type StatusChange = { ok: true; team: Team } | { ok: false; refusal: 'suspended_by_platform' | 'not_found' };
+
+export interface AccountRepository {
+  /** Live accounts and teams. */
+  count(): Promise<number>;
+  createAccount(a: NewAccount): Promise<Team>;
+  /** Creates a child team with the parent's plan, rate and region, unless the parent already has `limit` live teams. */
+  createTeam(parent: Team, name: string, limit: number): Promise<Team | 'limit_reached'>;
+  get(id: number): Promise<Team | undefined>;
+  /** The live child teams of an account, oldest first. */
+  children(parentId: number): Promise<Team[]>;
+  /** The pooled balance: always the root account's. */
+  pooledBalance(team: Team): Promise<number>;
+  rename(id: number, name: string): Promise<Team | undefined>;
+  /** Moves a team's status by the one transition rule; a suspension records its cause (or who) and time, reactivation clears it. */
+  changeStatus(id: number, wanted: TeamStatus, actor: Actor, cause?: SuspensionCause): Promise<StatusChange>;
+  update(id: number, fields: { limitPerSecond?: number; planType?: string }): Promise<Team | undefined>;
+  /** Adds credits to a root account; its new balance, or undefined when `rootId` is no root account. */
+  addCredits(rootId: number, amount: number): Promise<number | undefined>;
+}

@@ -1,0 +1,72 @@
+// The feedback repository: bounces and complaints with the effects they take together, the event outbox,
+// webhook delivery records, reputation figures, and the reports received on the MX port.
+import type { WebhookEvent } from '../domain/webhook.js';
+import type { InboundReport, OutboxEvent, WebhookDeliveryRecord } from '../domain/feedback.js';
+
+export type BounceSource = 'smtp' | 'report' | 'expiry';
+
+export interface BounceInput {
+  recipientId: number;
+  hard: boolean;
+  reason: string;
+  source: BounceSource;
+}
+
+export interface ComplaintInput {
+  recipientId: number;
+  reason: string;
+}
+
+/** What a report changed, for logs and the reputation check. */
+export interface Applied {
+  accountId: number;
+  messageId: string;
+  email: string;
+  /** Null when this recipient already had this event (a repeated report). */
+  eventId: number | null;
+  suppressed: boolean;
+}
+
+export interface NewWebhookDelivery {
+  webhookId: number;
+  accountId: number;
+  eventId: number;
+  eventType: WebhookEvent;
+  url: string;
+  statusCode: number | null;
+  error: string | null;
+  latencyMs: number;
+}
+
+/** A team's recipients delivered or bounced in a window, and how many of them bounced or complained. */
+export interface ReputationFigures {
+  volume: number;
+  bounced: number;
+  complained: number;
+}
+
+export interface FeedbackRepository {
+  /** Applies a bounce in one transaction; null when it changes nothing (unknown recipient, one still in flight). */
+  recordBounce(input: BounceInput): Promise<Applied | null>;
+  /** Applies a complaint in one transaction; null for an unknown recipient. */
+  recordComplaint(input: ComplaintInput): Promise<Applied | null>;
+  /** The recipient a message's Message-ID header and an address point at (ARF without a VERP address). */
+  recipientByMessageIdHeader(messageIdHeader: string, email: string | null): Promise<number | null>;
+  /** Events still in the outbox, oldest first. */
+  pendingEvents(limit: number): Promise<OutboxEvent[]>;
+  /** Every event of a message, delivered or not, oldest first. */
+  eventsOf(messageId: string): Promise<OutboxEvent[]>;
+  markDelivered(eventId: number): Promise<void>;
+  logDelivery(d: NewWebhookDelivery): Promise<void>;
+  /** A team's most recent webhook delivery attempts, newest first. */
+  deliveriesOf(accountId: number, limit?: number): Promise<WebhookDeliveryRecord[]>;
+  /** Drops delivery records attempted before `olderThanIso`; how many. */
+  pruneDeliveries(olderThanIso: string): Promise<number>;
+  /** Bounce and complaint figures of a team over recipients of messages accepted since `sinceMs`. */
+  rates(accountId: number, sinceMs: number): Promise<ReputationFigures>;
+  /** Records a report received on the MX port, before it is processed, so a crash loses none. */
+  addReport(r: InboundReport): Promise<void>;
+  /** Reports not yet processed, oldest first. */
+  waitingReports(limit: number): Promise<InboundReport[]>;
+  finishReport(id: string, state: 'processed' | 'dropped', kind: string, detail: string): Promise<void>;
+}

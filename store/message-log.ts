@@ -1,0 +1,83 @@
+// The message log repository: accepted messages with their recipients (recorded with their credits, in one
+// write), read back by id and listed newest first with filters and a word search.
+import type { MessageStatus, RecipientState } from '../domain/queue-state.js';
+import type { Addressee, DeliveryAttempt, LoggedRecipient, MessageLogDetail, MessageLogEntry, MessageSource, RecipientKind } from '../domain/message-log.js';
+import type { PageOf, PageRequest } from './paging.js';
+
+export interface NewRecipient {
+  email: string;
+  name: string;
+  kind: RecipientKind;
+  domain: string;
+  state: Extract<RecipientState, 'queued' | 'suppressed' | 'failed'>;
+  reason: string;
+}
+
+export interface NewMessage {
+  id: string;
+  accountId: number;
+  rootId: number;
+  domainId: string | null;
+  sendingKeyId: number | null;
+  source: MessageSource;
+  envelopeFrom: string;
+  fromEmail: string;
+  fromName: string;
+  subject: string;
+  to: Addressee[];
+  replyTo: string | null;
+  messageIdHeader: string;
+  size: number;
+  hasAttachments: boolean;
+  headers: Record<string, string>;
+  recipients: NewRecipient[];
+  /** The message as it will be signed and sent; kept until no recipient is left in flight (none when cost is 0). */
+  body: Buffer;
+  /** Credits taken from the pooled balance: one per recipient that will be sent. */
+  cost: number;
+  /** Set when no recipient can be sent: why the message failed. */
+  error: string | null;
+}
+
+/** The queued recipients and when each is due (epoch ms), or the refusal when the account cannot pay. */
+export type InsertOutcome = Array<{ id: number; due: number }> | 'insufficient_balance';
+
+export interface MessageQuery extends PageRequest {
+  status?: MessageStatus;
+  domainId?: string;
+  /** Inclusive bounds of created_at, as ISO 8601 UTC with milliseconds (what toISOString() gives). */
+  from?: string;
+  to?: string;
+  /**
+   * Words looked for as whole words in the subject, the sender and the recipients (all of them must match);
+   * a word typed with a trailing `*` matches as a prefix. Plain text: no operator of any engine.
+   */
+  search?: string;
+  /**
+   * A search counts its matches up to this many (the paging depth): an exact count would visit every match
+   * in the whole log, while no page beyond this many records can be asked for anyway.
+   */
+  searchCountLimit: number;
+}
+
+export interface MessageLogRepository {
+  /**
+   * Records an accepted message and its recipients, and takes its credits, in one transaction. Returns the
+   * queued recipients and when they are due, from the writing transaction itself.
+   */
+  insert(m: NewMessage): Promise<InsertOutcome>;
+  /** A message, of the given team when one is given. */
+  get(id: string, accountId?: number): Promise<MessageLogDetail | undefined>;
+  /** A message's body, while any of its recipients is in flight. */
+  body(id: string): Promise<Buffer | undefined>;
+  /** How many recipients each message has. */
+  recipientCounts(messageIds: readonly string[]): Promise<Map<string, number>>;
+  /** A message's recipients, in the order they were given. */
+  recipientsOf(messageId: string): Promise<LoggedRecipient[]>;
+  /** Every delivery attempt of a message's recipients, oldest first. */
+  attemptsOf(messageId: string): Promise<DeliveryAttempt[]>;
+  /** One page of a team's log, newest first (by created_at), and its total (see MessageQuery.searchCountLimit). */
+  list(accountId: number, query: MessageQuery): Promise<PageOf<MessageLogEntry>>;
+  /** Every recipient by state, history included: a scan of the whole log, for tests and one-off checks. */
+  countByState(): Promise<Record<string, number>>;
+}

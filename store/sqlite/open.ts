@@ -1,0 +1,40 @@
+// Opens the SQLite store of a data directory: one database file, migrated, behind the repositories.
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { openSqlite, type Sql } from './sql.js';
+import { migrate } from './migrate.js';
+import { AccountStore } from './accounts.js';
+import { DomainStore } from './domains.js';
+import { KeyStore } from './keys.js';
+import { WebhookStore } from './webhooks.js';
+import { SuppressionStore } from './suppressions.js';
+import { MessageStore } from './messages.js';
+import { QueueStore } from './queue.js';
+import { FeedbackStore } from './feedback.js';
+import type { Store } from '../index.js';
+
+/** The database file of a data directory. */
+export const databaseFile = (dataDir: string): string => join(dataDir, 'tern.db');
+
+/** Opens (and creates) the database of a data directory and brings its schema up to date. */
+export async function openDatabase(dataDir: string): Promise<Sql> {
+  mkdirSync(dataDir, { recursive: true, mode: 0o750 });
+  const sql = await openSqlite(databaseFile(dataDir));
+  await migrate(sql);
+  return sql;
+}
+
+export async function openSqliteStore(dataDir: string): Promise<Store> {
+  const sql = await openDatabase(dataDir);
+  return {
+    accounts: new AccountStore(sql),
+    domains: new DomainStore(sql),
+    keys: new KeyStore(sql),
+    webhooks: new WebhookStore(sql),
+    suppressions: new SuppressionStore(sql),
+    messages: new MessageStore(sql),
+    queue: new QueueStore(sql),
+    feedback: new FeedbackStore(sql),
+    close: () => sql.close(),
+  };
+}

@@ -1,0 +1,23 @@
+// The suppressions repository: a team's addresses that are not sent to. Addresses compare case-insensitively.
+import type { Suppression, SuppressionStatus } from '../domain/suppression.js';
+import type { PageOf, PageRequest } from './paging.js';
+
+export interface SuppressionQuery extends PageRequest {
+  /** Part of the address, matched literally (no wildcards). */
+  search?: string;
+  status?: SuppressionStatus;
+}
+
+export type NewSuppression = Omit<Suppression, 'createdAt'>;
+
+export interface SuppressionRepository {
+  /** Adds or refreshes an address; an entry replaces the standing one only if it ranks as high (SUPPRESSION_RANK). */
+  add(accountId: number, s: NewSuppression): Promise<void>;
+  get(accountId: number, email: string): Promise<Suppression | undefined>;
+  /** A team's entries, newest first. */
+  list(accountId: number, query: SuppressionQuery): Promise<PageOf<Suppression>>;
+  remove(accountId: number, email: string): Promise<boolean>;
+  isSuppressed(accountId: number, email: string): Promise<boolean>;
+  /** Which of these (lower-cased) addresses the team suppresses, in one query rather than one per recipient. */
+  suppressedAmong(accountId: number, emails: readonly string[]): Promise<Set<string>>;
+}

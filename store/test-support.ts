@@ -1,0 +1,17 @@
+// What tests may do to a store that the product never does: age records and force states, through narrow
+// named calls. Every engine provides one (store/sqlite/test-support.ts); the production Store has none of it.
+import type { RecipientState } from '../domain/queue-state.js';
+
+export interface StoreTestSupport {
+  /** Soft-deletes a team, as a future removal will: it is no longer found, listed or counted. */
+  deleteTeam(id: number): Promise<void>;
+  /** Sets when a domain was created. */
+  backdateDomain(id: string, createdAt: string): Promise<void>;
+  /** Sets when a message was accepted (keep accepting order and time order the same, as real writes do). */
+  backdateMessage(id: string, createdAt: string): Promise<void>;
+  /** Puts a recipient in a final state without a delivery, with or without a complaint, for figures over many recipients. */
+  forceRecipientOutcome(recipientId: number, state: Extract<RecipientState, 'sent' | 'bounced'>, complained: boolean): Promise<void>;
+  /** Sets when a webhook delivery was attempted. */
+  backdateWebhookDelivery(id: number, attemptedAt: string): Promise<void>;
+  close(): Promise<void>;
+}

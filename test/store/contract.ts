@@ -1,0 +1,31 @@
+// The repository contract: what every store engine must do, checked through the Store interfaces and
+// StoreTestSupport only (no SQL, nothing of store/sqlite), so that a second engine runs it unchanged.
+import type { Test } from 'tap';
+import type { ContractEngine } from './contract/fixtures.js';
+import { accountChecks } from './contract/accounts.js';
+import { domainChecks } from './contract/domains.js';
+import { keyChecks } from './contract/keys.js';
+import { webhookChecks } from './contract/webhooks.js';
+import { suppressionChecks } from './contract/suppressions.js';
+import { messageLogChecks } from './contract/message-log.js';
+import { feedbackChecks } from './contract/feedback.js';
+
+export type { ContractEngine } from './contract/fixtures.js';
+
+const REPOSITORIES = [
+  ['accounts and teams', accountChecks],
+  ['domains', domainChecks],
+  ['keys', keyChecks],
+  ['webhooks', webhookChecks],
+  ['suppressions', suppressionChecks],
+  ['message log', messageLogChecks],
+  ['feedback', feedbackChecks],
+] as const;
+
+export function runRepositoryContract(t: Test, engine: ContractEngine): void {
+  for (const [repository, checks] of REPOSITORIES) {
+    t.test(`${engine.name}: ${repository}`, async (t) => {
+      for (const { name, run } of checks) await t.test(name, (t) => run(t, engine));
+    });
+  }
+}

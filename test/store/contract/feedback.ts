@@ -1,0 +1,104 @@
+// The contract of FeedbackRepository: complaints and bounces with their effects, the event outbox, webhook
+// delivery records, reputation figures and inbound reports.
+import { accountOf, at, messageOf, record, recipient, check, type ContractCheck } from './fixtures.js';
+
+export const feedbackChecks: ContractCheck[] = [
+  check('a complaint suppresses the address and adds one event; a repeated one adds none; the outbox empties as events are delivered', async (t, engine) => {
+    const { store } = await engine.open(t);
+    const team = await accountOf(store);
+    const m = messageOf(team, { recipients: [recipient('ann@dest.test')] });
+    const [recipientId] = await record(store, m);
+    const applied = await store.feedback.recordComplaint({ recipientId: recipientId!, reason: 'abuse report' });
+    t.match(applied, { accountId: team.id, messageId: m.id, email: 'ann@dest.test', suppressed: true });
+    t.type(applied?.eventId, 'number');
+    t.match(await store.suppressions.get(team.id, 'ann@dest.test'), { status: 'complained', reason: 'abuse report', messageId: m.id });
+    t.match(await store.feedback.eventsOf(m.id), [{ id: applied!.eventId, accountId: team.id, type: 'complaint', email: 'ann@dest.test', isHardBounce: null, reason: 'abuse report', state: 'pending' }]);
+    t.equal((await store.feedback.recordComplaint({ recipientId: recipientId!, reason: 'again' }))?.eventId, null, 'a repeated report adds no event');
+    t.same((await store.feedback.pendingEvents(10)).map((e) => e.id), [applied!.eventId]);
+    await store.feedback.markDelivered(applied!.eventId!);
+    t.same(await store.feedback.pendingEvents(10), []);
+    t.equal((await store.feedback.eventsOf(m.id))[0]?.state, 'delivered');
+    t.equal(await store.feedback.recordComplaint({ recipientId: recipientId! + 1000, reason: 'x' }), null, 'an unknown recipient changes nothing');
+  }),
+
+  check('an expiry is a soft bounce: an event, no suppression; a reported bounce of a recipient still in flight is ignored', async (t, engine) => {
+    const { store } = await engine.open(t);
+    const team = await accountOf(store);
+    const m = messageOf(team, { recipients: [recipient('slow@dest.test'), recipient('busy@dest.test')] });
+    const [slow, busy] = await record(store, m);
+    const expired = await store.feedback.recordBounce({ recipientId: slow!, hard: false, reason: 'expired after 5 days', source: 'expiry' });
+    t.match(expired, { email: 'slow@dest.test', suppressed: false });
+    t.equal(await store.suppressions.isSuppressed(team.id, 'slow@dest.test'), false);
+    t.match(await store.feedback.eventsOf(m.id), [{ type: 'bounced', email: 'slow@dest.test', isHardBounce: false, reason: 'expired after 5 days' }]);
+    t.equal(await store.feedback.recordBounce({ recipientId: busy!, hard: true, reason: '550 gone', source: 'report' }), null);
+    t.equal(await store.suppressions.isSuppressed(team.id, 'busy@dest.test'), false);
+    t.equal((await store.feedback.eventsOf(m.id)).length, 1);
+  }),
+
+  check('reputation figures count a team’s delivered and bounced recipients of messages accepted since a time', async (t, engine) => {
+    const { store, support } = await engine.open(t);
+    const team = await accountOf(store);
+    const other = await accountOf(store);
+    const outcomes = async (owner: typeof team, acceptedAt: string, list: Array<['sent' | 'bounced', boolean]>) => {
+      const m = messageOf(owner, { recipients: list.map((_, i) => recipient(`r${i}@dest.test`)) });
+      const ids = await record(store, m);
+      for (const [i, [state, complained]] of list.entries()) await support.forceRecipientOutcome(ids[i]!, state, complained);
+      await support.backdateMessage(m.id, acceptedAt);
+    };
+    await outcomes(team, at(0), [['bounced', false], ['sent', true], ['sent', false]]);
+    await outcomes(team, at(24), [['sent', false], ['bounced', false], ['sent', false], ['sent', true]]);
+    await outcomes(other, at(24), [['bounced', false]]);
+    await record(store, messageOf(team, { recipients: [recipient('queued@dest.test')] }));
+    t.same(await store.feedback.rates(team.id, Date.parse(at(24))), { volume: 4, bounced: 1, complained: 1 }, 'since the time, inclusive; queued ones do not count');
+    t.same(await store.feedback.rates(team.id, Date.parse(at(0))), { volume: 7, bounced: 2, complained: 2 });
+    t.same(await store.feedback.rates(team.id, Date.parse(at(48))), { volume: 0, bounced: 0, complained: 0 }, 'none: zeros');
+  }),
+
+  check('webhook deliveries are kept per team, newest first, and pruned by age', async (t, engine) => {
+    const { store, support } = await engine.open(t);
+    const team = await accountOf(store);
+    const m = messageOf(team, { recipients: [recipient('ann@dest.test')] });
+    const [recipientId] = await record(store, m);
+    const eventId = (await store.feedback.recordComplaint({ recipientId: recipientId!, reason: 'abuse' }))!.eventId!;
+    const base = { webhookId: 7, accountId: team.id, eventId, eventType: 'complaint' as const, latencyMs: 12 };
+    await store.feedback.logDelivery({ ...base, url: 'https://a.example.com/', statusCode: 200, error: null });
+    await new Promise((resolve) => setTimeout(resolve, 2));
+    await store.feedback.logDelivery({ ...base, url: 'https://b.example.com/', statusCode: null, error: 'timed out' });
+    const [newer, older] = await store.feedback.deliveriesOf(team.id);
+    t.match(newer, { webhookId: 7, accountId: team.id, eventId, eventType: 'complaint', url: 'https://b.example.com/', statusCode: null, error: 'timed out', latencyMs: 12 });
+    t.match(older, { url: 'https://a.example.com/', statusCode: 200, error: null });
+    t.same(await store.feedback.deliveriesOf((await accountOf(store)).id), [], 'per team');
+    t.equal((await store.feedback.deliveriesOf(team.id, 1)).length, 1, 'up to the limit asked');
+    await support.backdateWebhookDelivery(older!.id, at(0));
+    t.equal(await store.feedback.pruneDeliveries(at(1)), 1);
+    t.same((await store.feedback.deliveriesOf(team.id)).map((d) => d.id), [newer!.id]);
+  }),
+
+  check('reports wait, oldest first, until they are finished', async (t, engine) => {
+    const { store } = await engine.open(t);
+    await store.feedback.addReport({ id: 'rep1', mailFrom: '', rcptTo: 'bounces+abc@send.one.test' });
+    await new Promise((resolve) => setTimeout(resolve, 2));
+    await store.feedback.addReport({ id: 'rep2', mailFrom: 'fbl@isp.test', rcptTo: 'fbl@mx.tern.test' });
+    t.same(await store.feedback.waitingReports(10), [
+      { id: 'rep1', mailFrom: '', rcptTo: 'bounces+abc@send.one.test' },
+      { id: 'rep2', mailFrom: 'fbl@isp.test', rcptTo: 'fbl@mx.tern.test' },
+    ]);
+    t.same((await store.feedback.waitingReports(1)).map((r) => r.id), ['rep1']);
+    await store.feedback.finishReport('rep1', 'processed', 'bounce', 'applied');
+    await store.feedback.finishReport('rep2', 'dropped', 'complaint', 'no matching message');
+    t.same(await store.feedback.waitingReports(10), []);
+  }),
+
+  check('a recipient is found by its message’s Message-ID header, and by its address when the message has several', async (t, engine) => {
+    const { store } = await engine.open(t);
+    const team = await accountOf(store);
+    const single = messageOf(team, { recipients: [recipient('one@dest.test')] });
+    const [only] = await record(store, single);
+    const several = messageOf(team, { recipients: [recipient('ann@dest.test'), recipient('bob@dest.test')] });
+    const [, bob] = await record(store, several);
+    t.equal(await store.feedback.recipientByMessageIdHeader(single.messageIdHeader, null), only);
+    t.equal(await store.feedback.recipientByMessageIdHeader(several.messageIdHeader, 'BOB@dest.test'), bob);
+    t.equal(await store.feedback.recipientByMessageIdHeader(several.messageIdHeader, null), null, 'several and no address: none');
+    t.equal(await store.feedback.recipientByMessageIdHeader('<unknown@one.test>', 'bob@dest.test'), null);
+  }),
+];

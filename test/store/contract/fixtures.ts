@@ -1,0 +1,80 @@
+// What the contract's checks share: the engine under test, and short ways to make accounts, domains and messages.
+import type { Test } from 'tap';
+import type { Store } from '../../../store/index.js';
+import type { StoreTestSupport } from '../../../store/test-support.js';
+import type { NewMessage, NewRecipient } from '../../../store/message-log.js';
+import type { Team } from '../../../domain/team.js';
+import type { Domain } from '../../../domain/sending-domain.js';
+
+export interface ContractEngine {
+  name: string;
+  /** A new, empty store and its test support, both closed (and their data removed) when `t` ends. */
+  open(t: Test): Promise<{ store: Store; support: StoreTestSupport }>;
+}
+
+/** One check of the contract: a behaviour every engine must show, run on a store of its own. */
+export interface ContractCheck {
+  name: string;
+  run(t: Test, engine: ContractEngine): Promise<void>;
+}
+
+export const check = (name: string, run: ContractCheck['run']): ContractCheck => ({ name, run });
+
+export async function accountOf(store: Store, credits = 100, name = 'Account'): Promise<Team> {
+  return store.accounts.createAccount({ name, credits, limitPerSecond: 10, planType: 'free', backendRegion: 'eu' });
+}
+
+export async function domainOf(store: Store, team: Team, name: string): Promise<Domain> {
+  const domain = await store.domains.create({ accountId: team.id, name, dkimSelector: 'tern', dkimPublicKey: 'pub', dkimPrivateKeyEnc: 'sealed' });
+  if (domain === 'exists') throw new Error(`${name} is taken`);
+  return domain;
+}
+
+export const recipient = (email: string, state: NewRecipient['state'] = 'queued', name = ''): NewRecipient => ({
+  email,
+  name,
+  kind: 'to',
+  domain: email.split('@')[1]!,
+  state,
+  reason: state === 'queued' ? '' : `not sent: ${state}`,
+});
+
+let sequence = 0;
+
+/** A message of `team`; it costs one credit per queued recipient. */
+export function messageOf(team: Team, fields: Partial<NewMessage> & { recipients: NewRecipient[] }): NewMessage {
+  const id = fields.id ?? `msg${++sequence}x${Date.now().toString(36)}`;
+  const body = Buffer.from(`Subject: ${fields.subject ?? 'Hello'}\r\n\r\nbody\r\n`);
+  return {
+    id,
+    accountId: team.id,
+    rootId: team.parentId ?? team.id,
+    domainId: null,
+    sendingKeyId: null,
+    source: 'http',
+    envelopeFrom: 'bounces@one.test',
+    fromEmail: 'news@one.test',
+    fromName: 'News',
+    subject: 'Hello',
+    to: fields.recipients.filter((r) => r.kind === 'to').map((r) => ({ email: r.email, ...(r.name ? { name: r.name } : {}) })),
+    replyTo: null,
+    messageIdHeader: `<${id}@one.test>`,
+    size: body.length,
+    hasAttachments: false,
+    headers: {},
+    body,
+    cost: fields.recipients.filter((r) => r.state === 'queued').length,
+    error: null,
+    ...fields,
+  };
+}
+
+/** Records a message and answers its queued recipients' ids; fails the test run when the account cannot pay. */
+export async function record(store: Store, message: NewMessage): Promise<number[]> {
+  const outcome = await store.messages.insert(message);
+  if (outcome === 'insufficient_balance') throw new Error(`${message.id}: the account cannot pay`);
+  return outcome.map((r) => r.id);
+}
+
+/** An ISO time `hours` after a fixed day, in the past. */
+export const at = (hours: number): string => new Date(Date.UTC(2024, 0, 10) + hours * 3_600_000).toISOString();

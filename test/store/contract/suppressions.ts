@@ -1,0 +1,55 @@
+// The contract of SuppressionRepository: ranking, case-insensitive addresses, listing and removal.
+import { accountOf, check, type ContractCheck } from './fixtures.js';
+import type { SuppressionStatus } from '../../../domain/suppression.js';
+
+export const suppressionChecks: ContractCheck[] = [
+  check('a complaint outranks a bounce, which outranks a manual entry; an entry of equal rank refreshes the reason', async (t, engine) => {
+    const { store } = await engine.open(t);
+    const team = await accountOf(store);
+    const add = (status: SuppressionStatus, reason: string) => store.suppressions.add(team.id, { email: 'Someone@Dest.test', status, reason, messageId: null });
+    const standing = async () => {
+      const s = await store.suppressions.get(team.id, 'someone@dest.test');
+      return s && `${s.status}: ${s.reason}`;
+    };
+    await add('suppressed', 'by hand');
+    t.equal(await standing(), 'suppressed: by hand', 'stored lower-cased, found in any case');
+    await add('bounced', 'first bounce');
+    t.equal(await standing(), 'bounced: first bounce', 'a bounce replaces a manual entry');
+    await add('suppressed', 'by hand again');
+    t.equal(await standing(), 'bounced: first bounce', 'a manual entry does not replace a bounce');
+    await add('bounced', 'second bounce');
+    t.equal(await standing(), 'bounced: second bounce', 'a bounce refreshes a bounce');
+    await add('complained', 'complaint');
+    t.equal(await standing(), 'complained: complaint', 'a complaint replaces a bounce');
+    await add('bounced', 'late bounce');
+    await add('suppressed', 'late manual');
+    t.equal(await standing(), 'complained: complaint', 'nothing lower hides a complaint');
+    t.equal(await store.suppressions.get((await accountOf(store)).id, 'someone@dest.test'), undefined, 'each team has its own list');
+  }),
+
+  check('a team’s suppressions list newest first, filter by status and by a literal search, and are removed by address', async (t, engine) => {
+    const { store } = await engine.open(t);
+    const team = await accountOf(store);
+    const entries: Array<[string, SuppressionStatus]> = [['a_b@dest.test', 'bounced'], ['axb@dest.test', 'suppressed'], ['100%@dest.test', 'complained'], ['zed@other.test', 'bounced']];
+    for (const [email, status] of entries) {
+      await store.suppressions.add(team.id, { email, status, reason: status, messageId: status === 'suppressed' ? null : 'msg1' });
+      await new Promise((resolve) => setTimeout(resolve, 2)); // distinct creation times
+    }
+    const emails = async (query: { search?: string; status?: SuppressionStatus; page?: number; perPage?: number }) => {
+      const { rows, total } = await store.suppressions.list(team.id, { page: 1, perPage: 10, ...query });
+      return { emails: rows.map((r) => r.email), total };
+    };
+    t.same(await emails({}), { emails: ['zed@other.test', '100%@dest.test', 'axb@dest.test', 'a_b@dest.test'], total: 4 }, 'newest first');
+    t.same(await emails({ page: 2, perPage: 3 }), { emails: ['a_b@dest.test'], total: 4 });
+    t.same(await emails({ search: 'A_B' }), { emails: ['a_b@dest.test'], total: 1 }, '_ is a character, not a wildcard');
+    t.same(await emails({ search: '%' }), { emails: ['100%@dest.test'], total: 1 }, 'so is %');
+    t.same(await emails({ search: 'dest', status: 'bounced' }), { emails: ['a_b@dest.test'], total: 1 });
+    t.match((await store.suppressions.list(team.id, { page: 1, perPage: 1, status: 'complained' })).rows, [{ status: 'complained', reason: 'complained', messageId: 'msg1' }]);
+    t.same(await store.suppressions.suppressedAmong(team.id, ['axb@dest.test', 'free@dest.test', 'zed@other.test']), new Set(['axb@dest.test', 'zed@other.test']));
+    t.same(await store.suppressions.suppressedAmong(team.id, []), new Set());
+    t.equal(await store.suppressions.isSuppressed(team.id, 'AXB@dest.test'), true);
+    t.equal(await store.suppressions.remove(team.id, 'AXB@Dest.test'), true, 'removed in any case');
+    t.equal(await store.suppressions.remove(team.id, 'axb@dest.test'), false, 'removed once');
+    t.equal(await store.suppressions.isSuppressed(team.id, 'axb@dest.test'), false);
+  }),
+];
