@@ -1,3 +1,4 @@
+// Paging of repository lists: which page, how many per page, and a page with its total.
 export interface PageRequest {
   page: number;
   perPage: number;

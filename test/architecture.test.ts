@@ -34,6 +34,7 @@ const ALLOWED: ReadonlyArray<[from: string, to: string, why: string]> = [
   ['store/index.ts', 'store/sqlite', 'openStore wires the embedded engine behind the repository interfaces'],
   ['shared/runtime.ts', 'store', 'the runtime is what a process opened, the store among it'],
   ['shared/key-cache.ts', 'store', 'the key cache resolves keys through the key repository'],
+  ['shared/key-cache.ts', 'domain', 'and caches the key records it returns'],
 ];
 
 const PRODUCT = Object.keys(MAY_IMPORT);

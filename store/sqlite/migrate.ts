@@ -1,3 +1,4 @@
+// Brings a database up to the current schema: every migration not yet applied, each in its own transaction.
 import type { Sql } from './sql.js';
 import { MIGRATIONS } from './migrations.js';
 
