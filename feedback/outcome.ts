@@ -1,7 +1,7 @@
-// Applies final outcomes: bounces (from the SMTP reply, a DSN, or expiry) and complaints. The store
-// moves states, suppresses and queues webhook events in one transaction (for delivery replies, the very
-// transaction that records the attempt); this module then logs, checks the team's reputation and wakes
-// the webhook dispatcher.
+// After an outcome was applied — its effects decided by domain/outcome.ts and written by the store in one
+// transaction (for delivery replies, the very transaction that records the attempt) — logs it, wakes the
+// webhook dispatcher and checks the team's reputation. Bounces come from the SMTP reply, a DSN or expiry;
+// complaints from ARF reports.
 import type { Runtime } from '../shared/runtime.js';
 import type { Applied, BounceInput, ComplaintInput } from '../store/feedback.js';
 import type { Reputation } from './reputation.js';

@@ -1,11 +1,12 @@
-// Bounce and complaint effects, applied inside a caller's transaction: the recipient's state, the
-// suppression, the domain counters, the webhook event and the message status move together.
+// Applies the effects domain/outcome.ts decides, inside a caller's transaction: the recipient's state, the
+// domain counter, the hard-bounce mark, the suppression, the webhook event and the message status move together.
 import { Type } from '@sinclair/typebox';
 import type { Queryable } from './sql.js';
 import { SuppressionStore } from './suppressions.js';
 import { refreshStatus } from './message-status.js';
 import { nowIso } from '../../shared/time.js';
-import { canMove, RECIPIENT_STATES } from '../../domain/queue-state.js';
+import { RECIPIENT_STATES } from '../../domain/queue-state.js';
+import { effectsOf, type DomainCounter, type FeedbackEffects, type OutcomeEffects, type RecipientOutcome } from '../../domain/outcome.js';
 import { Int, Nullable, OneOf, rowDecoder, Text } from './decode.js';
 import type { Applied, BounceInput, ComplaintInput } from '../feedback.js';
 
@@ -44,38 +45,51 @@ async function addEvent(q: Queryable, r: RecipientContext, type: 'bounced' | 'co
   return res.changes ? res.lastId : null;
 }
 
-/** A bounce reported after a 250 (a DSN) moves the recipient from sent to bounced, and counts once. */
-async function bounceAfterSent(q: Queryable, r: RecipientContext, reason: string): Promise<void> {
-  if (!canMove(r.state, 'bounced') || r.state !== 'sent') return;
-  await q.run(`UPDATE recipients SET state = 'bounced', reason = ?, updated_at = ? WHERE id = ?`, [reason, nowIso(), r.id]);
-  await q.run('UPDATE domains SET total_bounced = total_bounced + 1 WHERE id = ?', [r.domain_id]);
-}
+const COUNTER_COLUMNS: Readonly<Record<DomainCounter, string>> = { sent: 'total_sent', bounced: 'total_bounced', complained: 'total_complained' };
 
-export async function applyBounce(q: Queryable, input: BounceInput): Promise<Applied | null> {
-  const r = await context(q, input.recipientId);
-  if (!r) return null;
-  if (input.source === 'report') await bounceAfterSent(q, r, input.reason);
-  const after = await context(q, input.recipientId);
-  // An expired recipient never reached the bounced state; a report about one still in flight is ignored.
-  if (input.source !== 'expiry' && after?.state !== 'bounced') return null;
-  await q.run('UPDATE recipients SET hard_bounce = ? WHERE id = ?', [+input.hard, r.id]);
-  if (input.hard) await SuppressionStore.upsert(q, r.account_id, { email: r.email, status: 'bounced', reason: input.reason, messageId: r.message_id });
-  const eventId = await addEvent(q, r, 'bounced', input.hard, input.reason);
-  await refreshStatus(q, r.message_id);
-  return { accountId: r.account_id, messageId: r.message_id, email: r.email, eventId, suppressed: input.hard };
-}
-
-export async function applyComplaint(q: Queryable, input: ComplaintInput): Promise<Applied | null> {
-  const r = await context(q, input.recipientId);
-  if (!r) return null;
-  if (r.complained_at === null) {
-    // A delivered recipient moves to complained; one that bounced since keeps its state but still counts.
-    const state = canMove(r.state, 'complained') ? 'complained' : r.state;
-    await q.run('UPDATE recipients SET state = ?, complained_at = ?, updated_at = ? WHERE id = ?', [state, nowIso(), nowIso(), r.id]);
-    await q.run('UPDATE domains SET total_complained = total_complained + 1 WHERE id = ?', [r.domain_id]);
+/** The state move and the counter of an outcome (report path: one recipient at a time). */
+async function applyMove(q: Queryable, r: RecipientContext, effects: OutcomeEffects, reason: string): Promise<void> {
+  const now = nowIso();
+  if (effects.moveTo === 'bounced') await q.run('UPDATE recipients SET state = ?, reason = ?, updated_at = ? WHERE id = ?', [effects.moveTo, reason, now, r.id]);
+  else if (effects.moveTo) await q.run('UPDATE recipients SET state = ?, updated_at = ? WHERE id = ?', [effects.moveTo, now, r.id]);
+  if (effects.count === 'complained') await q.run('UPDATE recipients SET complained_at = ?, updated_at = ? WHERE id = ?', [now, now, r.id]);
+  if (effects.count && r.domain_id !== null) {
+    const column = COUNTER_COLUMNS[effects.count];
+    await q.run(`UPDATE domains SET ${column} = ${column} + 1 WHERE id = ?`, [r.domain_id]);
   }
-  await SuppressionStore.upsert(q, r.account_id, { email: r.email, status: 'complained', reason: input.reason, messageId: r.message_id });
-  const eventId = await addEvent(q, r, 'complaint', null, input.reason);
+}
+
+/** The feedback part of an outcome: the hard-bounce mark, the suppression, the webhook event; then the message's status. */
+async function applyFeedback(q: Queryable, r: RecipientContext, feedback: FeedbackEffects, reason: string): Promise<Applied> {
+  if (feedback.hardBounce !== null) await q.run('UPDATE recipients SET hard_bounce = ? WHERE id = ?', [+feedback.hardBounce, r.id]);
+  if (feedback.suppress) await SuppressionStore.upsert(q, r.account_id, { email: r.email, status: feedback.suppress, reason, messageId: r.message_id });
+  const event = feedback.event;
+  const eventId = event ? await addEvent(q, r, event.type, event.type === 'bounced' ? event.hard : null, reason) : null;
   await refreshStatus(q, r.message_id);
-  return { accountId: r.account_id, messageId: r.message_id, email: r.email, eventId, suppressed: true };
+  return { accountId: r.account_id, messageId: r.message_id, email: r.email, eventId, suppressed: feedback.suppress !== null };
+}
+
+/** Applies an outcome to one recipient as domain/outcome.ts decides it; null when it does not apply. */
+export async function applyOutcome(q: Queryable, recipientId: number, outcome: RecipientOutcome, reason: string): Promise<Applied | null> {
+  const r = await context(q, recipientId);
+  if (!r) return null;
+  const effects = effectsOf(outcome, { state: r.state, complained: r.complained_at !== null });
+  if (!effects) return null;
+  await applyMove(q, r, effects, reason);
+  return applyFeedback(q, r, effects.feedback, reason);
+}
+
+/** The feedback part alone, for a recipient whose move the delivery batch already wrote. */
+export async function applyFeedbackAfterMove(q: Queryable, recipientId: number, feedback: FeedbackEffects, reason: string): Promise<Applied | null> {
+  const r = await context(q, recipientId);
+  return r ? applyFeedback(q, r, feedback, reason) : null;
+}
+
+export function applyBounce(q: Queryable, input: BounceInput): Promise<Applied | null> {
+  const outcome: RecipientOutcome = input.source === 'expiry' ? { kind: 'expired' } : { kind: 'bounced', hard: input.hard, source: input.source };
+  return applyOutcome(q, input.recipientId, outcome, input.reason);
+}
+
+export function applyComplaint(q: Queryable, input: ComplaintInput): Promise<Applied | null> {
+  return applyOutcome(q, input.recipientId, { kind: 'complained' }, input.reason);
 }

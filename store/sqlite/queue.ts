@@ -6,7 +6,8 @@ import type { Queryable, Sql } from './sql.js';
 import { nowIso } from '../../shared/time.js';
 import { canMove, IN_FLIGHT, type MessageStatus, type RecipientState } from '../../domain/queue-state.js';
 import { refreshStatuses } from './message-status.js';
-import { applyBounce } from './feedback-apply.js';
+import { applyFeedbackAfterMove } from './feedback-apply.js';
+import { effectsOf, outcomeOfAttempt, type DomainCounter, type OutcomeEffects } from '../../domain/outcome.js';
 import type { Applied, BounceInput } from '../feedback.js';
 import type { AttemptResult, DueRecipient, FinishOutcome, Lease, QueueRepository, StaleResult } from '../queue.js';
 import { chunksByParams, WriteBatcher } from './write-batch.js';
@@ -112,17 +113,12 @@ export class QueueStore implements QueueRepository {
   }
 }
 
-/** A bounced reply is a bounce; a recipient failed after its queue time is a soft bounce (expiry). */
-function bounceOf(result: AttemptResult): BounceInput | null {
-  if (result.to === 'bounced') return { recipientId: result.recipientId, hard: result.hard ?? false, reason: result.reply, source: 'smtp' };
-  if (result.to === 'failed') return { recipientId: result.recipientId, hard: false, reason: result.reply, source: 'expiry' };
-  return null;
-}
-
 interface Move {
   result: AttemptResult;
   messageId: string;
   domainId: string | null;
+  /** What this result does, as domain/outcome.ts decides it. */
+  effects: OutcomeEffects;
 }
 
 interface Current {
@@ -149,8 +145,10 @@ async function fence(q: Queryable, results: readonly AttemptResult[]): Promise<{
   const refused: StaleResult[] = [];
   for (const result of results) {
     const now = current.get(result.recipientId);
-    if (now && now.state === 'sending' && now.token === result.leaseToken && canMove(now.state, result.to)) {
-      moves.push({ result, messageId: now.messageId, domainId: now.domainId });
+    const holds = now !== undefined && now.state === 'sending' && now.token === result.leaseToken;
+    const effects = holds ? effectsOf(outcomeOfAttempt(result.to, result.hard), { state: now.state, complained: false }) : null;
+    if (now && effects && effects.moveTo === result.to && canMove(now.state, result.to)) {
+      moves.push({ result, messageId: now.messageId, domainId: now.domainId, effects });
       now.state = result.to; // this lease has moved: a repeat of it is refused
     } else {
       refused.push({ result, currentToken: now?.token ?? null, currentState: now?.state ?? null });
@@ -187,12 +185,14 @@ async function insertAttempts(q: Queryable, moves: readonly Move[], now: string)
   }
 }
 
-/** The domains' counters follow their recipients' final outcomes. */
+const COUNTER_COLUMNS: Readonly<Record<DomainCounter, string>> = { sent: 'total_sent', bounced: 'total_bounced', complained: 'total_complained' };
+
+/** The domains' counters follow their recipients' outcomes, one statement per domain and counter. */
 async function countFinalOutcomes(q: Queryable, moves: readonly Move[]): Promise<void> {
   const counts = new Map<string, number>();
-  for (const { result, domainId } of moves) {
-    if (domainId === null || (result.to !== 'sent' && result.to !== 'bounced')) continue;
-    const key = `${result.to === 'sent' ? 'total_sent' : 'total_bounced'} ${domainId}`;
+  for (const { effects, domainId } of moves) {
+    if (domainId === null || effects.count === null) continue;
+    const key = `${COUNTER_COLUMNS[effects.count]} ${domainId}`;
     counts.set(key, (counts.get(key) ?? 0) + 1);
   }
   for (const [key, n] of counts) {
@@ -209,10 +209,10 @@ async function finishBatches(q: Queryable, batches: ReadonlyArray<readonly Attem
   await insertAttempts(q, moves, now);
   await countFinalOutcomes(q, moves);
   const bounces: Array<{ input: BounceInput; applied: Applied }> = [];
-  for (const { result } of moves) {
-    const input = bounceOf(result);
-    const applied = input && (await applyBounce(q, input));
-    if (input && applied) bounces.push({ input, applied });
+  for (const { result, effects } of moves.filter((m) => m.effects.feedback.event !== null)) {
+    const applied = await applyFeedbackAfterMove(q, result.recipientId, effects.feedback, result.reply);
+    const input: BounceInput = { recipientId: result.recipientId, hard: effects.feedback.hardBounce ?? false, reason: result.reply, source: result.to === 'failed' ? 'expiry' : 'smtp' };
+    if (applied) bounces.push({ input, applied });
   }
   const statuses = await refreshStatuses(q, [...new Set(moves.map((m) => m.messageId))]);
   return splitByCaller(batches, { moves, refused, statuses, bounces });
