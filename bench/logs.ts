@@ -1,18 +1,18 @@
 // bench/logs: GET /v2/emails over HTTP with BENCH_LOG_N (1,000,000) messages of one team in the log.
-// The messages are written straight into SQLite, in big transactions, into the same tables and columns as
-// MessageStore.insert() writes (messages, recipients, and messages_fts from the view message_search_rows),
-// with varied subjects, senders, recipients, statuses and dates over 30 days. Then each kind of query is timed over BENCH_LOG_REQS (200) sequential requests, each
-// with another value, and its p50/p95 printed; for every kind the plan SQLite chooses (EXPLAIN QUERY PLAN of
-// the SQL that MessageStore.list() runs, taken from listStatements()) and the time of its two statements are
-// printed, to say why a slow one is slow. The triggers of migration 4 keep message_counts as the rows are
-// written, as they do for insert(). Nothing in the product is changed.
+// The messages, with varied subjects, senders, recipients, statuses and dates over 30 days, are generated here
+// and written straight into SQLite by the store's log loader (store/sqlite/log-loader.ts), in big transactions,
+// into the same tables and columns as MessageStore.insert() writes (messages, recipients, and messages_fts from
+// the view message_search_rows). Then each kind of query is timed over BENCH_LOG_REQS (200) sequential requests,
+// each with another value, and its p50/p95 printed; for every kind the plan SQLite chooses (EXPLAIN QUERY PLAN of
+// the SQL that MessageStore.list() runs, taken from listStatements() by the loader's explainer) and the time of
+// its two statements are printed, to say why a slow one is slow. The triggers of migration 4 keep message_counts
+// as the rows are written, as they do for insert(). Nothing in the product is changed.
 // Env: BENCH_LOG_N (1000000), BENCH_LOG_REQS (200), BENCH_LOG_KIND_S (90: a kind stops early after this).
 import { join } from 'node:path';
-import sqlite3 from 'sqlite3';
-import { listStatements } from '../store/sqlite/messages.js';
+import { openListExplainer, openLogLoader, type LoadedMessage } from '../store/sqlite/log-loader.js';
 import type { MessageQuery } from '../store/message-log.js';
 import { loadConfig } from '../shared/config.js';
-import type { MessageStatus } from '../domain/queue-state.js';
+import type { MessageStatus, RecipientState } from '../domain/queue-state.js';
 import { api, benchDeployment, benchSender, envInt, fmt, log, percentile, runBench, stopTern, table, type BenchRow, type Sender } from './lib.js';
 
 const total = envInt('BENCH_LOG_N', 1_000_000);
@@ -36,7 +36,7 @@ const FIRST = ['anna', 'bob', 'carla', 'david', 'emma', 'felix', 'grace', 'hugo'
 const LAST = ['smith', 'jones', 'garcia', 'muller', 'rossi', 'dubois', 'novak', 'silva', 'kim', 'tanaka', 'brown', 'wilson', 'martin', 'lopez', 'weber'];
 const RCPT_DOMAINS = Array.from({ length: 200 }, (_, i) => `${VOCABULARY[i * 7]}.${pick(['com', 'net', 'org', 'de', 'fr', 'io'])}`);
 const SENDERS = ['news', 'billing', 'support', 'hello', 'orders', 'alerts', 'team', 'noreply', 'updates', 'accounts'].map((l) => `${l}@example.com`);
-const STATUSES: Array<[status: string, state: string, share: number]> = [
+const STATUSES: Array<[status: MessageStatus, state: RecipientState, share: number]> = [
   ['sent', 'sent', 0.8],
   ['bounced', 'bounced', 0.08],
   ['complained', 'sent', 0.05],
@@ -45,7 +45,7 @@ const STATUSES: Array<[status: string, state: string, share: number]> = [
   ['suppressed', 'suppressed', 0.02],
 ];
 
-function pickStatus(): [string, string] {
+function pickStatus(): [MessageStatus, RecipientState] {
   let r = rand();
   for (const [status, state, share] of STATUSES) {
     if ((r -= share) < 0) return [status, state];
@@ -63,29 +63,6 @@ const person = (): Person => {
   return { email: `${first}.${last}${Math.floor(rand() * 5000)}@${pick(RCPT_DOMAINS)}`, name: `${first[0]!.toUpperCase()}${first.slice(1)} ${last[0]!.toUpperCase()}${last.slice(1)}` };
 };
 
-// --- sqlite3 helpers for the loader's own connection ---
-
-function open(file: string): Promise<sqlite3.Database> {
-  return new Promise((resolve, reject) => {
-    const db = new sqlite3.Database(file, sqlite3.OPEN_READWRITE, (err) => (err ? reject(err) : resolve(db)));
-  });
-}
-const exec = (db: sqlite3.Database, sql: string) => new Promise<void>((resolve, reject) => db.exec(sql, (err) => (err ? reject(err) : resolve())));
-const run = (db: sqlite3.Database, sql: string, params: unknown[]) =>
-  new Promise<void>((resolve, reject) => db.run(sql, params, (err) => (err ? reject(err) : resolve())));
-const all = <T>(db: sqlite3.Database, sql: string, params: unknown[] = []) =>
-  new Promise<T[]>((resolve, reject) => db.all(sql, params, (err, rows) => (err ? reject(err) : resolve(rows as T[]))));
-
-/** INSERT of many rows in one statement (SQLite allows 32,766 bound values). */
-async function insertRows(db: sqlite3.Database, head: string, columns: number, rows: unknown[][]): Promise<void> {
-  const perStatement = Math.floor(30_000 / columns);
-  const marks = `(${Array(columns).fill('?').join(',')})`;
-  for (let i = 0; i < rows.length; i += perStatement) {
-    const chunk = rows.slice(i, i + perStatement);
-    await run(db, `${head} VALUES ${Array(chunk.length).fill(marks).join(',')}`, chunk.flat());
-  }
-}
-
 interface Loaded {
   start: number;
   end: number;
@@ -94,11 +71,32 @@ interface Loaded {
   recipients: string[];
 }
 
-/** Writes `total` messages as MessageStore.insert() would, in transactions of 50,000. */
+/** The i-th of `total` messages, created at `createdMs`; `end` is the load's now (a deferred recipient is due an hour after). */
+function syntheticMessage(i: number, createdMs: number, end: number, sender: Sender): LoadedMessage {
+  const created = new Date(createdMs).toISOString();
+  const id = `${createdMs.toString(36).padStart(9, '0')}${Math.floor(rand() * 2 ** 31).toString(16).padStart(8, '0')}${i.toString(16).padStart(8, '0')}`;
+  const order = String(100000 + i * 7);
+  const words = Array.from({ length: 2 + Math.floor(rand() * 4) }, () => pickSkewed(VOCABULARY));
+  const subject = `${pick(SUBJECT_WORDS)} ${words.join(' ')} #${order}`;
+  const from = pick(SENDERS);
+  const people = Array.from({ length: rand() < 0.85 ? 1 : 2 + Math.floor(rand() * 3) }, person);
+  const [status, state] = pickStatus();
+  const sent = status === 'sent' || status === 'complained' || status === 'bounced' ? new Date(createdMs + 2000).toISOString() : null;
+  return {
+    id, accountId: sender.accountId, domainId: sender.domainId, sendingKeyId: sender.sendingKeyId, source: rand() < 0.7 ? 'http' : 'smtp',
+    envelopeFrom: from, fromEmail: from, fromName: 'Example', subject, to: people.slice(0, 1).map((p) => ({ email: p.email, name: p.name })),
+    replyTo: null, messageIdHeader: `<${id}@example.com>`, size: 1000 + Math.floor(rand() * 9000), hasAttachments: false, headers: {},
+    status, error: status === 'failed' ? 'expired: too long in the queue' : null, createdAt: created, sentAt: sent, updatedAt: created,
+    recipients: people.map((p, k) => ({
+      email: p.email, name: p.name, kind: k === 0 ? 'to' : 'cc', domain: p.email.slice(p.email.indexOf('@') + 1), state, reason: '',
+      nextAttemptAt: state === 'deferred' ? end + 3_600_000 : null, queuedAt: createdMs, updatedAt: created,
+    })),
+  };
+}
+
+/** Writes `total` messages as MessageStore.insert() would, in transactions of 50,000 (through the store's log loader). */
 async function load(dbFile: string, sender: Sender): Promise<Loaded> {
-  const db = await open(dbFile);
-  await exec(db, 'PRAGMA synchronous = OFF; PRAGMA cache_size = -262144; PRAGMA foreign_keys = ON');
-  const [{ next }] = await all<{ next: number }>(db, 'SELECT COALESCE(MAX(rowid), 0) + 1 AS next FROM messages');
+  const loader = await openLogLoader(dbFile);
   const end = Date.now();
   const start = end - DAYS * 86_400_000;
   const step = (end - start) / total;
@@ -107,48 +105,21 @@ async function load(dbFile: string, sender: Sender): Promise<Loaded> {
   const began = Date.now();
   const TX = 50_000;
   for (let base = 0; base < total; base += TX) {
-    const messages: unknown[][] = [];
-    const rcpts: unknown[][] = [];
+    const messages: LoadedMessage[] = [];
     for (let i = base; i < Math.min(total, base + TX); i++) {
-      const createdMs = Math.floor(start + i * step);
-      const created = new Date(createdMs).toISOString();
-      const id = `${createdMs.toString(36).padStart(9, '0')}${Math.floor(rand() * 2 ** 31).toString(16).padStart(8, '0')}${i.toString(16).padStart(8, '0')}`;
-      const order = String(100000 + i * 7);
-      const words = Array.from({ length: 2 + Math.floor(rand() * 4) }, () => pickSkewed(VOCABULARY));
-      const subject = `${pick(SUBJECT_WORDS)} ${words.join(' ')} #${order}`;
-      const from = pick(SENDERS);
-      const people = Array.from({ length: rand() < 0.85 ? 1 : 2 + Math.floor(rand() * 3) }, person);
-      const [status, state] = pickStatus();
-      const sent = status === 'sent' || status === 'complained' || status === 'bounced' ? new Date(createdMs + 2000).toISOString() : null;
-      const rowid = next + i;
+      const m = syntheticMessage(i, Math.floor(start + i * step), end, sender);
       if (i % 997 === 0) {
-        orderNumbers.push(order);
-        recipients.push(people[0]!.email);
+        orderNumbers.push(String(100000 + i * 7));
+        recipients.push(m.recipients[0]!.email);
       }
-      messages.push([
-        rowid, id, sender.accountId, sender.domainId, sender.sendingKeyId, rand() < 0.7 ? 'http' : 'smtp', from, from, 'Example', subject,
-        JSON.stringify(people.slice(0, 1).map((p) => ({ email: p.email, name: p.name }))), null, `<${id}@example.com>`, 1000 + Math.floor(rand() * 9000), 0, '{}',
-        status, status === 'failed' ? 'expired: too long in the queue' : null, created, sent, created,
-      ]);
-      for (const [k, p] of people.entries()) {
-        rcpts.push([id, p.email, p.name, k === 0 ? 'to' : 'cc', p.email.slice(p.email.indexOf('@') + 1), state, '',
-          state === 'deferred' ? end + 3_600_000 : null, createdMs, created]);
-      }
+      messages.push(m);
     }
-    await exec(db, 'BEGIN IMMEDIATE');
-    await insertRows(db, `INSERT INTO messages (rowid, id, account_id, domain_id, sending_key_id, source, envelope_from, from_email, from_name, subject, to_json,
-      reply_to, message_id_header, size, has_attachments, headers_json, status, error, created_at, sent_at, updated_at)`, 21, messages);
-    await insertRows(db, 'INSERT INTO recipients (message_id, email, name, kind, domain, state, reason, next_attempt_at, queued_at, updated_at)', 10, rcpts);
-    // As insert() indexes them: from the view that says what an index row holds (migration 6).
-    await run(db, 'INSERT INTO messages_fts (rowid, subject, from_email, recipients, status) SELECT * FROM message_search_rows WHERE rowid BETWEEN ? AND ?', [
-      next + base, next + Math.min(total, base + TX) - 1,
-    ]);
-    await exec(db, 'COMMIT');
+    await loader.writeBatch(messages);
     const done = Math.min(total, base + TX);
     if (done % 200_000 === 0 || done === total) log(`  ${fmt(done)} messages written (${fmt(done / ((Date.now() - began) / 1000))}/s)`);
   }
-  await exec(db, 'PRAGMA wal_checkpoint(TRUNCATE)');
-  await new Promise<void>((resolve) => db.close(() => resolve()));
+  await loader.checkpoint();
+  await loader.close();
   return { start, end, orderNumbers, recipients };
 }
 
@@ -183,9 +154,9 @@ function kinds(l: Loaded): Kind[] {
   ];
 }
 
-/** The two statements MessageStore.list() runs for these filters, as the route turns the query string into them. */
-function listSql(accountId: number, q: Record<string, string>, pagingDepth: number): Array<{ sql: string; params: unknown[] }> {
-  const query: MessageQuery = {
+/** What MessageStore.list() is asked for these filters, as the route turns the query string into it. */
+function listQuery(q: Record<string, string>, pagingDepth: number): MessageQuery {
+  return {
     page: Number(q.page ?? 1),
     perPage: 25,
     status: q.status as MessageStatus | undefined,
@@ -194,8 +165,6 @@ function listSql(accountId: number, q: Record<string, string>, pagingDepth: numb
     search: q.search,
     searchCountLimit: pagingDepth, // what the route passes
   };
-  const statements = listStatements(accountId, query);
-  return statements ? [statements.page, statements.count] : [];
 }
 
 runBench('logs', 5400, async () => {
@@ -221,7 +190,7 @@ runBench('logs', 5400, async () => {
   await get({}); // first request: opens and warms what a running API would have warm
 
   log(`\n[logs] GET /v2/emails, ${requests} sequential requests per kind, each with another value, ${fmt(total)} messages`);
-  const db = await open(join(d.dataDir, 'tern.db'));
+  const explainer = await openListExplainer(join(d.dataDir, 'tern.db'));
   const lines: string[][] = [];
   const rows: BenchRow[] = [];
   const plans: string[] = [];
@@ -248,22 +217,14 @@ runBench('logs', 5400, async () => {
     // Why: the plan of both statements list() runs for the slowest request of the kind, and their time in
     // SQLite alone (median of 3).
     const sample = kind.query(slowest.i);
-    const parts: string[] = [];
-    for (const [k, st] of listSql(sender.accountId, sample, pagingDepth).entries()) {
-      const plan = await all<{ id: number; parent: number; detail: string }>(db, `EXPLAIN QUERY PLAN ${st.sql}`, st.params);
-      const ms: number[] = [];
-      for (let r = 0; r < 3; r++) {
-        const t0 = performance.now();
-        await all(db, st.sql, st.params);
-        ms.push(performance.now() - t0);
-      }
-      ms.sort((a, b) => a - b);
-      parts.push(`    ${k === 0 ? 'page ' : 'count'} ${fmt(ms[1]!, 1).padStart(7)} ms  ${plan.map((p) => p.detail).join(' | ')}`);
-    }
+    const parts = (await explainer.explainList(sender.accountId, listQuery(sample, pagingDepth), 3)).map(({ statement, plan, runsMs }) => {
+      const ms = [...runsMs].sort((a, b) => a - b);
+      return `    ${statement.padEnd(5)} ${fmt(ms[1]!, 1).padStart(7)} ms  ${plan.join(' | ')}`;
+    });
     plans.push(`  ${slow ? '[SLOW] ' : ''}${kind.name}  slowest: ?${new URLSearchParams(sample)} (${fmt(slowest.ms, 1)} ms over HTTP)\n${parts.join('\n')}`);
     log(`  ${kind.name}: p50 ${fmt(p50, 1)} ms, p95 ${fmt(p95, 1)} ms over ${times.length} requests`);
   }
-  await new Promise<void>((resolve) => db.close(() => resolve()));
+  await explainer.close();
 
   log('\n' + table(['query', 'requests', 'rows/page', 'p50 ms', 'p95 ms', 'max ms', 'p95 ≥ 50 ms'], lines));
   log('\n[logs] what SQLite does for each (EXPLAIN QUERY PLAN of the SQL MessageStore.list() runs: the page, then the COUNT(*) for');

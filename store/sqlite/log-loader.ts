@@ -1,0 +1,153 @@
+// A bulk loader of synthetic log rows and a query-plan explainer, for the log benchmark (bench/logs.ts): SQLite's
+// own, on connections of their own beside a deployment's; another engine would bring its own. Not for the product.
+import sqlite3 from 'sqlite3';
+import type { LoggedRecipient, MessageLogDetail } from '../../domain/message-log.js';
+import type { MessageQuery } from '../message-log.js';
+import { listStatements, type Statement } from './messages.js';
+import { chunksByParams } from './write-batch.js';
+
+/** A recipient as it stands after its deliveries; attempts and last reply are left as a new row has them. */
+export type LoadedRecipient = Omit<LoggedRecipient, 'id' | 'messageId' | 'attempts' | 'lastReply'>;
+
+/** A message of the log with its recipients, as they stand after its deliveries. */
+export interface LoadedMessage extends MessageLogDetail {
+  recipients: LoadedRecipient[];
+}
+
+export interface LogLoader {
+  /**
+   * Writes the messages, in the order given (which becomes the log's order), with their recipients and their
+   * search index rows, in one transaction, as MessageStore.insert() writes them.
+   */
+  writeBatch(messages: readonly LoadedMessage[]): Promise<void>;
+  /** Folds the write-ahead log into the database file, so the queries that follow do not read through it. */
+  checkpoint(): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** One of the statements MessageStore.list() runs, explained. */
+export interface ExplainedStatement {
+  statement: 'page' | 'count';
+  /** SQLite's EXPLAIN QUERY PLAN, one detail line per step. */
+  plan: string[];
+  /** The time of each run of the statement alone, in ms. */
+  runsMs: number[];
+}
+
+export interface ListExplainer {
+  /** The statements list() runs for the query (the page, then the count), each with its plan and its run times. */
+  explainList(accountId: number, query: MessageQuery, runs: number): Promise<ExplainedStatement[]>;
+  close(): Promise<void>;
+}
+
+// --- node-sqlite3, promised ---
+
+function open(file: string): Promise<sqlite3.Database> {
+  return new Promise((resolve, reject) => {
+    const db = new sqlite3.Database(file, sqlite3.OPEN_READWRITE, (err) => (err ? reject(err) : resolve(db)));
+  });
+}
+const exec = (db: sqlite3.Database, sql: string) => new Promise<void>((resolve, reject) => db.exec(sql, (err) => (err ? reject(err) : resolve())));
+const run = (db: sqlite3.Database, sql: string, params: readonly unknown[]) =>
+  new Promise<void>((resolve, reject) => db.run(sql, params, (err) => (err ? reject(err) : resolve())));
+const all = <T>(db: sqlite3.Database, sql: string, params: readonly unknown[] = []) =>
+  new Promise<T[]>((resolve, reject) => db.all(sql, params, (err, rows) => (err ? reject(err) : resolve(rows as T[]))));
+const close = (db: sqlite3.Database) => new Promise<void>((resolve) => db.close(() => resolve()));
+
+// --- the loader ---
+
+/** SQLite binds up to 32,766 values a statement: a multi-row INSERT stays under that. */
+const MAX_PARAMS = 30_000;
+
+const MESSAGE_COLUMNS = `rowid, id, account_id, domain_id, sending_key_id, source, envelope_from, from_email, from_name, subject, to_json,
+  reply_to, message_id_header, size, has_attachments, headers_json, status, error, created_at, sent_at, updated_at`;
+const RECIPIENT_COLUMNS = 'message_id, email, name, kind, domain, state, reason, next_attempt_at, queued_at, updated_at';
+
+/** A message's row, its rowid first: the loader numbers the messages itself, in the order they come. */
+const messageRow = (m: LoadedMessage, rowid: number): unknown[] => [
+  rowid, m.id, m.accountId, m.domainId, m.sendingKeyId, m.source, m.envelopeFrom, m.fromEmail, m.fromName, m.subject,
+  JSON.stringify(m.to), m.replyTo, m.messageIdHeader, m.size, +m.hasAttachments, JSON.stringify(m.headers),
+  m.status, m.error, m.createdAt, m.sentAt, m.updatedAt,
+];
+
+const recipientRow = (messageId: string, r: LoadedRecipient): unknown[] => [
+  messageId, r.email, r.name, r.kind, r.domain, r.state, r.reason, r.nextAttemptAt, r.queuedAt, r.updatedAt,
+];
+
+/** INSERT of many rows a statement. */
+async function insertRows(db: sqlite3.Database, head: string, rows: ReadonlyArray<readonly unknown[]>): Promise<void> {
+  if (!rows.length) return;
+  const marks = `(${Array(rows[0]!.length).fill('?').join(',')})`;
+  for (const chunk of chunksByParams(rows, rows[0]!.length, MAX_PARAMS)) {
+    await run(db, `${head} VALUES ${Array(chunk.length).fill(marks).join(',')}`, chunk.flat());
+  }
+}
+
+/**
+ * Opens the loader's own connection to a deployment's database (which must exist, migrated). It does not wait
+ * for an fsync (synchronous = OFF) and keeps a large page cache: the benchmark's data is thrown away after, and
+ * loading a million messages should take minutes, not hours. Message triggers (the counters of migration 4)
+ * run as they do for insert().
+ */
+export async function openLogLoader(dbFile: string): Promise<LogLoader> {
+  const db = await open(dbFile);
+  await exec(db, 'PRAGMA synchronous = OFF; PRAGMA cache_size = -262144; PRAGMA foreign_keys = ON');
+  const [first] = await all<{ next: number }>(db, 'SELECT COALESCE(MAX(rowid), 0) + 1 AS next FROM messages');
+  let next = first!.next;
+  return {
+    async writeBatch(messages) {
+      if (!messages.length) return;
+      const from = next;
+      await exec(db, 'BEGIN IMMEDIATE');
+      try {
+        await insertRows(db, `INSERT INTO messages (${MESSAGE_COLUMNS})`, messages.map((m, i) => messageRow(m, from + i)));
+        await insertRows(db, `INSERT INTO recipients (${RECIPIENT_COLUMNS})`, messages.flatMap((m) => m.recipients.map((r) => recipientRow(m.id, r))));
+        // As insert() indexes them: from the view that says what an index row holds (migration 6).
+        await run(db, 'INSERT INTO messages_fts (rowid, subject, from_email, recipients, status) SELECT * FROM message_search_rows WHERE rowid BETWEEN ? AND ?', [
+          from,
+          from + messages.length - 1,
+        ]);
+        await exec(db, 'COMMIT');
+      } catch (err) {
+        await exec(db, 'ROLLBACK').catch(() => undefined);
+        throw err;
+      }
+      next = from + messages.length;
+    },
+    checkpoint: () => exec(db, 'PRAGMA wal_checkpoint(TRUNCATE)'),
+    close: () => close(db),
+  };
+}
+
+// --- the explainer ---
+
+async function explain(db: sqlite3.Database, st: Statement, runs: number): Promise<Omit<ExplainedStatement, 'statement'>> {
+  const plan = await all<{ id: number; parent: number; detail: string }>(db, `EXPLAIN QUERY PLAN ${st.sql}`, st.params);
+  const runsMs: number[] = [];
+  for (let r = 0; r < runs; r++) {
+    const t0 = performance.now();
+    await all(db, st.sql, st.params);
+    runsMs.push(performance.now() - t0);
+  }
+  return { plan: plan.map((p) => p.detail), runsMs };
+}
+
+/**
+ * Opens a plain connection (the engine's defaults, no pragma of the loader's) to a deployment's database, to
+ * show what SQLite does for the statements MessageStore.list() runs (listStatements: exactly those) and how
+ * long they take without HTTP around them.
+ */
+export async function openListExplainer(dbFile: string): Promise<ListExplainer> {
+  const db = await open(dbFile);
+  return {
+    async explainList(accountId, query, runs) {
+      const statements = listStatements(accountId, query);
+      if (!statements) return [];
+      return [
+        { statement: 'page', ...(await explain(db, statements.page, runs)) },
+        { statement: 'count', ...(await explain(db, statements.count, runs)) },
+      ];
+    },
+    close: () => close(db),
+  };
+}
