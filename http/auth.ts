@@ -1,10 +1,12 @@
-// Admin-interface authentication over HTTP: the key in `Authorization: Bearer`, and the team named by
-// X-Account-Id, read off the request; the rules are the core's (core/admin-authentication.ts).
+// The admin-key authentication strategy: the key in `Authorization: Bearer`, and the team named by
+// X-Account-Id as the route treats it, read off the request; the rules are the core's
+// (core/admin-authentication.ts), a refusal is worded in the admin error shape.
 import type { IncomingMessage } from 'node:http';
 import { adminError, type AdminError } from '../shared/errors.js';
 import type { AdminRefusal } from '../core/admin-authentication.js';
 import type { AppContext } from './context.js';
-import type { Caller } from './route.js';
+import type { AnyRoute, Caller } from './route.js';
+import type { AuthStrategy } from './pipeline.js';
 
 export function bearerToken(req: IncomingMessage): string | undefined {
   const header = req.headers.authorization;
@@ -63,3 +65,11 @@ export async function authenticateAdmin(ctx: AppContext, req: IncomingMessage, b
   if (acting === 'malformed') throw adminError('validation_failed', 'X-Account-Id must be a team id (an integer)', { field: 'X-Account-Id' });
   return result.caller;
 }
+
+const accountIdMode = (route: AnyRoute): AccountIdMode => (route.forbidsAccountId ? 'forbid' : route.ignoresAccountId ? 'ignore' : 'select');
+
+/** The admin routes' strategy: an admin key, acting on the team X-Account-Id names (where the route lets it). */
+export const adminKeyAuth: AuthStrategy<Caller, AnyRoute> = {
+  authenticate: (ctx, req, body, route) => authenticateAdmin(ctx, req, body, accountIdMode(route)),
+  teamOf: (caller) => caller.acting.id,
+};

@@ -1,7 +1,8 @@
-// A route is data: method, path, scopes, rate bucket, schemas and a handler. The same definitions mount
-// the HTTP routes and generate the OpenAPI document, so the two cannot drift apart.
+// A route is data: method, path, schemas and a handler, plus, for the admin routes, scopes and rate bucket.
+// The same definitions mount the HTTP routes and generate the OpenAPI document, so the two cannot drift apart.
 import type { Static, TSchema, TObject } from '@sinclair/typebox';
 import type { AppContext } from './context.js';
+import type { Logger } from '../shared/log.js';
 import type { Scope } from '../shared/scopes.js';
 import type { AdminErrorCode } from '../shared/errors.js';
 import type { AdminCaller } from '../core/admin-authentication.js';
@@ -20,12 +21,27 @@ export interface Reply {
   headers?: Record<string, string>;
 }
 
-export interface RouteInput<B, Q, P> {
+/** What a handler is given; `C` is the caller its group's authentication found (an admin key by default). */
+export interface RouteInput<B, Q, P, C = Caller> {
   ctx: AppContext;
-  caller: Caller;
+  caller: C;
   body: B;
   query: Q;
   params: P;
+  /** The request's logger, bound to its request id and route: handlers log with it. */
+  log: Logger;
+}
+
+/** What the pipeline needs of a route of any group: where it is, what it validates, and its handler. */
+export interface GroupRoute<C> {
+  method: Method;
+  path: string;
+  body?: TSchema;
+  bodyOptional?: boolean;
+  fieldCodes?: Readonly<Record<string, AdminErrorCode>>;
+  query?: TObject;
+  params?: TObject;
+  handle(input: RouteInput<unknown, unknown, unknown, C>): Promise<Reply>;
 }
 
 export interface ResponseDoc {
@@ -60,8 +76,8 @@ export interface RouteDef<B extends TSchema, Q extends TObject, P extends TObjec
   handle(input: RouteInput<Static<B>, Static<Q>, Static<P>>): Promise<Reply>;
 }
 
-/** A route with its types erased, as the server and the OpenAPI generator see it. */
-export interface AnyRoute extends RouteShape<TSchema, TObject, TObject> {
+/** An admin route with its types erased, as the pipeline and the OpenAPI generator see it. */
+export interface AnyRoute extends RouteShape<TSchema, TObject, TObject>, GroupRoute<Caller> {
   handle(input: RouteInput<unknown, unknown, unknown>): Promise<Reply>;
 }
 

@@ -1,8 +1,10 @@
 // The JSON-lines logger (pino) every process and tool writes with.
-import { pino, type Logger } from 'pino';
+import { pino, type DestinationStream, type Logger } from 'pino';
 
 export type { Logger };
 
-export function createLogger(name: string, level: string): Logger {
-  return pino({ name, level, base: { svc: name }, timestamp: pino.stdTimeFunctions.isoTime });
+/** Writes to stdout unless given a destination (tests capture the lines). */
+export function createLogger(name: string, level: string, destination?: DestinationStream): Logger {
+  const options = { name, level, base: { svc: name }, timestamp: pino.stdTimeFunctions.isoTime };
+  return destination ? pino(options, destination) : pino(options);
 }

@@ -1,11 +1,14 @@
-// Who is sending over HTTP: the key from `Authorization: Bearer` or the body's api_key, and the team named by
-// X-Account-Id. The rules are the core's (core/sending/sender-authorization.ts); this file only reads them off
-// the request and translates a refusal into the sending error shape.
+// The sending-key authentication strategy: who is sending over HTTP, the key from `Authorization: Bearer` or
+// the body's api_key, and the team named by X-Account-Id. The rules are the core's
+// (core/sending/sender-authorization.ts); this file only reads them off the request and translates a refusal
+// into the sending error shape.
 import type { IncomingMessage } from 'node:http';
 import { SendError } from '../../shared/errors.js';
 import type { Sender, SenderCredential } from '../../core/sending/sender-authorization.js';
 import type { AppContext } from '../context.js';
 import { bearerToken } from '../auth.js';
+import type { AuthStrategy } from '../pipeline.js';
+import type { GroupRoute } from '../route.js';
 import { sendErrorFor } from './refusal-errors.js';
 
 export type { Sender } from '../../core/sending/sender-authorization.js';
@@ -42,3 +45,9 @@ export async function authenticateSender(ctx: AppContext, req: IncomingMessage, 
   if (!active.ok) throw sendErrorFor(active.refusal);
   return active.value.sender;
 }
+
+/** The sending routes' strategy: a sending key, or an admin key holding emails:send, on an active team. */
+export const sendingKeyAuth: AuthStrategy<Sender, GroupRoute<Sender>> = {
+  authenticate: (ctx, req, body) => authenticateSender(ctx, req, body),
+  teamOf: (sender) => sender.team.id,
+};

@@ -4,6 +4,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { DestinationStream } from 'pino';
 import { loadConfig, type Config } from '../../shared/config.js';
 import { createLogger } from '../../shared/log.js';
 import { openRuntime, type Runtime } from '../../shared/runtime.js';
@@ -88,6 +89,8 @@ export interface Harness {
 export interface HarnessOptions {
   env?: Record<string, string>;
   overrides?: Record<string, unknown>;
+  /** Where the processes' log lines go (at TERNMAIL_LOG_LEVEL, silent unless the test sets it), to read them. */
+  logDestination?: DestinationStream;
 }
 
 /** Config, runtime and API; a failure on the way stops what was started, so no test file hangs on it. */
@@ -95,7 +98,7 @@ async function startParts(env: Record<string, string>, options: HarnessOptions, 
   let rt: Runtime | undefined;
   try {
     const config = loadConfig({ env, overrides: options.overrides });
-    rt = await openRuntime(config, 'test', createLogger('test', config.log.level));
+    rt = await openRuntime(config, 'test', createLogger('test', config.log.level, options.logDestination));
     const api = await startApi(config, rt);
     return { config, rt, api };
   } catch (err) {
@@ -168,10 +171,14 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
       return (await createAdminKey(rt.store, config, accountId, 'scoped key', scopes)).key;
     },
     async close() {
-      await api.close();
-      await rt.close();
-      await redis.stop();
-      rmSync(dataDir, { recursive: true, force: true });
+      // Redis and the data dir go even when a test broke the runtime on purpose (a closed store).
+      try {
+        await api.close();
+        await rt.close();
+      } finally {
+        await redis.stop();
+        rmSync(dataDir, { recursive: true, force: true });
+      }
     },
   };
 }
