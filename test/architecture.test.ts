@@ -97,7 +97,8 @@ t.test('tests outside the store contract suite do not run SQL', async (t) => {
 });
 
 t.test('every source file opens with a comment line saying its role', async (t) => {
-  const missing = [...files, ...sourceFiles('bench'), ...sourceFiles('harness')].filter((f) => {
+  const tests = sourceFiles('test').filter((f) => !f.startsWith('test/fixtures/'));
+  const missing = [...files, ...sourceFiles('bench'), ...sourceFiles('harness'), ...tests].filter((f) => {
     const lines = readFileSync(join(root, f), 'utf8').split('\n');
     const first = lines[0]!.startsWith('#!') ? lines[1]! : lines[0]!;
     return !/^\/\/ \S/.test(first);

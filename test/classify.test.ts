@@ -1,3 +1,4 @@
+// What a remote SMTP reply means (config/smtp-replies.json): delivered, deferred or bounced, hard or soft, and why.
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

@@ -1,3 +1,4 @@
+// Delivery end to end: DKIM-signed copies reach the MX sink, retries and per-destination limits, the connection cache, expiry.
 import t, { type Test } from 'tap';
 import { simpleParser } from 'mailparser';
 import { dkimVerdict, settled, startMailWorld, type MailWorld } from './helpers/mail-world.js';

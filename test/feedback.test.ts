@@ -1,3 +1,4 @@
+// The feedback loop end to end: bounces and complaints become suppressions, events and platform suspensions.
 import t from 'tap';
 import { startMailWorld, settled, type MailWorld as World } from './helpers/mail-world.js';
 import { until } from './helpers/wait.js';

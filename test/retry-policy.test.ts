@@ -1,3 +1,4 @@
+// The retry policy (config/retry.json and its environment overrides): loading, validation and the schedule it gives.
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

@@ -1,3 +1,4 @@
+// Sending over HTTP: POST /v2/emails and the batch, accepted, logged and delivered.
 import t from 'tap';
 import { startHarness, type Harness } from './helpers/harness.js';
 

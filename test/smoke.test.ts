@@ -1,3 +1,4 @@
+// A first look at the running product: an account reads its own summary with its admin key.
 import t from 'tap';
 import { startHarness } from './helpers/harness.js';
 

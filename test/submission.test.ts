@@ -1,3 +1,4 @@
+// SMTP submission: AUTH with a sending key over TLS only, the envelope and headers checked, messages queued and delivered.
 import t from 'tap';
 import { connect as tlsConnect, type TLSSocket } from 'node:tls';
 import nodemailer from 'nodemailer';
