@@ -3,7 +3,7 @@
 import sqlite3 from 'sqlite3';
 import type { LoggedRecipient, MessageLogDetail } from '../../domain/message-log.js';
 import type { MessageQuery } from '../message-log.js';
-import { listStatements, type Statement } from './messages.js';
+import { listStatements, type Statement } from './log-listing.js';
 import { chunksByParams } from './write-batch.js';
 
 /** A recipient as it stands after its deliveries; attempts and last reply are left as a new row has them. */

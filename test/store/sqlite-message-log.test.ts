@@ -8,7 +8,8 @@ import type { Queryable, Sql, SqlValue } from '../../store/sqlite/sql.js';
 import { tempDatabase } from '../helpers/temp-sql.js';
 import { migrate } from '../../store/sqlite/migrate.js';
 import { MIGRATIONS } from '../../store/sqlite/migrations.js';
-import { ftsQuery, MessageStore } from '../../store/sqlite/messages.js';
+import { ftsQuery } from '../../store/sqlite/log-listing.js';
+import { MessageStore } from '../../store/sqlite/messages.js';
 import type { MessageQuery, NewMessage } from '../../store/message-log.js';
 import type { MessageStatus } from '../../domain/queue-state.js';
 
