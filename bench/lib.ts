@@ -198,7 +198,7 @@ const agent = new Agent({ keepAlive: true, maxSockets: 16 });
 
 export interface JsonReply {
   status: number;
-  body: any;
+  body: unknown;
 }
 
 /** One JSON request to the API (loopback, keep-alive). */
@@ -272,14 +272,14 @@ export function forkScript(name: string, args: string[] = []): ChildProcess {
 }
 
 /** Sends `msg` to a forked script and resolves with its first reply of type `reply`. */
-export function ask<T = any>(child: ChildProcess, msg: { type: string; [k: string]: unknown }, reply: string, timeoutMs = 600_000): Promise<T> {
+export function ask<T = unknown>(child: ChildProcess, msg: { type: string; [k: string]: unknown }, reply: string, timeoutMs = 600_000): Promise<T> {
   const answer = nextMessage<T>(child, reply, timeoutMs);
   child.send(msg);
   return answer;
 }
 
 /** The first IPC message of type `type` from a forked script; an `error` message from it fails the wait. */
-export function nextMessage<T = any>(child: ChildProcess, type: string, timeoutMs = 60_000): Promise<T> {
+export function nextMessage<T = unknown>(child: ChildProcess, type: string, timeoutMs = 60_000): Promise<T> {
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => done(new Error(`no ${type} message within ${timeoutMs} ms`)), timeoutMs);
     const onMessage = (m: { type: string }) => {

@@ -7,6 +7,7 @@
 // BENCH_MEM_HOLD_S (30).
 import { freePort } from '../harness/ports.js';
 import { pause } from '../harness/wait.js';
+import type { Deployment } from '../harness/deployment.js';
 import {
   api, envInt, fmt, log, memoryOf, mtaMetric, queueDepth, runBench, deliveryDeployment, stopTern, table, filler, type BenchRow,
 } from './lib.js';
@@ -17,29 +18,40 @@ const settleS = envInt('BENCH_MEM_SETTLE_S', 600);
 const holdS = envInt('BENCH_MEM_HOLD_S', 30);
 const BATCH = 100;
 
-runBench('memory', 3600, async () => {
-  const closedPort = await freePort(); // nothing listens here: the "sink is down"
-  const { d, mta, api: apiProcess, sender } = await deliveryDeployment('memory', closedPort);
+type Phase = 'submitting' | 'first attempts' | 'holding';
 
-  // RSS of the MTA, sampled every second for the whole run.
-  const samples: Array<{ at: number; rssMb: number; phase: string }> = [];
-  let phase = 'submitting';
-  const started = Date.now();
-  const sampler = setInterval(() => {
+/** RSS of the MTA, sampled every second for the whole run, each sample tagged with the run's phase. */
+function startSampler(pid: number, started: number) {
+  const samples: Array<{ at: number; rssMb: number; phase: Phase }> = [];
+  const state = { phase: 'submitting' as Phase };
+  const timer = setInterval(() => {
     try {
-      samples.push({ at: Date.now() - started, rssMb: memoryOf(mta.pid).rssMb, phase });
+      samples.push({ at: Date.now() - started, rssMb: memoryOf(pid).rssMb, phase: state.phase });
     } catch {
       // the process is gone
     }
   }, 1000);
-  const idle = memoryOf(mta.pid).rssMb;
+  return {
+    enter: (phase: Phase) => (state.phase = phase),
+    stop: () => clearInterval(timer),
+    maxOf: (phase: Phase) => {
+      const of = samples.filter((s) => s.phase === phase).map((s) => s.rssMb);
+      return of.length ? Math.max(...of) : NaN;
+    },
+  };
+}
 
-  log(`\n[memory] submitting ${fmt(total)} messages (1 KB, batches of ${BATCH}, ${concurrency} at a time); remote SMTP port ${closedPort} is closed`);
+interface Submitted {
+  accepted: number;
+  refused: number;
+  firstRefusal?: string;
+}
+
+/** Submits `total` messages in batches, `concurrency` requests at a time, logging progress every 10 s. */
+async function submitAll(d: Deployment, sendingKey: string, mtaPid: number, started: number): Promise<Submitted> {
   const text = filler(1024);
+  const out: Submitted = { accepted: 0, refused: 0 };
   let next = 0;
-  let accepted = 0;
-  let refused = 0;
-  let firstRefusal: string | undefined;
   let lastReport = Date.now();
   const submitter = async () => {
     for (;;) {
@@ -52,61 +64,77 @@ runBench('memory', 3600, async () => {
         subject: `memory bench ${first + k}`,
         text,
       }));
-      const res = await api(d.apiUrl, 'POST', '/v2/emails/batch', sender.sendingKey, items);
+      const res = await api(d.apiUrl, 'POST', '/v2/emails/batch', sendingKey, items);
       if (res.status !== 200) throw new Error(`POST /v2/emails/batch: ${res.status} ${JSON.stringify(res.body).slice(0, 300)}`);
-      for (const item of res.body.data as Array<{ message_id?: string; error?: unknown }>) {
-        if (item.message_id) accepted++;
+      for (const item of (res.body as { data: Array<{ message_id?: string; error?: unknown }> }).data) {
+        if (item.message_id) out.accepted++;
         else {
-          refused++;
-          firstRefusal ??= JSON.stringify(item.error).slice(0, 300);
+          out.refused++;
+          out.firstRefusal ??= JSON.stringify(item.error).slice(0, 300);
         }
       }
       if (Date.now() - lastReport > 10_000) {
         lastReport = Date.now();
-        log(`  ${fmt(accepted)} accepted (${fmt(accepted / ((Date.now() - started) / 1000))}/s), MTA RSS ${fmt(memoryOf(mta.pid).rssMb)} MB`);
+        log(`  ${fmt(out.accepted)} accepted (${fmt(out.accepted / ((Date.now() - started) / 1000))}/s), MTA RSS ${fmt(memoryOf(mtaPid).rssMb)} MB`);
       }
     }
   };
   await Promise.all(Array.from({ length: concurrency }, submitter));
-  const submitS = (Date.now() - started) / 1000;
-  const afterSubmit = memoryOf(mta.pid).rssMb;
-  if (firstRefusal) log(`  first refusal: ${firstRefusal}`);
-  log(`  submitted: ${fmt(accepted)} accepted, ${fmt(refused)} refused, in ${fmt(submitS, 1)} s (${fmt(accepted / submitS)}/s); MTA RSS ${fmt(afterSubmit)} MB`);
+  return out;
+}
 
-  // Until every recipient has had its first attempt (as many deferred outcomes as messages), or the settle time passes.
-  phase = 'first attempts';
+/** Waits until every recipient has had its first attempt (as many deferred outcomes as messages), or the settle time passes. */
+async function awaitFirstAttempts(d: Deployment, accepted: number): Promise<number> {
   const settleDeadline = Date.now() + settleS * 1000;
-  let depth = await queueDepth(d);
   let deferrals = 0;
   while (Date.now() < settleDeadline) {
     deferrals = (await mtaMetric(d, 'tern_recipient_outcomes_total', 'outcome')).deferred ?? 0;
     if (deferrals >= accepted) break;
     await pause(2000);
   }
-  depth = await queueDepth(d);
+  return deferrals;
+}
+
+/** Where the memory is, as the MTA's own process metrics see it (prom-client's default metrics), in MB. */
+async function processMetricsMb(d: Deployment): Promise<(name: string) => number> {
+  const metricsText = await (await fetch(`http://127.0.0.1:${d.metricsPort}/metrics`)).text();
+  return (name: string) => Number(new RegExp(`^tern_process_${name} (\\S+)`, 'm').exec(metricsText)?.[1] ?? NaN) / 1024 / 1024;
+}
+
+runBench('memory', 3600, async () => {
+  const closedPort = await freePort(); // nothing listens here: the "sink is down"
+  const { d, mta, api: apiProcess, sender } = await deliveryDeployment('memory', closedPort);
+  const started = Date.now();
+  const sampler = startSampler(mta.pid, started);
+  const idle = memoryOf(mta.pid).rssMb;
+
+  log(`\n[memory] submitting ${fmt(total)} messages (1 KB, batches of ${BATCH}, ${concurrency} at a time); remote SMTP port ${closedPort} is closed`);
+  const { accepted, refused, firstRefusal } = await submitAll(d, sender.sendingKey, mta.pid, started);
+  const submitS = (Date.now() - started) / 1000;
+  const afterSubmit = memoryOf(mta.pid).rssMb;
+  if (firstRefusal) log(`  first refusal: ${firstRefusal}`);
+  log(`  submitted: ${fmt(accepted)} accepted, ${fmt(refused)} refused, in ${fmt(submitS, 1)} s (${fmt(accepted / submitS)}/s); MTA RSS ${fmt(afterSubmit)} MB`);
+
+  sampler.enter('first attempts');
+  const deferrals = await awaitFirstAttempts(d, accepted);
+  let depth = await queueDepth(d);
   const settledS = (Date.now() - started) / 1000;
   log(`  ${fmt(deferrals)} attempts deferred after ${fmt(settledS, 0)} s; queue ${JSON.stringify(depth)}; MTA RSS ${fmt(memoryOf(mta.pid).rssMb)} MB`);
 
-  phase = 'holding';
+  sampler.enter('holding');
   await pause(holdS * 1000);
-  clearInterval(sampler);
+  sampler.stop();
   depth = await queueDepth(d);
   const final = memoryOf(mta.pid);
   const apiMem = memoryOf(apiProcess.pid);
-  const maxOf = (p: string) => {
-    const of = samples.filter((s) => s.phase === p).map((s) => s.rssMb);
-    return of.length ? Math.max(...of) : NaN;
-  };
-  // Where the memory is, as the MTA's own process metrics see it (prom-client's default metrics).
-  const metricsText = await (await fetch(`http://127.0.0.1:${d.metricsPort}/metrics`)).text();
-  const mb = (name: string) => Number(new RegExp(`^tern_process_${name} (\\S+)`, 'm').exec(metricsText)?.[1] ?? NaN) / 1024 / 1024;
+  const mb = await processMetricsMb(d);
   const held = (depth.queued ?? 0) + (depth.deferred ?? 0) + (depth.sending ?? 0);
 
   const lines = [
     ['idle, before submitting', fmt(idle)],
-    [`max while submitting ${fmt(total)}`, fmt(maxOf('submitting'))],
-    ['max after submitting, until every message was tried once', fmt(maxOf('first attempts'))],
-    [`max while holding (${holdS} s)`, fmt(maxOf('holding'))],
+    [`max while submitting ${fmt(total)}`, fmt(sampler.maxOf('submitting'))],
+    ['max after submitting, until every message was tried once', fmt(sampler.maxOf('first attempts'))],
+    [`max while holding (${holdS} s)`, fmt(sampler.maxOf('holding'))],
     ['at the end', fmt(final.rssMb)],
     ['peak (VmHWM)', fmt(final.peakMb)],
     ['  of which V8 heap used / heap total (end)', `${fmt(mb('nodejs_heap_size_used_bytes'))} / ${fmt(mb('nodejs_heap_size_total_bytes'))}`],

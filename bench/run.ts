@@ -30,7 +30,7 @@ function runOne(script: string): Promise<{ result: BenchResult | null; ok: boole
     // A process group of its own, so that an overrun takes its children (Tern, Redis, sinks) down with it.
     const child = spawn(process.execPath, [benchScript(script)], { stdio: ['ignore', 'pipe', 'inherit'], detached: true });
     let result: BenchResult | null = null;
-    createInterface({ input: child.stdout! }).on('line', (line) => {
+    createInterface({ input: child.stdout }).on('line', (line) => {
       if (line.startsWith('BENCH_RESULT ')) result = JSON.parse(line.slice('BENCH_RESULT '.length)) as BenchResult;
       else process.stdout.write(line + '\n');
     });

@@ -29,6 +29,17 @@ function counted(signed: boolean): void {
 const END = Buffer.from('\r\n.\r\n');
 const HEAD_BYTES = 8192;
 
+/** The fast sink's answer to each command it knows but QUIT. */
+const ANSWERS = new Map([
+  ['EHLO', '250-sink.test\r\n250-PIPELINING\r\n250-8BITMIME\r\n250 SIZE 104857600\r\n'],
+  ['HELO', '250 sink.test\r\n'],
+  ['MAIL', '250 2.1.0 Ok\r\n'],
+  ['RCPT', '250 2.1.5 Ok\r\n'],
+  ['DATA', '354 End data with <CR><LF>.<CR><LF>\r\n'],
+  ['RSET', '250 2.0.0 Ok\r\n'],
+  ['NOOP', '250 2.0.0 Ok\r\n'],
+]);
+
 /** One SMTP session of the fast sink: commands line by line, DATA until CRLF.CRLF (across chunks). */
 function fastSession(sock: Socket): void {
   sock.setNoDelay(true);
@@ -48,36 +59,16 @@ function fastSession(sock: Socket): void {
 
   const command = (line: string) => {
     const verb = line.slice(0, 4).toUpperCase();
-    switch (verb) {
-      case 'EHLO':
-        sock.write('250-sink.test\r\n250-PIPELINING\r\n250-8BITMIME\r\n250 SIZE 104857600\r\n');
-        break;
-      case 'HELO':
-        sock.write('250 sink.test\r\n');
-        break;
-      case 'MAIL':
-        sock.write('250 2.1.0 Ok\r\n');
-        break;
-      case 'RCPT':
-        sock.write('250 2.1.5 Ok\r\n');
-        break;
-      case 'DATA':
-        sock.write('354 End data with <CR><LF>.<CR><LF>\r\n');
-        inData = true;
-        tail = Buffer.from('\r\n'); // the DATA line's CRLF: an immediate ".\r\n" ends an empty message
-        head = [];
-        headLength = 0;
-        break;
-      case 'RSET':
-      case 'NOOP':
-        sock.write('250 2.0.0 Ok\r\n');
-        break;
-      case 'QUIT':
-        sock.end('221 2.0.0 Bye\r\n');
-        break;
-      default:
-        sock.write('502 5.5.2 Command not implemented\r\n');
+    if (verb === 'QUIT') {
+      sock.end('221 2.0.0 Bye\r\n');
+      return;
     }
+    sock.write(ANSWERS.get(verb) ?? '502 5.5.2 Command not implemented\r\n');
+    if (verb !== 'DATA') return;
+    inData = true;
+    tail = Buffer.from('\r\n'); // the DATA line's CRLF: an immediate ".\r\n" ends an empty message
+    head = [];
+    headLength = 0;
   };
 
   const feed = (chunk: Buffer) => {

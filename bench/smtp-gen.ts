@@ -145,63 +145,73 @@ function bodyFor(size: number): Buffer {
 }
 
 // --- worker thread: runs `sessions` sessions at a time, taking message numbers from a shared counter ---
-async function workerMain(): Promise<void> {
-  parentPort!.on('message', async (m: { spec: RunSpec; sessions: number; counter: SharedArrayBuffer }) => {
-    const counter = new Int32Array(m.counter);
-    const body = bodyFor(m.spec.size);
-    let accepted = 0;
-    let failed = 0;
-    const errors: string[] = [];
-    const loop = async () => {
-      for (;;) {
-        const i = Atomics.add(counter, 0, 1);
-        if (i >= m.spec.n) return;
-        try {
-          await session(m.spec, i, body);
-          accepted++;
-        } catch (err) {
-          failed++;
-          if (errors.length < 5) errors.push((err as Error).message);
-        }
+interface WorkerTask {
+  spec: RunSpec;
+  sessions: number;
+  counter: SharedArrayBuffer;
+}
+type WorkerResult = { accepted: number; failed: number; errors: string[] };
+
+async function runSessions(m: WorkerTask): Promise<WorkerResult> {
+  const counter = new Int32Array(m.counter);
+  const body = bodyFor(m.spec.size);
+  const result: WorkerResult = { accepted: 0, failed: 0, errors: [] };
+  const loop = async () => {
+    for (;;) {
+      const i = Atomics.add(counter, 0, 1);
+      if (i >= m.spec.n) return;
+      try {
+        await session(m.spec, i, body);
+        result.accepted++;
+      } catch (err) {
+        result.failed++;
+        if (result.errors.length < 5) result.errors.push((err as Error).message);
       }
-    };
-    await Promise.all(Array.from({ length: m.sessions }, loop));
-    parentPort!.postMessage({ accepted, failed, errors });
-  });
+    }
+  };
+  await Promise.all(Array.from({ length: m.sessions }, loop));
+  return result;
+}
+
+function workerMain(): void {
+  // runSessions settles only with a result: each session's failure is counted, not thrown.
+  parentPort!.on('message', (m: WorkerTask) => void runSessions(m).then((result) => parentPort!.postMessage(result)));
 }
 
 // --- main thread: the workers, and the IPC with the benchmark ---
-async function processMain(): Promise<void> {
+async function runOnWorkers(workers: Worker[], m: RunSpec): Promise<RunResult> {
+  const counter = new SharedArrayBuffer(4);
+  const started = performance.now();
+  const active = workers.slice(0, Math.min(workers.length, m.concurrency));
+  const results = await Promise.all(
+    active.map(
+      (w, k) =>
+        new Promise<WorkerResult>((resolve) => {
+          w.once('message', resolve);
+          // Sessions spread evenly over the workers.
+          const sessions = Math.floor(m.concurrency / active.length) + (k < m.concurrency % active.length ? 1 : 0);
+          w.postMessage({ spec: m, sessions, counter } satisfies WorkerTask);
+        }),
+    ),
+  );
+  return {
+    type: 'done',
+    accepted: results.reduce((a, r) => a + r.accepted, 0),
+    failed: results.reduce((a, r) => a + r.failed, 0),
+    elapsedMs: performance.now() - started,
+    errors: results.flatMap((r) => r.errors).slice(0, 5),
+  };
+}
+
+function processMain(): void {
   const count = Math.max(1, Number(process.env.BENCH_GEN_WORKERS ?? 2));
   const workers = Array.from({ length: count }, () => new Worker(new URL(import.meta.url)));
   process.on('disconnect', () => process.exit(0));
-  process.on('message', async (m: { type: string } & RunSpec) => {
-    if (m.type !== 'run') return;
-    const counter = new SharedArrayBuffer(4);
-    const started = performance.now();
-    const active = workers.slice(0, Math.min(count, m.concurrency));
-    const results = await Promise.all(
-      active.map(
-        (w, k) =>
-          new Promise<{ accepted: number; failed: number; errors: string[] }>((resolve) => {
-            w.once('message', resolve);
-            // Sessions spread evenly over the workers.
-            const sessions = Math.floor(m.concurrency / active.length) + (k < m.concurrency % active.length ? 1 : 0);
-            w.postMessage({ spec: m, sessions, counter });
-          }),
-      ),
-    );
-    const reply: RunResult = {
-      type: 'done',
-      accepted: results.reduce((a, r) => a + r.accepted, 0),
-      failed: results.reduce((a, r) => a + r.failed, 0),
-      elapsedMs: performance.now() - started,
-      errors: results.flatMap((r) => r.errors).slice(0, 5),
-    };
-    process.send!(reply);
+  process.on('message', (m: { type: string } & RunSpec) => {
+    if (m.type === 'run') void runOnWorkers(workers, m).then((reply) => process.send!(reply));
   });
   process.send!({ type: 'ready' });
 }
 
-if (isMainThread) void processMain();
-else void workerMain();
+if (isMainThread) processMain();
+else workerMain();

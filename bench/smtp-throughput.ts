@@ -30,11 +30,10 @@ function runGenerator(gen: ChildProcess, spec: Pick<RunSpec, 'port' | 'n' | 'con
   return ask<RunResult>(gen, { type: 'run', ...full }, 'done', 120_000 + full.n * 200);
 }
 
-runBench('smtp-throughput', 3600, async () => {
-  const gen = forkScript('smtp-gen');
-  await nextMessage(gen, 'ready');
+type Size = (typeof sizes)[number];
 
-  // 1. The generator's ceiling: the same sessions against smtp-server (STARTTLS + AUTH) in its own process.
+/** 1. The generator's ceiling: the same sessions against smtp-server (STARTTLS + AUTH) in its own process, by size/sessions. */
+async function measureCeiling(gen: ChildProcess): Promise<Map<string, number>> {
   const sinkProcs = envInt('BENCH_CEILING_SINK_PROCS', 2);
   log(`\n[smtp] load generator ceiling against a plain smtp-server sink (STARTTLS + AUTH, one message per session, ${sinkProcs} sink process(es))`);
   const ceilingSink = forkScript('sink', ['smtp-server', String(sinkProcs)]);
@@ -57,51 +56,79 @@ runBench('smtp-throughput', 3600, async () => {
     }
   }
   await stopChild(ceilingSink, 5000);
+  return ceiling;
+}
 
-  // 2. Tern: MTA with submission on a STARTTLS port, delivering to the fast sink through a loopback MX.
+/** Tern under load: the generator, the fast sink, the MTA, and how to submit through it. */
+interface TernRun {
+  gen: ChildProcess;
+  sink: ChildProcess;
+  mtaPid: number;
+  submit: (spec: Pick<RunSpec, 'n' | 'concurrency' | 'size'>) => Promise<RunResult>;
+  sinkStats: () => Promise<SinkStats>;
+}
+
+/** One size at one concurrency through Tern: its table line and its result row. */
+async function measureTern(run: TernRun, s: Size, c: number, cap: number): Promise<{ line: string[]; row: BenchRow }> {
+  const { gen, sink, mtaPid } = run;
+  await ask(sink, { type: 'reset' }, 'reset');
+  const cpu0 = [mtaPid, gen.pid!, sink.pid!].map(cpuSecondsOf);
+  const started = Date.now();
+  const r = await run.submit({ n: s.n, concurrency: c, size: s.size });
+  const submittedAt = started + r.elapsedMs;
+  await until(`${r.accepted} messages at the sink`, async () => (await run.sinkStats()).count >= r.accepted, 120_000 + s.n * 100, 100);
+  const st = await ask<SinkStats & { arrivals: number[] }>(sink, { type: 'stats', arrivals: true }, 'stats', 10_000);
+  const wall = (st.lastAt - started) / 1000;
+  const cpu = [mtaPid, gen.pid!, sink.pid!].map((pid, k) => `${fmt(((cpuSecondsOf(pid) - cpu0[k]!) / wall) * 100)}%`);
+  const accepted = r.accepted / (r.elapsedMs / 1000);
+  const delivered = st.count / wall;
+  // The bulk without stragglers: 99% of the messages, and how many came more than 5 s after the last 250.
+  const sorted = [...st.arrivals].sort((a, b) => a - b);
+  const n99 = Math.ceil(sorted.length * 0.99);
+  const delivered99 = n99 / ((sorted[n99 - 1]! - started) / 1000);
+  const late = sorted.filter((at) => at - submittedAt > 5000).length;
+  const lateText = late ? `${late} (last +${fmt((st.lastAt - submittedAt) / 1000)} s)` : '0';
+  log(`  ${s.label} x ${fmt(s.n)} at ${c}: accepted ${fmt(accepted)}/s, delivered ${fmt(delivered)}/s (first 99%: ${fmt(delivered99)}/s, late: ${lateText}; ceiling ${fmt(cap)}/s)` +
+    (r.failed ? `; ${r.failed} failed, e.g. ${r.errors[0]}` : ''));
+  return {
+    line: [s.label, fmt(s.n), String(c), fmt(accepted), fmt(delivered), fmt(delivered99), lateText, fmt(cap), String(r.failed), String(st.count - st.signed), ...cpu],
+    row: {
+      metric: `SMTP ${s.label}, N=${fmt(s.n)}, ${c} sessions: accepted/s | delivered/s [first 99%] (gen ceiling)`,
+      value: `${fmt(accepted)} | ${fmt(delivered)} [${fmt(delivered99)}] (${fmt(cap)})`,
+      target: `delivered ≥ ${s.target}/s`,
+    },
+  };
+}
+
+/** 2. Tern: MTA with submission on a STARTTLS port, delivering to the fast sink through a loopback MX. */
+async function startTernRun(gen: ChildProcess): Promise<TernRun> {
   const sink = forkScript('sink', ['fast']);
   const { port: sinkPort } = await nextMessage<{ port: number }>(sink, 'listening');
   const { d, mta, api: apiProcess, sender } = await deliveryDeployment('smtp', sinkPort);
   await stopTern(apiProcess); // not needed for SMTP: out of the way
   const sinkStats = () => ask<SinkStats>(sink, { type: 'stats' }, 'stats', 10_000);
-
   const submit = (spec: Pick<RunSpec, 'n' | 'concurrency' | 'size'>) => runGenerator(gen, { port: d.starttlsPort, pass: sender.sendingKey, ...spec });
   const warm = await submit({ n: 100, concurrency: 10, size: 1024 });
   if (warm.failed) throw new Error(`warm-up submissions failed: ${warm.errors.join('; ')}`);
   await until('the warm-up messages at the sink', async () => (await sinkStats()).count >= warm.accepted, 60_000, 100);
+  return { gen, sink, mtaPid: mta.pid, submit, sinkStats };
+}
 
-  log(`\n[smtp] Tern: authenticated STARTTLS submission → DKIM-signed delivery to a loopback sink (MTA pid ${mta.pid})`);
+runBench('smtp-throughput', 3600, async () => {
+  const gen = forkScript('smtp-gen');
+  await nextMessage(gen, 'ready');
+  const ceiling = await measureCeiling(gen);
+  const run = await startTernRun(gen);
+
+  log(`\n[smtp] Tern: authenticated STARTTLS submission → DKIM-signed delivery to a loopback sink (MTA pid ${run.mtaPid})`);
   const headers = ['size', 'N', 'sessions', 'accepted/s', 'delivered/s', 'first 99%/s', 'late', 'gen ceiling/s', 'failed', 'unsigned', 'MTA CPU', 'gen CPU', 'sink CPU'];
   const lines: string[][] = [];
   const rows: BenchRow[] = [];
   for (const s of sizes) {
     for (const c of concurrencies) {
-      await ask(sink, { type: 'reset' }, 'reset');
-      const cpu0 = [mta.pid, gen.pid!, sink.pid!].map(cpuSecondsOf);
-      const started = Date.now();
-      const r = await submit({ n: s.n, concurrency: c, size: s.size });
-      const submittedAt = started + r.elapsedMs;
-      await until(`${r.accepted} messages at the sink`, async () => (await sinkStats()).count >= r.accepted, 120_000 + s.n * 100, 100);
-      const st = await ask<SinkStats & { arrivals: number[] }>(sink, { type: 'stats', arrivals: true }, 'stats', 10_000);
-      const wall = (st.lastAt - started) / 1000;
-      const cpu = [mta.pid, gen.pid!, sink.pid!].map((pid, k) => `${fmt(((cpuSecondsOf(pid) - cpu0[k]!) / wall) * 100)}%`);
-      const accepted = r.accepted / (r.elapsedMs / 1000);
-      const delivered = st.count / wall;
-      // The bulk without stragglers: 99% of the messages, and how many came more than 5 s after the last 250.
-      const sorted = [...st.arrivals].sort((a, b) => a - b);
-      const n99 = Math.ceil(sorted.length * 0.99);
-      const delivered99 = n99 / ((sorted[n99 - 1]! - started) / 1000);
-      const late = sorted.filter((at) => at - submittedAt > 5000).length;
-      const lateText = late ? `${late} (last +${fmt((st.lastAt - submittedAt) / 1000)} s)` : '0';
-      const cap = ceiling.get(`${s.label}/${c}`) ?? NaN;
-      lines.push([s.label, fmt(s.n), String(c), fmt(accepted), fmt(delivered), fmt(delivered99), lateText, fmt(cap), String(r.failed), String(st.count - st.signed), ...cpu]);
-      log(`  ${s.label} x ${fmt(s.n)} at ${c}: accepted ${fmt(accepted)}/s, delivered ${fmt(delivered)}/s (first 99%: ${fmt(delivered99)}/s, late: ${lateText}; ceiling ${fmt(cap)}/s)` +
-        (r.failed ? `; ${r.failed} failed, e.g. ${r.errors[0]}` : ''));
-      rows.push({
-        metric: `SMTP ${s.label}, N=${fmt(s.n)}, ${c} sessions: accepted/s | delivered/s [first 99%] (gen ceiling)`,
-        value: `${fmt(accepted)} | ${fmt(delivered)} [${fmt(delivered99)}] (${fmt(cap)})`,
-        target: `delivered ≥ ${s.target}/s`,
-      });
+      const { line, row } = await measureTern(run, s, c, ceiling.get(`${s.label}/${c}`) ?? NaN);
+      lines.push(line);
+      rows.push(row);
       await pause(1000);
     }
   }

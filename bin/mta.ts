@@ -2,9 +2,10 @@
 // scheduler and (with submission.ts) the SMTP submission listeners.
 import { join } from 'node:path';
 import type { Config } from '../shared/config.js';
+import type { Resolver } from 'node:dns/promises';
 import { createResolver } from '../shared/dns.js';
 import { openRuntime, type Runtime } from '../shared/runtime.js';
-import { ensureTlsCertificate, readTls } from '../shared/tls.js';
+import { ensureTlsCertificate, readTls, type TlsFiles } from '../shared/tls.js';
 import { Spool } from '../feedback/spool.js';
 import { DomainVerifier } from '../verification/verify-domains.js';
 import { MxResolver } from '../delivery/mx.js';
@@ -12,7 +13,7 @@ import { DkimKeyCache } from '../delivery/dkim.js';
 import { MessagePreparer } from '../delivery/prepare.js';
 import { ConnectionCache } from '../delivery/connection-cache.js';
 import { Scheduler } from '../delivery/scheduler.js';
-import { loadRetryPolicy } from '../delivery/retry-policy.js';
+import { loadRetryPolicy, type RetryPolicy } from '../delivery/retry-policy.js';
 import { createCore, type Core } from '../core/index.js';
 import { Queue } from '../queue/queue.js';
 import { SubmissionListener } from '../smtp/submission.js';
@@ -47,21 +48,17 @@ function poolLookup(rt: Runtime) {
   };
 }
 
-export async function startMta(config: Config, runtime?: Runtime): Promise<RunningMta> {
-  const rt = runtime ?? (await openRuntime(config, 'mta'));
-  // Broken policy files stop the start, rather than the first delivery.
-  replyRules();
-  const retry = loadRetryPolicy();
-  const tlsFiles = await ensureTlsCertificate(config);
-  const resolver = createResolver(config.dnsServers);
-  const verifier = new DomainVerifier(rt, resolver);
-  const wakers: Array<() => void> = [];
-  const webhooks = new WebhookDispatcher({ rt, resolver, caFile: config.webhooks.caFile ?? undefined });
-  wakers.push(() => webhooks.wake());
-  const outcomes = new Outcomes({ rt, reputation: new Reputation(rt, config.reputation), wake: () => wakers.forEach((wake) => wake()) });
-  const connections = new ConnectionCache();
-  const queue = new Queue(rt.store.queue, rt.redis, rt.log);
-  const scheduler = new Scheduler({
+interface SchedulerParts {
+  queue: Queue;
+  outcomes: Outcomes;
+  resolver: Resolver;
+  connections: ConnectionCache;
+  retry: RetryPolicy;
+}
+
+/** The delivery scheduler: messages prepared and DKIM-signed, delivered to the recipient domains' MX hosts. */
+function createScheduler(rt: Runtime, config: Config, { queue, outcomes, resolver, connections, retry }: SchedulerParts): Scheduler {
+  return new Scheduler({
     outcomes,
     rt,
     queue,
@@ -77,17 +74,39 @@ export async function startMta(config: Config, runtime?: Runtime): Promise<Runni
     },
     poolFor: poolLookup(rt),
   });
-  const core = createCore(rt, queue);
-  measureQueueDepth(() => queue.depth());
-  const metricsServer = await serveMetrics(config.metrics.host, config.metrics.mtaPort);
-  const submission = new SubmissionListener(rt, core, readTls(tlsFiles));
-  await submission.listen();
-  // Reports on the MX port: their own spool, applied by the worker (which first finishes what a crash left).
+}
+
+/** Reports on the MX port: their own spool, applied by the worker (which first finishes what a crash left). */
+async function startReports(rt: Runtime, config: Config, outcomes: Outcomes, tlsFiles: TlsFiles): Promise<{ inboundSpool: Spool; reports: ReportWorker; mx: MxListener }> {
   const inboundSpool = new Spool(join(config.dataDir, 'spool-inbound'));
   const reports = new ReportWorker({ rt, spool: inboundSpool, outcomes, verpSecret: rt.secrets.derive('verp') });
   const mx = new MxListener({ rt, spool: inboundSpool, tls: readTls(tlsFiles), verpSecret: rt.secrets.derive('verp'), onReport: () => reports.wake() });
   await reports.start();
   await mx.listen();
+  return { inboundSpool, reports, mx };
+}
+
+export async function startMta(config: Config, runtime?: Runtime): Promise<RunningMta> {
+  const rt = runtime ?? (await openRuntime(config, 'mta'));
+  // Broken policy files stop the start, rather than the first delivery.
+  replyRules();
+  const retry = loadRetryPolicy();
+  const tlsFiles = await ensureTlsCertificate(config);
+  const resolver = createResolver(config.dnsServers);
+  const verifier = new DomainVerifier(rt, resolver);
+  const wakers: Array<() => void> = [];
+  const webhooks = new WebhookDispatcher({ rt, resolver, caFile: config.webhooks.caFile ?? undefined });
+  wakers.push(() => webhooks.wake());
+  const outcomes = new Outcomes({ rt, reputation: new Reputation(rt, config.reputation), wake: () => wakers.forEach((wake) => wake()) });
+  const connections = new ConnectionCache();
+  const queue = new Queue(rt.store.queue, rt.redis, rt.log);
+  const scheduler = createScheduler(rt, config, { queue, outcomes, resolver, connections, retry });
+  const core = createCore(rt, queue);
+  measureQueueDepth(() => queue.depth());
+  const metricsServer = await serveMetrics(config.metrics.host, config.metrics.mtaPort);
+  const submission = new SubmissionListener(rt, core, readTls(tlsFiles));
+  await submission.listen();
+  const { inboundSpool, reports, mx } = await startReports(rt, config, outcomes, tlsFiles);
   verifier.start();
   await scheduler.start();
   webhooks.start();

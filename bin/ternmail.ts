@@ -32,7 +32,7 @@ type Flags = Record<string, string | boolean | undefined>;
 function flags(args: string[], spec: Record<string, 'string' | 'boolean'>): Flags {
   const options = Object.fromEntries(Object.entries(spec).map(([k, type]) => [k, { type }]));
   try {
-    return parseArgs({ args, options, allowPositionals: false, strict: true }).values as Flags;
+    return parseArgs({ args, options, allowPositionals: false, strict: true }).values;
   } catch (err) {
     throw new UsageError((err as Error).message);
   }

@@ -36,7 +36,7 @@ export interface AdminCredential {
 
 export type AdminAuthentication = { ok: true; caller: AdminCaller } | { ok: false; refusal: AdminRefusal };
 
-const refused = (kind: AdminRefusal['kind']): AdminAuthentication => ({ ok: false, refusal: { kind } as AdminRefusal });
+const refused = (kind: AdminRefusal['kind']): AdminAuthentication => ({ ok: false, refusal: { kind } });
 
 export class AdminAuthenticator {
   constructor(private readonly d: { store: Store; keyCache: KeyCache }) {}

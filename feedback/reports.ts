@@ -270,6 +270,7 @@ export async function parseReport(raw: Buffer): Promise<ParsedReport> {
   const type = reportType(parsed);
   if (type === 'feedback-report') return { kind: 'unknown', reason: 'feedback report without a message/feedback-report part' };
   if (type !== null && type !== 'delivery-status') return { kind: 'unknown', reason: `report type ${type || '(none)'} is not handled` };
-  const autoSubmitted = String(parsed.headers.get('auto-submitted') ?? '').toLowerCase();
-  return parseTextBounce(parsed.text ?? '', autoSubmitted.startsWith('auto-replied'));
+  // mailparser keeps an unstructured header as its text (an array of texts when it is repeated).
+  const [autoSubmitted] = [parsed.headers.get('auto-submitted')].flat();
+  return parseTextBounce(parsed.text ?? '', typeof autoSubmitted === 'string' && autoSubmitted.toLowerCase().startsWith('auto-replied'));
 }

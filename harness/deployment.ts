@@ -121,20 +121,23 @@ async function createSender(d: Deployment, domain: string, o: SenderOptions): Pr
   const { credits = 100_000, limitPerSecond = 100_000 } = o;
   const account = await runCli(['account', 'create', '--name', o.name ?? `Team ${domain}`, '--credits', String(credits), '--limit-per-second', String(limitPerSecond)], d.env);
   if (account.code !== 0) throw new Error(`account create failed: ${account.stderr}`);
-  const admin = await runCli(['admin-key', 'create', '--account', String(account.json.id), '--title', 'harness', '--scopes', 'all'], d.env);
+  const accountId = (account.json as { id: number }).id;
+  const admin = await runCli(['admin-key', 'create', '--account', String(accountId), '--title', 'harness', '--scopes', 'all'], d.env);
   if (admin.code !== 0) throw new Error(`admin-key create failed: ${admin.stderr}`);
-  const created = await http(d.apiUrl, 'POST', '/v2/domains', { key: admin.json.key, body: { name: domain } });
+  const adminKey = (admin.json as { key: string }).key;
+  const created = await http(d.apiUrl, 'POST', '/v2/domains', { key: adminKey, body: { name: domain } });
   if (created.status !== 201) throw new Error(`domain create failed: ${created.status} ${JSON.stringify(created.body)}`);
+  const domainId = (created.body as { data: { id: string } }).data.id;
   const store = await openStore(d.dataDir);
   try {
-    await store.domains.recordCheck(created.body.data.id, { verified: true, dmarcPolicy: null, summary: '', result: {} });
+    await store.domains.recordCheck(domainId, { verified: true, dmarcPolicy: null, summary: '', result: {} });
   } finally {
     await store.close();
   }
-  const key = await http(d.apiUrl, 'POST', '/v2/api-keys', { key: admin.json.key, body: { name: 'harness' } });
-  if (!key.body?.data?.api_key) throw new Error(`sending key create failed: ${key.status} ${JSON.stringify(key.body)}`);
-  const { api_key: sendingKey, id: sendingKeyId } = key.body.data;
-  return { accountId: account.json.id, adminKey: admin.json.key, sendingKey, sendingKeyId, domain, domainId: created.body.data.id };
+  const key = await http(d.apiUrl, 'POST', '/v2/api-keys', { key: adminKey, body: { name: 'harness' } });
+  const keyData = (key.body as { data?: { api_key?: string; id: number } } | undefined)?.data;
+  if (!keyData?.api_key) throw new Error(`sending key create failed: ${key.status} ${JSON.stringify(key.body)}`);
+  return { accountId, adminKey, sendingKey: keyData.api_key, sendingKeyId: keyData.id, domain, domainId };
 }
 
 /** Kills Redis, waits, optionally wipes its dir, and starts it again on the same port. */

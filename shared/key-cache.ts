@@ -58,7 +58,7 @@ export class KeyCache {
     }
   }
 
-  async close(): Promise<void> {
+  close(): void {
     if (this.subscriber) this.subscriber.disconnect();
     this.subscriber = null;
   }

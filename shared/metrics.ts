@@ -1,6 +1,6 @@
 // Prometheus metrics (prom-client), one registry per process. Both processes serve it at /metrics: the
 // API on its own port, the MTA on a separate local port.
-import { createServer, type Server } from 'node:http';
+import { createServer, type Server, type ServerResponse } from 'node:http';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 
 export const registry = new Registry();
@@ -33,7 +33,7 @@ export const metrics = {
   inboundReports: new Counter({ name: 'tern_inbound_reports_total', help: 'Reports received on the MX port, by kind and whether they were applied or dropped', labelNames: ['kind', 'state'], registers: [registry] }),
 };
 
-let readDepth: () => Promise<Record<string, number>> = async () => ({});
+let readDepth: () => Promise<Record<string, number>> = () => Promise.resolve({});
 
 new Gauge({
   name: 'tern_queue_recipients',
@@ -52,7 +52,7 @@ export function measureQueueDepth(read: () => Promise<Record<string, number>>): 
 }
 
 /** Observes one HTTP request once its response is finished. */
-export function observeHttp(res: import('node:http').ServerResponse, method: string, route: string): void {
+export function observeHttp(res: ServerResponse, method: string, route: string): void {
   const end = metrics.httpDuration.startTimer({ method, route });
   res.once('finish', () => {
     end();

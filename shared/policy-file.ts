@@ -56,7 +56,7 @@ export interface PolicySpec<S extends TSchema, R> {
 
 function merge(base: Json, over: Json): Json {
   const out: Json = { ...base };
-  for (const [k, v] of Object.entries(over)) out[k] = isObject(v) && isObject(out[k]) ? merge(out[k] as Json, v) : v;
+  for (const [k, v] of Object.entries(over)) out[k] = isObject(v) && isObject(out[k]) ? merge(out[k], v) : v;
   return out;
 }
 

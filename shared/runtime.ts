@@ -32,7 +32,7 @@ export async function openRuntime(config: Config, name: string, log: Logger = cr
     secrets: loadSecretBox(config.dataDir),
     keyCache,
     async close() {
-      await keyCache.close();
+      keyCache.close();
       redis.disconnect();
       await store.close();
     },

@@ -37,7 +37,7 @@ export async function ensureTlsCertificate(config: Config): Promise<TlsFiles> {
       const code = (err as NodeJS.ErrnoException).code;
       if (code !== 'ENOTEMPTY' && code !== 'EEXIST') throw err;
       if (!existsSync(certPath) || !existsSync(keyPath)) {
-        throw new Error(`${dir} exists but does not hold cert.pem and key.pem; remove it to have a new pair made, or set TERNMAIL_TLS_CERT and TERNMAIL_TLS_KEY`);
+        throw new Error(`${dir} exists but does not hold cert.pem and key.pem; remove it to have a new pair made, or set TERNMAIL_TLS_CERT and TERNMAIL_TLS_KEY`, { cause: err });
       }
     }
   } finally {

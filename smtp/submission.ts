@@ -131,6 +131,7 @@ export class SubmissionListener {
     if (!rate.ok) throw smtpRefusal(rate.refusal);
   }
 
+  // eslint-disable-next-line @typescript-eslint/require-await -- a phase handler like the others: a refusal is a rejection (see open())
   private async onRcptTo(address: SMTPServerAddress, session: SMTPServerSession): Promise<void> {
     this.session(session);
     if (session.envelope.rcptTo.length >= MAX_RECIPIENTS) throw reply(452, `4.5.3 Too many recipients (at most ${MAX_RECIPIENTS} per message)`);

@@ -23,7 +23,8 @@ type Case = { from: string; reply: string; expect: Expect };
 const HARD = true;
 const SOFT = false;
 
-// Real-world-shaped replies, as a receiving server or a DSN's Diagnostic-Code gives them.
+// Real-world-shaped replies, as a receiving server or a DSN's Diagnostic-Code gives them: a table, one per line.
+// prettier-ignore
 const CORPUS: Case[] = [
   // Gmail
   { from: 'Gmail', reply: "550-5.1.1 The email account that you tried to reach does not exist. Please try\r\n550-5.1.1 double-checking the recipient's email address for typos or\r\n550-5.1.1 unnecessary spaces. For more information, go to\r\n550 5.1.1  https://support.google.com/mail/?p=NoSuchUser d9-20020a05600c34c900b0040e3635ca65si1234567wmq.123 - gsmtp", expect: ['bounced', 'unknown_user', HARD] },

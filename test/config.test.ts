@@ -207,16 +207,16 @@ t.test('the configuration is deeply frozen', async (t) => {
   t.ok(Object.isFrozen(c.limits));
   // Test files are ES modules, so strict mode: writing to a frozen object throws.
   t.throws(() => {
-    (c as any).dataDir = '/elsewhere';
+    (c as { dataDir: string }).dataDir = '/elsewhere';
   }, TypeError);
   t.throws(() => {
-    (c.api as any).port = 1;
+    (c.api as { port: number }).port = 1;
   }, TypeError);
   t.throws(() => {
-    (c.limits as any).teamsPerAccount = 1000;
+    (c.limits as { teamsPerAccount: number }).teamsPerAccount = 1000;
   }, TypeError);
-  t.throws(() => (c.dnsServers as string[]).push('10.0.0.1'), TypeError);
-  t.throws(() => (c.smtp.starttlsPorts as number[]).push(25), TypeError);
+  t.throws(() => c.dnsServers.push('10.0.0.1'), TypeError);
+  t.throws(() => c.smtp.starttlsPorts.push(25), TypeError);
   t.equal(c.api.port, 8080, 'nothing changed');
   t.same(c.dnsServers, ['127.0.0.1']);
   const again = loadConfig({ env: { TERNMAIL_CONFIG: empty } });

@@ -1,7 +1,7 @@
 // The admin error shape over real HTTP: malformed, mistyped, oversized and misdirected requests all get a
 // clear {status_code, message, errors.code} answer, never a 500 and never a stack trace.
 import t from 'tap';
-import { startHarness, type Harness } from './helpers/harness.js';
+import { startHarness, type Harness, type UntypedJson } from './helpers/harness.js';
 import { ADMIN_ERRORS } from '../shared/errors.js';
 
 let h: Harness;
@@ -231,7 +231,7 @@ t.test('every error reply of this file has the admin shape, a known code and no 
   const codes = new Set<string>();
   for (const { label, status, text } of errors) {
     t.not(status, 500, `${label} is not a 500`);
-    let body: any;
+    let body: UntypedJson;
     try {
       body = JSON.parse(text);
     } catch {

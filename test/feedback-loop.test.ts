@@ -151,7 +151,7 @@ const copiesTo = (email: string) => loop.w.sink.messages.filter((m) => m.to.incl
 async function sendDelivered(t: Test, email: string, subject: string): Promise<Delivered> {
   const messageId = await send(email, subject);
   t.equal(await settled(loop.w, messageId), 'sent', `delivered to ${email}`);
-  const copy = await until(`the sink's copy for ${email}`, async () => copiesTo(email).at(-1));
+  const copy = await until(`the sink's copy for ${email}`, () => copiesTo(email).at(-1));
   const detail = await messageOf(messageId);
   return { messageId, email, verp: copy.from, messageIdHeader: detail.message_id_header };
 }

@@ -104,7 +104,7 @@ t.teardown(async () => {
   await w?.dns.close();
 });
 
-async function until<T>(what: string, read: () => Promise<T>, ok: (v: T) => boolean, timeoutMs = 10_000): Promise<T> {
+async function until<T>(what: string, read: () => T | Promise<T>, ok: (v: T) => boolean, timeoutMs = 10_000): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await read();
@@ -299,7 +299,7 @@ t.test('a DSN reporting a temporary condition as final (Action failed, 4.7.1) bo
   t.equal(await suppressionOf(sent.email), undefined, 'a soft bounce does not suppress');
   const later = await send(sent.email);
   t.equal((await w.h.rt.store.messages.recipientsOf(later.messageId))[0]?.state !== 'suppressed', true, 'a later send goes out');
-  await until('delivered again', async () => w.sink.messages.filter((m) => m.to.includes(sent.email)).length, (n) => n === 2);
+  await until('delivered again', () => w.sink.messages.filter((m) => m.to.includes(sent.email)).length, (n) => n === 2);
 });
 
 t.test('a delayed DSN and a text delay warning change nothing; an Exim text bounce bounces hard', async (t) => {

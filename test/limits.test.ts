@@ -242,8 +242,8 @@ t.test('paging', async (t) => {
         ['page=-1', 'page'],
         ['page=abc', 'page'],
         ['page=1.5', 'page'],
-      ]) {
-        const res = await get(path, query!);
+      ] as const) {
+        const res = await get(path, query);
         t.equal(res.status, 422, query);
         t.equal(res.body.errors.field, field, query);
       }

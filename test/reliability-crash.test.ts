@@ -57,7 +57,7 @@ t.test('kill -9 of the MTA during a 1,000-message SMTP run loses no acknowledged
   const sender = await d.sender('crash.example.com');
   await d.startMta();
 
-  let killed: Promise<void> | null = null;
+  let killed: Promise<void> | undefined;
   let killedAt = 0;
   let restartedAt = 0;
   let listeningAt = 0;

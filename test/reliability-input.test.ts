@@ -1,9 +1,11 @@
 // Malformed input, on SMTP and HTTP: each gets a clear error (or is accepted as the bytes it is), nothing
 // crashes, and a normal send right after still goes through.
 import t, { type Test } from 'tap';
+import type { Socket } from 'node:net';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { simpleParser } from 'mailparser';
+import type { UntypedJson } from './helpers/harness.js';
 import { startMailWorld, type MailWorld } from './helpers/mail-world.js';
 import { RawSmtp } from './helpers/smtp-raw.js';
 import { submitOnce } from './helpers/smtp-load.js';
@@ -218,7 +220,7 @@ t.test('malformed SMTP input', async (t) => {
     const { createConnection } = await import('node:net');
     // Twenty that never start TLS, ten that stop after EHLO, one that stops in the middle of DATA.
     const silent = await Promise.all(
-      Array.from({ length: 20 }, () => new Promise<import('node:net').Socket>((resolve) => {
+      Array.from({ length: 20 }, () => new Promise<Socket>((resolve) => {
         const s = createConnection(w.tlsPort, '127.0.0.1', () => resolve(s));
         s.on('error', () => undefined);
       })),
@@ -267,7 +269,7 @@ t.test('malformed HTTP send requests', async (t) => {
   }
 
   /** The sending error shape, with a message and at least one field named. */
-  function clearError(t: Test, res: { status: number; body: any; text: string }, status: number, field?: string): void {
+  function clearError(t: Test, res: { status: number; body: UntypedJson; text: string }, status: number, field?: string): void {
     t.equal(res.status, status, res.text.slice(0, 300));
     t.equal(res.body?.status_code, status);
     t.type(res.body?.error_type, 'string');

@@ -3,7 +3,7 @@
 // successful send stores and costs, Idempotency-Key, batches and the per-account send rate.
 import t, { type Test } from 'tap';
 import { simpleParser } from 'mailparser';
-import { startHarness, type Harness, type HttpReply } from './helpers/harness.js';
+import { startHarness, type Harness, type HttpReply, type UntypedJson } from './helpers/harness.js';
 
 const h: Harness = await startHarness();
 t.teardown(() => h.close());
@@ -57,7 +57,7 @@ const send = (key: string | undefined, body: unknown, o: { headers?: Record<stri
 const SHAPE_KEYS = ['error_type', 'errors', 'message', 'status_code'];
 
 /** The sending error shape: exactly these keys, codes as {field: {code: text}}, and no stack trace. */
-function errorShape(t: Test, body: any, status: number, type: string): void {
+function errorShape(t: Test, body: UntypedJson, status: number, type: string): void {
   t.same(Object.keys(body ?? {}).sort(), SHAPE_KEYS, 'the body has exactly status_code, error_type, message and errors');
   t.equal(body.status_code, status);
   t.equal(body.error_type, type);

@@ -120,7 +120,7 @@ t.test('SMTP submission and POST /v2/emails refuse the same senders, each in its
   const w = await startMailWorld();
   t.teardown(() => w.close());
 
-  const expectBoth = async (t: Test, kind: RefusalKind, smtp: number | null, http: Awaited<ReturnType<typeof httpSend>> | null) => {
+  const expectBoth = (t: Test, kind: RefusalKind, smtp: number | null, http: Awaited<ReturnType<typeof httpSend>> | null) => {
     const row = TABLE[kind];
     if (smtp !== null) t.equal(smtp, row.smtp, `SMTP answers ${row.smtp}`);
     if (http !== null) {
@@ -131,38 +131,38 @@ t.test('SMTP submission and POST /v2/emails refuse the same senders, each in its
 
   await t.test('no key', async (t) => {
     const a = await tenant(w);
-    await expectBoth(t, 'no_key', await smtpCode(w, undefined, `shop@${a.domain}`), await httpSend(w, undefined, `shop@${a.domain}`));
+    expectBoth(t, 'no_key', await smtpCode(w, undefined, `shop@${a.domain}`), await httpSend(w, undefined, `shop@${a.domain}`));
   });
 
   await t.test('an unknown key, and an admin key over SMTP', async (t) => {
     const a = await tenant(w);
     const unknown = 'tern_doesnotexist0000000000000000000000000000';
-    await expectBoth(t, 'invalid_key', await smtpCode(w, unknown, `shop@${a.domain}`), await httpSend(w, unknown, `shop@${a.domain}`));
-    await expectBoth(t, 'invalid_key', await smtpCode(w, a.adminKey, `shop@${a.domain}`), null);
+    expectBoth(t, 'invalid_key', await smtpCode(w, unknown, `shop@${a.domain}`), await httpSend(w, unknown, `shop@${a.domain}`));
+    expectBoth(t, 'invalid_key', await smtpCode(w, a.adminKey, `shop@${a.domain}`), null);
   });
 
   await t.test('an admin key in the body, without emails:send, or acting on a team out of reach (HTTP only)', async (t) => {
     const a = await tenant(w);
     const b = await tenant(w);
-    await expectBoth(t, 'admin_key_in_body', null, await httpSend(w, a.adminKey, `shop@${a.domain}`, { inBody: true }));
+    expectBoth(t, 'admin_key_in_body', null, await httpSend(w, a.adminKey, `shop@${a.domain}`, { inBody: true }));
     const readOnly = await w.h.adminKey(a.id, ['domains:read']);
-    await expectBoth(t, 'insufficient_scope', null, await httpSend(w, readOnly, `shop@${a.domain}`));
-    await expectBoth(t, 'team_out_of_reach', null, await httpSend(w, a.adminKey, `shop@${a.domain}`, { accountId: b.id }));
+    expectBoth(t, 'insufficient_scope', null, await httpSend(w, readOnly, `shop@${a.domain}`));
+    expectBoth(t, 'team_out_of_reach', null, await httpSend(w, a.adminKey, `shop@${a.domain}`, { accountId: b.id }));
   });
 
   await t.test('a suspended team', async (t) => {
     const a = await tenant(w);
     await w.h.rt.store.accounts.changeStatus(a.id, 'suspended', 'platform');
-    await expectBoth(t, 'team_suspended', await smtpCode(w, a.sendingKey, `shop@${a.domain}`), await httpSend(w, a.sendingKey, `shop@${a.domain}`));
+    expectBoth(t, 'team_suspended', await smtpCode(w, a.sendingKey, `shop@${a.domain}`), await httpSend(w, a.sendingKey, `shop@${a.domain}`));
   });
 
   await t.test('a From domain the team has not verified, and one the key may not use', async (t) => {
     const a = await tenant(w, { keyLimitedTo: 'first' });
     const b = await tenant(w);
     const foreign = `shop@${b.domain}`;
-    await expectBoth(t, 'domain_not_verified', await smtpCode(w, a.sendingKey, foreign), await httpSend(w, a.sendingKey, foreign));
+    expectBoth(t, 'domain_not_verified', await smtpCode(w, a.sendingKey, foreign), await httpSend(w, a.sendingKey, foreign));
     const second = `shop@${a.otherDomain}`;
-    await expectBoth(t, 'domain_not_allowed', await smtpCode(w, a.sendingKey, second), await httpSend(w, a.sendingKey, second));
+    expectBoth(t, 'domain_not_allowed', await smtpCode(w, a.sendingKey, second), await httpSend(w, a.sendingKey, second));
   });
 
   await t.test('the sending rate used up', async (t) => {
@@ -177,12 +177,12 @@ t.test('SMTP submission and POST /v2/emails refuse the same senders, each in its
     const refusedSmtp = smtp.filter((code) => code !== 250);
     const refusedHttp = http.filter((res) => res.status !== 200);
     t.ok(refusedSmtp.length + refusedHttp.length >= 5, 'at most one of six went through');
-    for (const code of refusedSmtp) await expectBoth(t, 'rate_limited', code, null);
-    for (const res of refusedHttp) await expectBoth(t, 'rate_limited', null, res);
+    for (const code of refusedSmtp) expectBoth(t, 'rate_limited', code, null);
+    for (const res of refusedHttp) expectBoth(t, 'rate_limited', null, res);
   });
 
   await t.test('credits that do not cover the message', async (t) => {
     const a = await tenant(w, { credits: 0 });
-    await expectBoth(t, 'insufficient_balance', await smtpCode(w, a.sendingKey, `shop@${a.domain}`), await httpSend(w, a.sendingKey, `shop@${a.domain}`));
+    expectBoth(t, 'insufficient_balance', await smtpCode(w, a.sendingKey, `shop@${a.domain}`), await httpSend(w, a.sendingKey, `shop@${a.domain}`));
   });
 });

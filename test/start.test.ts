@@ -88,7 +88,7 @@ t.test('ternmail start on embedded defaults, restarted, then stopped with SIGTER
     const stopped = await start.stop('SIGTERM', 15_000);
     t.equal(stopped.code, 0, 'a SIGTERM is a clean exit');
     t.ok(stopped.ms < 10_000, `stopped in ${stopped.ms} ms`);
-    await eventually(async () => (children.every((pid) => !alive(pid)) ? true : undefined), 5_000, 'the children to exit');
+    await eventually(() => (children.every((pid) => !alive(pid)) ? true : undefined), 5_000, 'the children to exit');
     t.same(processesMentioning(dataDir), [], 'no process is left on the data dir');
     t.notOk(fileExists(join(dataDir, 'redis', 'redis.sock')), 'the managed Redis removed its socket');
   });
@@ -112,7 +112,7 @@ t.test('ternmail start on embedded defaults, restarted, then stopped with SIGTER
     const children = childPids(start.pid);
     const stopped = await start.stop('SIGTERM', 15_000);
     t.equal(stopped.code, 0);
-    await eventually(async () => (children.every((pid) => !alive(pid)) ? true : undefined), 5_000, 'the children to exit');
+    await eventually(() => (children.every((pid) => !alive(pid)) ? true : undefined), 5_000, 'the children to exit');
     t.same(processesMentioning(dataDir), []);
   });
 });
@@ -129,10 +129,10 @@ t.test('ternmail start gives up cleanly, with its Redis stopped, when the API po
     rmSync(home.dir, { recursive: true, force: true });
   });
   const start = spawnTernmail(['start'], env);
-  const exit = await eventually(async () => (start.exited() ? start.child.exitCode : undefined), 60_000, 'start to give up');
+  const exit = await eventually(() => (start.exited() ? start.child.exitCode : undefined), 60_000, 'start to give up');
   t.not(exit, 0, 'a start whose API cannot listen fails');
   t.match(start.errors(), /EADDRINUSE/);
-  await eventually(async () => (processesMentioning(dataDir).length === 0 ? true : undefined), 10_000, 'the managed Redis to stop');
+  await eventually(() => (processesMentioning(dataDir).length === 0 ? true : undefined), 10_000, 'the managed Redis to stop');
   t.pass('no redis-server or child is left behind');
 });
 

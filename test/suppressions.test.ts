@@ -2,7 +2,7 @@
 // shared writes bucket), and removals by query or JSON body under a daily per-account allowance kept in
 // Redis, so that every API process (and the dashboard) shares one counter.
 import t from 'tap';
-import { startHarness, type Harness } from './helpers/harness.js';
+import { startHarness, type Harness, type UntypedJson } from './helpers/harness.js';
 import { startApi } from '../bin/api.js';
 import { openRuntime } from '../shared/runtime.js';
 import { createLogger } from '../shared/log.js';
@@ -364,7 +364,7 @@ t.test('a second API process shares the same daily counter', async (t) => {
       method: 'DELETE',
       headers: { authorization: `Bearer ${a.key}` },
     });
-    return { status: res.status, body: (await res.json()) as Record<string, any> };
+    return { status: res.status, body: (await res.json()) as Record<string, UntypedJson> };
   };
   const one = await h.request('DELETE', '/v2/suppressions?email=p1%40example.com', { key: a.key });
   t.equal(one.body.used_today, 1);

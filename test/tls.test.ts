@@ -24,12 +24,12 @@ t.test('the first start makes one self-signed pair whose key matches its certifi
     t.equal(r.certPath, join(dataDir, 'tls', 'cert.pem'));
     t.equal(r.keyPath, join(dataDir, 'tls', 'key.pem'));
   }
-  const { cert, key } = readTls(results[0]!);
+  const { cert, key } = readTls(results[0]);
   const x509 = new X509Certificate(cert);
   t.ok(x509.checkPrivateKey(createPrivateKey(key)), 'the key on disk belongs to the certificate on disk');
   t.match(x509.subjectAltName, /DNS:mx\.tern\.test/, 'the certificate names the public host name');
   t.match(x509.subjectAltName, /DNS:localhost/);
-  t.equal(statSync(results[0]!.keyPath).mode & 0o777, 0o600, 'the private key is readable by its owner only');
+  t.equal(statSync(results[0].keyPath).mode & 0o777, 0o600, 'the private key is readable by its owner only');
   t.same(readdirSync(dataDir).filter((n) => n.startsWith('.tls-')), [], 'no staging directory is left behind');
 
   const again = await ensureTlsCertificate(config);

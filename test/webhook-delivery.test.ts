@@ -259,7 +259,7 @@ t.test('with private targets allowed (loopback receivers)', async (t) => {
     t.equal(row!.statusCode, 200);
     t.ok(row!.latencyMs < 5_000, 'recorded without waiting for the body');
     const got = w.receiver.to('/big')[0]!;
-    await until('the receiver to see the connection closed', async () => got.closedAt !== undefined, 5_000);
+    await until('the receiver to see the connection closed', () => got.closedAt !== undefined, 5_000);
     t.ok(got.closedAt! - got.at < 5_000, 'dropped long before the 10 s timeout');
   });
 

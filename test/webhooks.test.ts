@@ -3,7 +3,7 @@
 import t from 'tap';
 import { readFileSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { startHarness, type Harness } from './helpers/harness.js';
+import { startHarness, type Harness, type UntypedJson } from './helpers/harness.js';
 
 const ISO_MS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 const HOOK = 'https://hooks.example.com/tern';
@@ -35,7 +35,7 @@ function createHook(caller: Caller, body: Record<string, unknown>, accountId?: n
 async function newHook(caller: Caller, body: Record<string, unknown> = {}, accountId?: number) {
   const res = await createHook(caller, { url: HOOK, events: ['bounced'], ...body }, accountId);
   if (res.status !== 201) throw new Error(`webhook creation failed: ${res.status} ${res.text}`);
-  return res.body.data as Record<string, any>;
+  return res.body.data as Record<string, UntypedJson>;
 }
 
 t.test('creating a webhook returns 201 with every field, a generated secret and the acting team', async (t) => {

@@ -31,7 +31,7 @@ export function tempHome(prefix = 'tern-cli-'): { dir: string; configFile: strin
 export const sleep = pause;
 
 /** Polls `probe` until it returns a value other than undefined. */
-export async function eventually<T>(probe: () => Promise<T | undefined>, timeoutMs = 20_000, what = 'condition'): Promise<T> {
+export async function eventually<T>(probe: () => T | undefined | Promise<T | undefined>, timeoutMs = 20_000, what = 'condition'): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   let lastError: unknown;
   while (Date.now() < deadline) {

@@ -1,6 +1,6 @@
 // A running Tern for one test file: real Redis, a real SQLite file in a temp dir, the HTTP sidecar on a
 // free loopback port, and helpers to make accounts, keys and requests.
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -11,9 +11,12 @@ import { openRuntime, type Runtime } from '../../shared/runtime.js';
 import { createAccount, createAdminKey } from '../../core/accounts.js';
 import { SCOPES, type Scope } from '../../shared/scopes.js';
 import { startApi, type RunningApi } from '../../bin/api.js';
+import type { UntypedJson } from '../../harness/ternmail.js';
 import { freePort, startRedis, type TestRedis } from './redis.js';
 
-export interface HttpReply<T = any> {
+export type { UntypedJson };
+
+export interface HttpReply<T = UntypedJson> {
   status: number;
   headers: Headers;
   body: T;
@@ -39,7 +42,7 @@ export interface RawReply {
   status: number;
   headers: Record<string, string | string[] | undefined>;
   text: string;
-  body: any;
+  body: UntypedJson;
 }
 
 /** One request through node:http, for what fetch will not send (a GET with a body, a chunked body). */
@@ -77,7 +80,7 @@ export interface Harness {
   api: RunningApi;
   url: string;
   dataDir: string;
-  request<T = any>(method: string, path: string, options?: RequestOptions): Promise<HttpReply<T>>;
+  request<T = UntypedJson>(method: string, path: string, options?: RequestOptions): Promise<HttpReply<T>>;
   /** A request through node:http (see rawRequest). */
   raw(method: string, path: string, options?: RawRequestOptions): Promise<RawReply>;
   /** A new root account with an admin key holding `scopes` (all by default). */
@@ -108,10 +111,9 @@ async function startParts(env: Record<string, string>, options: HarnessOptions, 
   }
 }
 
-export async function startHarness(options: HarnessOptions = {}): Promise<Harness> {
-  const dataDir = mkdtempSync(join(tmpdir(), 'tern-test-'));
-  const redis = await startRedis();
-  const env: Record<string, string> = {
+/** The variables of a harness's Tern: its temp dir, its Redis, free loopback ports, no machine config. */
+async function harnessEnv(dataDir: string, redis: TestRedis, options: HarnessOptions): Promise<Record<string, string>> {
+  return {
     TERNMAIL_DATA_DIR: dataDir,
     TERNMAIL_REDIS_URL: redis.url,
     TERNMAIL_API_HOST: '127.0.0.1',
@@ -126,31 +128,37 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     TERNMAIL_LOG_LEVEL: process.env.TERN_TEST_LOG ?? 'silent',
     ...options.env,
   };
+}
+
+/** One request to the API at `baseUrl` through fetch, JSON in and (when it parses) out. */
+async function request<T>(baseUrl: string, method: string, path: string, o: RequestOptions = {}): Promise<HttpReply<T>> {
+  const headers: Record<string, string> = { ...o.headers };
+  if (o.key) headers.authorization = `Bearer ${o.key}`;
+  if (o.accountId !== undefined) headers['x-account-id'] = String(o.accountId);
+  let body: string | undefined = o.rawBody;
+  if (o.body !== undefined) body = JSON.stringify(o.body);
+  if (body !== undefined && !Object.keys(headers).some((h) => h.toLowerCase() === 'content-type')) headers['content-type'] = 'application/json';
+  const res = await fetch(baseUrl + path, { method, headers, body });
+  const text = await res.text();
+  let parsed: unknown;
+  try {
+    parsed = text ? JSON.parse(text) : undefined;
+  } catch {
+    parsed = undefined;
+  }
+  return { status: res.status, headers: res.headers, body: parsed as T, text };
+}
+
+export async function startHarness(options: HarnessOptions = {}): Promise<Harness> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'tern-test-'));
+  const redis = await startRedis();
+  const env = await harnessEnv(dataDir, redis, options);
   // An explicit empty config file keeps a machine's /etc/ternmail out of the tests.
-  const { writeFileSync } = await import('node:fs');
   writeFileSync(env.TERNMAIL_CONFIG!, '{}');
   const { config, rt, api } = await startParts(env, options, async () => {
     await redis.stop();
     rmSync(dataDir, { recursive: true, force: true });
   });
-
-  async function request<T>(method: string, path: string, o: RequestOptions = {}): Promise<HttpReply<T>> {
-    const headers: Record<string, string> = { ...o.headers };
-    if (o.key) headers.authorization = `Bearer ${o.key}`;
-    if (o.accountId !== undefined) headers['x-account-id'] = String(o.accountId);
-    let body: string | undefined = o.rawBody;
-    if (o.body !== undefined) body = JSON.stringify(o.body);
-    if (body !== undefined && !Object.keys(headers).some((h) => h.toLowerCase() === 'content-type')) headers['content-type'] = 'application/json';
-    const res = await fetch(api.url + path, { method, headers, body });
-    const text = await res.text();
-    let parsed: unknown = undefined;
-    try {
-      parsed = text ? JSON.parse(text) : undefined;
-    } catch {
-      parsed = undefined;
-    }
-    return { status: res.status, headers: res.headers, body: parsed as T, text };
-  }
 
   let counter = 0;
   return {
@@ -160,7 +168,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     api,
     url: api.url,
     dataDir,
-    request,
+    request: (method, path, o) => request(api.url, method, path, o),
     raw: (method, path, o) => rawRequest(api.url, method, path, o),
     async account(o = {}) {
       const team = await createAccount(rt.store, config, { name: o.name ?? `Account ${++counter}`, credits: o.credits ?? 100 });

@@ -149,7 +149,7 @@ async function checkTotals(t: Test, sql: Sql, store: MessageStore, label: string
           const got = await store.list(accountId, q);
           const want = await plainList(sql, accountId, q);
           if (got.total !== want.total || got.rows.map((r) => r.id).join() !== want.ids.join()) {
-            t.fail(`${label}: ${JSON.stringify({ accountId, ...q })} gave ${got.total} ${got.rows.map((r) => r.id)}, expected ${want.total} ${want.ids}`);
+            t.fail(`${label}: ${JSON.stringify({ accountId, ...q })} gave ${got.total} ${got.rows.map((r) => r.id).join()}, expected ${want.total} ${want.ids.join()}`);
             return;
           }
           checked++;
@@ -237,7 +237,7 @@ t.test('a search walks the index newest first and gives what the plain query giv
               const got = await store.list(ACCOUNT, q);
               const want = await plainList(sql, ACCOUNT, q);
               if (got.total !== want.total || got.rows.map((r) => r.id).join() !== want.ids.join()) {
-                t.fail(`${JSON.stringify(q)} gave ${got.total} ${got.rows.map((r) => r.id)}, expected ${want.total} ${want.ids}`);
+                t.fail(`${JSON.stringify(q)} gave ${got.total} ${got.rows.map((r) => r.id).join()}, expected ${want.total} ${want.ids.join()}`);
                 return;
               }
               checked++;
@@ -276,7 +276,7 @@ t.test('a search with a status follows every status change, and a status is neve
         const got = await store.list(ACCOUNT, q);
         const want = await plainList(sql, ACCOUNT, q);
         if (got.total !== want.total || got.rows.map((r) => r.id).join() !== want.ids.join()) {
-          t.fail(`${label}: ${JSON.stringify(q)} gave ${got.total} ${got.rows.map((r) => r.id)}, expected ${want.total} ${want.ids}`);
+          t.fail(`${label}: ${JSON.stringify(q)} gave ${got.total} ${got.rows.map((r) => r.id).join()}, expected ${want.total} ${want.ids.join()}`);
           return false;
         }
       }

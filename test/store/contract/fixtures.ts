@@ -15,7 +15,7 @@ export interface ContractEngine {
 /** One check of the contract: a behaviour every engine must show, run on a store of its own. */
 export interface ContractCheck {
   name: string;
-  run(t: Test, engine: ContractEngine): Promise<void>;
+  run: (t: Test, engine: ContractEngine) => Promise<void>;
 }
 
 export const check = (name: string, run: ContractCheck['run']): ContractCheck => ({ name, run });
