@@ -84,6 +84,6 @@ export interface AnyRoute extends RouteShape<TSchema, TObject, TObject>, GroupRo
 export function defineRoute<B extends TSchema = TObject, Q extends TObject = TObject, P extends TObject = TObject>(
   def: RouteDef<B, Q, P>,
 ): AnyRoute {
-  return def as unknown as AnyRoute;
+  return def;
 }
 

@@ -1,7 +1,7 @@
 // The HTTP sidecar: gives every request its id, mounts the route groups (sending, admin) on tinyhttp, where
 // each runs the one pipeline (http/pipeline.ts), and answers what no route takes (an unknown path, an
 // undecodable one) in the admin error shape. Nothing unexpected leaks a stack trace.
-import { createServer, type Server, type ServerResponse } from 'node:http';
+import { createServer, type Server } from 'node:http';
 import { App, type Request, type Response } from '@tinyhttp/app';
 import { adminError } from '../shared/errors.js';
 import type { AppContext } from './context.js';
@@ -33,8 +33,8 @@ export function createApp(ctx: AppContext): App {
       sendJson(res, e.status, e.body());
     },
     onError: (err, req, res) => {
-      const answer = adminErrors.answer(err, requestLog(ctx.log, req, res as unknown as ServerResponse));
-      sendJson(res as unknown as ServerResponse, answer.status, answer.body, answer.headers);
+      const answer = adminErrors.answer(err, requestLog(ctx.log, req, res));
+      sendJson(res, answer.status, answer.body, answer.headers);
     },
   });
   const document = apiDocument(ctx);

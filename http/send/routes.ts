@@ -38,7 +38,13 @@ async function batch(ctx: AppContext, sender: Sender, body: unknown, log: Logger
   await takeSendRate(ctx, sender);
   const admitted = await Promise.allSettled(items.map((item) => admitSend(ctx, sender, item)));
   // Recorded in item order: each recordSend hands its message to the store before the next one starts.
-  const recorded = await Promise.allSettled(admitted.map((s) => (s.status === 'fulfilled' ? recordSend(ctx, s.value) : Promise.reject(s.reason))));
+  const recorded = await Promise.allSettled(
+    admitted.map(async (s) => {
+      // An item refused while being admitted keeps its refusal; recordSend starts synchronously, in item order.
+      if (s.status === 'rejected') throw s.reason;
+      return recordSend(ctx, s.value);
+    }),
+  );
   // Even an unexpected failure stays with its item: earlier items are already queued, and failing the whole
   // call would make the client resend them.
   const data = recorded.map((r) => (r.status === 'fulfilled' ? r.value : { error: sendErrors.answer(r.reason, log).body }));
