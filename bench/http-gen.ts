@@ -114,6 +114,10 @@ async function run(spec: HttpRunSpec): Promise<HttpRunResult> {
 
 process.on('disconnect', () => process.exit(0));
 process.on('message', (m: { type: string } & HttpRunSpec) => {
-  if (m.type === 'run') void run(m).then((r) => process.send!(r), (err: Error) => process.send!({ type: 'error', message: err.message }));
+  if (m.type === 'run')
+    void run(m).then(
+      (r) => process.send!(r),
+      (err: Error) => process.send!({ type: 'error', message: err.message }),
+    );
 });
 process.send!({ type: 'ready' });

@@ -8,9 +8,7 @@
 import type { ChildProcess } from 'node:child_process';
 import type { LongRunning } from '../harness/ternmail.js';
 import { pause, until } from '../harness/wait.js';
-import {
-  ask, envInt, fmt, forkScript, log, nextMessage, runBench, deliveryDeployment, stopTern, table, cpuSecondsOf, type BenchRow,
-} from './lib.js';
+import { ask, envInt, fmt, forkScript, log, nextMessage, runBench, deliveryDeployment, stopTern, table, cpuSecondsOf, type BenchRow } from './lib.js';
 import type { HttpRunResult, HttpRunSpec } from './http-gen.js';
 
 const durationS = envInt('BENCH_HTTP_S', 15);
@@ -39,7 +37,12 @@ async function startHttpRun(): Promise<HttpRun> {
   const gen = forkScript('http-gen');
   await nextMessage(gen, 'ready');
   const spec = (seconds: number, offered?: number): HttpRunSpec => ({
-    url: d.apiUrl, key: sender.sendingKey, clients, durationS: seconds, bodyBytes: 1024, rate: offered,
+    url: d.apiUrl,
+    key: sender.sendingKey,
+    clients,
+    durationS: seconds,
+    bodyBytes: 1024,
+    rate: offered,
   });
   const sinkCount = async () => (await ask<{ count: number }>(sink, { type: 'stats' }, 'stats')).count;
   const warm = await ask<HttpRunResult>(gen, { type: 'run', ...spec(2) }, 'done');
@@ -61,7 +64,20 @@ async function phase(run: HttpRun, name: string, note: string, offered?: number)
     return Number.isFinite(used) ? `${fmt((used / seconds) * 100)}%` : '-';
   });
   const rps = r.ok / seconds;
-  run.lines.push([name, load, String(clients), fmt(seconds, 1), fmt(r.ok + r.failed), fmt(rps), fmt(r.p50, 1), fmt(r.p90, 1), fmt(r.p99, 1), fmt(r.max, 1), String(r.failed), ...cpu]);
+  run.lines.push([
+    name,
+    load,
+    String(clients),
+    fmt(seconds, 1),
+    fmt(r.ok + r.failed),
+    fmt(rps),
+    fmt(r.p50, 1),
+    fmt(r.p90, 1),
+    fmt(r.p99, 1),
+    fmt(r.max, 1),
+    String(r.failed),
+    ...cpu,
+  ]);
   log(`  ${name}, ${load}: ${fmt(rps)} req/s, p50 ${fmt(r.p50, 1)} ms, p99 ${fmt(r.p99, 1)} ms${r.failed ? `; ${r.failed} failed, e.g. ${r.errors[0]}` : ''}`);
   run.rows.push({
     metric: `HTTP POST /v2/emails 1 KB, ${clients} clients, ${load}, ${durationS} s, ${note}: req/s | p50 | p99`,

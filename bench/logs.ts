@@ -23,7 +23,7 @@ const DAYS = 30;
 // --- a deterministic generator of varied data ---
 
 let seed = 42;
-const rand = () => ((seed = (seed * 1103515245 + 12345) & 0x7fffffff) / 0x80000000);
+const rand = () => (seed = (seed * 1103515245 + 12345) & 0x7fffffff) / 0x80000000;
 const pick = <T>(list: readonly T[]) => list[Math.floor(rand() * list.length)]!;
 /** Skewed toward the start of the list (index ~ r³): a few very common words, a long tail of rare ones. */
 const pickSkewed = <T>(list: readonly T[]) => list[Math.floor(rand() ** 3 * list.length)]!;
@@ -31,8 +31,45 @@ const pickSkewed = <T>(list: readonly T[]) => list[Math.floor(rand() ** 3 * list
 const SYLLABLES = 'ka lo mi ne ru sa ti vo be da fe gi ho ju ly mo pa qu ri so tu va we xi yo ze an el in on un ar er or'.split(' ');
 /** 3,000 pseudo-words, e.g. "karumi". */
 const VOCABULARY = [...new Set(Array.from({ length: 6000 }, () => Array.from({ length: 2 + Math.floor(rand() * 2) }, () => pick(SYLLABLES)).join('')))].slice(0, 3000);
-const SUBJECT_WORDS = ['invoice', 'receipt', 'order', 'shipped', 'welcome', 'password', 'reset', 'newsletter', 'weekly', 'report', 'reminder', 'confirm', 'account', 'update', 'payment'];
-const FIRST = ['anna', 'bob', 'carla', 'david', 'emma', 'felix', 'grace', 'hugo', 'ines', 'jack', 'karin', 'liam', 'mia', 'noah', 'olga', 'paul', 'rosa', 'sam', 'tina', 'victor'];
+const SUBJECT_WORDS = [
+  'invoice',
+  'receipt',
+  'order',
+  'shipped',
+  'welcome',
+  'password',
+  'reset',
+  'newsletter',
+  'weekly',
+  'report',
+  'reminder',
+  'confirm',
+  'account',
+  'update',
+  'payment',
+];
+const FIRST = [
+  'anna',
+  'bob',
+  'carla',
+  'david',
+  'emma',
+  'felix',
+  'grace',
+  'hugo',
+  'ines',
+  'jack',
+  'karin',
+  'liam',
+  'mia',
+  'noah',
+  'olga',
+  'paul',
+  'rosa',
+  'sam',
+  'tina',
+  'victor',
+];
 const LAST = ['smith', 'jones', 'garcia', 'muller', 'rossi', 'dubois', 'novak', 'silva', 'kim', 'tanaka', 'brown', 'wilson', 'martin', 'lopez', 'weber'];
 const RCPT_DOMAINS = Array.from({ length: 200 }, (_, i) => `${VOCABULARY[i * 7]}.${pick(['com', 'net', 'org', 'de', 'fr', 'io'])}`);
 const SENDERS = ['news', 'billing', 'support', 'hello', 'orders', 'alerts', 'team', 'noreply', 'updates', 'accounts'].map((l) => `${l}@example.com`);
@@ -60,7 +97,10 @@ interface Person {
 const person = (): Person => {
   const first = pick(FIRST);
   const last = pick(LAST);
-  return { email: `${first}.${last}${Math.floor(rand() * 5000)}@${pick(RCPT_DOMAINS)}`, name: `${first[0]!.toUpperCase()}${first.slice(1)} ${last[0]!.toUpperCase()}${last.slice(1)}` };
+  return {
+    email: `${first}.${last}${Math.floor(rand() * 5000)}@${pick(RCPT_DOMAINS)}`,
+    name: `${first[0]!.toUpperCase()}${first.slice(1)} ${last[0]!.toUpperCase()}${last.slice(1)}`,
+  };
 };
 
 interface Loaded {
@@ -74,7 +114,9 @@ interface Loaded {
 /** The i-th of `total` messages, created at `createdMs`; `end` is the load's now (a deferred recipient is due an hour after). */
 function syntheticMessage(i: number, createdMs: number, end: number, sender: Sender): LoadedMessage {
   const created = new Date(createdMs).toISOString();
-  const id = `${createdMs.toString(36).padStart(9, '0')}${Math.floor(rand() * 2 ** 31).toString(16).padStart(8, '0')}${i.toString(16).padStart(8, '0')}`;
+  const id = `${createdMs.toString(36).padStart(9, '0')}${Math.floor(rand() * 2 ** 31)
+    .toString(16)
+    .padStart(8, '0')}${i.toString(16).padStart(8, '0')}`;
   const order = String(100000 + i * 7);
   const words = Array.from({ length: 2 + Math.floor(rand() * 4) }, () => pickSkewed(VOCABULARY));
   const subject = `${pick(SUBJECT_WORDS)} ${words.join(' ')} #${order}`;
@@ -83,13 +125,36 @@ function syntheticMessage(i: number, createdMs: number, end: number, sender: Sen
   const [status, state] = pickStatus();
   const sent = status === 'sent' || status === 'complained' || status === 'bounced' ? new Date(createdMs + 2000).toISOString() : null;
   return {
-    id, accountId: sender.accountId, domainId: sender.domainId, sendingKeyId: sender.sendingKeyId, source: rand() < 0.7 ? 'http' : 'smtp',
-    envelopeFrom: from, fromEmail: from, fromName: 'Example', subject, to: people.slice(0, 1).map((p) => ({ email: p.email, name: p.name })),
-    replyTo: null, messageIdHeader: `<${id}@example.com>`, size: 1000 + Math.floor(rand() * 9000), hasAttachments: false, headers: {},
-    status, error: status === 'failed' ? 'expired: too long in the queue' : null, createdAt: created, sentAt: sent, updatedAt: created,
+    id,
+    accountId: sender.accountId,
+    domainId: sender.domainId,
+    sendingKeyId: sender.sendingKeyId,
+    source: rand() < 0.7 ? 'http' : 'smtp',
+    envelopeFrom: from,
+    fromEmail: from,
+    fromName: 'Example',
+    subject,
+    to: people.slice(0, 1).map((p) => ({ email: p.email, name: p.name })),
+    replyTo: null,
+    messageIdHeader: `<${id}@example.com>`,
+    size: 1000 + Math.floor(rand() * 9000),
+    hasAttachments: false,
+    headers: {},
+    status,
+    error: status === 'failed' ? 'expired: too long in the queue' : null,
+    createdAt: created,
+    sentAt: sent,
+    updatedAt: created,
     recipients: people.map((p, k) => ({
-      email: p.email, name: p.name, kind: k === 0 ? 'to' : 'cc', domain: p.email.slice(p.email.indexOf('@') + 1), state, reason: '',
-      nextAttemptAt: state === 'deferred' ? end + 3_600_000 : null, queuedAt: createdMs, updatedAt: created,
+      email: p.email,
+      name: p.name,
+      kind: k === 0 ? 'to' : 'cc',
+      domain: p.email.slice(p.email.indexOf('@') + 1),
+      state,
+      reason: '',
+      nextAttemptAt: state === 'deferred' ? end + 3_600_000 : null,
+      queuedAt: createdMs,
+      updatedAt: created,
     })),
   };
 }
@@ -134,7 +199,7 @@ interface Kind {
 const day = (ms: number) => new Date(ms).toISOString().slice(0, 10);
 
 function kinds(l: Loaded): Kind[] {
-  const dayAt = (i: number) => l.start + ((i * 7919) % (DAYS - 1) + 1) * 86_400_000;
+  const dayAt = (i: number) => l.start + (((i * 7919) % (DAYS - 1)) + 1) * 86_400_000;
   const statuses = STATUSES.map(([s]) => s);
   return [
     { name: 'no filter (first page)', query: () => ({}) },
@@ -212,7 +277,11 @@ runBench('logs', 5400, async () => {
     const p95 = percentile(times, 95);
     const slow = p95 >= 50;
     lines.push([kind.name, String(times.length), fmt(matched / times.length, 1), fmt(p50, 1), fmt(p95, 1), fmt(times[times.length - 1]!, 1), slow ? 'SLOW' : '']);
-    rows.push({ metric: `GET /v2/emails ${kind.name}, ${fmt(total)} msgs, ${times.length} req: p50 | p95`, value: `${fmt(p50, 1)} | ${fmt(p95, 1)} ms`, target: 'p95 < 50 ms' });
+    rows.push({
+      metric: `GET /v2/emails ${kind.name}, ${fmt(total)} msgs, ${times.length} req: p50 | p95`,
+      value: `${fmt(p50, 1)} | ${fmt(p95, 1)} ms`,
+      target: 'p95 < 50 ms',
+    });
 
     // Why: the plan of both statements list() runs for the slowest request of the kind, and their time in
     // SQLite alone (median of 3).
@@ -228,7 +297,7 @@ runBench('logs', 5400, async () => {
 
   log('\n' + table(['query', 'requests', 'rows/page', 'p50 ms', 'p95 ms', 'max ms', 'p95 ≥ 50 ms'], lines));
   log('\n[logs] what SQLite does for each (EXPLAIN QUERY PLAN of the SQL MessageStore.list() runs: the page, then the COUNT(*) for');
-  log('the total), with each statement\'s time in SQLite alone:');
+  log("the total), with each statement's time in SQLite alone:");
   log(plans.join('\n'));
   return { bench: 'logs', rows };
 });

@@ -8,9 +8,7 @@
 import { freePort } from '../harness/ports.js';
 import { pause } from '../harness/wait.js';
 import type { Deployment } from '../harness/deployment.js';
-import {
-  api, envInt, fmt, log, memoryOf, mtaMetric, queueDepth, runBench, deliveryDeployment, stopTern, table, filler, type BenchRow,
-} from './lib.js';
+import { api, envInt, fmt, log, memoryOf, mtaMetric, queueDepth, runBench, deliveryDeployment, stopTern, table, filler, type BenchRow } from './lib.js';
 
 const total = envInt('BENCH_MEM_N', 100_000);
 const concurrency = envInt('BENCH_MEM_CONCURRENCY', 4);

@@ -141,7 +141,7 @@ async function listenSmtpServer(port: number, pems: { private: string; cert: str
   });
   server.on('error', () => undefined);
   await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', () => resolve()));
-  return ((server as unknown as { server: { address(): { port: number } } }).server.address()).port;
+  return (server as unknown as { server: { address(): { port: number } } }).server.address().port;
 }
 
 const freshCertificate = () => generate([{ name: 'commonName', value: 'localhost' }], { keySize: 2048, notAfterDate: new Date(Date.now() + 86_400_000) });

@@ -7,9 +7,7 @@
 // BENCH_CEILING_SINK_PROCS (2: processes of the ceiling's smtp-server sink).
 import type { ChildProcess } from 'node:child_process';
 import { pause, until } from '../harness/wait.js';
-import {
-  ask, cpuSecondsOf, envInt, fmt, forkScript, log, nextMessage, runBench, deliveryDeployment, stopChild, stopTern, table, type BenchRow,
-} from './lib.js';
+import { ask, cpuSecondsOf, envInt, fmt, forkScript, log, nextMessage, runBench, deliveryDeployment, stopChild, stopTern, table, type BenchRow } from './lib.js';
 import type { RunResult, RunSpec } from './smtp-gen.js';
 
 interface SinkStats {
@@ -23,7 +21,10 @@ const sizes = [
   { label: '1 KB', size: 1024, n: envInt('BENCH_N_1K', 10_000), target: 600 },
   { label: '100 KB', size: 100 * 1024, n: envInt('BENCH_N_100K', 2_000), target: 300 },
 ];
-const concurrencies = (process.env.BENCH_CONCURRENCY ?? '20,50').split(',').map((c) => Number(c.trim())).filter((c) => c > 0);
+const concurrencies = (process.env.BENCH_CONCURRENCY ?? '20,50')
+  .split(',')
+  .map((c) => Number(c.trim()))
+  .filter((c) => c > 0);
 
 function runGenerator(gen: ChildProcess, spec: Pick<RunSpec, 'port' | 'n' | 'concurrency' | 'size'> & Partial<RunSpec>): Promise<RunResult> {
   const full: RunSpec = { user: 'bench', from: 'sender@example.com', toLocal: 'rcpt', toDomain: 'dest.test', pass: 'x', ...spec };
@@ -49,10 +50,12 @@ async function measureCeiling(gen: ChildProcess): Promise<Map<string, number>> {
       ceiling.set(`${s.label}/${c}`, rate);
       // The generator's own cost per message says what it could do with both cores to itself.
       const perMessageMs = (genCpu! / r.accepted) * 1000;
-      log(`  ${s.label} x ${fmt(s.n)} at ${c} sessions: ${fmt(rate)} msg/s; generator ${fmt(perMessageMs, 2)} ms CPU per message ` +
-        `(alone on 2 cores: ~${fmt(2000 / perMessageMs)} msg/s)` +
-        (sinkProcs === 1 ? `, sink ${fmt((sinkCpu! / r.accepted) * 1000, 2)} ms` : '') +
-        (r.failed ? ` (${r.failed} failed: ${r.errors[0]})` : ''));
+      log(
+        `  ${s.label} x ${fmt(s.n)} at ${c} sessions: ${fmt(rate)} msg/s; generator ${fmt(perMessageMs, 2)} ms CPU per message ` +
+          `(alone on 2 cores: ~${fmt(2000 / perMessageMs)} msg/s)` +
+          (sinkProcs === 1 ? `, sink ${fmt((sinkCpu! / r.accepted) * 1000, 2)} ms` : '') +
+          (r.failed ? ` (${r.failed} failed: ${r.errors[0]})` : ''),
+      );
     }
   }
   await stopChild(ceilingSink, 5000);
@@ -88,8 +91,10 @@ async function measureTern(run: TernRun, s: Size, c: number, cap: number): Promi
   const delivered99 = n99 / ((sorted[n99 - 1]! - started) / 1000);
   const late = sorted.filter((at) => at - submittedAt > 5000).length;
   const lateText = late ? `${late} (last +${fmt((st.lastAt - submittedAt) / 1000)} s)` : '0';
-  log(`  ${s.label} x ${fmt(s.n)} at ${c}: accepted ${fmt(accepted)}/s, delivered ${fmt(delivered)}/s (first 99%: ${fmt(delivered99)}/s, late: ${lateText}; ceiling ${fmt(cap)}/s)` +
-    (r.failed ? `; ${r.failed} failed, e.g. ${r.errors[0]}` : ''));
+  log(
+    `  ${s.label} x ${fmt(s.n)} at ${c}: accepted ${fmt(accepted)}/s, delivered ${fmt(delivered)}/s (first 99%: ${fmt(delivered99)}/s, late: ${lateText}; ceiling ${fmt(cap)}/s)` +
+      (r.failed ? `; ${r.failed} failed, e.g. ${r.errors[0]}` : ''),
+  );
   return {
     line: [s.label, fmt(s.n), String(c), fmt(accepted), fmt(delivered), fmt(delivered99), lateText, fmt(cap), String(r.failed), String(st.count - st.signed), ...cpu],
     row: {

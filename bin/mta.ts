@@ -77,7 +77,12 @@ function createScheduler(rt: Runtime, config: Config, { queue, outcomes, resolve
 }
 
 /** Reports on the MX port: their own spool, applied by the worker (which first finishes what a crash left). */
-async function startReports(rt: Runtime, config: Config, outcomes: Outcomes, tlsFiles: TlsFiles): Promise<{ inboundSpool: Spool; reports: ReportWorker; mx: MxListener }> {
+async function startReports(
+  rt: Runtime,
+  config: Config,
+  outcomes: Outcomes,
+  tlsFiles: TlsFiles,
+): Promise<{ inboundSpool: Spool; reports: ReportWorker; mx: MxListener }> {
   const inboundSpool = new Spool(join(config.dataDir, 'spool-inbound'));
   const reports = new ReportWorker({ rt, spool: inboundSpool, outcomes, verpSecret: rt.secrets.derive('verp') });
   const mx = new MxListener({ rt, spool: inboundSpool, tls: readTls(tlsFiles), verpSecret: rt.secrets.derive('verp'), onReport: () => reports.wake() });

@@ -242,7 +242,6 @@ function printWelcome(config: Config, first: { accountId: number; key: string } 
 /** How long `start` waits for its children to stop after SIGTERM before it kills them. */
 const CHILD_STOP_MS = 30_000;
 
-
 /** `ternmail start`: api and mta as child processes, plus a managed redis-server when no Redis URL is set. */
 async function runStart(config: Config): Promise<void> {
   const [{ loadSecretBox }, { ensureTlsCertificate }, { startManagedRedis }] = await Promise.all([

@@ -5,21 +5,12 @@ import { generateKey, hashKey, keyEnds } from '../shared/api-key.js';
 import { rootIdOf } from '../domain/team.js';
 import type { Scope } from '../shared/scopes.js';
 
-export async function createAdminKey(
-  store: Store,
-  config: Config,
-  accountId: number,
-  title: string,
-  scopes: Scope[],
-): Promise<{ id: number; key: string }> {
+export async function createAdminKey(store: Store, config: Config, accountId: number, title: string, scopes: Scope[]): Promise<{ id: number; key: string }> {
   const team = await store.accounts.get(accountId);
   if (!team) throw new Error(`no account ${accountId}`);
   const value = generateKey('admin');
   const { start, end } = keyEnds(value);
-  const created = await store.keys.createAdmin(
-    { accountId, rootId: rootIdOf(team), title, scopes, hash: hashKey(value), start, end },
-    config.limits.adminKeysPerAccount,
-  );
+  const created = await store.keys.createAdmin({ accountId, rootId: rootIdOf(team), title, scopes, hash: hashKey(value), start, end }, config.limits.adminKeysPerAccount);
   if (created === 'limit_reached') throw new Error(`the account already holds ${config.limits.adminKeysPerAccount} admin keys`);
   return { id: created.id, key: value };
 }

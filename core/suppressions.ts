@@ -42,7 +42,11 @@ export class Suppressions {
     // even briefly, while a concurrent real removal is being counted.
     if (!(await this.d.store.suppressions.isSuppressed(team.id, email))) return notListed();
     const key = redisKeys.suppressionRemovals(accountId, utcDay());
-    const [[, used]] = (await this.d.redis.multi().incr(key).expire(key, 2 * 86_400).exec()) as [[Error | null, number]];
+    const [[, used]] = (await this.d.redis
+      .multi()
+      .incr(key)
+      .expire(key, 2 * 86_400)
+      .exec()) as [[Error | null, number]];
     const release = async () => void (await this.d.redis.decr(key));
     if (used > limit) {
       await release();

@@ -34,9 +34,7 @@ export type RemoteReply = { code: number; enhanced?: string; text: string };
 export type Classification = { result: ReplyResult; class: ReplyClass; hard: boolean; rule: string; reason: string };
 
 export type Outcome =
-  | { kind: 'delivered'; reply: string }
-  | { kind: 'deferred'; reply: string; class: ReplyClass }
-  | { kind: 'bounced'; reply: string; class: ReplyClass; hard: boolean };
+  { kind: 'delivered'; reply: string } | { kind: 'deferred'; reply: string; class: ReplyClass } | { kind: 'bounced'; reply: string; class: ReplyClass; hard: boolean };
 
 // ---- the rules file ----------------------------------------------------------------------------------------
 
@@ -85,7 +83,12 @@ const listOf = (v: string | string[] | undefined): string[] => (v === undefined 
 /** "5xx" → /^5\d\d$/; "5.7.*" → /^5\.7\.\d{1,3}$/. */
 const codeRegex = (pattern: string) => new RegExp(`^${pattern.replace(/x/g, '\\d')}$`);
 const enhancedRegex = (pattern: string) =>
-  new RegExp(`^${pattern.split('.').map((part) => (part === '*' ? '\\d{1,3}' : part)).join('\\.')}$`);
+  new RegExp(
+    `^${pattern
+      .split('.')
+      .map((part) => (part === '*' ? '\\d{1,3}' : part))
+      .join('\\.')}$`,
+  );
 
 function compileRule(rule: ReplyRule): CompiledRule {
   const codes = listOf(rule.match.code).map(codeRegex);

@@ -101,7 +101,12 @@ async function sendAll(conn: SMTPConnection, jobs: readonly DeliveryJob[], host:
  * Sends over a kept connection when there is one. One the server has meanwhile dropped fails before any
  * job is done: the batch then gets a fresh connection, as if none had been kept.
  */
-async function sendOverKept(jobs: readonly DeliveryJob[], host: MxHost, ip: string, o: DeliverOptions): Promise<{ done: JobResult[]; undone: DeliveryJob[]; conn: SMTPConnection } | null> {
+async function sendOverKept(
+  jobs: readonly DeliveryJob[],
+  host: MxHost,
+  ip: string,
+  o: DeliverOptions,
+): Promise<{ done: JobResult[]; undone: DeliveryJob[]; conn: SMTPConnection } | null> {
   const conn = o.connections?.take(cacheKey(ip, o));
   if (!conn) return null;
   const sent = await sendAll(conn, jobs, host, ip);

@@ -25,11 +25,35 @@ export interface DkimKey {
  * RFC 8058 §4 requires it and List-Unsubscribe to be covered for one-click unsubscribe.
  */
 export const SIGNED_HEADER_FIELDS = [
-  'From', 'Sender', 'Reply-To', 'Subject', 'Date', 'Message-ID', 'To', 'Cc',
-  'MIME-Version', 'Content-Type', 'Content-Transfer-Encoding', 'Content-ID', 'Content-Description',
-  'Resent-Date', 'Resent-From', 'Resent-Sender', 'Resent-To', 'Resent-Cc', 'Resent-Message-ID',
-  'In-Reply-To', 'References',
-  'List-Id', 'List-Help', 'List-Unsubscribe', 'List-Unsubscribe-Post', 'List-Subscribe', 'List-Post', 'List-Owner', 'List-Archive',
+  'From',
+  'Sender',
+  'Reply-To',
+  'Subject',
+  'Date',
+  'Message-ID',
+  'To',
+  'Cc',
+  'MIME-Version',
+  'Content-Type',
+  'Content-Transfer-Encoding',
+  'Content-ID',
+  'Content-Description',
+  'Resent-Date',
+  'Resent-From',
+  'Resent-Sender',
+  'Resent-To',
+  'Resent-Cc',
+  'Resent-Message-ID',
+  'In-Reply-To',
+  'References',
+  'List-Id',
+  'List-Help',
+  'List-Unsubscribe',
+  'List-Unsubscribe-Post',
+  'List-Subscribe',
+  'List-Post',
+  'List-Owner',
+  'List-Archive',
 ].join(':');
 
 // Bodies are hashed in slices, yielding between them, so a large message does not hold the loop
@@ -141,7 +165,10 @@ export class DkimKeyCache {
   private readonly entries = new Map<string, { sealed: string; pem: string }>();
   private readonly maxEntries: number;
 
-  constructor(private readonly box: SecretBox, options: { maxEntries?: number } = {}) {
+  constructor(
+    private readonly box: SecretBox,
+    options: { maxEntries?: number } = {},
+  ) {
     this.maxEntries = options.maxEntries ?? 10_000;
   }
 

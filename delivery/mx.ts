@@ -12,10 +12,7 @@ export interface MxHost {
   addresses: string[];
 }
 
-export type MxRoute =
-  | { kind: 'hosts'; hosts: MxHost[] }
-  | { kind: 'null-mx' }
-  | { kind: 'no-route'; reason: string; temporary: boolean };
+export type MxRoute = { kind: 'hosts'; hosts: MxHost[] } | { kind: 'null-mx' } | { kind: 'no-route'; reason: string; temporary: boolean };
 
 export interface MxResolverOptions {
   /** Per record type (MX, A, AAAA). */
@@ -34,11 +31,7 @@ const NEGATIVE_CACHE_S = 60;
 // Errors that asking again will not change; everything else (SERVFAIL, timeouts, refused) is temporary.
 const PERMANENT_ERRORS = new Set(['EBADNAME', 'EBADQUERY', 'EBADFAMILY']);
 
-type Answer<T> =
-  | { kind: 'found'; records: T[]; ttlS: number }
-  | { kind: 'nxdomain' }
-  | { kind: 'nodata' }
-  | { kind: 'error'; code: string; temporary: boolean };
+type Answer<T> = { kind: 'found'; records: T[]; ttlS: number } | { kind: 'nxdomain' } | { kind: 'nodata' } | { kind: 'error'; code: string; temporary: boolean };
 
 function failure<T>(err: unknown): Answer<T> {
   const code = (err as NodeJS.ErrnoException).code ?? 'EUNKNOWN';
@@ -66,7 +59,10 @@ class AnswerCache<T> {
   private readonly entries = new Map<string, { answer: Answer<T>; expiresAt: number }>();
   private readonly pending = new Map<string, Promise<Answer<T>>>();
 
-  constructor(private readonly max: number, private readonly now: () => number) {}
+  constructor(
+    private readonly max: number,
+    private readonly now: () => number,
+  ) {}
 
   get(key: string, query: () => Promise<Answer<T>>): Promise<Answer<T>> {
     const hit = this.fresh(key);
@@ -116,7 +112,10 @@ export class MxResolver {
   private readonly address: AnswerCache<{ address: string; ttl: number }>;
   private readonly random: () => number;
 
-  constructor(private readonly resolver: Resolver, options: MxResolverOptions = {}) {
+  constructor(
+    private readonly resolver: Resolver,
+    options: MxResolverOptions = {},
+  ) {
     const max = options.maxCacheEntries ?? 10_000;
     const now = options.now ?? Date.now;
     this.mx = new AnswerCache(max, now);

@@ -25,7 +25,10 @@ export class MessagePreparer {
     if (!entry) {
       entry = this.build(messageId, domainId);
       this.cache.set(messageId, entry);
-      entry.then((body) => this.account(messageId, body.length), () => this.cache.delete(messageId));
+      entry.then(
+        (body) => this.account(messageId, body.length),
+        () => this.cache.delete(messageId),
+      );
     }
     return entry;
   }

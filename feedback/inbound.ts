@@ -89,8 +89,16 @@ export class MxListener {
         metrics.smtpSessions.inc({ listener: 'mx' });
         cb();
       },
-      onRcptTo: (address, session, cb) => void this.onRcptTo(address, session).then(() => cb(), (err: Error) => cb(this.refusal(err, 'RCPT'))),
-      onData: (stream, session, cb) => void this.onData(stream, session).then((text) => cb(null, text), (err: Error) => cb(this.refusal(err, 'DATA'))),
+      onRcptTo: (address, session, cb) =>
+        void this.onRcptTo(address, session).then(
+          () => cb(),
+          (err: Error) => cb(this.refusal(err, 'RCPT')),
+        ),
+      onData: (stream, session, cb) =>
+        void this.onData(stream, session).then(
+          (text) => cb(null, text),
+          (err: Error) => cb(this.refusal(err, 'DATA')),
+        ),
     });
   }
 

@@ -92,7 +92,10 @@ const field = (fields: Fields, name: string): string | null => fields.get(name)?
 /** "rfc822; <bob@example.com>" → "bob@example.com". */
 export function addressField(value: string | null): string | null {
   if (!value) return null;
-  const bare = value.replace(/^[\w.-]+\s*;\s*/, '').replace(/\(.*?\)/g, '').trim();
+  const bare = value
+    .replace(/^[\w.-]+\s*;\s*/, '')
+    .replace(/\(.*?\)/g, '')
+    .trim();
   const angled = /<([^<>]*)>/.exec(bare);
   const address = (angled ? angled[1]! : bare).trim();
   return address === '' ? null : address;
@@ -118,8 +121,7 @@ const DELIVERY_STATUS = ['message/delivery-status', 'message/global-delivery-sta
 const FEEDBACK_REPORT = ['message/feedback-report'];
 const ORIGINAL = ['message/rfc822', 'message/global', 'text/rfc822-headers', 'message/rfc822-headers', 'text/rfc822'];
 
-const partOf = (parsed: ParsedMail, types: readonly string[]): Attachment | undefined =>
-  parsed.attachments.find((a) => types.includes(a.contentType.toLowerCase()));
+const partOf = (parsed: ParsedMail, types: readonly string[]): Attachment | undefined => parsed.attachments.find((a) => types.includes(a.contentType.toLowerCase()));
 
 const textOf = (part: Attachment): string => part.content.toString('utf8');
 

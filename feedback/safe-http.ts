@@ -17,10 +17,7 @@ export interface PinnedAddress {
 
 export type Resolution = { ok: true; target: PinnedAddress } | { ok: false; reason: string };
 
-export type PostOutcome =
-  | { kind: 'response'; statusCode: number; error: string | null }
-  | { kind: 'refused'; reason: string }
-  | { kind: 'error'; reason: string };
+export type PostOutcome = { kind: 'response'; statusCode: number; error: string | null } | { kind: 'refused'; reason: string } | { kind: 'error'; reason: string };
 
 export interface SafePost {
   url: string;

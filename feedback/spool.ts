@@ -23,9 +23,7 @@ export class Spool {
     const folder = this.folder(dirname(target));
     // The callback API, not FileHandle: one call opens, writes, fsyncs (flush) and closes, at a fraction of the cost.
     // (The callback API throughout this file, for the same reason.)
-    await new Promise<void>((resolve, reject) =>
-      writeFile(target, body, { flag: 'wx', mode: 0o640, flush: true }, (err) => (err ? reject(err) : resolve())),
-    );
+    await new Promise<void>((resolve, reject) => writeFile(target, body, { flag: 'wx', mode: 0o640, flush: true }, (err) => (err ? reject(err) : resolve())));
     await new Promise<void>((resolve, reject) => fsync(folder, (err) => (err ? reject(err) : resolve())));
   }
 

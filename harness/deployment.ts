@@ -119,7 +119,10 @@ function deploymentEnv(dataDir: string, redis: TestRedis, dns: TestDnsServer, po
 /** An account, an admin key, the domain marked verified in the store (there is no DNS for it) and a sending key. */
 async function createSender(d: Deployment, domain: string, o: SenderOptions): Promise<Sender> {
   const { credits = 100_000, limitPerSecond = 100_000 } = o;
-  const account = await runCli(['account', 'create', '--name', o.name ?? `Team ${domain}`, '--credits', String(credits), '--limit-per-second', String(limitPerSecond)], d.env);
+  const account = await runCli(
+    ['account', 'create', '--name', o.name ?? `Team ${domain}`, '--credits', String(credits), '--limit-per-second', String(limitPerSecond)],
+    d.env,
+  );
   if (account.code !== 0) throw new Error(`account create failed: ${account.stderr}`);
   const accountId = (account.json as { id: number }).id;
   const admin = await runCli(['admin-key', 'create', '--account', String(accountId), '--title', 'harness', '--scopes', 'all'], d.env);

@@ -149,12 +149,7 @@ export interface Reply {
 }
 
 /** One HTTP request to a running API, JSON in and out. */
-export async function http(
-  base: string,
-  method: string,
-  path: string,
-  o: { key?: string; body?: unknown; accountId?: number } = {},
-): Promise<Reply> {
+export async function http(base: string, method: string, path: string, o: { key?: string; body?: unknown; accountId?: number } = {}): Promise<Reply> {
   const headers: Record<string, string> = {};
   if (o.key) headers.authorization = `Bearer ${o.key}`;
   if (o.accountId !== undefined) headers['x-account-id'] = String(o.accountId);

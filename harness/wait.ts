@@ -3,7 +3,12 @@
 export const pause = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
 /** Polls `probe` every `everyMs` until it gives a truthy value, and returns that value; fails naming `what` after the timeout. */
-export async function until<T>(what: string, probe: () => Promise<T | null | undefined | false> | T | null | undefined | false, timeoutMs = 20_000, everyMs = 50): Promise<T> {
+export async function until<T>(
+  what: string,
+  probe: () => Promise<T | null | undefined | false> | T | null | undefined | false,
+  timeoutMs = 20_000,
+  everyMs = 50,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await probe();

@@ -29,9 +29,7 @@ function parametersOf(route: AnyRoute): Json[] {
       name: 'X-Account-Id',
       in: 'header',
       required: false,
-      description: route.ignoresAccountId
-        ? 'Ignored: the response always describes the account owning the key'
-        : 'The team to act on; omitted, the key’s own account',
+      description: route.ignoresAccountId ? 'Ignored: the response always describes the account owning the key' : 'The team to act on; omitted, the key’s own account',
       schema: { type: 'integer', minimum: 1 },
     });
   }
@@ -59,9 +57,7 @@ function responsesOf(route: AnyRoute): Json {
   if (route.scopes.length) responses[403] = errorResponse(`Outside the key’s scopes (needs ${route.scopes.join(' and ')})`);
   if (route.rate) responses[429] = errorResponse('Rate limit exceeded; see Retry-After and RateLimit-* headers');
   for (const [status, doc] of Object.entries(route.responses)) {
-    responses[status] = doc.schema
-      ? { description: doc.description, content: { 'application/json': { schema: plain(doc.schema) } } }
-      : errorResponse(doc.description);
+    responses[status] = doc.schema ? { description: doc.description, content: { 'application/json': { schema: plain(doc.schema) } } } : errorResponse(doc.description);
   }
   return responses;
 }

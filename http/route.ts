@@ -81,9 +81,6 @@ export interface AnyRoute extends RouteShape<TSchema, TObject, TObject>, GroupRo
   handle(input: RouteInput<unknown, unknown, unknown>): Promise<Reply>;
 }
 
-export function defineRoute<B extends TSchema = TObject, Q extends TObject = TObject, P extends TObject = TObject>(
-  def: RouteDef<B, Q, P>,
-): AnyRoute {
+export function defineRoute<B extends TSchema = TObject, Q extends TObject = TObject, P extends TObject = TObject>(def: RouteDef<B, Q, P>): AnyRoute {
   return def;
 }
-

@@ -41,12 +41,7 @@ function describe(err: ErrorObject, where: string): string {
 }
 
 /** Validates and returns the value, or throws a 422 naming the first wrong field. */
-export function validate<T>(
-  schema: TSchema,
-  value: unknown,
-  where: 'body' | 'query' | 'path',
-  codes: Readonly<Record<string, AdminErrorCode>> = {},
-): T {
+export function validate<T>(schema: TSchema, value: unknown, where: 'body' | 'query' | 'path', codes: Readonly<Record<string, AdminErrorCode>> = {}): T {
   const input = value === undefined && where !== 'body' ? {} : value;
   const fn = compile(schema, where !== 'body');
   if (fn(input)) return input as T;

@@ -22,7 +22,8 @@ export interface Recipient {
 }
 
 /** The log fields of a message, as the store records them. */
-type LoggedFields = 'sendingKeyId' | 'source' | 'envelopeFrom' | 'fromEmail' | 'fromName' | 'subject' | 'to' | 'replyTo' | 'messageIdHeader' | 'hasAttachments' | 'headers';
+type LoggedFields =
+  'sendingKeyId' | 'source' | 'envelopeFrom' | 'fromEmail' | 'fromName' | 'subject' | 'to' | 'replyTo' | 'messageIdHeader' | 'hasAttachments' | 'headers';
 
 export interface Submission extends Pick<NewMessage, LoggedFields> {
   /** Preassigned when the composer needed it for the Message-ID header. */
@@ -110,7 +111,10 @@ export class Intake {
     const firsts = new Map<string, Recipient>();
     for (const r of list) if (!firsts.has(r.email.toLowerCase())) firsts.set(r.email.toLowerCase(), r);
     const unique = [...firsts.entries()];
-    const suppressed = await this.store.suppressions.suppressedAmong(teamId, unique.map(([email]) => email));
+    const suppressed = await this.store.suppressions.suppressedAmong(
+      teamId,
+      unique.map(([email]) => email),
+    );
     const out: NewRecipient[] = [];
     for (const [email, r] of unique) {
       const domain = domainOfEmail(email);

@@ -85,7 +85,10 @@ export class Queue {
     const released = new Set(await this.store.release(leases, Date.now()));
     const lost = leases.filter((l) => !released.has(l.id));
     if (!lost.length) return;
-    this.log.warn({ rcpt_ids: lost.map((l) => l.id), lease_tokens: [...new Set(lost.map((l) => l.leaseToken))] }, 'not released: the lease is no longer held by this worker');
+    this.log.warn(
+      { rcpt_ids: lost.map((l) => l.id), lease_tokens: [...new Set(lost.map((l) => l.leaseToken))] },
+      'not released: the lease is no longer held by this worker',
+    );
   }
 
   /** Puts every in-flight recipient SQLite knows on the schedule, keeping entries Redis already has. */

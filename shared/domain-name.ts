@@ -3,9 +3,7 @@ import { isIP } from 'node:net';
 import { domainToASCII } from 'node:url';
 import { parse } from 'tldts';
 
-export type DomainNameCheck =
-  | { ok: true; name: string; registrable: string; isSubdomain: boolean }
-  | { ok: false; reason: string };
+export type DomainNameCheck = { ok: true; name: string; registrable: string; isSubdomain: boolean } | { ok: false; reason: string };
 
 const LABEL = /^(?!-)[a-z0-9-]{1,63}(?<!-)$/;
 

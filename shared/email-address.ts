@@ -15,4 +15,3 @@ export function isValidEmail(value: string): boolean {
 
 /** The domain part, lower-cased. */
 export const domainOfEmail = (email: string): string => email.slice(email.lastIndexOf('@') + 1).toLowerCase();
-

@@ -21,7 +21,12 @@ export const metrics = {
     registers: [registry],
   }),
   smtpSessions: new Counter({ name: 'tern_smtp_sessions_total', help: 'SMTP sessions opened', labelNames: ['listener'], registers: [registry] }),
-  httpRequests: new Counter({ name: 'tern_http_requests_total', help: 'HTTP requests by route and status', labelNames: ['method', 'route', 'status'], registers: [registry] }),
+  httpRequests: new Counter({
+    name: 'tern_http_requests_total',
+    help: 'HTTP requests by route and status',
+    labelNames: ['method', 'route', 'status'],
+    registers: [registry],
+  }),
   httpDuration: new Histogram({
     name: 'tern_http_request_duration_seconds',
     help: 'HTTP request duration',
@@ -29,8 +34,18 @@ export const metrics = {
     buckets: [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1, 5],
     registers: [registry],
   }),
-  mxRcptRefused: new Counter({ name: 'tern_mx_rcpt_refused_total', help: 'RCPT TO refused on the MX port, by reason (relay, unknown_recipient, forged_verp)', labelNames: ['reason'], registers: [registry] }),
-  inboundReports: new Counter({ name: 'tern_inbound_reports_total', help: 'Reports received on the MX port, by kind and whether they were applied or dropped', labelNames: ['kind', 'state'], registers: [registry] }),
+  mxRcptRefused: new Counter({
+    name: 'tern_mx_rcpt_refused_total',
+    help: 'RCPT TO refused on the MX port, by reason (relay, unknown_recipient, forged_verp)',
+    labelNames: ['reason'],
+    registers: [registry],
+  }),
+  inboundReports: new Counter({
+    name: 'tern_inbound_reports_total',
+    help: 'Reports received on the MX port, by kind and whether they were applied or dropped',
+    labelNames: ['kind', 'state'],
+    registers: [registry],
+  }),
 };
 
 let readDepth: () => Promise<Record<string, number>> = () => Promise.resolve({});

@@ -117,8 +117,7 @@ function settingName(keys: readonly string[], raw: Json, fromEnv: EnvSources): s
   return pathName(keys, raw);
 }
 
-const within = (inner: ErrorObject, outer: ErrorObject) =>
-  inner.instancePath === outer.instancePath || inner.instancePath.startsWith(`${outer.instancePath}/`);
+const within = (inner: ErrorObject, outer: ErrorObject) => inner.instancePath === outer.instancePath || inner.instancePath.startsWith(`${outer.instancePath}/`);
 
 /**
  * Ajv reports every failed branch of a union; keep what is wrong with the value actually given. The anyOf
@@ -143,7 +142,10 @@ function complaint(e: ErrorObject, all: readonly ErrorObject[]): string {
 function schemaProblems(errors: readonly ErrorObject[], name: (keys: string[]) => string): string[] {
   const telling = tellingErrors(errors);
   const lines = telling.map((e) => {
-    const keys = e.instancePath.split('/').slice(1).map((k) => k.replace(/~1/g, '/').replace(/~0/g, '~'));
+    const keys = e.instancePath
+      .split('/')
+      .slice(1)
+      .map((k) => k.replace(/~1/g, '/').replace(/~0/g, '~'));
     const params = e.params as { additionalProperty?: string; missingProperty?: string };
     if (e.keyword === 'additionalProperties') return `unknown setting ${name([...keys, params.additionalProperty!])}`;
     if (e.keyword === 'required') return `missing setting ${name([...keys, params.missingProperty!])}`;

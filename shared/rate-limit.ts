@@ -53,8 +53,7 @@ interface HitCommand {
   ternSlidingWindowHit(key: string, limit: number, windowUs: number): Promise<[number, number, number]>;
 }
 
-const hasHitCommand = (redis: Redis): redis is Redis & HitCommand =>
-  typeof (redis as Partial<HitCommand>)[COMMAND] === 'function';
+const hasHitCommand = (redis: Redis): redis is Redis & HitCommand => typeof (redis as Partial<HitCommand>)[COMMAND] === 'function';
 
 /** The client with the script defined on it (ioredis sends EVALSHA, and EVAL once per connection). */
 function withHitCommand(redis: Redis): Redis & HitCommand {
@@ -63,13 +62,7 @@ function withHitCommand(redis: Redis): Redis & HitCommand {
   return redis;
 }
 
-export async function hitRateLimit(
-  redis: Redis,
-  accountId: number,
-  bucket: string,
-  limit: number,
-  windowS: number,
-): Promise<RateDecision> {
+export async function hitRateLimit(redis: Redis, accountId: number, bucket: string, limit: number, windowS: number): Promise<RateDecision> {
   const key = redisKeys.rateLimit(accountId, bucket);
   const [allowed, count, waitUs] = await withHitCommand(redis).ternSlidingWindowHit(key, limit, windowS * 1_000_000);
   return {

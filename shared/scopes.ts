@@ -32,7 +32,10 @@ export function missingScope(granted: readonly Scope[], required: readonly Scope
 /** Parses `s1,s2` or `all` (the CLI's form). */
 export function parseScopes(text: string): Scope[] {
   if (text.trim() === 'all') return [...SCOPES];
-  const list = text.split(',').map((s) => s.trim()).filter(Boolean);
+  const list = text
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
   const unknown = list.filter((s) => !isScope(s));
   if (unknown.length) throw new Error(`unknown scope(s): ${unknown.join(', ')}; known: ${SCOPES.join(', ')}`);
   return [...new Set(list as Scope[])];

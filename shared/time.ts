@@ -6,7 +6,6 @@ export function toDisplayDateTime(iso: string): string {
   return iso.slice(0, 19).replace('T', ' ');
 }
 
-
 export const utcDay = (date = new Date()): string => date.toISOString().slice(0, 10);
 
 export function secondsUntilNextUtcDay(date = new Date()): number {

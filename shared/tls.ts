@@ -20,7 +20,16 @@ export async function ensureTlsCertificate(config: Config): Promise<TlsFiles> {
   const pems = await generate([{ name: 'commonName', value: host }], {
     keySize: 2048,
     notAfterDate: new Date(Date.now() + 825 * 86_400_000),
-    extensions: [{ name: 'subjectAltName', altNames: [{ type: 2, value: host }, { type: 2, value: 'localhost' }, { type: 7, ip: '127.0.0.1' }] }],
+    extensions: [
+      {
+        name: 'subjectAltName',
+        altNames: [
+          { type: 2, value: host },
+          { type: 2, value: 'localhost' },
+          { type: 7, ip: '127.0.0.1' },
+        ],
+      },
+    ],
   });
   // The pair is written in a directory of its own, then that directory is renamed into place: a reader
   // never sees half a pair, and two processes starting at once cannot end with one's key and the other's
@@ -37,7 +46,9 @@ export async function ensureTlsCertificate(config: Config): Promise<TlsFiles> {
       const code = (err as NodeJS.ErrnoException).code;
       if (code !== 'ENOTEMPTY' && code !== 'EEXIST') throw err;
       if (!existsSync(certPath) || !existsSync(keyPath)) {
-        throw new Error(`${dir} exists but does not hold cert.pem and key.pem; remove it to have a new pair made, or set TERNMAIL_TLS_CERT and TERNMAIL_TLS_KEY`, { cause: err });
+        throw new Error(`${dir} exists but does not hold cert.pem and key.pem; remove it to have a new pair made, or set TERNMAIL_TLS_CERT and TERNMAIL_TLS_KEY`, {
+          cause: err,
+        });
       }
     }
   } finally {

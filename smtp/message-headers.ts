@@ -28,7 +28,12 @@ export function canonicaliseHeaders(raw: Buffer, newMessageId: () => string): He
   const { lines, rest } = splitHeader(raw);
   const kept = lines.filter((l) => nameOf(l) !== 'bcc');
   const existingId = kept.find((l) => nameOf(l) === 'message-id');
-  const messageIdHeader = existingId ? existingId.slice(existingId.indexOf(':') + 1).replace(/\s+/g, ' ').trim() : newMessageId();
+  const messageIdHeader = existingId
+    ? existingId
+        .slice(existingId.indexOf(':') + 1)
+        .replace(/\s+/g, ' ')
+        .trim()
+    : newMessageId();
   const added: string[] = [];
   if (!existingId) added.push(`Message-ID: ${messageIdHeader}`);
   if (!kept.some((l) => nameOf(l) === 'date')) added.push(`Date: ${new Date().toUTCString().replace('GMT', '+0000')}`);

@@ -49,13 +49,18 @@ export class SubmissionListener {
 
   /** Stops accepting connections; sessions under way get `graceMs` to finish. */
   async close(graceMs = 10_000): Promise<void> {
-    await Promise.all(this.servers.map((s) => new Promise<void>((resolve) => {
-      const timer = setTimeout(() => resolve(), graceMs);
-      s.close(() => {
-        clearTimeout(timer);
-        resolve();
-      });
-    })));
+    await Promise.all(
+      this.servers.map(
+        (s) =>
+          new Promise<void>((resolve) => {
+            const timer = setTimeout(() => resolve(), graceMs);
+            s.close(() => {
+              clearTimeout(timer);
+              resolve();
+            });
+          }),
+      ),
+    );
   }
 
   private async open(port: number, secure: boolean, host: string): Promise<void> {
@@ -74,10 +79,26 @@ export class SubmissionListener {
       maxClients: 1000,
       socketTimeout: 120_000,
       closeTimeout: 30_000,
-      onAuth: (auth, session, cb) => void this.onAuth(auth, session).then((user) => cb(null, { user }), (err: Error) => cb(this.refusal(err, 'AUTH'))),
-      onMailFrom: (address, session, cb) => void this.onMailFrom(address, session).then(() => cb(), (err: Error) => cb(this.refusal(err, 'MAIL'))),
-      onRcptTo: (address, session, cb) => void this.onRcptTo(address, session).then(() => cb(), (err: Error) => cb(this.refusal(err, 'RCPT'))),
-      onData: (stream, session, cb) => void this.onData(stream, session).then((text) => cb(null, text), (err: Error) => cb(this.refusal(err, 'DATA'))),
+      onAuth: (auth, session, cb) =>
+        void this.onAuth(auth, session).then(
+          (user) => cb(null, { user }),
+          (err: Error) => cb(this.refusal(err, 'AUTH')),
+        ),
+      onMailFrom: (address, session, cb) =>
+        void this.onMailFrom(address, session).then(
+          () => cb(),
+          (err: Error) => cb(this.refusal(err, 'MAIL')),
+        ),
+      onRcptTo: (address, session, cb) =>
+        void this.onRcptTo(address, session).then(
+          () => cb(),
+          (err: Error) => cb(this.refusal(err, 'RCPT')),
+        ),
+      onData: (stream, session, cb) =>
+        void this.onData(stream, session).then(
+          (text) => cb(null, text),
+          (err: Error) => cb(this.refusal(err, 'DATA')),
+        ),
       onConnect: (_session, cb) => {
         metrics.smtpSessions.inc({ listener: secure ? 'tls' : 'starttls' });
         cb();
@@ -182,7 +203,10 @@ async function readAll(stream: SMTPServerDataStream): Promise<Buffer> {
 
 function addresses(field: AddressObject | AddressObject[] | undefined): Array<{ email: string; name: string }> {
   const list = Array.isArray(field) ? field : field ? [field] : [];
-  return list.flatMap((f) => f.value).filter((a) => a.address).map((a) => ({ email: a.address!, name: a.name ?? '' }));
+  return list
+    .flatMap((f) => f.value)
+    .filter((a) => a.address)
+    .map((a) => ({ email: a.address!, name: a.name ?? '' }));
 }
 
 /** Envelope recipients, named To or Cc when the headers list them, Bcc otherwise. */

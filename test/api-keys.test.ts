@@ -240,7 +240,10 @@ t.test('list paging: 30 keys give 25 on page 1 and 5 on page 2, in creation orde
   const two = await h.request('GET', '/v2/api-keys?page=2', { key });
   t.equal(two.body.page, 2);
   t.equal(two.body.data.length, 5);
-  t.same([...one.body.data, ...two.body.data].map((k: { id: number }) => k.id), ids);
+  t.same(
+    [...one.body.data, ...two.body.data].map((k: { id: number }) => k.id),
+    ids,
+  );
   const small = await h.request('GET', '/v2/api-keys?page=3&per_page=7', { key });
   t.same(
     small.body.data.map((k: { id: number }) => k.id),

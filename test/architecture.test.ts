@@ -76,7 +76,9 @@ t.test('interfaces reach the store and the engines only through the core; no lay
 
 t.test('the HTTP and SMTP interfaces never import each other, nor the MTA side', async (t) => {
   for (const file of files.filter((f) => f.startsWith('http/') || f.startsWith('smtp/'))) {
-    const bad = importsOf(file).filter((target) => /^(smtp|http|intake|queue|delivery|feedback|verification|store)\//.test(target) && folderOf(target) !== folderOf(file));
+    const bad = importsOf(file).filter(
+      (target) => /^(smtp|http|intake|queue|delivery|feedback|verification|store)\//.test(target) && folderOf(target) !== folderOf(file),
+    );
     t.same(bad, [], `${file} imports no other interface and no engine`);
   }
 });
@@ -109,6 +111,10 @@ t.test('every source file opens with a comment line saying its role', async (t) 
 t.test('the folder rules name every product folder that exists', async (t) => {
   const top = readdirSync(root).filter((n) => statSync(join(root, n)).isDirectory() && !n.startsWith('.'));
   const known = new Set([...PRODUCT, 'test', 'bench', 'harness', 'scripts', 'types', 'config', 'docs', 'systemd', 'node_modules', 'dist']);
-  t.same(top.filter((n) => !known.has(n)), [], 'no folder escapes the rules');
+  t.same(
+    top.filter((n) => !known.has(n)),
+    [],
+    'no folder escapes the rules',
+  );
   t.ok(relative(root, root) === '', 'ran from the repository');
 });

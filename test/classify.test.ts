@@ -218,7 +218,9 @@ for (const { from, reply, expect } of CORPUS) {
 
 t.test('every shipped rule is exercised by the corpus', async (t) => {
   const hit = new Set(CORPUS.map(({ reply }) => classifyReply(parseReply(reply)).rule));
-  const unused = replyRules().rules.map((r) => r.rule.id).filter((id) => !hit.has(id));
+  const unused = replyRules()
+    .rules.map((r) => r.rule.id)
+    .filter((id) => !hit.has(id));
   t.same(unused, [], 'rules no reply in the corpus reaches');
 });
 
@@ -246,7 +248,7 @@ t.test('an unknown-user text wins over a 5.7.x policy code', async (t) => {
 
 t.test('a multi-line reply keeps its code, its enhanced code once, and every line of text', async (t) => {
   const reply = parseReply(
-    '550-5.1.1 The email account that you tried to reach does not exist. Please try\r\n550-5.1.1 double-checking the recipient\'s email address for typos.\r\n550 5.1.1 https://support.google.com/mail/?p=NoSuchUser - gsmtp',
+    "550-5.1.1 The email account that you tried to reach does not exist. Please try\r\n550-5.1.1 double-checking the recipient's email address for typos.\r\n550 5.1.1 https://support.google.com/mail/?p=NoSuchUser - gsmtp",
   );
   t.same(reply, {
     code: 550,
@@ -287,7 +289,9 @@ t.test('a Diagnostic-Code from a DSN reads like the reply it quotes', async (t) 
 });
 
 t.test('a folded Diagnostic-Code of a flattened multi-line reply loses its repeated markers', async (t) => {
-  const reply = parseReply('smtp; 550-5.1.1 The email account that you tried to reach does\n    not exist. Please try 550-5.1.1 double-checking.\n    550 5.1.1 https://support.google.com/mail/?p=NoSuchUser');
+  const reply = parseReply(
+    'smtp; 550-5.1.1 The email account that you tried to reach does\n    not exist. Please try 550-5.1.1 double-checking.\n    550 5.1.1 https://support.google.com/mail/?p=NoSuchUser',
+  );
   t.same(reply, {
     code: 550,
     enhanced: '5.1.1',
@@ -353,8 +357,7 @@ t.test('an outcome keeps the raw reply and says delivered, deferred or bounced',
 
 // ---- the rules file ----------------------------------------------------------------------------------------
 
-const shippedRules = (): { description: unknown; rules: Array<Record<string, unknown>> } =>
-  JSON.parse(readFileSync(projectPath('config', 'smtp-replies.json'), 'utf8'));
+const shippedRules = (): { description: unknown; rules: Array<Record<string, unknown>> } => JSON.parse(readFileSync(projectPath('config', 'smtp-replies.json'), 'utf8'));
 
 function withRulesFile(t: Test, content: unknown): string {
   const dir = mkdtempSync(join(tmpdir(), 'tern-rules-'));
@@ -391,7 +394,11 @@ t.test('a rules file that is not JSON is rejected with the parser message', asyn
 });
 
 t.test('a rule with an unknown class is rejected naming the rule', async (t) => {
-  rejects(t, { description: 'x', rules: [rule({ id: 'odd', class: 'sad' }), catchAll] }, /rules\[0\] "odd"\.class: must be equal to one of the allowed values \(unknown_user, /);
+  rejects(
+    t,
+    { description: 'x', rules: [rule({ id: 'odd', class: 'sad' }), catchAll] },
+    /rules\[0\] "odd"\.class: must be equal to one of the allowed values \(unknown_user, /,
+  );
 });
 
 t.test('a rule with a malformed code or enhanced pattern is rejected', async (t) => {
@@ -401,7 +408,11 @@ t.test('a rule with a malformed code or enhanced pattern is rejected', async (t)
 });
 
 t.test('a rule whose text is not a valid regular expression is rejected', async (t) => {
-  rejects(t, { description: 'x', rules: [rule({ id: 'broken', match: { code: '5xx', text: 'user (unknown' } }), catchAll] }, /rules\[0\] "broken": text is not a valid regular expression/);
+  rejects(
+    t,
+    { description: 'x', rules: [rule({ id: 'broken', match: { code: '5xx', text: 'user (unknown' } }), catchAll] },
+    /rules\[0\] "broken": text is not a valid regular expression/,
+  );
 });
 
 t.test('a text pattern that matches every reply is rejected', async (t) => {

@@ -291,7 +291,11 @@ t.test('domain check prints each record’s result and verifies the domain once 
   ]);
   dns.set('_dmarc.cli-check-example.com', [{ type: 'TXT', data: 'v=DMARC1; p=quarantine' }]);
   const partial = await cli('domain', 'check', '--id', id);
-  t.match(partial.json, { verification_status: 'draft', records: { dkim: { ok: false }, spf: { ok: true }, mx: { ok: true } } }, 'a missing DKIM record keeps it a draft');
+  t.match(
+    partial.json,
+    { verification_status: 'draft', records: { dkim: { ok: false }, spf: { ok: true }, mx: { ok: true } } },
+    'a missing DKIM record keeps it a draft',
+  );
 
   dns.set(`${dkim.name}.cli-check-example.com`, [{ type: 'TXT', data: dkim.content }]);
   const after = await cli('domain', 'check', '--id', id);

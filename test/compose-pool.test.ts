@@ -57,8 +57,15 @@ t.test('many sends at once on two workers each get their own message', async (t)
   t.teardown(() => pool.close());
   const composed = await Promise.all(Array.from({ length: 200 }, (_, i) => pool.compose(request(`message ${i}`), `id${i}`)));
   const subjects = await Promise.all(composed.map(async (c) => (await simpleParser(c.body)).subject));
-  t.same(subjects, Array.from({ length: 200 }, (_, i) => `message ${i}`), 'each answer is the message asked for, in order');
-  t.same(composed.map((c) => c.messageIdHeader), Array.from({ length: 200 }, (_, i) => `<id${i}@example.com>`));
+  t.same(
+    subjects,
+    Array.from({ length: 200 }, (_, i) => `message ${i}`),
+    'each answer is the message asked for, in order',
+  );
+  t.same(
+    composed.map((c) => c.messageIdHeader),
+    Array.from({ length: 200 }, (_, i) => `<id${i}@example.com>`),
+  );
 });
 
 t.test('a job that kills its worker fails, and the pool replaces the worker for the sends after it', async (t) => {

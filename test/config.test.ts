@@ -116,7 +116,14 @@ t.test('every TERNMAIL_* variable of the run contract is read and parsed', async
   t.same(c.tls, { cert: '/etc/ssl/tern/cert.pem', key: '/etc/ssl/tern/key.pem' });
   t.equal(c.log.level, 'debug');
 
-  for (const [text, value] of [['false', false], ['0', false], ['no', false], ['1', true], ['YES', true], ['on', true]] as const) {
+  for (const [text, value] of [
+    ['false', false],
+    ['0', false],
+    ['no', false],
+    ['1', true],
+    ['YES', true],
+    ['on', true],
+  ] as const) {
     const parsed = loadConfig({ env: { TERNMAIL_CONFIG: empty, TERNMAIL_WEBHOOK_ALLOW_PRIVATE: text } });
     t.equal(parsed.webhooks.allowPrivate, value, `TERNMAIL_WEBHOOK_ALLOW_PRIVATE=${text}`);
   }
@@ -150,7 +157,9 @@ t.test('invalid values are refused with a ConfigError that names the setting', a
     [{ TERNMAIL_LOG_LEVEL: 'loud' }, /TERNMAIL_LOG_LEVEL="loud": must be equal to one of the allowed values \(fatal, error, warn, info, debug, trace, silent\)/],
   ];
   for (const [env, message] of cases) {
-    const name = Object.entries(env).map(([k, v]) => `${k}=${v}`).join(' ');
+    const name = Object.entries(env)
+      .map(([k, v]) => `${k}=${v}`)
+      .join(' ');
     t.throws(() => loadConfig({ env: { TERNMAIL_CONFIG: empty, ...env } }), message, name);
     try {
       loadConfig({ env: { TERNMAIL_CONFIG: empty, ...env } });
@@ -184,7 +193,11 @@ t.test('a broken config file is refused with a ConfigError naming the file or th
     /accounts.defaultRegion "mars" is not one of regions \(eu, us\)/,
   );
   t.throws(() => loadConfig({ env: { TERNMAIL_CONFIG: configFile({ smtp: { starttlsPorts: [] } }) } }), /smtp\.starttlsPorts: must NOT have fewer than 1 items/);
-  t.throws(() => loadConfig({ env: { TERNMAIL_CONFIG: configFile({ smtp: { starttlsPorts: [0] } }) } }), /smtp\.starttlsPorts\[0\]: must be >= 1/, 'a list item is named by its index');
+  t.throws(
+    () => loadConfig({ env: { TERNMAIL_CONFIG: configFile({ smtp: { starttlsPorts: [0] } }) } }),
+    /smtp\.starttlsPorts\[0\]: must be >= 1/,
+    'a list item is named by its index',
+  );
   t.throws(() => loadConfig({ env: { TERNMAIL_CONFIG: configFile({ redisUrl: 6379 }) } }), /redisUrl: must be string or null/, 'a union names every type it takes');
   const err = (() => {
     try {
@@ -246,9 +259,7 @@ t.test(
     const unprivilegedStart = Number(readFileSync('/proc/sys/net/ipv4/ip_unprivileged_port_start', 'utf8'));
     t.same(
       smtpPortsIn(asUser),
-      unprivilegedStart <= 25
-        ? { starttlsPorts: [587, 2587], tlsPorts: [465, 2465], mxPort: 25 }
-        : { starttlsPorts: [2587], tlsPorts: [2465], mxPort: 2525 },
+      unprivilegedStart <= 25 ? { starttlsPorts: [587, 2587], tlsPorts: [465, 2465], mxPort: 25 } : { starttlsPorts: [2587], tlsPorts: [2465], mxPort: 2525 },
       `an ordinary user (ip_unprivileged_port_start=${unprivilegedStart})`,
     );
     t.same(

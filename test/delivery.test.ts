@@ -35,7 +35,8 @@ t.test('a message sent over HTTP reaches the MX sink DKIM-signed with a VERP ret
   t.equal(await w.h.rt.store.messages.body(res.body.message_id), undefined, 'the stored body goes with the transaction that finishes the message');
   const scraped = await (await fetch(`${w.h.url}/metrics`)).text();
   t.match(scraped, /tern_recipient_outcomes_total\{outcome="sent"\} [1-9]/, 'delivery outcomes are counted');
-  for (const state of ['queued', 'sending', 'deferred']) t.match(scraped, new RegExp(`tern_queue_recipients\\{state="${state}"\\} 0\\n`), `queue depth: ${state}, empty once delivered`);
+  for (const state of ['queued', 'sending', 'deferred'])
+    t.match(scraped, new RegExp(`tern_queue_recipients\\{state="${state}"\\} 0\\n`), `queue depth: ${state}, empty once delivered`);
   t.notMatch(scraped, /tern_queue_recipients\{state="sent"\}/, 'delivered recipients are counted by tern_recipient_outcomes_total, not as queue depth');
   t.match(scraped, /tern_http_requests_total\{method="POST",route="\/v2\/emails",status="200"\} [1-9]/, 'HTTP requests are counted by route');
   t.match(scraped, /tern_messages_accepted_total\{source="http"\} [1-9]/);
@@ -60,8 +61,11 @@ t.test('deliveries to the same host one after the other share one connection, ke
   await new Promise((r) => setTimeout(r, 300));
   t.equal((await sendToBob(w, 'second')).status, 200);
   const got = await w.sink.waitFor(2);
-  t.same(got.map((m) => m.to[0]), ['bob@dest.test', 'bob@dest.test']);
-  t.equal(w.sink.sessions, sessions, 'the second message used the first one\'s connection');
+  t.same(
+    got.map((m) => m.to[0]),
+    ['bob@dest.test', 'bob@dest.test'],
+  );
+  t.equal(w.sink.sessions, sessions, "the second message used the first one's connection");
   t.equal((await dkimVerdict(w, got[1]!.raw)).result, 'pass');
 });
 
@@ -79,7 +83,7 @@ t.test('a kept connection the destination has closed is not used: the next deliv
   t.equal(recipients[0]?.attempts, 1, 'at its first attempt');
 });
 
-t.test('the team\'s region picks the sending pool: its source address and EHLO name', async (t) => {
+t.test("the team's region picks the sending pool: its source address and EHLO name", async (t) => {
   const w = await world({ delivery: { pools: { eu: { localAddress: '127.0.0.2', ehloName: 'eu-out.tern.test' }, us: { localAddress: null, ehloName: null } } } });
   t.teardown(() => w.close());
   const res = await w.h.request('POST', '/v2/emails', {

@@ -83,7 +83,10 @@ t.test('a signed message passes an independent verifier that reads the key from 
   const tags = signatureTags(signed);
   t.equal(tags.get('a'), 'rsa-sha256');
   t.equal(tags.get('c'), 'relaxed/relaxed');
-  t.ok(dns.queries.some((q) => q.name === `${SELECTOR}._domainkey.${DOMAIN}` && q.type === 'TXT'), 'key read from DNS');
+  t.ok(
+    dns.queries.some((q) => q.name === `${SELECTOR}._domainkey.${DOMAIN}` && q.type === 'TXT'),
+    'key read from DNS',
+  );
 });
 
 t.test('a message altered after signing fails verification', async (t) => {
@@ -174,9 +177,19 @@ t.test('processes starting together on a fresh data dir all end with the same ma
   const startAt = Date.now() + 1500;
   const script = `import(${JSON.stringify(module)}).then((m) => { while (Date.now() < ${startAt}); process.stdout.write(m.loadSecretBox(${JSON.stringify(dataDir)}).seal('same key')); })`;
   const sealed = await Promise.all(
-    Array.from({ length: 12 }, () => new Promise<string>((resolve, reject) => execFile(process.execPath, ['-e', script], (err, stdout, stderr) => (err ? reject(new Error(stderr)) : resolve(stdout))))),
+    Array.from(
+      { length: 12 },
+      () =>
+        new Promise<string>((resolve, reject) =>
+          execFile(process.execPath, ['-e', script], (err, stdout, stderr) => (err ? reject(new Error(stderr)) : resolve(stdout))),
+        ),
+    ),
   );
   const box = loadSecretBox(dataDir);
-  t.same(sealed.map((s) => box.open(s)), Array(12).fill('same key'), 'every process sealed with the key that stayed');
+  t.same(
+    sealed.map((s) => box.open(s)),
+    Array(12).fill('same key'),
+    'every process sealed with the key that stayed',
+  );
   t.same(readdirSync(join(dataDir, 'keys')), ['master.key'], 'no temporary file is left');
 });

@@ -314,9 +314,15 @@ t.test('the domain list pages with page and per_page', async (t) => {
   t.equal(p1.body.total, 3);
   t.equal(p1.body.page, 1);
   t.equal(p1.body.per_page, 2);
-  t.same(p1.body.data.map((d: { id: string }) => d.id), ids.slice(0, 2));
+  t.same(
+    p1.body.data.map((d: { id: string }) => d.id),
+    ids.slice(0, 2),
+  );
   const p2 = await h.request('GET', '/v2/domains?page=2&per_page=2', { key });
-  t.same(p2.body.data.map((d: { id: string }) => d.id), ids.slice(2));
+  t.same(
+    p2.body.data.map((d: { id: string }) => d.id),
+    ids.slice(2),
+  );
   t.equal(p2.body.page, 2);
   const p3 = await h.request('GET', '/v2/domains?page=3&per_page=2', { key });
   t.equal(p3.status, 200);
@@ -331,17 +337,7 @@ t.test('the domain list pages with page and per_page', async (t) => {
 
 t.test('paging outside the limits answers 422', async (t) => {
   const { key } = await h.account();
-  const cases = [
-    'per_page=0',
-    'per_page=101',
-    'page=0',
-    'page=-1',
-    'per_page=abc',
-    'page=1.5',
-    'page=101&per_page=100',
-    'page=10001',
-    'page=401',
-  ];
+  const cases = ['per_page=0', 'per_page=101', 'page=0', 'page=-1', 'per_page=abc', 'page=1.5', 'page=101&per_page=100', 'page=10001', 'page=401'];
   for (const query of cases) {
     const res = await h.request('GET', `/v2/domains?${query}`, { key });
     t.equal(res.status, 422, `${query} is refused`);
@@ -486,7 +482,11 @@ t.test('a sending key limited to a removed domain is revoked with it, in every p
 
   t.equal((await h.request('DELETE', `/v2/domains/${removed.id}`, { key })).status, 200);
   const after = await h.request('GET', '/v2/api-keys', { key });
-  t.same(after.body.data.map((k: { title: string }) => k.title), ['other', 'all domains'], 'the limited key is no longer listed');
+  t.same(
+    after.body.data.map((k: { title: string }) => k.title),
+    ['other', 'all domains'],
+    'the limited key is no longer listed',
+  );
   t.equal(after.body.total, 2);
 
   let stillWorks = true;
@@ -509,14 +509,21 @@ t.test('a root key acting on a child team adds domains to that team, and the res
   const childList = await h.request('GET', '/v2/domains', { key: parent.key, accountId: team.id });
   t.equal(childList.headers.get('x-account-id'), String(team.id));
   t.equal(childList.body.account_id, team.id);
-  t.same(childList.body.data.map((d: { id: string }) => d.id), [res.body.data.id]);
+  t.same(
+    childList.body.data.map((d: { id: string }) => d.id),
+    [res.body.data.id],
+  );
   t.equal(childList.body.data[0].is_default, true, 'the first domain of the child team is its default');
 
   const parentDomain = await addDomain(h, parent.key, freshName('parent'));
   const parentList = await h.request('GET', '/v2/domains', { key: parent.key });
   t.equal(parentList.headers.get('x-account-id'), String(parent.id));
   t.equal(parentList.body.account_id, parent.id);
-  t.same(parentList.body.data.map((d: { id: string }) => d.id), [parentDomain.id], 'the child’s domains are not in the parent’s list');
+  t.same(
+    parentList.body.data.map((d: { id: string }) => d.id),
+    [parentDomain.id],
+    'the child’s domains are not in the parent’s list',
+  );
   t.equal(parentList.body.data[0].is_default, true, 'defaults are per team');
 
   const detail = await h.request('GET', `/v2/domains/${res.body.data.id}`, { key: parent.key, accountId: team.id });

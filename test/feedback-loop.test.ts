@@ -194,7 +194,11 @@ function checkEventBody(t: Test, body: EventBody, expected: { event: string; mes
   t.match(body, { event: expected.event, message_id: expected.messageId, email: expected.email, team_id: loop.w.teamId }, 'event, message_id, email and team_id');
   t.match(body.occurred_at, ISO_MS, 'occurred_at is an ISO time');
   const m = expected.message;
-  t.same(body.message, { id: expected.messageId, subject: m.subject, from: FROM, to: [{ email: expected.email }], sent_at: m.sent_at }, 'the message, as include_message asks');
+  t.same(
+    body.message,
+    { id: expected.messageId, subject: m.subject, from: FROM, to: [{ email: expected.email }], sent_at: m.sent_at },
+    'the message, as include_message asks',
+  );
 }
 
 /** A later send to a suppressed address is suppressed at once and never reaches the sink. */
@@ -248,24 +252,27 @@ t.test('an RFC 3464 DSN sent to the VERP address of a delivered copy bounces and
   await laterSendSuppressed(t, copy.email);
 });
 
-t.test('an ARF complaint to the feedback address about a delivered copy marks it complained and suppresses the recipient, with one signed complaint webhook', async (t) => {
-  const copy = await sendDelivered(t, 'carol@dest.test', 'Your weekly digest');
-  const fbl = `${loop.w.h.config.feedback.fblLocalPart}@${loop.w.h.config.publicHostname}`;
-  const reply = await deliverReport(loop.w.h.config.smtp.mxPort, fbl, reportAbout('yahoo-arf-abuse.eml', copy), 'feedback@arf.mail.yahoo.com');
-  t.match(reply, /^250 /, 'the MX port accepts the complaint');
-  const message = await statusBecomes(copy.messageId, 'complained');
-  t.match(await suppressionOf(copy.email), { email: copy.email, status: 'complained', message_id: copy.messageId }, 'GET /v2/suppressions lists it as complained');
-  const detail = await loop.w.h.request('GET', `/v2/emails/${copy.messageId}`, { key: loop.w.adminKey });
-  t.equal(detail.body.data.recipients[0].state, 'complained', 'the recipient state is complained');
+t.test(
+  'an ARF complaint to the feedback address about a delivered copy marks it complained and suppresses the recipient, with one signed complaint webhook',
+  async (t) => {
+    const copy = await sendDelivered(t, 'carol@dest.test', 'Your weekly digest');
+    const fbl = `${loop.w.h.config.feedback.fblLocalPart}@${loop.w.h.config.publicHostname}`;
+    const reply = await deliverReport(loop.w.h.config.smtp.mxPort, fbl, reportAbout('yahoo-arf-abuse.eml', copy), 'feedback@arf.mail.yahoo.com');
+    t.match(reply, /^250 /, 'the MX port accepts the complaint');
+    const message = await statusBecomes(copy.messageId, 'complained');
+    t.match(await suppressionOf(copy.email), { email: copy.email, status: 'complained', message_id: copy.messageId }, 'GET /v2/suppressions lists it as complained');
+    const detail = await loop.w.h.request('GET', `/v2/emails/${copy.messageId}`, { key: loop.w.adminKey });
+    t.equal(detail.body.data.recipients[0].state, 'complained', 'the recipient state is complained');
 
-  const body = await theWebhookAbout(t, copy.messageId, 'complaint');
-  checkEventBody(t, body, { event: 'complaint', messageId: copy.messageId, email: copy.email, message });
-  t.notOk('is_hard_bounce' in body, 'a complaint carries no is_hard_bounce');
-  t.match(body.reason, /abuse/, 'the reason names the feedback type');
-  t.equal(hooksAbout(copy.messageId).filter((r) => bodyOf(r).event === 'bounced').length, 0, 'and no bounced webhook');
+    const body = await theWebhookAbout(t, copy.messageId, 'complaint');
+    checkEventBody(t, body, { event: 'complaint', messageId: copy.messageId, email: copy.email, message });
+    t.notOk('is_hard_bounce' in body, 'a complaint carries no is_hard_bounce');
+    t.match(body.reason, /abuse/, 'the reason names the feedback type');
+    t.equal(hooksAbout(copy.messageId).filter((r) => bodyOf(r).event === 'bounced').length, 0, 'and no bounced webhook');
 
-  await laterSendSuppressed(t, copy.email);
-});
+    await laterSendSuppressed(t, copy.email);
+  },
+);
 
 t.test('an address removed with DELETE /v2/suppressions is delivered to again', async (t) => {
   const email = 'gone@dest.test';

@@ -69,12 +69,16 @@ t.test('a team passing the bounce-rate threshold is suspended by the platform an
   const info = await w.h.request('GET', '/v2/info', { key: w.adminKey, accountId: w.teamId });
   t.equal(info.body.account.status, 'suspended');
   t.equal(info.body.account.bounce_rate, 0.5);
-  t.match(info.body.account.suspension, {
-    by: 'platform',
-    reason: /bounce rate 50\.00% \(2 of 4 recipients in 7 days\) is above 30\.00%/,
-    suspended_at: String,
-    detail: { rate: 'bounce', volume: 4, bounced: 2, bounce_rate: 0.5, thresholds: { min_volume: 4, min_bounces: 2, max_bounce_rate: 0.3 } },
-  }, 'the summary says why the platform suspended the team');
+  t.match(
+    info.body.account.suspension,
+    {
+      by: 'platform',
+      reason: /bounce rate 50\.00% \(2 of 4 recipients in 7 days\) is above 30\.00%/,
+      suspended_at: String,
+      detail: { rate: 'bounce', volume: 4, bounced: 2, bounce_rate: 0.5, thresholds: { min_volume: 4, min_bounces: 2, max_bounce_rate: 0.3 } },
+    },
+    'the summary says why the platform suspended the team',
+  );
 
   await w.h.rt.store.accounts.changeStatus(w.teamId, 'active', 'platform');
   t.equal((await send(w, ['ok4@dest.test'])).status, 200, 'the platform lifts it');

@@ -137,7 +137,11 @@ async function sendDelivered(t: Test, email: string): Promise<Sent> {
   const { status, messageId } = await send(email);
   t.equal(status, 200, `sent to ${email}`);
   const [delivered] = (await w.sink.waitFor(before + 1)).filter((m) => m.to.includes(email)).slice(-1);
-  const [recipient] = await until('recipient sent', () => w.h.rt.store.messages.recipientsOf(messageId), (r) => r[0]?.state === 'sent');
+  const [recipient] = await until(
+    'recipient sent',
+    () => w.h.rt.store.messages.recipientsOf(messageId),
+    (r) => r[0]?.state === 'sent',
+  );
   const message = await w.h.rt.store.messages.get(messageId);
   t.equal(message?.status, 'sent');
   return { messageId, messageIdHeader: message!.messageIdHeader, recipientId: recipient!.id, email, verp: delivered!.from };
@@ -162,8 +166,7 @@ async function snapshot(messageIds: readonly string[], times = true): Promise<un
   };
 }
 
-const refusals = async (reason: string): Promise<number> =>
-  (await metrics.mxRcptRefused.get()).values.find((v) => v.labels.reason === reason)?.value ?? 0;
+const refusals = async (reason: string): Promise<number> => (await metrics.mxRcptRefused.get()).values.find((v) => v.labels.reason === reason)?.value ?? 0;
 const reportsCounted = async (kind: string, state: string): Promise<number> =>
   (await metrics.inboundReports.get()).values.find((v) => v.labels.kind === kind && v.labels.state === state)?.value ?? 0;
 
@@ -244,7 +247,11 @@ t.test('a DSN (5.1.1) to the VERP address bounces and suppresses the recipient, 
   t.match(sent.verp, /^bounces\+[0-9a-z]+-[0-9a-f]+@send\.example\.com$/);
   const reply = await deliverReport(w.mxPort, sent.verp, reportAbout('gmail-5.1.1.eml', sent));
   t.match(reply, /^250 /, 'the report is accepted once it is on disk');
-  const [recipient] = await until('recipient bounced', () => w.h.rt.store.messages.recipientsOf(sent.messageId), (r) => r[0]?.state === 'bounced');
+  const [recipient] = await until(
+    'recipient bounced',
+    () => w.h.rt.store.messages.recipientsOf(sent.messageId),
+    (r) => r[0]?.state === 'bounced',
+  );
   t.match(recipient!.reason, /550 5\.1\.1 The email account that you tried to reach does not exist/);
   t.equal((await w.h.rt.store.messages.get(sent.messageId))?.status, 'bounced');
   const suppression = await suppressionOf(sent.email);
@@ -273,7 +280,11 @@ t.test('an ARF complaint to the feedback address marks the message complained an
   const sent = await sendDelivered(t, 'carol@dest.test');
   const reply = await deliverReport(w.mxPort, 'fbl@mx.tern.test', reportAbout('yahoo-arf-abuse.eml', sent), 'feedback@arf.mail.yahoo.com');
   t.match(reply, /^250 /);
-  await until('message complained', () => w.h.rt.store.messages.get(sent.messageId), (m) => m?.status === 'complained');
+  await until(
+    'message complained',
+    () => w.h.rt.store.messages.get(sent.messageId),
+    (m) => m?.status === 'complained',
+  );
   t.match(await suppressionOf(sent.email), { status: 'complained', message_id: sent.messageId, reason: /abuse complaint/ });
   t.equal((await w.h.rt.store.domains.get(w.domainId))?.totalComplained, 1, 'the domain counts the complaint');
   const later = await send(sent.email);
@@ -284,22 +295,37 @@ t.test('a complaint whose original carries no VERP address is matched by its Mes
   const sent = await sendDelivered(t, 'dave@dest.test');
   const mailer = nodemailer.createTransport({ host: '127.0.0.1', port: w.mxPort, secure: false, requireTLS: true, tls: { rejectUnauthorized: false } });
   t.teardown(() => mailer.close());
-  const info = await mailer.sendMail({ envelope: { from: 'scomp@aol.net', to: ['fbl@mx.tern.test'] }, raw: reportAbout('aol-arf-headers-only.eml', sent).replace(/\r?\n/g, '\r\n') });
+  const info = await mailer.sendMail({
+    envelope: { from: 'scomp@aol.net', to: ['fbl@mx.tern.test'] },
+    raw: reportAbout('aol-arf-headers-only.eml', sent).replace(/\r?\n/g, '\r\n'),
+  });
   t.match(info.response, /^250 /);
-  await until('message complained', () => w.h.rt.store.messages.get(sent.messageId), (m) => m?.status === 'complained');
+  await until(
+    'message complained',
+    () => w.h.rt.store.messages.get(sent.messageId),
+    (m) => m?.status === 'complained',
+  );
   t.match(await suppressionOf(sent.email), { status: 'complained', message_id: sent.messageId });
 });
 
 t.test('a DSN reporting a temporary condition as final (Action failed, 4.7.1) bounces the recipient soft, without suppression', async (t) => {
   const sent = await sendDelivered(t, 'erin@dest.test');
   t.match(await deliverReport(w.mxPort, sent.verp, reportAbout('postfix-4.7.1-failed.eml', sent)), /^250 /);
-  const [recipient] = await until('recipient bounced', () => w.h.rt.store.messages.recipientsOf(sent.messageId), (r) => r[0]?.state === 'bounced');
+  const [recipient] = await until(
+    'recipient bounced',
+    () => w.h.rt.store.messages.recipientsOf(sent.messageId),
+    (r) => r[0]?.state === 'bounced',
+  );
   t.match(recipient!.reason, /451 4\.7\.1/);
   t.equal((await w.h.rt.store.messages.get(sent.messageId))?.status, 'bounced');
   t.equal(await suppressionOf(sent.email), undefined, 'a soft bounce does not suppress');
   const later = await send(sent.email);
   t.equal((await w.h.rt.store.messages.recipientsOf(later.messageId))[0]?.state !== 'suppressed', true, 'a later send goes out');
-  await until('delivered again', () => w.sink.messages.filter((m) => m.to.includes(sent.email)).length, (n) => n === 2);
+  await until(
+    'delivered again',
+    () => w.sink.messages.filter((m) => m.to.includes(sent.email)).length,
+    (n) => n === 2,
+  );
 });
 
 t.test('a delayed DSN and a text delay warning change nothing; an Exim text bounce bounces hard', async (t) => {
@@ -312,7 +338,11 @@ t.test('a delayed DSN and a text delay warning change nothing; an Exim text boun
   t.equal(await reportsCounted('delay', 'processed'), delays + 2);
   t.same(await snapshot([sent.messageId]), before, 'still sent, nothing suppressed');
   t.match(await deliverReport(w.mxPort, sent.verp, reportAbout('exim-text-5.1.1.eml', sent)), /^250 /);
-  await until('recipient bounced', () => w.h.rt.store.messages.recipientsOf(sent.messageId), (r) => r[0]?.state === 'bounced');
+  await until(
+    'recipient bounced',
+    () => w.h.rt.store.messages.recipientsOf(sent.messageId),
+    (r) => r[0]?.state === 'bounced',
+  );
   t.match(await suppressionOf(sent.email), { status: 'bounced', message_id: sent.messageId });
 });
 
@@ -324,7 +354,12 @@ t.test('a report accepted but not yet processed when the worker stops is applied
   t.equal(waiting.length, 1, 'recorded as received');
   t.equal(waiting[0]?.rcptTo, sent.verp);
   t.equal((await w.h.rt.store.messages.recipientsOf(sent.messageId))[0]?.state, 'sent', 'not applied yet');
-  const restarted = new ReportWorker({ rt: w.h.rt, spool: new Spool(join(w.h.config.dataDir, 'spool-inbound')), outcomes: w.mta.outcomes, verpSecret: w.h.rt.secrets.derive('verp') });
+  const restarted = new ReportWorker({
+    rt: w.h.rt,
+    spool: new Spool(join(w.h.config.dataDir, 'spool-inbound')),
+    outcomes: w.mta.outcomes,
+    verpSecret: w.h.rt.secrets.derive('verp'),
+  });
   t.teardown(() => restarted.stop());
   await restarted.start();
   t.equal((await w.h.rt.store.messages.recipientsOf(sent.messageId))[0]?.state, 'bounced', 'applied at start');

@@ -52,17 +52,7 @@ t.test('the account fields describe the account acted on', async (t) => {
   const res = await h.request('GET', '/v2/info', { key });
   t.equal(res.status, 200);
   const a = res.body.account;
-  t.same(Object.keys(a).sort(), [
-    'backend_region',
-    'bounce_rate',
-    'complaint_rate',
-    'credit_balance',
-    'credits_shared',
-    'id',
-    'limit_per_second',
-    'plan_type',
-    'status',
-  ]);
+  t.same(Object.keys(a).sort(), ['backend_region', 'bounce_rate', 'complaint_rate', 'credit_balance', 'credits_shared', 'id', 'limit_per_second', 'plan_type', 'status']);
   t.equal(a.id, id);
   t.equal(a.status, 'active');
   t.equal(a.plan_type, 'standard');
@@ -138,7 +128,11 @@ t.test('the domain list appears with domains:read or domains:write and holds the
     const res = await h.request('GET', '/v2/info', { key });
     t.equal(res.status, 200);
     t.ok(Array.isArray(res.body.domains), `${scope} unlocks the list`);
-    t.same(res.body.domains.map((d: { id: string }) => d.id), [first, second], `${scope}: the team’s own domains only`);
+    t.same(
+      res.body.domains.map((d: { id: string }) => d.id),
+      [first, second],
+      `${scope}: the team’s own domains only`,
+    );
   }
 
   const res = await h.request('GET', '/v2/info', { key: full });
@@ -148,7 +142,11 @@ t.test('the domain list appears with domains:read or domains:write and holds the
   t.equal(res.body.domains[1].is_default, false);
 
   const child = await h.request('GET', '/v2/info', { key: full, accountId: teamId });
-  t.same(child.body.domains.map((d: { id: string }) => d.id), [childDomain], 'acting on the team lists the team’s domains');
+  t.same(
+    child.body.domains.map((d: { id: string }) => d.id),
+    [childDomain],
+    'acting on the team lists the team’s domains',
+  );
 
   const empty = await h.account();
   const none = await h.request('GET', '/v2/info', { key: empty.key });
@@ -163,10 +161,35 @@ t.test('bounce and complaint rates are fractions of the team’s recipients sent
   /** A message with `count` recipients, `bounced` of them bounced and `complained` complaining, accepted `daysAgo`. */
   const messageWith = async (count: number, bounced: number, complained: number, daysAgo = 0) => {
     const msgId = `rates${Math.random().toString(36).slice(2)}`;
-    const recipients = Array.from({ length: count }, (_, i) => ({ email: `r${i}@dest.test`, name: '', kind: 'to' as const, domain: 'dest.test', state: 'queued' as const, reason: '' }));
+    const recipients = Array.from({ length: count }, (_, i) => ({
+      email: `r${i}@dest.test`,
+      name: '',
+      kind: 'to' as const,
+      domain: 'dest.test',
+      state: 'queued' as const,
+      reason: '',
+    }));
     await h.rt.store.messages.insert({
-      id: msgId, accountId: id, rootId: id, domainId, sendingKeyId: null, source: 'http', envelopeFrom: 'a@x.test', fromEmail: 'a@x.test', fromName: '',
-      subject: 's', to: [], replyTo: null, messageIdHeader: `<${msgId}@x.test>`, size: 1, hasAttachments: false, headers: {}, recipients, body: Buffer.from(''), cost: 0, error: null,
+      id: msgId,
+      accountId: id,
+      rootId: id,
+      domainId,
+      sendingKeyId: null,
+      source: 'http',
+      envelopeFrom: 'a@x.test',
+      fromEmail: 'a@x.test',
+      fromName: '',
+      subject: 's',
+      to: [],
+      replyTo: null,
+      messageIdHeader: `<${msgId}@x.test>`,
+      size: 1,
+      hasAttachments: false,
+      headers: {},
+      recipients,
+      body: Buffer.from(''),
+      cost: 0,
+      error: null,
     });
     const rows = await h.rt.store.messages.recipientsOf(msgId);
     for (const [i, r] of rows.entries()) await support.forceRecipientOutcome(r.id, i < bounced ? 'bounced' : 'sent', i >= count - complained);

@@ -36,11 +36,7 @@ t.test('with the default limit of 300 per minute', async (t) => {
     const { key } = await h.account();
     const { key: otherKey } = await h.account();
     const replies = await fire(300, 8, () => h.request('GET', '/v2/teams', { key }));
-    t.same(
-      [...new Set(replies.map((r) => r.status))],
-      [200],
-      'the first 300 pass',
-    );
+    t.same([...new Set(replies.map((r) => r.status))], [200], 'the first 300 pass');
     const remaining = replies.map((r) => Number(r.headers.get('ratelimit-remaining'))).sort((a, b) => a - b);
     t.equal(remaining[0], 0, 'the last allowed one has 0 remaining');
     t.equal(remaining[remaining.length - 1], 299, 'the first one has 299 remaining');

@@ -31,15 +31,38 @@ const recipient = (email: string, state: NewRecipient['state'] = 'queued'): NewR
 function message(id: string, recipients: NewRecipient[]): NewMessage {
   const body = Buffer.from(`Subject: ${id}\r\n\r\nbody of ${id}\r\n`);
   return {
-    id, accountId: owner.accountId, rootId: owner.accountId, domainId: owner.domainId, sendingKeyId: null, source: 'http', envelopeFrom: 'a@one.test', fromEmail: 'a@one.test',
-    fromName: '', subject: id, to: [], replyTo: null, messageIdHeader: `<${id}@one.test>`, size: body.length, hasAttachments: false, headers: {},
-    recipients, body, cost: recipients.filter((r) => r.state === 'queued').length, error: null,
+    id,
+    accountId: owner.accountId,
+    rootId: owner.accountId,
+    domainId: owner.domainId,
+    sendingKeyId: null,
+    source: 'http',
+    envelopeFrom: 'a@one.test',
+    fromEmail: 'a@one.test',
+    fromName: '',
+    subject: id,
+    to: [],
+    replyTo: null,
+    messageIdHeader: `<${id}@one.test>`,
+    size: body.length,
+    hasAttachments: false,
+    headers: {},
+    recipients,
+    body,
+    cost: recipients.filter((r) => r.state === 'queued').length,
+    error: null,
   };
 }
 
 const attempt = (recipientId: number, leaseToken: string, to: 'sent' | 'deferred' | 'bounced'): AttemptResult => ({
-  recipientId, leaseToken, to, reply: to === 'sent' ? '250 ok' : to === 'deferred' ? '451 later' : '550 no such user', mxHost: 'mx.dest.test', ip: '127.0.0.1',
-  ...(to === 'deferred' ? { nextAttemptAt: Date.now() - 1 } : {}), ...(to === 'bounced' ? { hard: true } : {}),
+  recipientId,
+  leaseToken,
+  to,
+  reply: to === 'sent' ? '250 ok' : to === 'deferred' ? '451 later' : '550 no such user',
+  mxHost: 'mx.dest.test',
+  ip: '127.0.0.1',
+  ...(to === 'deferred' ? { nextAttemptAt: Date.now() - 1 } : {}),
+  ...(to === 'bounced' ? { hard: true } : {}),
 });
 
 t.test('a body is kept while any recipient is in flight and deleted with the last outcome', async (t) => {

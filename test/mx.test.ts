@@ -82,7 +82,11 @@ t.test('a SERVFAIL is a temporary failure, and is not cached', async (t) => {
   t.match(await mx.route('broken.test'), { kind: 'no-route', temporary: true, reason: /ESERVFAIL/ });
   dns.set('broken.test', [mxRecord(10, 'mx.broken.test')]);
   dns.set('mx.broken.test', [a('127.0.0.9')]);
-  t.same(hostsOf(await mx.route('broken.test')).map((h) => h.addresses), [['127.0.0.9']], 'asked again once DNS recovered');
+  t.same(
+    hostsOf(await mx.route('broken.test')).map((h) => h.addresses),
+    [['127.0.0.9']],
+    'asked again once DNS recovered',
+  );
 });
 
 t.test('an unreachable DNS server is a temporary failure', async (t) => {
@@ -103,7 +107,10 @@ t.test('an MX host that resolves to nothing is skipped', async (t) => {
   dns.set('skip.test', [mxRecord(10, 'gone.skip.test'), mxRecord(20, 'noaddr.skip.test'), mxRecord(30, 'ok.skip.test')]);
   dns.set('noaddr.skip.test', [{ type: 'TXT', data: 'nothing here' }]);
   dns.set('ok.skip.test', [a('127.0.0.30')]);
-  t.same(hostsOf(await fresh().mx.route('skip.test')).map((h) => h.exchange), ['ok.skip.test']);
+  t.same(
+    hostsOf(await fresh().mx.route('skip.test')).map((h) => h.exchange),
+    ['ok.skip.test'],
+  );
 });
 
 t.test('when no MX host resolves, the route fails: permanently for NXDOMAIN hosts, temporarily for SERVFAIL', async (t) => {

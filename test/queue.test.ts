@@ -55,9 +55,26 @@ async function twoWorkers(t: Test): Promise<{ a: Worker; b: Worker; redis: Redis
 async function queued(w: Worker, accountId: number, domainId: string, id: string): Promise<number> {
   const body = Buffer.from(`Subject: ${id}\r\n\r\nbody\r\n`);
   const due = await w.store.messages.insert({
-    id, accountId, rootId: accountId, domainId, sendingKeyId: null, source: 'http', envelopeFrom: 'a@one.test', fromEmail: 'a@one.test',
-    fromName: '', subject: id, to: [], replyTo: null, messageIdHeader: `<${id}@one.test>`, size: body.length, hasAttachments: false, headers: {},
-    recipients: [{ email: 'bob@dest.test', name: '', kind: 'to', domain: 'dest.test', state: 'queued', reason: '' }], body, cost: 1, error: null,
+    id,
+    accountId,
+    rootId: accountId,
+    domainId,
+    sendingKeyId: null,
+    source: 'http',
+    envelopeFrom: 'a@one.test',
+    fromEmail: 'a@one.test',
+    fromName: '',
+    subject: id,
+    to: [],
+    replyTo: null,
+    messageIdHeader: `<${id}@one.test>`,
+    size: body.length,
+    hasAttachments: false,
+    headers: {},
+    recipients: [{ email: 'bob@dest.test', name: '', kind: 'to', domain: 'dest.test', state: 'queued', reason: '' }],
+    body,
+    cost: 1,
+    error: null,
   });
   if (due === 'insufficient_balance') throw new Error('the account can pay');
   await w.queue.enqueue(id, due);
@@ -80,12 +97,18 @@ async function takenOver(t: Test, a: Worker, b: Worker): Promise<{ leaseA: DueRe
 }
 
 const result = (lease: DueRecipient, to: AttemptResult['to'], reply: string, extra: Partial<AttemptResult> = {}): AttemptResult => ({
-  recipientId: lease.id, leaseToken: lease.leaseToken, to, reply, mxHost: 'mx.dest.test', ip: '127.0.0.1', ...extra,
+  recipientId: lease.id,
+  leaseToken: lease.leaseToken,
+  to,
+  reply,
+  mxHost: 'mx.dest.test',
+  ip: '127.0.0.1',
+  ...extra,
 });
 
 const warnings = (w: Worker) => w.logged.filter((l) => l.level === 40);
 
-t.test("a worker whose lease ran out has its late result refused and logged, and the result of the worker that took over stands", async (t) => {
+t.test('a worker whose lease ran out has its late result refused and logged, and the result of the worker that took over stands', async (t) => {
   const { a, b, accountId, domainId } = await twoWorkers(t);
   const id = await queued(a, accountId, domainId, 'm1');
   const { leaseA, leaseB } = await takenOver(t, a, b);
@@ -99,19 +122,27 @@ t.test("a worker whose lease ran out has its late result refused and logged, and
   t.same(late.bounces, [], 'applies no bounce');
   t.equal(late.refused.length, 1, "A's late result is refused");
   t.match(late.refused[0], { currentToken: leaseB.leaseToken, currentState: 'sent' });
-  t.match(warnings(a), [{ rcpt_id: id, lease_token: leaseA.leaseToken, current_lease_token: leaseB.leaseToken, result: 'bounced' }], 'and logged as a warning with both tokens');
+  t.match(
+    warnings(a),
+    [{ rcpt_id: id, lease_token: leaseA.leaseToken, current_lease_token: leaseB.leaseToken, result: 'bounced' }],
+    'and logged as a warning with both tokens',
+  );
 
   const [recipient] = await a.store.messages.recipientsOf('m1');
   t.equal(recipient!.state, 'sent', 'the recipient stays sent');
   t.equal(recipient!.attempts, 1);
-  t.same((await a.store.messages.attemptsOf('m1')).map((x) => [x.outcome, x.reply]), [['delivered', '250 2.0.0 ok']], "one attempt row, B's");
+  t.same(
+    (await a.store.messages.attemptsOf('m1')).map((x) => [x.outcome, x.reply]),
+    [['delivered', '250 2.0.0 ok']],
+    "one attempt row, B's",
+  );
   t.equal((await a.store.messages.get('m1'))!.status, 'sent');
   t.equal(await a.store.suppressions.isSuppressed(accountId, 'bob@dest.test'), false, 'the address is not suppressed');
   t.same(await a.store.feedback.pendingEvents(10), [], 'no bounce event');
   t.match(await a.store.domains.get(domainId), { totalSent: 1, totalBounced: 0 }, 'the domain counts one delivery and no bounce');
 });
 
-t.test('a release by a worker that lost its lease leaves the new holder\'s recipient alone', async (t) => {
+t.test("a release by a worker that lost its lease leaves the new holder's recipient alone", async (t) => {
   const { a, b, accountId, domainId } = await twoWorkers(t);
   const id = await queued(a, accountId, domainId, 'm2');
   const { leaseA, leaseB } = await takenOver(t, a, b);
@@ -149,7 +180,10 @@ t.test('a lease records one result: a repeat of it, in the same batch or later, 
   t.equal(both.refused.length, 1, 'the second of two results for one lease is refused');
   t.equal(both.refused[0]!.result.to, 'sent');
   t.equal((await a.queue.finish([result(lease!, 'sent', '250 ok')])).refused.length, 1, 'and so is one after it');
-  t.same((await a.store.messages.attemptsOf('m4')).map((x) => x.outcome), ['deferred']);
+  t.same(
+    (await a.store.messages.attemptsOf('m4')).map((x) => x.outcome),
+    ['deferred'],
+  );
 });
 
 t.test('enqueue, from any process, puts the recorded recipients on the schedule and wakes the schedulers', async (t) => {

@@ -41,11 +41,19 @@ t.test('a burst just before an old clock-window edge and one just after it: the 
   const first = await Promise.all(Array.from({ length: LIMIT }, () => hitRateLimit(redis, account, 'test', LIMIT, WINDOW_S)));
   const firstDone = Date.now();
   t.ok(firstDone < edge, `the first burst ended ${edge - firstDone} ms before the edge`);
-  t.same(first.map((d) => d.allowed), [true, true, true, true, true], 'the first five pass');
+  t.same(
+    first.map((d) => d.allowed),
+    [true, true, true, true, true],
+    'the first five pass',
+  );
 
   await sleepUntil(edge + 100);
   const second = await hits(redis, account, LIMIT, WINDOW_S, LIMIT);
-  t.same(second.map((d) => d.allowed), [false, false, false, false, false], 'five more just after the edge are refused');
+  t.same(
+    second.map((d) => d.allowed),
+    [false, false, false, false, false],
+    'five more just after the edge are refused',
+  );
   for (const d of second) {
     t.equal(d.remaining, 0);
     t.ok(d.resetS >= ceilS(firstAt + 2000 - Date.now()) && d.resetS <= ceilS(firstDone + 2000 - (edge + 100)), `reset ${d.resetS} s`);
@@ -59,7 +67,11 @@ t.test('a burst just before an old clock-window edge and one just after it: the 
   }
   await sleepUntil(firstDone + WINDOW_S * 1000 + 50);
   const third = await hits(redis, account, LIMIT, WINDOW_S, LIMIT + 1);
-  t.same(third.map((d) => d.allowed), [true, true, true, true, true, false], 'once the first burst has left, five pass again');
+  t.same(
+    third.map((d) => d.allowed),
+    [true, true, true, true, true, false],
+    'once the first burst has left, five pass again',
+  );
 });
 
 t.test('remaining counts down and a refusal carries Retry-After = the time until the oldest hit leaves the window', async (t) => {
@@ -76,7 +88,11 @@ t.test('remaining counts down and a refusal carries Retry-After = the time until
   const d3 = await hitRateLimit(redis, account, 'test', LIMIT, WINDOW_S);
   t.same(
     [d1, d2, d3].map((d) => [d.allowed, d.remaining]),
-    [[true, 2], [true, 1], [true, 0]],
+    [
+      [true, 2],
+      [true, 1],
+      [true, 0],
+    ],
     'allowed, with 2, 1 and 0 left',
   );
 
@@ -119,9 +135,7 @@ t.test('hits from two connections at once never pass more than the limit', async
   const account = freshAccount();
   const other = connectRedis(server.url, 'rate-limit-test-2');
   t.teardown(() => other.disconnect());
-  const all = await Promise.all(
-    Array.from({ length: 200 }, (_, i) => hitRateLimit(i % 2 ? other : redis, account, 'test', LIMIT, 10)),
-  );
+  const all = await Promise.all(Array.from({ length: 200 }, (_, i) => hitRateLimit(i % 2 ? other : redis, account, 'test', LIMIT, 10)));
   const allowed = all.filter((d) => d.allowed);
   t.equal(allowed.length, LIMIT, 'exactly the limit passes');
   t.same(
@@ -129,7 +143,10 @@ t.test('hits from two connections at once never pass more than the limit', async
     Array.from({ length: LIMIT }, (_, i) => i),
     'each allowed hit saw its own remaining count',
   );
-  t.ok(all.filter((d) => !d.allowed).every((d) => d.remaining === 0 && d.resetS >= 1 && d.resetS <= 10), 'every refusal says 0 left and when to retry');
+  t.ok(
+    all.filter((d) => !d.allowed).every((d) => d.remaining === 0 && d.resetS >= 1 && d.resetS <= 10),
+    'every refusal says 0 left and when to retry',
+  );
 });
 
 t.test('a limit lowered below the hits in the window refuses until enough of them have left', async (t) => {

@@ -86,7 +86,10 @@ t.test('kill -9 of the MTA during a 1,000-message SMTP run loses no acknowledged
   await killed;
   t.same(result.unacknowledged, [], 'every message was eventually acknowledged by the restarted MTA');
   t.equal(result.acks.size, MESSAGES);
-  t.notOk([...result.failures.keys()].some((code) => code >= 500), `no permanent refusal (failures by code: ${JSON.stringify([...result.failures])})`);
+  t.notOk(
+    [...result.failures.keys()].some((code) => code >= 500),
+    `no permanent refusal (failures by code: ${JSON.stringify([...result.failures])})`,
+  );
 
   const missing = await waitDelivered(d, [...result.acks.keys()], 60_000);
   const deliveredAt = Date.now();
@@ -100,7 +103,11 @@ t.test('kill -9 of the MTA during a 1,000-message SMTP run loses no acknowledged
   }
   // Leases expire and delivery finishes: nothing stays in sending, nothing in flight.
   const states = await waitSettled(store);
-  t.same(Object.keys(states).filter((s) => s !== 'sent'), [], `every recipient ends sent (${JSON.stringify(states)})`);
+  t.same(
+    Object.keys(states).filter((s) => s !== 'sent'),
+    [],
+    `every recipient ends sent (${JSON.stringify(states)})`,
+  );
 
   // No acknowledged message waits for the periodic sweep: each goes within a few seconds of its 250, or of
   // the restart for those the crash interrupted (a 5 s lease).
@@ -159,9 +166,11 @@ async function httpLoad(d: Deployment, key: string, first: number, count: number
       await new Promise((r) => setTimeout(r, 200));
     }
   }
-  await Promise.all(Array.from({ length: concurrency }, async () => {
-    while (next < first + count) await sendOne(next++);
-  }));
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (next < first + count) await sendOne(next++);
+    }),
+  );
   return { acks, failures };
 }
 
@@ -214,7 +223,10 @@ t.test('Redis killed during a run, restarted from its AOF and then replaced by a
   await events;
   t.ok(replacedAt > 0, 'Redis was replaced by an empty one mid-run');
   t.same(smtp.unacknowledged, [], 'every SMTP message was eventually acknowledged');
-  t.notOk([...smtp.failures.keys()].some((code) => code >= 500), `SMTP refusals while Redis was away were temporary (${JSON.stringify([...smtp.failures])})`);
+  t.notOk(
+    [...smtp.failures.keys()].some((code) => code >= 500),
+    `SMTP refusals while Redis was away were temporary (${JSON.stringify([...smtp.failures])})`,
+  );
   t.equal(viaHttp.acks.size, 200, 'every HTTP send was eventually acknowledged');
   released = true;
   const releasedAt = Date.now();
@@ -226,10 +238,16 @@ t.test('Redis killed during a run, restarted from its AOF and then replaced by a
   t.same(missing, [], 'every acknowledged message reached the sink within seconds');
   const store = await d.store();
   const states = await waitSettled(store);
-  t.same(Object.keys(states).filter((s) => s !== 'sent'), [], `every recipient ends sent (${JSON.stringify(states)})`);
+  t.same(
+    Object.keys(states).filter((s) => s !== 'sent'),
+    [],
+    `every recipient ends sent (${JSON.stringify(states)})`,
+  );
   t.equal(await probe.zcard(redisKeys.queueDue()), 0, 'nothing left on the schedule');
   const counted = countSink(d);
   t.comment(`failed attempts while Redis was away: SMTP by code ${JSON.stringify([...smtp.failures])}, HTTP by status ${JSON.stringify([...viaHttp.failures])}`);
-  t.comment(`schedule back in the empty Redis ${rescheduledAt - replacedAt} ms after it started; deferred ones delivered ${deliveredAt - releasedAt} ms after the sink accepted them; duplicates: ${counted.redelivered}`);
+  t.comment(
+    `schedule back in the empty Redis ${rescheduledAt - replacedAt} ms after it started; deferred ones delivered ${deliveredAt - releasedAt} ms after the sink accepted them; duplicates: ${counted.redelivered}`,
+  );
   t.ok(counted.redelivered <= 10, `few duplicates (${counted.redelivered})`);
 });

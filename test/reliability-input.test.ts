@@ -141,7 +141,10 @@ t.test('malformed SMTP input', async (t) => {
       Buffer.from(`From: Andr`, 'latin1'),
       Buffer.from([0xe9]), // a bare latin-1 byte: not valid UTF-8
       Buffer.from(` <${FROM}>\r\nTo: <ok@dest.test>\r\nSubject: ${subject}\r\nMIME-Version: 1.0\r\n`, 'utf8'),
-      Buffer.from('Content-Type: multipart/mixed; boundary="never-closed"\r\n\r\n--never-closed\r\nContent-Type: text/plain\r\nContent-Transfer-Encoding: base64\r\n\r\n%%% not base64 %%%\r\n--never-closed\r\nContent-Type: image/png\r\n\r\n\x89PNG\r\n', 'latin1'),
+      Buffer.from(
+        'Content-Type: multipart/mixed; boundary="never-closed"\r\n\r\n--never-closed\r\nContent-Type: text/plain\r\nContent-Transfer-Encoding: base64\r\n\r\n%%% not base64 %%%\r\n--never-closed\r\nContent-Type: image/png\r\n\r\n\x89PNG\r\n',
+        'latin1',
+      ),
     ]);
     await smtp.expect(`MAIL FROM:<${FROM}>`, 250);
     await smtp.expect('RCPT TO:<ok@dest.test>', 250);
@@ -193,7 +196,10 @@ t.test('malformed SMTP input', async (t) => {
     t.equal(ok.code, 250, 'the same session sends a normal message after');
     await smtp.quit();
     await waitForSubject(w, subject);
-    t.notOk(w.sink.messages.some((m) => m.to.includes('big@dest.test')), 'nothing of the big message was delivered');
+    t.notOk(
+      w.sink.messages.some((m) => m.to.includes('big@dest.test')),
+      'nothing of the big message was delivered',
+    );
   });
 
   await t.test(`10,000 RCPTs: ${MAX_RECIPIENTS} accepted, then 452 for every other`, async (t) => {
@@ -220,16 +226,22 @@ t.test('malformed SMTP input', async (t) => {
     const { createConnection } = await import('node:net');
     // Twenty that never start TLS, ten that stop after EHLO, one that stops in the middle of DATA.
     const silent = await Promise.all(
-      Array.from({ length: 20 }, () => new Promise<Socket>((resolve) => {
-        const s = createConnection(w.tlsPort, '127.0.0.1', () => resolve(s));
-        s.on('error', () => undefined);
-      })),
+      Array.from(
+        { length: 20 },
+        () =>
+          new Promise<Socket>((resolve) => {
+            const s = createConnection(w.tlsPort, '127.0.0.1', () => resolve(s));
+            s.on('error', () => undefined);
+          }),
+      ),
     );
-    const idle = await Promise.all(Array.from({ length: 10 }, async () => {
-      const { smtp } = await RawSmtp.open(w.tlsPort, true);
-      await smtp.expect('EHLO idle.test', 250);
-      return smtp;
-    }));
+    const idle = await Promise.all(
+      Array.from({ length: 10 }, async () => {
+        const { smtp } = await RawSmtp.open(w.tlsPort, true);
+        await smtp.expect('EHLO idle.test', 250);
+        return smtp;
+      }),
+    );
     const halfway = await RawSmtp.authenticated(w.tlsPort, w.key);
     await halfway.expect(`MAIL FROM:<${FROM}>`, 250);
     await halfway.expect('RCPT TO:<halfway@dest.test>', 250);
@@ -244,7 +256,10 @@ t.test('malformed SMTP input', async (t) => {
     await normalSmtpSend(t, w);
     const ms = Date.now() - started;
     t.ok(ms < 5_000, `a normal send took ${ms} ms beside 31 stalled clients`);
-    const http = await w.h.request('POST', '/v2/emails', { key: w.key, body: { from: { email: FROM }, to: [{ email: 'ok@dest.test' }], subject: 'HTTP beside stalls', text: 'x' } });
+    const http = await w.h.request('POST', '/v2/emails', {
+      key: w.key,
+      body: { from: { email: FROM }, to: [{ email: 'ok@dest.test' }], subject: 'HTTP beside stalls', text: 'x' },
+    });
     t.equal(http.status, 200, 'HTTP sending is unaffected too');
 
     // The half-sent message is dropped with its connection: nothing is queued for it.
@@ -315,7 +330,13 @@ t.test('malformed HTTP send requests', async (t) => {
 
   await t.test('bad base64 in an attachment is refused', async (t) => {
     for (const content of ['%%% not base64 %%%', 'aGVsbG8=aGVsbG8=', '====', 'abcde', 'aGVsbG8\u0000']) {
-      const res = await send({ from: { email: FROM }, to: [{ email: 'ok@dest.test' }], subject: 'att', text: 'x', attachments: [{ name: 'a.txt', type: 'text/plain', content }] });
+      const res = await send({
+        from: { email: FROM },
+        to: [{ email: 'ok@dest.test' }],
+        subject: 'att',
+        text: 'x',
+        attachments: [{ name: 'a.txt', type: 'text/plain', content }],
+      });
       clearError(t, res, 422, 'attachments');
     }
     await normalHttpSend(t);

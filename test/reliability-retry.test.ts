@@ -30,7 +30,13 @@ async function send(w: World, to: string[], subject: string): Promise<string> {
 
 interface Detail {
   status: string;
-  recipients: Array<{ email: string; state: string; reason: string; attempts: Array<{ at: string; outcome: string; reply: string; mx_host: string | null }>; next_attempt_at: string | null }>;
+  recipients: Array<{
+    email: string;
+    state: string;
+    reason: string;
+    attempts: Array<{ at: string; outcome: string; reply: string; mx_host: string | null }>;
+    next_attempt_at: string | null;
+  }>;
 }
 
 async function detail(w: World, id: string): Promise<Detail> {
@@ -66,11 +72,17 @@ t.test('with a queue age long enough', async (t) => {
     t.equal(sent.status, 'sent');
     const r = sent.recipients[0]!;
     t.equal(r.state, 'sent');
-    t.same(r.attempts.map((a) => a.outcome), ['deferred', 'deferred', 'deferred', 'delivered']);
+    t.same(
+      r.attempts.map((a) => a.outcome),
+      ['deferred', 'deferred', 'deferred', 'delivered'],
+    );
     t.match(r.attempts[0]!.reply, /^451 .*try later/);
     t.equal(r.attempts[0]!.mx_host, 'mx.dest.test');
     const gaps = r.attempts.slice(1).map((a, i) => Date.parse(a.at) - Date.parse(r.attempts[i]!.at));
-    t.ok(gaps.every((g) => g >= 800 && g < 5_000), `retried about every second (${gaps.join(', ')} ms)`);
+    t.ok(
+      gaps.every((g) => g >= 800 && g < 5_000),
+      `retried about every second (${gaps.join(', ')} ms)`,
+    );
     t.equal(w.sink.messages.filter((m) => m.to.includes('slow@dest.test')).length, 1, 'delivered once');
   });
 
@@ -84,7 +96,11 @@ t.test('with a queue age long enough', async (t) => {
     // Longer than two retry delays: a retry would have shown by now.
     await new Promise((r) => setTimeout(r, 2_500));
     const later = await detail(w, id);
-    t.same(later.recipients[0]!.attempts.map((a) => a.outcome), ['bounced'], 'one attempt only');
+    t.same(
+      later.recipients[0]!.attempts.map((a) => a.outcome),
+      ['bounced'],
+      'one attempt only',
+    );
   });
 
   await t.test('one bounced and one delivered recipient: each has its own state, the message is bounced', async (t) => {
@@ -107,7 +123,10 @@ t.test('with a max queue age of 3 s', async (t) => {
     t.equal(r.state, 'failed');
     t.equal(done.status, 'failed');
     t.ok(r.attempts.length >= 3, `tried several times first (${r.attempts.length} attempts)`);
-    t.same(r.attempts.slice(0, -1).map((a) => a.outcome), r.attempts.slice(0, -1).map(() => 'deferred'));
+    t.same(
+      r.attempts.slice(0, -1).map((a) => a.outcome),
+      r.attempts.slice(0, -1).map(() => 'deferred'),
+    );
     t.equal(r.attempts.at(-1)!.outcome, 'failed');
     t.match(r.reason, /expired/);
     t.match(r.attempts[0]!.reply, /ECONNREFUSED|connect/i);

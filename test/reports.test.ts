@@ -25,7 +25,16 @@ const CASES: Record<string, Expected> = {
   'outlook-com-5.5.0.eml': { kind: 'bounce', format: 'dsn', status: '5.5.0', code: 550, finalRecipient: 'bob@dest.test', hard: true, permanent: true },
   'exchange-2016-5.2.2-quota.eml': { kind: 'bounce', format: 'dsn', status: '5.2.2', code: 554, finalRecipient: 'bob@dest.test', hard: false, permanent: true },
   'postfix-5.1.1.eml': { kind: 'bounce', format: 'dsn', status: '5.1.1', code: 550, finalRecipient: 'bob@dest.test', hard: true, permanent: true },
-  'sendmail-several-recipients.eml': { kind: 'bounce', format: 'dsn', status: '5.1.1', code: 550, finalRecipient: 'bob@dest.test', hard: true, permanent: true, recipients: 2 },
+  'sendmail-several-recipients.eml': {
+    kind: 'bounce',
+    format: 'dsn',
+    status: '5.1.1',
+    code: 550,
+    finalRecipient: 'bob@dest.test',
+    hard: true,
+    permanent: true,
+    recipients: 2,
+  },
   'postfix-4.7.1-failed.eml': { kind: 'bounce', format: 'dsn', status: '4.7.1', code: 451, finalRecipient: 'bob@dest.test', hard: false, permanent: false },
   'postfix-delayed.eml': { kind: 'delay', action: 'delayed', status: '4.4.1' },
   'exim-text-5.1.1.eml': { kind: 'bounce', format: 'text', status: '5.1.1', code: 550, finalRecipient: 'bob@dest.test', hard: true, permanent: true },
@@ -51,19 +60,24 @@ function check(t: Test, got: ParsedReport, want: Expected): void {
   } else if (got.kind === 'delay' && want.kind === 'delay') {
     t.match(got, { action: want.action, status: want.status });
   } else if (got.kind === 'complaint' && want.kind === 'complaint') {
-    t.same({ feedbackType: got.feedbackType, verp: got.verp, originalMessageId: got.originalMessageId, originalRcpt: got.originalRcpt }, {
-      feedbackType: want.feedbackType,
-      verp: want.verp,
-      originalMessageId: want.originalMessageId,
-      originalRcpt: want.originalRcpt,
-    });
+    t.same(
+      { feedbackType: got.feedbackType, verp: got.verp, originalMessageId: got.originalMessageId, originalRcpt: got.originalRcpt },
+      {
+        feedbackType: want.feedbackType,
+        verp: want.verp,
+        originalMessageId: want.originalMessageId,
+        originalRcpt: want.originalRcpt,
+      },
+    );
   } else if (got.kind === 'unknown' && want.kind === 'unknown') {
     t.match(got.reason, want.reason);
   }
 }
 
 t.test('every fixture report parses to its expected kind, status, action, final recipient and hard or soft', async (t) => {
-  const files = readdirSync(FIXTURES).filter((f) => f.endsWith('.eml')).sort();
+  const files = readdirSync(FIXTURES)
+    .filter((f) => f.endsWith('.eml'))
+    .sort();
   t.ok(files.length >= 12, `${files.length} fixtures`);
   t.same(files, Object.keys(CASES).sort(), 'every fixture has an expectation, and every expectation a fixture');
   for (const file of files) {
@@ -79,7 +93,9 @@ t.test('the same reports with CRLF line endings (as they arrive over SMTP) parse
 });
 
 t.test('delivery-status fields are unfolded and read per block, names case-insensitive', async (t) => {
-  const groups = fieldGroups('Reporting-MTA: dns; mx.example\r\n\r\nFINAL-RECIPIENT: RFC822; <a@b.test>\r\nAction: failed\r\nDiagnostic-Code: smtp; 550-5.1.1 first\r\n 550 5.1.1 second\r\n\r\n  \r\nAction: delayed\r\n');
+  const groups = fieldGroups(
+    'Reporting-MTA: dns; mx.example\r\n\r\nFINAL-RECIPIENT: RFC822; <a@b.test>\r\nAction: failed\r\nDiagnostic-Code: smtp; 550-5.1.1 first\r\n 550 5.1.1 second\r\n\r\n  \r\nAction: delayed\r\n',
+  );
   t.equal(groups.length, 3);
   t.same(groups[1]!.get('diagnostic-code'), ['smtp; 550-5.1.1 first 550 5.1.1 second']);
   t.equal(addressField(groups[1]!.get('final-recipient')![0]!), 'a@b.test');

@@ -28,10 +28,35 @@ async function newTeam(): Promise<{ id: number; key: string }> {
 async function traffic(teamId: number, sent: number, bounced = 0): Promise<number[]> {
   const id = `rep${++counter}x${process.pid}`;
   const count = sent + bounced;
-  const recipients = Array.from({ length: count }, (_, i) => ({ email: `r${i}@dest.test`, name: '', kind: 'to' as const, domain: 'dest.test', state: 'queued' as const, reason: '' }));
+  const recipients = Array.from({ length: count }, (_, i) => ({
+    email: `r${i}@dest.test`,
+    name: '',
+    kind: 'to' as const,
+    domain: 'dest.test',
+    state: 'queued' as const,
+    reason: '',
+  }));
   const queued = await h.rt.store.messages.insert({
-    id, accountId: teamId, rootId: teamId, domainId: null, sendingKeyId: null, source: 'http', envelopeFrom: 'a@x.test', fromEmail: 'a@x.test', fromName: '',
-    subject: 's', to: [], replyTo: null, messageIdHeader: `<${id}@x.test>`, size: 1, hasAttachments: false, headers: {}, recipients, body: Buffer.from('x'), cost: 0, error: null,
+    id,
+    accountId: teamId,
+    rootId: teamId,
+    domainId: null,
+    sendingKeyId: null,
+    source: 'http',
+    envelopeFrom: 'a@x.test',
+    fromEmail: 'a@x.test',
+    fromName: '',
+    subject: 's',
+    to: [],
+    replyTo: null,
+    messageIdHeader: `<${id}@x.test>`,
+    size: 1,
+    hasAttachments: false,
+    headers: {},
+    recipients,
+    body: Buffer.from('x'),
+    cost: 0,
+    error: null,
   });
   if (queued === 'insufficient_balance') throw new Error('no balance');
   const ids = queued.map((r) => r.id).sort((a, b) => a - b);
@@ -185,13 +210,17 @@ t.test('migration 7 gives teams already suspended a record of who suspended them
     await sql.run('INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)', [m.version, m.name, new Date().toISOString()]);
   }
   const at = '2024-05-01T10:00:00.000Z';
-  for (const [id, status, by] of [[1, 'active', null], [2, 'suspended', 'account'], [3, 'suspended', 'platform']] as const) {
+  for (const [id, status, by] of [
+    [1, 'active', null],
+    [2, 'suspended', 'account'],
+    [3, 'suspended', 'platform'],
+  ] as const) {
     await sql.run(
       `INSERT INTO accounts (id, name, status, suspended_by, plan_type, limit_per_second, backend_region, created_at, updated_at) VALUES (?, 'a', ?, ?, 'standard', 10, 'eu', ?, ?)`,
       [id, status, by, at, at],
     );
   }
-  t.ok((await migrate(sql)).includes(7), "migration 7 runs");
+  t.ok((await migrate(sql)).includes(7), 'migration 7 runs');
   const accounts = new AccountStore(sql);
   t.equal((await accounts.get(1))!.suspension, null);
   t.same((await accounts.get(2))!.suspension, { by: 'account', reason: 'suspended by the account', at, detail: null });

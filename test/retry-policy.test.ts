@@ -26,8 +26,20 @@ t.test('the default schedule is 1m, 5m, 15m, 30m, 1h, 2h, 4h within a 5-day queu
 t.test('the first retry comes about 60 seconds after the first failure', async (t) => {
   const now = at(1);
   t.equal(secondsAfter(now, nextAttemptAt(1, queuedAt, now, policy, middle)), 60);
-  t.equal(secondsAfter(now, nextAttemptAt(1, queuedAt, now, policy, () => 0)), 54);
-  t.equal(secondsAfter(now, nextAttemptAt(1, queuedAt, now, policy, () => 1)), 66);
+  t.equal(
+    secondsAfter(
+      now,
+      nextAttemptAt(1, queuedAt, now, policy, () => 0),
+    ),
+    54,
+  );
+  t.equal(
+    secondsAfter(
+      now,
+      nextAttemptAt(1, queuedAt, now, policy, () => 1),
+    ),
+    66,
+  );
 });
 
 t.test('each failure moves one step along the list', async (t) => {
@@ -103,7 +115,8 @@ t.test('an invalid override is rejected with the variable named', async (t) => {
 
 t.test('every invalid override is named in one error, with the file and the environment as its sources', async (t) => {
   t.throws(() => loadRetryPolicy({ env: { TERNMAIL_RETRY_DELAYS_S: '0,60', TERNMAIL_MAX_QUEUE_AGE_S: '5d' } }), {
-    message: /^invalid retry policy in \S+\/config\/retry\.json \+ the environment: TERNMAIL_RETRY_DELAYS_S="0,60": must be >= 1; TERNMAIL_MAX_QUEUE_AGE_S="5d": must be integer$/,
+    message:
+      /^invalid retry policy in \S+\/config\/retry\.json \+ the environment: TERNMAIL_RETRY_DELAYS_S="0,60": must be >= 1; TERNMAIL_MAX_QUEUE_AGE_S="5d": must be integer$/,
   });
 });
 

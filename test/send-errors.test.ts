@@ -15,7 +15,13 @@ const uniqueDomain = (): string => `sender${++domainCounter}.example.com`;
 async function makeDomain(accountId: number, name = uniqueDomain(), draft = false): Promise<{ id: string; name: string }> {
   const { generateDkimKeyPair } = await import('../shared/dns-records.js');
   const keys = await generateDkimKeyPair(1024);
-  const d = await h.rt.store.domains.create({ accountId, name, dkimSelector: 'tern', dkimPublicKey: keys.publicKey, dkimPrivateKeyEnc: h.rt.secrets.seal(keys.privateKeyPem) });
+  const d = await h.rt.store.domains.create({
+    accountId,
+    name,
+    dkimSelector: 'tern',
+    dkimPublicKey: keys.publicKey,
+    dkimPrivateKeyEnc: h.rt.secrets.seal(keys.privateKeyPem),
+  });
   if (d === 'exists') throw new Error(`${name} exists`);
   if (!draft) await h.rt.store.domains.recordCheck(d.id, { verified: true, dmarcPolicy: null, summary: '', result: {} });
   return { id: d.id, name };
@@ -80,7 +86,7 @@ async function balance(id: number): Promise<number> {
 }
 
 async function messageCount(id: number): Promise<number> {
-  return (await h.request('GET', '/v2/emails', { key: (await adminKeyOf(id)) })).body.total;
+  return (await h.request('GET', '/v2/emails', { key: await adminKeyOf(id) })).body.total;
 }
 
 const adminKeys = new Map<number, string>();
@@ -250,7 +256,10 @@ t.test('an invalid email address is refused with 422', async (t) => {
     const res = await send(s.sendKey, mail(s.domain, { to: [{ email: bad }] }));
     t.equal(res.status, 422, `to ${JSON.stringify(bad)}: ${res.text}`);
     errorShape(t, res.body, 422, 'validation_error');
-    t.ok(Object.keys(res.body.errors).some((f) => f.startsWith('to')), 'the error names the to field');
+    t.ok(
+      Object.keys(res.body.errors).some((f) => f.startsWith('to')),
+      'the error names the to field',
+    );
   }
   const badFrom = await send(s.sendKey, mail(s.domain, { from: { email: 'nobody' } }));
   t.equal(badFrom.status, 422, badFrom.text);
@@ -303,7 +312,14 @@ t.test('a headers entry that would replace From, To, Cc, Bcc, Subject, Date, Mes
 t.test('attachments over 10 MB decoded in total are refused with 422; bad base64 is refused with 422', async (t) => {
   const s = await setup();
   const big = Buffer.alloc(10.5 * 1024 * 1024, 'a').toString('base64');
-  sendError(t, await send(s.sendKey, mail(s.domain, { attachments: [{ name: 'big.bin', type: 'application/octet-stream', content: big }] })), 422, 'validation_error', 'attachments', 'max_size');
+  sendError(
+    t,
+    await send(s.sendKey, mail(s.domain, { attachments: [{ name: 'big.bin', type: 'application/octet-stream', content: big }] })),
+    422,
+    'validation_error',
+    'attachments',
+    'max_size',
+  );
   const half = Buffer.alloc(5.25 * 1024 * 1024, 'b').toString('base64');
   const two = [1, 2].map((i) => ({ name: `part${i}.bin`, type: 'application/octet-stream', content: half }));
   sendError(t, await send(s.sendKey, mail(s.domain, { attachments: two })), 422, 'validation_error', 'attachments', 'max_size');
@@ -399,16 +415,25 @@ t.test('reply_to is accepted as the string "Name <email>" and as an object', asy
   const bare = await send(s.sendKey, mail(s.domain, { reply_to: 'plain@dest.test' }));
   t.equal(bare.status, 200, bare.text);
   const parsedString = await simpleParser(await storedBody(asString.body.message_id));
-  t.same(parsedString.replyTo?.value.map((a) => [a.name, a.address]), [['Support Desk', 'support@dest.test']]);
+  t.same(
+    parsedString.replyTo?.value.map((a) => [a.name, a.address]),
+    [['Support Desk', 'support@dest.test']],
+  );
   const parsedObject = await simpleParser(await storedBody(asObject.body.message_id));
-  t.same(parsedObject.replyTo?.value.map((a) => [a.name, a.address]), [['Help', 'help@dest.test']]);
+  t.same(
+    parsedObject.replyTo?.value.map((a) => [a.name, a.address]),
+    [['Help', 'help@dest.test']],
+  );
   const log = await h.request('GET', `/v2/emails/${asString.body.message_id}`, { key: s.adminKey });
   t.match(String(log.body.data.reply_to), /support@dest\.test/);
 });
 
 t.test('an html-only send gets a text/plain part generated from the html', async (t) => {
   const s = await setup();
-  const res = await send(s.sendKey, mail(s.domain, { text: undefined, html: '<h1>Welcome</h1><p>Hello <b>Bob</b>, <a href="https://example.com/x">click here</a>.</p>' }));
+  const res = await send(
+    s.sendKey,
+    mail(s.domain, { text: undefined, html: '<h1>Welcome</h1><p>Hello <b>Bob</b>, <a href="https://example.com/x">click here</a>.</p>' }),
+  );
   t.equal(res.status, 200, res.text);
   const raw = await storedBody(res.body.message_id);
   t.match(raw.toString('latin1'), /Content-Type: text\/plain/i);
@@ -440,20 +465,42 @@ t.test('attachments, cc and custom headers arrive in the MIME message; bcc does 
   const raw = await storedBody(res.body.message_id);
   const parsed = await simpleParser(raw);
   t.equal(parsed.subject, 'Hello');
-  t.same(parsed.from?.value.map((a) => [a.name, a.address]), [['News', `news@${s.domain}`]]);
-  t.same((Array.isArray(parsed.to) ? parsed.to[0] : parsed.to)?.value.map((a) => a.address), ['bob@dest.test']);
-  t.same((Array.isArray(parsed.cc) ? parsed.cc[0] : parsed.cc)?.value.map((a) => a.address), ['carol@dest.test']);
+  t.same(
+    parsed.from?.value.map((a) => [a.name, a.address]),
+    [['News', `news@${s.domain}`]],
+  );
+  t.same(
+    (Array.isArray(parsed.to) ? parsed.to[0] : parsed.to)?.value.map((a) => a.address),
+    ['bob@dest.test'],
+  );
+  t.same(
+    (Array.isArray(parsed.cc) ? parsed.cc[0] : parsed.cc)?.value.map((a) => a.address),
+    ['carol@dest.test'],
+  );
   t.notOk(parsed.headers.get('bcc'), 'no Bcc header');
   t.notMatch(raw.toString('latin1'), /secret@dest\.test/, 'the bcc address is nowhere in the message');
   t.equal(parsed.headers.get('x-campaign'), 'spring-2024');
   t.match(raw.toString('latin1'), /^List-Unsubscribe: <https:\/\/example\.com\/u\/1>\r$/m, 'List-Unsubscribe kept as given');
-  t.same(parsed.attachments.map((a) => [a.filename, a.contentType]), [['invoice.pdf', 'application/pdf'], ['pixel.png', 'image/png']]);
+  t.same(
+    parsed.attachments.map((a) => [a.filename, a.contentType]),
+    [
+      ['invoice.pdf', 'application/pdf'],
+      ['pixel.png', 'image/png'],
+    ],
+  );
   t.ok(parsed.attachments[0]!.content.equals(pdf), 'the pdf bytes are intact');
   t.ok(parsed.attachments[1]!.content.equals(png), 'the png bytes are intact');
   t.match(parsed.messageId ?? '', new RegExp(`@${s.domain.replace(/\./g, '\\.')}>?$`));
   t.ok(parsed.date, 'a Date header');
   const recipients = await h.rt.store.messages.recipientsOf(res.body.message_id);
-  t.same(recipients.map((r) => [r.email, r.kind]).sort(), [['bob@dest.test', 'to'], ['carol@dest.test', 'cc'], ['secret@dest.test', 'bcc']].sort());
+  t.same(
+    recipients.map((r) => [r.email, r.kind]).sort(),
+    [
+      ['bob@dest.test', 'to'],
+      ['carol@dest.test', 'cc'],
+      ['secret@dest.test', 'bcc'],
+    ].sort(),
+  );
   const log = await h.request('GET', `/v2/emails/${res.body.message_id}`, { key: s.adminKey });
   t.equal(log.body.data.has_attachments, true);
 });
@@ -679,7 +726,10 @@ t.test('a batch of 100 is accepted with the default send rate; 101 is refused wi
   const ok = await h.request('POST', '/v2/emails/batch', { key: s.sendKey, body: hundred });
   t.equal(ok.status, 200, ok.text.slice(0, 500));
   t.equal(ok.body.data.length, 100);
-  t.ok(ok.body.data.every((d: { message_id?: string }) => typeof d.message_id === 'string'), 'every item was sent');
+  t.ok(
+    ok.body.data.every((d: { message_id?: string }) => typeof d.message_id === 'string'),
+    'every item was sent',
+  );
   t.equal(await messageCount(s.id), 100);
   const tooMany = await h.request('POST', '/v2/emails/batch', { key: s.sendKey, body: { emails: [...hundred, mail(s.domain)] } });
   t.equal(tooMany.status, 422, tooMany.text.slice(0, 500));
@@ -780,11 +830,17 @@ t.test('the send rate is per account: one account over its rate does not slow an
   const other = await setup(1000, 1000);
   await Promise.all([send(slow.sendKey, mail(slow.domain)), send(slow.sendKey, mail(slow.domain)), send(slow.sendKey, mail(slow.domain))]);
   const res = await Promise.all(Array.from({ length: 5 }, () => send(other.sendKey, mail(other.domain))));
-  t.same(res.map((r) => r.status), [200, 200, 200, 200, 200]);
+  t.same(
+    res.map((r) => r.status),
+    [200, 200, 200, 200, 200],
+  );
 });
 
 t.test('a send with an admin key counts against the same account rate', async (t) => {
   const s = await setup(1000, 2);
   const res = await Promise.all([send(s.adminKey, mail(s.domain)), send(s.sendKey, mail(s.domain)), send(s.adminKey, mail(s.domain)), send(s.sendKey, mail(s.domain))]);
-  t.ok(res.some((r) => r.status === 429), res.map((r) => r.status).join(','));
+  t.ok(
+    res.some((r) => r.status === 429),
+    res.map((r) => r.status).join(','),
+  );
 });

@@ -6,7 +6,13 @@ async function verifiedDomain(h: Harness, accountId: number, name: string): Prom
   const team = (await h.rt.store.accounts.get(accountId))!;
   const { generateDkimKeyPair } = await import('../shared/dns-records.js');
   const keys = await generateDkimKeyPair(1024);
-  const d = await h.rt.store.domains.create({ accountId: team.id, name, dkimSelector: 'tern', dkimPublicKey: keys.publicKey, dkimPrivateKeyEnc: h.rt.secrets.seal(keys.privateKeyPem) });
+  const d = await h.rt.store.domains.create({
+    accountId: team.id,
+    name,
+    dkimSelector: 'tern',
+    dkimPublicKey: keys.publicKey,
+    dkimPrivateKeyEnc: h.rt.secrets.seal(keys.privateKeyPem),
+  });
   if (d === 'exists') throw new Error('exists');
   await h.rt.store.domains.recordCheck(d.id, { verified: true, dmarcPolicy: null, summary: '', result: {} });
   return d.id;
@@ -40,15 +46,28 @@ t.test('the message log lists, filters, searches and details sent messages', asy
   t.equal(first.status, 200, first.text);
   const all = await h.request('GET', '/v2/emails', { key: acct.key });
   t.equal(all.body.total, 2);
-  t.same(Object.keys(all.body.data[0]).sort(), ['created_at', 'error', 'from', 'from_name', 'has_attachments', 'id', 'recipients_count', 'reply_to', 'sent_at', 'status', 'subject', 'to'].sort());
+  t.same(
+    Object.keys(all.body.data[0]).sort(),
+    ['created_at', 'error', 'from', 'from_name', 'has_attachments', 'id', 'recipients_count', 'reply_to', 'sent_at', 'status', 'subject', 'to'].sort(),
+  );
   const bySubject = await h.request('GET', '/v2/emails?search=invoice', { key: acct.key });
-  t.same(bySubject.body.data.map((m: { subject: string }) => m.subject), ['Invoice 42 ready']);
+  t.same(
+    bySubject.body.data.map((m: { subject: string }) => m.subject),
+    ['Invoice 42 ready'],
+  );
   t.equal((await h.request('GET', '/v2/emails?search=invo', { key: acct.key })).body.total, 0, 'words match whole');
   const byPrefix = await h.request('GET', `/v2/emails?search=${encodeURIComponent('invo*')}`, { key: acct.key });
-  t.same(byPrefix.body.data.map((m: { subject: string }) => m.subject), ['Invoice 42 ready'], 'a trailing * matches the start of a word');
+  t.same(
+    byPrefix.body.data.map((m: { subject: string }) => m.subject),
+    ['Invoice 42 ready'],
+    'a trailing * matches the start of a word',
+  );
   t.equal((await h.request('GET', '/v2/emails?from=%2B010000-01-01', { key: acct.key })).body.total, 0, 'a bound past year 9999 is the end of time');
   const byRecipient = await h.request('GET', '/v2/emails?search=bob@dest', { key: acct.key });
-  t.same(byRecipient.body.data.map((m: { subject: string }) => m.subject), ['Welcome aboard']);
+  t.same(
+    byRecipient.body.data.map((m: { subject: string }) => m.subject),
+    ['Welcome aboard'],
+  );
   t.equal((await h.request('GET', `/v2/emails?domain=${domainId}`, { key: acct.key })).body.total, 2);
   t.equal((await h.request('GET', '/v2/emails?domain=example.com&status=pending', { key: acct.key })).body.total, 2);
   t.equal((await h.request('GET', '/v2/emails?status=sent', { key: acct.key })).body.total, 0);

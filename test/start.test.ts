@@ -81,9 +81,18 @@ t.test('ternmail start on embedded defaults, restarted, then stopped with SIGTER
     // The process tree: one redis-server on the data dir's socket, and the api and mta children.
     const children = childPids(start.pid);
     const lines = children.map(commandLine);
-    t.ok(lines.some((l) => l.startsWith('redis-server') && l.includes(dataDir)), `redis-server is a child: ${lines.join(' | ')}`);
-    t.ok(lines.some((l) => / api$/.test(l)), 'the api is a child process');
-    t.ok(lines.some((l) => / mta$/.test(l)), 'the mta is a child process');
+    t.ok(
+      lines.some((l) => l.startsWith('redis-server') && l.includes(dataDir)),
+      `redis-server is a child: ${lines.join(' | ')}`,
+    );
+    t.ok(
+      lines.some((l) => / api$/.test(l)),
+      'the api is a child process',
+    );
+    t.ok(
+      lines.some((l) => / mta$/.test(l)),
+      'the mta is a child process',
+    );
 
     const stopped = await start.stop('SIGTERM', 15_000);
     t.equal(stopped.code, 0, 'a SIGTERM is a clean exit');
@@ -206,7 +215,10 @@ t.test('ternmail api and ternmail mta as separate processes share one Redis and 
     'the mta to verify the domain',
   );
   t.equal(verified.auto_verification.active, false, 'the api shows what the mta wrote');
-  t.ok(dns.queries.some((q) => q.name.toLowerCase() === `${dkim.name}.split-process-example.com`), 'the mta asked the configured DNS server');
+  t.ok(
+    dns.queries.some((q) => q.name.toLowerCase() === `${dkim.name}.split-process-example.com`),
+    'the mta asked the configured DNS server',
+  );
 
   const [apiStop, mtaStop] = await Promise.all([api.stop('SIGTERM', 15_000), mta.stop('SIGTERM', 15_000)]);
   t.equal(apiStop.code, 0, 'the api exits cleanly on SIGTERM');

@@ -37,14 +37,24 @@ t.test('SMTP submission', async (t) => {
   t.teardown(() => w.close());
 
   await t.test('a message submitted with STARTTLS and a sending key reaches the sink, Bcc removed, List-Unsubscribe byte for byte', async (t) => {
-    const listUnsubscribe = 'List-Unsubscribe: <mailto:unsub@example.com?subject=x>,\r\n\t<https://example.com/u?a=1&b=2>\r\nList-Unsubscribe-Post: List-Unsubscribe=One-Click\r\n';
+    const listUnsubscribe =
+      'List-Unsubscribe: <mailto:unsub@example.com?subject=x>,\r\n\t<https://example.com/u?a=1&b=2>\r\nList-Unsubscribe-Post: List-Unsubscribe=One-Click\r\n';
     const raw = `From: Shop <shop@example.com>\r\nTo: Bob <bob@dest.test>\r\nBcc: hidden@dest.test\r\nSubject: Receipt\r\n${listUnsubscribe}MIME-Version: 1.0\r\nContent-Type: text/plain\r\n\r\nThanks\r\n`;
-    const info = await transport(w.starttlsPort, false, w.sendingKey).sendMail({ envelope: { from: 'shop@example.com', to: ['bob@dest.test', 'hidden@dest.test'] }, raw });
+    const info = await transport(w.starttlsPort, false, w.sendingKey).sendMail({
+      envelope: { from: 'shop@example.com', to: ['bob@dest.test', 'hidden@dest.test'] },
+      raw,
+    });
     t.match(info.response, /^250 .*queued as [0-9a-z]+/);
     const got = await w.sink.waitFor(2);
     const delivered = got.map((m) => m.raw.toString('latin1'));
-    t.notOk(delivered.some((r) => /^Bcc:/im.test(r)), 'no Bcc header leaves');
-    t.ok(delivered.every((r) => r.includes(`\r\n${listUnsubscribe}`)), 'List-Unsubscribe and List-Unsubscribe-Post pass through unchanged');
+    t.notOk(
+      delivered.some((r) => /^Bcc:/im.test(r)),
+      'no Bcc header leaves',
+    );
+    t.ok(
+      delivered.every((r) => r.includes(`\r\n${listUnsubscribe}`)),
+      'List-Unsubscribe and List-Unsubscribe-Post pass through unchanged',
+    );
     t.same(got.map((m) => m.to[0]).sort(), ['bob@dest.test', 'hidden@dest.test']);
     for (const copy of got) t.equal((await dkimVerdict(w, copy.raw)).result, 'pass', 'DKIM passes for an independent verifier');
     const parsed = await simpleParser(got[0]!.raw);

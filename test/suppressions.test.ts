@@ -102,7 +102,11 @@ t.test('the list uses the envelope with items email, status, reason, message_id 
 
 t.test('the list pages with the usual rules', async (t) => {
   const a = await h.account();
-  await suppress(h, a.id, Array.from({ length: 12 }, (_, i) => `user${String(i).padStart(2, '0')}@example.com`));
+  await suppress(
+    h,
+    a.id,
+    Array.from({ length: 12 }, (_, i) => `user${String(i).padStart(2, '0')}@example.com`),
+  );
   const page = await h.request('GET', '/v2/suppressions?page=2&per_page=5', { key: a.key });
   t.equal(page.status, 200);
   t.equal(page.body.total, 12);
@@ -386,10 +390,7 @@ t.test('after the daily limit removals answer 429 with Retry-After; the allowanc
   await suppress(daily, team, ['t1@example.com', 't2@example.com', 't3@example.com']);
 
   const r1 = await daily.request('DELETE', '/v2/suppressions?email=t1%40example.com', { key: a.key, accountId: team });
-  t.same(
-    { used: r1.body.used_today, remaining: r1.body.remaining_today, limit: r1.body.daily_limit },
-    { used: 1, remaining: 2, limit: 3 },
-  );
+  t.same({ used: r1.body.used_today, remaining: r1.body.remaining_today, limit: r1.body.daily_limit }, { used: 1, remaining: 2, limit: 3 });
   const r2 = await daily.request('DELETE', '/v2/suppressions', { key: a.key, body: { email: 'a1@example.com' } });
   t.same({ used: r2.body.used_today, remaining: r2.body.remaining_today }, { used: 2, remaining: 1 }, 'the parent’s removal follows the child’s');
   const absent = await daily.request('DELETE', '/v2/suppressions?email=absent%40example.com', { key: a.key, accountId: team });
@@ -421,13 +422,14 @@ t.test('concurrent removals never exceed the daily limit', async (t) => {
   const a = await daily.account();
   const addresses = Array.from({ length: 6 }, (_, i) => `race${i}@example.com`);
   await suppress(daily, a.id, addresses);
-  const results = await Promise.all(
-    addresses.map((email) => daily.request('DELETE', '/v2/suppressions', { key: a.key, body: { email } })),
-  );
+  const results = await Promise.all(addresses.map((email) => daily.request('DELETE', '/v2/suppressions', { key: a.key, body: { email } })));
   t.equal(results.filter((r) => r.status === 200).length, 3);
   t.equal(results.filter((r) => r.status === 429).length, 3);
   t.same(
-    results.filter((r) => r.status === 200).map((r) => r.body.used_today).sort(),
+    results
+      .filter((r) => r.status === 200)
+      .map((r) => r.body.used_today)
+      .sort(),
     [1, 2, 3],
   );
   const left = await daily.request('GET', '/v2/suppressions', { key: a.key });
@@ -446,7 +448,10 @@ t.test('requests for unlisted addresses never take the last removal from a real 
   const [realRes, ...others] = await Promise.all([real, ...unlisted]);
   t.equal(realRes.status, 200, 'the real removal gets the last unit');
   t.equal(realRes.body.used_today, 3);
-  t.ok(others.every((r) => r.status === 404), 'the unlisted ones are 404');
+  t.ok(
+    others.every((r) => r.status === 404),
+    'the unlisted ones are 404',
+  );
 });
 
 t.test('the same address removed twice at once counts once', async (t) => {

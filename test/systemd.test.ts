@@ -74,14 +74,24 @@ t.test('systemd-analyze verify accepts the three units without a warning', { ski
 
   // The check is meaningful here: it does catch a misspelt directive and a missing program.
   const typo = verify((name, text) => (name === 'ternmail-api.service' ? text.replace('ProtectSystem=strict', 'ProtectSytem=strict') : text));
-  t.ok(typo.lines.some((l) => /Unknown key 'ProtectSytem'/.test(l)), 'a misspelt directive is reported');
+  t.ok(
+    typo.lines.some((l) => /Unknown key 'ProtectSytem'/.test(l)),
+    'a misspelt directive is reported',
+  );
   const missing = verify((name, text) => (name === 'ternmail-mta.service' ? text.replace(/^ExecStart=\S+/m, 'ExecStart=/nonexistent/node') : text));
   t.not(missing.status, 0, 'a missing program fails the verification');
 });
 
 t.test('both services start the built CLI as the ternmail user after Redis, and restart on failure', async (t) => {
-  for (const [role, unit] of [['api', api], ['mta', mta]] as const) {
-    t.equal(one(unit, 'Service', 'ExecStart'), `/usr/bin/node ${serviceNodeFlags(role).join(' ')} /opt/ternmail/dist/bin/ternmail.js ${role}`, `${role}: ExecStart, with the node flags of ternmail start`);
+  for (const [role, unit] of [
+    ['api', api],
+    ['mta', mta],
+  ] as const) {
+    t.equal(
+      one(unit, 'Service', 'ExecStart'),
+      `/usr/bin/node ${serviceNodeFlags(role).join(' ')} /opt/ternmail/dist/bin/ternmail.js ${role}`,
+      `${role}: ExecStart, with the node flags of ternmail start`,
+    );
     t.equal(one(unit, 'Service', 'User'), 'ternmail', `${role}: a dedicated user`);
     t.equal(one(unit, 'Service', 'Group'), 'ternmail');
     t.ok(words(unit, 'Unit', 'After').includes('redis-server.service'), `${role}: After=redis-server.service`);
@@ -128,11 +138,17 @@ t.test('both services carry the hardening directives', async (t) => {
     SystemCallFilter: '@system-service',
     SystemCallArchitectures: 'native',
   };
-  for (const [role, unit] of [['api', api], ['mta', mta]] as const) {
+  for (const [role, unit] of [
+    ['api', api],
+    ['mta', mta],
+  ] as const) {
     for (const [key, value] of Object.entries(expected)) t.equal(one(unit, 'Service', key), value, `${role}: ${key}=${value}`);
     const families = words(unit, 'Service', 'RestrictAddressFamilies');
     t.ok(families.includes('AF_INET') && families.includes('AF_INET6') && families.includes('AF_UNIX'), `${role}: RestrictAddressFamilies keeps IP and unix sockets`);
-    t.notOk(families.some((f) => f === 'AF_PACKET' || f.startsWith('~')), `${role}: an allow list, not a deny list`);
+    t.notOk(
+      families.some((f) => f === 'AF_PACKET' || f.startsWith('~')),
+      `${role}: an allow list, not a deny list`,
+    );
     t.notOk(unit.Service?.MemoryDenyWriteExecute, `${role}: V8's JIT needs W+X memory, so MemoryDenyWriteExecute is not set`);
   }
 });

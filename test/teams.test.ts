@@ -101,9 +101,7 @@ t.test('an account holds at most 25 teams: the 26th answers 422 limit_reached, c
 
 t.test('the team limit is not exceeded by concurrent creations', async (t) => {
   const { key } = await h.account();
-  const replies = await Promise.all(
-    Array.from({ length: 30 }, (_, i) => h.request('POST', '/v2/teams', { key, body: { name: `Racer ${i}` } })),
-  );
+  const replies = await Promise.all(Array.from({ length: 30 }, (_, i) => h.request('POST', '/v2/teams', { key, body: { name: `Racer ${i}` } })));
   t.equal(replies.filter((r) => r.status === 201).length, 25);
   t.equal(replies.filter((r) => r.status === 422).length, 5);
   t.equal((await h.request('GET', '/v2/teams', { key })).body.data.teams.length, 25);

@@ -30,7 +30,11 @@ t.test('the first start makes one self-signed pair whose key matches its certifi
   t.match(x509.subjectAltName, /DNS:mx\.tern\.test/, 'the certificate names the public host name');
   t.match(x509.subjectAltName, /DNS:localhost/);
   t.equal(statSync(results[0].keyPath).mode & 0o777, 0o600, 'the private key is readable by its owner only');
-  t.same(readdirSync(dataDir).filter((n) => n.startsWith('.tls-')), [], 'no staging directory is left behind');
+  t.same(
+    readdirSync(dataDir).filter((n) => n.startsWith('.tls-')),
+    [],
+    'no staging directory is left behind',
+  );
 
   const again = await ensureTlsCertificate(config);
   t.equal(readFileSync(again.certPath, 'utf8'), cert.toString(), 'a later start keeps the same certificate');

@@ -77,9 +77,7 @@ function publish(server: TestDnsServer, d: Detail, parts: { dkim?: boolean; spf?
     if (!wanted) continue;
     server.add(
       fqdn(record, d.domain_name),
-      record.type === 'MX'
-        ? { type: 'MX', data: { preference: Number(record.priority), exchange: record.content } }
-        : { type: 'TXT', data: record.content },
+      record.type === 'MX' ? { type: 'MX', data: { preference: Number(record.priority), exchange: record.content } } : { type: 'TXT', data: record.content },
     );
   }
 }
@@ -202,7 +200,10 @@ t.test('DNS failures (SERVFAIL) keep the domain a draft and do not stop the veri
   for (const name of names) dns.fail(name);
   const seen = dns.queries.length;
   const failed = await waitFor(key, failingId, (d) => d.auto_verification.reason !== '');
-  t.ok(dns.queries.slice(seen).some((q) => names.includes(q.name.toLowerCase())), 'the failing names were queried');
+  t.ok(
+    dns.queries.slice(seen).some((q) => names.includes(q.name.toLowerCase())),
+    'the failing names were queried',
+  );
   t.equal(failed.verification_status, 'draft');
   t.equal(failed.auto_verification.active, true);
   t.match(failed.auto_verification.reason, /fail/i, 'the reason says the lookup failed rather than that the record is absent');
@@ -273,7 +274,10 @@ t.test('two verifiers sharing Redis never run a round at the same time', async (
     const rounds = await Promise.all([a.round(), b.round()]);
     t.equal(rounds.filter((r) => r.ran).length, 1, `round ${i + 1}: exactly one verifier ran`);
     t.equal(rounds.find((r) => r.ran)?.checked, 2, `round ${i + 1}: it checked both drafts`);
-    t.same(rounds.find((r) => !r.ran), { ran: false, checked: 0, verified: 0, expired: 0 });
+    t.same(
+      rounds.find((r) => !r.ran),
+      { ran: false, checked: 0, verified: 0, expired: 0 },
+    );
     t.equal(dkimLookups() - before, 2, `round ${i + 1}: each domain was looked up once, not twice`);
   }
 
@@ -285,7 +289,10 @@ t.test('two verifiers sharing Redis never run a round at the same time', async (
   await quiet.rt.redis.set(redisKeys.verifyLock(), 'someone-else', 'PX', 60_000);
   const before = dkimLookups();
   const blocked = await Promise.all([a.round(), b.round()]);
-  t.same(blocked.map((r) => r.ran), [false, false]);
+  t.same(
+    blocked.map((r) => r.ran),
+    [false, false],
+  );
   t.equal(dkimLookups(), before, 'no lookups while another process holds the lock');
   t.equal(await quiet.rt.redis.get(redisKeys.verifyLock()), 'someone-else', 'the other holder’s lock is not removed');
   await quiet.rt.redis.del(redisKeys.verifyLock());

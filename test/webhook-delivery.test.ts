@@ -110,8 +110,9 @@ async function send(w: World, from: Team, to: string, subject = 'Hook test'): Pr
 
 /** Waits until the message's event exists and has left the outbox: every attempt for it is then done. */
 async function settled(w: World, messageId: string, type = 'bounced'): Promise<OutboxEvent> {
-  return until(`the ${type} event of ${messageId} to be dispatched`, async () =>
-    (await w.h.rt.store.feedback.eventsOf(messageId)).find((e) => e.type === type && e.state === 'delivered') ?? null,
+  return until(
+    `the ${type} event of ${messageId} to be dispatched`,
+    async () => (await w.h.rt.store.feedback.eventsOf(messageId)).find((e) => e.type === type && e.state === 'delivered') ?? null,
   );
 }
 
@@ -163,7 +164,13 @@ t.test('with private targets allowed (loopback receivers)', async (t) => {
     const messageId = await send(w, owner, 'gone@dest.test', 'Quarterly report');
     await settled(w, messageId);
     const withMessage = JSON.parse(w.receiver.to('/with-message')[0]!.body);
-    t.same(withMessage.message, { id: messageId, subject: 'Quarterly report', from: `news@${owner.domain}`, to: [{ email: 'gone@dest.test', name: 'Rcpt' }], sent_at: null });
+    t.same(withMessage.message, {
+      id: messageId,
+      subject: 'Quarterly report',
+      from: `news@${owner.domain}`,
+      to: [{ email: 'gone@dest.test', name: 'Rcpt' }],
+      sent_at: null,
+    });
     t.notOk('message' in JSON.parse(w.receiver.to('/without-message')[0]!.body), 'only the webhook that asked for it gets it');
   });
 
@@ -272,7 +279,13 @@ t.test('with private targets allowed (loopback receivers)', async (t) => {
     await settled(w, await send(w, owner, 'gone@dest.test'));
     t.equal(w.receiver.to('/pinned').length, 1);
     t.equal(w.receiver.to('/pinned')[0]!.headers.host, `pinned.example.com:${w.receiver.port}`, 'Host (and TLS name) stay the original name');
-    t.same(asked().map((q) => q.type).sort(), ['A', 'AAAA'], 'one A and one AAAA lookup: the HTTP client never resolves again');
+    t.same(
+      asked()
+        .map((q) => q.type)
+        .sort(),
+      ['A', 'AAAA'],
+      'one A and one AAAA lookup: the HTTP client never resolves again',
+    );
   });
 
   t.test('a connection that fails at once is recorded as an error, and delivery goes on', async (t) => {
@@ -283,8 +296,14 @@ t.test('with private targets allowed (loopback receivers)', async (t) => {
     await hook(w, owner, { url: url(w, '/beside-unreachable') });
     await settled(w, await send(w, owner, 'gone@dest.test'));
     const rows = await deliveries(w, owner);
-    t.match(rows.find((r) => r.url.includes('mcast.example.com')), { statusCode: null, error: /^connect E[A-Z]+ 224\.0\.0\.1/ });
-    t.match(rows.find((r) => r.url.includes('hooks.example.com')), { statusCode: 200 });
+    t.match(
+      rows.find((r) => r.url.includes('mcast.example.com')),
+      { statusCode: null, error: /^connect E[A-Z]+ 224\.0\.0\.1/ },
+    );
+    t.match(
+      rows.find((r) => r.url.includes('hooks.example.com')),
+      { statusCode: 200 },
+    );
   });
 
   t.test('an http receiver on port 8080 gets the same signed delivery', async (t) => {
@@ -311,7 +330,10 @@ t.test('with private targets allowed (loopback receivers)', async (t) => {
     const fresh = new WebhookDispatcher({ rt: w.h.rt, resolver: createResolver([w.dns.address]) });
     await fresh.round();
     const left = await deliveries(w, owner);
-    t.same(left.map((d) => d.id), [newer!.id]);
+    t.same(
+      left.map((d) => d.id),
+      [newer!.id],
+    );
   });
 });
 

@@ -402,17 +402,27 @@ t.test('the list uses the envelope and the paging rules', async (t) => {
   t.equal(first.body.page, 1);
   t.equal(first.body.per_page, 25, 'default page size');
   t.equal(first.body.data.length, 25);
-  t.same(first.body.data.map((w: { id: number }) => w.id), ids.slice(0, 25), 'oldest first');
+  t.same(
+    first.body.data.map((w: { id: number }) => w.id),
+    ids.slice(0, 25),
+    'oldest first',
+  );
   for (const w of first.body.data) {
     t.same(Object.keys(w).sort(), ['created_at', 'events', 'id', 'include_message', 'status', 'title', 'updated_at', 'url']);
   }
 
   const second = await h.request('GET', '/v2/webhooks?page=2&per_page=25', { key: a.key });
-  t.same(second.body.data.map((w: { id: number }) => w.id), ids.slice(25));
+  t.same(
+    second.body.data.map((w: { id: number }) => w.id),
+    ids.slice(25),
+  );
   t.equal(second.body.page, 2);
 
   const small = await h.request('GET', '/v2/webhooks?page=3&per_page=7', { key: a.key });
-  t.same(small.body.data.map((w: { id: number }) => w.id), ids.slice(14, 21));
+  t.same(
+    small.body.data.map((w: { id: number }) => w.id),
+    ids.slice(14, 21),
+  );
   t.equal(small.body.per_page, 7);
 
   const past = await h.request('GET', '/v2/webhooks?page=5', { key: a.key });
@@ -484,11 +494,17 @@ t.test('webhooks belong to the team named by X-Account-Id', async (t) => {
 
   const teamList = await h.request('GET', '/v2/webhooks', { key: a.key, accountId: team });
   t.equal(teamList.headers.get('x-account-id'), String(team));
-  t.same(teamList.body.data.map((w: { id: number }) => w.id), [onTeam.id]);
+  t.same(
+    teamList.body.data.map((w: { id: number }) => w.id),
+    [onTeam.id],
+  );
 
   const rootList = await h.request('GET', '/v2/webhooks', { key: a.key });
   t.equal(rootList.headers.get('x-account-id'), String(a.id));
-  t.same(rootList.body.data.map((w: { id: number }) => w.id), [onRoot.id]);
+  t.same(
+    rootList.body.data.map((w: { id: number }) => w.id),
+    [onRoot.id],
+  );
 
   const otherList = await h.request('GET', '/v2/webhooks', { key: a.key, accountId: other });
   t.same(otherList.body.data, [], 'a sibling team sees none of them');
@@ -518,7 +534,10 @@ t.test('a key held by a child team reaches only that team’s webhooks', async (
   t.ok(await h.rt.store.webhooks.get(created.body.data.id, team), 'stored on the child team');
 
   const list = await h.request('GET', '/v2/webhooks', { key: childKey });
-  t.same(list.body.data.map((w: { id: number }) => w.id), [created.body.data.id]);
+  t.same(
+    list.body.data.map((w: { id: number }) => w.id),
+    [created.body.data.id],
+  );
   const parent = await h.request('GET', '/v2/webhooks', { key: childKey, accountId: a.id });
   t.equal(parent.status, 404, 'the parent is out of reach');
   const put = await h.request('PUT', `/v2/webhooks/${parentHook.id}`, { key: childKey, body: { title: 'x' } });

@@ -53,28 +53,43 @@ export async function checkDomainDns(domain: Domain, resolver: Resolver, publicH
   const returnPath = `${RETURN_PATH_LABEL}.${domain.name}`;
   const dkimName = `${domain.dkimSelector}._domainkey.${domain.name}`;
   const [dkim, spf, mx, dmarc] = await Promise.all([
-    lookup(dkimName, `p=${domain.dkimPublicKey}`, () => resolver.resolveTxt(dkimName), (found) => {
-      const records = joinTxt(found);
-      return { ok: records.some((r) => tags(r).get('p') === domain.dkimPublicKey), shown: records };
-    }),
-    lookup(returnPath, `include:${host}`, () => resolver.resolveTxt(returnPath), (found) => {
-      const spfs = joinTxt(found).filter((r) => /^v=spf1(\s|$)/i.test(r));
-      const includes = (r: string) => r.toLowerCase().split(/\s+/).some((t) => t.replace(/^[+?~-]/, '') === `include:${host}`);
-      return { ok: spfs.length === 1 && includes(spfs[0]!), shown: spfs };
-    }),
-    lookup(returnPath, host, () => resolver.resolveMx(returnPath), (found) => {
-      const hosts = found.map((m) => bareHost(m.exchange));
-      return { ok: hosts.includes(host), shown: hosts };
-    }),
+    lookup(
+      dkimName,
+      `p=${domain.dkimPublicKey}`,
+      () => resolver.resolveTxt(dkimName),
+      (found) => {
+        const records = joinTxt(found);
+        return { ok: records.some((r) => tags(r).get('p') === domain.dkimPublicKey), shown: records };
+      },
+    ),
+    lookup(
+      returnPath,
+      `include:${host}`,
+      () => resolver.resolveTxt(returnPath),
+      (found) => {
+        const spfs = joinTxt(found).filter((r) => /^v=spf1(\s|$)/i.test(r));
+        const includes = (r: string) =>
+          r
+            .toLowerCase()
+            .split(/\s+/)
+            .some((t) => t.replace(/^[+?~-]/, '') === `include:${host}`);
+        return { ok: spfs.length === 1 && includes(spfs[0]!), shown: spfs };
+      },
+    ),
+    lookup(
+      returnPath,
+      host,
+      () => resolver.resolveMx(returnPath),
+      (found) => {
+        const hosts = found.map((m) => bareHost(m.exchange));
+        return { ok: hosts.includes(host), shown: hosts };
+      },
+    ),
     orEmpty(resolver.resolveTxt(`_dmarc.${domain.name}`)).catch(() => [] as string[][]),
   ]);
   const dmarcRecord = joinTxt(dmarc).find((r) => /^v=DMARC1/i.test(r));
   const verified = dkim.ok && spf.ok && mx.ok;
-  const missing = [
-    !dkim.ok && shortfall('DKIM TXT', dkim),
-    !spf.ok && shortfall('SPF TXT', spf),
-    !mx.ok && shortfall('MX', mx),
-  ].filter(Boolean);
+  const missing = [!dkim.ok && shortfall('DKIM TXT', dkim), !spf.ok && shortfall('SPF TXT', spf), !mx.ok && shortfall('MX', mx)].filter(Boolean);
   return {
     verified,
     dkim,

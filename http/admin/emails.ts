@@ -82,7 +82,12 @@ function recipientDetail(r: LoggedRecipient, attempts: readonly DeliveryAttempt[
 /** Events, oldest first: acceptance, then every attempt's outcome per recipient. */
 function eventsOf(m: MessageLogEntry, recipients: readonly LoggedRecipient[], attempts: readonly DeliveryAttempt[]) {
   const byId = new Map(recipients.map((r) => [r.id, r.email]));
-  const accepted = recipients.map((r) => ({ type: r.state === 'suppressed' || (r.state === 'failed' && r.attempts === 0) ? r.state : 'queued', at: m.createdAt, recipient: r.email, detail: r.reason }));
+  const accepted = recipients.map((r) => ({
+    type: r.state === 'suppressed' || (r.state === 'failed' && r.attempts === 0) ? r.state : 'queued',
+    at: m.createdAt,
+    recipient: r.email,
+    detail: r.reason,
+  }));
   const tried = attempts.map((a) => ({ type: a.outcome, at: a.at, recipient: byId.get(a.recipientId) ?? '', detail: a.reply }));
   return [...accepted, ...tried];
 }
@@ -100,15 +105,30 @@ const list = defineRoute({
     domain: Type.Optional(Type.String({ maxLength: 253, description: 'Domain name or id' })),
     from: Type.Optional(Type.String({ description: 'ISO 8601 lower bound of created_at (a date means its start)' })),
     to: Type.Optional(Type.String({ description: 'ISO 8601 upper bound of created_at (a date means its end)' })),
-    search: Type.Optional(Type.String({ maxLength: 200, description: 'Whole words matched against subject, sender and recipients (a word ending in * matches as a prefix); total counts up to the paging depth' })),
+    search: Type.Optional(
+      Type.String({
+        maxLength: 200,
+        description: 'Whole words matched against subject, sender and recipients (a word ending in * matches as a prefix); total counts up to the paging depth',
+      }),
+    ),
   }),
   responses: { 200: { description: 'Messages', schema: ListEnvelope(MessageItem) } },
   async handle({ ctx, caller, query }) {
     const page = pageFrom(query, ctx.config);
-    const { rows, total, recipientCounts: counts } = valueOf(
+    const {
+      rows,
+      total,
+      recipientCounts: counts,
+    } = valueOf(
       await ctx.core.messageLog.list(caller.acting, { ...page, status: query.status, domain: query.domain, from: query.from, to: query.to, search: query.search }),
     );
-    return { body: envelope(rows.map((m) => listItem(m, counts.get(m.id) ?? 0)), total, page) };
+    return {
+      body: envelope(
+        rows.map((m) => listItem(m, counts.get(m.id) ?? 0)),
+        total,
+        page,
+      ),
+    };
   },
 });
 

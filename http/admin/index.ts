@@ -9,12 +9,4 @@ import { suppressionRoutes } from './suppressions.js';
 import { emailRoutes } from './emails.js';
 
 /** Every route of the admin interface, in the order the OpenAPI document lists them. */
-export const adminRoutes: readonly AnyRoute[] = [
-  ...infoRoutes,
-  ...domainRoutes,
-  ...teamRoutes,
-  ...apiKeyRoutes,
-  ...webhookRoutes,
-  ...suppressionRoutes,
-  ...emailRoutes,
-];
+export const adminRoutes: readonly AnyRoute[] = [...infoRoutes, ...domainRoutes, ...teamRoutes, ...apiKeyRoutes, ...webhookRoutes, ...suppressionRoutes, ...emailRoutes];

@@ -3,7 +3,11 @@
 import { adminError, type AdminError } from '../../shared/errors.js';
 import type { Managed, ManagementRefusal } from '../../core/management-refusals.js';
 
-const LIMITS = { teams: 'An account can have at most {n} teams', webhooks: 'A team can have at most {n} webhooks', admin_keys: 'An account can hold at most {n} admin keys' };
+const LIMITS = {
+  teams: 'An account can have at most {n} teams',
+  webhooks: 'A team can have at most {n} webhooks',
+  admin_keys: 'An account can hold at most {n} admin keys',
+};
 
 export function adminErrorFor(refusal: ManagementRefusal): AdminError {
   switch (refusal.kind) {
@@ -28,7 +32,9 @@ export function adminErrorFor(refusal: ManagementRefusal): AdminError {
     case 'daily_limit_reached': {
       const limit = String(refusal.limit);
       const details = { used_today: limit, remaining_today: '0', daily_limit: limit };
-      return adminError('daily_limit_reached', `The account has used its ${limit} suppression removals for today (UTC)`, details, { 'Retry-After': String(refusal.retryAfterS) });
+      return adminError('daily_limit_reached', `The account has used its ${limit} suppression removals for today (UTC)`, details, {
+        'Retry-After': String(refusal.retryAfterS),
+      });
     }
   }
 }

@@ -63,10 +63,7 @@ const create = defineRoute({
   tag: 'Webhooks',
   scopes: ['webhooks:write'],
   rate: 'writes',
-  body: Type.Object(
-    { title: Type.Optional(Title), url: Url, events: Events, include_message: Type.Optional(Type.Boolean()) },
-    { additionalProperties: false },
-  ),
+  body: Type.Object({ title: Type.Optional(Title), url: Url, events: Events, include_message: Type.Optional(Type.Boolean()) }, { additionalProperties: false }),
   fieldCodes,
   responses: {
     201: { description: 'Webhook created, with its secret', schema: DataOf(WebhookCreated) },

@@ -14,9 +14,7 @@ export interface ComposeJob {
   messageId: string;
 }
 
-export type ComposeReply =
-  | { seq: number; ok: true; body: Uint8Array; messageIdHeader: string }
-  | { seq: number; ok: false; message: string };
+export type ComposeReply = { seq: number; ok: true; body: Uint8Array; messageIdHeader: string } | { seq: number; ok: false; message: string };
 
 interface Waiting {
   resolve: (composed: Composed) => void;

@@ -35,9 +35,12 @@ export class Idempotency {
     if (claimed === 'OK') return { claimed: true };
     const entry = JSON.parse((await this.redis.get(redisKey)) ?? '{}') as Partial<Entry>;
     if (entry.hash !== hash) {
-      throw new SendError(409, 'conflict', 'This Idempotency-Key was used with another request body', { idempotency_key: { conflict: 'reuse a key only for the same request' } });
+      throw new SendError(409, 'conflict', 'This Idempotency-Key was used with another request body', {
+        idempotency_key: { conflict: 'reuse a key only for the same request' },
+      });
     }
-    if (!entry.reply) throw new SendError(409, 'conflict', 'A request with this Idempotency-Key is still being processed', { idempotency_key: { in_progress: 'retry shortly' } });
+    if (!entry.reply)
+      throw new SendError(409, 'conflict', 'A request with this Idempotency-Key is still being processed', { idempotency_key: { in_progress: 'retry shortly' } });
     return { replay: entry.reply };
   }
 

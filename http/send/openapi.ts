@@ -15,7 +15,13 @@ function operation(summary: string, operationId: string, request: TSchema, respo
     'x-required-scopes': ['emails:send'],
     parameters: [
       { name: 'X-Account-Id', in: 'header', required: false, description: 'With an admin key: the team to send as', schema: { type: 'integer', minimum: 1 } },
-      { name: 'Idempotency-Key', in: 'header', required: false, description: 'Same key and body within 24 h: the first response, nothing sent again', schema: { type: 'string', maxLength: 255 } },
+      {
+        name: 'Idempotency-Key',
+        in: 'header',
+        required: false,
+        description: 'Same key and body within 24 h: the first response, nothing sent again',
+        schema: { type: 'string', maxLength: 255 },
+      },
     ],
     requestBody: { required: true, content: { 'application/json': { schema: plain(request) } } },
     responses: {
@@ -32,6 +38,8 @@ function operation(summary: string, operationId: string, request: TSchema, respo
 export function sendingPaths(): Record<string, Record<string, unknown>> {
   return {
     '/v2/emails': { post: operation('Send one email', 'postEmails', sendingDocs.request, sendingDocs.response) },
-    '/v2/emails/batch': { post: operation('Send up to 100 emails; each is validated on its own', 'postEmailsBatch', sendingDocs.batchRequest, sendingDocs.batchResponse) },
+    '/v2/emails/batch': {
+      post: operation('Send up to 100 emails; each is validated on its own', 'postEmailsBatch', sendingDocs.batchRequest, sendingDocs.batchResponse),
+    },
   };
 }

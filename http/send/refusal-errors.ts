@@ -23,13 +23,23 @@ export function sendErrorFor(refusal: SenderRefusal): SendError {
     case 'team_suspended':
       return new SendError(403, 'forbidden', 'The team is suspended and cannot send', { account: { suspended: 'This team is suspended; sending is stopped' } });
     case 'domain_not_verified':
-      return new SendError(422, 'validation_error', 'The request is not valid', { from: { domain_not_verified: `${refusal.domain} is not a verified domain of this team` } });
-    case 'domain_not_allowed':
-      return new SendError(422, 'validation_error', 'The request is not valid', { from: { domain_not_allowed: `This key may only send from its own domain, not ${refusal.domain}` } });
-    case 'rate_limited':
-      return new SendError(429, 'rate_limited', `Sending rate of ${refusal.limitPerSecond} messages per second exceeded`, { account: { rate_limited: 'slow down and retry' } }, {
-        'Retry-After': String(refusal.retryAfterS),
+      return new SendError(422, 'validation_error', 'The request is not valid', {
+        from: { domain_not_verified: `${refusal.domain} is not a verified domain of this team` },
       });
+    case 'domain_not_allowed':
+      return new SendError(422, 'validation_error', 'The request is not valid', {
+        from: { domain_not_allowed: `This key may only send from its own domain, not ${refusal.domain}` },
+      });
+    case 'rate_limited':
+      return new SendError(
+        429,
+        'rate_limited',
+        `Sending rate of ${refusal.limitPerSecond} messages per second exceeded`,
+        { account: { rate_limited: 'slow down and retry' } },
+        {
+          'Retry-After': String(refusal.retryAfterS),
+        },
+      );
     case 'insufficient_balance':
       return new SendError(403, 'forbidden', 'Not enough credits', { account: { insufficient_balance: 'The account has not enough credits for this message' } });
   }

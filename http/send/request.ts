@@ -8,7 +8,21 @@ export const MAX_RECIPIENTS_PER_FIELD = 50;
 export const MAX_ATTACHMENT_BYTES = 10 * 1024 * 1024;
 
 /** Headers a client may not set: the composer, the envelope or the signer owns them. */
-export const RESERVED_HEADERS = new Set(['from', 'to', 'cc', 'bcc', 'subject', 'date', 'message-id', 'dkim-signature', 'return-path', 'sender', 'mime-version', 'content-type', 'content-transfer-encoding']);
+export const RESERVED_HEADERS = new Set([
+  'from',
+  'to',
+  'cc',
+  'bcc',
+  'subject',
+  'date',
+  'message-id',
+  'dkim-signature',
+  'return-path',
+  'sender',
+  'mime-version',
+  'content-type',
+  'content-transfer-encoding',
+]);
 
 const Address = Type.Object({ email: Type.String(), name: Type.Optional(Type.String()) });
 
@@ -23,9 +37,7 @@ export const SendRequestSchema = Type.Object({
   bcc: Type.Optional(Type.Array(Address, { maxItems: MAX_RECIPIENTS_PER_FIELD })),
   reply_to: Type.Optional(Type.Union([Address, Type.String({ description: 'Name <email>' })])),
   headers: Type.Optional(Type.Record(Type.String(), Type.String())),
-  attachments: Type.Optional(
-    Type.Array(Type.Object({ name: Type.String(), type: Type.String(), content: Type.String({ contentEncoding: 'base64' }) })),
-  ),
+  attachments: Type.Optional(Type.Array(Type.Object({ name: Type.String(), type: Type.String(), content: Type.String({ contentEncoding: 'base64' }) }))),
   api_key: Type.Optional(Type.String({ description: 'A sending key, when not sent in the Authorization header' })),
 });
 

@@ -22,7 +22,8 @@ function batchItems(body: unknown): unknown[] {
   if (!Array.isArray(items) || items.length === 0) {
     throw new SendError(422, 'validation_error', 'The batch must be a non-empty array of emails, or {"emails": [...]}', { emails: { required: 'give 1 to 100 emails' } });
   }
-  if (items.length > MAX_BATCH) throw new SendError(422, 'validation_error', `A batch holds at most ${MAX_BATCH} emails`, { emails: { max_limit: `at most ${MAX_BATCH}` } });
+  if (items.length > MAX_BATCH)
+    throw new SendError(422, 'validation_error', `A batch holds at most ${MAX_BATCH} emails`, { emails: { max_limit: `at most ${MAX_BATCH}` } });
   return items;
 }
 

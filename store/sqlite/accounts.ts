@@ -155,7 +155,15 @@ export class AccountStore implements AccountRepository {
       const [changed] = await q.all(
         `UPDATE accounts SET status = ?, suspended_by = ?, suspension_reason = ?, suspension_detail = ?, suspended_at = ?, updated_at = ?
          WHERE id = ? RETURNING *`,
-        [next.state.status, next.state.suspendedBy, suspended ? why.reason : null, suspended && why.detail ? JSON.stringify(why.detail) : null, suspended ? now : null, now, id],
+        [
+          next.state.status,
+          next.state.suspendedBy,
+          suspended ? why.reason : null,
+          suspended && why.detail ? JSON.stringify(why.detail) : null,
+          suspended ? now : null,
+          now,
+          id,
+        ],
       );
       return { ok: true, team: decodeTeam(changed!) };
     });

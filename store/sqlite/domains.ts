@@ -86,10 +86,7 @@ export class DomainStore implements DomainRepository {
   }
 
   async list(accountId: number, page: PageRequest): Promise<PageOf<Domain>> {
-    const rows = await this.sql.all(`SELECT * FROM domains WHERE account_id = ? AND ${LIVE} ORDER BY created_at, id LIMIT ? OFFSET ?`, [
-      accountId,
-      ...limitOffset(page),
-    ]);
+    const rows = await this.sql.all(`SELECT * FROM domains WHERE account_id = ? AND ${LIVE} ORDER BY created_at, id LIMIT ? OFFSET ?`, [accountId, ...limitOffset(page)]);
     const count = await this.sql.get(`SELECT COUNT(*) AS n FROM domains WHERE account_id = ? AND ${LIVE}`, [accountId]);
     return { rows: rows.map(decodeDomain), total: countOf(count!) };
   }
@@ -135,10 +132,6 @@ export class DomainStore implements DomainRepository {
   }
 
   async stopAutoVerify(id: string, reason: string): Promise<void> {
-    await this.sql.run(`UPDATE domains SET auto_verify_active = 0, auto_verify_reason = ?, updated_at = ? WHERE id = ? AND ${LIVE}`, [
-      reason,
-      nowIso(),
-      id,
-    ]);
+    await this.sql.run(`UPDATE domains SET auto_verify_active = 0, auto_verify_reason = ?, updated_at = ? WHERE id = ? AND ${LIVE}`, [reason, nowIso(), id]);
   }
 }

@@ -73,11 +73,11 @@ const decodeReport = rowDecoder('inbound report', Type.Object({ id: Text, mail_f
 const decodeAddressed = rowDecoder('recipient', Type.Object({ id: Int, email: Text }), (r) => r);
 
 /** SUM over no row is NULL: none counted. */
-const decodeFigures = rowDecoder(
-  'reputation figures',
-  Type.Object({ volume: Int, bounced: Nullable(Int), complained: Nullable(Int) }),
-  (r): ReputationFigures => ({ volume: r.volume, bounced: r.bounced ?? 0, complained: r.complained ?? 0 }),
-);
+const decodeFigures = rowDecoder('reputation figures', Type.Object({ volume: Int, bounced: Nullable(Int), complained: Nullable(Int) }), (r): ReputationFigures => ({
+  volume: r.volume,
+  bounced: r.bounced ?? 0,
+  complained: r.complained ?? 0,
+}));
 
 export class FeedbackStore implements FeedbackRepository {
   constructor(private readonly sql: Sql) {}

@@ -65,13 +65,40 @@ const RECIPIENT_COLUMNS = 'message_id, email, name, kind, domain, state, reason,
 
 /** A message's row, its rowid first: the loader numbers the messages itself, in the order they come. */
 const messageRow = (m: LoadedMessage, rowid: number): unknown[] => [
-  rowid, m.id, m.accountId, m.domainId, m.sendingKeyId, m.source, m.envelopeFrom, m.fromEmail, m.fromName, m.subject,
-  JSON.stringify(m.to), m.replyTo, m.messageIdHeader, m.size, +m.hasAttachments, JSON.stringify(m.headers),
-  m.status, m.error, m.createdAt, m.sentAt, m.updatedAt,
+  rowid,
+  m.id,
+  m.accountId,
+  m.domainId,
+  m.sendingKeyId,
+  m.source,
+  m.envelopeFrom,
+  m.fromEmail,
+  m.fromName,
+  m.subject,
+  JSON.stringify(m.to),
+  m.replyTo,
+  m.messageIdHeader,
+  m.size,
+  +m.hasAttachments,
+  JSON.stringify(m.headers),
+  m.status,
+  m.error,
+  m.createdAt,
+  m.sentAt,
+  m.updatedAt,
 ];
 
 const recipientRow = (messageId: string, r: LoadedRecipient): unknown[] => [
-  messageId, r.email, r.name, r.kind, r.domain, r.state, r.reason, r.nextAttemptAt, r.queuedAt, r.updatedAt,
+  messageId,
+  r.email,
+  r.name,
+  r.kind,
+  r.domain,
+  r.state,
+  r.reason,
+  r.nextAttemptAt,
+  r.queuedAt,
+  r.updatedAt,
 ];
 
 /** INSERT of many rows a statement. */
@@ -100,8 +127,16 @@ export async function openLogLoader(dbFile: string): Promise<LogLoader> {
       const from = next;
       await exec(db, 'BEGIN IMMEDIATE');
       try {
-        await insertRows(db, `INSERT INTO messages (${MESSAGE_COLUMNS})`, messages.map((m, i) => messageRow(m, from + i)));
-        await insertRows(db, `INSERT INTO recipients (${RECIPIENT_COLUMNS})`, messages.flatMap((m) => m.recipients.map((r) => recipientRow(m.id, r))));
+        await insertRows(
+          db,
+          `INSERT INTO messages (${MESSAGE_COLUMNS})`,
+          messages.map((m, i) => messageRow(m, from + i)),
+        );
+        await insertRows(
+          db,
+          `INSERT INTO recipients (${RECIPIENT_COLUMNS})`,
+          messages.flatMap((m) => m.recipients.map((r) => recipientRow(m.id, r))),
+        );
         // As insert() indexes them: from the view that says what an index row holds (migration 6).
         await run(db, 'INSERT INTO messages_fts (rowid, subject, from_email, recipients, status) SELECT * FROM message_search_rows WHERE rowid BETWEEN ? AND ?', [
           from,

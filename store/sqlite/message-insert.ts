@@ -13,7 +13,10 @@ import { nowIso } from '../../shared/time.js';
 /** Each message's credits: one debit per paying account when it can pay for the whole batch, else one by one, in order. */
 async function debitAll(q: Queryable, messages: readonly NewMessage[]): Promise<Set<NewMessage>> {
   const unpaid = new Set<NewMessage>();
-  for (const [rootId, list] of groupBy(messages.filter((m) => m.cost > 0), (m) => m.rootId)) {
+  for (const [rootId, list] of groupBy(
+    messages.filter((m) => m.cost > 0),
+    (m) => m.rootId,
+  )) {
     const total = list.reduce((sum, m) => sum + m.cost, 0);
     if (await AccountStore.debit(q, rootId, total)) continue;
     for (const m of list) if (!(await AccountStore.debit(q, rootId, m.cost))) unpaid.add(m);
@@ -34,9 +37,27 @@ async function insertMessageRows(q: Queryable, messages: readonly NewMessage[], 
       `INSERT INTO messages (id, account_id, domain_id, sending_key_id, source, envelope_from, from_email, from_name, subject, to_json,
          reply_to, message_id_header, size, has_attachments, headers_json, status, error, created_at, updated_at)
        VALUES ${chunk.map(() => `(${Array(MESSAGE_COLUMNS).fill('?').join(', ')})`).join(', ')} RETURNING rowid, id`,
-      chunk.flatMap((m) => [m.id, m.accountId, m.domainId, m.sendingKeyId, m.source, m.envelopeFrom, m.fromEmail, m.fromName, m.subject,
-        JSON.stringify(m.to), m.replyTo, m.messageIdHeader, m.size, +m.hasAttachments, JSON.stringify(m.headers),
-        messageStatusOf(m.recipients.map((r) => r.state)), m.error, now, now]),
+      chunk.flatMap((m) => [
+        m.id,
+        m.accountId,
+        m.domainId,
+        m.sendingKeyId,
+        m.source,
+        m.envelopeFrom,
+        m.fromEmail,
+        m.fromName,
+        m.subject,
+        JSON.stringify(m.to),
+        m.replyTo,
+        m.messageIdHeader,
+        m.size,
+        +m.hasAttachments,
+        JSON.stringify(m.headers),
+        messageStatusOf(m.recipients.map((r) => r.state)),
+        m.error,
+        now,
+        now,
+      ]),
     );
     for (const r of rows.map(decodeInsertedMessage)) rowids.set(r.id, r.rowid);
   }
@@ -75,7 +96,10 @@ async function indexForSearch(q: Queryable, rowids: ReadonlyMap<string, number>)
 async function insertBodies(q: Queryable, messages: readonly NewMessage[]): Promise<void> {
   const sendable = messages.filter((m) => m.cost > 0);
   for (const chunk of chunksByParams(sendable, 2)) {
-    await q.run(`INSERT INTO message_bodies (message_id, body) VALUES ${chunk.map(() => '(?, ?)').join(', ')}`, chunk.flatMap((m) => [m.id, m.body]));
+    await q.run(
+      `INSERT INTO message_bodies (message_id, body) VALUES ${chunk.map(() => '(?, ?)').join(', ')}`,
+      chunk.flatMap((m) => [m.id, m.body]),
+    );
   }
 }
 

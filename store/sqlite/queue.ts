@@ -29,7 +29,17 @@ export class QueueStore implements QueueRepository {
     const marks = ids.map(() => '?').join(',');
     // One statement that moves and returns the rows; it shares the group's commit with concurrent intake.
     const rows = await this.sql.grouped((q) =>
-      q.all<{ id: number; message_id: string; email: string; domain: string; attempts: number; queued_at: number; account_id: number; domain_id: string | null; envelope_from: string }>(
+      q.all<{
+        id: number;
+        message_id: string;
+        email: string;
+        domain: string;
+        attempts: number;
+        queued_at: number;
+        account_id: number;
+        domain_id: string | null;
+        envelope_from: string;
+      }>(
         `UPDATE recipients SET state = 'sending', lease_until = ?, lease_token = ?, updated_at = ?
          WHERE id IN (${marks}) AND ((state IN ('queued', 'deferred') AND next_attempt_at <= ?) OR (state = 'sending' AND lease_until <= ?))
          RETURNING id, message_id, email, domain, attempts, queued_at,
@@ -211,7 +221,12 @@ async function finishBatches(q: Queryable, batches: ReadonlyArray<readonly Attem
   const bounces: Array<{ input: BounceInput; applied: Applied }> = [];
   for (const { result, effects } of moves.filter((m) => m.effects.feedback.event !== null)) {
     const applied = await applyFeedbackAfterMove(q, result.recipientId, effects.feedback, result.reply);
-    const input: BounceInput = { recipientId: result.recipientId, hard: effects.feedback.hardBounce ?? false, reason: result.reply, source: result.to === 'failed' ? 'expiry' : 'smtp' };
+    const input: BounceInput = {
+      recipientId: result.recipientId,
+      hard: effects.feedback.hardBounce ?? false,
+      reason: result.reply,
+      source: result.to === 'failed' ? 'expiry' : 'smtp',
+    };
     if (applied) bounces.push({ input, applied });
   }
   const statuses = await refreshStatuses(q, [...new Set(moves.map((m) => m.messageId))]);

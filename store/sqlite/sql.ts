@@ -67,19 +67,19 @@ class Connection implements Queryable {
   }
 
   all<T extends Row>(sql: string, params: Params = []): Promise<T[]> {
-    return this.using(sql, (statement) =>
-      new Promise((resolve, reject) => statement.all(params, (err: Error | null, rows: T[]) => (err ? reject(err) : resolve(rows)))),
-    );
+    return this.using(sql, (statement) => new Promise((resolve, reject) => statement.all(params, (err: Error | null, rows: T[]) => (err ? reject(err) : resolve(rows)))));
   }
 
   run(sql: string, params: Params = []): Promise<RunResult> {
-    return this.using(sql, (statement) =>
-      new Promise((resolve, reject) =>
-        statement.run(params, function (this: sqlite3.RunResult, err: Error | null) {
-          if (err) reject(err);
-          else resolve({ changes: this.changes, lastId: this.lastID });
-        }),
-      ),
+    return this.using(
+      sql,
+      (statement) =>
+        new Promise((resolve, reject) =>
+          statement.run(params, function (this: sqlite3.RunResult, err: Error | null) {
+            if (err) reject(err);
+            else resolve({ changes: this.changes, lastId: this.lastID });
+          }),
+        ),
     );
   }
 
@@ -109,7 +109,11 @@ class Connection implements Queryable {
       return await call(await kept.prepared);
     } finally {
       kept.users--;
-      if (kept.evicted && kept.users === 0) void kept.prepared.then((st) => st.finalize(), () => undefined);
+      if (kept.evicted && kept.users === 0)
+        void kept.prepared.then(
+          (st) => st.finalize(),
+          () => undefined,
+        );
     }
   }
 
@@ -132,7 +136,11 @@ class Connection implements Queryable {
       if (this.statements.size <= MAX_STATEMENTS) break;
       this.statements.delete(oldest);
       old.evicted = true;
-      if (old.users === 0) void old.prepared.then((st) => st.finalize(), () => undefined);
+      if (old.users === 0)
+        void old.prepared.then(
+          (st) => st.finalize(),
+          () => undefined,
+        );
     }
     return kept;
   }

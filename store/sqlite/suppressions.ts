@@ -26,8 +26,7 @@ const decodeSuppression = rowDecoder('suppression', SuppressionRow, (r): Suppres
 const decodeEmail = rowDecoder('suppressed address', Type.Object({ email: Text }), (r) => r.email);
 
 /** SUPPRESSION_RANK as SQL, over a status column. */
-const rank = (column: string): string =>
-  `CASE ${column} ${SUPPRESSION_STATUSES.map((s) => `WHEN '${s}' THEN ${SUPPRESSION_RANK[s]}`).join(' ')} ELSE 0 END`;
+const rank = (column: string): string => `CASE ${column} ${SUPPRESSION_STATUSES.map((s) => `WHEN '${s}' THEN ${SUPPRESSION_RANK[s]}`).join(' ')} ELSE 0 END`;
 
 /** Escapes LIKE wildcards so a search for `a_b%` matches those characters literally. */
 const likeContains = (text: string): string => `%${text.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
@@ -87,10 +86,7 @@ export class SuppressionStore implements SuppressionRepository {
 
   async suppressedAmong(accountId: number, emails: readonly string[]): Promise<Set<string>> {
     if (!emails.length) return new Set();
-    const rows = await this.sql.all(`SELECT email FROM suppressions WHERE account_id = ? AND email IN (${emails.map(() => '?').join(',')})`, [
-      accountId,
-      ...emails,
-    ]);
+    const rows = await this.sql.all(`SELECT email FROM suppressions WHERE account_id = ? AND email IN (${emails.map(() => '?').join(',')})`, [accountId, ...emails]);
     return new Set(rows.map(decodeEmail));
   }
 }

@@ -55,10 +55,7 @@ export class WebhookStore implements WebhookRepository {
   }
 
   async list(accountId: number, page: PageRequest): Promise<PageOf<Webhook>> {
-    const rows = await this.sql.all('SELECT * FROM webhooks WHERE account_id = ? ORDER BY created_at, id LIMIT ? OFFSET ?', [
-      accountId,
-      ...limitOffset(page),
-    ]);
+    const rows = await this.sql.all('SELECT * FROM webhooks WHERE account_id = ? ORDER BY created_at, id LIMIT ? OFFSET ?', [accountId, ...limitOffset(page)]);
     const count = await this.sql.get('SELECT COUNT(*) AS n FROM webhooks WHERE account_id = ?', [accountId]);
     return { rows: rows.map(decodeWebhook), total: countOf(count!) };
   }

@@ -33,7 +33,10 @@ export class WriteBatcher<I, O> {
       .grouped((q) => {
         batch = this.pending.splice(0, this.maxItems);
         if (this.pending.length) this.flush();
-        return this.apply(q, batch.map((p) => p.item));
+        return this.apply(
+          q,
+          batch.map((p) => p.item),
+        );
       })
       .then(
         (outputs) => batch.forEach((p, i) => p.resolve(outputs[i]!)),

@@ -76,7 +76,7 @@ async function populate(h: Harness, dns: TestDnsServer, o: MailWorldOptions) {
   dns.set('mx.dest.test', [{ type: 'A', data: '127.0.0.1' }]);
   const acct = await h.account({ credits: 10_000 });
   await h.rt.store.accounts.update(acct.id, { limitPerSecond: 100_000 });
-  const teamId = o.childTeam ? ((await h.request<{ data: { id: number } }>('POST', '/v2/teams', { key: acct.key, body: { name: 'Client' } })).body.data.id) : acct.id;
+  const teamId = o.childTeam ? (await h.request<{ data: { id: number } }>('POST', '/v2/teams', { key: acct.key, body: { name: 'Client' } })).body.data.id : acct.id;
   const domain = o.domain ?? 'example.com';
   const created = await h.request<{ data: { id: string } }>('POST', '/v2/domains', { key: acct.key, accountId: teamId, body: { name: domain } });
   const row = (await h.rt.store.domains.get(created.body.data.id))!;
@@ -88,10 +88,14 @@ async function populate(h: Harness, dns: TestDnsServer, o: MailWorldOptions) {
 
 /** Waits until a message is no longer pending, and returns its status. */
 export async function settled(w: MailWorld, messageId: string, timeoutMs = 10_000): Promise<string> {
-  return until(`message ${messageId} to settle`, async () => {
-    const row = await w.h.rt.store.messages.get(messageId);
-    return row && row.status !== 'pending' ? row.status : null;
-  }, timeoutMs);
+  return until(
+    `message ${messageId} to settle`,
+    async () => {
+      const row = await w.h.rt.store.messages.get(messageId);
+      return row && row.status !== 'pending' ? row.status : null;
+    },
+    timeoutMs,
+  );
 }
 
 /** An independent DKIM verdict (mailauth) on a delivered copy, with keys read from the world's DNS server. */

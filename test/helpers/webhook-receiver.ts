@@ -94,7 +94,13 @@ export async function certificate(): Promise<{ key: string; cert: string }> {
     notAfterDate: new Date(Date.now() + 7 * 86_400_000),
     extensions: [
       { name: 'basicConstraints', cA: true },
-      { name: 'subjectAltName', altNames: [{ type: 2, value: 'hooks.example.com' }, { type: 2, value: '*.example.com' }] },
+      {
+        name: 'subjectAltName',
+        altNames: [
+          { type: 2, value: 'hooks.example.com' },
+          { type: 2, value: '*.example.com' },
+        ],
+      },
     ],
   });
   return { key: pems.private, cert: pems.cert };

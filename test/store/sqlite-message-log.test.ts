@@ -32,10 +32,12 @@ async function v3Database(t: Test): Promise<Sql> {
   }
   const now = iso(Date.now());
   for (const id of [ACCOUNT, OTHER_ACCOUNT]) {
-    await sql.run(
-      `INSERT INTO accounts (id, name, plan_type, limit_per_second, backend_region, created_at, updated_at) VALUES (?, ?, 'free', 10, 'eu', ?, ?)`,
-      [id, `account ${id}`, now, now],
-    );
+    await sql.run(`INSERT INTO accounts (id, name, plan_type, limit_per_second, backend_region, created_at, updated_at) VALUES (?, ?, 'free', 10, 'eu', ?, ?)`, [
+      id,
+      `account ${id}`,
+      now,
+      now,
+    ]);
   }
   await sql.run(
     `INSERT INTO domains (id, account_id, name, dkim_selector, dkim_public_key, dkim_private_key_enc, created_at, updated_at)
@@ -75,10 +77,11 @@ async function writeRaw(q: Queryable, m: RawMessage): Promise<void> {
      VALUES (?, ?, ?, 'http', 'a@one.test', 'a@one.test', ?, ?, 1, ?, ?, ?)`,
     [m.id, m.accountId, m.domainId, m.subject, `<${m.id}@one.test>`, m.status, m.createdAt, m.createdAt],
   );
-  await q.run(
-    `INSERT INTO recipients (message_id, email, kind, domain, state, queued_at, updated_at) VALUES (?, ?, 'to', 'dest.test', 'sent', 0, ?)`,
-    [m.id, m.recipient, m.createdAt],
-  );
+  await q.run(`INSERT INTO recipients (message_id, email, kind, domain, state, queued_at, updated_at) VALUES (?, ?, 'to', 'dest.test', 'sent', 0, ?)`, [
+    m.id,
+    m.recipient,
+    m.createdAt,
+  ]);
   // From migration 6 on, insert() indexes from the view message_search_rows; before it, the index had three columns.
   const viewed = await q.get(`SELECT 1 FROM sqlite_master WHERE type = 'view' AND name = 'message_search_rows'`);
   if (viewed) {
@@ -204,9 +207,25 @@ t.test('totals stay exact through inserts, status changes, moved dates and delet
 
 function newMessage(id: string): NewMessage {
   return {
-    id, accountId: ACCOUNT, rootId: ACCOUNT, domainId: DOMAIN, sendingKeyId: null, source: 'http', envelopeFrom: 'a@one.test', fromEmail: 'a@one.test',
-    fromName: '', subject: 'Invoice 77 through insert', to: [{ email: 'zed@dest0.test' }], replyTo: null, messageIdHeader: `<${id}@one.test>`, size: 1,
-    hasAttachments: false, headers: {}, body: Buffer.from(''), cost: 0, error: null,
+    id,
+    accountId: ACCOUNT,
+    rootId: ACCOUNT,
+    domainId: DOMAIN,
+    sendingKeyId: null,
+    source: 'http',
+    envelopeFrom: 'a@one.test',
+    fromEmail: 'a@one.test',
+    fromName: '',
+    subject: 'Invoice 77 through insert',
+    to: [{ email: 'zed@dest0.test' }],
+    replyTo: null,
+    messageIdHeader: `<${id}@one.test>`,
+    size: 1,
+    hasAttachments: false,
+    headers: {},
+    body: Buffer.from(''),
+    cost: 0,
+    error: null,
     recipients: [{ email: 'zed@dest0.test', name: 'Zed', kind: 'to', domain: 'dest0.test', state: 'queued', reason: '' }],
   };
 }
@@ -231,7 +250,10 @@ t.test('a search walks the index newest first and gives what the plain query giv
     for (const status of [undefined, 'sent', 'failed'] as const) {
       for (const domainId of [undefined, DOMAIN, '-']) {
         for (const bounds of boundsToTry()) {
-          for (const paging of [{ page: 1, perPage: 7 }, { page: 3, perPage: 7 }]) {
+          for (const paging of [
+            { page: 1, perPage: 7 },
+            { page: 3, perPage: 7 },
+          ]) {
             for (const searchCountLimit of [10_000, 12]) {
               const q: MessageQuery = { ...paging, status, domainId, ...bounds, search, searchCountLimit };
               const got = await store.list(ACCOUNT, q);
@@ -249,7 +271,7 @@ t.test('a search walks the index newest first and gives what the plain query giv
   }
   t.pass(`${checked} searches give the same page and total (counted up to the limit)`);
   const invoices = await store.list(ACCOUNT, { page: 1, perPage: 100, search: 'invoice', searchCountLimit: 10_000 });
-  t.ok(invoices.rows.length > 10 && invoices.rows.every((r) => r.subject.startsWith('Invoice') && r.accountId === ACCOUNT), 'only the account\'s invoices');
+  t.ok(invoices.rows.length > 10 && invoices.rows.every((r) => r.subject.startsWith('Invoice') && r.accountId === ACCOUNT), "only the account's invoices");
   t.equal((await store.list(ACCOUNT, { page: 1, perPage: 5, search: 'invo', searchCountLimit: 10_000 })).total, 0, 'a part of a word is no match');
   t.equal((await store.list(ACCOUNT, { page: 1, perPage: 5, search: 'invoice', searchCountLimit: 4 })).total, 4, 'the count stops at the limit');
 });
@@ -290,7 +312,11 @@ t.test('a search with a status follows every status change, and a status is neve
   }
   t.pass('each search with each status gives what the plain query gives, after each change');
   const bounced = await store.list(ACCOUNT, { page: 1, perPage: 10, status: 'bounced', search: 'zed@dest0.test', searchCountLimit: 10_000 });
-  t.same(bounced.rows.map((r) => r.id), ['through-insert'], 'a message re-indexed with its new status is still found by its recipient');
+  t.same(
+    bounced.rows.map((r) => r.id),
+    ['through-insert'],
+    'a message re-indexed with its new status is still found by its recipient',
+  );
   const sentWord = await store.list(ACCOUNT, { page: 1, perPage: 10, search: 'sent', searchCountLimit: 10_000 });
   t.equal(sentWord.total, 0, 'the word "sent" matches no message: no subject, sender or recipient holds it');
   await sql.run(`DELETE FROM recipients WHERE message_id = 'through-insert'`);

@@ -19,7 +19,11 @@ export const accountChecks: ContractCheck[] = [
     const second = await store.accounts.createTeam(parent, 'Second', 10);
     if (first === 'limit_reached' || second === 'limit_reached') throw new Error('under the limit');
     t.match(first, { parentId: parent.id, name: 'First', planType: 'free', limitPerSecond: 10, backendRegion: 'eu', creditBalance: 0 });
-    t.same((await store.accounts.children(parent.id)).map((c) => c.name), ['First', 'Second'], 'children, oldest first');
+    t.same(
+      (await store.accounts.children(parent.id)).map((c) => c.name),
+      ['First', 'Second'],
+      'children, oldest first',
+    );
     t.same(await store.accounts.children(first.id), [], 'a team has no children');
     t.equal(await store.accounts.pooledBalance(first), 300, 'the pooled balance is the parent’s');
     t.equal(await store.accounts.addCredits(parent.id, 25), 325, 'credits go to the root account');

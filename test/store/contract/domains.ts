@@ -61,11 +61,18 @@ export const domainChecks: ContractCheck[] = [
     t.same(JSON.parse(failing!.lastCheckResult!), { dkim: false }, 'and its findings');
     await store.domains.stopAutoVerify(stopped.id, 'no longer checked after 30 days');
     t.match(await store.domains.get(stopped.id), { autoVerifyActive: false, autoVerifyReason: 'no longer checked after 30 days' });
-    t.same((await store.domains.awaitingCheck()).map((d) => d.id), [fresh.id, checked.id], 'never checked first; a stopped one not at all');
+    t.same(
+      (await store.domains.awaitingCheck()).map((d) => d.id),
+      [fresh.id, checked.id],
+      'never checked first; a stopped one not at all',
+    );
     const passing = await store.domains.recordCheck(checked.id, { verified: true, dmarcPolicy: 'reject', summary: '', result: {} });
     t.match(passing, { verificationStatus: 'verified', autoVerifyActive: false, autoVerifyReason: '', dmarcPolicy: 'reject' });
     t.ok(passing?.verifiedAt);
-    t.same((await store.domains.awaitingCheck()).map((d) => d.id), [fresh.id]);
+    t.same(
+      (await store.domains.awaitingCheck()).map((d) => d.id),
+      [fresh.id],
+    );
     t.equal(await store.domains.recordCheck('no-such-domain', { verified: true, dmarcPolicy: null, summary: '', result: {} }), undefined);
   }),
 ];

@@ -12,9 +12,14 @@ export const feedbackChecks: ContractCheck[] = [
     t.match(applied, { accountId: team.id, messageId: m.id, email: 'ann@dest.test', suppressed: true });
     t.type(applied?.eventId, 'number');
     t.match(await store.suppressions.get(team.id, 'ann@dest.test'), { status: 'complained', reason: 'abuse report', messageId: m.id });
-    t.match(await store.feedback.eventsOf(m.id), [{ id: applied!.eventId, accountId: team.id, type: 'complaint', email: 'ann@dest.test', isHardBounce: null, reason: 'abuse report', state: 'pending' }]);
+    t.match(await store.feedback.eventsOf(m.id), [
+      { id: applied!.eventId, accountId: team.id, type: 'complaint', email: 'ann@dest.test', isHardBounce: null, reason: 'abuse report', state: 'pending' },
+    ]);
     t.equal((await store.feedback.recordComplaint({ recipientId: recipientId!, reason: 'again' }))?.eventId, null, 'a repeated report adds no event');
-    t.same((await store.feedback.pendingEvents(10)).map((e) => e.id), [applied!.eventId]);
+    t.same(
+      (await store.feedback.pendingEvents(10)).map((e) => e.id),
+      [applied!.eventId],
+    );
     await store.feedback.markDelivered(applied!.eventId!);
     t.same(await store.feedback.pendingEvents(10), []);
     t.equal((await store.feedback.eventsOf(m.id))[0]?.state, 'delivered');
@@ -45,8 +50,17 @@ export const feedbackChecks: ContractCheck[] = [
       for (const [i, [state, complained]] of list.entries()) await support.forceRecipientOutcome(ids[i]!, state, complained);
       await support.backdateMessage(m.id, acceptedAt);
     };
-    await outcomes(team, at(0), [['bounced', false], ['sent', true], ['sent', false]]);
-    await outcomes(team, at(24), [['sent', false], ['bounced', false], ['sent', false], ['sent', true]]);
+    await outcomes(team, at(0), [
+      ['bounced', false],
+      ['sent', true],
+      ['sent', false],
+    ]);
+    await outcomes(team, at(24), [
+      ['sent', false],
+      ['bounced', false],
+      ['sent', false],
+      ['sent', true],
+    ]);
     await outcomes(other, at(24), [['bounced', false]]);
     await record(store, messageOf(team, { recipients: [recipient('queued@dest.test')] }));
     t.same(await store.feedback.rates(team.id, Date.parse(at(24))), { volume: 4, bounced: 1, complained: 1 }, 'since the time, inclusive; queued ones do not count');
@@ -65,13 +79,25 @@ export const feedbackChecks: ContractCheck[] = [
     await new Promise((resolve) => setTimeout(resolve, 2));
     await store.feedback.logDelivery({ ...base, url: 'https://b.example.com/', statusCode: null, error: 'timed out' });
     const [newer, older] = await store.feedback.deliveriesOf(team.id);
-    t.match(newer, { webhookId: 7, accountId: team.id, eventId, eventType: 'complaint', url: 'https://b.example.com/', statusCode: null, error: 'timed out', latencyMs: 12 });
+    t.match(newer, {
+      webhookId: 7,
+      accountId: team.id,
+      eventId,
+      eventType: 'complaint',
+      url: 'https://b.example.com/',
+      statusCode: null,
+      error: 'timed out',
+      latencyMs: 12,
+    });
     t.match(older, { url: 'https://a.example.com/', statusCode: 200, error: null });
     t.same(await store.feedback.deliveriesOf((await accountOf(store)).id), [], 'per team');
     t.equal((await store.feedback.deliveriesOf(team.id, 1)).length, 1, 'up to the limit asked');
     await support.backdateWebhookDelivery(older!.id, at(0));
     t.equal(await store.feedback.pruneDeliveries(at(1)), 1);
-    t.same((await store.feedback.deliveriesOf(team.id)).map((d) => d.id), [newer!.id]);
+    t.same(
+      (await store.feedback.deliveriesOf(team.id)).map((d) => d.id),
+      [newer!.id],
+    );
   }),
 
   check('reports wait, oldest first, until they are finished', async (t, engine) => {
@@ -83,7 +109,10 @@ export const feedbackChecks: ContractCheck[] = [
       { id: 'rep1', mailFrom: '', rcptTo: 'bounces+abc@send.one.test' },
       { id: 'rep2', mailFrom: 'fbl@isp.test', rcptTo: 'fbl@mx.tern.test' },
     ]);
-    t.same((await store.feedback.waitingReports(1)).map((r) => r.id), ['rep1']);
+    t.same(
+      (await store.feedback.waitingReports(1)).map((r) => r.id),
+      ['rep1'],
+    );
     await store.feedback.finishReport('rep1', 'processed', 'bounce', 'applied');
     await store.feedback.finishReport('rep2', 'dropped', 'complaint', 'no matching message');
     t.same(await store.feedback.waitingReports(10), []);

@@ -15,7 +15,17 @@ export const keyChecks: ContractCheck[] = [
     const other = await accountOf(store);
     const domain = await domainOf(store, team, 'keys.one.test');
     const limited = await store.keys.createSending({ ...newKey(team.id, 'limited'), domainId: domain.id });
-    t.match(limited, { accountId: team.id, kind: 'sending', title: 'limited', keyStart: 'tern_ab', keyEnd: 'yz', scopes: [], domainId: domain.id, domainName: 'keys.one.test', status: 'active' });
+    t.match(limited, {
+      accountId: team.id,
+      kind: 'sending',
+      title: 'limited',
+      keyStart: 'tern_ab',
+      keyEnd: 'yz',
+      scopes: [],
+      domainId: domain.id,
+      domainName: 'keys.one.test',
+      status: 'active',
+    });
     t.same(await store.keys.findByHash(limited.keyHash), limited);
     t.same(await store.keys.get(limited.id), limited);
     const plain = await store.keys.createSending({ ...newKey(team.id, 'plain'), domainId: null });
@@ -27,9 +37,15 @@ export const keyChecks: ContractCheck[] = [
     t.equal(await store.keys.revoke(plain.id, 'sending', team.id), plain.keyHash, 'the hash comes back, for the caches');
     t.equal(await store.keys.revoke(plain.id, 'sending'), undefined, 'revoked once');
     t.equal((await store.keys.findByHash(plain.keyHash))?.status, 'revoked', 'a revoked key is still found, as revoked');
-    t.same((await store.keys.listSending(team.id, { page: 1, perPage: 10 })).rows.map((k) => k.title), ['limited', 'third']);
+    t.same(
+      (await store.keys.listSending(team.id, { page: 1, perPage: 10 })).rows.map((k) => k.title),
+      ['limited', 'third'],
+    );
     t.same(await store.keys.revokeForDomain(domain.id), [limited.keyHash], 'the keys limited to a removed domain go with it');
-    t.same((await store.keys.listSending(team.id, { page: 1, perPage: 10 })).rows.map((k) => k.id), [third.id]);
+    t.same(
+      (await store.keys.listSending(team.id, { page: 1, perPage: 10 })).rows.map((k) => k.id),
+      [third.id],
+    );
   }),
 
   check('admin keys of an account and its teams stop at the limit, even when created all at once; a revoked one frees its place', async (t, engine) => {

@@ -23,15 +23,32 @@ export const messageLogChecks: ContractCheck[] = [
     t.equal(await store.accounts.pooledBalance((await store.accounts.get(team.id))!), 3, 'one credit per queued recipient');
     const entry = await store.messages.get(given.id);
     t.match(entry, {
-      id: given.id, accountId: team.id, domainId: domain.id, sendingKeyId: null, source: 'http', envelopeFrom: 'bounces@one.test', fromEmail: 'news@one.test',
-      fromName: 'News', subject: 'Your invoice', replyTo: 'help@one.test', messageIdHeader: given.messageIdHeader, size: given.size, status: 'pending', error: null, sentAt: null,
+      id: given.id,
+      accountId: team.id,
+      domainId: domain.id,
+      sendingKeyId: null,
+      source: 'http',
+      envelopeFrom: 'bounces@one.test',
+      fromEmail: 'news@one.test',
+      fromName: 'News',
+      subject: 'Your invoice',
+      replyTo: 'help@one.test',
+      messageIdHeader: given.messageIdHeader,
+      size: given.size,
+      status: 'pending',
+      error: null,
+      sentAt: null,
     });
     t.same(entry?.to, [{ email: 'ann@dest.test', name: 'Ann' }, { email: 'gone@dest.test' }], 'To as given');
     t.same(entry?.headers, { 'X-Campaign': 'spring' });
     t.equal(entry?.hasAttachments, true);
     t.equal(await store.messages.get(given.id, team.id + 1000), undefined, 'not read through another team');
     const recipients = await store.messages.recipientsOf(given.id);
-    t.same(recipients.map((r) => `${r.kind} ${r.email} ${r.state}`), ['to ann@dest.test queued', 'cc cc@dest.test queued', 'to gone@dest.test suppressed'], 'in the order given');
+    t.same(
+      recipients.map((r) => `${r.kind} ${r.email} ${r.state}`),
+      ['to ann@dest.test queued', 'cc cc@dest.test queued', 'to gone@dest.test suppressed'],
+      'in the order given',
+    );
     t.match(recipients[0], { id: queued[0], messageId: given.id, name: 'Ann', domain: 'dest.test', attempts: 0, lastReply: null });
     t.ok(recipients[0]!.nextAttemptAt !== null && recipients[0]!.queuedAt > 0, 'a queued recipient is due');
     t.same(await store.messages.recipientCounts([given.id, 'no-such-message']), new Map([[given.id, 3]]));
@@ -91,7 +108,10 @@ export const messageLogChecks: ContractCheck[] = [
  * pending), the even ones on the team's domain, every fourth an invoice (else a welcome), to bob@dest<i%2>.test,
  * and every third from billing@.
  */
-async function fillLog(store: Store, support: { backdateMessage(id: string, createdAt: string): Promise<void> }): Promise<{ team: Team; ids: string[]; domainId: string }> {
+async function fillLog(
+  store: Store,
+  support: { backdateMessage(id: string, createdAt: string): Promise<void> },
+): Promise<{ team: Team; ids: string[]; domainId: string }> {
   const team = await accountOf(store, 100);
   const domain = await domainOf(store, team, 'list.one.test');
   const ids: string[] = [];

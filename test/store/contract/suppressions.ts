@@ -30,7 +30,12 @@ export const suppressionChecks: ContractCheck[] = [
   check('a team’s suppressions list newest first, filter by status and by a literal search, and are removed by address', async (t, engine) => {
     const { store } = await engine.open(t);
     const team = await accountOf(store);
-    const entries: Array<[string, SuppressionStatus]> = [['a_b@dest.test', 'bounced'], ['axb@dest.test', 'suppressed'], ['100%@dest.test', 'complained'], ['zed@other.test', 'bounced']];
+    const entries: Array<[string, SuppressionStatus]> = [
+      ['a_b@dest.test', 'bounced'],
+      ['axb@dest.test', 'suppressed'],
+      ['100%@dest.test', 'complained'],
+      ['zed@other.test', 'bounced'],
+    ];
     for (const [email, status] of entries) {
       await store.suppressions.add(team.id, { email, status, reason: status, messageId: status === 'suppressed' ? null : 'msg1' });
       await new Promise((resolve) => setTimeout(resolve, 2)); // distinct creation times
@@ -44,7 +49,9 @@ export const suppressionChecks: ContractCheck[] = [
     t.same(await emails({ search: 'A_B' }), { emails: ['a_b@dest.test'], total: 1 }, '_ is a character, not a wildcard');
     t.same(await emails({ search: '%' }), { emails: ['100%@dest.test'], total: 1 }, 'so is %');
     t.same(await emails({ search: 'dest', status: 'bounced' }), { emails: ['a_b@dest.test'], total: 1 });
-    t.match((await store.suppressions.list(team.id, { page: 1, perPage: 1, status: 'complained' })).rows, [{ status: 'complained', reason: 'complained', messageId: 'msg1' }]);
+    t.match((await store.suppressions.list(team.id, { page: 1, perPage: 1, status: 'complained' })).rows, [
+      { status: 'complained', reason: 'complained', messageId: 'msg1' },
+    ]);
     t.same(await store.suppressions.suppressedAmong(team.id, ['axb@dest.test', 'free@dest.test', 'zed@other.test']), new Set(['axb@dest.test', 'zed@other.test']));
     t.same(await store.suppressions.suppressedAmong(team.id, []), new Set());
     t.equal(await store.suppressions.isSuppressed(team.id, 'AXB@dest.test'), true);

@@ -27,7 +27,15 @@ export const webhookChecks: ContractCheck[] = [
     const other = await accountOf(store);
     const hook = await store.webhooks.create(team.id, { ...fields('first'), includeMessage: true }, 'sealed-secret', 10);
     if (hook === 'limit_reached') throw new Error('under the limit');
-    t.match(hook, { accountId: team.id, title: 'first', url: 'https://hooks.example.com/first', events: ['bounced'], status: 'active', includeMessage: true, secretEnc: 'sealed-secret' });
+    t.match(hook, {
+      accountId: team.id,
+      title: 'first',
+      url: 'https://hooks.example.com/first',
+      events: ['bounced'],
+      status: 'active',
+      includeMessage: true,
+      secretEnc: 'sealed-secret',
+    });
     t.same(await store.webhooks.get(hook.id, team.id), hook);
     t.equal(await store.webhooks.get(hook.id, other.id), undefined);
     const renamed = await store.webhooks.update(hook.id, team.id, { title: 'renamed' });
@@ -41,7 +49,10 @@ export const webhookChecks: ContractCheck[] = [
     t.equal(await store.webhooks.remove(hook.id, other.id), false);
     t.equal(await store.webhooks.remove(hook.id, team.id), true);
     t.equal(await store.webhooks.remove(hook.id, team.id), false, 'removed once');
-    t.same((await store.webhooks.list(team.id, { page: 1, perPage: 10 })).rows.map((w) => w.title), ['second']);
+    t.same(
+      (await store.webhooks.list(team.id, { page: 1, perPage: 10 })).rows.map((w) => w.title),
+      ['second'],
+    );
   }),
 
   check('the subscribers of an event are the team’s active webhooks that list it', async (t, engine) => {
