@@ -3,33 +3,27 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { Redis } from 'ioredis';
 import { stopChild } from '../shared/stop-child.js';
+import { waitForPong } from '../shared/redis.js';
 
 export interface ManagedRedis {
   url: string;
   stop(): Promise<void>;
 }
 
-async function waitForPing(socket: string, child: ChildProcess, timeoutMs: number): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    if (child.exitCode !== null) throw new Error(`redis-server exited with code ${child.exitCode}`);
-    if (existsSync(socket)) {
-      const probe = new Redis({ path: socket, lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
-      probe.on('error', () => undefined);
-      try {
-        await probe.connect();
-        if ((await probe.ping()) === 'PONG') return;
-      } catch {
-        // not ready yet
-      } finally {
-        probe.disconnect();
-      }
-    }
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error('redis-server did not start in time');
+function waitForPing(socket: string, child: ChildProcess, timeoutMs: number): Promise<void> {
+  return waitForPong(
+    { path: socket },
+    {
+      timeoutMs,
+      intervalMs: 100,
+      name: 'redis-server',
+      canProbe: () => {
+        if (child.exitCode !== null) throw new Error(`redis-server exited with code ${child.exitCode}`);
+        return existsSync(socket);
+      },
+    },
+  );
 }
 
 export async function startManagedRedis(dataDir: string): Promise<ManagedRedis> {

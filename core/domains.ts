@@ -1,26 +1,14 @@
 // A team's sending domains: add one (its DKIM key pair generated, its DNS records derived), list, read,
 // remove. Verification is automatic (verification/); nothing here performs a DNS lookup.
-import type { Redis } from 'ioredis';
-import type { Config } from '../shared/config.js';
-import type { Logger } from '../shared/log.js';
-import type { SecretBox } from '../shared/secret-box.js';
-import type { KeyCache } from '../shared/key-cache.js';
+import type { Runtime } from '../shared/runtime.js';
 import type { Domain } from '../domain/sending-domain.js';
 import type { PageOf, PageRequest } from '../store/paging.js';
-import type { Store } from '../store/index.js';
 import type { Team } from '../domain/team.js';
 import { checkDomainName } from '../shared/domain-name.js';
 import { dkimRecordName, dnsRecordsFor, generateDkimKeyPair, MAX_DNS_NAME, type DomainDnsRecords } from '../shared/dns-records.js';
 import { done, notFound, refuse, type Managed } from './management-refusals.js';
 
-export interface DomainManagementDeps {
-  config: Config;
-  store: Store;
-  redis: Redis;
-  log: Logger;
-  secrets: SecretBox;
-  keyCache: KeyCache;
-}
+export type DomainManagementDeps = Pick<Runtime, 'config' | 'store' | 'redis' | 'log' | 'secrets' | 'keyCache'>;
 
 export interface RemovedDomain {
   domain: Domain;

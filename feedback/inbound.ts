@@ -4,7 +4,7 @@
 // store before the 250, then the report worker applies it: a crash between the two loses nothing.
 import { randomBytes } from 'node:crypto';
 import { SMTPServer, type SMTPServerAddress, type SMTPServerDataStream, type SMTPServerSession } from 'smtp-server';
-import { listenSmtp } from '../shared/smtp-listen.js';
+import { answer, listenSmtp } from '../shared/smtp-listen.js';
 import type { Runtime } from '../shared/runtime.js';
 import type { Spool } from './spool.js';
 import { parseVerp } from '../shared/verp.js';
@@ -89,16 +89,8 @@ export class MxListener {
         metrics.smtpSessions.inc({ listener: 'mx' });
         cb();
       },
-      onRcptTo: (address, session, cb) =>
-        void this.onRcptTo(address, session).then(
-          () => cb(),
-          (err: Error) => cb(this.refusal(err, 'RCPT')),
-        ),
-      onData: (stream, session, cb) =>
-        void this.onData(stream, session).then(
-          (text) => cb(null, text),
-          (err: Error) => cb(this.refusal(err, 'DATA')),
-        ),
+      onRcptTo: (address, session, cb) => answer(this.onRcptTo(address, session), cb, (err) => this.refusal(err, 'RCPT')),
+      onData: (stream, session, cb) => answer(this.onData(stream, session), cb, (err) => this.refusal(err, 'DATA')),
     });
   }
 

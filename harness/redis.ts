@@ -3,8 +3,8 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Redis } from 'ioredis';
 import { freePort } from './ports.js';
+import { waitForPong } from '../shared/redis.js';
 
 export interface TestRedis {
   url: string;
@@ -15,22 +15,8 @@ export interface TestRedis {
   restart(): Promise<void>;
 }
 
-async function waitReady(port: number): Promise<void> {
-  const deadline = Date.now() + 10_000;
-  while (Date.now() < deadline) {
-    const probe = new Redis({ port, host: '127.0.0.1', lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
-    probe.on('error', () => undefined);
-    try {
-      await probe.connect();
-      if ((await probe.ping()) === 'PONG') return;
-    } catch {
-      // starting
-    } finally {
-      probe.disconnect();
-    }
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  throw new Error(`redis-server on ${port} did not become ready`);
+function waitReady(port: number): Promise<void> {
+  return waitForPong({ port, host: '127.0.0.1' }, { timeoutMs: 10_000, intervalMs: 50, name: `redis-server on ${port}` });
 }
 
 /** Every redis-server a test file started and has not stopped: killed when the file's process exits, however it exits. */

@@ -1,5 +1,5 @@
 // Binds an smtp-server instance, turning a bind failure (port in use, no permission) into a rejection
-// instead of an unhandled 'error' event.
+// instead of an unhandled 'error' event; and answers smtp-server's callbacks from promises.
 import type { Server } from 'node:net';
 import type { SMTPServer } from 'smtp-server';
 
@@ -12,4 +12,15 @@ export function listenSmtp(server: SMTPServer, port: number, host: string): Prom
       resolve();
     });
   });
+}
+
+/**
+ * Answers an smtp-server callback from a handler's promise: its value on success, or the refusal the listener
+ * makes of the error (a reply code decided by the handler, or its own passing trouble as a 4xx).
+ */
+export function answer<T>(work: Promise<T>, cb: (err: Error | null, value?: T) => void, refusal: (err: Error) => Error): void {
+  void work.then(
+    (value) => cb(null, value),
+    (err: Error) => cb(refusal(err)),
+  );
 }

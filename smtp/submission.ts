@@ -2,7 +2,7 @@
 // the password being a sending key; no relay without it. Each refusal carries its SMTP reply code here,
 // where the decision is made. Accepted messages go through the same intake as HTTP sends.
 import { type SMTPServer, type SMTPServerAddress, type SMTPServerAuthentication, type SMTPServerDataStream, type SMTPServerSession } from 'smtp-server';
-import { listenSmtp } from '../shared/smtp-listen.js';
+import { answer, listenSmtp } from '../shared/smtp-listen.js';
 import { PromptGreetingSmtpServer } from '../shared/prompt-greeting.js';
 import type { AddressObject } from 'mailparser';
 import { parseLogFields, type LogFields } from './log-fields.js';
@@ -84,21 +84,9 @@ export class SubmissionListener {
           (user) => cb(null, { user }),
           (err: Error) => cb(this.refusal(err, 'AUTH')),
         ),
-      onMailFrom: (address, session, cb) =>
-        void this.onMailFrom(address, session).then(
-          () => cb(),
-          (err: Error) => cb(this.refusal(err, 'MAIL')),
-        ),
-      onRcptTo: (address, session, cb) =>
-        void this.onRcptTo(address, session).then(
-          () => cb(),
-          (err: Error) => cb(this.refusal(err, 'RCPT')),
-        ),
-      onData: (stream, session, cb) =>
-        void this.onData(stream, session).then(
-          (text) => cb(null, text),
-          (err: Error) => cb(this.refusal(err, 'DATA')),
-        ),
+      onMailFrom: (address, session, cb) => answer(this.onMailFrom(address, session), cb, (err) => this.refusal(err, 'MAIL')),
+      onRcptTo: (address, session, cb) => answer(this.onRcptTo(address, session), cb, (err) => this.refusal(err, 'RCPT')),
+      onData: (stream, session, cb) => answer(this.onData(stream, session), cb, (err) => this.refusal(err, 'DATA')),
       onConnect: (_session, cb) => {
         metrics.smtpSessions.inc({ listener: secure ? 'tls' : 'starttls' });
         cb();

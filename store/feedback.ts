@@ -1,6 +1,5 @@
 // The feedback repository: bounces and complaints with the effects they take together, the event outbox,
 // webhook delivery records, reputation figures, and the reports received on the MX port.
-import type { WebhookEvent } from '../domain/webhook.js';
 import type { InboundReport, OutboxEvent, WebhookDeliveryRecord } from '../domain/feedback.js';
 
 export type BounceSource = 'smtp' | 'report' | 'expiry';
@@ -27,16 +26,8 @@ export interface Applied {
   suppressed: boolean;
 }
 
-export interface NewWebhookDelivery {
-  webhookId: number;
-  accountId: number;
-  eventId: number;
-  eventType: WebhookEvent;
-  url: string;
-  statusCode: number | null;
-  error: string | null;
-  latencyMs: number;
-}
+/** One attempt to record: the record without what the store gives it (its id and time). */
+export type NewWebhookDelivery = Omit<WebhookDeliveryRecord, 'id' | 'attemptedAt'>;
 
 /** A team's recipients delivered or bounced in a window, and how many of them bounced or complained. */
 export interface ReputationFigures {

@@ -1,7 +1,7 @@
 // The message log repository: accepted messages with their recipients (recorded with their credits, in one
 // write), read back by id and listed newest first with filters and a word search.
 import type { MessageStatus, RecipientState } from '../domain/queue-state.js';
-import type { Addressee, DeliveryAttempt, LoggedRecipient, MessageLogDetail, MessageLogEntry, MessageSource, RecipientKind } from '../domain/message-log.js';
+import type { DeliveryAttempt, LoggedRecipient, MessageLogDetail, MessageLogEntry, RecipientKind } from '../domain/message-log.js';
 import type { PageOf, PageRequest } from './paging.js';
 
 export interface NewRecipient {
@@ -13,22 +13,10 @@ export interface NewRecipient {
   reason: string;
 }
 
-export interface NewMessage {
-  id: string;
-  accountId: number;
+/** A message as the intake records it: the log's fields it is listed with, plus what only recording needs. */
+export interface NewMessage extends Omit<MessageLogEntry, 'status' | 'error' | 'sentAt' | 'createdAt' | 'updatedAt'> {
+  /** The root account paying for it. */
   rootId: number;
-  domainId: string | null;
-  sendingKeyId: number | null;
-  source: MessageSource;
-  envelopeFrom: string;
-  fromEmail: string;
-  fromName: string;
-  subject: string;
-  to: Addressee[];
-  replyTo: string | null;
-  messageIdHeader: string;
-  size: number;
-  hasAttachments: boolean;
   headers: Record<string, string>;
   recipients: NewRecipient[];
   /** The message as it will be signed and sent; kept until no recipient is left in flight (none when cost is 0). */

@@ -5,6 +5,7 @@ import type { LoggedRecipient, MessageLogDetail } from '../../domain/message-log
 import type { MessageQuery } from '../message-log.js';
 import { listStatements, type Statement } from './log-listing.js';
 import { chunksByParams } from './write-batch.js';
+import { LOGGED_COLUMNS, loggedValues } from './message-insert.js';
 
 /** A recipient as it stands after its deliveries; attempts and last reply are left as a new row has them. */
 export type LoadedRecipient = Omit<LoggedRecipient, 'id' | 'messageId' | 'attempts' | 'lastReply'>;
@@ -59,34 +60,11 @@ const close = (db: sqlite3.Database) => new Promise<void>((resolve) => db.close(
 /** SQLite binds up to 32,766 values a statement: a multi-row INSERT stays under that. */
 const MAX_PARAMS = 30_000;
 
-const MESSAGE_COLUMNS = `rowid, id, account_id, domain_id, sending_key_id, source, envelope_from, from_email, from_name, subject, to_json,
-  reply_to, message_id_header, size, has_attachments, headers_json, status, error, created_at, sent_at, updated_at`;
+const MESSAGE_COLUMNS = `rowid, ${LOGGED_COLUMNS}, status, error, created_at, sent_at, updated_at`;
 const RECIPIENT_COLUMNS = 'message_id, email, name, kind, domain, state, reason, next_attempt_at, queued_at, updated_at';
 
 /** A message's row, its rowid first: the loader numbers the messages itself, in the order they come. */
-const messageRow = (m: LoadedMessage, rowid: number): unknown[] => [
-  rowid,
-  m.id,
-  m.accountId,
-  m.domainId,
-  m.sendingKeyId,
-  m.source,
-  m.envelopeFrom,
-  m.fromEmail,
-  m.fromName,
-  m.subject,
-  JSON.stringify(m.to),
-  m.replyTo,
-  m.messageIdHeader,
-  m.size,
-  +m.hasAttachments,
-  JSON.stringify(m.headers),
-  m.status,
-  m.error,
-  m.createdAt,
-  m.sentAt,
-  m.updatedAt,
-];
+const messageRow = (m: LoadedMessage, rowid: number): unknown[] => [rowid, ...loggedValues(m), m.status, m.error, m.createdAt, m.sentAt, m.updatedAt];
 
 const recipientRow = (messageId: string, r: LoadedRecipient): unknown[] => [
   messageId,

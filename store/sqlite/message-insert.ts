@@ -1,7 +1,7 @@
 // Recording accepted messages in SQLite: a batch of messages written in one transaction (credits, message rows,
 // recipients, bodies and the search index), as few multi-row statements as the batch allows.
 import { Type } from '@sinclair/typebox';
-import type { Queryable } from './sql.js';
+import type { Queryable, SqlValue } from './sql.js';
 import { AccountStore } from './accounts.js';
 import { messageStatusOf } from '../../domain/queue-state.js';
 import type { InsertOutcome, NewMessage } from '../message-log.js';
@@ -27,37 +27,41 @@ async function debitAll(q: Queryable, messages: readonly NewMessage[]): Promise<
 const decodeInsertedMessage = rowDecoder('inserted message', Type.Object({ rowid: Int, id: Text }), (r) => r);
 const decodeInsertedRecipient = rowDecoder('inserted recipient', Type.Object({ id: Int, message_id: Text, state: Text }), (r) => r);
 
-const MESSAGE_COLUMNS = 19;
+/** The columns of a message every writer of the log fills the same way, and their values, in that order. */
+export const LOGGED_COLUMNS =
+  'id, account_id, domain_id, sending_key_id, source, envelope_from, from_email, from_name, subject, to_json, reply_to, message_id_header, size, has_attachments, headers_json';
+
+type Logged = Omit<NewMessage, 'rootId' | 'recipients' | 'body' | 'cost' | 'error'>;
+
+export const loggedValues = (m: Logged): SqlValue[] => [
+  m.id,
+  m.accountId,
+  m.domainId,
+  m.sendingKeyId,
+  m.source,
+  m.envelopeFrom,
+  m.fromEmail,
+  m.fromName,
+  m.subject,
+  JSON.stringify(m.to),
+  m.replyTo,
+  m.messageIdHeader,
+  m.size,
+  +m.hasAttachments,
+  JSON.stringify(m.headers),
+];
+
+/** The logged columns, then status, error, created_at and updated_at. */
+const MESSAGE_COLUMNS = LOGGED_COLUMNS.split(',').length + 4;
 const RECIPIENT_COLUMNS = 10;
 
 async function insertMessageRows(q: Queryable, messages: readonly NewMessage[], now: string): Promise<Map<string, number>> {
   const rowids = new Map<string, number>();
   for (const chunk of chunksByParams(messages, MESSAGE_COLUMNS)) {
     const rows = await q.all(
-      `INSERT INTO messages (id, account_id, domain_id, sending_key_id, source, envelope_from, from_email, from_name, subject, to_json,
-         reply_to, message_id_header, size, has_attachments, headers_json, status, error, created_at, updated_at)
+      `INSERT INTO messages (${LOGGED_COLUMNS}, status, error, created_at, updated_at)
        VALUES ${chunk.map(() => `(${Array(MESSAGE_COLUMNS).fill('?').join(', ')})`).join(', ')} RETURNING rowid, id`,
-      chunk.flatMap((m) => [
-        m.id,
-        m.accountId,
-        m.domainId,
-        m.sendingKeyId,
-        m.source,
-        m.envelopeFrom,
-        m.fromEmail,
-        m.fromName,
-        m.subject,
-        JSON.stringify(m.to),
-        m.replyTo,
-        m.messageIdHeader,
-        m.size,
-        +m.hasAttachments,
-        JSON.stringify(m.headers),
-        messageStatusOf(m.recipients.map((r) => r.state)),
-        m.error,
-        now,
-        now,
-      ]),
+      chunk.flatMap((m) => [...loggedValues(m), messageStatusOf(m.recipients.map((r) => r.state)), m.error, now, now]),
     );
     for (const r of rows.map(decodeInsertedMessage)) rowids.set(r.id, r.rowid);
   }
