@@ -1,6 +1,7 @@
 // GET /v2/info over real HTTP: the account summary, the key's description, the pooled balance seen from a
 // child team, the rates, and the domain list that only domains:read unlocks.
 import t from 'tap';
+import { newMessage } from './helpers/new-message.js';
 import { startHarness, type Harness } from './helpers/harness.js';
 import { storeSupport } from './helpers/store-support.js';
 import { hashKey } from '../shared/api-key.js';
@@ -169,28 +170,7 @@ t.test('bounce and complaint rates are fractions of the team’s recipients sent
       state: 'queued' as const,
       reason: '',
     }));
-    await h.rt.store.messages.insert({
-      id: msgId,
-      accountId: id,
-      rootId: id,
-      domainId,
-      sendingKeyId: null,
-      source: 'http',
-      envelopeFrom: 'a@x.test',
-      fromEmail: 'a@x.test',
-      fromName: '',
-      subject: 's',
-      to: [],
-      replyTo: null,
-      messageIdHeader: `<${msgId}@x.test>`,
-      size: 1,
-      hasAttachments: false,
-      headers: {},
-      recipients,
-      body: Buffer.from(''),
-      cost: 0,
-      error: null,
-    });
+    await h.rt.store.messages.insert(newMessage({ id: msgId, teamId: id, domainId, recipients, body: Buffer.from(''), cost: 0 }));
     const rows = await h.rt.store.messages.recipientsOf(msgId);
     for (const [i, r] of rows.entries()) await support.forceRecipientOutcome(r.id, i < bounced ? 'bounced' : 'sent', i >= count - complained);
     await support.backdateMessage(msgId, new Date(Date.now() - daysAgo * 86_400_000).toISOString());

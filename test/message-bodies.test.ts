@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { openStore, type Store } from '../store/index.js';
 import type { NewMessage, NewRecipient } from '../store/message-log.js';
 import type { AttemptResult } from '../store/queue.js';
+import { newMessage } from './helpers/new-message.js';
 
 /** The account and domain of the store the running test opened (subtests run one after the other). */
 let owner = { accountId: 0, domainId: '' };
@@ -29,29 +30,7 @@ async function store(t: Test, credits: number): Promise<Store> {
 const recipient = (email: string, state: NewRecipient['state'] = 'queued'): NewRecipient => ({ email, name: '', kind: 'to', domain: 'dest.test', state, reason: '' });
 
 function message(id: string, recipients: NewRecipient[]): NewMessage {
-  const body = Buffer.from(`Subject: ${id}\r\n\r\nbody of ${id}\r\n`);
-  return {
-    id,
-    accountId: owner.accountId,
-    rootId: owner.accountId,
-    domainId: owner.domainId,
-    sendingKeyId: null,
-    source: 'http',
-    envelopeFrom: 'a@one.test',
-    fromEmail: 'a@one.test',
-    fromName: '',
-    subject: id,
-    to: [],
-    replyTo: null,
-    messageIdHeader: `<${id}@one.test>`,
-    size: body.length,
-    hasAttachments: false,
-    headers: {},
-    recipients,
-    body,
-    cost: recipients.filter((r) => r.state === 'queued').length,
-    error: null,
-  };
+  return newMessage({ id, teamId: owner.accountId, domainId: owner.domainId, recipients, body: Buffer.from(`Subject: ${id}\r\n\r\nbody of ${id}\r\n`) });
 }
 
 const attempt = (recipientId: number, leaseToken: string, to: 'sent' | 'deferred' | 'bounced'): AttemptResult => ({

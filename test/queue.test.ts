@@ -2,6 +2,7 @@
 // connections, Redis connection and log, as two MTA processes would have): leases are fenced by their token,
 // so a worker whose lease ran out can neither record a result nor release over the worker that took it over.
 import t, { type Test } from 'tap';
+import { newMessage } from './helpers/new-message.js';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -53,29 +54,8 @@ async function twoWorkers(t: Test): Promise<{ a: Worker; b: Worker; redis: Redis
 
 /** Records a one-recipient message as the intake does (SQLite first, then the queue) and answers the recipient's id. */
 async function queued(w: Worker, accountId: number, domainId: string, id: string): Promise<number> {
-  const body = Buffer.from(`Subject: ${id}\r\n\r\nbody\r\n`);
-  const due = await w.store.messages.insert({
-    id,
-    accountId,
-    rootId: accountId,
-    domainId,
-    sendingKeyId: null,
-    source: 'http',
-    envelopeFrom: 'a@one.test',
-    fromEmail: 'a@one.test',
-    fromName: '',
-    subject: id,
-    to: [],
-    replyTo: null,
-    messageIdHeader: `<${id}@one.test>`,
-    size: body.length,
-    hasAttachments: false,
-    headers: {},
-    recipients: [{ email: 'bob@dest.test', name: '', kind: 'to', domain: 'dest.test', state: 'queued', reason: '' }],
-    body,
-    cost: 1,
-    error: null,
-  });
+  const recipients = [{ email: 'bob@dest.test', name: '', kind: 'to' as const, domain: 'dest.test', state: 'queued' as const, reason: '' }];
+  const due = await w.store.messages.insert(newMessage({ id, teamId: accountId, domainId, recipients }));
   if (due === 'insufficient_balance') throw new Error('the account can pay');
   await w.queue.enqueue(id, due);
   return due[0]!.id;

@@ -3,6 +3,7 @@
 // thresholds, when) is recorded with it, shown in GET /v2/info, and cleared when the team is reactivated.
 // Sends, bounces and complaints are recorded through the real store; the check is the MTA's own.
 import t from 'tap';
+import { newMessage } from './helpers/new-message.js';
 import { startHarness } from './helpers/harness.js';
 import { tempDatabase } from './helpers/temp-sql.js';
 import { Reputation, type ReputationPolicy } from '../feedback/reputation.js';
@@ -36,28 +37,7 @@ async function traffic(teamId: number, sent: number, bounced = 0): Promise<numbe
     state: 'queued' as const,
     reason: '',
   }));
-  const queued = await h.rt.store.messages.insert({
-    id,
-    accountId: teamId,
-    rootId: teamId,
-    domainId: null,
-    sendingKeyId: null,
-    source: 'http',
-    envelopeFrom: 'a@x.test',
-    fromEmail: 'a@x.test',
-    fromName: '',
-    subject: 's',
-    to: [],
-    replyTo: null,
-    messageIdHeader: `<${id}@x.test>`,
-    size: 1,
-    hasAttachments: false,
-    headers: {},
-    recipients,
-    body: Buffer.from('x'),
-    cost: 0,
-    error: null,
-  });
+  const queued = await h.rt.store.messages.insert(newMessage({ id, teamId, domainId: null, recipients, body: Buffer.from('x'), cost: 0 }));
   if (queued === 'insufficient_balance') throw new Error('no balance');
   const ids = queued.map((r) => r.id).sort((a, b) => a - b);
   const token = `reputation-test-${id}`;

@@ -1,0 +1,40 @@
+// A message as the intake records it, for tests that write the log or the queue directly: plain defaults around
+// the caller's team, domain, recipients and body.
+import type { NewMessage, NewRecipient } from '../../store/message-log.js';
+
+export interface MessageParts {
+  id: string;
+  teamId: number;
+  domainId: string | null;
+  recipients: NewRecipient[];
+  /** Default: a small text message naming the id. */
+  body?: Buffer;
+  /** Default: one credit per queued recipient, as the intake charges. */
+  cost?: number;
+}
+
+export function newMessage(o: MessageParts): NewMessage {
+  const body = o.body ?? Buffer.from(`Subject: ${o.id}\r\n\r\nbody\r\n`);
+  return {
+    id: o.id,
+    accountId: o.teamId,
+    rootId: o.teamId,
+    domainId: o.domainId,
+    sendingKeyId: null,
+    source: 'http',
+    envelopeFrom: 'a@one.test',
+    fromEmail: 'a@one.test',
+    fromName: '',
+    subject: o.id,
+    to: [],
+    replyTo: null,
+    messageIdHeader: `<${o.id}@one.test>`,
+    size: body.length,
+    hasAttachments: false,
+    headers: {},
+    recipients: o.recipients,
+    body,
+    cost: o.cost ?? o.recipients.filter((r) => r.state === 'queued').length,
+    error: null,
+  };
+}
