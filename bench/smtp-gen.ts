@@ -30,7 +30,8 @@ export interface RunResult {
   errors: string[];
 }
 
-interface Reply {
+/** One SMTP reply read off the socket: its code and text. */
+interface SmtpReply {
   code: number;
   text: string;
 }
@@ -39,8 +40,8 @@ interface Reply {
 class Replies {
   private buffer = '';
   private lines: string[] = [];
-  private ready: Reply[] = [];
-  private waiter: { resolve: (r: Reply) => void; reject: (e: Error) => void } | null = null;
+  private ready: SmtpReply[] = [];
+  private waiter: { resolve: (r: SmtpReply) => void; reject: (e: Error) => void } | null = null;
   private failure: Error | null = null;
 
   constructor(private readonly sock: Socket | TLSSocket) {
@@ -55,7 +56,7 @@ class Replies {
     this.sock.off('close', this.onClose);
   }
 
-  next(): Promise<Reply> {
+  next(): Promise<SmtpReply> {
     const r = this.ready.shift();
     if (r) return Promise.resolve(r);
     if (this.failure) return Promise.reject(this.failure);

@@ -142,14 +142,15 @@ export function spawnTernmail(args: string[], env: NodeJS.ProcessEnv, options: S
 /** The last lines of a process's output, for an error message. */
 const tail = (p: LongRunning) => `${p.output()}\n${p.errors()}`.trim().split('\n').slice(-40).join('\n');
 
-export interface Reply {
+/** What an HTTP request to the API gave back. */
+export interface HttpResult {
   status: number;
   headers: Headers;
   body: UntypedJson;
 }
 
 /** One HTTP request to a running API, JSON in and out. */
-export async function http(base: string, method: string, path: string, o: { key?: string; body?: unknown; accountId?: number } = {}): Promise<Reply> {
+export async function http(base: string, method: string, path: string, o: { key?: string; body?: unknown; accountId?: number } = {}): Promise<HttpResult> {
   const headers: Record<string, string> = {};
   if (o.key) headers.authorization = `Bearer ${o.key}`;
   if (o.accountId !== undefined) headers['x-account-id'] = String(o.accountId);

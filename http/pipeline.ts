@@ -9,7 +9,7 @@ import type { Logger } from '../shared/log.js';
 import { isTransientFailure } from '../shared/transient.js';
 import { observeHttp } from '../shared/metrics.js';
 import type { AppContext } from './context.js';
-import type { GroupRoute, Reply, RouteInput } from './route.js';
+import type { GroupRoute, RouteResponse, RouteInput } from './route.js';
 import { readJsonBody } from './body.js';
 import { requestLog } from './request-id.js';
 import { validate } from './validate.js';
@@ -91,7 +91,7 @@ export interface RouteGroup<Caller, R extends GroupRoute<Caller>> {
   /** Run in order after authentication (X-Account-Id rules, scopes, rate limits); each may add headers or throw. */
   readonly checks: ReadonlyArray<(call: Call<Caller, R>) => Promise<void> | void>;
   /** Wraps the handler (idempotency for sends); without it the handler runs as is. */
-  readonly around?: (call: Call<Caller, R>, handler: () => Promise<Reply>) => Promise<Reply>;
+  readonly around?: (call: Call<Caller, R>, handler: () => Promise<RouteResponse>) => Promise<RouteResponse>;
   readonly routes: readonly R[];
 }
 

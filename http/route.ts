@@ -15,7 +15,7 @@ export type RatePolicy = 'domains' | 'writes' | 'writes-when-search' | null;
 /** The authenticated admin caller and the team the request acts on. */
 export type Caller = AdminCaller;
 
-export interface Reply {
+export interface RouteResponse {
   status?: number;
   body: unknown;
   headers?: Record<string, string>;
@@ -41,7 +41,7 @@ export interface GroupRoute<C> {
   fieldCodes?: Readonly<Record<string, AdminErrorCode>>;
   query?: TObject;
   params?: TObject;
-  handle(input: RouteInput<unknown, unknown, unknown, C>): Promise<Reply>;
+  handle(input: RouteInput<unknown, unknown, unknown, C>): Promise<RouteResponse>;
 }
 
 export interface ResponseDoc {
@@ -73,12 +73,12 @@ interface RouteShape<B extends TSchema, Q extends TObject, P extends TObject> {
 }
 
 export interface RouteDef<B extends TSchema, Q extends TObject, P extends TObject> extends RouteShape<B, Q, P> {
-  handle(input: RouteInput<Static<B>, Static<Q>, Static<P>>): Promise<Reply>;
+  handle(input: RouteInput<Static<B>, Static<Q>, Static<P>>): Promise<RouteResponse>;
 }
 
 /** An admin route with its types erased, as the pipeline and the OpenAPI generator see it. */
 export interface AnyRoute extends RouteShape<TSchema, TObject, TObject>, GroupRoute<Caller> {
-  handle(input: RouteInput<unknown, unknown, unknown>): Promise<Reply>;
+  handle(input: RouteInput<unknown, unknown, unknown>): Promise<RouteResponse>;
 }
 
 export function defineRoute<B extends TSchema = TObject, Q extends TObject = TObject, P extends TObject = TObject>(def: RouteDef<B, Q, P>): AnyRoute {

@@ -25,7 +25,8 @@ export interface Recipient {
 type LoggedFields =
   'sendingKeyId' | 'source' | 'envelopeFrom' | 'fromEmail' | 'fromName' | 'subject' | 'to' | 'replyTo' | 'messageIdHeader' | 'hasAttachments' | 'headers';
 
-export interface Submission extends Pick<NewMessage, LoggedFields> {
+/** What the intake takes in: a message from SMTP submission or the HTTP sidecar, its sender already authorized. */
+export interface IntakeMessage extends Pick<NewMessage, LoggedFields> {
   /** Preassigned when the composer needed it for the Message-ID header. */
   id?: string;
   team: Team;
@@ -35,9 +36,9 @@ export interface Submission extends Pick<NewMessage, LoggedFields> {
   body: Buffer;
 }
 
-/** A submission whose recipients have their first states, and so whose cost is known; not yet recorded. */
+/** A message whose recipients have their first states, and so whose cost is known; not yet recorded. */
 export interface Admitted {
-  submission: Submission;
+  message: IntakeMessage;
   id: string;
   recipients: NewRecipient[];
   cost: number;
@@ -58,8 +59,8 @@ export class Intake {
     private readonly log: Logger,
   ) {}
 
-  async accept(s: Submission): Promise<IntakeResult> {
-    return this.record(await this.admit(s));
+  async accept(m: IntakeMessage): Promise<IntakeResult> {
+    return this.record(await this.admit(m));
   }
 
   /**
@@ -67,40 +68,40 @@ export class Intake {
    * items at once and then `record` them in order, so that when credits run short it is always the later items
    * that are refused. The balance is checked only there, where the credits are taken in the same transaction.
    */
-  async admit(s: Submission): Promise<Admitted> {
-    const id = s.id ?? newMessageId();
-    const recipients = await this.firstStates(s.team.id, s.recipients);
+  async admit(m: IntakeMessage): Promise<Admitted> {
+    const id = m.id ?? newMessageId();
+    const recipients = await this.firstStates(m.team.id, m.recipients);
     const cost = recipients.filter((r) => r.state === 'queued').length;
-    return { submission: s, id, recipients, cost };
+    return { message: m, id, recipients, cost };
   }
 
   /** The second half: message, recipients, body and credits in SQLite (the acknowledgement point), then the queue. */
-  async record({ submission: s, id, recipients, cost }: Admitted): Promise<IntakeResult> {
+  async record({ message: m, id, recipients, cost }: Admitted): Promise<IntakeResult> {
     const inserted = await this.store.messages.insert({
       id,
-      accountId: s.team.id,
-      rootId: rootIdOf(s.team),
-      domainId: s.domain.id,
-      sendingKeyId: s.sendingKeyId,
-      source: s.source,
-      envelopeFrom: s.envelopeFrom,
-      fromEmail: s.fromEmail,
-      fromName: s.fromName,
-      subject: s.subject,
-      to: s.to,
-      replyTo: s.replyTo,
-      messageIdHeader: s.messageIdHeader,
-      size: s.body.length,
-      hasAttachments: s.hasAttachments,
-      headers: s.headers,
+      accountId: m.team.id,
+      rootId: rootIdOf(m.team),
+      domainId: m.domain.id,
+      sendingKeyId: m.sendingKeyId,
+      source: m.source,
+      envelopeFrom: m.envelopeFrom,
+      fromEmail: m.fromEmail,
+      fromName: m.fromName,
+      subject: m.subject,
+      to: m.to,
+      replyTo: m.replyTo,
+      messageIdHeader: m.messageIdHeader,
+      size: m.body.length,
+      hasAttachments: m.hasAttachments,
+      headers: m.headers,
       recipients,
-      body: s.body,
+      body: m.body,
       cost,
       error: cost ? null : unsendableReason(recipients),
     });
     if (inserted === 'insufficient_balance') return { ok: false, reason: 'insufficient_balance' };
-    this.log.info({ msg_id: id, team: s.team.id, source: s.source, recipients: recipients.length, queued: cost }, 'message accepted');
-    metrics.messagesAccepted.inc({ source: s.source });
+    this.log.info({ msg_id: id, team: m.team.id, source: m.source, recipients: recipients.length, queued: cost }, 'message accepted');
+    metrics.messagesAccepted.inc({ source: m.source });
     await this.queue.enqueue(id, inserted);
     return { ok: true, messageId: id, queued: cost };
   }

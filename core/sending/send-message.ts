@@ -1,7 +1,7 @@
 // Sending a message, whichever interface it came through: the sender's From address is authorized, the
 // message is admitted (each recipient's first state, and so its cost) and recorded by the intake, which is
 // the point where it is acknowledged. Batches admit every item first and record them in order.
-import type { Admitted, Intake, Submission } from '../../intake/intake.js';
+import type { Admitted, Intake, IntakeMessage } from '../../intake/intake.js';
 import type { Domain } from '../../domain/sending-domain.js';
 import type { SenderAuthorization, Sender } from './sender-authorization.js';
 import { allowed, refused, type Decision } from './refusals.js';
@@ -10,7 +10,7 @@ export { newMessageId } from '../../intake/intake.js';
 export type { Admitted, Recipient } from '../../intake/intake.js';
 
 /** A message as an interface built it, before the sender's team and domain are attached. */
-export type MessageDraft = Omit<Submission, 'team' | 'domain' | 'sendingKeyId'>;
+export type MessageDraft = Omit<IntakeMessage, 'team' | 'domain' | 'sendingKeyId'>;
 
 export interface Recorded {
   messageId: string;

@@ -6,7 +6,7 @@ import type { Redis } from 'ioredis';
 import { SendError } from '../../shared/errors.js';
 import { redisKeys } from '../../shared/redis-keys.js';
 import type { Call } from '../pipeline.js';
-import type { GroupRoute, Reply } from '../route.js';
+import type { GroupRoute, RouteResponse } from '../route.js';
 import type { Sender } from './auth.js';
 import { sendErrors } from './error-mapper.js';
 
@@ -63,7 +63,7 @@ function bodyText(raw: unknown): string {
 }
 
 /** Runs `handler` once per Idempotency-Key, scoped to the team acted on (two teams never share a reply). */
-export async function idempotent(call: Call<Sender, GroupRoute<Sender>>, handler: () => Promise<Reply>): Promise<Reply> {
+export async function idempotent(call: Call<Sender, GroupRoute<Sender>>, handler: () => Promise<RouteResponse>): Promise<RouteResponse> {
   const key = call.req.headers['idempotency-key'];
   if (typeof key !== 'string' || !key) return handler();
   const idem = new Idempotency(call.ctx.redis);

@@ -4,7 +4,7 @@ import { Type } from '@sinclair/typebox';
 import { SendError } from '../../shared/errors.js';
 import type { Logger } from '../../shared/log.js';
 import type { AppContext } from '../context.js';
-import type { GroupRoute, Reply } from '../route.js';
+import type { GroupRoute, RouteResponse } from '../route.js';
 import type { Sender } from './auth.js';
 import { sendErrors } from './error-mapper.js';
 import { admitSend, recordSend, sendOne, takeSendRate } from './send.js';
@@ -12,7 +12,7 @@ import { SendRequestSchema } from './request.js';
 
 export const MAX_BATCH = 100;
 
-async function one(ctx: AppContext, sender: Sender, item: unknown): Promise<Reply> {
+async function one(ctx: AppContext, sender: Sender, item: unknown): Promise<RouteResponse> {
   await takeSendRate(ctx, sender);
   return { status: 200, body: await sendOne(ctx, sender, item) };
 }
@@ -34,7 +34,7 @@ function batchItems(body: unknown): unknown[] {
  * Items are validated and composed side by side, then recorded in their order (they share one commit), so
  * that when credits run short the later items are the ones refused.
  */
-async function batch(ctx: AppContext, sender: Sender, body: unknown, log: Logger): Promise<Reply> {
+async function batch(ctx: AppContext, sender: Sender, body: unknown, log: Logger): Promise<RouteResponse> {
   const items = batchItems(body);
   await takeSendRate(ctx, sender);
   const admitted = await Promise.allSettled(items.map((item) => admitSend(ctx, sender, item)));
