@@ -126,7 +126,7 @@ function syntheticMessage(i: number, createdMs: number, end: number, sender: Sen
   const sent = status === 'sent' || status === 'complained' || status === 'bounced' ? new Date(createdMs + 2000).toISOString() : null;
   return {
     id,
-    accountId: sender.accountId,
+    teamId: sender.accountId,
     domainId: sender.domainId,
     sendingKeyId: sender.sendingKeyId,
     source: rand() < 0.7 ? 'http' : 'smtp',

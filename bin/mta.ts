@@ -41,8 +41,8 @@ export interface RunningMta {
 }
 
 function poolLookup(rt: Runtime) {
-  return async (accountId: number) => {
-    const team = await rt.store.accounts.get(accountId);
+  return async (teamId: number) => {
+    const team = await rt.store.teams.get(teamId);
     const pool = team ? rt.config.delivery.pools[team.backendRegion] : undefined;
     return { ehloName: pool?.ehloName ?? rt.config.publicHostname, ...(pool?.localAddress ? { localAddress: pool.localAddress } : {}) };
   };

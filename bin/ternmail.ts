@@ -9,7 +9,7 @@ import { openStore } from '../store/index.js';
 import { type Store } from '../store/index.js';
 import { createAccount, createAdminKey } from '../core/accounts.js';
 import { parseScopes, SCOPES } from '../shared/scopes.js';
-import { DEFAULT_SUSPENSION_REASON, rootIdOf } from '../domain/team.js';
+import { DEFAULT_SUSPENSION_REASON, accountIdOf } from '../domain/team.js';
 import { stopChild } from '../shared/stop-child.js';
 import { serviceNodeFlags } from '../shared/node-flags.js';
 
@@ -66,7 +66,7 @@ async function withStore<T>(config: Config, work: (store: Store) => Promise<T>):
 }
 
 async function mustGetTeam(store: Store, id: number) {
-  const team = await store.accounts.get(id);
+  const team = await store.teams.get(id);
   if (!team) throw new Error(`no account or team ${id}`);
   return team;
 }
@@ -102,13 +102,14 @@ const operatorCommands: Record<string, Command> = {
     if (limitPerSecond === undefined && plan === undefined) throw new UsageError('give --limit-per-second and/or --plan');
     return withStore(config, async (store) => {
       await mustGetTeam(store, id);
-      const team = (await store.accounts.update(id, { limitPerSecond, planType: plan }))!;
+      const team = (await store.teams.update(id, { limitPerSecond, planType: plan }))!;
       return { id: team.id, name: team.name, limit_per_second: team.limitPerSecond, plan_type: team.planType };
     });
   },
   'admin-key create': (config, args) => {
     const f = flags(args, { account: 'string', title: 'string', scopes: 'string' });
-    const accountId = integer(f, 'account', { required: true })!;
+    // --account names the team that will hold the key (an account or a child team); the flag keeps its name.
+    const teamId = integer(f, 'account', { required: true })!;
     const title = required(f, 'title');
     let scopes;
     try {
@@ -116,7 +117,7 @@ const operatorCommands: Record<string, Command> = {
     } catch (err) {
       throw new UsageError((err as Error).message);
     }
-    return withStore(config, (store) => createAdminKey(store, config, accountId, title, scopes));
+    return withStore(config, (store) => createAdminKey(store, config, teamId, title, scopes));
   },
   'credits add': (config, args) => {
     const f = flags(args, { account: 'string', amount: 'string' });
@@ -125,7 +126,7 @@ const operatorCommands: Record<string, Command> = {
     return withStore(config, async (store) => {
       const team = await mustGetTeam(store, accountId);
       if (team.parentId !== null) throw new Error(`${accountId} is a child team; credits are pooled at its account ${team.parentId}`);
-      return { balance: await store.accounts.addCredits(rootIdOf(team), amount) };
+      return { balance: await store.teams.addCredits(accountIdOf(team), amount) };
     });
   },
   'team suspend': (config, args) => {
@@ -134,7 +135,7 @@ const operatorCommands: Record<string, Command> = {
     // Without --by-platform the owner may lift it, but the operator suspended it all the same.
     const reason = f.reason === undefined ? DEFAULT_SUSPENSION_REASON.platform : operatorReason(f.reason);
     return withStore(config, async (store) => {
-      const change = await store.accounts.changeStatus(id, 'suspended', f['by-platform'] ? 'platform' : 'account', { reason });
+      const change = await store.teams.changeStatus(id, 'suspended', f['by-platform'] ? 'platform' : 'account', { reason });
       if (!change.ok) throw new Error(`no team ${id}`);
       const { suspensionBody } = await import('../http/admin/info.js');
       const t = change.team;
@@ -146,8 +147,8 @@ const operatorCommands: Record<string, Command> = {
     const id = integer(f, 'team', { required: true })!;
     return withStore(config, async (store) => {
       // The suspension being lifted is printed, so the operator sees what it was (there is no `team show`).
-      const before = (await store.accounts.get(id))?.suspension ?? null;
-      const change = await store.accounts.changeStatus(id, 'active', 'platform');
+      const before = (await store.teams.get(id))?.suspension ?? null;
+      const change = await store.teams.changeStatus(id, 'active', 'platform');
       if (!change.ok) throw new Error(`no team ${id}`);
       const { suspensionBody } = await import('../http/admin/info.js');
       return { id: change.team.id, status: change.team.status, lifted: before && suspensionBody(before) };
@@ -208,7 +209,7 @@ async function runMta(config: Config): Promise<void> {
 /** First start on embedded defaults: an account and an admin key with every scope, printed once. */
 async function firstStart(config: Config): Promise<{ accountId: number; key: string } | null> {
   return withStore(config, async (store) => {
-    if ((await store.accounts.count()) > 0) return null;
+    if ((await store.teams.count()) > 0) return null;
     const account = await createAccount(store, config, { name: 'Default account', credits: config.accounts.firstStartCredits });
     const { key } = await createAdminKey(store, config, account.id, 'First-start key', [...SCOPES]);
     return { accountId: account.id, key };

@@ -1,10 +1,10 @@
 // Who calls the management interface: an admin key (sending keys never manage), and the team it acts on,
-// its own or, for a root account's key, one of the account's teams. One of the authentication strategies
+// its own or, for an account's key, one of the account's child teams. One of the authentication strategies
 // the interfaces pick per route group (sending keys are core/sending; dashboard sessions come next).
 import type { KeyCache } from '../shared/key-cache.js';
 import type { KeyRecord } from '../domain/key-record.js';
 import type { Store } from '../store/index.js';
-import type { Team } from '../domain/team.js';
+import { accountIdOf, type Team } from '../domain/team.js';
 import { kindOf } from '../shared/api-key.js';
 
 export interface AdminCaller {
@@ -13,8 +13,8 @@ export interface AdminCaller {
   owner: Team;
   /** The team the request acts on. */
   acting: Team;
-  /** The root account owning the key: rate limits, credits and limits are counted here. */
-  rootId: number;
+  /** The account owning the key (the owner or its parent): rate limits, credits and limits are counted here. */
+  accountId: number;
 }
 
 export type AdminRefusal =
@@ -48,16 +48,16 @@ export class AdminAuthenticator {
     if (kindOf(c.bearer) === 'sending') return refused('sending_key');
     const key = await this.d.keyCache.resolve(c.bearer);
     if (!key || key.kind !== 'admin') return refused('invalid_key');
-    const owner = await this.d.store.accounts.get(key.accountId);
+    const owner = await this.d.store.teams.get(key.teamId);
     if (!owner) return refused('invalid_key');
     const acting = await this.actingTeam(owner, c.actingTeamId);
     if (!acting) return refused('team_out_of_reach');
-    return { ok: true, caller: { key, owner, acting, rootId: owner.parentId ?? owner.id } };
+    return { ok: true, caller: { key, owner, acting, accountId: accountIdOf(owner) } };
   }
 
   private async actingTeam(owner: Team, id: number | undefined): Promise<Team | undefined> {
     if (id === undefined || id === owner.id) return owner;
-    const team = await this.d.store.accounts.get(id);
+    const team = await this.d.store.teams.get(id);
     // A team outside the key's reach answers exactly like one that does not exist.
     return team && owner.parentId === null && team.parentId === owner.id ? team : undefined;
   }

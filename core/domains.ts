@@ -47,10 +47,10 @@ export class DomainManagement {
       return refuse({ kind: 'invalid_domain', message: `${checked.name} is too long: its DKIM record name would exceed ${MAX_DNS_NAME} characters` });
     }
     if (await this.d.store.domains.findByName(checked.name)) return refuse({ kind: 'domain_exists', name: checked.name });
-    if (checked.isSubdomain && (await this.d.store.accounts.pooledBalance(team)) <= 0) return refuse({ kind: 'credits_required' });
+    if (checked.isSubdomain && (await this.d.store.teams.pooledBalance(team)) <= 0) return refuse({ kind: 'credits_required' });
     const keys = await generateDkimKeyPair(this.d.config.dkim.keyBits);
     const created = await this.d.store.domains.create({
-      accountId: team.id,
+      teamId: team.id,
       name: checked.name,
       dkimSelector: this.d.config.dkim.selector,
       dkimPublicKey: keys.publicKey,
@@ -76,6 +76,6 @@ export class DomainManagement {
   async resolveFilter(team: Team, value: string): Promise<string | null> {
     const byId = await this.d.store.domains.get(value, team.id);
     const found = byId ?? (await this.d.store.domains.findByName(value));
-    return found && found.accountId === team.id ? found.id : null;
+    return found && found.teamId === team.id ? found.id : null;
   }
 }

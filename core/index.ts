@@ -12,7 +12,7 @@ import { SendingKeys } from './sending-keys.js';
 import { Teams } from './teams.js';
 import { Webhooks } from './webhooks.js';
 import { Suppressions } from './suppressions.js';
-import { AccountSummaries } from './account-summary.js';
+import { TeamSummaries } from './team-summary.js';
 import { MessageLog } from './message-log.js';
 import { AdminAuthenticator } from './admin-authentication.js';
 
@@ -30,7 +30,7 @@ export interface Core {
   readonly teams: Teams;
   readonly webhooks: Webhooks;
   readonly suppressions: Suppressions;
-  readonly summaries: AccountSummaries;
+  readonly summaries: TeamSummaries;
   readonly messageLog: MessageLog;
 }
 
@@ -48,7 +48,7 @@ export function createCore(rt: Runtime, queue: Queue): Core {
     teams: new Teams(rt),
     webhooks: new Webhooks(rt),
     suppressions: new Suppressions(rt),
-    summaries: new AccountSummaries(rt),
+    summaries: new TeamSummaries(rt),
     messageLog: new MessageLog(rt, domains),
   };
 }

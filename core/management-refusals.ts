@@ -12,7 +12,7 @@ export type ManagementRefusal =
   /** Sending from a subdomain needs credits on the account. */
   | { kind: 'credits_required' }
   | { kind: 'limit_reached'; what: 'teams' | 'webhooks' | 'admin_keys'; limit: number; field?: string }
-  /** Only a root account may do this (create teams). */
+  /** Only an account (a team without a parent) may do this (create teams). */
   | { kind: 'not_parent_account' }
   /** The platform suspended the team; its owner cannot lift it. */
   | { kind: 'suspended_by_platform'; teamId: number }

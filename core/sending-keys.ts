@@ -42,7 +42,7 @@ export class SendingKeys {
     if (!name) return refuse({ kind: 'invalid_field', field: 'name', message: 'name must not be blank' });
     const value = generateKey('sending');
     const { start, end } = keyEnds(value);
-    const key = await this.d.store.keys.createSending({ accountId: team.id, title: name, hash: hashKey(value), start, end, domainId });
+    const key = await this.d.store.keys.createSending({ teamId: team.id, title: name, hash: hashKey(value), start, end, domainId });
     this.d.log.info({ key: key.id, team: team.id }, 'sending key created');
     return done({ key, value });
   }

@@ -1,4 +1,4 @@
-// An account's child teams: created by the root account only, renamed, suspended and reactivated by their
+// An account's child teams: created by the account only, renamed, suspended and reactivated by their
 // owner (a platform suspension stands: only the platform lifts it). Credits stay pooled at the account.
 import type { Config } from '../shared/config.js';
 import type { Logger } from '../shared/log.js';
@@ -13,8 +13,9 @@ export interface TeamDeps {
   log: Logger;
 }
 
-export interface AccountOverview {
-  account: Team;
+/** The team owning a key, the pooled balance, and the child teams when the owner is an account. */
+export interface TeamOverview {
+  owner: Team;
   /** The pooled balance, shared by every team. */
   balance: number;
   teams: Team[];
@@ -23,10 +24,10 @@ export interface AccountOverview {
 export class Teams {
   constructor(private readonly d: TeamDeps) {}
 
-  /** The account owning the key and, for a root account, its teams. */
-  async overview(owner: Team): Promise<AccountOverview> {
-    const teams = owner.parentId === null ? await this.d.store.accounts.children(owner.id) : [];
-    return { account: owner, balance: await this.d.store.accounts.pooledBalance(owner), teams };
+  /** The team owning the key and, for an account, its child teams. */
+  async overview(owner: Team): Promise<TeamOverview> {
+    const teams = owner.parentId === null ? await this.d.store.teams.children(owner.id) : [];
+    return { owner, balance: await this.d.store.teams.pooledBalance(owner), teams };
   }
 
   async create(owner: Team, rawName: string): Promise<Managed<Team>> {
@@ -34,7 +35,7 @@ export class Teams {
     const name = teamName(rawName);
     if (!name.ok) return name;
     const limit = this.d.config.limits.teamsPerAccount;
-    const team = await this.d.store.accounts.createTeam(owner, name.value, limit);
+    const team = await this.d.store.teams.createTeam(owner, name.value, limit);
     if (team === 'limit_reached') return refuse({ kind: 'limit_reached', what: 'teams', limit, field: 'name' });
     this.d.log.info({ team: team.id, parent: owner.id }, 'team created');
     return done(team);
@@ -42,17 +43,17 @@ export class Teams {
 
   /** Renames a team of the account, and moves its status (as its owner). */
   async update(owner: Team, id: number, change: { name?: string; status?: TeamStatus }): Promise<Managed<Team>> {
-    const team = await this.d.store.accounts.get(id);
+    const team = await this.d.store.teams.get(id);
     if (!team || owner.parentId !== null || team.parentId !== owner.id) return notFound('team', 'Team not found');
     const name = change.name === undefined ? undefined : teamName(change.name);
     if (name && !name.ok) return name;
     if (change.status) {
-      const moved = await this.d.store.accounts.changeStatus(team.id, change.status, 'account');
+      const moved = await this.d.store.teams.changeStatus(team.id, change.status, 'account');
       if (!moved.ok && moved.refusal === 'suspended_by_platform') return refuse({ kind: 'suspended_by_platform', teamId: team.id });
       if (!moved.ok) return notFound('team', 'Team not found');
     }
-    if (name) await this.d.store.accounts.rename(team.id, name.value);
-    const updated = (await this.d.store.accounts.get(team.id))!;
+    if (name) await this.d.store.teams.rename(team.id, name.value);
+    const updated = (await this.d.store.teams.get(team.id))!;
     this.d.log.info({ team: team.id, status: updated.status, by: 'account' }, 'team updated');
     return done(updated);
   }

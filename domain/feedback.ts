@@ -8,7 +8,7 @@ export type EventState = (typeof EVENT_STATES)[number];
 /** A bounce or complaint of one recipient, in the outbox until every subscribed webhook had its attempt. */
 export interface OutboxEvent {
   id: number;
-  accountId: number;
+  teamId: number;
   type: WebhookEvent;
   messageId: string;
   email: string;
@@ -29,7 +29,7 @@ export interface InboundReport {
 export interface WebhookDeliveryRecord {
   id: number;
   webhookId: number;
-  accountId: number;
+  teamId: number;
   eventId: number;
   eventType: WebhookEvent;
   url: string;

@@ -7,7 +7,7 @@ export type KeyStatus = (typeof KEY_STATUSES)[number];
 
 export interface KeyRecord {
   id: number;
-  accountId: number;
+  teamId: number;
   kind: KeyKind;
   title: string;
   keyHash: string;

@@ -16,7 +16,7 @@ export interface Addressee {
 export interface MessageLogEntry {
   id: string;
   /** The team that sent it. */
-  accountId: number;
+  teamId: number;
   domainId: string | null;
   sendingKeyId: number | null;
   source: MessageSource;

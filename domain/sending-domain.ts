@@ -4,7 +4,7 @@ export type VerificationStatus = (typeof VERIFICATION_STATUSES)[number];
 
 export interface Domain {
   id: string;
-  accountId: number;
+  teamId: number;
   name: string;
   verificationStatus: VerificationStatus;
   /** The team's default domain; a team with domains has exactly one. */

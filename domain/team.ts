@@ -49,4 +49,4 @@ export interface Team {
 }
 
 /** The paying account of a team: itself when it is an account. */
-export const rootIdOf = (team: Team): number => team.parentId ?? team.id;
+export const accountIdOf = (team: Team): number => team.parentId ?? team.id;

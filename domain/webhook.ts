@@ -6,7 +6,7 @@ export type WebhookStatus = (typeof WEBHOOK_STATUSES)[number];
 
 export interface Webhook {
   id: number;
-  accountId: number;
+  teamId: number;
   title: string;
   url: string;
   events: WebhookEvent[];

@@ -42,6 +42,6 @@ export class Outcomes {
 
   private async after(applied: Applied): Promise<void> {
     if (applied.eventId !== null) this.d.wake();
-    await this.d.reputation.check(applied.accountId);
+    await this.d.reputation.check(applied.teamId);
   }
 }

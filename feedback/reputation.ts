@@ -9,8 +9,8 @@ import { rateTooHigh, ratesOf, suspensionReason, type Rates, type ReputationPoli
 export type { ReputationPolicy, Rates } from '../domain/reputation.js';
 export { rateTooHigh } from '../domain/reputation.js';
 
-export async function teamRates(rt: Runtime, accountId: number, windowDays: number): Promise<Rates> {
-  const { volume, bounced, complained } = await rt.store.feedback.rates(accountId, Date.now() - windowDays * 86_400_000);
+export async function teamRates(rt: Runtime, teamId: number, windowDays: number): Promise<Rates> {
+  const { volume, bounced, complained } = await rt.store.feedback.rates(teamId, Date.now() - windowDays * 86_400_000);
   return ratesOf(volume, bounced, complained);
 }
 
@@ -20,18 +20,18 @@ export class Reputation {
     private readonly policy: ReputationPolicy,
   ) {}
 
-  async check(accountId: number): Promise<boolean> {
-    const team = await this.rt.store.accounts.get(accountId);
+  async check(teamId: number): Promise<boolean> {
+    const team = await this.rt.store.teams.get(teamId);
     if (!team || team.status === 'suspended') return false;
     const p = this.policy;
-    const rates = await teamRates(this.rt, accountId, p.windowDays);
+    const rates = await teamRates(this.rt, teamId, p.windowDays);
     const rate = rateTooHigh(rates, p);
     if (!rate) return false;
     const { windowDays, ...thresholds } = p;
     const detail: SuspensionDetail = { rate, windowDays, ...rates, thresholds };
     const reason = suspensionReason(rate, rates, p);
-    await this.rt.store.accounts.changeStatus(accountId, 'suspended', 'platform', { reason, detail });
-    this.rt.log.warn({ team: accountId, ...rates, policy: p }, `team suspended by the platform: ${reason}`);
+    await this.rt.store.teams.changeStatus(teamId, 'suspended', 'platform', { reason, detail });
+    this.rt.log.warn({ team: teamId, ...rates, policy: p }, `team suspended by the platform: ${reason}`);
     return true;
   }
 }

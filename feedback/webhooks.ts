@@ -50,7 +50,7 @@ export function eventBody(event: OutboxEvent, message: MessageSummary | null): s
     email: event.email,
     ...(event.type === 'bounced' ? { is_hard_bounce: event.isHardBounce === true } : {}),
     reason: event.reason,
-    team_id: event.accountId,
+    team_id: event.teamId,
     occurred_at: event.occurredAt,
     ...(message ? { message } : {}),
   });
@@ -165,14 +165,14 @@ export class WebhookDispatcher {
 
   /** Every subscriber gets its one attempt, then the event leaves the outbox whatever the outcomes. */
   private async dispatch(event: OutboxEvent): Promise<void> {
-    const hooks = await this.d.rt.store.webhooks.subscribers(event.accountId, event.type);
+    const hooks = await this.d.rt.store.webhooks.subscribers(event.teamId, event.type);
     const message = hooks.some((h) => h.includeMessage) ? await this.messageOf(event) : null;
     await Promise.all(hooks.map((hook) => this.deliver(event, hook, hook.includeMessage ? message : null)));
     await this.d.rt.store.feedback.markDelivered(event.id);
   }
 
   private async messageOf(event: OutboxEvent): Promise<MessageSummary | null> {
-    const m = await this.d.rt.store.messages.get(event.messageId, event.accountId);
+    const m = await this.d.rt.store.messages.get(event.messageId, event.teamId);
     if (!m) return null;
     return { id: m.id, subject: m.subject, from: m.fromEmail, to: m.to, sent_at: m.sentAt };
   }
@@ -186,7 +186,7 @@ export class WebhookDispatcher {
     const { rt } = this.d;
     rt.log.info({ webhook: hook.id, event: event.id, type: event.type, status: statusCode, error, latency_ms: latencyMs }, 'webhook attempt');
     await rt.store.feedback
-      .logDelivery({ webhookId: hook.id, accountId: event.accountId, eventId: event.id, eventType: event.type, url: hook.url, statusCode, error, latencyMs })
+      .logDelivery({ webhookId: hook.id, teamId: event.teamId, eventId: event.id, eventType: event.type, url: hook.url, statusCode, error, latencyMs })
       .catch((err: Error) => rt.log.error({ err: err.message, webhook: hook.id, event: event.id }, 'could not record a webhook attempt'));
   }
 

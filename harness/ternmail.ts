@@ -150,10 +150,11 @@ export interface HttpResult {
 }
 
 /** One HTTP request to a running API, JSON in and out. */
-export async function http(base: string, method: string, path: string, o: { key?: string; body?: unknown; accountId?: number } = {}): Promise<HttpResult> {
+export async function http(base: string, method: string, path: string, o: { key?: string; body?: unknown; teamId?: number } = {}): Promise<HttpResult> {
   const headers: Record<string, string> = {};
   if (o.key) headers.authorization = `Bearer ${o.key}`;
-  if (o.accountId !== undefined) headers['x-account-id'] = String(o.accountId);
+  // X-Account-Id names the team to act on (the header keeps its old name).
+  if (o.teamId !== undefined) headers['x-account-id'] = String(o.teamId);
   if (o.body !== undefined) headers['content-type'] = 'application/json';
   const res = await fetch(base + path, { method, headers, body: o.body === undefined ? undefined : JSON.stringify(o.body) });
   const text = await res.text();

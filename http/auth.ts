@@ -21,17 +21,20 @@ function bodyApiKey(body: unknown): string | undefined {
   return typeof value === 'string' ? value : undefined;
 }
 
-/** How a route treats X-Account-Id: select the team, ignore it (GET /v2/teams), or refuse it (POST /v2/teams). */
-export type AccountIdMode = 'select' | 'ignore' | 'forbid';
+/**
+ * How a route treats X-Account-Id, the header naming the team to act on (its wire name keeps the old word):
+ * select the team, ignore it (GET /v2/teams), or refuse it (POST /v2/teams).
+ */
+export type TeamHeaderMode = 'select' | 'ignore' | 'forbid';
 
-export const hasAccountIdHeader = (req: IncomingMessage): boolean => {
+export const hasTeamHeader = (req: IncomingMessage): boolean => {
   const header = req.headers['x-account-id'];
   return header !== undefined && header !== '';
 };
 
 /** X-Account-Id as a team id; 'malformed' is answered only once the key is known good. */
 function actingTeamId(req: IncomingMessage): number | 'malformed' | undefined {
-  if (!hasAccountIdHeader(req)) return undefined;
+  if (!hasTeamHeader(req)) return undefined;
   const header = req.headers['x-account-id']!;
   const text = (Array.isArray(header) ? header[0]! : header).trim();
   return /^\d{1,15}$/.test(text) ? Number(text) : 'malformed';
@@ -53,7 +56,7 @@ function adminErrorOf(refusal: AdminRefusal): AdminError {
 }
 
 /** Admin endpoints take admin keys in the Authorization header only, never from the body or query. */
-export async function authenticateAdmin(ctx: AppContext, req: IncomingMessage, body: unknown, mode: AccountIdMode = 'select'): Promise<Caller> {
+export async function authenticateAdmin(ctx: AppContext, req: IncomingMessage, body: unknown, mode: TeamHeaderMode = 'select'): Promise<Caller> {
   // Only a selecting route resolves the header: an ignored or refused one must not answer 404 for it.
   const acting = mode === 'select' ? actingTeamId(req) : undefined;
   const result = await ctx.core.admins.authenticate({
@@ -66,10 +69,10 @@ export async function authenticateAdmin(ctx: AppContext, req: IncomingMessage, b
   return result.caller;
 }
 
-const accountIdMode = (route: AnyRoute): AccountIdMode => (route.forbidsAccountId ? 'forbid' : route.ignoresAccountId ? 'ignore' : 'select');
+const teamHeaderMode = (route: AnyRoute): TeamHeaderMode => (route.forbidsTeamHeader ? 'forbid' : route.ignoresTeamHeader ? 'ignore' : 'select');
 
 /** The admin routes' strategy: an admin key, acting on the team X-Account-Id names (where the route lets it). */
 export const adminKeyAuth: AuthStrategy<Caller, AnyRoute> = {
-  authenticate: (ctx, req, body, route) => authenticateAdmin(ctx, req, body, accountIdMode(route)),
+  authenticate: (ctx, req, body, route) => authenticateAdmin(ctx, req, body, teamHeaderMode(route)),
   teamOf: (caller) => caller.acting.id,
 };

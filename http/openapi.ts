@@ -24,12 +24,12 @@ function parametersOf(route: AnyRoute): Json[] {
   };
   add('path', route.params);
   add('query', route.query);
-  if (!route.forbidsAccountId) {
+  if (!route.forbidsTeamHeader) {
     params.push({
       name: 'X-Account-Id',
       in: 'header',
       required: false,
-      description: route.ignoresAccountId ? 'Ignored: the response always describes the account owning the key' : 'The team to act on; omitted, the key’s own account',
+      description: route.ignoresTeamHeader ? 'Ignored: the response always describes the account owning the key' : 'The team to act on; omitted, the key’s own account',
       schema: { type: 'integer', minimum: 1 },
     });
   }
@@ -53,7 +53,7 @@ function responsesOf(route: AnyRoute): Json {
     responses[413] = errorResponse('The body is larger than the limit (1 MB)');
     responses[415] = errorResponse('The body is not JSON (Content-Type)');
   }
-  if (route.forbidsAccountId) responses[400] = errorResponse('The body is not valid JSON, or X-Account-Id was sent');
+  if (route.forbidsTeamHeader) responses[400] = errorResponse('The body is not valid JSON, or X-Account-Id was sent');
   if (route.scopes.length) responses[403] = errorResponse(`Outside the key’s scopes (needs ${route.scopes.join(' and ')})`);
   if (route.rate) responses[429] = errorResponse('Rate limit exceeded; see Retry-After and RateLimit-* headers');
   for (const [status, doc] of Object.entries(route.responses)) {

@@ -59,9 +59,9 @@ interface RouteShape<B extends TSchema, Q extends TObject, P extends TObject> {
   scopes: readonly Scope[];
   rate: RatePolicy;
   /** True for routes that must be sent without X-Account-Id (POST /v2/teams). */
-  forbidsAccountId?: boolean;
+  forbidsTeamHeader?: boolean;
   /** True for routes that always act on the key's own account whatever X-Account-Id says (GET /v2/teams). */
-  ignoresAccountId?: boolean;
+  ignoresTeamHeader?: boolean;
   body?: B;
   /** The body may be left out altogether (DELETE /v2/suppressions takes the email in the query instead). */
   bodyOptional?: boolean;

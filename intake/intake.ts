@@ -13,7 +13,7 @@ import type { DisposableFilter } from './disposable.js';
 import type { Logger } from '../shared/log.js';
 import { metrics } from '../shared/metrics.js';
 import { domainOfEmail } from '../shared/email-address.js';
-import { rootIdOf } from '../domain/team.js';
+import { accountIdOf } from '../domain/team.js';
 
 export interface Recipient {
   email: string;
@@ -79,8 +79,8 @@ export class Intake {
   async record({ message: m, id, recipients, cost }: Admitted): Promise<IntakeResult> {
     const inserted = await this.store.messages.insert({
       id,
-      accountId: m.team.id,
-      rootId: rootIdOf(m.team),
+      teamId: m.team.id,
+      accountId: accountIdOf(m.team),
       domainId: m.domain.id,
       sendingKeyId: m.sendingKeyId,
       source: m.source,

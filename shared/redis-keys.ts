@@ -16,6 +16,6 @@ export const redisKeys = {
   queueDue: () => `${P}queue:due`,
   /** Published when new mail is queued, so an idle scheduler looks at once. */
   queueWakeChannel: () => `${P}queue:wake`,
-  /** The stored first response of an Idempotency-Key (24 h). */
-  idempotency: (accountId: number, key: string) => `${P}idem:${accountId}:${key}`,
+  /** The stored first response of an Idempotency-Key of one team (24 h). */
+  idempotency: (teamId: number, key: string) => `${P}idem:${teamId}:${key}`,
 } as const;

@@ -3,7 +3,7 @@ import type { Domain } from '../domain/sending-domain.js';
 import type { PageOf, PageRequest } from './paging.js';
 
 export interface NewDomain {
-  accountId: number;
+  teamId: number;
   name: string;
   dkimSelector: string;
   dkimPublicKey: string;
@@ -22,12 +22,12 @@ export interface DomainRepository {
   /** Creates a draft domain, 'exists' when a live domain has the name; the team's first live domain becomes its default. */
   create(d: NewDomain): Promise<Domain | 'exists'>;
   /** A live domain, of the given team when one is given. */
-  get(id: string, accountId?: number): Promise<Domain | undefined>;
+  get(id: string, teamId?: number): Promise<Domain | undefined>;
   findByName(name: string): Promise<Domain | undefined>;
   /** A team's live domains, oldest first. */
-  list(accountId: number, page: PageRequest): Promise<PageOf<Domain>>;
+  list(teamId: number, page: PageRequest): Promise<PageOf<Domain>>;
   /** Removes a domain; when it was the default, the team's oldest remaining domain becomes default. */
-  remove(id: string, accountId: number): Promise<boolean>;
+  remove(id: string, teamId: number): Promise<boolean>;
   /** Drafts still covered by the automatic check, those never checked first, then the longest unchecked. */
   awaitingCheck(): Promise<Domain[]>;
   /** Stores a check's findings; a passing check verifies the domain and ends its automatic checks. */

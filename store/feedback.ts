@@ -18,7 +18,7 @@ export interface ComplaintInput {
 
 /** What a report changed, for logs and the reputation check. */
 export interface Applied {
-  accountId: number;
+  teamId: number;
   messageId: string;
   email: string;
   /** Null when this recipient already had this event (a repeated report). */
@@ -50,11 +50,11 @@ export interface FeedbackRepository {
   markDelivered(eventId: number): Promise<void>;
   logDelivery(d: NewWebhookDelivery): Promise<void>;
   /** A team's most recent webhook delivery attempts, newest first. */
-  deliveriesOf(accountId: number, limit?: number): Promise<WebhookDeliveryRecord[]>;
+  deliveriesOf(teamId: number, limit?: number): Promise<WebhookDeliveryRecord[]>;
   /** Drops delivery records attempted before `olderThanIso`; how many. */
   pruneDeliveries(olderThanIso: string): Promise<number>;
   /** Bounce and complaint figures of a team over recipients of messages accepted since `sinceMs`. */
-  rates(accountId: number, sinceMs: number): Promise<ReputationFigures>;
+  rates(teamId: number, sinceMs: number): Promise<ReputationFigures>;
   /** Records a report received on the MX port, before it is processed, so a crash loses none. */
   addReport(r: InboundReport): Promise<void>;
   /** Reports not yet processed, oldest first. */

@@ -1,6 +1,6 @@
 // The store: repositories that take and return domain types (store/*.ts). Only the engine behind them,
 // store/sqlite/, knows SQL; openStore wires it.
-import type { AccountRepository } from './accounts.js';
+import type { TeamRepository } from './teams.js';
 import type { DomainRepository } from './domains.js';
 import type { KeyRepository } from './keys.js';
 import type { WebhookRepository } from './webhooks.js';
@@ -11,7 +11,7 @@ import type { QueueRepository } from './queue.js';
 import { openSqliteStore } from './sqlite/open.js';
 
 export interface Store {
-  readonly accounts: AccountRepository;
+  readonly teams: TeamRepository;
   readonly domains: DomainRepository;
   readonly keys: KeyRepository;
   readonly webhooks: WebhookRepository;

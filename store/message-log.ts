@@ -15,8 +15,8 @@ export interface NewRecipient {
 
 /** A message as the intake records it: the log's fields it is listed with, plus what only recording needs. */
 export interface NewMessage extends Omit<MessageLogEntry, 'status' | 'error' | 'sentAt' | 'createdAt' | 'updatedAt'> {
-  /** The root account paying for it. */
-  rootId: number;
+  /** The account paying for it: the team itself, or its parent. */
+  accountId: number;
   headers: Record<string, string>;
   recipients: NewRecipient[];
   /** The message as it will be signed and sent; kept until no recipient is left in flight (none when cost is 0). */
@@ -55,7 +55,7 @@ export interface MessageLogRepository {
    */
   insert(m: NewMessage): Promise<InsertOutcome>;
   /** A message, of the given team when one is given. */
-  get(id: string, accountId?: number): Promise<MessageLogDetail | undefined>;
+  get(id: string, teamId?: number): Promise<MessageLogDetail | undefined>;
   /** A message's body, while any of its recipients is in flight. */
   body(id: string): Promise<Buffer | undefined>;
   /** How many recipients each message has. */
@@ -65,7 +65,7 @@ export interface MessageLogRepository {
   /** Every delivery attempt of a message's recipients, oldest first. */
   attemptsOf(messageId: string): Promise<DeliveryAttempt[]>;
   /** One page of a team's log, newest first (by created_at), and its total (see MessageQuery.searchCountLimit). */
-  list(accountId: number, query: MessageQuery): Promise<PageOf<MessageLogEntry>>;
+  list(teamId: number, query: MessageQuery): Promise<PageOf<MessageLogEntry>>;
   /** Every recipient by state, history included: a scan of the whole log, for tests and one-off checks. */
   countByState(): Promise<Record<string, number>>;
 }

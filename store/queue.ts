@@ -8,7 +8,7 @@ import type { Applied, BounceInput } from './feedback.js';
 export interface DueRecipient {
   id: number;
   messageId: string;
-  accountId: number;
+  teamId: number;
   domainId: string | null;
   envelopeFrom: string;
   email: string;

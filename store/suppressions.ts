@@ -12,12 +12,12 @@ export type NewSuppression = Omit<Suppression, 'createdAt'>;
 
 export interface SuppressionRepository {
   /** Adds or refreshes an address; an entry replaces the standing one only if it ranks as high (SUPPRESSION_RANK). */
-  add(accountId: number, s: NewSuppression): Promise<void>;
-  get(accountId: number, email: string): Promise<Suppression | undefined>;
+  add(teamId: number, s: NewSuppression): Promise<void>;
+  get(teamId: number, email: string): Promise<Suppression | undefined>;
   /** A team's entries, newest first. */
-  list(accountId: number, query: SuppressionQuery): Promise<PageOf<Suppression>>;
-  remove(accountId: number, email: string): Promise<boolean>;
-  isSuppressed(accountId: number, email: string): Promise<boolean>;
+  list(teamId: number, query: SuppressionQuery): Promise<PageOf<Suppression>>;
+  remove(teamId: number, email: string): Promise<boolean>;
+  isSuppressed(teamId: number, email: string): Promise<boolean>;
   /** Which of these (lower-cased) addresses the team suppresses, in one query rather than one per recipient. */
-  suppressedAmong(accountId: number, emails: readonly string[]): Promise<Set<string>>;
+  suppressedAmong(teamId: number, emails: readonly string[]): Promise<Set<string>>;
 }

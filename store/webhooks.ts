@@ -13,13 +13,13 @@ export type WebhookChange = Partial<WebhookFields & { status: WebhookStatus }>;
 
 export interface WebhookRepository {
   /** Creates an active webhook unless the team already has `limit`. */
-  create(accountId: number, w: WebhookFields, secretEnc: string, limit: number): Promise<Webhook | 'limit_reached'>;
-  get(id: number, accountId: number): Promise<Webhook | undefined>;
+  create(teamId: number, w: WebhookFields, secretEnc: string, limit: number): Promise<Webhook | 'limit_reached'>;
+  get(id: number, teamId: number): Promise<Webhook | undefined>;
   /** A team's webhooks, oldest first. */
-  list(accountId: number, page: PageRequest): Promise<PageOf<Webhook>>;
+  list(teamId: number, page: PageRequest): Promise<PageOf<Webhook>>;
   /** The team's active webhooks subscribed to an event. */
-  subscribers(accountId: number, event: WebhookEvent): Promise<Webhook[]>;
+  subscribers(teamId: number, event: WebhookEvent): Promise<Webhook[]>;
   /** Changes the fields given; undefined when the team has no such webhook. */
-  update(id: number, accountId: number, change: WebhookChange): Promise<Webhook | undefined>;
-  remove(id: number, accountId: number): Promise<boolean>;
+  update(id: number, teamId: number, change: WebhookChange): Promise<Webhook | undefined>;
+  remove(id: number, teamId: number): Promise<boolean>;
 }

@@ -12,8 +12,8 @@ t.teardown(() => h?.close());
 
 const SEED_DATE_TIME = /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/;
 
-async function addDomain(key: string, name: string, accountId?: number): Promise<string> {
-  const res = await h.request('POST', '/v2/domains', { key, accountId, body: { name } });
+async function addDomain(key: string, name: string, teamId?: number): Promise<string> {
+  const res = await h.request('POST', '/v2/domains', { key, teamId, body: { name } });
   if (res.status !== 201) throw new Error(`domain not added: ${res.status} ${res.text}`);
   return res.body.data.id;
 }
@@ -101,7 +101,7 @@ t.test('a domain of another team, another account or an unknown id answers 404 a
   }
   t.equal((await h.request('GET', '/v2/api-keys', { key })).body.total, 0);
   // The same domain is valid when acting on its team.
-  const onTeam = await h.request('POST', '/v2/api-keys', { key, accountId: team, body: { name: 'Good', domain: childDomain } });
+  const onTeam = await h.request('POST', '/v2/api-keys', { key, teamId: team, body: { name: 'Good', domain: childDomain } });
   t.equal(onTeam.status, 201);
 });
 
@@ -166,7 +166,7 @@ t.test('DELETE of another account’s or another team’s key answers 404 and le
   const team = await createTeam(key, 'Key team');
   const { key: otherKey } = await h.account();
   const foreign = await h.request('POST', '/v2/api-keys', { key: otherKey, body: { name: 'Foreign' } });
-  const onTeam = await h.request('POST', '/v2/api-keys', { key, accountId: team, body: { name: 'On team' } });
+  const onTeam = await h.request('POST', '/v2/api-keys', { key, teamId: team, body: { name: 'On team' } });
   for (const target of [foreign.body.data, onTeam.body.data]) {
     const res = await h.request('DELETE', `/v2/api-keys/${target.id}`, { key });
     t.equal(res.status, 404);

@@ -19,8 +19,8 @@ t.teardown(() => h?.close());
 /** A concrete path for a route template (ids need not exist: authentication comes first). */
 const concrete = (path: string): string => path.replace('{id}', '1').replace('{message_id}', 'no-such-message');
 
-async function sendingKey(adminKey: string, accountId?: number): Promise<{ id: number; value: string }> {
-  const res = await h.request('POST', '/v2/api-keys', { key: adminKey, accountId, body: { name: 'sender' } });
+async function sendingKey(adminKey: string, teamId?: number): Promise<{ id: number; value: string }> {
+  const res = await h.request('POST', '/v2/api-keys', { key: adminKey, teamId, body: { name: 'sender' } });
   if (res.status !== 201) throw new Error(`sending key not created: ${res.status} ${res.text}`);
   return { id: res.body.data.id, value: res.body.data.api_key };
 }
@@ -367,22 +367,22 @@ t.test('X-Account-Id', async (t) => {
     const { id, key } = await h.account();
     const team = await createTeam(key, 'Echo team');
     const narrow = await h.adminKey(id, ['domains:read']);
-    const cases: Array<[string, string, { key: string; accountId?: number; body?: unknown }, number, number]> = [
+    const cases: Array<[string, string, { key: string; teamId?: number; body?: unknown }, number, number]> = [
       ['GET', '/v2/info', { key }, 200, id],
-      ['GET', '/v2/info', { key, accountId: team }, 200, team],
-      ['GET', '/v2/domains', { key, accountId: team }, 200, team],
+      ['GET', '/v2/info', { key, teamId: team }, 200, team],
+      ['GET', '/v2/domains', { key, teamId: team }, 200, team],
       ['GET', '/v2/api-keys', { key }, 200, id],
-      ['GET', '/v2/webhooks', { key, accountId: team }, 200, team],
-      ['GET', '/v2/suppressions', { key, accountId: team }, 200, team],
-      ['GET', '/v2/domains/nope', { key, accountId: team }, 404, team],
-      ['POST', '/v2/domains', { key, accountId: team, body: { name: 5 } }, 422, team],
-      ['GET', '/v2/webhooks', { key: narrow, accountId: team }, 403, team],
+      ['GET', '/v2/webhooks', { key, teamId: team }, 200, team],
+      ['GET', '/v2/suppressions', { key, teamId: team }, 200, team],
+      ['GET', '/v2/domains/nope', { key, teamId: team }, 404, team],
+      ['POST', '/v2/domains', { key, teamId: team, body: { name: 5 } }, 422, team],
+      ['GET', '/v2/webhooks', { key: narrow, teamId: team }, 403, team],
       ['PUT', `/v2/teams/${team}`, { key, body: { name: 'Echo renamed' } }, 200, team],
     ];
     for (const [method, path, options, status, echoed] of cases) {
       const res = await h.request(method, path, options);
       t.equal(res.status, status, `${method} ${path} status`);
-      t.equal(res.headers.get('x-account-id'), String(echoed), `${method} ${path} as ${options.accountId ?? 'own account'}`);
+      t.equal(res.headers.get('x-account-id'), String(echoed), `${method} ${path} as ${options.teamId ?? 'own account'}`);
     }
   });
 
@@ -391,7 +391,7 @@ t.test('X-Account-Id', async (t) => {
     const a = await createTeam(key, 'Child A');
     const b = await createTeam(key, 'Child B');
     for (const team of [a, b]) {
-      const res = await h.request('GET', '/v2/info', { key, accountId: team });
+      const res = await h.request('GET', '/v2/info', { key, teamId: team });
       t.equal(res.status, 200);
       t.equal(res.body.account.id, team);
       t.equal(res.body.key.acting_on, team);
@@ -402,7 +402,7 @@ t.test('X-Account-Id', async (t) => {
     const { key } = await h.account();
     const team = await createTeam(key, 'Owner of key');
     const sending = await sendingKey(key, team);
-    const onTeam = await h.request('GET', '/v2/api-keys', { key, accountId: team });
+    const onTeam = await h.request('GET', '/v2/api-keys', { key, teamId: team });
     t.same(
       onTeam.body.data.map((k: { id: number }) => k.id),
       [sending.id],
@@ -422,9 +422,9 @@ t.test('X-Account-Id', async (t) => {
     t.equal(self.status, 200);
     t.equal(self.body.account.id, own);
     t.equal(self.headers.get('x-account-id'), String(own));
-    t.equal((await h.request('GET', '/v2/info', { key: childKey, accountId: own })).status, 200);
+    t.equal((await h.request('GET', '/v2/info', { key: childKey, teamId: own })).status, 200);
     for (const target of [sibling, root]) {
-      const res = await h.request('GET', '/v2/domains', { key: childKey, accountId: target });
+      const res = await h.request('GET', '/v2/domains', { key: childKey, teamId: target });
       t.equal(res.status, 404, `team ${target}`);
       t.equal(res.body.errors.code, 'not_found');
     }
@@ -434,8 +434,8 @@ t.test('X-Account-Id', async (t) => {
     const { key } = await h.account();
     const { key: otherKey } = await h.account();
     const foreign = await createTeam(otherKey, 'Foreign team');
-    const a = await h.request('GET', '/v2/domains', { key, accountId: foreign });
-    const b = await h.request('GET', '/v2/domains', { key, accountId: 999_999 });
+    const a = await h.request('GET', '/v2/domains', { key, teamId: foreign });
+    const b = await h.request('GET', '/v2/domains', { key, teamId: 999_999 });
     t.equal(a.status, 404);
     t.equal(b.status, 404);
     t.same(a.body, b.body, 'indistinguishable');
@@ -444,14 +444,14 @@ t.test('X-Account-Id', async (t) => {
   t.test('another root account’s id answers 404', async (t) => {
     const { key } = await h.account();
     const { id: other } = await h.account();
-    const res = await h.request('GET', '/v2/info', { key, accountId: other });
+    const res = await h.request('GET', '/v2/info', { key, teamId: other });
     t.equal(res.status, 404);
   });
 
   t.test('a non-numeric X-Account-Id answers 422', async (t) => {
     const { key } = await h.account();
     for (const value of ['abc', '12a', '-3', '1.5', '0x10']) {
-      const res = await h.request('GET', '/v2/info', { key, accountId: value });
+      const res = await h.request('GET', '/v2/info', { key, teamId: value });
       t.equal(res.status, 422, value);
       t.equal(res.body.errors.code, 'validation_failed');
       t.equal(res.body.errors.field, 'X-Account-Id');
@@ -464,7 +464,7 @@ t.test('X-Account-Id', async (t) => {
     const { key: otherKey } = await h.account();
     const foreign = await createTeam(otherKey, 'Not mine');
     for (const header of [undefined, team, foreign, 999_999]) {
-      const res = await h.request('GET', '/v2/teams', { key, accountId: header });
+      const res = await h.request('GET', '/v2/teams', { key, teamId: header });
       t.equal(res.status, 200, `X-Account-Id ${header}`);
       t.equal(res.body.data.account.id, id);
       t.equal(res.headers.get('x-account-id'), String(id), 'echoes the owner');

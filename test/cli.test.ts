@@ -195,7 +195,7 @@ t.test('credits add raises the pooled balance and refuses a child team', async (
   t.equal(child.code, 1);
   t.equal(child.stdout, '');
   t.match(child.stderr, new RegExp(`child team; credits are pooled at its account ${id}`));
-  const childInfo = await http(base, 'GET', '/v2/info', { key, accountId: team.body.data.id });
+  const childInfo = await http(base, 'GET', '/v2/info', { key, teamId: team.body.data.id });
   t.equal(childInfo.body.account.credit_balance, 12, 'a child team shows the pooled balance, unchanged');
 
   const negative = await cli('credits', 'add', '--account', String(id), '--amount', '-4');
@@ -237,7 +237,7 @@ t.test('a team suspended by the platform stays suspended for its owner until tea
   const withReason = await cli('team', 'suspend', '--team', String(teamId), '--reason', 'Abuse report 42');
   t.equal(withReason.code, 0, withReason.stderr);
   t.match(withReason.json, { suspended_by: 'account', suspension: { by: 'account', reason: 'Abuse report 42' } });
-  const shown = await http(base, 'GET', '/v2/info', { key, accountId: teamId });
+  const shown = await http(base, 'GET', '/v2/info', { key, teamId });
   t.match(shown.body.account.suspension, { by: 'account', reason: 'Abuse report 42', detail: null }, 'the owner sees the operator’s reason');
   const badReason = await cli('team', 'suspend', '--team', String(teamId), '--reason', 'two\nlines');
   t.equal(badReason.code, 2, 'a reason with a control character is a usage error');
@@ -261,7 +261,7 @@ t.test('an admin key made for a child team reaches only that team', async (t) =>
   t.equal(info.body.key.acting_on, teamId);
   t.equal(info.body.key.owned_by, teamId);
   t.equal(info.headers.get('x-account-id'), String(teamId));
-  const parentReach = await http(base, 'GET', '/v2/info', { key: res.json.key, accountId: parent.id });
+  const parentReach = await http(base, 'GET', '/v2/info', { key: res.json.key, teamId: parent.id });
   t.equal(parentReach.status, 404, 'the parent account is out of reach and answers like a missing team');
 });
 

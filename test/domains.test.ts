@@ -23,8 +23,8 @@ let counter = 0;
 /** A fresh registrable name, so tests never collide on the service-wide uniqueness of names. */
 const freshName = (base = 'example') => `${base}-${++counter}-${process.pid}.org`;
 
-async function addDomain(hh: Harness, key: string, name: string, accountId?: number) {
-  const res = await hh.request('POST', '/v2/domains', { key, body: { name }, accountId });
+async function addDomain(hh: Harness, key: string, name: string, teamId?: number) {
+  const res = await hh.request('POST', '/v2/domains', { key, body: { name }, teamId });
   if (res.status !== 201) throw new Error(`adding ${name}: ${res.status} ${res.text}`);
   return res.body.data as { id: string; domain_name: string; verification_status: string; created_at: string };
 }
@@ -228,12 +228,12 @@ t.test('a subdomain needs credits: 402 with an empty balance, 201 with credits',
 t.test('a child team with no balance of its own adds a subdomain on the parent’s pooled credits', async (t) => {
   const parent = await h.account({ credits: 5 });
   const team = await createTeam(h, parent.key);
-  const res = await h.request('POST', '/v2/domains', { key: parent.key, accountId: team.id, body: { name: `mail.${freshName('pool')}` } });
+  const res = await h.request('POST', '/v2/domains', { key: parent.key, teamId: team.id, body: { name: `mail.${freshName('pool')}` } });
   t.equal(res.status, 201);
 
   const broke = await h.account({ credits: 0 });
   const broketeam = await createTeam(h, broke.key);
-  const refused = await h.request('POST', '/v2/domains', { key: broke.key, accountId: broketeam.id, body: { name: `mail.${freshName('pool')}` } });
+  const refused = await h.request('POST', '/v2/domains', { key: broke.key, teamId: broketeam.id, body: { name: `mail.${freshName('pool')}` } });
   t.equal(refused.status, 402);
 });
 
@@ -506,10 +506,10 @@ t.test('a sending key limited to a removed domain is revoked with it, in every p
 t.test('a root key acting on a child team adds domains to that team, and the response echoes X-Account-Id', async (t) => {
   const parent = await h.account();
   const team = await createTeam(h, parent.key);
-  const res = await h.request('POST', '/v2/domains', { key: parent.key, accountId: team.id, body: { name: freshName('child') } });
+  const res = await h.request('POST', '/v2/domains', { key: parent.key, teamId: team.id, body: { name: freshName('child') } });
   t.equal(res.status, 201);
   t.equal(res.headers.get('x-account-id'), String(team.id));
-  const childList = await h.request('GET', '/v2/domains', { key: parent.key, accountId: team.id });
+  const childList = await h.request('GET', '/v2/domains', { key: parent.key, teamId: team.id });
   t.equal(childList.headers.get('x-account-id'), String(team.id));
   t.equal(childList.body.account_id, team.id);
   t.same(
@@ -529,11 +529,11 @@ t.test('a root key acting on a child team adds domains to that team, and the res
   );
   t.equal(parentList.body.data[0].is_default, true, 'defaults are per team');
 
-  const detail = await h.request('GET', `/v2/domains/${res.body.data.id}`, { key: parent.key, accountId: team.id });
+  const detail = await h.request('GET', `/v2/domains/${res.body.data.id}`, { key: parent.key, teamId: team.id });
   t.equal(detail.status, 200);
   t.equal(detail.headers.get('x-account-id'), String(team.id));
   t.equal((await h.request('GET', `/v2/domains/${res.body.data.id}`, { key: parent.key })).status, 404, 'not on the parent');
-  const del = await h.request('DELETE', `/v2/domains/${res.body.data.id}`, { key: parent.key, accountId: team.id });
+  const del = await h.request('DELETE', `/v2/domains/${res.body.data.id}`, { key: parent.key, teamId: team.id });
   t.equal(del.status, 200);
   t.equal(del.headers.get('x-account-id'), String(team.id));
 });
@@ -542,10 +542,10 @@ t.test('X-Account-Id naming a team outside the key’s account answers 404', asy
   const a = await h.account();
   const b = await h.account();
   const bTeam = await createTeam(h, b.key);
-  const res = await h.request('POST', '/v2/domains', { key: a.key, accountId: bTeam.id, body: { name: freshName('foreign') } });
+  const res = await h.request('POST', '/v2/domains', { key: a.key, teamId: bTeam.id, body: { name: freshName('foreign') } });
   t.equal(res.status, 404);
-  t.equal((await h.request('GET', '/v2/domains', { key: a.key, accountId: b.id })).status, 404);
-  t.equal((await h.request('GET', '/v2/domains', { key: b.key, accountId: bTeam.id })).status, 200);
+  t.equal((await h.request('GET', '/v2/domains', { key: a.key, teamId: b.id })).status, 404);
+  t.equal((await h.request('GET', '/v2/domains', { key: b.key, teamId: bTeam.id })).status, 200);
 });
 
 t.test('a key with domains:read only may read domains but not add or delete them', async (t) => {
@@ -641,8 +641,8 @@ t.test('rate limits are counted per account across its teams, in separate bucket
   const parent = await limited.account();
   const team = await createTeam(limited, parent.key); // 1 write
   const first = await addDomain(limited, parent.key, freshName('bucket'));
-  t.equal((await limited.request('POST', '/v2/domains', { key: parent.key, accountId: team.id, body: { name: 'foo' } })).status, 422);
-  const third = await limited.request('POST', '/v2/domains', { key: parent.key, accountId: team.id, body: { name: freshName('bucket') } });
+  t.equal((await limited.request('POST', '/v2/domains', { key: parent.key, teamId: team.id, body: { name: 'foo' } })).status, 422);
+  const third = await limited.request('POST', '/v2/domains', { key: parent.key, teamId: team.id, body: { name: freshName('bucket') } });
   t.equal(third.status, 201);
   t.equal(third.headers.get('ratelimit-remaining'), '0');
   const fourth = await limited.request('POST', '/v2/domains', { key: parent.key, body: { name: freshName('bucket') } });

@@ -135,7 +135,7 @@ t.test('a body over 1 MB answers 413, whether its length is declared or chunked'
   });
   t.equal(chunked.status, 413);
   t.equal(chunked.body.errors.code, 'payload_too_large');
-  t.equal((await h.rt.store.accounts.children((await h.request('GET', '/v2/info', { key })).body.account.id)).length, 1, 'nothing was created');
+  t.equal((await h.rt.store.teams.children((await h.request('GET', '/v2/info', { key })).body.account.id)).length, 1, 'nothing was created');
   // The server stays healthy afterwards.
   t.equal((await call('GET', '/v2/info', { key })).status, 200);
 });
@@ -204,9 +204,9 @@ t.test('unknown ids answer 404, out-of-range ids never a 500', async (t) => {
   }
   const longId = await call('GET', `/v2/domains/${'z'.repeat(65)}`, { key });
   t.equal(longId.status, 422);
-  const huge = await call('GET', '/v2/info', { key, accountId: '999999999999999' });
+  const huge = await call('GET', '/v2/info', { key, teamId: '999999999999999' });
   t.equal(huge.status, 404);
-  const tooLong = await call('GET', '/v2/info', { key, accountId: '9'.repeat(40) });
+  const tooLong = await call('GET', '/v2/info', { key, teamId: '9'.repeat(40) });
   t.equal(tooLong.status, 422);
 });
 

@@ -8,7 +8,7 @@ const world = (overrides: Record<string, unknown> = {}) => startMailWorld({ over
 const send = (w: World, to: string[]) =>
   w.h.request('POST', '/v2/emails', {
     key: w.adminKey,
-    accountId: w.teamId,
+    teamId: w.teamId,
     body: { from: { email: 'hello@client.com' }, to: to.map((email) => ({ email })), subject: 'Hi', text: 'hello' },
   });
 
@@ -19,19 +19,19 @@ t.test('a recipient refused with 550 5.1.1 bounces hard, is suppressed, is not s
   const first = await send(w, ['gone@dest.test']);
   t.equal(first.status, 200, first.text);
   t.equal(await settled(w, first.body.message_id), 'bounced');
-  const list = await w.h.request('GET', '/v2/suppressions', { key: w.adminKey, accountId: w.teamId });
+  const list = await w.h.request('GET', '/v2/suppressions', { key: w.adminKey, teamId: w.teamId });
   t.match(list.body.data, [{ email: 'gone@dest.test', status: 'bounced', message_id: first.body.message_id }]);
-  const domain = (await w.h.request('GET', '/v2/domains', { key: w.adminKey, accountId: w.teamId })).body.data[0];
+  const domain = (await w.h.request('GET', '/v2/domains', { key: w.adminKey, teamId: w.teamId })).body.data[0];
   t.equal(domain.total_bounced, 1, 'the domain counts the bounce');
 
   const second = await send(w, ['gone@dest.test']);
   t.equal(await settled(w, second.body.message_id), 'suppressed');
-  const detail = await w.h.request('GET', `/v2/emails/${second.body.message_id}`, { key: w.adminKey, accountId: w.teamId });
+  const detail = await w.h.request('GET', `/v2/emails/${second.body.message_id}`, { key: w.adminKey, teamId: w.teamId });
   t.equal(detail.body.data.recipients[0].state, 'suppressed');
   t.equal(w.sink.messages.length, 0, 'nothing reached the sink');
 
   w.sink.rcptReply = () => null;
-  const removed = await w.h.request('DELETE', '/v2/suppressions?email=gone@dest.test', { key: w.adminKey, accountId: w.teamId });
+  const removed = await w.h.request('DELETE', '/v2/suppressions?email=gone@dest.test', { key: w.adminKey, teamId: w.teamId });
   t.equal(removed.status, 200);
   const third = await send(w, ['gone@dest.test']);
   t.equal(await settled(w, third.body.message_id), 'sent');
@@ -44,7 +44,7 @@ t.test('a mailbox-full reply bounces soft and does not suppress the address', as
   w.sink.rcptReply = () => ({ code: 552, message: '5.2.2 Mailbox full' });
   const res = await send(w, ['full@dest.test']);
   t.equal(await settled(w, res.body.message_id), 'bounced');
-  const list = await w.h.request('GET', '/v2/suppressions', { key: w.adminKey, accountId: w.teamId });
+  const list = await w.h.request('GET', '/v2/suppressions', { key: w.adminKey, teamId: w.teamId });
   t.equal(list.body.total, 0);
 });
 
@@ -55,8 +55,8 @@ t.test('a team passing the bounce-rate threshold is suspended by the platform an
   const res = await send(w, ['bad1@dest.test', 'bad2@dest.test', 'ok1@dest.test', 'ok2@dest.test']);
   t.equal(await settled(w, res.body.message_id), 'bounced');
   // The reputation check follows the transaction that recorded the bounces, moments after it.
-  await until('the platform to suspend the team', async () => (await w.h.rt.store.accounts.get(w.teamId))?.status === 'suspended', 5000).catch(() => undefined);
-  const team = (await w.h.rt.store.accounts.get(w.teamId))!;
+  await until('the platform to suspend the team', async () => (await w.h.rt.store.teams.get(w.teamId))?.status === 'suspended', 5000).catch(() => undefined);
+  const team = (await w.h.rt.store.teams.get(w.teamId))!;
   t.equal(team.status, 'suspended');
   t.equal(team.suspendedBy, 'platform');
 
@@ -66,7 +66,7 @@ t.test('a team passing the bounce-rate threshold is suspended by the platform an
   const put = await w.h.request('PUT', `/v2/teams/${w.teamId}`, { key: w.adminKey, body: { status: 'active' } });
   t.equal(put.status, 403);
   t.equal(put.body.errors.code, 'suspended_by_platform');
-  const info = await w.h.request('GET', '/v2/info', { key: w.adminKey, accountId: w.teamId });
+  const info = await w.h.request('GET', '/v2/info', { key: w.adminKey, teamId: w.teamId });
   t.equal(info.body.account.status, 'suspended');
   t.equal(info.body.account.bounce_rate, 0.5);
   t.match(
@@ -80,7 +80,7 @@ t.test('a team passing the bounce-rate threshold is suspended by the platform an
     'the summary says why the platform suspended the team',
   );
 
-  await w.h.rt.store.accounts.changeStatus(w.teamId, 'active', 'platform');
+  await w.h.rt.store.teams.changeStatus(w.teamId, 'active', 'platform');
   t.equal((await send(w, ['ok4@dest.test'])).status, 200, 'the platform lifts it');
 });
 
@@ -90,5 +90,5 @@ t.test('a team under the minimum volume is not suspended however it bounces', as
   w.sink.rcptReply = () => ({ code: 550, message: '5.1.1 no such user' });
   const res = await send(w, ['a@dest.test', 'b@dest.test']);
   t.equal(await settled(w, res.body.message_id), 'bounced');
-  t.equal((await w.h.rt.store.accounts.get(w.teamId))!.status, 'active');
+  t.equal((await w.h.rt.store.teams.get(w.teamId))!.status, 'active');
 });

@@ -19,8 +19,8 @@ async function keyId(key: string): Promise<number> {
   return record.id;
 }
 
-async function addDomain(hh: Harness, key: string, name: string, accountId?: number): Promise<string> {
-  const res = await hh.request('POST', '/v2/domains', { key, body: { name }, accountId });
+async function addDomain(hh: Harness, key: string, name: string, teamId?: number): Promise<string> {
+  const res = await hh.request('POST', '/v2/domains', { key, body: { name }, teamId });
   if (res.status !== 201) throw new Error(`adding ${name}: ${res.status} ${res.text}`);
   return res.body.data.id as string;
 }
@@ -65,8 +65,8 @@ t.test('the account fields describe the account acted on', async (t) => {
   t.equal(a.complaint_rate, 0);
 
   // The operator's changes (ternmail account update, credits add) show at once.
-  await h.rt.store.accounts.update(id, { limitPerSecond: 42, planType: 'scale' });
-  await h.rt.store.accounts.addCredits(id, 79);
+  await h.rt.store.teams.update(id, { limitPerSecond: 42, planType: 'scale' });
+  await h.rt.store.teams.addCredits(id, 79);
   const updated = (await h.request('GET', '/v2/info', { key })).body.account;
   t.equal(updated.limit_per_second, 42);
   t.equal(updated.plan_type, 'scale');
@@ -97,7 +97,7 @@ t.test('the key object describes the admin key, the team acted on and the team o
 t.test('acting on a child team shows that team with the parent’s pooled balance, and the key owned by the parent', async (t) => {
   const parent = await h.account({ credits: 500 });
   const teamId = await createTeam(parent.key);
-  const res = await h.request('GET', '/v2/info', { key: parent.key, accountId: teamId });
+  const res = await h.request('GET', '/v2/info', { key: parent.key, teamId });
   t.equal(res.status, 200);
   t.equal(res.headers.get('x-account-id'), String(teamId));
   t.equal(res.body.account.id, teamId);
@@ -106,11 +106,11 @@ t.test('acting on a child team shows that team with the parent’s pooled balanc
   t.equal(res.body.key.acting_on, teamId);
   t.equal(res.body.key.owned_by, parent.id);
   t.equal(res.body.key.id, await keyId(parent.key));
-  const own = await h.rt.store.accounts.get(teamId);
+  const own = await h.rt.store.teams.get(teamId);
   t.equal(own?.creditBalance, 0, 'the team holds no balance of its own');
 
-  await h.rt.store.accounts.addCredits(parent.id, 25);
-  const after = await h.request('GET', '/v2/info', { key: parent.key, accountId: teamId });
+  await h.rt.store.teams.addCredits(parent.id, 25);
+  const after = await h.request('GET', '/v2/info', { key: parent.key, teamId });
   t.equal(after.body.account.credit_balance, 525, 'credits added to the parent show on the team');
   const parentView = await h.request('GET', '/v2/info', { key: parent.key });
   t.equal(parentView.body.account.credit_balance, 525);
@@ -142,7 +142,7 @@ t.test('the domain list appears with domains:read or domains:write and holds the
   t.equal(res.body.domains[0].is_default, true);
   t.equal(res.body.domains[1].is_default, false);
 
-  const child = await h.request('GET', '/v2/info', { key: full, accountId: teamId });
+  const child = await h.request('GET', '/v2/info', { key: full, teamId });
   t.same(
     child.body.domains.map((d: { id: string }) => d.id),
     [childDomain],
@@ -183,7 +183,7 @@ t.test('bounce and complaint rates are fractions of the team’s recipients sent
   t.equal(res.body.account.complaint_rate, 0.005, '1 of 200');
   t.type(res.body.account.bounce_rate, 'number');
 
-  const team = await h.request('GET', '/v2/info', { key, accountId: teamId });
+  const team = await h.request('GET', '/v2/info', { key, teamId });
   t.equal(team.body.account.bounce_rate, 0, 'each team has its own reputation');
   t.equal(team.body.account.complaint_rate, 0);
 
@@ -198,7 +198,7 @@ t.test('a suspended team shows its status in the summary', async (t) => {
   const teamId = await createTeam(key);
   const put = await h.request('PUT', `/v2/teams/${teamId}`, { key, body: { status: 'suspended' } });
   t.equal(put.status, 200);
-  const res = await h.request('GET', '/v2/info', { key, accountId: teamId });
+  const res = await h.request('GET', '/v2/info', { key, teamId });
   t.equal(res.status, 200);
   t.equal(res.body.account.status, 'suspended');
   t.equal((await h.request('GET', '/v2/info', { key })).body.account.status, 'active', 'the parent stays active');
@@ -213,10 +213,10 @@ t.test('the summary refuses missing, sending and unknown keys with 401, and othe
   t.equal((await h.request('GET', '/v2/info', { key: 'tern_admin_0000000000000000000000000000000000000000000' })).status, 401);
   const other = await h.account();
   const otherTeam = await createTeam(other.key);
-  const res = await h.request('GET', '/v2/info', { key, accountId: otherTeam });
+  const res = await h.request('GET', '/v2/info', { key, teamId: otherTeam });
   t.equal(res.status, 404);
   t.equal(res.body.status_code, 404);
-  t.equal((await h.request('GET', '/v2/info', { key, accountId: other.id })).status, 404);
+  t.equal((await h.request('GET', '/v2/info', { key, teamId: other.id })).status, 404);
 });
 
 t.test('the summary is a read outside the rate-limited buckets', async (t) => {

@@ -96,7 +96,7 @@ t.test('with a small limit', async (t) => {
       t.equal(res.body.errors.code, 'rate_limited');
       t.ok(res.headers.get('retry-after'), 'Retry-After');
     }
-    t.same(await h.rt.store.accounts.children(id), [], 'the refused POST created nothing');
+    t.same(await h.rt.store.teams.children(id), [], 'the refused POST created nothing');
   });
 
   t.test('lists without search and GET /v2/info are not rate limited', async (t) => {
@@ -141,15 +141,15 @@ t.test('with a small limit', async (t) => {
     const a = await createTeam(h, key, 'Team A');
     const b = await createTeam(h, key, 'Team B');
     const childKey = await h.adminKey(b, ['teams:read', 'suppressions:read']);
-    t.equal((await h.request('GET', '/v2/teams', { key, accountId: a })).status, 200);
-    t.equal((await h.request('GET', '/v2/suppressions?search=q', { key, accountId: b })).status, 200);
+    t.equal((await h.request('GET', '/v2/teams', { key, teamId: a })).status, 200);
+    t.equal((await h.request('GET', '/v2/suppressions?search=q', { key, teamId: b })).status, 200);
     const last = await h.request('GET', '/v2/teams', { key: childKey });
     t.equal(last.status, 200, 'a child’s key shares the parent’s bucket');
     t.equal(last.headers.get('ratelimit-remaining'), '0');
     for (const [label, options] of [
       ['the parent itself', { key }],
-      ['acting on team A', { key, accountId: a }],
-      ['acting on team B', { key, accountId: b }],
+      ['acting on team A', { key, teamId: a }],
+      ['acting on team B', { key, teamId: b }],
       ['the child’s own key', { key: childKey }],
     ] as const) {
       const res = await h.request('GET', '/v2/suppressions?search=q', options);

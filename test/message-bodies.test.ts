@@ -10,7 +10,7 @@ import type { AttemptResult } from '../store/queue.js';
 import { newMessage } from './helpers/new-message.js';
 
 /** The account and domain of the store the running test opened (subtests run one after the other). */
-let owner = { accountId: 0, domainId: '' };
+let owner = { teamId: 0, domainId: '' };
 
 /** A store of its own with one account holding `credits` and one domain (made the owner), through the repositories. */
 async function store(t: Test, credits: number): Promise<Store> {
@@ -20,17 +20,17 @@ async function store(t: Test, credits: number): Promise<Store> {
     await opened.close();
     rmSync(dir, { recursive: true, force: true });
   });
-  const account = await opened.accounts.createAccount({ name: 'a', credits, limitPerSecond: 10, planType: 'free', backendRegion: 'eu' });
-  const domain = await opened.domains.create({ accountId: account.id, name: 'one.test', dkimSelector: 'tern', dkimPublicKey: 'pub', dkimPrivateKeyEnc: 'enc' });
+  const account = await opened.teams.createAccount({ name: 'a', credits, limitPerSecond: 10, planType: 'free', backendRegion: 'eu' });
+  const domain = await opened.domains.create({ teamId: account.id, name: 'one.test', dkimSelector: 'tern', dkimPublicKey: 'pub', dkimPrivateKeyEnc: 'enc' });
   if (domain === 'exists') throw new Error('a new store has no domain');
-  owner = { accountId: account.id, domainId: domain.id };
+  owner = { teamId: account.id, domainId: domain.id };
   return opened;
 }
 
 const recipient = (email: string, state: NewRecipient['state'] = 'queued'): NewRecipient => ({ email, name: '', kind: 'to', domain: 'dest.test', state, reason: '' });
 
 function message(id: string, recipients: NewRecipient[]): NewMessage {
-  return newMessage({ id, teamId: owner.accountId, domainId: owner.domainId, recipients, body: Buffer.from(`Subject: ${id}\r\n\r\nbody of ${id}\r\n`) });
+  return newMessage({ id, teamId: owner.teamId, domainId: owner.domainId, recipients, body: Buffer.from(`Subject: ${id}\r\n\r\nbody of ${id}\r\n`) });
 }
 
 const attempt = (recipientId: number, leaseToken: string, to: 'sent' | 'deferred' | 'bounced'): AttemptResult => ({

@@ -22,7 +22,7 @@ t.before(async () => {
   const account = await h.account();
   key = account.key;
   // Many sends in a row below: the per-second sending rate is not what this file tests.
-  await h.rt.store.accounts.update(account.id, { limitPerSecond: 10_000 });
+  await h.rt.store.teams.update(account.id, { limitPerSecond: 10_000 });
   doc = (await h.request('GET', '/v2/openapi.json')).body;
 });
 t.teardown(() => h?.close());
@@ -113,7 +113,7 @@ t.test('each operation documents its scopes, security and X-Account-Id as the ro
     t.same(op['x-required-scopes'], [...route.scopes], `${route.method} ${route.path} scopes`);
     t.same(op.security, [{ adminKey: [] }]);
     const header = (op.parameters as Json[]).find((p) => p.in === 'header' && p.name === 'X-Account-Id');
-    t.equal(Boolean(header), !route.forbidsAccountId, `${route.method} ${route.path} X-Account-Id`);
+    t.equal(Boolean(header), !route.forbidsTeamHeader, `${route.method} ${route.path} X-Account-Id`);
     if (route.scopes.length) t.ok(op.responses['403'], 'documents 403');
     if (route.rate) t.ok(op.responses['429'], 'documents 429');
     t.ok(op.responses['401'], 'documents 401');
@@ -221,7 +221,7 @@ t.test('responses of every endpoint validate against the documented schemas', as
   await check('GET', '/v2/domains', '/v2/domains');
   await check('GET', '/v2/domains/{id}', `/v2/domains/${domain}`);
   await check('GET', '/v2/info', '/v2/info');
-  await check('GET', '/v2/info', '/v2/info', { accountId: team });
+  await check('GET', '/v2/info', '/v2/info', { teamId: team });
   const created = await check('POST', '/v2/api-keys', '/v2/api-keys', { body: { name: 'Documented key', domain } });
   await check('POST', '/v2/api-keys', '/v2/api-keys', { body: { name: 'Unrestricted key' } });
   await check('GET', '/v2/api-keys', '/v2/api-keys');
@@ -253,7 +253,7 @@ t.test('responses of every endpoint validate against the documented schemas', as
   await check('PUT', '/v2/teams/{id}', '/v2/teams/999999', { body: { name: 'Nobody' } });
   await check('POST', '/v2/teams', '/v2/teams', { body: { name: 'x' } });
   await check('POST', '/v2/teams', '/v2/teams', { rawBody: '{oops' });
-  await check('POST', '/v2/teams', '/v2/teams', { body: { name: 'With header' }, accountId: team });
+  await check('POST', '/v2/teams', '/v2/teams', { body: { name: 'With header' }, teamId: team });
   await check('POST', '/v2/domains', '/v2/domains', { body: { name: 'localhost' } });
   await check('GET', '/v2/domains/{id}', '/v2/domains/missing');
   await check('GET', '/v2/teams', '/v2/teams', { key: await h.adminKey((await h.account()).id, []) });

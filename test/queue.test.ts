@@ -24,7 +24,7 @@ const redisServer: Promise<TestRedis> = startRedis();
 t.teardown(async () => (await redisServer).stop());
 
 /** A fresh database and an empty Redis, shared by two workers. */
-async function twoWorkers(t: Test): Promise<{ a: Worker; b: Worker; redis: Redis; accountId: number; domainId: string }> {
+async function twoWorkers(t: Test): Promise<{ a: Worker; b: Worker; redis: Redis; teamId: number; domainId: string }> {
   const server = await redisServer;
   const redis = new Redis(server.url);
   await redis.flushall();
@@ -46,16 +46,16 @@ async function twoWorkers(t: Test): Promise<{ a: Worker; b: Worker; redis: Redis
     redis.disconnect();
     rmSync(dir, { recursive: true, force: true });
   });
-  const team = await a.store.accounts.createAccount({ name: 'a', credits: 100, limitPerSecond: 10, planType: 'free', backendRegion: 'eu' });
-  const domain = await a.store.domains.create({ accountId: team.id, name: 'one.test', dkimSelector: 'tern', dkimPublicKey: 'pub', dkimPrivateKeyEnc: 'enc' });
+  const team = await a.store.teams.createAccount({ name: 'a', credits: 100, limitPerSecond: 10, planType: 'free', backendRegion: 'eu' });
+  const domain = await a.store.domains.create({ teamId: team.id, name: 'one.test', dkimSelector: 'tern', dkimPublicKey: 'pub', dkimPrivateKeyEnc: 'enc' });
   if (domain === 'exists') throw new Error('a fresh database has no domain');
-  return { a, b, redis, accountId: team.id, domainId: domain.id };
+  return { a, b, redis, teamId: team.id, domainId: domain.id };
 }
 
 /** Records a one-recipient message as the intake does (SQLite first, then the queue) and answers the recipient's id. */
-async function queued(w: Worker, accountId: number, domainId: string, id: string): Promise<number> {
+async function queued(w: Worker, teamId: number, domainId: string, id: string): Promise<number> {
   const recipients = [{ email: 'bob@dest.test', name: '', kind: 'to' as const, domain: 'dest.test', state: 'queued' as const, reason: '' }];
-  const due = await w.store.messages.insert(newMessage({ id, teamId: accountId, domainId, recipients }));
+  const due = await w.store.messages.insert(newMessage({ id, teamId, domainId, recipients }));
   if (due === 'insufficient_balance') throw new Error('the account can pay');
   await w.queue.enqueue(id, due);
   return due[0]!.id;
@@ -89,8 +89,8 @@ const result = (lease: DueRecipient, to: AttemptResult['to'], reply: string, ext
 const warnings = (w: Worker) => w.logged.filter((l) => l.level === 40);
 
 t.test('a worker whose lease ran out has its late result refused and logged, and the result of the worker that took over stands', async (t) => {
-  const { a, b, accountId, domainId } = await twoWorkers(t);
-  const id = await queued(a, accountId, domainId, 'm1');
+  const { a, b, teamId, domainId } = await twoWorkers(t);
+  const id = await queued(a, teamId, domainId, 'm1');
   const { leaseA, leaseB } = await takenOver(t, a, b);
 
   const byB = await b.queue.finish([result(leaseB, 'sent', '250 2.0.0 ok')]);
@@ -117,14 +117,14 @@ t.test('a worker whose lease ran out has its late result refused and logged, and
     "one attempt row, B's",
   );
   t.equal((await a.store.messages.get('m1'))!.status, 'sent');
-  t.equal(await a.store.suppressions.isSuppressed(accountId, 'bob@dest.test'), false, 'the address is not suppressed');
+  t.equal(await a.store.suppressions.isSuppressed(teamId, 'bob@dest.test'), false, 'the address is not suppressed');
   t.same(await a.store.feedback.pendingEvents(10), [], 'no bounce event');
   t.match(await a.store.domains.get(domainId), { totalSent: 1, totalBounced: 0 }, 'the domain counts one delivery and no bounce');
 });
 
 t.test("a release by a worker that lost its lease leaves the new holder's recipient alone", async (t) => {
-  const { a, b, accountId, domainId } = await twoWorkers(t);
-  const id = await queued(a, accountId, domainId, 'm2');
+  const { a, b, teamId, domainId } = await twoWorkers(t);
+  const id = await queued(a, teamId, domainId, 'm2');
   const { leaseA, leaseB } = await takenOver(t, a, b);
   const leaseEnd = async () => (await b.store.queue.inFlight()).find((r) => r.id === id)?.due;
   const before = await leaseEnd();
@@ -139,8 +139,8 @@ t.test("a release by a worker that lost its lease leaves the new holder's recipi
 });
 
 t.test('a worker that still holds its leases releases them, due at once, and its late results are then refused', async (t) => {
-  const { a, b, accountId, domainId } = await twoWorkers(t);
-  await queued(a, accountId, domainId, 'm3');
+  const { a, b, teamId, domainId } = await twoWorkers(t);
+  await queued(a, teamId, domainId, 'm3');
   const [lease] = await a.queue.claim(10, 60_000);
   await a.queue.release([lease!]);
   t.same(warnings(a), []);
@@ -153,8 +153,8 @@ t.test('a worker that still holds its leases releases them, due at once, and its
 });
 
 t.test('a lease records one result: a repeat of it, in the same batch or later, is refused', async (t) => {
-  const { a, accountId, domainId } = await twoWorkers(t);
-  await queued(a, accountId, domainId, 'm4');
+  const { a, teamId, domainId } = await twoWorkers(t);
+  await queued(a, teamId, domainId, 'm4');
   const [lease] = await a.queue.claim(10, 60_000);
   const both = await a.queue.finish([result(lease!, 'deferred', '451 later', { nextAttemptAt: Date.now() + 60_000 }), result(lease!, 'sent', '250 ok')]);
   t.equal(both.refused.length, 1, 'the second of two results for one lease is refused');
@@ -167,11 +167,11 @@ t.test('a lease records one result: a repeat of it, in the same batch or later, 
 });
 
 t.test('enqueue, from any process, puts the recorded recipients on the schedule and wakes the schedulers', async (t) => {
-  const { a, b, redis, accountId, domainId } = await twoWorkers(t);
+  const { a, b, redis, teamId, domainId } = await twoWorkers(t);
   let woken = 0;
   const unwatch = await b.queue.watch(() => woken++);
   t.teardown(unwatch);
-  const id = await queued(a, accountId, domainId, 'm5');
+  const id = await queued(a, teamId, domainId, 'm5');
   t.ok(Number(await redis.zscore(redisKeys.queueDue(), String(id))) <= Date.now(), 'due now on the schedule');
   for (let i = 0; i < 100 && !woken; i++) await sleep(10);
   t.equal(woken, 1, 'the watching scheduler was woken');

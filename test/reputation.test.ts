@@ -9,7 +9,7 @@ import { tempDatabase } from './helpers/temp-sql.js';
 import { Reputation, type ReputationPolicy } from '../feedback/reputation.js';
 import { MIGRATIONS } from '../store/sqlite/migrations.js';
 import { migrate } from '../store/sqlite/migrate.js';
-import { AccountStore } from '../store/sqlite/accounts.js';
+import { TeamStore } from '../store/sqlite/teams.js';
 
 const h = await startHarness();
 t.teardown(() => h.close());
@@ -58,7 +58,7 @@ async function complain(recipientIds: number[]): Promise<void> {
 }
 
 const policy = (over: Partial<ReputationPolicy> = {}): ReputationPolicy => ({ ...h.config.reputation, ...over });
-const statusOf = async (id: number) => (await h.rt.store.accounts.get(id))!.status;
+const statusOf = async (id: number) => (await h.rt.store.teams.get(id))!.status;
 
 t.test('the default thresholds are ones a platform accepts: 1,000 sends in the window, and 5 complaints or 50 bounces', async (t) => {
   t.match(h.config.reputation, { windowDays: 7, minVolume: 1000, minComplaints: 5, minBounces: 50, maxBounceRate: 0.1, maxComplaintRate: 0.005 });
@@ -68,7 +68,7 @@ t.test('one complaint in 181 sends does not suspend a team, though 0.55% is abov
   const team = await newTeam();
   const sent = await traffic(team.id, 181);
   await complain(sent.slice(0, 1));
-  const info = await h.request('GET', '/v2/info', { key: team.key, accountId: team.id });
+  const info = await h.request('GET', '/v2/info', { key: team.key, teamId: team.id });
   t.equal(info.body.account.complaint_rate, 0.0055, 'the rate is above the threshold');
   t.equal(await new Reputation(h.rt, h.config.reputation).check(team.id), false, 'the check does not suspend');
   t.equal(await statusOf(team.id), 'active');
@@ -93,7 +93,7 @@ t.test('a bounce rate above its threshold suspends only from the minimum number 
   t.equal(await reputation.check(team.id), false, '4 bounces in 30 (13%) are too few events');
   await traffic(team.id, 0, 1);
   t.equal(await reputation.check(team.id), true, 'the fifth bounce suspends');
-  t.match((await h.rt.store.accounts.get(team.id))!.suspension, { by: 'platform', detail: { rate: 'bounce', volume: 31, bounced: 5 } });
+  t.match((await h.rt.store.teams.get(team.id))!.suspension, { by: 'platform', detail: { rate: 'bounce', volume: 31, bounced: 5 } });
 });
 
 t.test('the minimum volume still holds: enough events in too few sends do not suspend', async (t) => {
@@ -112,7 +112,7 @@ t.test('a team past every default threshold is suspended, and the reason, rates,
   t.equal(await new Reputation(h.rt, h.config.reputation).check(team.id), true);
   const after = new Date().toISOString();
 
-  const stored = (await h.rt.store.accounts.get(team.id))!;
+  const stored = (await h.rt.store.teams.get(team.id))!;
   t.equal(stored.status, 'suspended');
   t.equal(stored.suspendedBy, 'platform');
   const s = stored.suspension!;
@@ -131,7 +131,7 @@ t.test('a team past every default threshold is suspended, and the reason, rates,
     thresholds: { minVolume: 1000, minBounces: 50, minComplaints: 5, maxBounceRate: 0.1, maxComplaintRate: 0.005 },
   });
 
-  const info = await h.request('GET', '/v2/info', { key: team.key, accountId: team.id });
+  const info = await h.request('GET', '/v2/info', { key: team.key, teamId: team.id });
   t.equal(info.status, 200);
   t.equal(info.body.account.status, 'suspended');
   t.same(info.body.account.suspension, {
@@ -150,12 +150,12 @@ t.test('a team past every default threshold is suspended, and the reason, rates,
     },
   });
   t.equal(await new Reputation(h.rt, h.config.reputation).check(team.id), false, 'a suspended team is not suspended again');
-  t.equal((await h.rt.store.accounts.get(team.id))!.suspension!.at, s.at, 'the record is the first suspension’s');
+  t.equal((await h.rt.store.teams.get(team.id))!.suspension!.at, s.at, 'the record is the first suspension’s');
 
-  const lifted = await h.rt.store.accounts.changeStatus(team.id, 'active', 'platform');
+  const lifted = await h.rt.store.teams.changeStatus(team.id, 'active', 'platform');
   t.ok(lifted.ok);
-  t.equal((await h.rt.store.accounts.get(team.id))!.suspension, null, 'reactivation clears the record');
-  const clean = await h.request('GET', '/v2/info', { key: team.key, accountId: team.id });
+  t.equal((await h.rt.store.teams.get(team.id))!.suspension, null, 'reactivation clears the record');
+  const clean = await h.request('GET', '/v2/info', { key: team.key, teamId: team.id });
   t.equal(clean.body.account.status, 'active');
   t.notOk('suspension' in clean.body.account, 'an active team shows no suspension');
 });
@@ -164,22 +164,22 @@ t.test('an owner’s and an operator’s suspensions are recorded too, and clear
   const team = await newTeam();
   const put = await h.request('PUT', `/v2/teams/${team.id}`, { key: team.key, body: { status: 'suspended' } });
   t.equal(put.status, 200);
-  const byOwner = await h.request('GET', '/v2/info', { key: team.key, accountId: team.id });
+  const byOwner = await h.request('GET', '/v2/info', { key: team.key, teamId: team.id });
   t.match(byOwner.body.account.suspension, { by: 'account', reason: 'suspended by the account', suspended_at: ISO_MS, detail: null });
 
-  const taken = await h.rt.store.accounts.changeStatus(team.id, 'suspended', 'platform');
+  const taken = await h.rt.store.teams.changeStatus(team.id, 'suspended', 'platform');
   t.ok(taken.ok && taken.team.suspension?.by === 'platform', 'the platform takes the suspension over');
   t.match(taken.ok && taken.team.suspension, { by: 'platform', reason: 'suspended by the operator', detail: null });
   const again = await h.request('PUT', `/v2/teams/${team.id}`, { key: team.key, body: { status: 'suspended' } });
   t.equal(again.status, 200);
-  t.match((await h.rt.store.accounts.get(team.id))!.suspension, { by: 'platform', reason: 'suspended by the operator' }, 'the owner suspending again changes nothing');
+  t.match((await h.rt.store.teams.get(team.id))!.suspension, { by: 'platform', reason: 'suspended by the operator' }, 'the owner suspending again changes nothing');
 
-  await h.rt.store.accounts.changeStatus(team.id, 'active', 'platform');
-  t.equal((await h.rt.store.accounts.get(team.id))!.suspension, null);
+  await h.rt.store.teams.changeStatus(team.id, 'active', 'platform');
+  t.equal((await h.rt.store.teams.get(team.id))!.suspension, null);
   await h.request('PUT', `/v2/teams/${team.id}`, { key: team.key, body: { status: 'suspended' } });
   const back = await h.request('PUT', `/v2/teams/${team.id}`, { key: team.key, body: { status: 'active' } });
   t.equal(back.status, 200);
-  t.equal((await h.rt.store.accounts.get(team.id))!.suspension, null, 'the owner reactivating clears it');
+  t.equal((await h.rt.store.teams.get(team.id))!.suspension, null, 'the owner reactivating clears it');
 });
 
 t.test('migration 7 gives teams already suspended a record of who suspended them and since when', async (t) => {
@@ -201,8 +201,8 @@ t.test('migration 7 gives teams already suspended a record of who suspended them
     );
   }
   t.ok((await migrate(sql)).includes(7), 'migration 7 runs');
-  const accounts = new AccountStore(sql);
-  t.equal((await accounts.get(1))!.suspension, null);
-  t.same((await accounts.get(2))!.suspension, { by: 'account', reason: 'suspended by the account', at, detail: null });
-  t.match((await accounts.get(3))!.suspension, { by: 'platform', reason: /platform/, at, detail: null });
+  const teams = new TeamStore(sql);
+  t.equal((await teams.get(1))!.suspension, null);
+  t.same((await teams.get(2))!.suspension, { by: 'account', reason: 'suspended by the account', at, detail: null });
+  t.match((await teams.get(3))!.suspension, { by: 'platform', reason: /platform/, at, detail: null });
 });

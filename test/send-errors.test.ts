@@ -12,11 +12,11 @@ let domainCounter = 0;
 const uniqueDomain = (): string => `sender${++domainCounter}.example.com`;
 
 /** A domain of the team in the store, verified unless `draft`. */
-async function makeDomain(accountId: number, name = uniqueDomain(), draft = false): Promise<{ id: string; name: string }> {
+async function makeDomain(teamId: number, name = uniqueDomain(), draft = false): Promise<{ id: string; name: string }> {
   const { generateDkimKeyPair } = await import('../shared/dns-records.js');
   const keys = await generateDkimKeyPair(1024);
   const d = await h.rt.store.domains.create({
-    accountId,
+    teamId,
     name,
     dkimSelector: 'tern',
     dkimPublicKey: keys.publicKey,
@@ -39,7 +39,7 @@ interface Setup {
 /** A root account with a verified domain and an unrestricted sending key; a high send rate unless told. */
 async function setup(credits = 1000, limitPerSecond = 1000): Promise<Setup> {
   const acct = await h.account({ credits });
-  await h.rt.store.accounts.update(acct.id, { limitPerSecond });
+  await h.rt.store.teams.update(acct.id, { limitPerSecond });
   const d = await makeDomain(acct.id);
   const key = await h.request('POST', '/v2/api-keys', { key: acct.key, body: { name: 'app' } });
   if (key.status !== 201) throw new Error(key.text);
@@ -57,7 +57,7 @@ const mail = (domain: string, extra: Record<string, unknown> = {}): Record<strin
   ...extra,
 });
 
-const send = (key: string | undefined, body: unknown, o: { headers?: Record<string, string>; accountId?: number | string } = {}) =>
+const send = (key: string | undefined, body: unknown, o: { headers?: Record<string, string>; teamId?: number | string } = {}) =>
   h.request('POST', '/v2/emails', { key, body, ...o });
 
 const SHAPE_KEYS = ['error_type', 'errors', 'message', 'status_code'];
@@ -82,7 +82,7 @@ function sendError(t: Test, res: HttpReply, status: number, type: string, field:
 }
 
 async function balance(id: number): Promise<number> {
-  return (await h.rt.store.accounts.get(id))!.creditBalance;
+  return (await h.rt.store.teams.get(id))!.creditBalance;
 }
 
 async function messageCount(id: number): Promise<number> {
@@ -222,15 +222,15 @@ t.test('a sending key of a suspended team is refused with 403 account.suspended'
   t.equal(child.status, 201, child.text);
   const teamId: number = child.body.data.id;
   const d = await makeDomain(teamId);
-  const key = await h.request('POST', '/v2/api-keys', { key: s.adminKey, accountId: teamId, body: { name: 'client app' } });
+  const key = await h.request('POST', '/v2/api-keys', { key: s.adminKey, teamId, body: { name: 'client app' } });
   t.equal(key.status, 201, key.text);
   t.equal((await send(key.body.data.api_key, mail(d.name))).status, 200, 'the team sends while active');
   const suspended = await h.request('PUT', `/v2/teams/${teamId}`, { key: s.adminKey, body: { status: 'suspended' } });
   t.equal(suspended.status, 200, suspended.text);
   sendError(t, await send(key.body.data.api_key, mail(d.name)), 403, 'forbidden', 'account', 'suspended');
-  sendError(t, await send(s.adminKey, mail(d.name), { accountId: teamId }), 403, 'forbidden', 'account', 'suspended');
+  sendError(t, await send(s.adminKey, mail(d.name), { teamId }), 403, 'forbidden', 'account', 'suspended');
   t.equal((await send(s.sendKey, mail(s.domain))).status, 200, 'the parent account still sends');
-  await h.rt.store.accounts.changeStatus(s.id, 'suspended', 'platform');
+  await h.rt.store.teams.changeStatus(s.id, 'suspended', 'platform');
   sendError(t, await send(s.sendKey, mail(s.domain)), 403, 'forbidden', 'account', 'suspended');
 });
 
@@ -239,15 +239,15 @@ t.test('an admin key whose owning account is suspended cannot send for a child t
   const child = await h.request('POST', '/v2/teams', { key: s.adminKey, body: { name: 'Client B' } });
   const teamId: number = child.body.data.id;
   const d = await makeDomain(teamId);
-  t.equal((await send(s.adminKey, mail(d.name), { accountId: teamId })).status, 200, 'the child team sends while the owner is active');
-  const childKey: string = (await h.request('POST', '/v2/api-keys', { key: s.adminKey, accountId: teamId, body: { name: 'child app' } })).body.data.api_key;
+  t.equal((await send(s.adminKey, mail(d.name), { teamId })).status, 200, 'the child team sends while the owner is active');
+  const childKey: string = (await h.request('POST', '/v2/api-keys', { key: s.adminKey, teamId, body: { name: 'child app' } })).body.data.api_key;
   t.equal((await send(childKey, mail(d.name))).status, 200, 'and so does its own sending key');
-  const change = await h.rt.store.accounts.changeStatus(s.id, 'suspended', 'platform');
+  const change = await h.rt.store.teams.changeStatus(s.id, 'suspended', 'platform');
   t.ok(change.ok);
-  sendError(t, await send(s.adminKey, mail(d.name), { accountId: teamId }), 403, 'forbidden', 'account', 'suspended');
+  sendError(t, await send(s.adminKey, mail(d.name), { teamId }), 403, 'forbidden', 'account', 'suspended');
   sendError(t, await send(s.adminKey, mail(s.domain)), 403, 'forbidden', 'account', 'suspended');
   sendError(t, await send(childKey, mail(d.name)), 403, 'forbidden', 'account', 'suspended');
-  t.equal((await h.rt.store.accounts.get(teamId))?.status, 'active', 'the child team itself is still active');
+  t.equal((await h.rt.store.teams.get(teamId))?.status, 'active', 'the child team itself is still active');
 });
 
 t.test('an invalid email address is refused with 422', async (t) => {
@@ -521,7 +521,7 @@ t.test('a child team sending through an admin key pays one credit per accepted r
   const res = await send(
     s.adminKey,
     mail(d.name, { to: [{ email: 'ann@dest.test' }, { email: 'gone@dest.test' }, { email: 'temp@mailinator.com' }], cc: [{ email: 'cid@dest.test' }] }),
-    { accountId: teamId },
+    { teamId },
   );
   t.equal(res.status, 200, res.text);
   t.equal(await balance(s.id), 8, 'two accepted recipients, two credits from the parent');
@@ -530,9 +530,9 @@ t.test('a child team sending through an admin key pays one credit per accepted r
   const states = Object.fromEntries((await h.rt.store.messages.recipientsOf(res.body.message_id)).map((r) => [r.email, r.state]));
   t.same(states, { 'ann@dest.test': 'queued', 'gone@dest.test': 'suppressed', 'temp@mailinator.com': 'failed', 'cid@dest.test': 'queued' });
   const row = await h.rt.store.messages.get(res.body.message_id);
-  t.equal(row?.accountId, teamId, 'the message belongs to the child team');
+  t.equal(row?.teamId, teamId, 'the message belongs to the child team');
   t.equal(row?.status, 'pending');
-  const log = await h.request('GET', `/v2/emails/${res.body.message_id}`, { key: s.adminKey, accountId: teamId });
+  const log = await h.request('GET', `/v2/emails/${res.body.message_id}`, { key: s.adminKey, teamId });
   t.equal(log.status, 200, log.text);
   t.equal(log.body.data.sending_key_id, null, 'an admin-key send has no sending-key id');
   // The same suppression does not cost the other teams anything: it is per team.
@@ -569,14 +569,14 @@ t.test('a message whose every recipient is disposable or suppressed is failed or
 t.test('X-Account-Id selects the team for an admin key only: a sending key acts on its own team, a foreign team is 404', async (t) => {
   const s = await setup();
   const other = await setup();
-  const own = await send(s.sendKey, mail(s.domain), { accountId: other.id });
+  const own = await send(s.sendKey, mail(s.domain), { teamId: other.id });
   t.equal(own.status, 200, own.text);
   t.equal(own.headers.get('x-account-id'), String(s.id), 'a sending key acts on its own team whatever the header says');
-  t.equal((await h.rt.store.messages.get(own.body.message_id))?.accountId, s.id);
-  sendError(t, await send(s.adminKey, mail(s.domain), { accountId: other.id }), 404, 'not_found', 'account_id', 'not_found');
-  sendError(t, await send(s.adminKey, mail(s.domain), { accountId: 999999 }), 404, 'not_found', 'account_id', 'not_found');
-  sendError(t, await send(s.adminKey, mail(s.domain), { accountId: 'abc' }), 422, 'validation_error', 'account_id', 'invalid');
-  const self = await send(s.adminKey, mail(s.domain), { accountId: s.id });
+  t.equal((await h.rt.store.messages.get(own.body.message_id))?.teamId, s.id);
+  sendError(t, await send(s.adminKey, mail(s.domain), { teamId: other.id }), 404, 'not_found', 'account_id', 'not_found');
+  sendError(t, await send(s.adminKey, mail(s.domain), { teamId: 999999 }), 404, 'not_found', 'account_id', 'not_found');
+  sendError(t, await send(s.adminKey, mail(s.domain), { teamId: 'abc' }), 422, 'validation_error', 'account_id', 'invalid');
+  const self = await send(s.adminKey, mail(s.domain), { teamId: s.id });
   t.equal(self.status, 200, 'naming its own account is fine');
   t.equal(self.headers.get('x-account-id'), String(s.id));
 });
@@ -632,7 +632,7 @@ t.test('a failed request does not hold its Idempotency-Key', async (t) => {
   const body = mail(s.domain);
   const refused = await send(s.sendKey, body, { headers: { 'Idempotency-Key': 'retry-me' } });
   t.equal(refused.status, 403, refused.text);
-  await h.rt.store.accounts.addCredits(s.id, 5);
+  await h.rt.store.teams.addCredits(s.id, 5);
   const retried = await send(s.sendKey, body, { headers: { 'Idempotency-Key': 'retry-me' } });
   t.equal(retried.status, 200, retried.text);
 });
@@ -657,7 +657,7 @@ t.test('different accounts using the same Idempotency-Key value do not collide',
   t.equal(ra.status, 200, ra.text);
   t.equal(rb.status, 200, rb.text);
   t.not(ra.body.message_id, rb.body.message_id);
-  t.equal((await h.rt.store.messages.get(rb.body.message_id))?.accountId, b.id);
+  t.equal((await h.rt.store.messages.get(rb.body.message_id))?.teamId, b.id);
 });
 
 t.test('the same Idempotency-Key on a batch returns the first batch answer', async (t) => {
@@ -677,12 +677,12 @@ t.test('an Idempotency-Key is scoped to the team acted on: the same key and body
   const d = await makeDomain(teamA);
   const body = mail(d.name);
   const headers = { 'Idempotency-Key': 'same-for-both' };
-  const forA = await send(s.adminKey, body, { headers, accountId: teamA });
+  const forA = await send(s.adminKey, body, { headers, teamId: teamA });
   t.equal(forA.status, 200, forA.text);
-  const forB = await send(s.adminKey, body, { headers, accountId: teamB });
+  const forB = await send(s.adminKey, body, { headers, teamId: teamB });
   sendError(t, forB, 422, 'validation_error', 'from', 'domain_not_verified');
   t.equal(forB.headers.get('idempotent-replayed'), null, 'team B did not get team A’s answer');
-  const againA = await send(s.adminKey, body, { headers, accountId: teamA });
+  const againA = await send(s.adminKey, body, { headers, teamId: teamA });
   t.equal(againA.body.message_id, forA.body.message_id, 'team A still gets its replay');
   t.equal(againA.headers.get('idempotent-replayed'), 'true');
 });

@@ -2,12 +2,12 @@
 import t from 'tap';
 import { startHarness, type Harness } from './helpers/harness.js';
 
-async function verifiedDomain(h: Harness, accountId: number, name: string): Promise<string> {
-  const team = (await h.rt.store.accounts.get(accountId))!;
+async function verifiedDomain(h: Harness, teamId: number, name: string): Promise<string> {
+  const team = (await h.rt.store.teams.get(teamId))!;
   const { generateDkimKeyPair } = await import('../shared/dns-records.js');
   const keys = await generateDkimKeyPair(1024);
   const d = await h.rt.store.domains.create({
-    accountId: team.id,
+    teamId: team.id,
     name,
     dkimSelector: 'tern',
     dkimPublicKey: keys.publicKey,

@@ -74,7 +74,7 @@ const uniqueDomain = () => `refusals-${process.pid}-${++seq}.com`;
 async function tenant(w: MailWorld, o: { credits?: number; keyLimitedTo?: 'first' } = {}): Promise<Tenant> {
   const h = w.h;
   const acct = await h.account({ credits: o.credits ?? 1000 });
-  await h.rt.store.accounts.update(acct.id, { limitPerSecond: 100_000 });
+  await h.rt.store.teams.update(acct.id, { limitPerSecond: 100_000 });
   const names = [uniqueDomain(), uniqueDomain()];
   const ids: string[] = [];
   for (const name of names) {
@@ -107,12 +107,12 @@ async function smtpCode(w: MailWorld, key: string | undefined, from: string): Pr
   }
 }
 
-async function httpSend(w: MailWorld, key: string | undefined, from: string, o: { inBody?: boolean; accountId?: number } = {}) {
+async function httpSend(w: MailWorld, key: string | undefined, from: string, o: { inBody?: boolean; teamId?: number } = {}) {
   const mail = { from: { email: from }, to: [{ email: 'someone@dest.test' }], subject: 'refusals', text: 'hello' };
   return w.h.request('POST', '/v2/emails', {
     key: o.inBody ? undefined : key,
     body: o.inBody ? { ...mail, api_key: key } : mail,
-    ...(o.accountId === undefined ? {} : { accountId: o.accountId }),
+    ...(o.teamId === undefined ? {} : { teamId: o.teamId }),
   });
 }
 
@@ -147,12 +147,12 @@ t.test('SMTP submission and POST /v2/emails refuse the same senders, each in its
     expectBoth(t, 'admin_key_in_body', null, await httpSend(w, a.adminKey, `shop@${a.domain}`, { inBody: true }));
     const readOnly = await w.h.adminKey(a.id, ['domains:read']);
     expectBoth(t, 'insufficient_scope', null, await httpSend(w, readOnly, `shop@${a.domain}`));
-    expectBoth(t, 'team_out_of_reach', null, await httpSend(w, a.adminKey, `shop@${a.domain}`, { accountId: b.id }));
+    expectBoth(t, 'team_out_of_reach', null, await httpSend(w, a.adminKey, `shop@${a.domain}`, { teamId: b.id }));
   });
 
   await t.test('a suspended team', async (t) => {
     const a = await tenant(w);
-    await w.h.rt.store.accounts.changeStatus(a.id, 'suspended', 'platform');
+    await w.h.rt.store.teams.changeStatus(a.id, 'suspended', 'platform');
     expectBoth(t, 'team_suspended', await smtpCode(w, a.sendingKey, `shop@${a.domain}`), await httpSend(w, a.sendingKey, `shop@${a.domain}`));
   });
 
@@ -167,7 +167,7 @@ t.test('SMTP submission and POST /v2/emails refuse the same senders, each in its
 
   await t.test('the sending rate used up', async (t) => {
     const a = await tenant(w);
-    await w.h.rt.store.accounts.update(a.id, { limitPerSecond: 1 });
+    await w.h.rt.store.teams.update(a.id, { limitPerSecond: 1 });
     const from = `shop@${a.domain}`;
     // Several at once: one takes the second's only place, the others are refused, on both interfaces.
     const [smtp, http] = await Promise.all([

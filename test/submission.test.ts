@@ -121,8 +121,8 @@ t.test('SMTP submission', async (t) => {
   });
 
   await t.test('a suspended team is refused with 550 5.7.1', async (t) => {
-    await w.h.rt.store.accounts.changeStatus(w.accountId, 'suspended', 'account');
-    t.teardown(() => w.h.rt.store.accounts.changeStatus(w.accountId, 'active', 'account').then(() => undefined));
+    await w.h.rt.store.teams.changeStatus(w.accountId, 'suspended', 'account');
+    t.teardown(() => w.h.rt.store.teams.changeStatus(w.accountId, 'active', 'account').then(() => undefined));
     t.equal(await refusal(transport(w.starttlsPort, false, w.sendingKey).sendMail({ from: 'shop@example.com', to: 'a@dest.test', subject: 's', text: 'x' })), 550);
   });
 

@@ -50,8 +50,8 @@ async function suppress(on: Harness, teamId: number, entries: Array<Entry | stri
 }
 
 async function childTeam(on: Harness, parentId: number, name: string): Promise<number> {
-  const parent = await on.rt.store.accounts.get(parentId);
-  const team = await on.rt.store.accounts.createTeam(parent!, name, 25);
+  const parent = await on.rt.store.teams.get(parentId);
+  const team = await on.rt.store.teams.createTeam(parent!, name, 25);
   if (team === 'limit_reached') throw new Error('team limit reached');
   return team.id;
 }
@@ -223,22 +223,22 @@ t.test('suppression lists belong to the team named by X-Account-Id', async (t) =
 
   const root = await h.request('GET', '/v2/suppressions', { key: a.key });
   t.same(emails(root.body), ['root@example.com', 'shared@example.com']);
-  const child = await h.request('GET', '/v2/suppressions', { key: a.key, accountId: team });
+  const child = await h.request('GET', '/v2/suppressions', { key: a.key, teamId: team });
   t.equal(child.headers.get('x-account-id'), String(team));
   t.same(emails(child.body), ['shared@example.com', 'team@example.com']);
 
   const wrongTeam = await h.request('DELETE', '/v2/suppressions?email=team%40example.com', { key: a.key });
   t.equal(wrongTeam.status, 404, 'the parent cannot remove the child’s entry without naming the team');
-  const ok = await h.request('DELETE', '/v2/suppressions?email=shared%40example.com', { key: a.key, accountId: team });
+  const ok = await h.request('DELETE', '/v2/suppressions?email=shared%40example.com', { key: a.key, teamId: team });
   t.equal(ok.status, 200);
   t.equal(ok.headers.get('x-account-id'), String(team));
   const rootAfter = await h.request('GET', '/v2/suppressions', { key: a.key });
   t.same(emails(rootAfter.body), ['root@example.com', 'shared@example.com'], 'the root’s own entry stays');
 
   const stranger = await h.account();
-  const foreign = await h.request('GET', '/v2/suppressions', { key: stranger.key, accountId: team });
+  const foreign = await h.request('GET', '/v2/suppressions', { key: stranger.key, teamId: team });
   t.equal(foreign.status, 404);
-  const foreignDelete = await h.request('DELETE', '/v2/suppressions?email=team%40example.com', { key: stranger.key, accountId: team });
+  const foreignDelete = await h.request('DELETE', '/v2/suppressions?email=team%40example.com', { key: stranger.key, teamId: team });
   t.equal(foreignDelete.status, 404);
 });
 
@@ -345,7 +345,7 @@ t.test('the removal counter lives in Redis under the account, expiring after the
   const a = await h.account();
   const team = await childTeam(h, a.id, 'Counted team');
   await suppress(h, team, ['r1@example.com']);
-  const res = await h.request('DELETE', '/v2/suppressions?email=r1%40example.com', { key: a.key, accountId: team });
+  const res = await h.request('DELETE', '/v2/suppressions?email=r1%40example.com', { key: a.key, teamId: team });
   t.equal(res.status, 200);
   t.equal(await h.rt.redis.get(removalKey(a.id)), '1', 'counted under the parent account');
   t.equal(await h.rt.redis.get(removalKey(team)), null, 'not under the child team');
@@ -389,13 +389,13 @@ t.test('after the daily limit removals answer 429 with Retry-After; the allowanc
   await suppress(daily, a.id, ['a1@example.com', 'a2@example.com']);
   await suppress(daily, team, ['t1@example.com', 't2@example.com', 't3@example.com']);
 
-  const r1 = await daily.request('DELETE', '/v2/suppressions?email=t1%40example.com', { key: a.key, accountId: team });
+  const r1 = await daily.request('DELETE', '/v2/suppressions?email=t1%40example.com', { key: a.key, teamId: team });
   t.same({ used: r1.body.used_today, remaining: r1.body.remaining_today, limit: r1.body.daily_limit }, { used: 1, remaining: 2, limit: 3 });
   const r2 = await daily.request('DELETE', '/v2/suppressions', { key: a.key, body: { email: 'a1@example.com' } });
   t.same({ used: r2.body.used_today, remaining: r2.body.remaining_today }, { used: 2, remaining: 1 }, 'the parent’s removal follows the child’s');
-  const absent = await daily.request('DELETE', '/v2/suppressions?email=absent%40example.com', { key: a.key, accountId: team });
+  const absent = await daily.request('DELETE', '/v2/suppressions?email=absent%40example.com', { key: a.key, teamId: team });
   t.equal(absent.status, 404);
-  const r3 = await daily.request('DELETE', '/v2/suppressions?email=t2%40example.com', { key: a.key, accountId: team });
+  const r3 = await daily.request('DELETE', '/v2/suppressions?email=t2%40example.com', { key: a.key, teamId: team });
   t.same({ used: r3.body.used_today, remaining: r3.body.remaining_today }, { used: 3, remaining: 0 });
 
   const over = await daily.request('DELETE', '/v2/suppressions?email=a2%40example.com', { key: a.key });
@@ -483,7 +483,7 @@ t.test('a list with search counts against the writes bucket; without search it i
     remaining.push(res.headers.get('ratelimit-remaining') ?? '');
   }
   t.same(remaining, ['2', '1']);
-  const onTeam = await writes.request('GET', '/v2/suppressions?search=x', { key: a.key, accountId: team });
+  const onTeam = await writes.request('GET', '/v2/suppressions?search=x', { key: a.key, teamId: team });
   t.equal(onTeam.status, 200, 'the third search, on a child team, is in the same account bucket');
   t.equal(onTeam.headers.get('ratelimit-remaining'), '0');
 
@@ -494,7 +494,7 @@ t.test('a list with search counts against the writes bucket; without search it i
   t.ok(retry >= 1 && retry <= 60, `Retry-After within the window (${retry})`);
   t.equal(over.headers.get('ratelimit-remaining'), '0');
 
-  const teamOver = await writes.request('GET', '/v2/suppressions?search=s', { key: a.key, accountId: team });
+  const teamOver = await writes.request('GET', '/v2/suppressions?search=s', { key: a.key, teamId: team });
   t.equal(teamOver.status, 429, 'the child team shares the account’s bucket');
   const removal = await writes.request('DELETE', '/v2/suppressions?email=s%40example.com', { key: a.key });
   t.equal(removal.status, 429, 'removals share the writes bucket');

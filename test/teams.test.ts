@@ -59,7 +59,7 @@ t.test('POST /v2/teams with X-Account-Id answers 400 account_id_not_allowed, wha
   const { id, key } = await h.account();
   const child = await createTeam(key, 'Existing child');
   for (const header of [child, id, 999_999]) {
-    const res = await h.request('POST', '/v2/teams', { key, accountId: header, body: { name: 'Not created' } });
+    const res = await h.request('POST', '/v2/teams', { key, teamId: header, body: { name: 'Not created' } });
     t.equal(res.status, 400, `X-Account-Id ${header}`);
     t.equal(res.body.errors.code, 'account_id_not_allowed');
   }
@@ -119,7 +119,7 @@ t.test('a deleted team frees its place and is not listed', async (t) => {
   );
   const put = await h.request('PUT', `/v2/teams/${gone}`, { key, body: { name: 'Revived' } });
   t.equal(put.status, 404, 'a deleted team cannot be updated');
-  const acting = await h.request('GET', '/v2/info', { key, accountId: gone });
+  const acting = await h.request('GET', '/v2/info', { key, teamId: gone });
   t.equal(acting.status, 404, 'nor acted on');
 });
 
@@ -170,7 +170,7 @@ t.test('PUT /v2/teams/{id} suspends a team and reactivates it', async (t) => {
   const suspended = await h.request('PUT', `/v2/teams/${team}`, { key, body: { status: 'suspended' } });
   t.equal(suspended.status, 200);
   t.equal(suspended.body.data.status, 'suspended');
-  t.equal((await h.rt.store.accounts.get(team))?.suspendedBy, 'account');
+  t.equal((await h.rt.store.teams.get(team))?.suspendedBy, 'account');
   t.equal((await h.request('GET', '/v2/teams', { key })).body.data.teams[0].status, 'suspended');
   const active = await h.request('PUT', `/v2/teams/${team}`, { key, body: { status: 'active' } });
   t.equal(active.status, 200);
@@ -181,7 +181,7 @@ t.test('PUT /v2/teams/{id} suspends a team and reactivates it', async (t) => {
 t.test('a team suspended by the platform cannot be reactivated by its account: 403 suspended_by_platform', async (t) => {
   const { key } = await h.account();
   const team = await createTeam(key, 'Platform suspended');
-  const change = await h.rt.store.accounts.changeStatus(team, 'suspended', 'platform');
+  const change = await h.rt.store.teams.changeStatus(team, 'suspended', 'platform');
   t.ok(change.ok);
   for (const body of [{ status: 'active' }, { status: 'active', name: 'Sneaky rename' }]) {
     const res = await h.request('PUT', `/v2/teams/${team}`, { key, body });
@@ -191,13 +191,13 @@ t.test('a team suspended by the platform cannot be reactivated by its account: 4
   }
   const list = await h.request('GET', '/v2/teams', { key });
   t.same(list.body.data.teams, [{ id: team, name: 'Platform suspended', status: 'suspended' }], 'still suspended, not renamed');
-  t.equal((await h.rt.store.accounts.get(team))?.suspendedBy, 'platform');
+  t.equal((await h.rt.store.teams.get(team))?.suspendedBy, 'platform');
 });
 
 t.test('an account suspending a platform-suspended team again does not take the suspension over', async (t) => {
   const { key } = await h.account();
   const team = await createTeam(key, 'Twice suspended');
-  await h.rt.store.accounts.changeStatus(team, 'suspended', 'platform');
+  await h.rt.store.teams.changeStatus(team, 'suspended', 'platform');
   const res = await h.request('PUT', `/v2/teams/${team}`, { key, body: { status: 'suspended' } });
   t.equal(res.status, 200);
   t.equal(res.body.data.status, 'suspended');
@@ -209,8 +209,8 @@ t.test('an account suspending a platform-suspended team again does not take the 
 t.test('once the platform reactivates it, the account manages the team again', async (t) => {
   const { key } = await h.account();
   const team = await createTeam(key, 'Released');
-  await h.rt.store.accounts.changeStatus(team, 'suspended', 'platform');
-  await h.rt.store.accounts.changeStatus(team, 'active', 'platform');
+  await h.rt.store.teams.changeStatus(team, 'suspended', 'platform');
+  await h.rt.store.teams.changeStatus(team, 'active', 'platform');
   const res = await h.request('PUT', `/v2/teams/${team}`, { key, body: { status: 'suspended' } });
   t.equal(res.status, 200);
   const back = await h.request('PUT', `/v2/teams/${team}`, { key, body: { status: 'active' } });
@@ -227,8 +227,8 @@ t.test('PUT on an unknown team, another account’s team or the account itself a
     t.equal(res.status, 404, `team ${target}`);
     t.equal(res.body.errors.code, 'not_found');
   }
-  t.equal((await h.rt.store.accounts.get(foreign))?.status, 'active', 'the foreign team was not touched');
-  t.equal((await h.rt.store.accounts.get(id))?.status, 'active', 'the account itself was not touched');
+  t.equal((await h.rt.store.teams.get(foreign))?.status, 'active', 'the foreign team was not touched');
+  t.equal((await h.rt.store.teams.get(id))?.status, 'active', 'the account itself was not touched');
 });
 
 t.test('a child team’s key cannot update teams, not even its own (404)', async (t) => {
@@ -249,11 +249,11 @@ t.test('credits are pooled: GET /v2/teams shows the parent’s balance and teams
   t.same(res.body.data.account, { id, name: res.body.data.account.name, status: 'active', credit_balance: 1234 });
   t.equal(res.body.data.credits_shared, true);
   t.same(Object.keys(res.body.data.teams[0]).sort(), ['id', 'name', 'status'], 'no balance on a team');
-  t.equal((await h.rt.store.accounts.get(team))?.creditBalance, 0, 'a child’s own balance is 0');
-  await h.rt.store.accounts.addCredits(id, 66);
+  t.equal((await h.rt.store.teams.get(team))?.creditBalance, 0, 'a child’s own balance is 0');
+  await h.rt.store.teams.addCredits(id, 66);
   const after = await h.request('GET', '/v2/teams', { key });
   t.equal(after.body.data.account.credit_balance, 1300);
-  const onChild = await h.request('GET', '/v2/info', { key, accountId: team });
+  const onChild = await h.request('GET', '/v2/info', { key, teamId: team });
   t.equal(onChild.body.account.credit_balance, 1300, 'the child shows the pooled figure');
   const childKey = await h.adminKey(team, ['teams:read']);
   const asChild = await h.request('GET', '/v2/teams', { key: childKey });

@@ -28,12 +28,12 @@ async function createTeam(owner: Caller, name: string): Promise<number> {
   return res.body.data.id as number;
 }
 
-function createHook(caller: Caller, body: Record<string, unknown>, accountId?: number) {
-  return h.request('POST', '/v2/webhooks', { key: caller.key, body, accountId });
+function createHook(caller: Caller, body: Record<string, unknown>, teamId?: number) {
+  return h.request('POST', '/v2/webhooks', { key: caller.key, body, teamId });
 }
 
-async function newHook(caller: Caller, body: Record<string, unknown> = {}, accountId?: number) {
-  const res = await createHook(caller, { url: HOOK, events: ['bounced'], ...body }, accountId);
+async function newHook(caller: Caller, body: Record<string, unknown> = {}, teamId?: number) {
+  const res = await createHook(caller, { url: HOOK, events: ['bounced'], ...body }, teamId);
   if (res.status !== 201) throw new Error(`webhook creation failed: ${res.status} ${res.text}`);
   return res.body.data as Record<string, UntypedJson>;
 }
@@ -345,16 +345,16 @@ t.test('PUT and DELETE of an unknown id or another team’s webhook answer 404',
   const teams = await newHook(a, {}, team);
   const theirs = await newHook(b);
 
-  for (const [name, id, accountId] of [
+  for (const [name, id, teamId] of [
     ['an unknown id', 999_999, undefined],
     ['another account’s webhook', theirs.id, undefined],
     ['a child team’s webhook from the parent', teams.id, undefined],
     ['the parent’s webhook from a child team', mine.id, team],
   ] as Array<[string, number, number | undefined]>) {
-    const put = await h.request('PUT', `/v2/webhooks/${id}`, { key: a.key, body: { title: 'x' }, accountId });
+    const put = await h.request('PUT', `/v2/webhooks/${id}`, { key: a.key, body: { title: 'x' }, teamId });
     t.equal(put.status, 404, `PUT ${name}`);
     t.equal(put.body.errors.code, 'not_found');
-    const del = await h.request('DELETE', `/v2/webhooks/${id}`, { key: a.key, accountId });
+    const del = await h.request('DELETE', `/v2/webhooks/${id}`, { key: a.key, teamId });
     t.equal(del.status, 404, `DELETE ${name}`);
   }
   const still = await h.request('GET', '/v2/webhooks', { key: b.key });
@@ -492,7 +492,7 @@ t.test('webhooks belong to the team named by X-Account-Id', async (t) => {
   const onTeam = await newHook(a, { title: 'team hook' }, team);
   const onRoot = await newHook(a, { title: 'root hook' });
 
-  const teamList = await h.request('GET', '/v2/webhooks', { key: a.key, accountId: team });
+  const teamList = await h.request('GET', '/v2/webhooks', { key: a.key, teamId: team });
   t.equal(teamList.headers.get('x-account-id'), String(team));
   t.same(
     teamList.body.data.map((w: { id: number }) => w.id),
@@ -506,19 +506,19 @@ t.test('webhooks belong to the team named by X-Account-Id', async (t) => {
     [onRoot.id],
   );
 
-  const otherList = await h.request('GET', '/v2/webhooks', { key: a.key, accountId: other });
+  const otherList = await h.request('GET', '/v2/webhooks', { key: a.key, teamId: other });
   t.same(otherList.body.data, [], 'a sibling team sees none of them');
 
-  const put = await h.request('PUT', `/v2/webhooks/${onTeam.id}`, { key: a.key, accountId: team, body: { status: 'inactive' } });
+  const put = await h.request('PUT', `/v2/webhooks/${onTeam.id}`, { key: a.key, teamId: team, body: { status: 'inactive' } });
   t.equal(put.status, 200);
   t.equal(put.headers.get('x-account-id'), String(team));
   t.equal((await h.rt.store.webhooks.get(onTeam.id, team))?.status, 'inactive');
 
   const stranger = await h.account();
-  const foreign = await h.request('GET', '/v2/webhooks', { key: stranger.key, accountId: team });
+  const foreign = await h.request('GET', '/v2/webhooks', { key: stranger.key, teamId: team });
   t.equal(foreign.status, 404, 'another account’s team is not reachable');
 
-  const del = await h.request('DELETE', `/v2/webhooks/${onTeam.id}`, { key: a.key, accountId: team });
+  const del = await h.request('DELETE', `/v2/webhooks/${onTeam.id}`, { key: a.key, teamId: team });
   t.same(del.body, { deleted: true });
 });
 
@@ -538,7 +538,7 @@ t.test('a key held by a child team reaches only that team’s webhooks', async (
     list.body.data.map((w: { id: number }) => w.id),
     [created.body.data.id],
   );
-  const parent = await h.request('GET', '/v2/webhooks', { key: childKey, accountId: a.id });
+  const parent = await h.request('GET', '/v2/webhooks', { key: childKey, teamId: a.id });
   t.equal(parent.status, 404, 'the parent is out of reach');
   const put = await h.request('PUT', `/v2/webhooks/${parentHook.id}`, { key: childKey, body: { title: 'x' } });
   t.equal(put.status, 404);

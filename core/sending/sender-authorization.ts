@@ -4,7 +4,7 @@ import type { Redis } from 'ioredis';
 import type { KeyCache } from '../../shared/key-cache.js';
 import type { Domain } from '../../domain/sending-domain.js';
 import type { Store } from '../../store/index.js';
-import type { Team } from '../../domain/team.js';
+import { accountIdOf, type Team } from '../../domain/team.js';
 import { kindOf } from '../../shared/api-key.js';
 import { allows } from '../../shared/scopes.js';
 import { domainOfEmail } from '../../shared/email-address.js';
@@ -26,7 +26,7 @@ export interface Sender {
   team: Team;
   /** The team owning the key (differs from `team` when an account's admin key acts on a child team). */
   keyOwner: Team;
-  /** The root account: it pays, and its sending rate applies. */
+  /** The account (the key owner's paying team): it pays, and its sending rate applies. */
   accountId: number;
   /** Null for sends made with an admin key: the logs show no sending-key id. */
   sendingKeyId: number | null;
@@ -34,7 +34,7 @@ export interface Sender {
   onlyDomainId: string | null;
   /** When the teams were last read: checks within TEAM_REUSE_MS reuse them instead of reading again. */
   readAt: number;
-  /** The root account as last read (its sending rate). */
+  /** The account as last read (its sending rate). */
   account: Team;
 }
 
@@ -46,8 +46,6 @@ export interface SenderAuthorizationDeps {
 
 /** A sender checked this recently is not read again: a MAIL FROM right after AUTH, a batch's items. */
 const TEAM_REUSE_MS = 1000;
-
-const rootOf = (team: Team): number => team.parentId ?? team.id;
 
 export class SenderAuthorization {
   constructor(private readonly d: SenderAuthorizationDeps) {}
@@ -63,7 +61,7 @@ export class SenderAuthorization {
     if (key.kind !== 'sending' && carriedIn === 'smtp_auth') {
       return refused({ kind: 'invalid_key', detail: 'Use a sending key as the password' });
     }
-    const owner = await this.d.store.accounts.get(key.accountId);
+    const owner = await this.d.store.teams.get(key.teamId);
     if (!owner) return refused({ kind: 'invalid_key', detail: 'The key is invalid or has been revoked' });
     if (key.kind === 'sending') return this.sender(owner, owner, key.id, key.domainId);
     if (!allows(key.scopes, 'emails:send')) return refused({ kind: 'insufficient_scope', requiredScope: 'emails:send' });
@@ -81,7 +79,7 @@ export class SenderAuthorization {
     if (!fresh || [fresh.team, fresh.keyOwner, fresh.account].some((t) => t.status === 'suspended')) return refused({ kind: 'team_suspended' });
     if (fromAddress === undefined) return allowed({ sender: fresh, domain: null });
     const domain = await this.d.store.domains.findByName(domainOfEmail(fromAddress));
-    if (!domain || domain.accountId !== fresh.team.id || domain.verificationStatus !== 'verified') {
+    if (!domain || domain.teamId !== fresh.team.id || domain.verificationStatus !== 'verified') {
       return refused({ kind: 'domain_not_verified', address: fromAddress, domain: domainOfEmail(fromAddress) });
     }
     if (fresh.onlyDomainId !== null && fresh.onlyDomainId !== domain.id) {
@@ -99,26 +97,26 @@ export class SenderAuthorization {
   }
 
   private async sender(team: Team, keyOwner: Team, sendingKeyId: number | null, onlyDomainId: string | null): Promise<Decision<Sender>> {
-    const accountId = rootOf(keyOwner);
-    const account = accountId === keyOwner.id ? keyOwner : await this.d.store.accounts.get(accountId);
+    const accountId = accountIdOf(keyOwner);
+    const account = accountId === keyOwner.id ? keyOwner : await this.d.store.teams.get(accountId);
     if (!account) return refused({ kind: 'invalid_key', detail: 'The key is invalid or has been revoked' });
     return allowed({ team, keyOwner, accountId, sendingKeyId, onlyDomainId, readAt: Date.now(), account });
   }
 
   /** The teams read again; undefined when one of them is gone. */
   private async reread(sender: Sender): Promise<Sender | undefined> {
-    const accounts = this.d.store.accounts;
-    const team = await accounts.get(sender.team.id);
-    const keyOwner = sender.keyOwner.id === sender.team.id ? team : await accounts.get(sender.keyOwner.id);
-    const account = sender.accountId === sender.team.id ? team : await accounts.get(sender.accountId);
+    const teams = this.d.store.teams;
+    const team = await teams.get(sender.team.id);
+    const keyOwner = sender.keyOwner.id === sender.team.id ? team : await teams.get(sender.keyOwner.id);
+    const account = sender.accountId === sender.team.id ? team : await teams.get(sender.accountId);
     if (!team || !keyOwner || !account) return undefined;
     return { ...sender, team, keyOwner, account, readAt: Date.now() };
   }
 
-  /** The team an admin key acts on: its own, or, for a root account's key, one of the account's teams. */
+  /** The team an admin key acts on: its own, or, for an account's key, one of the account's child teams. */
   private async actingTeam(owner: Team, actingTeamId: number | undefined): Promise<Team | undefined> {
     if (actingTeamId === undefined || actingTeamId === owner.id) return owner;
-    const team = await this.d.store.accounts.get(actingTeamId);
+    const team = await this.d.store.teams.get(actingTeamId);
     // A team outside the key's reach answers exactly like one that does not exist.
     return team && owner.parentId === null && team.parentId === owner.id ? team : undefined;
   }

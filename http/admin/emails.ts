@@ -145,7 +145,7 @@ const read = defineRoute({
     const { message: m, recipients, attempts } = valueOf(await ctx.core.messageLog.get(caller.acting, params.message_id));
     const data = {
       ...listItem(m, recipients.length),
-      team_id: m.accountId,
+      team_id: m.teamId,
       sending_key_id: m.sendingKeyId,
       message_id_header: m.messageIdHeader,
       size: m.size,

@@ -3,7 +3,7 @@
 import { adminError } from '../../shared/errors.js';
 import { missingScope } from '../../shared/scopes.js';
 import { hitRateLimit, rateLimitHeaders } from '../../shared/rate-limit.js';
-import { adminKeyAuth, hasAccountIdHeader } from '../auth.js';
+import { adminKeyAuth, hasTeamHeader } from '../auth.js';
 import type { Call, RouteGroup } from '../pipeline.js';
 import type { AnyRoute, Caller } from '../route.js';
 import { adminErrors } from './error-mapper.js';
@@ -11,8 +11,8 @@ import { adminRoutes } from './index.js';
 
 type AdminCall = Call<Caller, AnyRoute>;
 
-function refuseAccountId({ route, req }: AdminCall): void {
-  if (route.forbidsAccountId && hasAccountIdHeader(req)) {
+function refuseTeamHeader({ route, req }: AdminCall): void {
+  if (route.forbidsTeamHeader && hasTeamHeader(req)) {
     throw adminError('account_id_not_allowed', 'This request must be sent without X-Account-Id: only the parent account can do it');
   }
 }
@@ -27,7 +27,7 @@ async function enforceRate({ ctx, route, caller, query, headers }: AdminCall): P
   const policy = route.rate === 'writes-when-search' ? (query.search ? 'writes' : null) : route.rate;
   if (!policy) return;
   const limit = policy === 'domains' ? ctx.config.limits.domainCreatesPerMinute : ctx.config.limits.writesPerMinute;
-  const decision = await hitRateLimit(ctx.redis, caller.rootId, policy, limit, 60);
+  const decision = await hitRateLimit(ctx.redis, caller.accountId, policy, limit, 60);
   const rateHeaders = rateLimitHeaders(decision);
   if (!decision.allowed) {
     throw adminError('rate_limited', `Rate limit of ${limit} requests per minute exceeded; retry in ${decision.resetS} s`, {}, rateHeaders);
@@ -39,6 +39,6 @@ export const adminGroup: RouteGroup<Caller, AnyRoute> = {
   bodyLimit: (config) => config.api.bodyLimitBytes,
   auth: adminKeyAuth,
   errors: adminErrors,
-  checks: [refuseAccountId, requireScopes, enforceRate],
+  checks: [refuseTeamHeader, requireScopes, enforceRate],
   routes: adminRoutes,
 };

@@ -62,7 +62,7 @@ const remove = defineRoute({
   async handle({ ctx, caller, query, body }) {
     const email = body?.email ?? query.email;
     if (!email?.trim()) throw adminError('validation_failed', 'email is required, in the query or in the JSON body', { field: 'email' });
-    const removal = valueOf(await ctx.core.suppressions.remove(caller.acting, caller.rootId, email));
+    const removal = valueOf(await ctx.core.suppressions.remove(caller.acting, caller.accountId, email));
     return {
       body: {
         deleted: true,

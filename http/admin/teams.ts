@@ -18,7 +18,7 @@ const list = defineRoute({
   tag: 'Teams',
   scopes: ['teams:read'],
   rate: 'writes',
-  ignoresAccountId: true,
+  ignoresTeamHeader: true,
   responses: {
     200: {
       description: 'Account and teams',
@@ -46,7 +46,7 @@ const create = defineRoute({
   tag: 'Teams',
   scopes: ['teams:write'],
   rate: 'writes',
-  forbidsAccountId: true,
+  forbidsTeamHeader: true,
   body: Type.Object({ name: TeamName }, { additionalProperties: false }),
   responses: {
     201: { description: 'Team created', schema: DataOf(TeamItem) },

@@ -10,7 +10,7 @@ import type { CheckRecord, DomainRepository, NewDomain } from '../domains.js';
 
 const DomainRow = Type.Object({
   id: Text,
-  account_id: Int,
+  team_id: Int,
   name: Text,
   verification_status: OneOf(VERIFICATION_STATUSES),
   is_default: Flag,
@@ -32,7 +32,7 @@ const DomainRow = Type.Object({
 
 const decodeDomain = rowDecoder('domain', DomainRow, (r): Domain => ({
   id: r.id,
-  accountId: r.account_id,
+  teamId: r.team_id,
   name: r.name,
   verificationStatus: r.verification_status,
   isDefault: r.is_default === 1,
@@ -64,19 +64,19 @@ export class DomainStore implements DomainRepository {
   async create(d: NewDomain): Promise<Domain | 'exists'> {
     const now = nowIso();
     const [row] = await this.sql.returning(
-      `INSERT INTO domains (id, account_id, name, is_default, dkim_selector, dkim_public_key, dkim_private_key_enc, created_at, updated_at)
-       VALUES (?, ?, ?, NOT EXISTS (SELECT 1 FROM domains WHERE account_id = ? AND ${LIVE}), ?, ?, ?, ?, ?)
+      `INSERT INTO domains (id, team_id, name, is_default, dkim_selector, dkim_public_key, dkim_private_key_enc, created_at, updated_at)
+       VALUES (?, ?, ?, NOT EXISTS (SELECT 1 FROM domains WHERE team_id = ? AND ${LIVE}), ?, ?, ?, ?, ?)
        ON CONFLICT DO NOTHING RETURNING *`,
-      [randomBytes(12).toString('base64url'), d.accountId, d.name, d.accountId, d.dkimSelector, d.dkimPublicKey, d.dkimPrivateKeyEnc, now, now],
+      [randomBytes(12).toString('base64url'), d.teamId, d.name, d.teamId, d.dkimSelector, d.dkimPublicKey, d.dkimPrivateKeyEnc, now, now],
     );
     return row ? decodeDomain(row) : 'exists';
   }
 
-  async get(id: string, accountId?: number): Promise<Domain | undefined> {
+  async get(id: string, teamId?: number): Promise<Domain | undefined> {
     const row =
-      accountId === undefined
+      teamId === undefined
         ? await this.sql.get(`SELECT * FROM domains WHERE id = ? AND ${LIVE}`, [id])
-        : await this.sql.get(`SELECT * FROM domains WHERE id = ? AND account_id = ? AND ${LIVE}`, [id, accountId]);
+        : await this.sql.get(`SELECT * FROM domains WHERE id = ? AND team_id = ? AND ${LIVE}`, [id, teamId]);
     return row && decodeDomain(row);
   }
 
@@ -85,26 +85,21 @@ export class DomainStore implements DomainRepository {
     return row && decodeDomain(row);
   }
 
-  async list(accountId: number, page: PageRequest): Promise<PageOf<Domain>> {
-    const rows = await this.sql.all(`SELECT * FROM domains WHERE account_id = ? AND ${LIVE} ORDER BY created_at, id LIMIT ? OFFSET ?`, [accountId, ...limitOffset(page)]);
-    const count = await this.sql.get(`SELECT COUNT(*) AS n FROM domains WHERE account_id = ? AND ${LIVE}`, [accountId]);
+  async list(teamId: number, page: PageRequest): Promise<PageOf<Domain>> {
+    const rows = await this.sql.all(`SELECT * FROM domains WHERE team_id = ? AND ${LIVE} ORDER BY created_at, id LIMIT ? OFFSET ?`, [teamId, ...limitOffset(page)]);
+    const count = await this.sql.get(`SELECT COUNT(*) AS n FROM domains WHERE team_id = ? AND ${LIVE}`, [teamId]);
     return { rows: rows.map(decodeDomain), total: countOf(count!) };
   }
 
-  async remove(id: string, accountId: number): Promise<boolean> {
+  async remove(id: string, teamId: number): Promise<boolean> {
     return this.sql.tx(async (q) => {
       const now = nowIso();
-      const gone = await q.run(`UPDATE domains SET deleted_at = ?, is_default = 0, updated_at = ? WHERE id = ? AND account_id = ? AND ${LIVE}`, [
-        now,
-        now,
-        id,
-        accountId,
-      ]);
+      const gone = await q.run(`UPDATE domains SET deleted_at = ?, is_default = 0, updated_at = ? WHERE id = ? AND team_id = ? AND ${LIVE}`, [now, now, id, teamId]);
       if (!gone.changes) return false;
       await q.run(
-        `UPDATE domains SET is_default = 1 WHERE id = (SELECT id FROM domains WHERE account_id = ? AND ${LIVE} ORDER BY created_at, id LIMIT 1)
-           AND NOT EXISTS (SELECT 1 FROM domains WHERE account_id = ? AND is_default = 1 AND ${LIVE})`,
-        [accountId, accountId],
+        `UPDATE domains SET is_default = 1 WHERE id = (SELECT id FROM domains WHERE team_id = ? AND ${LIVE} ORDER BY created_at, id LIMIT 1)
+           AND NOT EXISTS (SELECT 1 FROM domains WHERE team_id = ? AND is_default = 1 AND ${LIVE})`,
+        [teamId, teamId],
       );
       return true;
     });

@@ -19,7 +19,7 @@ const decodeContext = rowDecoder(
     state: OneOf(RECIPIENT_STATES),
     email: Text,
     message_id: Text,
-    account_id: Int,
+    team_id: Int,
     domain_id: Nullable(Text),
     complained_at: Nullable(Text),
   }),
@@ -30,7 +30,7 @@ type RecipientContext = ReturnType<typeof decodeContext>;
 
 async function context(q: Queryable, recipientId: number): Promise<RecipientContext | undefined> {
   const row = await q.get(
-    `SELECT r.id, r.state, r.email, r.message_id, r.complained_at, m.account_id, m.domain_id
+    `SELECT r.id, r.state, r.email, r.message_id, r.complained_at, m.team_id, m.domain_id
      FROM recipients r JOIN messages m ON m.id = r.message_id WHERE r.id = ?`,
     [recipientId],
   );
@@ -39,8 +39,8 @@ async function context(q: Queryable, recipientId: number): Promise<RecipientCont
 
 async function addEvent(q: Queryable, r: RecipientContext, type: 'bounced' | 'complaint', hard: boolean | null, reason: string): Promise<number | null> {
   const res = await q.run(
-    `INSERT OR IGNORE INTO events (account_id, type, message_id, recipient_id, email, is_hard_bounce, reason, occurred_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
-    [r.account_id, type, r.message_id, r.id, r.email, hard === null ? null : +hard, reason, nowIso()],
+    `INSERT OR IGNORE INTO events (team_id, type, message_id, recipient_id, email, is_hard_bounce, reason, occurred_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+    [r.team_id, type, r.message_id, r.id, r.email, hard === null ? null : +hard, reason, nowIso()],
   );
   return res.changes ? res.lastId : null;
 }
@@ -62,11 +62,11 @@ async function applyMove(q: Queryable, r: RecipientContext, effects: OutcomeEffe
 /** The feedback part of an outcome: the hard-bounce mark, the suppression, the webhook event; then the message's status. */
 async function applyFeedback(q: Queryable, r: RecipientContext, feedback: FeedbackEffects, reason: string): Promise<Applied> {
   if (feedback.hardBounce !== null) await q.run('UPDATE recipients SET hard_bounce = ? WHERE id = ?', [+feedback.hardBounce, r.id]);
-  if (feedback.suppress) await SuppressionStore.upsert(q, r.account_id, { email: r.email, status: feedback.suppress, reason, messageId: r.message_id });
+  if (feedback.suppress) await SuppressionStore.upsert(q, r.team_id, { email: r.email, status: feedback.suppress, reason, messageId: r.message_id });
   const event = feedback.event;
   const eventId = event ? await addEvent(q, r, event.type, event.type === 'bounced' ? event.hard : null, reason) : null;
   await refreshStatus(q, r.message_id);
-  return { accountId: r.account_id, messageId: r.message_id, email: r.email, eventId, suppressed: feedback.suppress !== null };
+  return { teamId: r.team_id, messageId: r.message_id, email: r.email, eventId, suppressed: feedback.suppress !== null };
 }
 
 /** Applies an outcome to one recipient as domain/outcome.ts decides it; null when it does not apply. */

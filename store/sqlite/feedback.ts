@@ -14,7 +14,7 @@ const decodeEvent = rowDecoder(
   'event',
   Type.Object({
     id: Int,
-    account_id: Int,
+    team_id: Int,
     type: OneOf(WEBHOOK_EVENTS),
     message_id: Text,
     email: Text,
@@ -25,7 +25,7 @@ const decodeEvent = rowDecoder(
   }),
   (e): OutboxEvent => ({
     id: e.id,
-    accountId: e.account_id,
+    teamId: e.team_id,
     type: e.type,
     messageId: e.message_id,
     email: e.email,
@@ -41,7 +41,7 @@ const decodeDelivery = rowDecoder(
   Type.Object({
     id: Int,
     webhook_id: Int,
-    account_id: Int,
+    team_id: Int,
     event_id: Int,
     event_type: OneOf(WEBHOOK_EVENTS),
     url: Text,
@@ -53,7 +53,7 @@ const decodeDelivery = rowDecoder(
   (d): WebhookDeliveryRecord => ({
     id: d.id,
     webhookId: d.webhook_id,
-    accountId: d.account_id,
+    teamId: d.team_id,
     eventId: d.event_id,
     eventType: d.event_type,
     url: d.url,
@@ -112,13 +112,13 @@ export class FeedbackStore implements FeedbackRepository {
 
   async logDelivery(d: NewWebhookDelivery): Promise<void> {
     await this.sql.run(
-      `INSERT INTO webhook_deliveries (webhook_id, account_id, event_id, event_type, url, status_code, error, latency_ms, attempted_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-      [d.webhookId, d.accountId, d.eventId, d.eventType, d.url, d.statusCode, d.error, d.latencyMs, nowIso()],
+      `INSERT INTO webhook_deliveries (webhook_id, team_id, event_id, event_type, url, status_code, error, latency_ms, attempted_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      [d.webhookId, d.teamId, d.eventId, d.eventType, d.url, d.statusCode, d.error, d.latencyMs, nowIso()],
     );
   }
 
-  async deliveriesOf(accountId: number, limit = 100): Promise<WebhookDeliveryRecord[]> {
-    const rows = await this.sql.all('SELECT * FROM webhook_deliveries WHERE account_id = ? ORDER BY attempted_at DESC, id DESC LIMIT ?', [accountId, limit]);
+  async deliveriesOf(teamId: number, limit = 100): Promise<WebhookDeliveryRecord[]> {
+    const rows = await this.sql.all('SELECT * FROM webhook_deliveries WHERE team_id = ? ORDER BY attempted_at DESC, id DESC LIMIT ?', [teamId, limit]);
     return rows.map(decodeDelivery);
   }
 
@@ -126,12 +126,12 @@ export class FeedbackStore implements FeedbackRepository {
     return (await this.sql.run('DELETE FROM webhook_deliveries WHERE attempted_at < ?', [olderThanIso])).changes;
   }
 
-  async rates(accountId: number, sinceMs: number): Promise<ReputationFigures> {
+  async rates(teamId: number, sinceMs: number): Promise<ReputationFigures> {
     const row = await this.sql.get(
       `SELECT COUNT(*) AS volume, SUM(r.state = 'bounced') AS bounced, SUM(r.complained_at IS NOT NULL) AS complained
        FROM recipients r JOIN messages m ON m.id = r.message_id
-       WHERE m.account_id = ? AND m.created_at >= ? AND r.state IN ('sent', 'bounced', 'complained')`,
-      [accountId, new Date(sinceMs).toISOString()],
+       WHERE m.team_id = ? AND m.created_at >= ? AND r.state IN ('sent', 'bounced', 'complained')`,
+      [teamId, new Date(sinceMs).toISOString()],
     );
     return decodeFigures(row!);
   }

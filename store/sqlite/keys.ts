@@ -11,7 +11,7 @@ import type { KeyRepository, NewKey } from '../keys.js';
 
 const KeyRow = Type.Object({
   id: Int,
-  account_id: Int,
+  team_id: Int,
   kind: OneOf(['sending', 'admin'] as const),
   title: Text,
   key_hash: Text,
@@ -29,7 +29,7 @@ const decodeScopes = jsonDecoder('key scopes', Type.Array(Text));
 
 const decodeKey = rowDecoder('API key', KeyRow, (r): KeyRecord => ({
   id: r.id,
-  accountId: r.account_id,
+  teamId: r.team_id,
   kind: r.kind,
   title: r.title,
   keyHash: r.key_hash,
@@ -48,25 +48,25 @@ const SELECT = `SELECT k.*, d.name AS domain_name FROM api_keys k LEFT JOIN doma
 /** What an insert gives back: the row as SELECT reads it, with its domain's name. */
 const RETURNED = `RETURNING *, (SELECT name FROM domains WHERE id = domain_id) AS domain_name`;
 /** The teams of an account, itself included. */
-const OF_ACCOUNT = 'account_id IN (SELECT id FROM accounts WHERE id = ? OR parent_id = ?)';
+const OF_ACCOUNT = 'team_id IN (SELECT id FROM teams WHERE id = ? OR parent_id = ?)';
 
 export class KeyStore implements KeyRepository {
   constructor(private readonly sql: Sql) {}
 
   async createSending(k: NewKey & { domainId: string | null }): Promise<KeyRecord> {
     const [row] = await this.sql.returning(
-      `INSERT INTO api_keys (account_id, kind, title, key_hash, key_start, key_end, domain_id, created_at) VALUES (?, 'sending', ?, ?, ?, ?, ?, ?) ${RETURNED}`,
-      [k.accountId, k.title, k.hash, k.start, k.end, k.domainId, nowIso()],
+      `INSERT INTO api_keys (team_id, kind, title, key_hash, key_start, key_end, domain_id, created_at) VALUES (?, 'sending', ?, ?, ?, ?, ?, ?) ${RETURNED}`,
+      [k.teamId, k.title, k.hash, k.start, k.end, k.domainId, nowIso()],
     );
     return decodeKey(row!);
   }
 
   /** One conditional insert: the count and the insert are one statement (see docs/decisions.md, "Limits kept by the store"). */
-  async createAdmin(k: NewKey & { rootId: number; scopes: Scope[] }, limit: number): Promise<KeyRecord | 'limit_reached'> {
+  async createAdmin(k: NewKey & { accountId: number; scopes: Scope[] }, limit: number): Promise<KeyRecord | 'limit_reached'> {
     const [row] = await this.sql.returning(
-      `INSERT INTO api_keys (account_id, kind, title, key_hash, key_start, key_end, scopes, created_at) SELECT ?, 'admin', ?, ?, ?, ?, ?, ?
+      `INSERT INTO api_keys (team_id, kind, title, key_hash, key_start, key_end, scopes, created_at) SELECT ?, 'admin', ?, ?, ?, ?, ?, ?
        WHERE (SELECT COUNT(*) FROM api_keys WHERE kind = 'admin' AND status = 'active' AND ${OF_ACCOUNT}) < ? ${RETURNED}`,
-      [k.accountId, k.title, k.hash, k.start, k.end, JSON.stringify(k.scopes), nowIso(), k.rootId, k.rootId, limit],
+      [k.teamId, k.title, k.hash, k.start, k.end, JSON.stringify(k.scopes), nowIso(), k.accountId, k.accountId, limit],
     );
     return row ? decodeKey(row) : 'limit_reached';
   }
@@ -81,23 +81,23 @@ export class KeyStore implements KeyRepository {
     return row && decodeKey(row);
   }
 
-  async listSending(accountId: number, page: PageRequest): Promise<PageOf<KeyRecord>> {
-    const where = `k.account_id = ? AND k.kind = 'sending' AND k.status = 'active'`;
-    const rows = await this.sql.all(`${SELECT} WHERE ${where} ORDER BY k.created_at, k.id LIMIT ? OFFSET ?`, [accountId, ...limitOffset(page)]);
-    const count = await this.sql.get(`SELECT COUNT(*) AS n FROM api_keys k WHERE ${where}`, [accountId]);
+  async listSending(teamId: number, page: PageRequest): Promise<PageOf<KeyRecord>> {
+    const where = `k.team_id = ? AND k.kind = 'sending' AND k.status = 'active'`;
+    const rows = await this.sql.all(`${SELECT} WHERE ${where} ORDER BY k.created_at, k.id LIMIT ? OFFSET ?`, [teamId, ...limitOffset(page)]);
+    const count = await this.sql.get(`SELECT COUNT(*) AS n FROM api_keys k WHERE ${where}`, [teamId]);
     return { rows: rows.map(decodeKey), total: countOf(count!) };
   }
 
-  async listAdmin(rootId: number): Promise<KeyRecord[]> {
-    const rows = await this.sql.all(`${SELECT} WHERE k.kind = 'admin' AND k.status = 'active' AND k.${OF_ACCOUNT} ORDER BY k.created_at, k.id`, [rootId, rootId]);
+  async listAdmin(accountId: number): Promise<KeyRecord[]> {
+    const rows = await this.sql.all(`${SELECT} WHERE k.kind = 'admin' AND k.status = 'active' AND k.${OF_ACCOUNT} ORDER BY k.created_at, k.id`, [accountId, accountId]);
     return rows.map(decodeKey);
   }
 
-  async revoke(id: number, kind: KeyKind, accountId?: number): Promise<string | undefined> {
+  async revoke(id: number, kind: KeyKind, teamId?: number): Promise<string | undefined> {
     const [row] = await this.sql.returning(
-      `UPDATE api_keys SET status = 'revoked', revoked_at = ? WHERE id = ? AND kind = ? AND status = 'active' AND (? IS NULL OR account_id = ?)
+      `UPDATE api_keys SET status = 'revoked', revoked_at = ? WHERE id = ? AND kind = ? AND status = 'active' AND (? IS NULL OR team_id = ?)
        RETURNING key_hash`,
-      [nowIso(), id, kind, accountId ?? null, accountId ?? null],
+      [nowIso(), id, kind, teamId ?? null, teamId ?? null],
     );
     return row && decodeHash(row);
   }

@@ -42,10 +42,10 @@ function searchMatch(words: string, status: MessageStatus | undefined): string {
  * The statements list() runs, or null when the search text has no word (nothing can match). Exported so the
  * log benchmark explains exactly these.
  */
-export function listStatements(accountId: number, query: MessageQuery): ListStatements | null {
-  if (query.search === undefined) return { page: indexedPage(accountId, query), count: countedTotal(accountId, query) };
+export function listStatements(teamId: number, query: MessageQuery): ListStatements | null {
+  if (query.search === undefined) return { page: indexedPage(teamId, query), count: countedTotal(teamId, query) };
   const match = ftsQuery(query.search);
-  return match ? searchStatements(match, accountId, query) : null;
+  return match ? searchStatements(match, teamId, query) : null;
 }
 
 // --- How the log is listed ---
@@ -53,7 +53,7 @@ export function listStatements(accountId: number, query: MessageQuery): ListStat
 // Newest first is created_at order and rowid order alike: insert() reads created_at from the clock inside the
 // write transaction that assigns the rowid, and every writer (API and MTA) takes the same database write lock,
 // so both grow together; only a clock stepping back can set them apart, and then only around the step.
-// Without a search, the indexes on (account_id, [status | domain_id,] created_at) give that order and stop at
+// Without a search, the indexes on (team_id, [status | domain_id,] created_at) give that order and stop at
 // the page. A search walks the FTS index from its newest rowid down instead, and stops likewise.
 
 /** Larger than any rowid: a lower bound that leaves nothing. */
@@ -68,9 +68,9 @@ function allOf(conditions: ReadonlyArray<readonly [clause: string, value: SqlVal
 }
 
 /** The filters of a listing as conditions on `messages` under `alias`. */
-function conditions(alias: string, accountId: number, q: Pick<MessageQuery, 'status' | 'domainId' | 'from' | 'to'>): Statement {
+function conditions(alias: string, teamId: number, q: Pick<MessageQuery, 'status' | 'domainId' | 'from' | 'to'>): Statement {
   return allOf([
-    [`${alias}.account_id = ?`, accountId],
+    [`${alias}.team_id = ?`, teamId],
     [`${alias}.status = ?`, q.status],
     [`${alias}.domain_id = ?`, q.domainId],
     [`${alias}.created_at >= ?`, q.from],
@@ -78,8 +78,8 @@ function conditions(alias: string, accountId: number, q: Pick<MessageQuery, 'sta
   ]);
 }
 
-function indexedPage(accountId: number, q: MessageQuery): Statement {
-  const where = conditions('m', accountId, q);
+function indexedPage(teamId: number, q: MessageQuery): Statement {
+  const where = conditions('m', teamId, q);
   return {
     sql: `SELECT m.rowid, m.* FROM messages m WHERE ${where.sql} ORDER BY m.created_at DESC, m.rowid DESC LIMIT ? OFFSET ?`,
     params: [...where.params, ...limitOffset(q)],
@@ -90,18 +90,18 @@ function indexedPage(accountId: number, q: MessageQuery): Statement {
  * The exact total without a search: whole days from message_counts (kept by triggers, see migration 4), and
  * the days the date bounds cut into counted in the index, so no count walks more than a day of messages.
  */
-function countedTotal(accountId: number, q: MessageQuery): Statement {
+function countedTotal(teamId: number, q: MessageQuery): Statement {
   if ((q.from !== undefined && !ISO_MILLIS.test(q.from)) || (q.to !== undefined && !ISO_MILLIS.test(q.to))) {
-    return rangeCount(accountId, q, { from: q.from, to: q.to }); // bounds the day arithmetic cannot split
+    return rangeCount(teamId, q, { from: q.from, to: q.to }); // bounds the day arithmetic cannot split
   }
   const span = daySpan(q.from, q.to);
-  const parts = [wholeDaysCount(accountId, q, span), ...span.cut.map((range) => rangeCount(accountId, q, range))];
+  const parts = [wholeDaysCount(teamId, q, span), ...span.cut.map((range) => rangeCount(teamId, q, range))];
   return { sql: `SELECT ${parts.map((p) => `(${p.sql})`).join(' + ')} AS n`, params: parts.flatMap((p) => p.params) };
 }
 
-function wholeDaysCount(accountId: number, q: MessageQuery, span: DaySpan): Statement {
+function wholeDaysCount(teamId: number, q: MessageQuery, span: DaySpan): Statement {
   const where = allOf([
-    ['account_id = ?', accountId],
+    ['team_id = ?', teamId],
     ['status = ?', q.status],
     ['domain_key = ?', q.domainId],
     ...span.wholeDays.map(({ clause, day }) => [clause, day] as const),
@@ -109,8 +109,8 @@ function wholeDaysCount(accountId: number, q: MessageQuery, span: DaySpan): Stat
   return { sql: `SELECT COALESCE(SUM(n), 0) FROM message_counts WHERE ${where.sql}`, params: where.params };
 }
 
-function rangeCount(accountId: number, q: MessageQuery, range: { from?: string; to?: string }): Statement {
-  const where = conditions('messages', accountId, { ...q, ...range });
+function rangeCount(teamId: number, q: MessageQuery, range: { from?: string; to?: string }): Statement {
+  const where = conditions('messages', teamId, { ...q, ...range });
   return { sql: `SELECT COUNT(*) FROM messages WHERE ${where.sql}`, params: where.params };
 }
 
@@ -148,14 +148,14 @@ function daySpan(from: string | undefined, to: string | undefined): DaySpan {
  * A search, driven by the FTS index from its newest rowid down: each match is checked against the filters in
  * `messages`, and the walk stops once the page is full. A status filter is part of the MATCH too (migration
  * 6), so a rare status with a common word skips through the index instead of reading every match's row. The
- * FTS rowids are first narrowed to those between the account's oldest and newest message passing the filters
+ * FTS rowids are first narrowed to those between the team's oldest and newest message passing the filters
  * (rowid order is created_at order), so date bounds skip the newer matches instead of walking through them. The count walks the same way, up to its limit.
  * CROSS JOIN keeps the FTS index outside: with `messages` outside, SQLite would run the MATCH once per message.
  */
-function searchStatements(match: string, accountId: number, q: MessageQuery): ListStatements {
-  const oldest = edgeRowid(accountId, q, 'ASC');
-  const newest = edgeRowid(accountId, q, 'DESC');
-  const filters = conditions('m', accountId, q);
+function searchStatements(match: string, teamId: number, q: MessageQuery): ListStatements {
+  const oldest = edgeRowid(teamId, q, 'ASC');
+  const newest = edgeRowid(teamId, q, 'DESC');
+  const filters = conditions('m', teamId, q);
   const walk = `FROM messages_fts f CROSS JOIN messages m ON m.rowid = f.rowid
     WHERE messages_fts MATCH ? AND f.rowid >= COALESCE((${oldest.sql}), ${NO_ROWID_ABOVE}) AND f.rowid <= COALESCE((${newest.sql}), 0)
       AND ${filters.sql}
@@ -167,8 +167,8 @@ function searchStatements(match: string, accountId: number, q: MessageQuery): Li
   };
 }
 
-/** The rowid of the account's oldest (ASC) or newest (DESC) message passing the filters, from an index. */
-function edgeRowid(accountId: number, q: MessageQuery, direction: 'ASC' | 'DESC'): Statement {
-  const where = conditions('messages', accountId, q);
+/** The rowid of the team's oldest (ASC) or newest (DESC) message passing the filters, from an index. */
+function edgeRowid(teamId: number, q: MessageQuery, direction: 'ASC' | 'DESC'): Statement {
+  const where = conditions('messages', teamId, q);
   return { sql: `SELECT rowid FROM messages WHERE ${where.sql} ORDER BY created_at ${direction}, rowid ${direction} LIMIT 1`, params: where.params };
 }

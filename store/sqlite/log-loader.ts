@@ -37,7 +37,7 @@ export interface ExplainedStatement {
 
 export interface ListExplainer {
   /** The statements list() runs for the query (the page, then the count), each with its plan and its run times. */
-  explainList(accountId: number, query: MessageQuery, runs: number): Promise<ExplainedStatement[]>;
+  explainList(teamId: number, query: MessageQuery, runs: number): Promise<ExplainedStatement[]>;
   close(): Promise<void>;
 }
 
@@ -153,8 +153,8 @@ async function explain(db: sqlite3.Database, st: Statement, runs: number): Promi
 export async function openListExplainer(dbFile: string): Promise<ListExplainer> {
   const db = await open(dbFile);
   return {
-    async explainList(accountId, query, runs) {
-      const statements = listStatements(accountId, query);
+    async explainList(teamId, query, runs) {
+      const statements = listStatements(teamId, query);
       if (!statements) return [];
       return [
         { statement: 'page', ...(await explain(db, statements.page, runs)) },

@@ -2,7 +2,7 @@
 // recipients, bodies and the search index), as few multi-row statements as the batch allows.
 import { Type } from '@sinclair/typebox';
 import type { Queryable, SqlValue } from './sql.js';
-import { AccountStore } from './accounts.js';
+import { TeamStore } from './teams.js';
 import { messageStatusOf } from '../../domain/queue-state.js';
 import type { InsertOutcome, NewMessage } from '../message-log.js';
 import { Int, rowDecoder, Text } from './decode.js';
@@ -13,13 +13,13 @@ import { nowIso } from '../../shared/time.js';
 /** Each message's credits: one debit per paying account when it can pay for the whole batch, else one by one, in order. */
 async function debitAll(q: Queryable, messages: readonly NewMessage[]): Promise<Set<NewMessage>> {
   const unpaid = new Set<NewMessage>();
-  for (const [rootId, list] of groupBy(
+  for (const [accountId, list] of groupBy(
     messages.filter((m) => m.cost > 0),
-    (m) => m.rootId,
+    (m) => m.accountId,
   )) {
     const total = list.reduce((sum, m) => sum + m.cost, 0);
-    if (await AccountStore.debit(q, rootId, total)) continue;
-    for (const m of list) if (!(await AccountStore.debit(q, rootId, m.cost))) unpaid.add(m);
+    if (await TeamStore.debit(q, accountId, total)) continue;
+    for (const m of list) if (!(await TeamStore.debit(q, accountId, m.cost))) unpaid.add(m);
   }
   return unpaid;
 }
@@ -29,13 +29,13 @@ const decodeInsertedRecipient = rowDecoder('inserted recipient', Type.Object({ i
 
 /** The columns of a message every writer of the log fills the same way, and their values, in that order. */
 export const LOGGED_COLUMNS =
-  'id, account_id, domain_id, sending_key_id, source, envelope_from, from_email, from_name, subject, to_json, reply_to, message_id_header, size, has_attachments, headers_json';
+  'id, team_id, domain_id, sending_key_id, source, envelope_from, from_email, from_name, subject, to_json, reply_to, message_id_header, size, has_attachments, headers_json';
 
-type Logged = Omit<NewMessage, 'rootId' | 'recipients' | 'body' | 'cost' | 'error'>;
+type Logged = Omit<NewMessage, 'accountId' | 'recipients' | 'body' | 'cost' | 'error'>;
 
 export const loggedValues = (m: Logged): SqlValue[] => [
   m.id,
-  m.accountId,
+  m.teamId,
   m.domainId,
   m.sendingKeyId,
   m.source,

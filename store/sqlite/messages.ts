@@ -22,7 +22,7 @@ import { listStatements } from './log-listing.js';
 
 const MessageRow = Type.Object({
   id: Text,
-  account_id: Int,
+  team_id: Int,
   domain_id: Nullable(Text),
   sending_key_id: Nullable(Int),
   source: OneOf(MESSAGE_SOURCES),
@@ -48,7 +48,7 @@ const decodeHeaders = jsonDecoder('message headers', Type.Record(Text, Text));
 
 const toEntry = (r: Static<typeof MessageRow>): MessageLogEntry => ({
   id: r.id,
-  accountId: r.account_id,
+  teamId: r.team_id,
   domainId: r.domain_id,
   sendingKeyId: r.sending_key_id,
   source: r.source,
@@ -134,9 +134,9 @@ export class MessageStore implements MessageLogRepository {
     return this.inserts.submit(m);
   }
 
-  async get(id: string, accountId?: number): Promise<MessageLogDetail | undefined> {
-    const where = accountId === undefined ? 'id = ?' : 'id = ? AND account_id = ?';
-    const row = await this.sql.get(`SELECT * FROM messages WHERE ${where}`, accountId === undefined ? [id] : [id, accountId]);
+  async get(id: string, teamId?: number): Promise<MessageLogDetail | undefined> {
+    const where = teamId === undefined ? 'id = ?' : 'id = ? AND team_id = ?';
+    const row = await this.sql.get(`SELECT * FROM messages WHERE ${where}`, teamId === undefined ? [id] : [id, teamId]);
     return row && decodeDetail(row);
   }
 
@@ -166,9 +166,9 @@ export class MessageStore implements MessageLogRepository {
     return rows.map(decodeAttempt);
   }
 
-  /** One page of an account's log, newest first, and its total (see MessageQuery.searchCountLimit). */
-  async list(accountId: number, query: MessageQuery): Promise<PageOf<MessageLogEntry>> {
-    const statements = listStatements(accountId, query);
+  /** One page of a team's log, newest first, and its total (see MessageQuery.searchCountLimit). */
+  async list(teamId: number, query: MessageQuery): Promise<PageOf<MessageLogEntry>> {
+    const statements = listStatements(teamId, query);
     if (!statements) return { rows: [], total: 0 };
     const rows = await this.sql.all(statements.page.sql, statements.page.params);
     const count = await this.sql.get(statements.count.sql, statements.count.params);

@@ -319,4 +319,39 @@ WHERE status = 'suspended';
 ALTER TABLE recipients ADD COLUMN lease_token TEXT;
 `,
   },
+  {
+    version: 9,
+    name: 'one meaning per name: teams, team_id',
+    // A row of `accounts` is a team (an account is a team without a parent, the one that pays) and every
+    // `account_id` held a team's id: the table becomes `teams` and those columns `team_id`, so that "account"
+    // means only the paying team. RENAME (legacy_alter_table off, SQLite's default) rewrites the foreign keys,
+    // triggers (message_counts_*, messages_fts_*), the view message_search_rows and the index definitions that
+    // name them; an index cannot be renamed, so those named after accounts are made again under team names.
+    sql: `
+ALTER TABLE accounts RENAME TO teams;
+ALTER TABLE domains RENAME COLUMN account_id TO team_id;
+ALTER TABLE api_keys RENAME COLUMN account_id TO team_id;
+ALTER TABLE webhooks RENAME COLUMN account_id TO team_id;
+ALTER TABLE suppressions RENAME COLUMN account_id TO team_id;
+ALTER TABLE messages RENAME COLUMN account_id TO team_id;
+ALTER TABLE events RENAME COLUMN account_id TO team_id;
+ALTER TABLE webhook_deliveries RENAME COLUMN account_id TO team_id;
+ALTER TABLE message_counts RENAME COLUMN account_id TO team_id;
+
+DROP INDEX accounts_by_parent;
+CREATE INDEX teams_by_parent ON teams(parent_id) WHERE deleted_at IS NULL;
+DROP INDEX domains_by_account;
+CREATE INDEX domains_by_team ON domains(team_id, created_at) WHERE deleted_at IS NULL;
+DROP INDEX api_keys_by_account;
+CREATE INDEX api_keys_by_team ON api_keys(team_id, kind, status);
+DROP INDEX webhooks_by_account;
+CREATE INDEX webhooks_by_team ON webhooks(team_id);
+DROP INDEX suppressions_by_account;
+CREATE INDEX suppressions_by_team ON suppressions(team_id, created_at);
+DROP INDEX messages_by_account;
+CREATE INDEX messages_by_team ON messages(team_id, created_at);
+DROP INDEX webhook_deliveries_by_account;
+CREATE INDEX webhook_deliveries_by_team ON webhook_deliveries(team_id, attempted_at);
+`,
+  },
 ];

@@ -3,7 +3,7 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { openSqlite, type Sql } from './sql.js';
 import { migrate } from './migrate.js';
-import { AccountStore } from './accounts.js';
+import { TeamStore } from './teams.js';
 import { DomainStore } from './domains.js';
 import { KeyStore } from './keys.js';
 import { WebhookStore } from './webhooks.js';
@@ -27,7 +27,7 @@ export async function openDatabase(dataDir: string): Promise<Sql> {
 export async function openSqliteStore(dataDir: string): Promise<Store> {
   const sql = await openDatabase(dataDir);
   return {
-    accounts: new AccountStore(sql),
+    teams: new TeamStore(sql),
     domains: new DomainStore(sql),
     keys: new KeyStore(sql),
     webhooks: new WebhookStore(sql),

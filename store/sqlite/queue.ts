@@ -36,14 +36,14 @@ export class QueueStore implements QueueRepository {
         domain: string;
         attempts: number;
         queued_at: number;
-        account_id: number;
+        team_id: number;
         domain_id: string | null;
         envelope_from: string;
       }>(
         `UPDATE recipients SET state = 'sending', lease_until = ?, lease_token = ?, updated_at = ?
          WHERE id IN (${marks}) AND ((state IN ('queued', 'deferred') AND next_attempt_at <= ?) OR (state = 'sending' AND lease_until <= ?))
          RETURNING id, message_id, email, domain, attempts, queued_at,
-           (SELECT account_id FROM messages WHERE id = message_id) AS account_id,
+           (SELECT team_id FROM messages WHERE id = message_id) AS team_id,
            (SELECT domain_id FROM messages WHERE id = message_id) AS domain_id,
            (SELECT envelope_from FROM messages WHERE id = message_id) AS envelope_from`,
         [leaseUntil, token, nowIso(), ...ids, now, now],
@@ -52,7 +52,7 @@ export class QueueStore implements QueueRepository {
     return rows.map((r) => ({
       id: r.id,
       messageId: r.message_id,
-      accountId: r.account_id,
+      teamId: r.team_id,
       domainId: r.domain_id,
       envelopeFrom: r.envelope_from,
       email: r.email,

@@ -36,29 +36,29 @@ const COLUMNS = 'email, status, reason, message_id, created_at';
 export class SuppressionStore implements SuppressionRepository {
   constructor(private readonly sql: Sql) {}
 
-  async add(accountId: number, s: NewSuppression): Promise<void> {
-    await SuppressionStore.upsert(this.sql, accountId, s);
+  async add(teamId: number, s: NewSuppression): Promise<void> {
+    await SuppressionStore.upsert(this.sql, teamId, s);
   }
 
   /** The same, inside a caller's transaction (bounce and complaint processing). */
-  static async upsert(q: Queryable, accountId: number, s: NewSuppression): Promise<void> {
+  static async upsert(q: Queryable, teamId: number, s: NewSuppression): Promise<void> {
     await q.run(
-      `INSERT INTO suppressions (account_id, email, status, reason, message_id, created_at) VALUES (?, ?, ?, ?, ?, ?)
-       ON CONFLICT (account_id, email) DO UPDATE SET status = excluded.status, reason = excluded.reason,
+      `INSERT INTO suppressions (team_id, email, status, reason, message_id, created_at) VALUES (?, ?, ?, ?, ?, ?)
+       ON CONFLICT (team_id, email) DO UPDATE SET status = excluded.status, reason = excluded.reason,
          message_id = excluded.message_id, created_at = excluded.created_at
        WHERE ${rank('excluded.status')} >= ${rank('suppressions.status')}`,
-      [accountId, s.email.toLowerCase(), s.status, s.reason, s.messageId, nowIso()],
+      [teamId, s.email.toLowerCase(), s.status, s.reason, s.messageId, nowIso()],
     );
   }
 
-  async get(accountId: number, email: string): Promise<Suppression | undefined> {
-    const row = await this.sql.get(`SELECT ${COLUMNS} FROM suppressions WHERE account_id = ? AND email = ?`, [accountId, email.toLowerCase()]);
+  async get(teamId: number, email: string): Promise<Suppression | undefined> {
+    const row = await this.sql.get(`SELECT ${COLUMNS} FROM suppressions WHERE team_id = ? AND email = ?`, [teamId, email.toLowerCase()]);
     return row && decodeSuppression(row);
   }
 
-  async list(accountId: number, query: SuppressionQuery): Promise<PageOf<Suppression>> {
-    const clauses = ['account_id = ?'];
-    const params: SqlValue[] = [accountId];
+  async list(teamId: number, query: SuppressionQuery): Promise<PageOf<Suppression>> {
+    const clauses = ['team_id = ?'];
+    const params: SqlValue[] = [teamId];
     if (query.search) {
       clauses.push(`email LIKE ? ESCAPE '\\'`);
       params.push(likeContains(query.search));
@@ -76,17 +76,17 @@ export class SuppressionStore implements SuppressionRepository {
     return { rows: rows.map(decodeSuppression), total: countOf(count!) };
   }
 
-  async remove(accountId: number, email: string): Promise<boolean> {
-    return (await this.sql.run('DELETE FROM suppressions WHERE account_id = ? AND email = ?', [accountId, email.toLowerCase()])).changes === 1;
+  async remove(teamId: number, email: string): Promise<boolean> {
+    return (await this.sql.run('DELETE FROM suppressions WHERE team_id = ? AND email = ?', [teamId, email.toLowerCase()])).changes === 1;
   }
 
-  async isSuppressed(accountId: number, email: string): Promise<boolean> {
-    return !!(await this.sql.get('SELECT 1 FROM suppressions WHERE account_id = ? AND email = ?', [accountId, email.toLowerCase()]));
+  async isSuppressed(teamId: number, email: string): Promise<boolean> {
+    return !!(await this.sql.get('SELECT 1 FROM suppressions WHERE team_id = ? AND email = ?', [teamId, email.toLowerCase()]));
   }
 
-  async suppressedAmong(accountId: number, emails: readonly string[]): Promise<Set<string>> {
+  async suppressedAmong(teamId: number, emails: readonly string[]): Promise<Set<string>> {
     if (!emails.length) return new Set();
-    const rows = await this.sql.all(`SELECT email FROM suppressions WHERE account_id = ? AND email IN (${emails.map(() => '?').join(',')})`, [accountId, ...emails]);
+    const rows = await this.sql.all(`SELECT email FROM suppressions WHERE team_id = ? AND email IN (${emails.map(() => '?').join(',')})`, [teamId, ...emails]);
     return new Set(rows.map(decodeEmail));
   }
 }

@@ -8,7 +8,7 @@ export async function openTestSupport(dataDir: string): Promise<StoreTestSupport
   const sql = await openDatabase(dataDir);
   return {
     async deleteTeam(id) {
-      await sql.run('UPDATE accounts SET deleted_at = ? WHERE id = ?', [nowIso(), id]);
+      await sql.run('UPDATE teams SET deleted_at = ? WHERE id = ?', [nowIso(), id]);
     },
     async backdateDomain(id, createdAt) {
       await sql.run('UPDATE domains SET created_at = ? WHERE id = ?', [createdAt, id]);

@@ -9,7 +9,7 @@ import type { WebhookChange, WebhookFields, WebhookRepository } from '../webhook
 
 const WebhookRow = Type.Object({
   id: Int,
-  account_id: Int,
+  team_id: Int,
   title: Text,
   url: Text,
   events: Text,
@@ -24,7 +24,7 @@ const decodeEvents = jsonDecoder('webhook events', Type.Array(OneOf(WEBHOOK_EVEN
 
 const decodeWebhook = rowDecoder('webhook', WebhookRow, (r): Webhook => ({
   id: r.id,
-  accountId: r.account_id,
+  teamId: r.team_id,
   title: r.title,
   url: r.url,
   events: decodeEvents(r.events),
@@ -39,41 +39,41 @@ export class WebhookStore implements WebhookRepository {
   constructor(private readonly sql: Sql) {}
 
   /** One conditional insert: the count and the insert are one statement (see docs/decisions.md, "Limits kept by the store"). */
-  async create(accountId: number, w: WebhookFields, secretEnc: string, limit: number): Promise<Webhook | 'limit_reached'> {
+  async create(teamId: number, w: WebhookFields, secretEnc: string, limit: number): Promise<Webhook | 'limit_reached'> {
     const now = nowIso();
     const [row] = await this.sql.returning(
-      `INSERT INTO webhooks (account_id, title, url, events, include_message, secret_enc, created_at, updated_at) SELECT ?, ?, ?, ?, ?, ?, ?, ?
-       WHERE (SELECT COUNT(*) FROM webhooks WHERE account_id = ?) < ? RETURNING *`,
-      [accountId, w.title, w.url, JSON.stringify(w.events), +w.includeMessage, secretEnc, now, now, accountId, limit],
+      `INSERT INTO webhooks (team_id, title, url, events, include_message, secret_enc, created_at, updated_at) SELECT ?, ?, ?, ?, ?, ?, ?, ?
+       WHERE (SELECT COUNT(*) FROM webhooks WHERE team_id = ?) < ? RETURNING *`,
+      [teamId, w.title, w.url, JSON.stringify(w.events), +w.includeMessage, secretEnc, now, now, teamId, limit],
     );
     return row ? decodeWebhook(row) : 'limit_reached';
   }
 
-  async get(id: number, accountId: number): Promise<Webhook | undefined> {
-    const row = await this.sql.get('SELECT * FROM webhooks WHERE id = ? AND account_id = ?', [id, accountId]);
+  async get(id: number, teamId: number): Promise<Webhook | undefined> {
+    const row = await this.sql.get('SELECT * FROM webhooks WHERE id = ? AND team_id = ?', [id, teamId]);
     return row && decodeWebhook(row);
   }
 
-  async list(accountId: number, page: PageRequest): Promise<PageOf<Webhook>> {
-    const rows = await this.sql.all('SELECT * FROM webhooks WHERE account_id = ? ORDER BY created_at, id LIMIT ? OFFSET ?', [accountId, ...limitOffset(page)]);
-    const count = await this.sql.get('SELECT COUNT(*) AS n FROM webhooks WHERE account_id = ?', [accountId]);
+  async list(teamId: number, page: PageRequest): Promise<PageOf<Webhook>> {
+    const rows = await this.sql.all('SELECT * FROM webhooks WHERE team_id = ? ORDER BY created_at, id LIMIT ? OFFSET ?', [teamId, ...limitOffset(page)]);
+    const count = await this.sql.get('SELECT COUNT(*) AS n FROM webhooks WHERE team_id = ?', [teamId]);
     return { rows: rows.map(decodeWebhook), total: countOf(count!) };
   }
 
-  async subscribers(accountId: number, event: WebhookEvent): Promise<Webhook[]> {
+  async subscribers(teamId: number, event: WebhookEvent): Promise<Webhook[]> {
     const rows = await this.sql.all(
-      `SELECT w.* FROM webhooks w WHERE w.account_id = ? AND w.status = 'active' AND EXISTS (SELECT 1 FROM json_each(w.events) e WHERE e.value = ?)
+      `SELECT w.* FROM webhooks w WHERE w.team_id = ? AND w.status = 'active' AND EXISTS (SELECT 1 FROM json_each(w.events) e WHERE e.value = ?)
        ORDER BY w.created_at, w.id`,
-      [accountId, event],
+      [teamId, event],
     );
     return rows.map(decodeWebhook);
   }
 
-  async update(id: number, accountId: number, change: WebhookChange): Promise<Webhook | undefined> {
+  async update(id: number, teamId: number, change: WebhookChange): Promise<Webhook | undefined> {
     const [row] = await this.sql.returning(
       `UPDATE webhooks SET title = COALESCE(?, title), url = COALESCE(?, url), events = COALESCE(?, events),
          include_message = COALESCE(?, include_message), status = COALESCE(?, status), updated_at = ?
-       WHERE id = ? AND account_id = ? RETURNING *`,
+       WHERE id = ? AND team_id = ? RETURNING *`,
       [
         change.title ?? null,
         change.url ?? null,
@@ -82,13 +82,13 @@ export class WebhookStore implements WebhookRepository {
         change.status ?? null,
         nowIso(),
         id,
-        accountId,
+        teamId,
       ],
     );
     return row && decodeWebhook(row);
   }
 
-  async remove(id: number, accountId: number): Promise<boolean> {
-    return (await this.sql.run('DELETE FROM webhooks WHERE id = ? AND account_id = ?', [id, accountId])).changes === 1;
+  async remove(id: number, teamId: number): Promise<boolean> {
+    return (await this.sql.run('DELETE FROM webhooks WHERE id = ? AND team_id = ?', [id, teamId])).changes === 1;
   }
 }

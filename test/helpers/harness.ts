@@ -29,7 +29,8 @@ export interface RequestOptions {
   /** Sent as-is (for malformed JSON tests). */
   rawBody?: string;
   headers?: Record<string, string>;
-  accountId?: number | string;
+  /** The team to act on, sent as X-Account-Id (the header keeps its old name). */
+  teamId?: number | string;
 }
 
 export interface RawRequestOptions {
@@ -83,9 +84,10 @@ export interface Harness {
   request<T = UntypedJson>(method: string, path: string, options?: RequestOptions): Promise<HttpReply<T>>;
   /** A request through node:http (see rawRequest). */
   raw(method: string, path: string, options?: RawRequestOptions): Promise<RawReply>;
-  /** A new root account with an admin key holding `scopes` (all by default). */
+  /** A new account with an admin key holding `scopes` (all by default). */
   account(options?: { credits?: number; scopes?: Scope[]; name?: string }): Promise<{ id: number; key: string }>;
-  adminKey(accountId: number, scopes: Scope[]): Promise<string>;
+  /** An admin key held by a team (an account or a child team). */
+  adminKey(teamId: number, scopes: Scope[]): Promise<string>;
   close(): Promise<void>;
 }
 
@@ -134,7 +136,7 @@ async function harnessEnv(dataDir: string, redis: TestRedis, options: HarnessOpt
 async function request<T>(baseUrl: string, method: string, path: string, o: RequestOptions = {}): Promise<HttpReply<T>> {
   const headers: Record<string, string> = { ...o.headers };
   if (o.key) headers.authorization = `Bearer ${o.key}`;
-  if (o.accountId !== undefined) headers['x-account-id'] = String(o.accountId);
+  if (o.teamId !== undefined) headers['x-account-id'] = String(o.teamId);
   let body: string | undefined = o.rawBody;
   if (o.body !== undefined) body = JSON.stringify(o.body);
   if (body !== undefined && !Object.keys(headers).some((h) => h.toLowerCase() === 'content-type')) headers['content-type'] = 'application/json';
@@ -175,8 +177,8 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
       const { key } = await createAdminKey(rt.store, config, team.id, 'test key', o.scopes ?? [...SCOPES]);
       return { id: team.id, key };
     },
-    async adminKey(accountId, scopes) {
-      return (await createAdminKey(rt.store, config, accountId, 'scoped key', scopes)).key;
+    async adminKey(teamId, scopes) {
+      return (await createAdminKey(rt.store, config, teamId, 'scoped key', scopes)).key;
     },
     async close() {
       // Redis and the data dir go even when a test broke the runtime on purpose (a closed store).

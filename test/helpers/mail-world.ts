@@ -14,6 +14,7 @@ export interface MailWorld {
   dns: TestDnsServer;
   sink: Sink;
   mta: RunningMta;
+  /** The account (the paying team), which holds the admin key. */
   accountId: number;
   adminKey: string;
   sendingKey: string;
@@ -75,14 +76,14 @@ async function populate(h: Harness, dns: TestDnsServer, o: MailWorldOptions) {
   dns.set('dest.test', [{ type: 'MX', data: { preference: 10, exchange: 'mx.dest.test' } }]);
   dns.set('mx.dest.test', [{ type: 'A', data: '127.0.0.1' }]);
   const acct = await h.account({ credits: 10_000 });
-  await h.rt.store.accounts.update(acct.id, { limitPerSecond: 100_000 });
+  await h.rt.store.teams.update(acct.id, { limitPerSecond: 100_000 });
   const teamId = o.childTeam ? (await h.request<{ data: { id: number } }>('POST', '/v2/teams', { key: acct.key, body: { name: 'Client' } })).body.data.id : acct.id;
   const domain = o.domain ?? 'example.com';
-  const created = await h.request<{ data: { id: string } }>('POST', '/v2/domains', { key: acct.key, accountId: teamId, body: { name: domain } });
+  const created = await h.request<{ data: { id: string } }>('POST', '/v2/domains', { key: acct.key, teamId, body: { name: domain } });
   const row = (await h.rt.store.domains.get(created.body.data.id))!;
   dns.set(`tern._domainkey.${domain}`, [{ type: 'TXT', data: dkimTxt(row.dkimPublicKey) }]);
   await h.rt.store.domains.recordCheck(row.id, { verified: true, dmarcPolicy: null, summary: '', result: {} });
-  const key = await h.request<{ data: { api_key: string } }>('POST', '/v2/api-keys', { key: acct.key, accountId: teamId, body: { name: 'app' } });
+  const key = await h.request<{ data: { api_key: string } }>('POST', '/v2/api-keys', { key: acct.key, teamId, body: { name: 'app' } });
   return { teamId, domain, accountId: acct.id, adminKey: acct.key, sendingKey: key.body.data.api_key };
 }
 

@@ -17,8 +17,8 @@ export function newMessage(o: MessageParts): NewMessage {
   const body = o.body ?? Buffer.from(`Subject: ${o.id}\r\n\r\nbody\r\n`);
   return {
     id: o.id,
+    teamId: o.teamId,
     accountId: o.teamId,
-    rootId: o.teamId,
     domainId: o.domainId,
     sendingKeyId: null,
     source: 'http',

@@ -2,7 +2,7 @@
 // StoreTestSupport only (no SQL, nothing of store/sqlite), so that a second engine runs it unchanged.
 import type { Test } from 'tap';
 import type { ContractEngine } from './contract/fixtures.js';
-import { accountChecks } from './contract/accounts.js';
+import { teamChecks } from './contract/teams.js';
 import { domainChecks } from './contract/domains.js';
 import { keyChecks } from './contract/keys.js';
 import { webhookChecks } from './contract/webhooks.js';
@@ -13,7 +13,7 @@ import { feedbackChecks } from './contract/feedback.js';
 export type { ContractEngine } from './contract/fixtures.js';
 
 const REPOSITORIES = [
-  ['accounts and teams', accountChecks],
+  ['teams (accounts and their child teams)', teamChecks],
   ['domains', domainChecks],
   ['keys', keyChecks],
   ['webhooks', webhookChecks],

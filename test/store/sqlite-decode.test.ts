@@ -17,13 +17,13 @@ t.test('a stored row that does not match its columns’ schema is refused with S
     await store.close();
     rmSync(dir, { recursive: true, force: true });
   });
-  const team = await store.accounts.createAccount({ name: 'a', credits: 1, limitPerSecond: 1, planType: 'free', backendRegion: 'eu' });
+  const team = await store.teams.createAccount({ name: 'a', credits: 1, limitPerSecond: 1, planType: 'free', backendRegion: 'eu' });
   const hook = await store.webhooks.create(team.id, { title: 'h', url: 'https://x.test/', events: ['bounced'], includeMessage: false }, 'sealed', 5);
   if (hook === 'limit_reached') throw new Error('under the limit');
 
-  await sql.run('UPDATE accounts SET credit_balance = ? WHERE id = ?', ['plenty', team.id]);
-  await t.rejects(store.accounts.get(team.id), StoreDecodeError, 'a text where a number belongs');
-  await t.rejects(store.accounts.get(team.id), /^team: a stored value does not decode: \/credit_balance/, 'the error names the row and the column');
+  await sql.run('UPDATE teams SET credit_balance = ? WHERE id = ?', ['plenty', team.id]);
+  await t.rejects(store.teams.get(team.id), StoreDecodeError, 'a text where a number belongs');
+  await t.rejects(store.teams.get(team.id), /^team: a stored value does not decode: \/credit_balance/, 'the error names the row and the column');
 
   await sql.run(`UPDATE webhooks SET events = '["bounced", "opened"]' WHERE id = ?`, [hook.id]);
   await t.rejects(store.webhooks.get(hook.id, team.id), /^webhook events: a stored value does not decode/, 'an event no one knows, inside JSON');

@@ -18,8 +18,8 @@ const DAY = 86_400_000;
 const START = Math.floor(Date.now() / DAY) * DAY - 4 * DAY;
 const iso = (ms: number) => new Date(ms).toISOString();
 const STATUSES: readonly MessageStatus[] = ['sent', 'sent', 'sent', 'bounced', 'failed', 'pending', 'complained', 'suppressed'];
-const ACCOUNT = 1;
-const OTHER_ACCOUNT = 2;
+const TEAM = 1;
+const OTHER_TEAM = 2;
 const DOMAIN = 'dom-one';
 
 /** What the v3 release left: migrations 1 to 3 applied and recorded, as migrate() records them. */
@@ -31,7 +31,7 @@ async function v3Database(t: Test): Promise<Sql> {
     await sql.run('INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)', [m.version, m.name, iso(Date.now())]);
   }
   const now = iso(Date.now());
-  for (const id of [ACCOUNT, OTHER_ACCOUNT]) {
+  for (const id of [TEAM, OTHER_TEAM]) {
     await sql.run(`INSERT INTO accounts (id, name, plan_type, limit_per_second, backend_region, created_at, updated_at) VALUES (?, ?, 'free', 10, 'eu', ?, ?)`, [
       id,
       `account ${id}`,
@@ -42,14 +42,14 @@ async function v3Database(t: Test): Promise<Sql> {
   await sql.run(
     `INSERT INTO domains (id, account_id, name, dkim_selector, dkim_public_key, dkim_private_key_enc, created_at, updated_at)
      VALUES (?, ?, 'one.test', 'tern', 'pub', 'enc', ?, ?)`,
-    [DOMAIN, ACCOUNT, now, now],
+    [DOMAIN, TEAM, now, now],
   );
   return sql;
 }
 
 interface RawMessage {
   id: string;
-  accountId: number;
+  teamId: number;
   domainId: string | null;
   status: MessageStatus;
   createdAt: string;
@@ -61,7 +61,7 @@ interface RawMessage {
 function messageAt(i: number, count: number): RawMessage {
   return {
     id: `msg${String(i).padStart(4, '0')}`,
-    accountId: i % 5 === 4 ? OTHER_ACCOUNT : ACCOUNT,
+    teamId: i % 5 === 4 ? OTHER_TEAM : TEAM,
     domainId: i % 3 === 2 ? null : DOMAIN,
     status: STATUSES[i % STATUSES.length]!,
     createdAt: iso(START + Math.floor((i * 5 * DAY) / count)),
@@ -72,10 +72,12 @@ function messageAt(i: number, count: number): RawMessage {
 
 /** Writes a message the way insert() does (messages, recipients, messages_fts), with a chosen created_at. */
 async function writeRaw(q: Queryable, m: RawMessage): Promise<void> {
+  // From migration 9 on, a message's team is team_id; before it, account_id.
+  const teamColumn = (await q.get(`SELECT 1 FROM pragma_table_info('messages') WHERE name = 'team_id'`)) ? 'team_id' : 'account_id';
   const { lastId } = await q.run(
-    `INSERT INTO messages (id, account_id, domain_id, source, envelope_from, from_email, subject, message_id_header, size, status, created_at, updated_at)
+    `INSERT INTO messages (id, ${teamColumn}, domain_id, source, envelope_from, from_email, subject, message_id_header, size, status, created_at, updated_at)
      VALUES (?, ?, ?, 'http', 'a@one.test', 'a@one.test', ?, ?, 1, ?, ?, ?)`,
-    [m.id, m.accountId, m.domainId, m.subject, `<${m.id}@one.test>`, m.status, m.createdAt, m.createdAt],
+    [m.id, m.teamId, m.domainId, m.subject, `<${m.id}@one.test>`, m.status, m.createdAt, m.createdAt],
   );
   await q.run(`INSERT INTO recipients (message_id, email, kind, domain, state, queued_at, updated_at) VALUES (?, ?, 'to', 'dest.test', 'sent', 0, ?)`, [
     m.id,
@@ -92,9 +94,9 @@ async function writeRaw(q: Queryable, m: RawMessage): Promise<void> {
 }
 
 /** The filters of the old listing, written plainly: what every answer is checked against. */
-function plainWhere(accountId: number, q: Partial<MessageQuery>): { sql: string; params: SqlValue[] } {
-  const clauses = ['account_id = ?'];
-  const params: SqlValue[] = [accountId];
+function plainWhere(teamId: number, q: Partial<MessageQuery>): { sql: string; params: SqlValue[] } {
+  const clauses = ['team_id = ?'];
+  const params: SqlValue[] = [teamId];
   const add = (clause: string, value: SqlValue | undefined) => {
     if (value === undefined) return;
     clauses.push(clause);
@@ -108,8 +110,8 @@ function plainWhere(accountId: number, q: Partial<MessageQuery>): { sql: string;
   return { sql: clauses.join(' AND '), params };
 }
 
-async function plainList(sql: Sql, accountId: number, q: MessageQuery): Promise<{ ids: string[]; total: number }> {
-  const where = plainWhere(accountId, q);
+async function plainList(sql: Sql, teamId: number, q: MessageQuery): Promise<{ ids: string[]; total: number }> {
+  const where = plainWhere(teamId, q);
   const rows = await sql.all<{ id: string }>(`SELECT id FROM messages WHERE ${where.sql} ORDER BY created_at DESC, rowid DESC LIMIT ? OFFSET ?`, [
     ...where.params,
     q.perPage,
@@ -144,15 +146,15 @@ function boundsToTry(): Array<Pick<MessageQuery, 'from' | 'to'>> {
 /** Every combination of status, domain and date bounds: each total must equal the plain COUNT(*). */
 async function checkTotals(t: Test, sql: Sql, store: MessageStore, label: string): Promise<void> {
   let checked = 0;
-  for (const accountId of [ACCOUNT, OTHER_ACCOUNT]) {
+  for (const teamId of [TEAM, OTHER_TEAM]) {
     for (const status of [undefined, 'sent', 'failed', 'pending'] as const) {
       for (const domainId of [undefined, DOMAIN, '-']) {
         for (const bounds of boundsToTry()) {
           const q: MessageQuery = { page: 1, perPage: 5, status, domainId, ...bounds, searchCountLimit: 10_000 };
-          const got = await store.list(accountId, q);
-          const want = await plainList(sql, accountId, q);
+          const got = await store.list(teamId, q);
+          const want = await plainList(sql, teamId, q);
           if (got.total !== want.total || got.rows.map((r) => r.id).join() !== want.ids.join()) {
-            t.fail(`${label}: ${JSON.stringify({ accountId, ...q })} gave ${got.total} ${got.rows.map((r) => r.id).join()}, expected ${want.total} ${want.ids.join()}`);
+            t.fail(`${label}: ${JSON.stringify({ teamId, ...q })} gave ${got.total} ${got.rows.map((r) => r.id).join()}, expected ${want.total} ${want.ids.join()}`);
             return;
           }
           checked++;
@@ -172,15 +174,15 @@ async function fillLog(sql: Sql, count: number): Promise<void> {
 t.test('migration 4 upgrades a v3 database: counters from the messages already there, totals exact', async (t) => {
   const sql = await v3Database(t);
   await fillLog(sql, 400);
-  t.same(await migrate(sql), [4, 5, 6, 7, 8], 'migrations 4 to 8 run, no earlier one');
-  const counted = await sql.all<{ account_id: number; day: string; status: string; domain_key: string; n: number }>(
-    'SELECT account_id, day, status, domain_key, n FROM message_counts ORDER BY 1, 2, 3, 4',
+  t.same(await migrate(sql), [4, 5, 6, 7, 8, 9], 'migrations 4 to 9 run, no earlier one');
+  const counted = await sql.all<{ team_id: number; day: string; status: string; domain_key: string; n: number }>(
+    'SELECT team_id, day, status, domain_key, n FROM message_counts ORDER BY 1, 2, 3, 4',
   );
-  const grouped = await sql.all<{ account_id: number; day: string; status: string; domain_key: string; n: number }>(
-    `SELECT account_id, substr(created_at, 1, 10) AS day, status, COALESCE(domain_id, '') AS domain_key, COUNT(*) AS n
+  const grouped = await sql.all<{ team_id: number; day: string; status: string; domain_key: string; n: number }>(
+    `SELECT team_id, substr(created_at, 1, 10) AS day, status, COALESCE(domain_id, '') AS domain_key, COUNT(*) AS n
      FROM messages GROUP BY 1, 2, 3, 4 ORDER BY 1, 2, 3, 4`,
   );
-  t.same(counted, grouped, 'message_counts holds every message once, by account, day, status and domain');
+  t.same(counted, grouped, 'message_counts holds every message once, by team, day, status and domain');
   t.same(await migrate(sql), [], 'and it runs only once');
   await checkTotals(t, sql, new MessageStore(sql), 'after the upgrade');
 });
@@ -208,8 +210,8 @@ t.test('totals stay exact through inserts, status changes, moved dates and delet
 function newMessage(id: string): NewMessage {
   return {
     id,
-    accountId: ACCOUNT,
-    rootId: ACCOUNT,
+    teamId: TEAM,
+    accountId: TEAM,
     domainId: DOMAIN,
     sendingKeyId: null,
     source: 'http',
@@ -256,8 +258,8 @@ t.test('a search walks the index newest first and gives what the plain query giv
           ]) {
             for (const searchCountLimit of [10_000, 12]) {
               const q: MessageQuery = { ...paging, status, domainId, ...bounds, search, searchCountLimit };
-              const got = await store.list(ACCOUNT, q);
-              const want = await plainList(sql, ACCOUNT, q);
+              const got = await store.list(TEAM, q);
+              const want = await plainList(sql, TEAM, q);
               if (got.total !== want.total || got.rows.map((r) => r.id).join() !== want.ids.join()) {
                 t.fail(`${JSON.stringify(q)} gave ${got.total} ${got.rows.map((r) => r.id).join()}, expected ${want.total} ${want.ids.join()}`);
                 return;
@@ -270,10 +272,10 @@ t.test('a search walks the index newest first and gives what the plain query giv
     }
   }
   t.pass(`${checked} searches give the same page and total (counted up to the limit)`);
-  const invoices = await store.list(ACCOUNT, { page: 1, perPage: 100, search: 'invoice', searchCountLimit: 10_000 });
-  t.ok(invoices.rows.length > 10 && invoices.rows.every((r) => r.subject.startsWith('Invoice') && r.accountId === ACCOUNT), "only the account's invoices");
-  t.equal((await store.list(ACCOUNT, { page: 1, perPage: 5, search: 'invo', searchCountLimit: 10_000 })).total, 0, 'a part of a word is no match');
-  t.equal((await store.list(ACCOUNT, { page: 1, perPage: 5, search: 'invoice', searchCountLimit: 4 })).total, 4, 'the count stops at the limit');
+  const invoices = await store.list(TEAM, { page: 1, perPage: 100, search: 'invoice', searchCountLimit: 10_000 });
+  t.ok(invoices.rows.length > 10 && invoices.rows.every((r) => r.subject.startsWith('Invoice') && r.teamId === TEAM), "only the team's invoices");
+  t.equal((await store.list(TEAM, { page: 1, perPage: 5, search: 'invo', searchCountLimit: 10_000 })).total, 0, 'a part of a word is no match');
+  t.equal((await store.list(TEAM, { page: 1, perPage: 5, search: 'invoice', searchCountLimit: 4 })).total, 4, 'the count stops at the limit');
 });
 
 t.test('a search with a status follows every status change, and a status is never matched as a word', async (t) => {
@@ -295,8 +297,8 @@ t.test('a search with a status follows every status change, and a status is neve
     for (const search of ['invoice', 'welcome number', 'user3@dest1', 'zed@dest0.test', 'invoice 77']) {
       for (const status of [undefined, 'sent', 'bounced', 'complained', 'pending', 'failed'] as const) {
         const q: MessageQuery = { page: 1, perPage: 500, status, search, searchCountLimit: 10_000 };
-        const got = await store.list(ACCOUNT, q);
-        const want = await plainList(sql, ACCOUNT, q);
+        const got = await store.list(TEAM, q);
+        const want = await plainList(sql, TEAM, q);
         if (got.total !== want.total || got.rows.map((r) => r.id).join() !== want.ids.join()) {
           t.fail(`${label}: ${JSON.stringify(q)} gave ${got.total} ${got.rows.map((r) => r.id).join()}, expected ${want.total} ${want.ids.join()}`);
           return false;
@@ -311,13 +313,13 @@ t.test('a search with a status follows every status change, and a status is neve
     if (!(await compare(change))) return;
   }
   t.pass('each search with each status gives what the plain query gives, after each change');
-  const bounced = await store.list(ACCOUNT, { page: 1, perPage: 10, status: 'bounced', search: 'zed@dest0.test', searchCountLimit: 10_000 });
+  const bounced = await store.list(TEAM, { page: 1, perPage: 10, status: 'bounced', search: 'zed@dest0.test', searchCountLimit: 10_000 });
   t.same(
     bounced.rows.map((r) => r.id),
     ['through-insert'],
     'a message re-indexed with its new status is still found by its recipient',
   );
-  const sentWord = await store.list(ACCOUNT, { page: 1, perPage: 10, search: 'sent', searchCountLimit: 10_000 });
+  const sentWord = await store.list(TEAM, { page: 1, perPage: 10, search: 'sent', searchCountLimit: 10_000 });
   t.equal(sentWord.total, 0, 'the word "sent" matches no message: no subject, sender or recipient holds it');
   await sql.run(`DELETE FROM recipients WHERE message_id = 'through-insert'`);
   await sql.run(`DELETE FROM messages WHERE id = 'through-insert'`);

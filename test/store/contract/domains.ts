@@ -7,20 +7,20 @@ export const domainChecks: ContractCheck[] = [
     const team = await accountOf(store);
     const other = await accountOf(store);
     const domain = await domainOf(store, team, 'mail.one.test');
-    t.match(domain, { accountId: team.id, name: 'mail.one.test', verificationStatus: 'draft', isDefault: true, dkimSelector: 'tern', dkimPrivateKeyEnc: 'sealed' });
+    t.match(domain, { teamId: team.id, name: 'mail.one.test', verificationStatus: 'draft', isDefault: true, dkimSelector: 'tern', dkimPrivateKeyEnc: 'sealed' });
     t.match(domain, { autoVerifyActive: true, autoVerifyReason: '', lastCheckAt: null, verifiedAt: null, totalSent: 0, totalBounced: 0, totalComplained: 0 });
     t.same(await store.domains.get(domain.id), domain);
     t.same(await store.domains.get(domain.id, team.id), domain);
     t.equal(await store.domains.get(domain.id, other.id), undefined, 'not on another team');
     t.same(await store.domains.findByName('MAIL.One.test'), domain);
     const taken = { name: 'mail.one.test', dkimSelector: 'tern', dkimPublicKey: 'pub', dkimPrivateKeyEnc: 'sealed' };
-    t.equal(await store.domains.create({ accountId: other.id, ...taken }), 'exists', 'another team cannot take the name');
+    t.equal(await store.domains.create({ teamId: other.id, ...taken }), 'exists', 'another team cannot take the name');
     t.equal(await store.domains.remove(domain.id, other.id), false, 'nor remove the domain');
     t.equal(await store.domains.remove(domain.id, team.id), true);
     t.equal(await store.domains.remove(domain.id, team.id), false, 'removed once');
     t.equal(await store.domains.get(domain.id), undefined);
     t.equal(await store.domains.findByName('mail.one.test'), undefined);
-    t.not(await store.domains.create({ accountId: other.id, ...taken }), 'exists', 'a removed domain’s name is free again');
+    t.not(await store.domains.create({ teamId: other.id, ...taken }), 'exists', 'a removed domain’s name is free again');
   }),
 
   check('a team’s first domain is its default; removing the default moves the flag to the oldest remaining domain', async (t, engine) => {

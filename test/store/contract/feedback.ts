@@ -9,11 +9,11 @@ export const feedbackChecks: ContractCheck[] = [
     const m = messageOf(team, { recipients: [recipient('ann@dest.test')] });
     const [recipientId] = await record(store, m);
     const applied = await store.feedback.recordComplaint({ recipientId: recipientId!, reason: 'abuse report' });
-    t.match(applied, { accountId: team.id, messageId: m.id, email: 'ann@dest.test', suppressed: true });
+    t.match(applied, { teamId: team.id, messageId: m.id, email: 'ann@dest.test', suppressed: true });
     t.type(applied?.eventId, 'number');
     t.match(await store.suppressions.get(team.id, 'ann@dest.test'), { status: 'complained', reason: 'abuse report', messageId: m.id });
     t.match(await store.feedback.eventsOf(m.id), [
-      { id: applied!.eventId, accountId: team.id, type: 'complaint', email: 'ann@dest.test', isHardBounce: null, reason: 'abuse report', state: 'pending' },
+      { id: applied!.eventId, teamId: team.id, type: 'complaint', email: 'ann@dest.test', isHardBounce: null, reason: 'abuse report', state: 'pending' },
     ]);
     t.equal((await store.feedback.recordComplaint({ recipientId: recipientId!, reason: 'again' }))?.eventId, null, 'a repeated report adds no event');
     t.same(
@@ -74,14 +74,14 @@ export const feedbackChecks: ContractCheck[] = [
     const m = messageOf(team, { recipients: [recipient('ann@dest.test')] });
     const [recipientId] = await record(store, m);
     const eventId = (await store.feedback.recordComplaint({ recipientId: recipientId!, reason: 'abuse' }))!.eventId!;
-    const base = { webhookId: 7, accountId: team.id, eventId, eventType: 'complaint' as const, latencyMs: 12 };
+    const base = { webhookId: 7, teamId: team.id, eventId, eventType: 'complaint' as const, latencyMs: 12 };
     await store.feedback.logDelivery({ ...base, url: 'https://a.example.com/', statusCode: 200, error: null });
     await new Promise((resolve) => setTimeout(resolve, 2));
     await store.feedback.logDelivery({ ...base, url: 'https://b.example.com/', statusCode: null, error: 'timed out' });
     const [newer, older] = await store.feedback.deliveriesOf(team.id);
     t.match(newer, {
       webhookId: 7,
-      accountId: team.id,
+      teamId: team.id,
       eventId,
       eventType: 'complaint',
       url: 'https://b.example.com/',

@@ -3,7 +3,7 @@ import type { Test } from 'tap';
 import type { Store } from '../../../store/index.js';
 import type { StoreTestSupport } from '../../../store/test-support.js';
 import type { NewMessage, NewRecipient } from '../../../store/message-log.js';
-import type { Team } from '../../../domain/team.js';
+import { accountIdOf, type Team } from '../../../domain/team.js';
 import type { Domain } from '../../../domain/sending-domain.js';
 
 export interface ContractEngine {
@@ -21,11 +21,11 @@ export interface ContractCheck {
 export const check = (name: string, run: ContractCheck['run']): ContractCheck => ({ name, run });
 
 export async function accountOf(store: Store, credits = 100, name = 'Account'): Promise<Team> {
-  return store.accounts.createAccount({ name, credits, limitPerSecond: 10, planType: 'free', backendRegion: 'eu' });
+  return store.teams.createAccount({ name, credits, limitPerSecond: 10, planType: 'free', backendRegion: 'eu' });
 }
 
 export async function domainOf(store: Store, team: Team, name: string): Promise<Domain> {
-  const domain = await store.domains.create({ accountId: team.id, name, dkimSelector: 'tern', dkimPublicKey: 'pub', dkimPrivateKeyEnc: 'sealed' });
+  const domain = await store.domains.create({ teamId: team.id, name, dkimSelector: 'tern', dkimPublicKey: 'pub', dkimPrivateKeyEnc: 'sealed' });
   if (domain === 'exists') throw new Error(`${name} is taken`);
   return domain;
 }
@@ -47,8 +47,8 @@ export function messageOf(team: Team, fields: Partial<NewMessage> & { recipients
   const body = Buffer.from(`Subject: ${fields.subject ?? 'Hello'}\r\n\r\nbody\r\n`);
   return {
     id,
-    accountId: team.id,
-    rootId: team.parentId ?? team.id,
+    teamId: team.id,
+    accountId: accountIdOf(team),
     domainId: null,
     sendingKeyId: null,
     source: 'http',

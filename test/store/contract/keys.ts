@@ -3,9 +3,9 @@ import { accountOf, domainOf, check, type ContractCheck } from './fixtures.js';
 import type { NewKey } from '../../../store/keys.js';
 
 let n = 0;
-const newKey = (accountId: number, title = 'key'): NewKey => {
+const newKey = (teamId: number, title = 'key'): NewKey => {
   const hash = `hash-${++n}-${Math.random().toString(36).slice(2)}`;
-  return { accountId, title, hash, start: 'tern_ab', end: 'yz' };
+  return { teamId, title, hash, start: 'tern_ab', end: 'yz' };
 };
 
 export const keyChecks: ContractCheck[] = [
@@ -16,7 +16,7 @@ export const keyChecks: ContractCheck[] = [
     const domain = await domainOf(store, team, 'keys.one.test');
     const limited = await store.keys.createSending({ ...newKey(team.id, 'limited'), domainId: domain.id });
     t.match(limited, {
-      accountId: team.id,
+      teamId: team.id,
       kind: 'sending',
       title: 'limited',
       keyStart: 'tern_ab',
@@ -51,9 +51,9 @@ export const keyChecks: ContractCheck[] = [
   check('admin keys of an account and its teams stop at the limit, even when created all at once; a revoked one frees its place', async (t, engine) => {
     const { store } = await engine.open(t);
     const root = await accountOf(store);
-    const team = await store.accounts.createTeam(root, 'Team', 10);
+    const team = await store.teams.createTeam(root, 'Team', 10);
     if (team === 'limit_reached') throw new Error('under the limit');
-    const admin = (accountId: number) => store.keys.createAdmin({ ...newKey(accountId), rootId: root.id, scopes: ['domains:read', 'teams:write'] }, 4);
+    const admin = (teamId: number) => store.keys.createAdmin({ ...newKey(teamId), accountId: root.id, scopes: ['domains:read', 'teams:write'] }, 4);
     const outcomes = await Promise.all(Array.from({ length: 10 }, (_, i) => admin(i % 2 ? team.id : root.id)));
     const created = outcomes.filter((o) => o !== 'limit_reached');
     t.equal(created.length, 4, 'the team’s keys count against the account');

@@ -20,11 +20,11 @@ export const messageLogChecks: ContractCheck[] = [
     });
     const queued = await record(store, given);
     t.equal(queued.length, 2, 'the queued recipients come back');
-    t.equal(await store.accounts.pooledBalance((await store.accounts.get(team.id))!), 3, 'one credit per queued recipient');
+    t.equal(await store.teams.pooledBalance((await store.teams.get(team.id))!), 3, 'one credit per queued recipient');
     const entry = await store.messages.get(given.id);
     t.match(entry, {
       id: given.id,
-      accountId: team.id,
+      teamId: team.id,
       domainId: domain.id,
       sendingKeyId: null,
       source: 'http',
@@ -69,7 +69,7 @@ export const messageLogChecks: ContractCheck[] = [
     const unpaid = messageOf(team, { recipients: [recipient('a@dest.test'), recipient('b@dest.test')] });
     t.equal(await store.messages.insert(unpaid), 'insufficient_balance');
     t.equal(await store.messages.get(unpaid.id), undefined);
-    t.equal((await store.accounts.get(team.id))?.creditBalance, 1, 'nothing was taken');
+    t.equal((await store.teams.get(team.id))?.creditBalance, 1, 'nothing was taken');
     t.same(await store.messages.countByState(), { failed: 1, suppressed: 2 });
   }),
 

@@ -28,7 +28,7 @@ export const webhookChecks: ContractCheck[] = [
     const hook = await store.webhooks.create(team.id, { ...fields('first'), includeMessage: true }, 'sealed-secret', 10);
     if (hook === 'limit_reached') throw new Error('under the limit');
     t.match(hook, {
-      accountId: team.id,
+      teamId: team.id,
       title: 'first',
       url: 'https://hooks.example.com/first',
       events: ['bounced'],
@@ -59,8 +59,8 @@ export const webhookChecks: ContractCheck[] = [
     const { store } = await engine.open(t);
     const team = await accountOf(store);
     const other = await accountOf(store);
-    const make = async (accountId: number, title: string, events: WebhookFields['events']) => {
-      const hook = await store.webhooks.create(accountId, fields(title, events), 'sealed', 10);
+    const make = async (teamId: number, title: string, events: WebhookFields['events']) => {
+      const hook = await store.webhooks.create(teamId, fields(title, events), 'sealed', 10);
       if (hook === 'limit_reached') throw new Error('under the limit');
       return hook;
     };

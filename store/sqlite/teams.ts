@@ -1,4 +1,4 @@
-// Accounts and their child teams in SQLite. A root account (parent_id NULL) holds the pooled credits.
+// Teams in SQLite: accounts (parent_id NULL, holding the pooled credits) and their child teams.
 import { Type, type Static } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
 import type { Queryable, Sql } from './sql.js';
@@ -6,7 +6,7 @@ import { countOf, Int, Nullable, OneOf, rowDecoder, Text } from './decode.js';
 import { nowIso } from '../../shared/time.js';
 import { transitionTeam, type Actor, type TeamStatus } from '../../domain/team-state.js';
 import { DEFAULT_SUSPENSION_REASON, type Suspension, type SuspensionCause, type SuspensionDetail, type Team } from '../../domain/team.js';
-import type { AccountRepository, NewAccount, StatusChange } from '../accounts.js';
+import type { NewAccount, StatusChange, TeamRepository } from '../teams.js';
 
 const Count = Type.Integer({ minimum: 0 });
 const Fraction = Type.Number({ minimum: 0, maximum: 1 });
@@ -81,16 +81,16 @@ const decodeBalance = rowDecoder('credit balance', Type.Object({ credit_balance:
 const LIVE = 'deleted_at IS NULL';
 const COLUMNS = 'parent_id, name, plan_type, credit_balance, limit_per_second, backend_region, created_at, updated_at';
 
-export class AccountStore implements AccountRepository {
+export class TeamStore implements TeamRepository {
   constructor(private readonly sql: Sql) {}
 
   async count(): Promise<number> {
-    return countOf((await this.sql.get(`SELECT COUNT(*) AS n FROM accounts WHERE ${LIVE}`))!);
+    return countOf((await this.sql.get(`SELECT COUNT(*) AS n FROM teams WHERE ${LIVE}`))!);
   }
 
   async createAccount(a: NewAccount): Promise<Team> {
     const now = nowIso();
-    const [row] = await this.sql.returning(`INSERT INTO accounts (${COLUMNS}) VALUES (NULL, ?, ?, ?, ?, ?, ?, ?) RETURNING *`, [
+    const [row] = await this.sql.returning(`INSERT INTO teams (${COLUMNS}) VALUES (NULL, ?, ?, ?, ?, ?, ?, ?) RETURNING *`, [
       a.name,
       a.planType,
       a.credits,
@@ -109,20 +109,20 @@ export class AccountStore implements AccountRepository {
   async createTeam(parent: Team, name: string, limit: number): Promise<Team | 'limit_reached'> {
     const now = nowIso();
     const [row] = await this.sql.returning(
-      `INSERT INTO accounts (${COLUMNS}) SELECT ?, ?, ?, 0, ?, ?, ?, ?
-       WHERE (SELECT COUNT(*) FROM accounts WHERE parent_id = ? AND ${LIVE}) < ? RETURNING *`,
+      `INSERT INTO teams (${COLUMNS}) SELECT ?, ?, ?, 0, ?, ?, ?, ?
+       WHERE (SELECT COUNT(*) FROM teams WHERE parent_id = ? AND ${LIVE}) < ? RETURNING *`,
       [parent.id, name, parent.planType, parent.limitPerSecond, parent.backendRegion, now, now, parent.id, limit],
     );
     return row ? decodeTeam(row) : 'limit_reached';
   }
 
   async get(id: number): Promise<Team | undefined> {
-    const row = await this.sql.get(`SELECT * FROM accounts WHERE id = ? AND ${LIVE}`, [id]);
+    const row = await this.sql.get(`SELECT * FROM teams WHERE id = ? AND ${LIVE}`, [id]);
     return row && decodeTeam(row);
   }
 
   async children(parentId: number): Promise<Team[]> {
-    const rows = await this.sql.all(`SELECT * FROM accounts WHERE parent_id = ? AND ${LIVE} ORDER BY created_at, id`, [parentId]);
+    const rows = await this.sql.all(`SELECT * FROM teams WHERE parent_id = ? AND ${LIVE} ORDER BY created_at, id`, [parentId]);
     return rows.map(decodeTeam);
   }
 
@@ -132,7 +132,7 @@ export class AccountStore implements AccountRepository {
   }
 
   async rename(id: number, name: string): Promise<Team | undefined> {
-    const [row] = await this.sql.returning(`UPDATE accounts SET name = ?, updated_at = ? WHERE id = ? AND ${LIVE} RETURNING *`, [name, nowIso(), id]);
+    const [row] = await this.sql.returning(`UPDATE teams SET name = ?, updated_at = ? WHERE id = ? AND ${LIVE} RETURNING *`, [name, nowIso(), id]);
     return row && decodeTeam(row);
   }
 
@@ -143,7 +143,7 @@ export class AccountStore implements AccountRepository {
    */
   async changeStatus(id: number, wanted: TeamStatus, actor: Actor, cause?: SuspensionCause): Promise<StatusChange> {
     return this.sql.tx(async (q): Promise<StatusChange> => {
-      const row = await q.get(`SELECT * FROM accounts WHERE id = ? AND ${LIVE}`, [id]);
+      const row = await q.get(`SELECT * FROM teams WHERE id = ? AND ${LIVE}`, [id]);
       if (!row) return { ok: false, refusal: 'not_found' };
       const team = decodeTeam(row);
       const next = transitionTeam(team, wanted, actor);
@@ -153,7 +153,7 @@ export class AccountStore implements AccountRepository {
       const suspended = next.state.status === 'suspended';
       const why = cause ?? { reason: DEFAULT_SUSPENSION_REASON[actor] };
       const [changed] = await q.all(
-        `UPDATE accounts SET status = ?, suspended_by = ?, suspension_reason = ?, suspension_detail = ?, suspended_at = ?, updated_at = ?
+        `UPDATE teams SET status = ?, suspended_by = ?, suspension_reason = ?, suspension_detail = ?, suspended_at = ?, updated_at = ?
          WHERE id = ? RETURNING *`,
         [
           next.state.status,
@@ -171,24 +171,24 @@ export class AccountStore implements AccountRepository {
 
   async update(id: number, fields: { limitPerSecond?: number; planType?: string }): Promise<Team | undefined> {
     const [row] = await this.sql.returning(
-      `UPDATE accounts SET limit_per_second = COALESCE(?, limit_per_second), plan_type = COALESCE(?, plan_type), updated_at = ?
+      `UPDATE teams SET limit_per_second = COALESCE(?, limit_per_second), plan_type = COALESCE(?, plan_type), updated_at = ?
        WHERE id = ? AND ${LIVE} RETURNING *`,
       [fields.limitPerSecond ?? null, fields.planType ?? null, nowIso(), id],
     );
     return row && decodeTeam(row);
   }
 
-  async addCredits(rootId: number, amount: number): Promise<number | undefined> {
+  async addCredits(accountId: number, amount: number): Promise<number | undefined> {
     const [row] = await this.sql.returning(
-      'UPDATE accounts SET credit_balance = credit_balance + ?, updated_at = ? WHERE id = ? AND parent_id IS NULL RETURNING credit_balance',
-      [amount, nowIso(), rootId],
+      'UPDATE teams SET credit_balance = credit_balance + ?, updated_at = ? WHERE id = ? AND parent_id IS NULL RETURNING credit_balance',
+      [amount, nowIso(), accountId],
     );
     return row && decodeBalance(row);
   }
 
   /** Debits the pooled balance atomically; false when it would go below zero. */
-  static async debit(q: Queryable, rootId: number, amount: number): Promise<boolean> {
-    const res = await q.run('UPDATE accounts SET credit_balance = credit_balance - ? WHERE id = ? AND credit_balance >= ?', [amount, rootId, amount]);
+  static async debit(q: Queryable, accountId: number, amount: number): Promise<boolean> {
+    const res = await q.run('UPDATE teams SET credit_balance = credit_balance - ? WHERE id = ? AND credit_balance >= ?', [amount, accountId, amount]);
     return res.changes === 1;
   }
 }

@@ -1,4 +1,4 @@
-// The accounts repository: accounts and their child teams. Limits are kept by the store, atomically.
+// The teams repository: accounts (the teams that pay) and their child teams. Limits are kept by the store, atomically.
 import type { SuspensionCause, Team } from '../domain/team.js';
 import type { Actor, TeamStatus } from '../domain/team-state.js';
 
@@ -12,7 +12,7 @@ export interface NewAccount {
 
 export type StatusChange = { ok: true; team: Team } | { ok: false; refusal: 'suspended_by_platform' | 'not_found' };
 
-export interface AccountRepository {
+export interface TeamRepository {
   /** Live accounts and teams. */
   count(): Promise<number>;
   createAccount(a: NewAccount): Promise<Team>;
@@ -21,12 +21,12 @@ export interface AccountRepository {
   get(id: number): Promise<Team | undefined>;
   /** The live child teams of an account, oldest first. */
   children(parentId: number): Promise<Team[]>;
-  /** The pooled balance: always the root account's. */
+  /** The pooled balance: always the paying account's. */
   pooledBalance(team: Team): Promise<number>;
   rename(id: number, name: string): Promise<Team | undefined>;
   /** Moves a team's status by the one transition rule; a suspension records its cause (or who) and time, reactivation clears it. */
   changeStatus(id: number, wanted: TeamStatus, actor: Actor, cause?: SuspensionCause): Promise<StatusChange>;
   update(id: number, fields: { limitPerSecond?: number; planType?: string }): Promise<Team | undefined>;
-  /** Adds credits to a root account; its new balance, or undefined when `rootId` is no root account. */
-  addCredits(rootId: number, amount: number): Promise<number | undefined>;
+  /** Adds credits to an account; its new balance, or undefined when `accountId` is no account (a child team, say). */
+  addCredits(accountId: number, amount: number): Promise<number | undefined>;
 }
