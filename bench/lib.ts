@@ -254,8 +254,8 @@ export const queueDepth = (d: Deployment) => mtaMetric(d, 'tern_queue_recipients
 const WORDS = 'the quick brown fox jumps over lazy dog mail transfer agent queue delivery receipt invoice order shipping account update'.split(' ');
 
 /** About `bytes` of plain text in lines of at most 76 characters, none starting with a dot. */
-export function filler(bytes: number, seed = 1): string {
-  let s = seed;
+export function filler(bytes: number, start = 1): string {
+  let s = start;
   const lines: string[] = [];
   let total = 0;
   while (total < bytes) {

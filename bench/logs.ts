@@ -22,8 +22,8 @@ const DAYS = 30;
 
 // --- a deterministic generator of varied data ---
 
-let seed = 42;
-const rand = () => (seed = (seed * 1103515245 + 12345) & 0x7fffffff) / 0x80000000;
+let state = 42; // the generator's state: the same data on every run
+const rand = () => (state = (state * 1103515245 + 12345) & 0x7fffffff) / 0x80000000;
 const pick = <T>(list: readonly T[]) => list[Math.floor(rand() * list.length)]!;
 /** Skewed toward the start of the list (index ~ r³): a few very common words, a long tail of rare ones. */
 const pickSkewed = <T>(list: readonly T[]) => list[Math.floor(rand() ** 3 * list.length)]!;

@@ -1,6 +1,6 @@
 // The webhook dispatcher: drains the event outbox (written by outcome.ts in the same transaction as the
 // bounce or complaint) outside the delivery path, so a slow receiver never slows mail. Each event goes
-// once, with no retry (the seed), to every active webhook of its team subscribed to it, signed by the
+// once, with no retry (the specification), to every active webhook of its team subscribed to it, signed by the
 // Standard Webhooks scheme; every attempt is recorded for the dashboard's logs.
 import { createHmac, randomBytes } from 'node:crypto';
 import type { Resolver } from 'node:dns/promises';
@@ -42,7 +42,7 @@ const PRUNE_EVERY_MS = 3_600_000;
 const LOCK_KEY = redisKeys.webhooksLock();
 const LOCK_TTL_MS = 120_000;
 
-/** The JSON body: the seed's event fields, plus the message when the webhook asks for it. */
+/** The JSON body: the specification's event fields, plus the message when the webhook asks for it. */
 export function eventBody(event: OutboxEvent, message: MessageSummary | null): string {
   return JSON.stringify({
     event: event.type,

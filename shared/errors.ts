@@ -54,7 +54,7 @@ export class AdminError extends Error {
 export const adminError = (code: AdminErrorCode, message: string, details?: Record<string, string>, headers?: Record<string, string>): AdminError =>
   new AdminError(code, message, details, headers);
 
-/** Sending-interface error types and their HTTP statuses, as the seed's sending table. */
+/** Sending-interface error types and their HTTP statuses, as the specification's sending table. */
 export const SEND_ERROR_TYPES = {
   unauthorized: 401,
   forbidden: 403,

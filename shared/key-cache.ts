@@ -1,6 +1,6 @@
 // Resolves presented key values to active key records. Records are cached briefly; a revocation is
 // published over Redis pub/sub so every process drops the key at once, and the TTL bounds the delay
-// (well under the seed's minute) even if a message is lost.
+// (well under the specification's minute) even if a message is lost.
 import type { Redis } from 'ioredis';
 import { hashKey, kindOf } from './api-key.js';
 import { redisKeys } from './redis-keys.js';

@@ -1,4 +1,4 @@
-// Admin-key scopes, exactly as the seed's table. A :write scope includes its :read.
+// Admin-key scopes, exactly as the specification's table. A :write scope includes its :read.
 export const SCOPES = [
   'domains:read',
   'domains:write',

@@ -1,7 +1,7 @@
 // Time as the product writes it: ISO 8601 UTC, the interface's display form, and UTC day boundaries.
 export const nowIso = (): string => new Date().toISOString();
 
-/** The seed's `<YYYY-MM-DD HH:MM:SS>` form, in UTC. */
+/** The specification's `<YYYY-MM-DD HH:MM:SS>` form, in UTC. */
 export function toDisplayDateTime(iso: string): string {
   return iso.slice(0, 19).replace('T', ' ');
 }

@@ -1,4 +1,4 @@
-// Webhook URL rules from the seed: at most 2,048 characters; https, or http on port 443, 80 or 8080;
+// Webhook URL rules from the specification: at most 2,048 characters; https, or http on port 443, 80 or 8080;
 // a public host name only; no whitespace, control or invisible character anywhere (refused, never re-encoded).
 // Addresses are checked again when a delivery resolves the name.
 import { isIP } from 'node:net';

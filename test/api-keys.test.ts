@@ -10,7 +10,7 @@ t.before(async () => {
 });
 t.teardown(() => h?.close());
 
-const SEED_DATE_TIME = /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/;
+const SPEC_DATE_TIME = /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/;
 
 async function addDomain(key: string, name: string, teamId?: number): Promise<string> {
   const res = await h.request('POST', '/v2/domains', { key, teamId, body: { name } });
@@ -35,7 +35,7 @@ t.test('POST /v2/api-keys creates a sending key and shows its value once', async
   t.equal(name, 'Website');
   t.match(value, /^tern_[A-Za-z0-9_-]{43,}$/, 'tern_ and at least 32 random bytes');
   t.notOk(value.startsWith('tern_admin_'), 'never looks like an admin key');
-  t.match(createdAt, SEED_DATE_TIME);
+  t.match(createdAt, SPEC_DATE_TIME);
   const stamp = Date.parse(`${createdAt.replace(' ', 'T')}Z`);
   t.ok(Math.abs(stamp - before) < 5000, 'created_at is now, in UTC');
   const resolved = await h.rt.keyCache.resolve(value);

@@ -196,7 +196,7 @@ t.test('authentication', async (t) => {
   t.end();
 });
 
-/** The seed's scope table: each endpoint and the scopes it needs. */
+/** The specification's scope table: each endpoint and the scopes it needs. */
 const SCOPE_TABLE: ReadonlyArray<{ method: string; path: string; needs: Scope[]; body?: unknown; query?: string }> = [
   { method: 'GET', path: '/v2/domains', needs: ['domains:read'] },
   { method: 'GET', path: '/v2/domains/{id}', needs: ['domains:read'] },
@@ -234,7 +234,7 @@ t.test('scopes', async (t) => {
       if (route.path === '/v2/info') continue;
       t.ok(documented.has(`${route.method} ${route.path}`), `${route.method} ${route.path} is in the table`);
       const entry = SCOPE_TABLE.find((e) => e.method === route.method && e.path === route.path);
-      if (entry) t.same([...route.scopes].sort(), [...entry.needs].sort(), `${route.method} ${route.path} declares the seed's scopes`);
+      if (entry) t.same([...route.scopes].sort(), [...entry.needs].sort(), `${route.method} ${route.path} declares the specification's scopes`);
     }
   });
 

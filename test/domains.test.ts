@@ -16,7 +16,7 @@ t.teardown(async () => {
   await dns.close();
 });
 
-const SEED_DATE = /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/;
+const SPEC_DATE = /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/;
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/;
 
 let counter = 0;
@@ -41,7 +41,7 @@ async function awaitFreshWindow(minLeftS = 15): Promise<void> {
   if (60_000 - intoWindowMs < minLeftS * 1000) await new Promise((r) => setTimeout(r, 60_000 - intoWindowMs + 200));
 }
 
-t.test('adding a domain answers 201 with an opaque id, the name, draft status and a seed-format creation date', async (t) => {
+t.test('adding a domain answers 201 with an opaque id, the name, draft status and a creation date in the specification’s format', async (t) => {
   const { key } = await h.account();
   const name = freshName();
   const res = await h.request('POST', '/v2/domains', { key, body: { name } });
@@ -52,7 +52,7 @@ t.test('adding a domain answers 201 with an opaque id, the name, draft status an
   t.notMatch(data.id, /^\d+$/, 'the id is not a plain integer');
   t.equal(data.domain_name, name);
   t.equal(data.verification_status, 'draft');
-  t.match(data.created_at, SEED_DATE);
+  t.match(data.created_at, SPEC_DATE);
   t.same(Object.keys(data).sort(), ['created_at', 'domain_name', 'id', 'verification_status']);
   const { id: second } = await addDomain(h, key, freshName());
   t.not(second, data.id, 'ids differ between domains');
@@ -270,7 +270,7 @@ t.test('the DKIM private key is stored encrypted and matches the RSA-2048 public
   t.not(otherDetail.body.data.dns_records.dkim.content, content, 'each domain has its own key pair');
 });
 
-t.test('the domain list has the envelope and the seed’s item fields, with the team’s first domain as default', async (t) => {
+t.test('the domain list has the envelope and the specification’s item fields, with the team’s first domain as default', async (t) => {
   const { id: accountId, key } = await h.account();
   const first = await addDomain(h, key, freshName('list'));
   const second = await addDomain(h, key, freshName('list'));

@@ -190,7 +190,7 @@ async function theWebhookAbout(t: Test, messageId: string, type: 'bounced' | 'co
 /** The fields every event body has, in order, and the message the webhook asked for. */
 function checkEventBody(t: Test, body: EventBody, expected: { event: string; messageId: string; email: string; message: MessageDetail }): void {
   const hard = expected.event === 'bounced' ? ['is_hard_bounce'] : [];
-  t.same(Object.keys(body), ['event', 'message_id', 'email', ...hard, 'reason', 'team_id', 'occurred_at', 'message'], 'the seed fields, then the message');
+  t.same(Object.keys(body), ['event', 'message_id', 'email', ...hard, 'reason', 'team_id', 'occurred_at', 'message'], 'the specification fields, then the message');
   t.match(body, { event: expected.event, message_id: expected.messageId, email: expected.email, team_id: loop.w.teamId }, 'event, message_id, email and team_id');
   t.match(body.occurred_at, ISO_MS, 'occurred_at is an ISO time');
   const m = expected.message;

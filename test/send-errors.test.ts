@@ -1,4 +1,4 @@
-// POST /v2/emails and /v2/emails/batch over real HTTP: every sending error of the seed's table in its
+// POST /v2/emails and /v2/emails/batch over real HTTP: every sending error of the specification's table in its
 // body shape, the extra refusals of issue 3 (suspension, header injection, size, types), what a
 // successful send stores and costs, Idempotency-Key, batches and the per-account send rate.
 import t, { type Test } from 'tap';
@@ -103,7 +103,7 @@ const storedBody = async (id: string): Promise<Buffer> => {
 };
 
 // ---------------------------------------------------------------------------------------------------
-// 1. The seed's sending error table
+// 1. The specification's sending error table
 
 t.test('a request with no key anywhere is refused with 401 api_key.required', async (t) => {
   const s = await setup();

@@ -1,4 +1,4 @@
-// The webhook URL rules of the seed, as a table over checkWebhookUrl: scheme and port, length, and a
+// The webhook URL rules of the specification, as a table over checkWebhookUrl: scheme and port, length, and a
 // public host name only (no localhost, no IP literal in any spelling, a host under a public suffix).
 import t from 'tap';
 import { checkWebhookUrl, WEBHOOK_URL_MAX } from '../shared/webhook-url.js';
@@ -64,14 +64,14 @@ const refused: Array<[string, string]> = [
   ['a reverse-DNS name', 'https://1.0.0.127.in-addr.arpa/hook'],
 ];
 
-t.test('webhook urls the seed allows are accepted', async (t) => {
+t.test('webhook urls the specification allows are accepted', async (t) => {
   for (const [name, url] of accepted) {
     const result = checkWebhookUrl(url);
     t.ok(result.ok, `${name}: ${url.slice(0, 80)}`);
   }
 });
 
-t.test('webhook urls the seed forbids are refused with a reason', async (t) => {
+t.test('webhook urls the specification forbids are refused with a reason', async (t) => {
   for (const [name, url] of refused) {
     const result = checkWebhookUrl(url);
     t.notOk(result.ok, `${name}: ${url.slice(0, 80)}`);

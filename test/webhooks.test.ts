@@ -150,7 +150,7 @@ t.test('events must be a non-empty array without duplicates', async (t) => {
   t.equal(list.body.total, 0, 'nothing was created');
 });
 
-t.test('the url rules of the seed apply on creation with code invalid_url', async (t) => {
+t.test('the url rules of the specification apply on creation with code invalid_url', async (t) => {
   const a = await h.account();
   const prefix = 'https://hooks.example.com/';
   const ok = [

@@ -1,4 +1,4 @@
-// The send request of the seed, validated field by field into the sending error shape
+// The send request of the specification, validated field by field into the sending error shape
 // ({field: {code: text}}), then turned into a MIME message by nodemailer's composer.
 import { Type, type Static } from '@sinclair/typebox';
 import addressparser from 'nodemailer/lib/addressparser';
@@ -26,7 +26,7 @@ export const RESERVED_HEADERS = new Set([
 
 const Address = Type.Object({ email: Type.String(), name: Type.Optional(Type.String()) });
 
-/** For the OpenAPI document; validation below gives the seed's own error codes. */
+/** For the OpenAPI document; validation below gives the specification's own error codes. */
 export const SendRequestSchema = Type.Object({
   from: Address,
   to: Type.Array(Address, { minItems: 1, maxItems: MAX_RECIPIENTS_PER_FIELD }),
