@@ -1,6 +1,7 @@
 // A team's sending domains: add one (its DKIM key pair generated, its DNS records derived), list, read,
 // remove. Verification is automatic (verification/); nothing here performs a DNS lookup.
 import type { Runtime } from '../shared/runtime.js';
+import type { Logger } from '../shared/log.js';
 import type { Domain } from '../domain/sending-domain.js';
 import type { PageOf, PageRequest } from '../store/paging.js';
 import type { Team } from '../domain/team.js';
@@ -8,7 +9,7 @@ import { checkDomainName } from '../shared/domain-name.js';
 import { dkimRecordName, dnsRecordsFor, generateDkimKeyPair, MAX_DNS_NAME, type DomainDnsRecords } from '../shared/dns-records.js';
 import { done, notFound, refuse, type Managed } from './management-refusals.js';
 
-export type DomainManagementDeps = Pick<Runtime, 'config' | 'store' | 'redis' | 'log' | 'secrets' | 'keyCache'>;
+export type DomainManagementDeps = Pick<Runtime, 'config' | 'store' | 'redis' | 'secrets' | 'keyCache'>;
 
 export interface RemovedDomain {
   domain: Domain;
@@ -39,7 +40,7 @@ export class DomainManagement {
   }
 
   /** Adds a draft domain. Its name must be a public domain no one uses yet; a subdomain needs credits. */
-  async add(team: Team, rawName: string): Promise<Managed<Domain>> {
+  async add(team: Team, rawName: string, log: Logger): Promise<Managed<Domain>> {
     const checked = checkDomainName(rawName);
     if (!checked.ok) return refuse({ kind: 'invalid_domain', message: `${JSON.stringify(rawName)} is not a valid public domain name: ${checked.reason}` });
     // The DKIM record's name must fit in DNS (253 characters), or the domain could never be verified.
@@ -57,16 +58,16 @@ export class DomainManagement {
       dkimPrivateKeyEnc: this.d.secrets.seal(keys.privateKeyPem),
     });
     if (created === 'exists') return refuse({ kind: 'domain_exists', name: checked.name });
-    this.d.log.info({ domain: created.id, name: created.name, team: team.id }, 'domain added');
+    log.info({ domain: created.id, name: created.name, team: team.id }, 'domain added');
     return done(created);
   }
 
   /** Removes a domain; sending keys limited to it could never send again, so they are revoked with it. */
-  async remove(team: Team, id: string): Promise<Managed<RemovedDomain>> {
+  async remove(team: Team, id: string, log: Logger): Promise<Managed<RemovedDomain>> {
     const domain = await this.d.store.domains.get(id, team.id);
     if (!domain || !(await this.d.store.domains.remove(domain.id, team.id))) return notFound('domain', 'Domain not found');
-    await this.d.keyCache.revoked(this.d.redis, await this.d.store.keys.revokeForDomain(domain.id), this.d.log);
-    this.d.log.info({ domain: domain.id, name: domain.name, team: team.id }, 'domain removed');
+    await this.d.keyCache.revoked(this.d.redis, await this.d.store.keys.revokeForDomain(domain.id), log);
+    log.info({ domain: domain.id, name: domain.name, team: team.id }, 'domain removed');
     const records = this.dnsRecords(domain);
     const names = [records.dkim, ...records.spf].map((r) => `${r.type} ${r.name}.${domain.name}`);
     return done({ domain, recordsToRemove: [...new Set(names)] });

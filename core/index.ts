@@ -36,7 +36,7 @@ export interface Core {
 
 /** `queue` is the process's one queue owner: the intake schedules what it records there. */
 export function createCore(rt: Runtime, queue: Queue): Core {
-  const intake = new Intake(rt.store, queue, new DisposableFilter(rt.config.disposableDomains), rt.log);
+  const intake = new Intake(rt.store, queue, new DisposableFilter(rt.config.disposableDomains));
   const domains = new DomainManagement(rt);
   const senders = new SenderAuthorization({ store: rt.store, redis: rt.redis, keyCache: rt.keyCache });
   return {

@@ -13,7 +13,6 @@ import { done, notFound, refuse, type Managed } from './management-refusals.js';
 export interface SendingKeyDeps {
   store: Store;
   redis: Redis;
-  log: Logger;
   keyCache: KeyCache;
 }
 
@@ -31,7 +30,7 @@ export class SendingKeys {
   }
 
   /** A new key for the team, limited to one of its domains when `domainId` is given. */
-  async create(team: Team, o: { name: string; domainId?: string }): Promise<Managed<CreatedKey>> {
+  async create(team: Team, o: { name: string; domainId?: string }, log: Logger): Promise<Managed<CreatedKey>> {
     let domainId: string | null = null;
     if (o.domainId !== undefined) {
       const domain = await this.d.store.domains.get(o.domainId, team.id);
@@ -43,15 +42,15 @@ export class SendingKeys {
     const value = generateKey('sending');
     const { start, end } = keyEnds(value);
     const key = await this.d.store.keys.createSending({ teamId: team.id, title: name, hash: hashKey(value), start, end, domainId });
-    this.d.log.info({ key: key.id, team: team.id }, 'sending key created');
+    log.info({ key: key.id, team: team.id }, 'sending key created');
     return done({ key, value });
   }
 
-  async revoke(team: Team, id: number): Promise<Managed<void>> {
+  async revoke(team: Team, id: number, log: Logger): Promise<Managed<void>> {
     const hash = await this.d.store.keys.revoke(id, 'sending', team.id);
     if (!hash) return notFound('sending_key', 'Sending key not found');
-    await this.d.keyCache.revoked(this.d.redis, [hash], this.d.log);
-    this.d.log.info({ key: id, team: team.id }, 'sending key revoked');
+    await this.d.keyCache.revoked(this.d.redis, [hash], log);
+    log.info({ key: id, team: team.id }, 'sending key revoked');
     return done(undefined);
   }
 }

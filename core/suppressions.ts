@@ -16,7 +16,6 @@ export interface SuppressionDeps {
   config: Config;
   store: Store;
   redis: Redis;
-  log: Logger;
 }
 
 export interface Removal {
@@ -34,7 +33,7 @@ export class Suppressions {
   }
 
   /** Removes an address; only a real removal uses the account's daily allowance. */
-  async remove(team: Team, accountId: number, rawEmail: string): Promise<Managed<Removal>> {
+  async remove(team: Team, accountId: number, rawEmail: string, log: Logger): Promise<Managed<Removal>> {
     const email = rawEmail.trim().toLowerCase();
     const limit = this.d.config.limits.suppressionRemovalsPerDay;
     const notListed = () => notFound<Removal>('suppression', `${email} is not on the suppression list`);
@@ -56,7 +55,7 @@ export class Suppressions {
       await release();
       return notListed();
     }
-    this.d.log.info({ team: team.id, email }, 'suppression removed');
+    log.info({ team: team.id, email }, 'suppression removed');
     return done({ email, usedToday: used, remainingToday: Math.max(0, limit - used), dailyLimit: limit });
   }
 }

@@ -10,7 +10,6 @@ import { done, notFound, refuse, type Managed } from './management-refusals.js';
 export interface TeamDeps {
   config: Config;
   store: Store;
-  log: Logger;
 }
 
 /** The team owning a key, the pooled balance, and the child teams when the owner is an account. */
@@ -30,19 +29,19 @@ export class Teams {
     return { owner, balance: await this.d.store.teams.pooledBalance(owner), teams };
   }
 
-  async create(owner: Team, rawName: string): Promise<Managed<Team>> {
+  async create(owner: Team, rawName: string, log: Logger): Promise<Managed<Team>> {
     if (owner.parentId !== null) return refuse({ kind: 'not_parent_account' });
     const name = teamName(rawName);
     if (!name.ok) return name;
     const limit = this.d.config.limits.teamsPerAccount;
     const team = await this.d.store.teams.createTeam(owner, name.value, limit);
     if (team === 'limit_reached') return refuse({ kind: 'limit_reached', what: 'teams', limit, field: 'name' });
-    this.d.log.info({ team: team.id, parent: owner.id }, 'team created');
+    log.info({ team: team.id, parent: owner.id }, 'team created');
     return done(team);
   }
 
   /** Renames a team of the account, and moves its status (as its owner). */
-  async update(owner: Team, id: number, change: { name?: string; status?: TeamStatus }): Promise<Managed<Team>> {
+  async update(owner: Team, id: number, change: { name?: string; status?: TeamStatus }, log: Logger): Promise<Managed<Team>> {
     const team = await this.d.store.teams.get(id);
     if (!team || owner.parentId !== null || team.parentId !== owner.id) return notFound('team', 'Team not found');
     const name = change.name === undefined ? undefined : teamName(change.name);
@@ -54,7 +53,7 @@ export class Teams {
     }
     if (name) await this.d.store.teams.rename(team.id, name.value);
     const updated = (await this.d.store.teams.get(team.id))!;
-    this.d.log.info({ team: team.id, status: updated.status, by: 'account' }, 'team updated');
+    log.info({ team: team.id, status: updated.status, by: 'account' }, 'team updated');
     return done(updated);
   }
 }

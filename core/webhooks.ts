@@ -15,7 +15,6 @@ import { done, notFound, refuse, type Managed } from './management-refusals.js';
 export interface WebhookDeps {
   config: Config;
   store: Store;
-  log: Logger;
   secrets: SecretBox;
 }
 
@@ -32,18 +31,18 @@ export class Webhooks {
     return this.d.store.webhooks.list(team.id, page);
   }
 
-  async create(team: Team, fields: WebhookFields): Promise<Managed<CreatedWebhook>> {
+  async create(team: Team, fields: WebhookFields, log: Logger): Promise<Managed<CreatedWebhook>> {
     const url = checkWebhookUrl(fields.url);
     if (!url.ok) return refuse({ kind: 'invalid_url', message: `Invalid webhook url: ${url.reason}` });
     const secret = `whsec_${randomBytes(32).toString('base64')}`;
     const limit = this.d.config.limits.webhooksPerTeam;
     const created = await this.d.store.webhooks.create(team.id, { ...fields, url: url.url }, this.d.secrets.seal(secret), limit);
     if (created === 'limit_reached') return refuse({ kind: 'limit_reached', what: 'webhooks', limit });
-    this.d.log.info({ webhook: created.id, team: team.id }, 'webhook created');
+    log.info({ webhook: created.id, team: team.id }, 'webhook created');
     return done({ webhook: created, secret });
   }
 
-  async update(team: Team, id: number, change: WebhookChange): Promise<Managed<Webhook>> {
+  async update(team: Team, id: number, change: WebhookChange, log: Logger): Promise<Managed<Webhook>> {
     let url: string | undefined;
     if (change.url !== undefined) {
       const checked = checkWebhookUrl(change.url);
@@ -51,10 +50,14 @@ export class Webhooks {
       url = checked.url;
     }
     const updated = await this.d.store.webhooks.update(id, team.id, { ...change, url });
-    return updated ? done(updated) : notFound('webhook', 'Webhook not found');
+    if (!updated) return notFound('webhook', 'Webhook not found');
+    log.info({ webhook: id, team: team.id }, 'webhook updated');
+    return done(updated);
   }
 
-  async remove(team: Team, id: number): Promise<Managed<void>> {
-    return (await this.d.store.webhooks.remove(id, team.id)) ? done(undefined) : notFound('webhook', 'Webhook not found');
+  async remove(team: Team, id: number, log: Logger): Promise<Managed<void>> {
+    if (!(await this.d.store.webhooks.remove(id, team.id))) return notFound('webhook', 'Webhook not found');
+    log.info({ webhook: id, team: team.id }, 'webhook removed');
+    return done(undefined);
   }
 }

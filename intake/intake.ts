@@ -56,15 +56,10 @@ export class Intake {
     private readonly store: Store,
     private readonly queue: Queue,
     private readonly disposable: DisposableFilter,
-    private readonly log: Logger,
   ) {}
 
-  async accept(m: IntakeMessage): Promise<IntakeResult> {
-    return this.record(await this.admit(m));
-  }
-
   /**
-   * The first half of accept: each recipient's first state, and so the cost. Batches run this for all their
+   * The first half of taking a message in: each recipient's first state, and so the cost. Batches run this for all their
    * items at once and then `record` them in order, so that when credits run short it is always the later items
    * that are refused. The balance is checked only there, where the credits are taken in the same transaction.
    */
@@ -75,8 +70,11 @@ export class Intake {
     return { message: m, id, recipients, cost };
   }
 
-  /** The second half: message, recipients, body and credits in SQLite (the acknowledgement point), then the queue. */
-  async record({ message: m, id, recipients, cost }: Admitted): Promise<IntakeResult> {
+  /**
+   * The second half: message, recipients, body and credits in SQLite (the acknowledgement point), then the queue.
+   * `log` is the caller's (an HTTP request's, an SMTP session's), so the acceptance line carries its id.
+   */
+  async record({ message: m, id, recipients, cost }: Admitted, log: Logger): Promise<IntakeResult> {
     const inserted = await this.store.messages.insert({
       id,
       teamId: m.team.id,
@@ -100,7 +98,7 @@ export class Intake {
       error: cost ? null : unsendableReason(recipients),
     });
     if (inserted === 'insufficient_balance') return { ok: false, reason: 'insufficient_balance' };
-    this.log.info({ msg_id: id, team: m.team.id, source: m.source, recipients: recipients.length, queued: cost }, 'message accepted');
+    log.info({ msg_id: id, team: m.team.id, source: m.source, recipients: recipients.length, queued: cost }, 'message accepted');
     metrics.messagesAccepted.inc({ source: m.source });
     await this.queue.enqueue(id, inserted);
     return { ok: true, messageId: id, queued: cost };

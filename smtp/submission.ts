@@ -7,6 +7,7 @@ import { PromptGreetingSmtpServer } from '../shared/prompt-greeting.js';
 import type { AddressObject } from 'mailparser';
 import { parseLogFields, type LogFields } from './log-fields.js';
 import type { Runtime } from '../shared/runtime.js';
+import type { Logger } from '../shared/log.js';
 import type { Core } from '../core/index.js';
 import type { Domain } from '../domain/sending-domain.js';
 import type { Sender } from '../core/sending/sender-authorization.js';
@@ -22,6 +23,8 @@ interface SmtpSender {
   sender: Sender;
   /** The envelope sender's domain, checked at MAIL FROM; DATA reuses it when the From header agrees. */
   envelopeDomain?: Domain;
+  /** Bound to the SMTP session's id, so that what the core logs for this session can be told apart. */
+  log: Logger;
 }
 
 const reply = (code: number, text: string): Error => Object.assign(new Error(text), { responseCode: code });
@@ -114,7 +117,7 @@ export class SubmissionListener {
     if (!session.secure) throw reply(538, '5.7.11 Encryption required for requested authentication mechanism');
     const identified = await this.core.senders.identify({ key: auth.password ?? '', carriedIn: 'smtp_auth' });
     if (!identified.ok) throw smtpRefusal(identified.refusal);
-    this.senders.set(session.id, { sender: identified.value });
+    this.senders.set(session.id, { sender: identified.value, log: this.rt.log.child({ smtp_session: session.id }) });
     return String(identified.value.sendingKeyId);
   }
 
@@ -159,21 +162,26 @@ export class SubmissionListener {
     const domain = sameDomain && smtp.envelopeDomain ? smtp.envelopeDomain : await this.authorized(smtp, from.address, 'From');
     const id = newMessageId();
     const edited = canonicaliseHeaders(raw, () => `<${id}@${domain.name}>`);
-    const result = await this.core.sending.send(smtp.sender, domain, {
-      id,
-      source: 'smtp',
-      envelopeFrom: session.envelope.mailFrom ? session.envelope.mailFrom.address : from.address,
-      fromEmail: from.address,
-      fromName: from.name ?? '',
-      subject: parsed.subject ?? '',
-      to: addresses(parsed.to).map((a) => (a.name ? a : { email: a.email })),
-      replyTo: parsed.replyTo?.text ?? null,
-      messageIdHeader: edited.messageIdHeader,
-      hasAttachments: parsed.hasAttachments,
-      headers: loggedHeaders(parsed.headerLines),
-      recipients: recipientsOf(session, parsed),
-      body: edited.body,
-    });
+    const result = await this.core.sending.send(
+      smtp.sender,
+      domain,
+      {
+        id,
+        source: 'smtp',
+        envelopeFrom: session.envelope.mailFrom ? session.envelope.mailFrom.address : from.address,
+        fromEmail: from.address,
+        fromName: from.name ?? '',
+        subject: parsed.subject ?? '',
+        to: addresses(parsed.to).map((a) => (a.name ? a : { email: a.email })),
+        replyTo: parsed.replyTo?.text ?? null,
+        messageIdHeader: edited.messageIdHeader,
+        hasAttachments: parsed.hasAttachments,
+        headers: loggedHeaders(parsed.headerLines),
+        recipients: recipientsOf(session, parsed),
+        body: edited.body,
+      },
+      smtp.log,
+    );
     if (!result.ok) throw smtpRefusal(result.refusal);
     return `2.0.0 Ok: queued as ${result.value.messageId}`;
   }

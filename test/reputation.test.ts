@@ -3,7 +3,7 @@
 // thresholds, when) is recorded with it, shown in GET /v2/info, and cleared when the team is reactivated.
 // Sends, bounces and complaints are recorded through the real store; the check is the MTA's own.
 import t from 'tap';
-import { newMessage } from './helpers/new-message.js';
+import { newMessage, queuedRecipients } from './helpers/new-message.js';
 import { startHarness } from './helpers/harness.js';
 import { tempDatabase } from './helpers/temp-sql.js';
 import { Reputation, type ReputationPolicy } from '../feedback/reputation.js';
@@ -29,14 +29,7 @@ async function newTeam(): Promise<{ id: number; key: string }> {
 async function traffic(teamId: number, sent: number, bounced = 0): Promise<number[]> {
   const id = `rep${++counter}x${process.pid}`;
   const count = sent + bounced;
-  const recipients = Array.from({ length: count }, (_, i) => ({
-    email: `r${i}@dest.test`,
-    name: '',
-    kind: 'to' as const,
-    domain: 'dest.test',
-    state: 'queued' as const,
-    reason: '',
-  }));
+  const recipients = queuedRecipients(count);
   const queued = await h.rt.store.messages.insert(newMessage({ id, teamId, domainId: null, recipients, body: Buffer.from('x'), cost: 0 }));
   if (queued === 'insufficient_balance') throw new Error('no balance');
   const ids = queued.map((r) => r.id).sort((a, b) => a - b);

@@ -1,5 +1,5 @@
 // One request id per HTTP request: a sane incoming X-Request-Id is kept, any other is replaced by a fresh
-// one; every response carries it, and every log line the HTTP layer writes for the request is bound to it.
+// one; every response carries it, and every log line written for the request, by the HTTP layer or the core, is bound to it.
 import t from 'tap';
 import { Writable } from 'node:stream';
 import { startHarness, type Harness } from './helpers/harness.js';
@@ -103,4 +103,29 @@ t.test('an unexpected failure answers 500 without internals, and its log line ca
   }
   const unbound = lines.filter((l) => /unexpected error|temporarily unavailable/.test(l.msg) && !l.req_id);
   t.same(unbound, [], 'no HTTP failure is logged without its request id');
+});
+
+t.test('what the core logs while serving a request carries that request’s id: domain added, key created, message accepted', async (t) => {
+  const { h, lines } = await loggingHarness();
+  t.teardown(() => h.close());
+  const { key } = await h.account({ credits: 10 });
+  const domain = await h.request('POST', '/v2/domains', { key, body: { name: 'logged.example.com' }, headers: { 'X-Request-Id': 'trace-domain' } });
+  t.equal(domain.status, 201, domain.text);
+  await h.rt.store.domains.recordCheck(domain.body.data.id as string, { verified: true, dmarcPolicy: null, summary: '', result: {} });
+  const sendKey = await h.request('POST', '/v2/api-keys', { key, body: { name: 'app' }, headers: { 'X-Request-Id': 'trace-key' } });
+  t.equal(sendKey.status, 201, sendKey.text);
+  const sent = await h.request('POST', '/v2/emails', {
+    key: sendKey.body.data.api_key,
+    body: { from: { email: 'a@logged.example.com' }, to: [{ email: 'b@dest.test' }], subject: 's', text: 't' },
+    headers: { 'X-Request-Id': 'trace-send' },
+  });
+  t.equal(sent.status, 200, sent.text);
+  for (const [msg, id] of [
+    ['domain added', 'trace-domain'],
+    ['sending key created', 'trace-key'],
+    ['message accepted', 'trace-send'],
+  ] as const) {
+    const line = lines.find((l) => l.msg === msg);
+    t.equal(line?.req_id, id, `"${msg}" is logged with req_id ${id}`);
+  }
 });

@@ -3,6 +3,7 @@
 // the point where it is acknowledged. Batches admit every item first and record them in order.
 import type { Admitted, Intake, IntakeMessage } from '../../intake/intake.js';
 import type { Domain } from '../../domain/sending-domain.js';
+import type { Logger } from '../../shared/log.js';
 import type { SenderAuthorization, Sender } from './sender-authorization.js';
 import { allowed, refused, type Decision } from './refusals.js';
 
@@ -36,13 +37,13 @@ export class MessageSending {
   }
 
   /** Records an admitted message: credits, recipients and body committed together, then scheduled. */
-  async record(admitted: Admitted): Promise<Decision<Recorded>> {
-    const result = await this.intake.record(admitted);
+  async record(admitted: Admitted, log: Logger): Promise<Decision<Recorded>> {
+    const result = await this.intake.record(admitted, log);
     return result.ok ? allowed({ messageId: result.messageId, queued: result.queued }) : refused({ kind: 'insufficient_balance' });
   }
 
   /** Admits and records one message. */
-  async send(sender: Sender, domain: Domain, draft: MessageDraft): Promise<Decision<Recorded>> {
-    return this.record(await this.admit(sender, domain, draft));
+  async send(sender: Sender, domain: Domain, draft: MessageDraft, log: Logger): Promise<Decision<Recorded>> {
+    return this.record(await this.admit(sender, domain, draft), log);
   }
 }

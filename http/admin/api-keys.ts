@@ -61,8 +61,8 @@ const create = defineRoute({
     },
     404: { description: 'The domain is not one of the team’s' },
   },
-  async handle({ ctx, caller, body }) {
-    const { key, value } = valueOf(await ctx.core.sendingKeys.create(caller.acting, { name: body.name, domainId: body.domain }));
+  async handle({ ctx, caller, body, log }) {
+    const { key, value } = valueOf(await ctx.core.sendingKeys.create(caller.acting, { name: body.name, domainId: body.domain }, log));
     return { status: 201, body: { data: { id: key.id, name: key.title, api_key: value, created_at: toDisplayDateTime(key.createdAt) } } };
   },
 });
@@ -76,8 +76,8 @@ const remove = defineRoute({
   rate: 'writes',
   params: IdParams,
   responses: { 200: { description: 'Revoked', schema: Deleted }, 404: { description: 'No such sending key on this team' } },
-  async handle({ ctx, caller, params }) {
-    valueOf(await ctx.core.sendingKeys.revoke(caller.acting, params.id));
+  async handle({ ctx, caller, params, log }) {
+    valueOf(await ctx.core.sendingKeys.revoke(caller.acting, params.id, log));
     return { body: { deleted: true } };
   },
 });

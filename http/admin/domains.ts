@@ -103,8 +103,8 @@ const create = defineRoute({
     409: { description: 'The domain already exists' },
     422: { description: 'Not a valid public domain name' },
   },
-  async handle({ ctx, caller, body }) {
-    const created = valueOf(await ctx.core.domains.add(caller.acting, body.name));
+  async handle({ ctx, caller, body, log }) {
+    const created = valueOf(await ctx.core.domains.add(caller.acting, body.name, log));
     const data = { id: created.id, domain_name: created.name, verification_status: created.verificationStatus, created_at: toDisplayDateTime(created.createdAt) };
     return { status: 201, body: { data } };
   },
@@ -137,8 +137,8 @@ const remove = defineRoute({
     200: { description: 'Removed', schema: Type.Object({ deleted: Type.Literal(true), warning: Type.String() }) },
     404: { description: 'No such domain on this team' },
   },
-  async handle({ ctx, caller, params }) {
-    const { domain, recordsToRemove } = valueOf(await ctx.core.domains.remove(caller.acting, params.id));
+  async handle({ ctx, caller, params, log }) {
+    const { domain, recordsToRemove } = valueOf(await ctx.core.domains.remove(caller.acting, params.id, log));
     const warning = `Remove the DNS records Tern asked for from the zone of ${domain.name}: ${recordsToRemove.join(', ')}`;
     return { body: { deleted: true, warning } };
   },

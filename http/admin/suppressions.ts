@@ -59,10 +59,10 @@ const remove = defineRoute({
     404: { description: 'The address is not on the list' },
     429: { description: 'The daily removal limit is reached' },
   },
-  async handle({ ctx, caller, query, body }) {
+  async handle({ ctx, caller, query, body, log }) {
     const email = body?.email ?? query.email;
     if (!email?.trim()) throw adminError('validation_failed', 'email is required, in the query or in the JSON body', { field: 'email' });
-    const removal = valueOf(await ctx.core.suppressions.remove(caller.acting, caller.accountId, email));
+    const removal = valueOf(await ctx.core.suppressions.remove(caller.acting, caller.accountId, email, log));
     return {
       body: {
         deleted: true,

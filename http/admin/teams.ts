@@ -53,8 +53,8 @@ const create = defineRoute({
     403: { description: 'The key belongs to a child team' },
     422: { description: 'Invalid name, or the account has its maximum number of teams' },
   },
-  async handle({ ctx, caller, body }) {
-    const team = valueOf(await ctx.core.teams.create(caller.owner, body.name));
+  async handle({ ctx, caller, body, log }) {
+    const team = valueOf(await ctx.core.teams.create(caller.owner, body.name, log));
     return { status: 201, body: { data: teamItem(team) } };
   },
 });
@@ -73,8 +73,8 @@ const update = defineRoute({
     403: { description: 'errors.code suspended_by_platform: the platform suspended this team' },
     404: { description: 'No such team under this account' },
   },
-  async handle({ ctx, caller, params, body }) {
-    const updated = valueOf(await ctx.core.teams.update(caller.owner, params.id, body));
+  async handle({ ctx, caller, params, body, log }) {
+    const updated = valueOf(await ctx.core.teams.update(caller.owner, params.id, body, log));
     return { body: { data: teamItem(updated) }, headers: { 'X-Account-Id': String(updated.id) } };
   },
 });

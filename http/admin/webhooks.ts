@@ -69,9 +69,9 @@ const create = defineRoute({
     201: { description: 'Webhook created, with its secret', schema: DataOf(WebhookCreated) },
     422: { description: 'Unsupported event, invalid url, or the team has its maximum number of webhooks' },
   },
-  async handle({ ctx, caller, body }) {
+  async handle({ ctx, caller, body, log }) {
     const fields = { title: body.title ?? '', url: body.url, events: body.events, includeMessage: body.include_message ?? false };
-    const { webhook, secret } = valueOf(await ctx.core.webhooks.create(caller.acting, fields));
+    const { webhook, secret } = valueOf(await ctx.core.webhooks.create(caller.acting, fields, log));
     return { status: 201, body: { data: { ...present(webhook), secret } } };
   },
 });
@@ -96,7 +96,7 @@ const update = defineRoute({
   ),
   fieldCodes,
   responses: { 200: { description: 'Webhook updated', schema: DataOf(WebhookBody) }, 404: { description: 'No such webhook on this team' } },
-  async handle({ ctx, caller, params, body }) {
+  async handle({ ctx, caller, params, body, log }) {
     const change = {
       title: body.title,
       url: body.url,
@@ -104,7 +104,7 @@ const update = defineRoute({
       includeMessage: body.include_message,
       status: body.status,
     };
-    const updated = valueOf(await ctx.core.webhooks.update(caller.acting, params.id, change));
+    const updated = valueOf(await ctx.core.webhooks.update(caller.acting, params.id, change, log));
     return { body: { data: present(updated) } };
   },
 });
@@ -118,8 +118,8 @@ const remove = defineRoute({
   rate: 'writes',
   params: IdParams,
   responses: { 200: { description: 'Deleted', schema: Deleted }, 404: { description: 'No such webhook on this team' } },
-  async handle({ ctx, caller, params }) {
-    valueOf(await ctx.core.webhooks.remove(caller.acting, params.id));
+  async handle({ ctx, caller, params, log }) {
+    valueOf(await ctx.core.webhooks.remove(caller.acting, params.id, log));
     return { body: { deleted: true } };
   },
 });

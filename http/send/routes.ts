@@ -12,9 +12,9 @@ import { SendRequestSchema } from './request.js';
 
 export const MAX_BATCH = 100;
 
-async function one(ctx: AppContext, sender: Sender, item: unknown): Promise<RouteResponse> {
+async function one(ctx: AppContext, sender: Sender, item: unknown, log: Logger): Promise<RouteResponse> {
   await takeSendRate(ctx, sender);
-  return { status: 200, body: await sendOne(ctx, sender, item) };
+  return { status: 200, body: await sendOne(ctx, sender, item, log) };
 }
 
 function batchItems(body: unknown): unknown[] {
@@ -43,7 +43,7 @@ async function batch(ctx: AppContext, sender: Sender, body: unknown, log: Logger
     admitted.map(async (s) => {
       // An item refused while being admitted keeps its refusal; recordSend starts synchronously, in item order.
       if (s.status === 'rejected') throw s.reason;
-      return recordSend(ctx, s.value);
+      return recordSend(ctx, s.value, log);
     }),
   );
   // Even an unexpected failure stays with its item: earlier items are already queued, and failing the whole
@@ -54,7 +54,7 @@ async function batch(ctx: AppContext, sender: Sender, body: unknown, log: Logger
 
 /** The sending group's routes; the body is the raw JSON, validated item by item in the sending shape. */
 export const sendRoutes: ReadonlyArray<GroupRoute<Sender>> = [
-  { method: 'POST', path: '/v2/emails', handle: ({ ctx, caller, body }) => one(ctx, caller, body) },
+  { method: 'POST', path: '/v2/emails', handle: ({ ctx, caller, body, log }) => one(ctx, caller, body, log) },
   { method: 'POST', path: '/v2/emails/batch', handle: ({ ctx, caller, body, log }) => batch(ctx, caller, body, log) },
 ];
 

@@ -3,6 +3,7 @@
 import { SendError } from '../../shared/errors.js';
 import { newMessageId, type Admitted } from '../../core/sending/send-message.js';
 import type { AppContext } from '../context.js';
+import type { Logger } from '../../shared/log.js';
 import type { Sender } from './auth.js';
 import { parseSendRequest, type SendRequest } from './request.js';
 import { sendErrorFor } from './refusal-errors.js';
@@ -51,12 +52,12 @@ export async function admitSend(ctx: AppContext, sender: Sender, body: unknown):
 }
 
 /** Records an admitted send: the point where it is acknowledged. */
-export async function recordSend(ctx: AppContext, admitted: Admitted): Promise<{ message_id: string }> {
-  const recorded = await ctx.core.sending.record(admitted);
+export async function recordSend(ctx: AppContext, admitted: Admitted, log: Logger): Promise<{ message_id: string }> {
+  const recorded = await ctx.core.sending.record(admitted, log);
   if (!recorded.ok) throw sendErrorFor(recorded.refusal);
   return { message_id: recorded.value.messageId };
 }
 
-export async function sendOne(ctx: AppContext, sender: Sender, body: unknown): Promise<{ message_id: string }> {
-  return recordSend(ctx, await admitSend(ctx, sender, body));
+export async function sendOne(ctx: AppContext, sender: Sender, body: unknown, log: Logger): Promise<{ message_id: string }> {
+  return recordSend(ctx, await admitSend(ctx, sender, body), log);
 }

@@ -38,3 +38,15 @@ export function newMessage(o: MessageParts): NewMessage {
     error: null,
   };
 }
+
+/** `count` queued To recipients, r0@dest.test, r1@dest.test, … */
+export function queuedRecipients(count: number): NewRecipient[] {
+  return Array.from({ length: count }, (_, i) => ({
+    email: `r${i}@dest.test`,
+    name: '',
+    kind: 'to' as const,
+    domain: 'dest.test',
+    state: 'queued' as const,
+    reason: '',
+  }));
+}
