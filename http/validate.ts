@@ -61,7 +61,7 @@ function problemOf(err: ErrorObject, all: readonly ErrorObject[]): InputProblem 
     keyword: err.keyword,
     missing: err.keyword === 'required',
     params,
-    schema: (err.parentSchema ?? {}) as Record<string, unknown>,
+    schema: err.parentSchema ?? {},
     text: err.message ?? 'is invalid',
     alternatives: all.some((e) => (e.keyword === 'anyOf' || e.keyword === 'oneOf') && err.instancePath.startsWith(e.instancePath)),
   };

@@ -9,6 +9,7 @@ import { createDashboard, type DashboardAuth } from '../http/dashboard/group.js'
 import { endpoint, IDENTIFIER, type DashboardRoute } from '../http/dashboard/route.js';
 import { collectionArgs, oneOf, pageReply } from '../http/dashboard/collection.js';
 import { invalidNonce, tooManyRequests } from '../http/dashboard/errors.js';
+import { dashboardPaths } from '../http/dashboard/openapi.js';
 
 // ---- the fixture: a user named by X-Test-User "name:role:team", and a few routes over an in-memory list ----
 
@@ -19,12 +20,12 @@ interface TestUser {
 }
 
 const testAuth: DashboardAuth<TestUser> = {
-  async authenticate(_ctx, req) {
+  authenticate(_ctx, req) {
     const header = req.headers['x-test-user'];
-    if (typeof header !== 'string') return undefined;
-    if (header === 'bad-nonce') throw invalidNonce();
+    if (typeof header !== 'string') return Promise.resolve(undefined);
+    if (header === 'bad-nonce') return Promise.reject(invalidNonce());
     const [name, role, team] = header.split(':');
-    return { name: name!, role: role as TestUser['role'], team: Number(team) };
+    return Promise.resolve({ name: name!, role: role as TestUser['role'], team: Number(team) });
   },
   teamOf: (user) => user.team,
   permits: (user, permission) => permission === 'read' || (permission === 'write' ? user.role !== 'viewer' : user.role === 'owner'),
@@ -52,10 +53,10 @@ const routes: Array<DashboardRoute<TestUser>> = [
         args: Type.Object({ ...collectionArgs, status: Type.Optional(oneOf(['active', 'draft', 'gone'], { description: 'Only things in this state.' })) }),
         permission: 'read',
         summary: 'Lists things',
-        handle: async ({ params, request }) => {
+        handle: ({ params, request }) => {
           const all = things.filter((x) => !params.status || x.status === params.status);
           const start = (params.page - 1) * params.per_page;
-          return pageReply(request, params, all.slice(start, start + params.per_page), all.length);
+          return Promise.resolve(pageReply(request, params, all.slice(start, start + params.per_page), all.length));
         },
       }),
       endpoint({
@@ -68,10 +69,10 @@ const routes: Array<DashboardRoute<TestUser>> = [
         permission: 'write',
         allowBatch: true,
         summary: 'Creates a thing',
-        handle: async ({ params, user }) => {
+        handle: ({ params, user }) => {
           const thing = { id: `t${things.length + 1}`, name: params.name, status: 'draft', by: user?.name };
           things.push(thing);
-          return { status: 201, body: thing };
+          return Promise.resolve({ status: 201, body: thing });
         },
       }),
     ],
@@ -87,10 +88,10 @@ const routes: Array<DashboardRoute<TestUser>> = [
         permission: 'write',
         allowBatch: true,
         summary: 'Deletes a thing',
-        handle: async ({ params }) => {
+        handle: ({ params }) => {
           const at = things.findIndex((x) => x.id === params.thing_id);
           if (at >= 0) things.splice(at, 1);
-          return { body: { deleted: at >= 0, id: params.thing_id } };
+          return Promise.resolve({ body: { deleted: at >= 0, id: params.thing_id } });
         },
       }),
     ],
@@ -104,18 +105,14 @@ const routes: Array<DashboardRoute<TestUser>> = [
         args: Type.Object({}),
         permission: 'public',
         summary: 'Fails',
-        handle: async () => {
-          throw new Error('secret internals at /etc/tern/secret.key');
-        },
+        handle: () => Promise.reject(new Error('secret internals at /etc/tern/secret.key')),
       }),
       endpoint({
         methods: ['POST'],
         args: Type.Object({}),
         permission: 'public',
         summary: 'Is rate-limited',
-        handle: async () => {
-          throw tooManyRequests('Too many attempts; retry later.', 30);
-        },
+        handle: () => Promise.reject(tooManyRequests('Too many attempts; retry later.', 30)),
       }),
     ],
   },
@@ -123,8 +120,8 @@ const routes: Array<DashboardRoute<TestUser>> = [
     namespace: 'tern-auth/v1',
     path: '/settings',
     endpoints: [
-      endpoint({ methods: ['GET'], args: Type.Object({}), permission: 'owner', summary: 'Reads settings', handle: async () => ({ body: { lockout: 5 } }) }),
-      endpoint({ methods: ['POST'], args: Type.Object({}), permission: 'owner', summary: 'Changes settings', handle: async () => ({ body: { lockout: 5 } }) }),
+      endpoint({ methods: ['GET'], args: Type.Object({}), permission: 'owner', summary: 'Reads settings', handle: () => Promise.resolve({ body: { lockout: 5 } }) }),
+      endpoint({ methods: ['POST'], args: Type.Object({}), permission: 'owner', summary: 'Changes settings', handle: () => Promise.resolve({ body: { lockout: 5 } }) }),
     ],
   },
 ];
@@ -158,7 +155,16 @@ t.test('GET /api and /api/ answer the REST index as WordPress builds it, to an a
     t.equal(index.timezone_string, 'UTC');
     t.same(index.namespaces, ['tern/v2', 'tern-auth/v1']);
     t.same(index.authentication, { 'application-passwords': { endpoints: { authorization: `${h.url}/wp-admin/authorize-application.php` } } });
-    t.same(Object.keys(index.routes), ['/', '/batch/v1', '/tern/v2', '/tern-auth/v1', '/tern/v2/things', '/tern/v2/things/{thing_id}', '/tern/v2/boom', '/tern-auth/v1/settings']);
+    t.same(Object.keys(index.routes), [
+      '/',
+      '/batch/v1',
+      '/tern/v2',
+      '/tern-auth/v1',
+      '/tern/v2/things',
+      '/tern/v2/things/{thing_id}',
+      '/tern/v2/boom',
+      '/tern-auth/v1/settings',
+    ]);
     t.equal(res.headers.get('x-content-type-options'), 'nosniff');
     t.equal(res.headers.get('link'), `<${h.url}/api/>; rel="https://api.w.org/"`);
     t.equal(res.headers.get('access-control-expose-headers'), 'X-WP-Total, X-WP-TotalPages, Link');
@@ -378,10 +384,7 @@ t.test('POST /api/batch/v1 runs each request in order with the caller’s identi
   t.equal(responses[3]!.body.name, 'two', 'an item’s path carries its query');
   t.same(responses[4]!.body, { code: 'rest_no_route', message: 'No route was found matching the URL and request method.', data: { status: 404 } });
   t.same(responses[5]!.body, { code: 'rest_batch_not_allowed', message: 'The requested route does not support batch requests.', data: { status: 400 } });
-  t.same(
-    things.map((x) => x.name).slice(-2),
-    ['one', 'two'],
-  );
+  t.same(things.map((x) => x.name).slice(-2), ['one', 'two']);
 });
 
 t.test('an anonymous batch runs its items anonymously: each answers rest_forbidden 401', async (t) => {
@@ -430,6 +433,31 @@ t.test('a batch of 26 requests, none, or an item with another method is refused 
   t.same(noPath.body.data.params, { requests: 'path is a required property of requests[0].' });
   const missing = await batch(ADMIN, {});
   t.same(missing.body, { code: 'rest_missing_callback_param', message: 'Missing parameter(s): requests', data: { status: 400, params: ['requests'] } });
+});
+
+// ---- OpenAPI ----
+
+t.test('the OpenAPI paths come from the same definitions: every route and method, args as parameters or body', async (t) => {
+  const paths = dashboardPaths(dashboard.routes) as Record<string, J>;
+  const listed = Object.keys(((await h.request('GET', '/api')).body as { routes: J }).routes).map((p) => `/api${p === '/' ? '/' : p}`);
+  t.same(Object.keys(paths).sort(), listed.sort(), 'the same routes as the index');
+  const list = paths['/api/tern/v2/things']!.get;
+  t.same(
+    list.parameters.map((p: J) => [p.name, p.in, p.required]),
+    [
+      ['page', 'query', false],
+      ['per_page', 'query', false],
+      ['status', 'query', false],
+    ],
+  );
+  const create = paths['/api/tern/v2/things']!.post;
+  t.same(create.requestBody.content['application/json'].schema.required, ['name']);
+  t.same(create['x-allow-batch'], { v1: true });
+  t.same(
+    paths['/api/tern/v2/things/{thing_id}']!.delete.parameters.map((p: J) => [p.name, p.in]),
+    [['thing_id', 'path']],
+  );
+  t.ok(paths['/api/tern/v2/things']!.get.responses['401'], 'a non-public endpoint documents rest_forbidden');
 });
 
 // ---- /v2 untouched ----

@@ -77,8 +77,7 @@ export const dashboardError = (code: DashboardErrorCode, message: string, data?:
 export const noRoute = (): DashboardError => dashboardError('rest_no_route', MESSAGES.rest_no_route);
 
 /** rest_forbidden with WordPress's rest_authorization_required_code: 401 for an anonymous caller, else 403. */
-export const forbidden = (anonymous: boolean): DashboardError =>
-  new DashboardError('rest_forbidden', MESSAGES.rest_forbidden, {}, {}, anonymous ? 401 : 403);
+export const forbidden = (anonymous: boolean): DashboardError => new DashboardError('rest_forbidden', MESSAGES.rest_forbidden, {}, {}, anonymous ? 401 : 403);
 
 /** A cookie sent with a wrong or stale nonce (WordPress's rest_cookie_check_errors). */
 export const invalidNonce = (): DashboardError => dashboardError('rest_cookie_invalid_nonce', MESSAGES.rest_cookie_invalid_nonce);

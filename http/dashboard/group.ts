@@ -116,23 +116,29 @@ function indexRoutes<U>(site: Site, all: () => ReadonlyArray<DashboardRoute<unkn
   const root: DashboardRoute<U> = {
     namespace: '',
     path: '/',
-    endpoints: [endpoint({ methods: ['GET'], args: Type.Object({}), permission: 'public', summary: 'The REST index', handle: async ({ request }) => ({ body: restIndex(site, all(), request.origin) }) })],
+    endpoints: [
+      endpoint({
+        methods: ['GET'],
+        args: Type.Object({}),
+        permission: 'public',
+        summary: 'The REST index',
+        handle: ({ request }) => Promise.resolve({ body: restIndex(site, all(), request.origin) }),
+      }),
+    ],
   };
-  const perNamespace = namespaces.map(
-    (namespace): DashboardRoute<U> => ({
-      namespace: namespace as DashboardRoute<U>['namespace'],
-      path: '',
-      endpoints: [
-        endpoint({
-          methods: ['GET'],
-          args: Type.Object({}),
-          permission: 'public',
-          summary: `The ${namespace} namespace index`,
-          handle: async ({ request }) => ({ body: namespaceIndex(namespace, all(), request.origin) }),
-        }),
-      ],
-    }),
-  );
+  const perNamespace = namespaces.map((namespace): DashboardRoute<U> => ({
+    namespace: namespace as DashboardRoute<U>['namespace'],
+    path: '',
+    endpoints: [
+      endpoint({
+        methods: ['GET'],
+        args: Type.Object({}),
+        permission: 'public',
+        summary: `The ${namespace} namespace index`,
+        handle: ({ request }) => Promise.resolve({ body: namespaceIndex(namespace, all(), request.origin) }),
+      }),
+    ],
+  }));
   return [root, ...perNamespace];
 }
 
@@ -159,9 +165,10 @@ export function createDashboard<U>(options: DashboardOptions<U>): Dashboard {
   const dispatcher: Dispatcher<U> = {
     match: (method, path) => router.match(method, path),
     check: (match, req) => paramsOf(match.endpoint.args, req),
-    runAs: (ctx, user, match, req, log) => runCall(ctx, { ...group, auth: { authenticate: async () => ({ user }), teamOf: group.auth.teamOf } }, routedOf(match), req, log),
+    runAs: (ctx, user, match, req, log) =>
+      runCall(ctx, { ...group, auth: { authenticate: () => Promise.resolve({ user }), teamOf: (visitor) => group.auth.teamOf(visitor) } }, routedOf(match), req, log),
   };
-  const [root, ...nsIndexes] = indexRoutes<U>(options.site, () => all as ReadonlyArray<DashboardRoute<unknown>>, namespaces);
+  const [root, ...nsIndexes] = indexRoutes<U>(options.site, () => all, namespaces);
   all = [root!, batchRoute(dispatcher), ...nsIndexes, ...options.routes];
   const router = createRouter(all);
 
@@ -177,7 +184,7 @@ export function createDashboard<U>(options: DashboardOptions<U>): Dashboard {
   }
 
   return {
-    routes: all as ReadonlyArray<DashboardRoute<unknown>>,
+    routes: all,
     async serve(ctx, req, res) {
       const method = req.method ?? 'GET';
       const path = restPath(req.url);

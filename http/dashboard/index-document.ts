@@ -10,9 +10,31 @@ type Json = Record<string, unknown>;
 
 /** The schema keywords WordPress shows of an arg (rest_get_allowed_schema_keywords). */
 const SHOWN = new Set([
-  'title', 'description', 'default', 'type', 'format', 'enum', 'items', 'properties', 'additionalProperties', 'patternProperties',
-  'minProperties', 'maxProperties', 'minimum', 'maximum', 'exclusiveMinimum', 'exclusiveMaximum', 'multipleOf', 'minLength',
-  'maxLength', 'pattern', 'minItems', 'maxItems', 'uniqueItems', 'anyOf', 'oneOf',
+  'title',
+  'description',
+  'default',
+  'type',
+  'format',
+  'enum',
+  'items',
+  'properties',
+  'additionalProperties',
+  'patternProperties',
+  'minProperties',
+  'maxProperties',
+  'minimum',
+  'maximum',
+  'exclusiveMinimum',
+  'exclusiveMaximum',
+  'multipleOf',
+  'minLength',
+  'maxLength',
+  'pattern',
+  'minItems',
+  'maxItems',
+  'uniqueItems',
+  'anyOf',
+  'oneOf',
 ]);
 
 /** An endpoint's args as the index lists them: the validating schema's shown keywords, and `required`. */

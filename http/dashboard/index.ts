@@ -10,7 +10,7 @@ export const SITE: Site = { name: 'Tern', description: 'The dashboard REST inter
 
 /** The strategy before there are users: nobody is authenticated. */
 export const noCredentials: DashboardAuth<never> = {
-  authenticate: async () => undefined,
+  authenticate: () => Promise.resolve(undefined),
   teamOf: () => undefined,
   permits: () => false,
 };

@@ -72,7 +72,7 @@ export interface DashboardRoute<U> {
 
 /** One endpoint, its args' static type flowing to its handler. */
 export function endpoint<A extends TObject, U>(def: EndpointDef<A, U>): AnyEndpoint<U> {
-  return def as unknown as AnyEndpoint<U>;
+  return def;
 }
 
 /** The route's full path under /api, `{name}` for variables: `/tern/v2/domains/{domain_hash}`. */
