@@ -10,6 +10,7 @@ import { endpoint, IDENTIFIER, type DashboardRoute } from '../http/dashboard/rou
 import { collectionArgs, oneOf, pageReply } from '../http/dashboard/collection.js';
 import { invalidNonce, tooManyRequests } from '../http/dashboard/errors.js';
 import { dashboardPaths } from '../http/dashboard/openapi.js';
+import { dashboardErrorFor } from '../http/dashboard/refusal-errors.js';
 
 // ---- the fixture: a user named by X-Test-User "name:role:team", and a few routes over an in-memory list ----
 
@@ -478,4 +479,19 @@ t.test('the /v2 admin validation answers are worded as before', async (t) => {
   const path = await h.request('DELETE', '/v2/api-keys/abc', { key });
   t.equal(path.status, 422);
   t.same(path.body.errors, { code: 'validation_failed', field: 'id' });
+});
+
+t.test('the core’s management refusals are worded in the dashboard’s shape, from one table', async (t) => {
+  const missing = dashboardErrorFor({ kind: 'not_found', what: 'domain', message: 'Domain not found' });
+  t.same([missing.status, missing.body()], [404, { code: 'rest_domain_invalid_id', message: 'Domain not found', data: { status: 404 } }]);
+  const field = dashboardErrorFor({ kind: 'invalid_field', field: 'region', message: 'region is not one of eu and us.' });
+  t.same(field.body().data, {
+    status: 400,
+    params: { region: 'region is not one of eu and us.' },
+    details: { region: { code: 'rest_invalid_param', message: 'region is not one of eu and us.', data: null } },
+  });
+  const daily = dashboardErrorFor({ kind: 'daily_limit_reached', limit: 500, retryAfterS: 3600 });
+  t.same([daily.status, daily.headers], [429, { 'Retry-After': '3600' }]);
+  const limit = dashboardErrorFor({ kind: 'limit_reached', what: 'webhooks', limit: 100 });
+  t.equal(limit.body().code, 'rest_limit_reached');
 });
