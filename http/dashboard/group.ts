@@ -9,7 +9,7 @@ import { observeHttp } from '../../shared/metrics.js';
 import type { AppContext } from '../context.js';
 import { readJsonBody } from '../body.js';
 import { requestLog } from '../request-id.js';
-import { incomingOf, runCall, sendJson, type Answer, type Call, type Incoming, type RouteGroup } from '../pipeline.js';
+import { incomingOf, originOf, runCall, sendJson, type Answer, type Call, type Incoming, type RouteGroup } from '../pipeline.js';
 import type { PipelineRoute, RouteInput } from '../route.js';
 import { dashboardErrors, forbidden, noRoute } from './errors.js';
 import { namespaceIndex, namespacesOf, restIndex, restUrl, type Site } from './index-document.js';
@@ -193,7 +193,7 @@ export function createDashboard<U>(options: DashboardOptions<U>): Dashboard {
       observeHttp(res, method, template);
       const log = requestLog(ctx.log, req, res, { route: `${method} ${template}` });
       const reply = await answer(ctx, req, path, match, log);
-      const base = restHeaders(incomingOf(req, path, {}, undefined).origin);
+      const base = restHeaders(originOf(req));
       const link = reply.headers.Link ? `${base.Link}, ${reply.headers.Link}` : base.Link!;
       sendJson(res, reply.status, reply.body, { ...base, ...reply.headers, Link: link });
     },
