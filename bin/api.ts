@@ -3,7 +3,7 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Config } from '../shared/config.js';
 import { openRuntime, type Runtime } from '../shared/runtime.js';
-import { createApiServer } from '../http/server.js';
+import { createApiServer, type ApiOptions } from '../http/server.js';
 import { createCore } from '../core/index.js';
 import { Queue } from '../queue/queue.js';
 import { ComposePool } from '../http/send/compose-pool.js';
@@ -15,11 +15,11 @@ export interface RunningApi {
   close(): Promise<void>;
 }
 
-export async function startApi(config: Config, runtime?: Runtime): Promise<RunningApi> {
+export async function startApi(config: Config, runtime?: Runtime, options: ApiOptions = {}): Promise<RunningApi> {
   const rt = runtime ?? (await openRuntime(config, 'api'));
   const core = createCore(rt, new Queue(rt.store.queue, rt.redis, rt.log));
   const composer = new ComposePool(config.api.composeWorkers);
-  const server = createApiServer({ config, redis: rt.redis, log: rt.log, core, composer });
+  const server = createApiServer({ config, redis: rt.redis, log: rt.log, core, composer }, options);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(config.api.port, config.api.host, () => resolve());

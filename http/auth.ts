@@ -1,14 +1,13 @@
 // The admin-key authentication strategy: the key in `Authorization: Bearer`, and the team named by
 // X-Account-Id as the route treats it, read off the request; the rules are the core's
 // (core/admin-authentication.ts), a refusal is worded in the admin error shape.
-import type { IncomingMessage } from 'node:http';
 import { adminError, type AdminError } from '../shared/errors.js';
 import type { AdminRefusal } from '../core/admin-authentication.js';
 import type { AppContext } from './context.js';
 import type { AnyRoute, Caller } from './route.js';
-import type { AuthStrategy } from './pipeline.js';
+import type { AuthStrategy, WithHeaders } from './pipeline.js';
 
-export function bearerToken(req: IncomingMessage): string | undefined {
+export function bearerToken(req: WithHeaders): string | undefined {
   const header = req.headers.authorization;
   if (!header) return undefined;
   const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
@@ -27,13 +26,13 @@ function bodyApiKey(body: unknown): string | undefined {
  */
 export type TeamHeaderMode = 'select' | 'ignore' | 'forbid';
 
-export const hasTeamHeader = (req: IncomingMessage): boolean => {
+export const hasTeamHeader = (req: WithHeaders): boolean => {
   const header = req.headers['x-account-id'];
   return header !== undefined && header !== '';
 };
 
 /** X-Account-Id as a team id; 'malformed' is answered only once the key is known good. */
-function actingTeamId(req: IncomingMessage): number | 'malformed' | undefined {
+function actingTeamId(req: WithHeaders): number | 'malformed' | undefined {
   if (!hasTeamHeader(req)) return undefined;
   const header = req.headers['x-account-id']!;
   const text = (Array.isArray(header) ? header[0]! : header).trim();
@@ -56,7 +55,7 @@ function adminErrorOf(refusal: AdminRefusal): AdminError {
 }
 
 /** Admin endpoints take admin keys in the Authorization header only, never from the body or query. */
-export async function authenticateAdmin(ctx: AppContext, req: IncomingMessage, body: unknown, mode: TeamHeaderMode = 'select'): Promise<Caller> {
+export async function authenticateAdmin(ctx: AppContext, req: WithHeaders, body: unknown, mode: TeamHeaderMode = 'select'): Promise<Caller> {
   // Only a selecting route resolves the header: an ignored or refused one must not answer 404 for it.
   const acting = mode === 'select' ? actingTeamId(req) : undefined;
   const result = await ctx.core.admins.authenticate({

@@ -6,6 +6,7 @@ import type { Logger } from '../shared/log.js';
 import type { Scope } from '../shared/scopes.js';
 import type { AdminErrorCode } from '../shared/errors.js';
 import type { AdminCaller } from '../core/admin-authentication.js';
+import type { Incoming } from './pipeline.js';
 
 export type Method = 'GET' | 'POST' | 'PUT' | 'DELETE';
 
@@ -30,10 +31,17 @@ export interface RouteInput<B, Q, P, C = Caller> {
   params: P;
   /** The request's logger, bound to its request id and route: handlers log with it. */
   log: Logger;
+  /** The request as the pipeline ran it (headers, origin, path): for what the validated parts do not carry. */
+  request: Incoming;
 }
 
-/** What the pipeline needs of a route of any group: where it is, what it validates, and its handler. */
-export interface GroupRoute<C> {
+/** What the pipeline itself needs of a route: its handler. */
+export interface PipelineRoute<C> {
+  handle(input: RouteInput<unknown, unknown, unknown, C>): Promise<RouteResponse>;
+}
+
+/** What mounting needs of a /v2 route of any group: where it is, what it validates, and its handler. */
+export interface GroupRoute<C> extends PipelineRoute<C> {
   method: Method;
   path: string;
   body?: TSchema;
@@ -41,7 +49,6 @@ export interface GroupRoute<C> {
   fieldCodes?: Readonly<Record<string, AdminErrorCode>>;
   query?: TObject;
   params?: TObject;
-  handle(input: RouteInput<unknown, unknown, unknown, C>): Promise<RouteResponse>;
 }
 
 export interface ResponseDoc {

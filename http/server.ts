@@ -1,6 +1,7 @@
 // The HTTP sidecar: gives every request its id, mounts the route groups (sending, admin) on tinyhttp, where
-// each runs the one pipeline (http/pipeline.ts), and answers what no route takes (an unknown path, an
-// undecodable one) in the admin error shape. Nothing unexpected leaks a stack trace.
+// each runs the one pipeline (http/pipeline.ts), hands /api to the dashboard group (its own router, the same
+// pipeline), and answers what no route takes under /v2 (an unknown path, an undecodable one) in the admin error
+// shape. Nothing unexpected leaks a stack trace.
 import { createServer, type Server } from 'node:http';
 import { App, type Request, type Response } from '@tinyhttp/app';
 import { adminError } from '../shared/errors.js';
@@ -13,6 +14,8 @@ import { adminErrors } from './admin/error-mapper.js';
 import { sendingGroup } from './send/group.js';
 import { sendingPaths } from './send/openapi.js';
 import { metricsText } from '../shared/metrics.js';
+import type { Dashboard } from './dashboard/group.js';
+import { productDashboard } from './dashboard/index.js';
 
 /** The admin document with the sending operations and their key added. */
 function apiDocument(ctx: AppContext): Record<string, unknown> {
@@ -55,10 +58,26 @@ function decodablePath(url: string | undefined): boolean {
   }
 }
 
-export function createApiServer(ctx: AppContext): Server {
+export interface ApiOptions {
+  /** The dashboard served under /api; the product's by default (tests plug in a fixture group). */
+  dashboard?: Dashboard;
+}
+
+/** /api and everything under it: the dashboard's, whatever follows (it answers rest_no_route itself). */
+const isDashboardPath = (url: string | undefined): boolean => /^\/api(?:[/?#]|$)/.test(url ?? '/');
+
+export function createApiServer(ctx: AppContext, options: ApiOptions = {}): Server {
   const app = createApp(ctx);
+  const dashboard = options.dashboard ?? productDashboard();
   const server = createServer((req, res) => {
     requestIdOf(req, res);
+    if (isDashboardPath(req.url)) {
+      dashboard.serve(ctx, req, res).catch((err: unknown) => {
+        requestLog(ctx.log, req, res).error({ err }, 'dashboard request failed');
+        if (!res.headersSent) sendJson(res, 500, { code: 'rest_internal_error', message: 'Internal error; it has been logged.', data: { status: 500 } });
+      });
+      return;
+    }
     // tinyhttp answers a path it cannot percent-decode with a bare 400 and prints the stack: answer it here.
     if (!decodablePath(req.url)) {
       const e = adminError('invalid_path', 'The request path is not valid percent-encoded text');

@@ -1,58 +1,79 @@
-// Request validation with Ajv, compiled once per schema. Bodies are checked strictly (no type coercion);
-// query strings and path segments are text, so they are coerced to the schema's types.
+// Request validation with Ajv, compiled once per schema, and interface-neutral: it answers a value saying
+// what is wrong (where, which keyword, a required field missing or a value invalid), and each interface
+// words it in its own shape (/v2: http/admin/validation-errors.ts; the dashboard: http/dashboard/params.ts).
+// Bodies are checked strictly (no type coercion); query strings and path segments are text, so coerced.
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import type { TSchema } from '@sinclair/typebox';
-import { adminError, type AdminErrorCode } from '../shared/errors.js';
 
 // ajv-formats ships CommonJS with a default export.
 const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
 
-const strict = addFormats(new Ajv({ allErrors: false, strict: false }));
-const coercing = addFormats(new Ajv({ allErrors: false, strict: false, coerceTypes: true }));
+// verbose: each error carries the schema it failed on, which wording needs (a range's two bounds).
+const strict = addFormats(new Ajv({ allErrors: false, strict: false, verbose: true }));
+const coercing = addFormats(new Ajv({ allErrors: false, strict: false, verbose: true, coerceTypes: true }));
 
-const cache = new WeakMap<TSchema, ValidateFunction>();
+const caches = { strict: new WeakMap<TSchema, ValidateFunction>(), coercing: new WeakMap<TSchema, ValidateFunction>() };
 
 function compile(schema: TSchema, coerce: boolean): ValidateFunction {
-  const ajv = coerce ? coercing : strict;
+  const cache = coerce ? caches.coercing : caches.strict;
   let fn = cache.get(schema);
   if (!fn) {
-    fn = ajv.compile(schema);
+    fn = (coerce ? coercing : strict).compile(schema);
     cache.set(schema, fn);
   }
   return fn;
 }
 
-function fieldOf(err: ErrorObject): string {
-  const path = err.instancePath.replace(/^\//, '').replace(/\//g, '.');
-  if (err.keyword === 'required') return [path, (err.params as { missingProperty: string }).missingProperty].filter(Boolean).join('.');
-  if (err.keyword === 'additionalProperties') {
-    return [path, (err.params as { additionalProperty: string }).additionalProperty].filter(Boolean).join('.');
-  }
-  return path;
+/** The part of a /v2 request a schema checks. */
+export type InputPart = 'body' | 'query' | 'path';
+
+/** What is wrong with a value, described, not worded. */
+export interface InputProblem {
+  /** Where the offending value sits inside the checked one: property names and array indexes, [] for the root. */
+  readonly path: readonly string[];
+  /** The JSON Schema keyword that failed: required, type, enum, minimum, pattern, format, … */
+  readonly keyword: string;
+  /** True when a required property is absent (path ends with its name), false when a value is invalid. */
+  readonly missing: boolean;
+  /** The keyword's own parameters (limit, allowedValues, type, format, pattern, …). */
+  readonly params: Readonly<Record<string, unknown>>;
+  /** The (sub)schema the keyword belongs to, for bounds and enums worded whole. */
+  readonly schema: Readonly<Record<string, unknown>>;
+  /** Ajv's own text for it ("must be integer"), which /v2 answers with. */
+  readonly text: string;
+  /** True when the failing value had alternatives (anyOf/oneOf) and matched none of them. */
+  readonly alternatives: boolean;
 }
 
-function describe(err: ErrorObject, where: string): string {
-  const field = fieldOf(err);
-  if (err.keyword === 'required') return `${field} is required`;
-  if (err.keyword === 'additionalProperties') return `${field} is not a known field`;
-  if (!field) return `The ${where} ${err.message ?? 'is invalid'}`;
-  return `${field} ${err.message ?? 'is invalid'}`;
+export type Checked<T> = { ok: true; value: T } | { ok: false; problem: InputProblem };
+
+// The pointer's segments as Ajv writes them (not unescaped: /v2 has always named fields this way).
+const segments = (pointer: string): string[] => (pointer ? pointer.slice(1).split('/') : []);
+
+function problemOf(err: ErrorObject, all: readonly ErrorObject[]): InputProblem {
+  const path = segments(err.instancePath);
+  const params = err.params as Record<string, unknown>;
+  if (err.keyword === 'required') path.push(String(params.missingProperty));
+  if (err.keyword === 'additionalProperties') path.push(String(params.additionalProperty));
+  return {
+    path,
+    keyword: err.keyword,
+    missing: err.keyword === 'required',
+    params,
+    schema: err.parentSchema ?? {},
+    text: err.message ?? 'is invalid',
+    alternatives: all.some((e) => (e.keyword === 'anyOf' || e.keyword === 'oneOf') && err.instancePath.startsWith(e.instancePath)),
+  };
 }
 
-/** Validates and returns the value, or throws a 422 naming the first wrong field. */
-export function validate<T>(schema: TSchema, value: unknown, where: 'body' | 'query' | 'path', codes: Readonly<Record<string, AdminErrorCode>> = {}): T {
-  const input = value === undefined && where !== 'body' ? {} : value;
-  const fn = compile(schema, where !== 'body');
-  if (fn(input)) return input as T;
-  const err = fn.errors![0]!;
-  if (where === 'body' && value === undefined) {
-    throw adminError('validation_failed', 'A JSON request body is required', { field: 'body' });
-  }
-  const field = fieldOf(err) || where;
-  // A route may give some fields their own code (an unsupported webhook event, an invalid url).
-  // Own keys only: a field named __proto__ or constructor must not pick up Object.prototype's members.
-  const top = field.split('.')[0]!;
-  const code = Object.hasOwn(codes, top) ? codes[top]! : 'validation_failed';
-  throw adminError(code, describe(err, where), { field });
+/**
+ * Checks a value against a schema: the value (coerced to the schema's types when `coerce`, in place, as Ajv
+ * does) or the first problem found.
+ */
+export function check<T>(schema: TSchema, value: unknown, coerce: boolean): Checked<T> {
+  const fn = compile(schema, coerce);
+  if (fn(value)) return { ok: true, value: value as T };
+  const errors = fn.errors ?? [];
+  return { ok: false, problem: problemOf(errors[0]!, errors) };
 }

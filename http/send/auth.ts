@@ -2,12 +2,11 @@
 // the body's api_key, and the team named by X-Account-Id. The rules are the core's
 // (core/sending/sender-authorization.ts); this file only reads them off the request and translates a refusal
 // into the sending error shape.
-import type { IncomingMessage } from 'node:http';
 import { SendError } from '../../shared/errors.js';
 import type { Sender, SenderCredential } from '../../core/sending/sender-authorization.js';
 import type { AppContext } from '../context.js';
 import { bearerToken } from '../auth.js';
-import type { AuthStrategy } from '../pipeline.js';
+import type { AuthStrategy, WithHeaders } from '../pipeline.js';
 import type { GroupRoute } from '../route.js';
 import { sendErrorFor } from './refusal-errors.js';
 
@@ -20,7 +19,7 @@ function bodyKey(body: unknown): string | undefined {
 }
 
 /** X-Account-Id as a team id; a malformed value is the request's fault, answered before any key lookup matters. */
-function actingTeamId(req: IncomingMessage): number | undefined {
+function actingTeamId(req: WithHeaders): number | undefined {
   const header = req.headers['x-account-id'];
   const text = Array.isArray(header) ? header[0] : header;
   if (!text) return undefined;
@@ -30,7 +29,7 @@ function actingTeamId(req: IncomingMessage): number | undefined {
   return Number(text.trim());
 }
 
-function credentialOf(req: IncomingMessage, body: unknown): SenderCredential {
+function credentialOf(req: WithHeaders, body: unknown): SenderCredential {
   // An Authorization header that carries no Bearer token (Basic, empty) does not hide a body api_key.
   const header = bearerToken(req) || undefined;
   if (header !== undefined) return { key: header, carriedIn: 'http_header', actingTeamId: actingTeamId(req) };
@@ -38,7 +37,7 @@ function credentialOf(req: IncomingMessage, body: unknown): SenderCredential {
 }
 
 /** The sender of a request, found active; throws the sending interface's error otherwise. */
-export async function authenticateSender(ctx: AppContext, req: IncomingMessage, body: unknown): Promise<Sender> {
+export async function authenticateSender(ctx: AppContext, req: WithHeaders, body: unknown): Promise<Sender> {
   const identified = await ctx.core.senders.identify(credentialOf(req, body));
   if (!identified.ok) throw sendErrorFor(identified.refusal);
   const active = await ctx.core.senders.authorize(identified.value);

@@ -11,6 +11,7 @@ import { openRuntime, type Runtime } from '../../shared/runtime.js';
 import { createAccount, createAdminKey } from '../../core/accounts.js';
 import { SCOPES, type Scope } from '../../shared/scopes.js';
 import { startApi, type RunningApi } from '../../bin/api.js';
+import type { ApiOptions } from '../../http/server.js';
 import type { UntypedJson } from '../../harness/ternmail.js';
 import { freePort, startRedis, type TestRedis } from './redis.js';
 
@@ -96,6 +97,8 @@ export interface HarnessOptions {
   overrides?: Record<string, unknown>;
   /** Where the processes' log lines go (at TERNMAIL_LOG_LEVEL, silent unless the test sets it), to read them. */
   logDestination?: DestinationStream;
+  /** What the API is started with (a fixture dashboard group). */
+  api?: ApiOptions;
 }
 
 /** Config, runtime and API; a failure on the way stops what was started, so no test file hangs on it. */
@@ -104,7 +107,7 @@ async function startParts(env: Record<string, string>, options: HarnessOptions, 
   try {
     const config = loadConfig({ env, overrides: options.overrides });
     rt = await openRuntime(config, 'test', createLogger('test', config.log.level, options.logDestination));
-    const api = await startApi(config, rt);
+    const api = await startApi(config, rt, options.api);
     return { config, rt, api };
   } catch (err) {
     await rt?.close().catch(() => undefined);

@@ -1,0 +1,111 @@
+// The dashboard interface's errors, in WordPress's shape `{code, message, data: {status, …}}`: one table of
+// the codes it uses with their status, and the one error mapper every dashboard failure goes through (route
+// failures, body failures, validation (worded in params.ts), and what nobody threw on purpose: 503 or 500
+// without internals).
+import { BodyError } from '../body.js';
+import { errorMapper, type Answer } from '../pipeline.js';
+
+/** Every code the dashboard answers with, and its HTTP status (rest_forbidden: 401 anonymous, 403 otherwise). */
+export const DASHBOARD_ERRORS = {
+  rest_no_route: 404,
+  rest_forbidden: 403,
+  rest_cookie_invalid_nonce: 403,
+  rest_invalid_param: 400,
+  rest_missing_callback_param: 400,
+  rest_invalid_json: 400,
+  rest_batch_not_allowed: 400,
+  parse_path_failed: 400,
+  rest_invalid_page_number: 400,
+  rest_payload_too_large: 413,
+  rest_unsupported_media_type: 415,
+  rest_domain_invalid_id: 404,
+  rest_team_invalid_id: 404,
+  rest_sending_key_invalid_id: 404,
+  rest_webhook_invalid_id: 404,
+  rest_suppression_invalid_id: 404,
+  rest_message_invalid_id: 404,
+  rest_domain_exists: 409,
+  rest_credits_required: 402,
+  rest_limit_reached: 400,
+  rest_team_suspended: 403,
+  rest_too_many_requests: 429,
+  rest_internal_error: 500,
+  rest_unavailable: 503,
+} as const;
+
+export type DashboardErrorCode = keyof typeof DASHBOARD_ERRORS;
+
+/** WordPress's messages, where it has one for the code. */
+export const MESSAGES = {
+  rest_no_route: 'No route was found matching the URL and request method.',
+  rest_forbidden: 'Sorry, you are not allowed to do that.',
+  rest_cookie_invalid_nonce: 'Cookie check failed',
+  rest_invalid_json: 'Invalid JSON body passed.',
+  rest_batch_not_allowed: 'The requested route does not support batch requests.',
+  parse_path_failed: 'Could not parse the path.',
+  rest_invalid_page_number: 'The page number requested is larger than the number of pages available.',
+} as const;
+
+export interface ErrorBody {
+  code: string;
+  message: string;
+  data: { status: number } & Record<string, unknown>;
+}
+
+/** A dashboard error: the code's status unless one is given (rest_forbidden 401), extra data, headers. */
+export class DashboardError extends Error {
+  readonly status: number;
+  constructor(
+    readonly code: DashboardErrorCode,
+    message: string,
+    readonly data: Readonly<Record<string, unknown>> = {},
+    readonly headers: Readonly<Record<string, string>> = {},
+    status?: number,
+  ) {
+    super(message);
+    this.status = status ?? DASHBOARD_ERRORS[code];
+  }
+
+  body(): ErrorBody {
+    return { code: this.code, message: this.message, data: { status: this.status, ...this.data } };
+  }
+}
+
+export const dashboardError = (code: DashboardErrorCode, message: string, data?: Record<string, unknown>, headers?: Record<string, string>): DashboardError =>
+  new DashboardError(code, message, data, headers);
+
+export const noRoute = (): DashboardError => dashboardError('rest_no_route', MESSAGES.rest_no_route);
+
+/** rest_forbidden with WordPress's rest_authorization_required_code: 401 for an anonymous caller, else 403. */
+export const forbidden = (anonymous: boolean): DashboardError => new DashboardError('rest_forbidden', MESSAGES.rest_forbidden, {}, {}, anonymous ? 401 : 403);
+
+/** A cookie sent with a wrong or stale nonce (WordPress's rest_cookie_check_errors). */
+export const invalidNonce = (): DashboardError => dashboardError('rest_cookie_invalid_nonce', MESSAGES.rest_cookie_invalid_nonce);
+
+/** A rate limit: 429 with Retry-After. */
+export const tooManyRequests = (message: string, retryAfterS: number): DashboardError =>
+  dashboardError('rest_too_many_requests', message, {}, { 'Retry-After': String(Math.max(1, Math.ceil(retryAfterS))) });
+
+/** A malformed or oversized body, before any route saw it. */
+function bodyErrorOf(err: BodyError): DashboardError {
+  switch (err.code) {
+    case 'invalid_json':
+      return dashboardError('rest_invalid_json', MESSAGES.rest_invalid_json, { json_error_message: err.message.replace(/^The request body is not valid JSON: /, '') });
+    case 'payload_too_large':
+      return dashboardError('rest_payload_too_large', err.message);
+    case 'unsupported_media_type':
+      return dashboardError('rest_unsupported_media_type', err.message);
+  }
+}
+
+export const answerOf = (e: DashboardError): Answer => ({ status: e.status, body: e.body(), headers: { ...e.headers } });
+
+export const dashboardErrors = errorMapper({
+  known(err) {
+    if (err instanceof DashboardError) return answerOf(err);
+    if (err instanceof BodyError) return answerOf(bodyErrorOf(err));
+    return undefined;
+  },
+  unavailable: () => answerOf(dashboardError('rest_unavailable', 'Temporarily unavailable; retry shortly.')),
+  internal: () => answerOf(dashboardError('rest_internal_error', 'Internal error; it has been logged.')),
+});
