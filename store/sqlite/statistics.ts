@@ -1,6 +1,6 @@
 // The statistics in SQLite: message counts read from the counters the triggers keep (message_counts by day,
 // message_counts_hourly by hour) and, for the parts of an hour a period's bounds cut into, from the index on
-// (team_id, created_at); the queue depth from the team's pending messages.
+// (team_id, created_at); the queue depth from its counter (queue_depths).
 import { Type } from '@sinclair/typebox';
 import type { Sql, SqlValue } from './sql.js';
 import { countOf, Int, OneOf, rowDecoder, Text } from './decode.js';
@@ -70,13 +70,8 @@ export class StatisticsStore implements StatisticsRepository {
   }
 
   async queueDepth(teamId: number): Promise<number> {
-    // A message with a recipient in flight is pending (domain/queue-state.ts), so the team's pending messages
-    // (an index range) hold every such recipient: the whole queue of other teams is never walked.
-    const row = await this.sql.get(
-      `SELECT COUNT(*) AS n FROM messages m CROSS JOIN recipients r ON r.message_id = m.id
-       WHERE m.team_id = ? AND m.status = 'pending' AND r.state IN ('queued', 'sending', 'deferred')`,
-      [teamId],
-    );
+    // Kept by the triggers on recipients (migration 11).
+    const row = await this.sql.get('SELECT COALESCE((SELECT n FROM queue_depths WHERE team_id = ?), 0) AS n', [teamId]);
     return countOf(row!);
   }
 }
