@@ -180,7 +180,13 @@ runBench('stats', 5400, async () => {
   const team = (await rt.store.teams.get(sender.accountId))!;
   const domainIds = [sender.domainId];
   for (const name of ['two', 'three', 'four', 'five']) {
-    const domain = await rt.store.domains.create({ teamId: team.id, name: `${name}.example.com`, dkimSelector: 'tern', dkimPublicKey: 'pub', dkimPrivateKeyEnc: 'sealed' });
+    const domain = await rt.store.domains.create({
+      teamId: team.id,
+      name: `${name}.example.com`,
+      dkimSelector: 'tern',
+      dkimPublicKey: 'pub',
+      dkimPrivateKeyEnc: 'sealed',
+    });
     if (domain !== 'exists') domainIds.push(domain.id);
   }
 

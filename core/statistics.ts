@@ -131,10 +131,7 @@ export class Statistics {
   async dashboard(team: Team, req: PeriodRequest): Promise<Managed<DashboardStats>> {
     const period = this.period(req, this.d.config.statistics.defaultDays, this.d.config.statistics.maxDays);
     if (!period.ok) return period;
-    const [counts, queueDepth] = await Promise.all([
-      this.d.store.statistics.countByStatus(team.id, period.value),
-      this.d.store.statistics.queueDepth(team.id),
-    ]);
+    const [counts, queueDepth] = await Promise.all([this.d.store.statistics.countByStatus(team.id, period.value), this.d.store.statistics.queueDepth(team.id)]);
     return done({ period: period.value, ...figuresOf(counts), queueDepth });
   }
 

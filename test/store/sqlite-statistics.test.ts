@@ -113,8 +113,16 @@ t.test('migration 11 fills the hourly counters and queue depths from what is alr
     const [a, b] = [randomBound(), randomBound()];
     const [from, to] = i % 10 === 9 ? [iso(Math.max(a, b)), iso(Math.min(a, b))] : [iso(Math.min(a, b)), iso(Math.max(a, b) - (i % 2))];
     const tag = `${from} .. ${to}`;
-    t.same(flat(await stats.countByStatus(1, { from, to }), () => ''), await plain(sql, "''", from, to), `by status ${tag}`);
-    t.same(flat(await stats.countByDomain(1, { from, to }), (r) => String(r.domainId)), await plain(sql, 'domain_id', from, to), `by domain ${tag}`);
+    t.same(
+      flat(await stats.countByStatus(1, { from, to }), () => ''),
+      await plain(sql, "''", from, to),
+      `by status ${tag}`,
+    );
+    t.same(
+      flat(await stats.countByDomain(1, { from, to }), (r) => String(r.domainId)),
+      await plain(sql, 'domain_id', from, to),
+      `by domain ${tag}`,
+    );
     for (const [grain, suffix, len] of [
       ['hour', ':00:00.000Z', 13],
       ['day', 'T00:00:00.000Z', 10],

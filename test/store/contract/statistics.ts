@@ -83,7 +83,10 @@ export const statisticsChecks: ContractCheck[] = [
     await messageAt(store, support, team, at(2), 'suppressed', one.id);
     await messageAt(store, support, team, at(3), 'suppressed', two.id);
     await messageAt(store, support, team, at(4), 'failed');
-    t.same(flat(await store.statistics.countByDomain(team.id, { from: at(0), to: at(3) })), [`${one.id} pending:1`, `${one.id} suppressed:1`, `${two.id} suppressed:1`].sort());
+    t.same(
+      flat(await store.statistics.countByDomain(team.id, { from: at(0), to: at(3) })),
+      [`${one.id} pending:1`, `${one.id} suppressed:1`, `${two.id} suppressed:1`].sort(),
+    );
     t.same(
       flat(await store.statistics.countByDomain(team.id, { from: at(0), to: at(24) })),
       [`${one.id} pending:1`, `${one.id} suppressed:1`, `${two.id} suppressed:1`, 'null failed:1'].sort(),
