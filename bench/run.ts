@@ -1,4 +1,4 @@
-// `npm run bench`: runs the four benchmarks one after the other, each in its own process (its own process
+// `npm run bench`: runs the benchmarks one after the other, each in its own process (its own process
 // group, killed whole if it overruns), shows their output, then prints one summary table of the figures.
 // `npm run bench -- smtp logs` runs only those. Figures are printed, never asserted: the exit code is 0
 // when every benchmark ran to its end, 1 when one crashed or overran.
@@ -13,6 +13,7 @@ const ALL = [
   { key: 'http', script: 'http-send' },
   { key: 'memory', script: 'memory' },
   { key: 'logs', script: 'logs' },
+  { key: 'stats', script: 'stats' },
 ];
 
 const wanted = process.argv.slice(2);

@@ -14,6 +14,7 @@ import { Webhooks } from './webhooks.js';
 import { Suppressions } from './suppressions.js';
 import { TeamSummaries } from './team-summary.js';
 import { MessageLog } from './message-log.js';
+import { Statistics } from './statistics.js';
 import { AdminAuthenticator } from './admin-authentication.js';
 
 export type { PageOf, PageRequest } from '../store/paging.js';
@@ -32,6 +33,8 @@ export interface Core {
   readonly suppressions: Suppressions;
   readonly summaries: TeamSummaries;
   readonly messageLog: MessageLog;
+  /** The dashboard's statistics: totals, time series, months, per domain. */
+  readonly statistics: Statistics;
 }
 
 /** `queue` is the process's one queue owner: the intake schedules what it records there. */
@@ -50,5 +53,6 @@ export function createCore(rt: Runtime, queue: Queue): Core {
     suppressions: new Suppressions(rt),
     summaries: new TeamSummaries(rt),
     messageLog: new MessageLog(rt, domains),
+    statistics: new Statistics(rt, domains),
   };
 }

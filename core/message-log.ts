@@ -77,7 +77,7 @@ const EARLIEST = Date.parse('0000-01-01T00:00:00.000Z');
 const LATEST = Date.parse('9999-12-31T23:59:59.999Z');
 
 /** A bound as created_at compares (ISO 8601 UTC with milliseconds); undefined when not given, null when not a date. */
-function dateBound(value: string | undefined, endOfDay: boolean): string | undefined | null {
+export function dateBound(value: string | undefined, endOfDay: boolean): string | undefined | null {
   if (!value) return undefined;
   const dateOnly = /^\d{4}-\d{2}-\d{2}$/.test(value);
   const time = Date.parse(dateOnly ? `${value}T${endOfDay ? '23:59:59.999' : '00:00:00.000'}Z` : value);

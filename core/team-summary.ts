@@ -17,7 +17,7 @@ export interface TeamSummary {
 }
 
 /** A share rounded to four decimals; 0 when nothing was sent. */
-const rate = (part: number, whole: number): number => (whole > 0 ? Math.round((part / whole) * 10_000) / 10_000 : 0);
+export const rate = (part: number, whole: number): number => (whole > 0 ? Math.round((part / whole) * 10_000) / 10_000 : 0);
 
 export class TeamSummaries {
   constructor(private readonly d: TeamSummaryDeps) {}

@@ -88,6 +88,9 @@ const ConfigSchema = Obj({
   }),
   /** The feedback-loop address on the public host name, and how long webhook delivery records are kept. */
   feedback: Obj({ fblLocalPart: Type.String({ pattern: '^[a-z0-9._+-]{1,64}$' }), webhookLogDays: Positive }),
+  /** The dashboard's statistics: the period asked for when none is given (by day, by hour), the longest period, and the longest
+   * one counted by hour (31 days: 744 points). Each bounds what one request reads. */
+  statistics: Obj({ defaultDays: Positive, defaultHourlyDays: Positive, maxDays: Positive, maxHourlyDays: Positive }),
   /** The MTA's /metrics listener (the API serves /metrics on its own port). */
   metrics: Obj({ host: Type.String({ minLength: 1 }), mtaPort: Type.Integer({ minimum: 0, maximum: 65535 }) }),
   log: Obj({ level: Type.Unsafe<LogLevel>({ type: 'string', enum: [...LOG_LEVELS] }) }),

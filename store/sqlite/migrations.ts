@@ -354,4 +354,75 @@ DROP INDEX webhook_deliveries_by_account;
 CREATE INDEX webhook_deliveries_by_team ON webhook_deliveries(team_id, attempted_at);
 `,
   },
+  {
+    version: 11,
+    name: 'message counters by hour, queue depth per team',
+    // The dashboard's statistics (core/statistics.ts) need hours, which message_counts (days) cannot give. The
+    // same triggers' rule at the hour's grain: a row per team, UTC hour (the first 13 characters of created_at,
+    // "YYYY-MM-DDTHH"), status and domain, kept in the transaction of every write to messages. message_counts
+    // stays as it is (the /v2 log counts whole days from it; the statistics read whole days from it too).
+    sql: `
+CREATE TABLE message_counts_hourly (
+  team_id INTEGER NOT NULL,
+  hour TEXT NOT NULL,
+  status TEXT NOT NULL,
+  domain_key TEXT NOT NULL,
+  n INTEGER NOT NULL,
+  PRIMARY KEY (team_id, hour, status, domain_key)
+) WITHOUT ROWID;
+
+INSERT INTO message_counts_hourly (team_id, hour, status, domain_key, n)
+  SELECT team_id, substr(created_at, 1, 13), status, COALESCE(domain_id, ''), COUNT(*) FROM messages GROUP BY 1, 2, 3, 4;
+
+CREATE TRIGGER message_counts_hourly_on_insert AFTER INSERT ON messages BEGIN
+  INSERT INTO message_counts_hourly (team_id, hour, status, domain_key, n)
+    VALUES (NEW.team_id, substr(NEW.created_at, 1, 13), NEW.status, COALESCE(NEW.domain_id, ''), 1)
+    ON CONFLICT (team_id, hour, status, domain_key) DO UPDATE SET n = n + 1;
+END;
+
+CREATE TRIGGER message_counts_hourly_on_update AFTER UPDATE OF team_id, created_at, status, domain_id ON messages
+  WHEN OLD.team_id IS NOT NEW.team_id OR substr(OLD.created_at, 1, 13) IS NOT substr(NEW.created_at, 1, 13)
+    OR OLD.status IS NOT NEW.status OR OLD.domain_id IS NOT NEW.domain_id
+BEGIN
+  UPDATE message_counts_hourly SET n = n - 1
+    WHERE team_id = OLD.team_id AND hour = substr(OLD.created_at, 1, 13) AND status = OLD.status AND domain_key = COALESCE(OLD.domain_id, '');
+  INSERT INTO message_counts_hourly (team_id, hour, status, domain_key, n)
+    VALUES (NEW.team_id, substr(NEW.created_at, 1, 13), NEW.status, COALESCE(NEW.domain_id, ''), 1)
+    ON CONFLICT (team_id, hour, status, domain_key) DO UPDATE SET n = n + 1;
+END;
+
+CREATE TRIGGER message_counts_hourly_on_delete AFTER DELETE ON messages BEGIN
+  UPDATE message_counts_hourly SET n = n - 1
+    WHERE team_id = OLD.team_id AND hour = substr(OLD.created_at, 1, 13) AND status = OLD.status AND domain_key = COALESCE(OLD.domain_id, '');
+END;
+
+-- A team's queue depth (recipients queued, sending or deferred), kept the same way: counting it per request walked
+-- every pending message of the team and its recipients (tens of thousands for a team with a deep queue). Only a
+-- move into or out of the in-flight states changes it (queued -> sending -> deferred do not).
+CREATE TABLE queue_depths (
+  team_id INTEGER PRIMARY KEY,
+  n INTEGER NOT NULL
+) WITHOUT ROWID;
+
+INSERT INTO queue_depths (team_id, n)
+  SELECT m.team_id, COUNT(*) FROM recipients r JOIN messages m ON m.id = r.message_id WHERE r.state IN ('queued', 'sending', 'deferred') GROUP BY 1;
+
+CREATE TRIGGER queue_depths_on_insert AFTER INSERT ON recipients WHEN NEW.state IN ('queued', 'sending', 'deferred') BEGIN
+  INSERT INTO queue_depths (team_id, n) SELECT team_id, 1 FROM messages WHERE id = NEW.message_id
+    ON CONFLICT (team_id) DO UPDATE SET n = n + 1;
+END;
+
+CREATE TRIGGER queue_depths_on_update AFTER UPDATE OF state ON recipients
+  WHEN (OLD.state IN ('queued', 'sending', 'deferred')) IS NOT (NEW.state IN ('queued', 'sending', 'deferred'))
+BEGIN
+  INSERT INTO queue_depths (team_id, n)
+    SELECT team_id, CASE WHEN NEW.state IN ('queued', 'sending', 'deferred') THEN 1 ELSE -1 END FROM messages WHERE id = NEW.message_id
+    ON CONFLICT (team_id) DO UPDATE SET n = n + excluded.n;
+END;
+
+CREATE TRIGGER queue_depths_on_delete AFTER DELETE ON recipients WHEN OLD.state IN ('queued', 'sending', 'deferred') BEGIN
+  UPDATE queue_depths SET n = n - 1 WHERE team_id = (SELECT team_id FROM messages WHERE id = OLD.message_id);
+END;
+`,
+  },
 ];

@@ -174,7 +174,11 @@ async function fillLog(sql: Sql, count: number): Promise<void> {
 t.test('migration 4 upgrades a v3 database: counters from the messages already there, totals exact', async (t) => {
   const sql = await v3Database(t);
   await fillLog(sql, 400);
-  t.same(await migrate(sql), [4, 5, 6, 7, 8, 9], 'migrations 4 to 9 run, no earlier one');
+  t.same(
+    await migrate(sql),
+    MIGRATIONS.map((m) => m.version).filter((v) => v >= 4),
+    'migrations 4 and later run, no earlier one',
+  );
   const counted = await sql.all<{ team_id: number; day: string; status: string; domain_key: string; n: number }>(
     'SELECT team_id, day, status, domain_key, n FROM message_counts ORDER BY 1, 2, 3, 4',
   );
