@@ -8,6 +8,8 @@ import type { SuppressionRepository } from './suppressions.js';
 import type { MessageLogRepository } from './message-log.js';
 import type { FeedbackRepository } from './feedback.js';
 import type { QueueRepository } from './queue.js';
+import type { ApplicationPasswordRepository, SessionRepository, UserRepository } from './users.js';
+import type { AuthLogRepository, LoginSettingsRepository } from './login-security.js';
 import { openSqliteStore } from './sqlite/open.js';
 
 export interface Store {
@@ -20,6 +22,13 @@ export interface Store {
   /** The queue's rows; only the queue module (queue/) uses it. */
   readonly queue: QueueRepository;
   readonly feedback: FeedbackRepository;
+  /** Dashboard users, their sessions and application passwords. */
+  readonly users: UserRepository;
+  readonly sessions: SessionRepository;
+  readonly applicationPasswords: ApplicationPasswordRepository;
+  /** Every login attempt, and each account's login settings. */
+  readonly authLog: AuthLogRepository;
+  readonly loginSettings: LoginSettingsRepository;
   close(): Promise<void>;
 }
 

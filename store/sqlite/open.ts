@@ -11,6 +11,10 @@ import { SuppressionStore } from './suppressions.js';
 import { MessageStore } from './messages.js';
 import { QueueStore } from './queue.js';
 import { FeedbackStore } from './feedback.js';
+import { UserStore } from './users.js';
+import { SessionStore } from './sessions.js';
+import { ApplicationPasswordStore } from './application-passwords.js';
+import { AuthLogStore, LoginSettingsStore } from './login-security.js';
 import type { Store } from '../index.js';
 
 /** The database file of a data directory. */
@@ -35,6 +39,11 @@ export async function openSqliteStore(dataDir: string): Promise<Store> {
     messages: new MessageStore(sql),
     queue: new QueueStore(sql),
     feedback: new FeedbackStore(sql),
+    users: new UserStore(sql),
+    sessions: new SessionStore(sql),
+    applicationPasswords: new ApplicationPasswordStore(sql),
+    authLog: new AuthLogStore(sql),
+    loginSettings: new LoginSettingsStore(sql),
     close: () => sql.close(),
   };
 }

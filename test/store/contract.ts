@@ -9,6 +9,8 @@ import { webhookChecks } from './contract/webhooks.js';
 import { suppressionChecks } from './contract/suppressions.js';
 import { messageLogChecks } from './contract/message-log.js';
 import { feedbackChecks } from './contract/feedback.js';
+import { userChecks } from './contract/users.js';
+import { loginSecurityChecks } from './contract/login-security.js';
 
 export type { ContractEngine } from './contract/fixtures.js';
 
@@ -20,6 +22,8 @@ const REPOSITORIES = [
   ['suppressions', suppressionChecks],
   ['message log', messageLogChecks],
   ['feedback', feedbackChecks],
+  ['users, sessions and application passwords', userChecks],
+  ['auth log and login settings', loginSecurityChecks],
 ] as const;
 
 export function runRepositoryContract(t: Test, engine: ContractEngine): void {
