@@ -52,3 +52,6 @@ export interface ApplicationPassword {
   lastUsedAt: string | null;
   lastIp: string | null;
 }
+
+/** The form of an email used to compare two: ASCII letters lower-cased (the only letters an accepted address has). */
+export const emailKey = (email: string): string => email.replace(/[A-Z]+/g, (s) => s.toLowerCase());

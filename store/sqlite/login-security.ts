@@ -29,11 +29,11 @@ const decodeEntry = rowDecoder('auth log entry', EntryRow, (r): AuthLogEntry => 
   at: r.at,
 }));
 
-const decodeStats = rowDecoder(
-  'auth stats',
-  Type.Object({ attempts: Int, failures: Nullable(Int), lockouts: Nullable(Int) }),
-  (r): AuthStats => ({ attempts: r.attempts, failures: r.failures ?? 0, lockouts: r.lockouts ?? 0 }),
-);
+const decodeStats = rowDecoder('auth stats', Type.Object({ attempts: Int, failures: Nullable(Int), lockouts: Nullable(Int) }), (r): AuthStats => ({
+  attempts: r.attempts,
+  failures: r.failures ?? 0,
+  lockouts: r.lockouts ?? 0,
+}));
 
 export class AuthLogStore implements AuthLogRepository {
   constructor(private readonly sql: Sql) {}
