@@ -3,7 +3,7 @@
 // as HTTP Basic credentials without a nonce; their last use (time and address) is recorded.
 import { createHash, randomUUID } from 'node:crypto';
 import { emailKey, type ApplicationPassword, type User } from '../../domain/user.js';
-import { clip, isoAt, type IdentityDeps } from './deps.js';
+import { clip, isoAt, type StoreDeps } from './deps.js';
 import { randomAlphanumeric } from './passwords.js';
 import { granted, invalidField, refused, type Identified } from './refusals.js';
 
@@ -33,7 +33,7 @@ export const chunkPassword = (raw: string): string => raw.match(/.{1,4}/g)!.join
 export const isUuid = (value: string): boolean => UUID.test(value);
 
 export class ApplicationPasswords {
-  constructor(private readonly d: IdentityDeps) {}
+  constructor(private readonly d: StoreDeps) {}
 
   async create(user: User, o: { name: string; appId?: string }): Promise<Identified<CreatedApplicationPassword>> {
     if (o.name.trim() === '' || o.name.length > 100) return invalidField('name', 'name must have 1 to 100 characters, not all spaces');

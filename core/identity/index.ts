@@ -1,7 +1,7 @@
 // The dashboard's identity use cases, built once per process: users, login, sessions, nonces, application
 // passwords, login security and access. createCore spreads them into the Core.
 import type { Runtime } from '../../shared/runtime.js';
-import type { IdentityDeps } from './deps.js';
+import type { IdentityDeps, StoreDeps } from './deps.js';
 import { Users } from './users.js';
 import { Logins } from './login.js';
 import { Sessions } from './sessions.js';
@@ -37,6 +37,12 @@ export function createIdentity(rt: Pick<Runtime, 'store' | 'redis' | 'config' | 
     loginSecurity,
     access: new Access(d),
   };
+}
+
+/** Users for the operator's CLI and the first start, which run without Redis (no login happens there). */
+export function operatorUsers(d: Omit<StoreDeps, 'now'>, now: () => number = Date.now): Users {
+  const deps: StoreDeps = { ...d, now };
+  return new Users(deps, new Sessions(deps, new LoginSecurity(deps)));
 }
 
 export type { Identified, IdentityRefusal, IdentityThing } from './refusals.js';

@@ -3,7 +3,7 @@
 import type { PageOf, PageRequest } from '../../store/paging.js';
 import { LOGIN_SETTING_BOUNDS, type AuthLogEntry, type AuthStats, type LoginSettings } from '../../domain/login-security.js';
 import type { User } from '../../domain/user.js';
-import { isoAt, type IdentityDeps } from './deps.js';
+import { isoAt, type StoreDeps } from './deps.js';
 import { granted, invalidField, refused, type Identified } from './refusals.js';
 
 export interface QuickStats {
@@ -14,7 +14,7 @@ export interface QuickStats {
 const DAY_MS = 86_400_000;
 
 export class LoginSecurity {
-  constructor(private readonly d: IdentityDeps) {}
+  constructor(private readonly d: StoreDeps) {}
 
   /** The settings in force for an account (undefined: an attempt that named no user, which gets the product's). */
   async effective(accountId: number | undefined): Promise<LoginSettings> {

@@ -2,7 +2,7 @@
 // the idle and absolute lifetimes of the user's account (each resume slides last-seen); ended at logout.
 import { createHash, randomBytes } from 'node:crypto';
 import type { Session, User } from '../../domain/user.js';
-import { accountOfUser, clip, isoAt, type IdentityDeps } from './deps.js';
+import { accountOfUser, clip, isoAt, type StoreDeps } from './deps.js';
 import type { LoginSecurity } from './login-security.js';
 
 export const hashToken = (token: string): string => createHash('sha256').update(token, 'utf8').digest('hex');
@@ -22,7 +22,7 @@ export interface ClientInfo {
 
 export class Sessions {
   constructor(
-    private readonly d: IdentityDeps,
+    private readonly d: StoreDeps,
     private readonly security: LoginSecurity,
   ) {}
 

@@ -3,7 +3,7 @@
 import type { User } from '../../domain/user.js';
 import { isUserRole } from '../../domain/user.js';
 import { isValidEmail } from '../../shared/email-address.js';
-import type { IdentityDeps } from './deps.js';
+import type { StoreDeps } from './deps.js';
 import { hashPassword, oneTimePassword, passwordProblem, verifyPassword } from './passwords.js';
 import { granted, invalidField, refused, type Identified } from './refusals.js';
 import type { Sessions } from './sessions.js';
@@ -42,7 +42,7 @@ function nameProblem(name: string): Identified<never> | undefined {
 
 export class Users {
   constructor(
-    private readonly d: IdentityDeps,
+    private readonly d: StoreDeps,
     private readonly sessions: Sessions,
   ) {}
 
