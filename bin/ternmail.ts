@@ -12,6 +12,9 @@ import { parseScopes, SCOPES } from '../shared/scopes.js';
 import { DEFAULT_SUSPENSION_REASON, accountIdOf } from '../domain/team.js';
 import { stopChild } from '../shared/stop-child.js';
 import { serviceNodeFlags } from '../shared/node-flags.js';
+import { createLogger } from '../shared/log.js';
+import { operatorUsers, type IdentityRefusal } from '../core/identity/index.js';
+import type { User } from '../domain/user.js';
 
 // The processes' modules are imported when needed, so that operator commands start quickly.
 
@@ -25,7 +28,9 @@ const USAGE = `usage: ternmail <command>
   credits add --account ID --amount N
   team suspend --team ID [--by-platform] [--reason TEXT]
   team reactivate --team ID
-  domain check --id DOMAIN_ID`;
+  domain check --id DOMAIN_ID
+  user create --account ID --email EMAIL --role owner|admin|viewer [--name NAME] [--team ID]
+  user reset-password --email EMAIL`;
 
 type Flags = Record<string, string | boolean | undefined>;
 
@@ -80,6 +85,32 @@ function operatorReason(text: string | boolean): string {
 }
 
 type Command = (config: Config, args: string[]) => Promise<unknown>;
+
+/** The dashboard's users, as the operator manages them (no Redis: no login happens here). */
+const usersOf = (store: Store, config: Config) => operatorUsers({ store, config, log: createLogger('cli', 'silent') });
+
+/** A refusal of a user command: bad input is a usage error (exit 2), a missing account or user an error (exit 1). */
+function userCommandError(refusal: IdentityRefusal): Error {
+  switch (refusal.kind) {
+    case 'invalid_field':
+      return new UsageError(`--${refusal.field}: ${refusal.message}`);
+    case 'email_taken':
+      return new Error('a user with this email already exists');
+    case 'not_found':
+      return new Error(refusal.message);
+    default:
+      return new Error(`refused: ${refusal.kind}`);
+  }
+}
+
+const userBody = (user: User, oneTimePassword: string) => ({
+  id: user.id,
+  email: user.email,
+  name: user.name,
+  role: user.role,
+  team_id: user.teamId,
+  one_time_password: oneTimePassword,
+});
 
 const operatorCommands: Record<string, Command> = {
   'account create': (config, args) => {
@@ -172,6 +203,28 @@ const operatorCommands: Record<string, Command> = {
       };
     });
   },
+  'user create': (config, args) => {
+    const f = flags(args, { account: 'string', email: 'string', role: 'string', name: 'string', team: 'string' });
+    const accountId = integer(f, 'account', { required: true, min: 1 })!;
+    const email = required(f, 'email');
+    const role = required(f, 'role');
+    const teamId = integer(f, 'team', { min: 1 });
+    const name = typeof f.name === 'string' ? f.name : undefined;
+    return withStore(config, async (store) => {
+      const created = await usersOf(store, config).create(accountId, { email, role, name, teamId });
+      if (!created.ok) throw userCommandError(created.refusal);
+      return userBody(created.value.user, created.value.oneTimePassword);
+    });
+  },
+  'user reset-password': (config, args) => {
+    const f = flags(args, { email: 'string' });
+    const email = required(f, 'email');
+    return withStore(config, async (store) => {
+      const reset = await usersOf(store, config).resetPassword(email);
+      if (!reset.ok) throw userCommandError(reset.refusal);
+      return userBody(reset.value.user, reset.value.oneTimePassword);
+    });
+  },
 };
 
 function onStop(stop: () => Promise<void>): void {
@@ -206,13 +259,22 @@ async function runMta(config: Config): Promise<void> {
   });
 }
 
-/** First start on embedded defaults: an account and an admin key with every scope, printed once. */
-async function firstStart(config: Config): Promise<{ accountId: number; key: string } | null> {
+interface FirstStart {
+  accountId: number;
+  key: string;
+  /** The dashboard's owner user: its login email and one-time password. */
+  owner: { email: string; password: string };
+}
+
+/** First start on embedded defaults: an account, an admin key with every scope and the owner user, printed once. */
+async function firstStart(config: Config): Promise<FirstStart | null> {
   return withStore(config, async (store) => {
     if ((await store.teams.count()) > 0) return null;
     const account = await createAccount(store, config, { name: 'Default account', credits: config.accounts.firstStartCredits });
     const { key } = await createAdminKey(store, config, account.id, 'First-start key', [...SCOPES]);
-    return { accountId: account.id, key };
+    const owner = await usersOf(store, config).create(account.id, { email: config.dashboard.ownerEmail, name: 'Owner', role: 'owner' });
+    if (!owner.ok) throw userCommandError(owner.refusal);
+    return { accountId: account.id, key, owner: { email: owner.value.user.email, password: owner.value.oneTimePassword } };
   });
 }
 
@@ -222,7 +284,7 @@ function apiUrl(config: Config): string {
   return `http://${host.includes(':') ? `[${host}]` : host}:${config.api.port}`;
 }
 
-function printWelcome(config: Config, first: { accountId: number; key: string } | null): void {
+function printWelcome(config: Config, first: FirstStart | null): void {
   const url = apiUrl(config);
   const lines = first
     ? [
@@ -234,6 +296,10 @@ function printWelcome(config: Config, first: { accountId: number; key: string } 
         `  Admin key:  ${first.key}`,
         '  This key is shown only once; it holds every scope. Try:',
         `    curl -s -H 'Authorization: Bearer ${first.key}' ${url}/v2/info`,
+        `  Dashboard:  ${url}/`,
+        `  Login:      ${first.owner.email}`,
+        `  Password:   ${first.owner.password}`,
+        '  A one-time password: you choose your own at the first login.',
         '',
       ]
     : [`Tern is starting. API: ${url}/v2  Data dir: ${config.dataDir}`];
@@ -253,7 +319,7 @@ async function runStart(config: Config): Promise<void> {
   loadSecretBox(config.dataDir);
   await ensureTlsCertificate(config);
   const redis = config.redisUrl ? null : await startManagedRedis(config.dataDir);
-  let first: { accountId: number; key: string } | null;
+  let first: FirstStart | null;
   try {
     first = await firstStart(config);
   } catch (err) {

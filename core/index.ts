@@ -16,10 +16,13 @@ import { TeamSummaries } from './team-summary.js';
 import { MessageLog } from './message-log.js';
 import { Statistics } from './statistics.js';
 import { AdminAuthenticator } from './admin-authentication.js';
+import { createIdentity, type Identity } from './identity/index.js';
 
 export type { PageOf, PageRequest } from '../store/paging.js';
+export type * from './identity/index.js';
 
-export interface Core {
+/** The dashboard's identities (users, logins, sessions, nonces, application passwords, login security, access) come from Identity. */
+export interface Core extends Identity {
   /** Admin keys and the team they act on. */
   readonly admins: AdminAuthenticator;
   /** Who may send, from which address, and how fast. */
@@ -54,5 +57,6 @@ export function createCore(rt: Runtime, queue: Queue): Core {
     summaries: new TeamSummaries(rt),
     messageLog: new MessageLog(rt, domains),
     statistics: new Statistics(rt, domains),
+    ...createIdentity(rt),
   };
 }

@@ -6,6 +6,7 @@ import { hostname } from 'node:os';
 import { resolve } from 'node:path';
 import { Type, type Static, type TProperties } from '@sinclair/typebox';
 import { projectPath } from './paths.js';
+import { isValidEmail } from './email-address.js';
 import { ConfigError, envText, loadPolicy, type EnvSetting, type Json } from './policy-file.js';
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
@@ -94,6 +95,19 @@ const ConfigSchema = Obj({
   /** The MTA's /metrics listener (the API serves /metrics on its own port). */
   metrics: Obj({ host: Type.String({ minLength: 1 }), mtaPort: Type.Integer({ minimum: 0, maximum: 65535 }) }),
   log: Obj({ level: Type.Unsafe<LogLevel>({ type: 'string', enum: [...LOG_LEVELS] }) }),
+  /** Dashboard users: the owner made at first start, cookie and session lifetimes, login throttling. The
+   * session and per-email figures are defaults an account's login settings may override (within bounds). */
+  dashboard: Obj({
+    ownerEmail: Type.String({ minLength: 3, maxLength: 254 }),
+    secureCookies: Type.Boolean(),
+    session: Obj({ idleMinutes: Type.Integer({ minimum: 5, maximum: 10_080 }), absoluteHours: Type.Integer({ minimum: 1, maximum: 720 }) }),
+    login: Obj({
+      failuresPerEmail: Type.Integer({ minimum: 3, maximum: 50 }),
+      /** Per client address, across every account: not an account's to loosen. */
+      failuresPerAddress: Type.Integer({ minimum: 3, maximum: 1000 }),
+      windowMinutes: Type.Integer({ minimum: 1, maximum: 1440 }),
+    }),
+  }),
 });
 
 type RawConfig = Static<typeof ConfigSchema>;
@@ -128,6 +142,8 @@ const ENV_OVERRIDES: readonly EnvSetting[] = [
   ['TERNMAIL_LOG_LEVEL', ['log', 'level'], asString],
   ['TERNMAIL_REMOTE_SMTP_PORT', ['delivery', 'remotePort'], asInt],
   ['TERNMAIL_METRICS_PORT', ['metrics', 'mtaPort'], asInt],
+  ['TERNMAIL_OWNER_EMAIL', ['dashboard', 'ownerEmail'], asString],
+  ['TERNMAIL_SECURE_COOKIES', ['dashboard', 'secureCookies'], asBool],
 ];
 
 export { ConfigError };
@@ -207,6 +223,7 @@ function semanticProblems(raw: RawConfig, named: (key: string) => string): strin
     problems.push('tls.cert and tls.key must be given together (TERNMAIL_TLS_CERT and TERNMAIL_TLS_KEY), or neither');
   }
   if (raw.limits.pageSizeDefault > raw.limits.pageSizeMax) problems.push('limits.pageSizeDefault is larger than limits.pageSizeMax');
+  if (!isValidEmail(raw.dashboard.ownerEmail)) problems.push(`${named('dashboard.ownerEmail')} "${raw.dashboard.ownerEmail}" must be an email address`);
   return problems;
 }
 

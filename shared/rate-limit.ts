@@ -47,24 +47,46 @@ if not leaving then return {allowed, count, window} end
 return {allowed, count, tonumber(leaving) + window - now}
 `;
 
-const COMMAND = 'ternSlidingWindowHit';
+/**
+ * The same decision without a hit: whether one more would be allowed now, and when the window frees a place.
+ * For limits that count only some outcomes (failed logins): look first, hit once the outcome is known.
+ */
+const SLIDING_WINDOW_PEEK = `
+local limit = tonumber(ARGV[1])
+local window = tonumber(ARGV[2])
+local clock = redis.call('TIME')
+local now = tonumber(clock[1]) * 1000000 + tonumber(clock[2])
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now - window)
+local count = redis.call('ZCARD', KEYS[1])
+local allowed = 0
+if count < limit then allowed = 1 end
+local rank = math.max(0, count - limit)
+local leaving = redis.call('ZRANGE', KEYS[1], rank, rank, 'WITHSCORES')[2]
+if not leaving then return {allowed, count, window} end
+return {allowed, count, tonumber(leaving) + window - now}
+`;
 
-interface HitCommand {
-  ternSlidingWindowHit(key: string, limit: number, windowUs: number): Promise<[number, number, number]>;
+type WindowScript = (key: string, limit: number, windowUs: number) => Promise<[number, number, number]>;
+
+interface WindowCommands {
+  ternSlidingWindowHit: WindowScript;
+  ternSlidingWindowPeek: WindowScript;
 }
 
-const hasHitCommand = (redis: Redis): redis is Redis & HitCommand => typeof (redis as Partial<HitCommand>)[COMMAND] === 'function';
+const hasCommands = (redis: Redis): redis is Redis & WindowCommands =>
+  typeof (redis as Partial<WindowCommands>).ternSlidingWindowHit === 'function' && typeof (redis as Partial<WindowCommands>).ternSlidingWindowPeek === 'function';
 
-/** The client with the script defined on it (ioredis sends EVALSHA, and EVAL once per connection). */
-function withHitCommand(redis: Redis): Redis & HitCommand {
-  if (!hasHitCommand(redis)) redis.defineCommand(COMMAND, { numberOfKeys: 1, lua: SLIDING_WINDOW_HIT });
-  if (!hasHitCommand(redis)) throw new Error('ioredis did not define the rate-limit script');
+/** The client with the scripts defined on it (ioredis sends EVALSHA, and EVAL once per connection). */
+function withCommands(redis: Redis): Redis & WindowCommands {
+  if (!hasCommands(redis)) {
+    redis.defineCommand('ternSlidingWindowHit', { numberOfKeys: 1, lua: SLIDING_WINDOW_HIT });
+    redis.defineCommand('ternSlidingWindowPeek', { numberOfKeys: 1, lua: SLIDING_WINDOW_PEEK });
+  }
+  if (!hasCommands(redis)) throw new Error('ioredis did not define the rate-limit scripts');
   return redis;
 }
 
-export async function hitRateLimit(redis: Redis, accountId: number, bucket: string, limit: number, windowS: number): Promise<RateDecision> {
-  const key = redisKeys.rateLimit(accountId, bucket);
-  const [allowed, count, waitUs] = await withHitCommand(redis).ternSlidingWindowHit(key, limit, windowS * 1_000_000);
+function decision([allowed, count, waitUs]: [number, number, number], limit: number, windowS: number): RateDecision {
   return {
     allowed: allowed === 1,
     limit,
@@ -72,6 +94,20 @@ export async function hitRateLimit(redis: Redis, accountId: number, bucket: stri
     resetS: Math.max(1, Math.ceil(waitUs / 1_000_000)),
     windowS,
   };
+}
+
+/** One hit on the window kept under `key` (a name from redis-keys.ts). */
+export async function hitWindow(redis: Redis, key: string, limit: number, windowS: number): Promise<RateDecision> {
+  return decision(await withCommands(redis).ternSlidingWindowHit(key, limit, windowS * 1_000_000), limit, windowS);
+}
+
+/** Whether a hit on the window under `key` would be allowed now, without making one. */
+export async function peekWindow(redis: Redis, key: string, limit: number, windowS: number): Promise<RateDecision> {
+  return decision(await withCommands(redis).ternSlidingWindowPeek(key, limit, windowS * 1_000_000), limit, windowS);
+}
+
+export function hitRateLimit(redis: Redis, accountId: number, bucket: string, limit: number, windowS: number): Promise<RateDecision> {
+  return hitWindow(redis, redisKeys.rateLimit(accountId, bucket), limit, windowS);
 }
 
 /** IETF RateLimit header fields (draft-ietf-httpapi-ratelimit-headers), plus Retry-After when refused. */

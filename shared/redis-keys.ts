@@ -16,6 +16,8 @@ export const redisKeys = {
   queueDue: () => `${P}queue:due`,
   /** Published when new mail is queued, so an idle scheduler looks at once. */
   queueWakeChannel: () => `${P}queue:wake`,
+  /** Failed dashboard logins (a sliding window) of one email (its sha256, lower-cased first) or one client address. */
+  loginFailures: (by: 'email' | 'address', id: string) => `${P}login:fail:${by}:${id}`,
   /** The stored first response of an Idempotency-Key of one team (24 h). */
   idempotency: (teamId: number, key: string) => `${P}idem:${teamId}:${key}`,
 } as const;

@@ -9,6 +9,8 @@ import type { MessageLogRepository } from './message-log.js';
 import type { FeedbackRepository } from './feedback.js';
 import type { QueueRepository } from './queue.js';
 import type { StatisticsRepository } from './statistics.js';
+import type { ApplicationPasswordRepository, SessionRepository, UserRepository } from './users.js';
+import type { AuthLogRepository, LoginSettingsRepository } from './login-security.js';
 import { openSqliteStore } from './sqlite/open.js';
 
 export interface Store {
@@ -23,6 +25,13 @@ export interface Store {
   readonly feedback: FeedbackRepository;
   /** Message counts over periods, kept on write, and queue depth: the dashboard's statistics. */
   readonly statistics: StatisticsRepository;
+  /** Dashboard users, their sessions and application passwords. */
+  readonly users: UserRepository;
+  readonly sessions: SessionRepository;
+  readonly applicationPasswords: ApplicationPasswordRepository;
+  /** Every login attempt, and each account's login settings. */
+  readonly authLog: AuthLogRepository;
+  readonly loginSettings: LoginSettingsRepository;
   close(): Promise<void>;
 }
 

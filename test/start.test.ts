@@ -9,6 +9,8 @@ import { Redis } from 'ioredis';
 import { freePort, startRedis } from './helpers/redis.js';
 import { startDnsServer } from './helpers/dns-server.js';
 import { redisKeys } from '../shared/redis-keys.js';
+import { openStore } from '../store/index.js';
+import { verifyPassword } from '../core/identity/passwords.js';
 import {
   alive,
   childPids,
@@ -26,6 +28,8 @@ import {
 } from './helpers/cli.js';
 
 const KEY_LINE = /Admin key:\s+(tern_admin_[A-Za-z0-9_-]+)/;
+/** The dashboard's URL, the owner's login email and one-time password, printed beside the admin key. */
+const OWNER_LINES = /Dashboard:\s+(\S+)\n\s+Login:\s+(\S+)\n\s+Password:\s+(\S+)\n/;
 
 /** Environment for `start`: embedded defaults, except free ports (API, SMTP, metrics) so that test files running
  * in parallel never collide. */
@@ -52,15 +56,21 @@ t.test('ternmail start on embedded defaults, restarted, then stopped with SIGTER
   });
   let firstKey = '';
   let domainId = '';
+  let owner = { email: '', password: '' };
 
   await t.test('the first start creates the data dir and prints the API URL and a working admin key', async (t) => {
     t.notOk(fileExists(dataDir), 'no data dir before the first start');
     const { env, base } = await startEnv(dataDir, home.configFile);
     const start = spawnTernmail(['start'], env);
     t.teardown(() => (start.exited() ? undefined : start.stop('SIGKILL').then(() => undefined)));
-    const out = await start.waitForOutput((o) => KEY_LINE.test(o), 60_000);
+    const out = await start.waitForOutput((o) => KEY_LINE.test(o) && OWNER_LINES.test(o), 60_000);
     firstKey = KEY_LINE.exec(out)![1]!;
     t.match(out, `${base}/v2`, 'the API URL is printed');
+    const [, dashboardUrl, ownerEmail, ownerPassword] = OWNER_LINES.exec(out)!;
+    t.equal(dashboardUrl, `${base}/`, 'the dashboard URL is the API base URL');
+    t.equal(ownerEmail, 'owner@tern.localhost', 'the owner’s login email (the documented default)');
+    t.match(ownerPassword, /^[A-Za-z0-9]{24}$/, 'a one-time password');
+    owner = { email: ownerEmail!, password: ownerPassword! };
     t.equal(out.match(/tern_admin_/g)?.length, 2, 'the key is printed in the welcome and in the curl example only');
     await waitForApi(base, start, 60_000);
 
@@ -100,6 +110,12 @@ t.test('ternmail start on embedded defaults, restarted, then stopped with SIGTER
     await eventually(() => (children.every((pid) => !alive(pid)) ? true : undefined), 5_000, 'the children to exit');
     t.same(processesMentioning(dataDir), [], 'no process is left on the data dir');
     t.notOk(fileExists(join(dataDir, 'redis', 'redis.sock')), 'the managed Redis removed its socket');
+
+    const store = await openStore(dataDir);
+    t.teardown(() => store.close());
+    const user = await store.users.findByEmail(owner.email);
+    t.match(user, { role: 'owner', teamId: 1, mustChangePassword: true }, 'the owner user of the first account, to change its password');
+    t.ok(await verifyPassword((await store.users.passwordHash(user!.id))!, owner.password), 'the printed password is the owner’s');
   });
 
   await t.test('a second start prints no new key and the first key still works', async (t) => {
@@ -109,6 +125,7 @@ t.test('ternmail start on embedded defaults, restarted, then stopped with SIGTER
     await start.waitForOutput((o) => o.includes('Tern is starting'), 60_000);
     await waitForApi(base, start, 60_000);
     t.notMatch(start.output(), /tern_admin_/, 'no key is printed');
+    t.notMatch(start.output(), /Password:/, 'nor a password');
     t.match(start.output(), `${base}/v2`, 'the API URL is printed again');
 
     const info = await http(base, 'GET', '/v2/info', { key: firstKey });

@@ -355,6 +355,74 @@ CREATE INDEX webhook_deliveries_by_team ON webhook_deliveries(team_id, attempted
 `,
   },
   {
+    version: 10,
+    name: 'dashboard users, sessions, application passwords, auth log, login settings',
+    // Dashboard identities. Emails are unique without regard to case (NOCASE folds ASCII, and only ASCII
+    // addresses are accepted) and kept as given. Sessions and application passwords keep only the sha256 of
+    // their secret, users an Argon2id hash. The auth log belongs to the account of the user an attempt named
+    // (null when it named none). Login settings are per account; their bounds are checked here too.
+    sql: `
+CREATE TABLE users (
+  id INTEGER PRIMARY KEY,
+  team_id INTEGER NOT NULL REFERENCES teams(id),
+  email TEXT NOT NULL CHECK (length(email) BETWEEN 3 AND 254),
+  name TEXT NOT NULL DEFAULT '' CHECK (length(name) <= 100),
+  role TEXT NOT NULL CHECK (role IN ('owner', 'admin', 'viewer')),
+  password_hash TEXT NOT NULL,
+  must_change_password INTEGER NOT NULL DEFAULT 0 CHECK (must_change_password IN (0, 1)),
+  created_at TEXT NOT NULL,
+  updated_at TEXT NOT NULL
+);
+CREATE UNIQUE INDEX users_email ON users(email COLLATE NOCASE);
+CREATE INDEX users_by_team ON users(team_id);
+
+CREATE TABLE sessions (
+  id INTEGER PRIMARY KEY,
+  user_id INTEGER NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+  token_hash TEXT NOT NULL UNIQUE CHECK (length(token_hash) = 64),
+  user_agent TEXT NOT NULL DEFAULT '' CHECK (length(user_agent) <= 512),
+  address TEXT NOT NULL DEFAULT '' CHECK (length(address) <= 64),
+  created_at TEXT NOT NULL,
+  last_seen_at TEXT NOT NULL
+);
+CREATE INDEX sessions_by_user ON sessions(user_id);
+
+CREATE TABLE application_passwords (
+  uuid TEXT PRIMARY KEY,
+  user_id INTEGER NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+  name TEXT NOT NULL CHECK (length(name) BETWEEN 1 AND 100),
+  app_id TEXT,
+  password_hash TEXT NOT NULL UNIQUE CHECK (length(password_hash) = 64),
+  created_at TEXT NOT NULL,
+  last_used_at TEXT,
+  last_ip TEXT
+);
+CREATE UNIQUE INDEX application_passwords_name ON application_passwords(user_id, name);
+
+CREATE TABLE auth_log (
+  id INTEGER PRIMARY KEY,
+  account_id INTEGER REFERENCES teams(id),
+  user_id INTEGER REFERENCES users(id) ON DELETE SET NULL,
+  email TEXT NOT NULL,
+  address TEXT NOT NULL,
+  user_agent TEXT NOT NULL,
+  result TEXT NOT NULL CHECK (result IN ('success', 'failure', 'throttled')),
+  at TEXT NOT NULL
+);
+CREATE INDEX auth_log_by_account ON auth_log(account_id, id);
+CREATE INDEX auth_log_by_account_time ON auth_log(account_id, at);
+
+CREATE TABLE login_settings (
+  account_id INTEGER PRIMARY KEY REFERENCES teams(id),
+  failures_per_email INTEGER NOT NULL CHECK (failures_per_email BETWEEN 3 AND 50),
+  window_minutes INTEGER NOT NULL CHECK (window_minutes BETWEEN 1 AND 1440),
+  session_idle_minutes INTEGER NOT NULL CHECK (session_idle_minutes BETWEEN 5 AND 10080),
+  session_absolute_hours INTEGER NOT NULL CHECK (session_absolute_hours BETWEEN 1 AND 720),
+  updated_at TEXT NOT NULL
+);
+`,
+  },
+  {
     version: 11,
     name: 'message counters by hour, queue depth per team',
     // The dashboard's statistics (core/statistics.ts) need hours, which message_counts (days) cannot give. The

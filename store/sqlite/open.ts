@@ -12,6 +12,10 @@ import { MessageStore } from './messages.js';
 import { QueueStore } from './queue.js';
 import { FeedbackStore } from './feedback.js';
 import { StatisticsStore } from './statistics.js';
+import { UserStore } from './users.js';
+import { SessionStore } from './sessions.js';
+import { ApplicationPasswordStore } from './application-passwords.js';
+import { AuthLogStore, LoginSettingsStore } from './login-security.js';
 import type { Store } from '../index.js';
 
 /** The database file of a data directory. */
@@ -37,6 +41,11 @@ export async function openSqliteStore(dataDir: string): Promise<Store> {
     queue: new QueueStore(sql),
     feedback: new FeedbackStore(sql),
     statistics: new StatisticsStore(sql),
+    users: new UserStore(sql),
+    sessions: new SessionStore(sql),
+    applicationPasswords: new ApplicationPasswordStore(sql),
+    authLog: new AuthLogStore(sql),
+    loginSettings: new LoginSettingsStore(sql),
     close: () => sql.close(),
   };
 }

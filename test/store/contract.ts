@@ -10,6 +10,8 @@ import { suppressionChecks } from './contract/suppressions.js';
 import { messageLogChecks } from './contract/message-log.js';
 import { feedbackChecks } from './contract/feedback.js';
 import { statisticsChecks } from './contract/statistics.js';
+import { userChecks } from './contract/users.js';
+import { loginSecurityChecks } from './contract/login-security.js';
 
 export type { ContractEngine } from './contract/fixtures.js';
 
@@ -22,6 +24,8 @@ const REPOSITORIES = [
   ['message log', messageLogChecks],
   ['feedback', feedbackChecks],
   ['statistics', statisticsChecks],
+  ['users, sessions and application passwords', userChecks],
+  ['auth log and login settings', loginSecurityChecks],
 ] as const;
 
 export function runRepositoryContract(t: Test, engine: ContractEngine): void {

@@ -1,0 +1,32 @@
+// What the identity use cases share: the store, Redis, the configuration, the log and one clock (tests move it).
+import type { Redis } from 'ioredis';
+import type { Config } from '../../shared/config.js';
+import type { Logger } from '../../shared/log.js';
+import type { Store } from '../../store/index.js';
+import { accountIdOf } from '../../domain/team.js';
+import type { User } from '../../domain/user.js';
+
+/** What the use cases that need no Redis take (users, sessions, login security): the CLI builds them alone. */
+export interface StoreDeps {
+  store: Store;
+  config: Config;
+  log: Logger;
+  /** Epoch milliseconds. */
+  now: () => number;
+}
+
+export interface IdentityDeps extends StoreDeps {
+  redis: Redis;
+}
+
+export const isoAt = (ms: number): string => new Date(ms).toISOString();
+
+/** The account a user belongs to or reaches through its team; undefined when its team is gone. */
+export async function accountOfUser(d: StoreDeps, user: User | undefined): Promise<number | undefined> {
+  // An unknown user looks up a team too (id 0 never exists), so a login does the same work either way.
+  const team = await d.store.teams.get(user?.teamId ?? 0);
+  return team && user ? accountIdOf(team) : undefined;
+}
+
+/** Text from a request header kept in a record: at most `max` characters (a user agent can be any length). */
+export const clip = (text: string, max: number): string => (text.length > max ? text.slice(0, max) : text);

@@ -1,0 +1,101 @@
+// Logging in to the dashboard: throttled per email and per client address (failures in a sliding window on
+// Redis), the same answer and the same work for an unknown email as for a wrong password, a new session at
+// every success, and every attempt recorded in the auth log.
+import { createHash } from 'node:crypto';
+import { emailKey, type Session, type User } from '../../domain/user.js';
+import type { AuthResult } from '../../domain/login-security.js';
+import { hitWindow, peekWindow, type RateDecision } from '../../shared/rate-limit.js';
+import { redisKeys } from '../../shared/redis-keys.js';
+import { accountOfUser, clip, isoAt, type IdentityDeps } from './deps.js';
+import { dummyHash, verifyPassword } from './passwords.js';
+import type { LoginSecurity } from './login-security.js';
+import type { Nonces } from './nonces.js';
+import type { Sessions } from './sessions.js';
+
+export interface LoginAttempt {
+  /** As typed; compared without regard to case. */
+  email: string;
+  password: string;
+  address: string;
+  userAgent: string;
+}
+
+export type LoginRefusal = { kind: 'invalid_credentials' } | { kind: 'throttled'; retryAfterS: number };
+
+export type LoginResult = { ok: true; token: string; session: Session; user: User; nonce: string } | { ok: false; refusal: LoginRefusal };
+
+/** A failure window an attempt counts in. */
+interface FailureWindow {
+  key: string;
+  limit: number;
+  windowS: number;
+}
+
+const sha256 = (text: string): string => createHash('sha256').update(text, 'utf8').digest('hex');
+
+export class Logins {
+  constructor(
+    private readonly d: IdentityDeps,
+    private readonly security: LoginSecurity,
+    private readonly sessions: Sessions,
+    private readonly nonces: Nonces,
+  ) {
+    // Made now, so that the first login for an unknown email does not also pay for making it.
+    void dummyHash();
+  }
+
+  async login(a: LoginAttempt): Promise<LoginResult> {
+    const user = await this.d.store.users.findByEmail(a.email);
+    const accountId = await accountOfUser(this.d, user);
+    const windows = await this.windowsFor(a, accountId);
+    const record = (result: AuthResult) => this.record(a, result, user, accountId);
+    const wait = await this.throttled(windows);
+    if (wait !== undefined) {
+      await record('throttled');
+      return { ok: false, refusal: { kind: 'throttled', retryAfterS: wait } };
+    }
+    // Unknown or not, one hash is read and one Argon2id verification runs.
+    const stored = await this.d.store.users.passwordHash(user?.id ?? 0);
+    const matches = await verifyPassword(stored ?? (await dummyHash()), a.password);
+    if (!user || !stored || !matches) {
+      await Promise.all(windows.map((w) => hitWindow(this.d.redis, w.key, w.limit, w.windowS)));
+      await record('failure');
+      return { ok: false, refusal: { kind: 'invalid_credentials' } };
+    }
+    // A success clears the email's failures (not the address's: one address may try many emails).
+    await this.d.redis.del(windows[0].key);
+    const { token, session } = await this.sessions.start(user, { userAgent: a.userAgent, address: a.address });
+    await record('success');
+    this.d.log.info({ user: user.id, session: session.id }, 'dashboard login');
+    return { ok: true, token, session, user, nonce: this.nonces.nonceFor(session) };
+  }
+
+  /** The email's window (the account's settings) and the address's (the product's: an address is no account's). */
+  private async windowsFor(a: LoginAttempt, accountId: number | undefined): Promise<[FailureWindow, FailureWindow]> {
+    const settings = await this.security.effective(accountId);
+    const c = this.d.config.dashboard.login;
+    return [
+      { key: redisKeys.loginFailures('email', sha256(emailKey(a.email))), limit: settings.failuresPerEmail, windowS: settings.windowMinutes * 60 },
+      { key: redisKeys.loginFailures('address', sha256(a.address)), limit: c.failuresPerAddress, windowS: c.windowMinutes * 60 },
+    ];
+  }
+
+  /** Seconds to wait when a window is full, else undefined. */
+  private async throttled(windows: FailureWindow[]): Promise<number | undefined> {
+    const decisions: RateDecision[] = await Promise.all(windows.map((w) => peekWindow(this.d.redis, w.key, w.limit, w.windowS)));
+    const waits = decisions.filter((d) => !d.allowed).map((d) => d.resetS);
+    return waits.length > 0 ? Math.max(...waits) : undefined;
+  }
+
+  private async record(a: LoginAttempt, result: AuthResult, user: User | undefined, accountId: number | undefined): Promise<void> {
+    await this.d.store.authLog.record({
+      accountId: accountId ?? null,
+      userId: user?.id ?? null,
+      email: clip(a.email, 254),
+      address: clip(a.address, 64),
+      userAgent: clip(a.userAgent, 512),
+      result,
+      at: isoAt(this.d.now()),
+    });
+  }
+}

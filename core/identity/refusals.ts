@@ -1,0 +1,26 @@
+// Why an identity use case (login, users, sessions, application passwords, login security) refused: one
+// closed set that the dashboard's HTTP side and the CLI each translate into their own shape.
+import type { Permission } from '../../domain/user.js';
+
+export type IdentityThing = 'user' | 'account' | 'team' | 'application_password' | 'auth_log_entry';
+
+export type IdentityRefusal =
+  /** Unknown email, wrong password, unknown application password: one answer for all. */
+  | { kind: 'invalid_credentials' }
+  /** Too many failed logins for the email or from the address; try again after this many seconds. */
+  | { kind: 'throttled'; retryAfterS: number }
+  /** The caller's role (or, for login security, its not being on the account) does not allow it. */
+  | { kind: 'forbidden'; need: Permission | 'account_admin' }
+  | { kind: 'not_found'; what: IdentityThing; message: string }
+  | { kind: 'invalid_field'; field: string; message: string }
+  | { kind: 'email_taken'; field: 'email' }
+  /** The user already has an application password of that name (WordPress: application_password_duplicate_name). */
+  | { kind: 'name_taken'; field: 'name' }
+  /** The current password given to confirm a change is wrong. */
+  | { kind: 'incorrect_password'; field: 'current_password' };
+
+export type Identified<T> = { ok: true; value: T } | { ok: false; refusal: IdentityRefusal };
+
+export const granted = <T>(value: T): Identified<T> => ({ ok: true, value });
+export const refused = <T = never>(refusal: IdentityRefusal): Identified<T> => ({ ok: false, refusal });
+export const invalidField = <T = never>(field: string, message: string): Identified<T> => refused({ kind: 'invalid_field', field, message });

@@ -1,0 +1,117 @@
+// Dashboard users: created with a one-time password (by the operator's CLI, first start, later invitations),
+// their password reset by the operator, their profile and password changed by themselves.
+import type { User } from '../../domain/user.js';
+import { isUserRole } from '../../domain/user.js';
+import { isValidEmail } from '../../shared/email-address.js';
+import type { StoreDeps } from './deps.js';
+import { hashPassword, oneTimePassword, passwordProblem, verifyPassword } from './passwords.js';
+import { granted, invalidField, refused, type Identified } from './refusals.js';
+import type { Sessions } from './sessions.js';
+
+export interface NewUserRequest {
+  email: string;
+  name?: string;
+  /** Checked: one of owner, admin, viewer (the CLI passes what the operator typed). */
+  role: string;
+  /** The account itself (the default) or one of its teams. */
+  teamId?: number;
+}
+
+export interface UserWithPassword {
+  user: User;
+  /** Shown once; the user must change it at the first login. */
+  oneTimePassword: string;
+}
+
+export interface ProfileChange {
+  name?: string;
+  email?: string;
+  /** Required to change the email. */
+  currentPassword?: string;
+}
+
+function emailProblem(email: string): Identified<never> | undefined {
+  return isValidEmail(email) ? undefined : invalidField('email', 'email must be an email address (local@domain)');
+}
+
+function nameProblem(name: string): Identified<never> | undefined {
+  if (name.length > 100) return invalidField('name', 'name must have at most 100 characters');
+  if (/[\p{Cc}]/u.test(name)) return invalidField('name', 'name must be one line of text, without control characters');
+  return undefined;
+}
+
+export class Users {
+  constructor(
+    private readonly d: StoreDeps,
+    private readonly sessions: Sessions,
+  ) {}
+
+  async create(accountId: number, r: NewUserRequest): Promise<Identified<UserWithPassword>> {
+    const account = await this.d.store.teams.get(accountId);
+    if (!account || account.parentId !== null) return refused({ kind: 'not_found', what: 'account', message: `no account ${accountId}` });
+    const teamId = r.teamId ?? account.id;
+    if (teamId !== account.id) {
+      const team = await this.d.store.teams.get(teamId);
+      if (!team || team.parentId !== account.id) return refused({ kind: 'not_found', what: 'team', message: `no team ${teamId} in account ${account.id}` });
+    }
+    if (!isUserRole(r.role)) return invalidField('role', 'role must be owner, admin or viewer');
+    if (r.role === 'owner' && teamId !== account.id) return invalidField('role', 'an owner belongs to the account, not to one of its teams');
+    const bad = emailProblem(r.email) ?? nameProblem(r.name ?? '');
+    if (bad) return bad;
+    const password = oneTimePassword();
+    const user = await this.d.store.users.create({
+      email: r.email,
+      name: r.name ?? '',
+      role: r.role,
+      teamId,
+      passwordHash: await hashPassword(password),
+      mustChangePassword: true,
+    });
+    if (user === 'email_taken') return refused({ kind: 'email_taken', field: 'email' });
+    this.d.log.info({ user: user.id, team: teamId, role: user.role }, 'dashboard user created');
+    return granted({ user, oneTimePassword: password });
+  }
+
+  get(id: number): Promise<User | undefined> {
+    return this.d.store.users.get(id);
+  }
+
+  /** A new one-time password for the user of `email` (any case); every session of the user ends. */
+  async resetPassword(email: string): Promise<Identified<UserWithPassword>> {
+    const user = await this.d.store.users.findByEmail(email);
+    if (!user) return refused({ kind: 'not_found', what: 'user', message: `no user ${email}` });
+    const password = oneTimePassword();
+    await this.d.store.users.setPassword(user.id, await hashPassword(password), true);
+    const ended = await this.sessions.endAllOf(user.id);
+    this.d.log.info({ user: user.id, sessionsEnded: ended }, 'dashboard password reset');
+    return granted({ user: { ...user, mustChangePassword: true }, oneTimePassword: password });
+  }
+
+  /** The name, and the email (which needs the current password). */
+  async updateProfile(user: User, change: ProfileChange): Promise<Identified<User>> {
+    const bad = (change.name === undefined ? undefined : nameProblem(change.name)) ?? (change.email === undefined ? undefined : emailProblem(change.email));
+    if (bad) return bad;
+    const emailChanges = change.email !== undefined && change.email !== user.email;
+    if (emailChanges && !(await this.passwordMatches(user, change.currentPassword))) return refused({ kind: 'incorrect_password', field: 'current_password' });
+    const updated = await this.d.store.users.update(user.id, { name: change.name, email: emailChanges ? change.email : undefined });
+    if (updated === 'email_taken') return refused({ kind: 'email_taken', field: 'email' });
+    if (!updated) return refused({ kind: 'not_found', what: 'user', message: 'User not found' });
+    return granted(updated);
+  }
+
+  /** Needs the current password; ends every other session of the user (all of them without `keepSessionId`). */
+  async changePassword(user: User, change: { currentPassword: string; newPassword: string }, keepSessionId?: number): Promise<Identified<User>> {
+    const problem = passwordProblem(change.newPassword);
+    if (problem) return invalidField('password', problem);
+    if (!(await this.passwordMatches(user, change.currentPassword))) return refused({ kind: 'incorrect_password', field: 'current_password' });
+    await this.d.store.users.setPassword(user.id, await hashPassword(change.newPassword), false);
+    const ended = await this.sessions.endAllOf(user.id, keepSessionId);
+    this.d.log.info({ user: user.id, sessionsEnded: ended }, 'dashboard password changed');
+    return granted({ ...user, mustChangePassword: false });
+  }
+
+  private async passwordMatches(user: User, password: string | undefined): Promise<boolean> {
+    const stored = await this.d.store.users.passwordHash(user.id);
+    return password !== undefined && stored !== undefined && (await verifyPassword(stored, password));
+  }
+}

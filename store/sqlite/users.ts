@@ -1,0 +1,88 @@
+// Dashboard users in SQLite. The unique index on email (NOCASE) refuses a second user of the same email.
+import { Type } from '@sinclair/typebox';
+import type { Sql } from './sql.js';
+import { Flag, Int, OneOf, rowDecoder, Text } from './decode.js';
+import { nowIso } from '../../shared/time.js';
+import { USER_ROLES, type User } from '../../domain/user.js';
+import type { NewUser, UserRepository } from '../users.js';
+
+const UserRow = Type.Object({
+  id: Int,
+  team_id: Int,
+  email: Text,
+  name: Text,
+  role: OneOf(USER_ROLES),
+  must_change_password: Flag,
+  created_at: Text,
+  updated_at: Text,
+});
+
+const decodeUser = rowDecoder('user', UserRow, (r): User => ({
+  id: r.id,
+  email: r.email,
+  name: r.name,
+  role: r.role,
+  teamId: r.team_id,
+  mustChangePassword: r.must_change_password === 1,
+  createdAt: r.created_at,
+  updatedAt: r.updated_at,
+}));
+
+const decodeHash = rowDecoder('password hash', Type.Object({ password_hash: Text }), (r) => r.password_hash);
+
+/** Every column but the password hash, which leaves the store only through passwordHash(). */
+const COLUMNS = 'id, team_id, email, name, role, must_change_password, created_at, updated_at';
+
+export class UserStore implements UserRepository {
+  constructor(private readonly sql: Sql) {}
+
+  async create(u: NewUser): Promise<User | 'email_taken'> {
+    const now = nowIso();
+    const [row] = await this.sql.returning(
+      `INSERT INTO users (team_id, email, name, role, password_hash, must_change_password, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+       ON CONFLICT DO NOTHING RETURNING ${COLUMNS}`,
+      [u.teamId, u.email, u.name, u.role, u.passwordHash, +u.mustChangePassword, now, now],
+    );
+    return row ? decodeUser(row) : 'email_taken';
+  }
+
+  async get(id: number): Promise<User | undefined> {
+    const row = await this.sql.get(`SELECT ${COLUMNS} FROM users WHERE id = ?`, [id]);
+    return row && decodeUser(row);
+  }
+
+  async findByEmail(email: string): Promise<User | undefined> {
+    const row = await this.sql.get(`SELECT ${COLUMNS} FROM users WHERE email = ? COLLATE NOCASE`, [email]);
+    return row && decodeUser(row);
+  }
+
+  async passwordHash(id: number): Promise<string | undefined> {
+    const row = await this.sql.get('SELECT password_hash FROM users WHERE id = ?', [id]);
+    return row && decodeHash(row);
+  }
+
+  async setPassword(id: number, passwordHash: string, mustChange: boolean): Promise<boolean> {
+    const result = await this.sql.run('UPDATE users SET password_hash = ?, must_change_password = ?, updated_at = ? WHERE id = ?', [
+      passwordHash,
+      +mustChange,
+      nowIso(),
+      id,
+    ]);
+    return result.changes === 1;
+  }
+
+  /** OR IGNORE: a taken email leaves the row as it was, and no row comes back. */
+  async update(id: number, change: { name?: string; email?: string }): Promise<User | 'email_taken' | undefined> {
+    const [row] = await this.sql.returning(
+      `UPDATE OR IGNORE users SET name = COALESCE(?, name), email = COALESCE(?, email), updated_at = ? WHERE id = ? RETURNING ${COLUMNS}`,
+      [change.name ?? null, change.email ?? null, nowIso(), id],
+    );
+    if (row) return decodeUser(row);
+    return (await this.get(id)) ? 'email_taken' : undefined;
+  }
+
+  async listByTeam(teamId: number): Promise<User[]> {
+    const rows = await this.sql.all(`SELECT ${COLUMNS} FROM users WHERE team_id = ? ORDER BY created_at, id`, [teamId]);
+    return rows.map(decodeUser);
+  }
+}

@@ -1,0 +1,68 @@
+// The users repository: dashboard users, their password hashes, their sessions and application passwords.
+// Email uniqueness (without regard to case) and name uniqueness per user are kept by the store.
+import type { ApplicationPassword, Session, User, UserRole } from '../domain/user.js';
+
+export interface NewUser {
+  email: string;
+  name: string;
+  role: UserRole;
+  teamId: number;
+  passwordHash: string;
+  mustChangePassword: boolean;
+}
+
+export interface UserRepository {
+  /** 'email_taken' when another user has the same email, whatever its case. */
+  create(u: NewUser): Promise<User | 'email_taken'>;
+  get(id: number): Promise<User | undefined>;
+  /** The user whose email equals `email` without regard to case. */
+  findByEmail(email: string): Promise<User | undefined>;
+  passwordHash(id: number): Promise<string | undefined>;
+  /** Replaces the password hash and sets or clears the must-change flag; false when there is no such user. */
+  setPassword(id: number, passwordHash: string, mustChange: boolean): Promise<boolean>;
+  /** Changes the fields given. */
+  update(id: number, change: { name?: string; email?: string }): Promise<User | 'email_taken' | undefined>;
+  /** The users of a team (an account's own users only, not its teams'), oldest first. */
+  listByTeam(teamId: number): Promise<User[]>;
+}
+
+export interface NewSession {
+  userId: number;
+  tokenHash: string;
+  userAgent: string;
+  address: string;
+  /** ISO time of the login: creation and first sight. */
+  at: string;
+}
+
+export interface SessionRepository {
+  create(s: NewSession): Promise<Session>;
+  findByTokenHash(tokenHash: string): Promise<Session | undefined>;
+  /** Moves last-seen forward (never back). */
+  touch(id: number, at: string): Promise<void>;
+  remove(id: number): Promise<boolean>;
+  /** Ends every session of a user but `keepId`; how many ended. */
+  removeForUser(userId: number, keepId?: number): Promise<number>;
+  /** A user's sessions, oldest first. */
+  listForUser(userId: number): Promise<Session[]>;
+}
+
+export interface NewApplicationPassword {
+  uuid: string;
+  userId: number;
+  name: string;
+  appId: string | null;
+  /** sha256 of the password without spaces, hex. */
+  passwordHash: string;
+  at: string;
+}
+
+export interface ApplicationPasswordRepository {
+  /** 'name_taken' when the user already has one of that name. */
+  create(p: NewApplicationPassword): Promise<ApplicationPassword | 'name_taken'>;
+  /** A user's application passwords, oldest first. */
+  list(userId: number): Promise<ApplicationPassword[]>;
+  findByHash(passwordHash: string): Promise<ApplicationPassword | undefined>;
+  revoke(userId: number, uuid: string): Promise<boolean>;
+  recordUse(uuid: string, at: string, address: string): Promise<void>;
+}
