@@ -15,6 +15,8 @@ import { Suppressions } from './suppressions.js';
 import { TeamSummaries } from './team-summary.js';
 import { MessageLog } from './message-log.js';
 import { AdminAuthenticator } from './admin-authentication.js';
+import { DnsConnections } from './dns-connection.js';
+import { dnsProvidersFrom } from '../dns-providers/index.js';
 
 export type { PageOf, PageRequest } from '../store/paging.js';
 
@@ -32,6 +34,8 @@ export interface Core {
   readonly suppressions: Suppressions;
   readonly summaries: TeamSummaries;
   readonly messageLog: MessageLog;
+  /** Teams' DNS-provider connections (Cloudflare) and publishing their domains' records there. */
+  readonly dnsConnections: DnsConnections;
 }
 
 /** `queue` is the process's one queue owner: the intake schedules what it records there. */
@@ -50,5 +54,6 @@ export function createCore(rt: Runtime, queue: Queue): Core {
     suppressions: new Suppressions(rt),
     summaries: new TeamSummaries(rt),
     messageLog: new MessageLog(rt, domains),
+    dnsConnections: new DnsConnections({ ...rt, providers: dnsProvidersFrom(rt.config) }),
   };
 }

@@ -88,6 +88,10 @@ const ConfigSchema = Obj({
   }),
   /** The feedback-loop address on the public host name, and how long webhook delivery records are kept. */
   feedback: Obj({ fblLocalPart: Type.String({ pattern: '^[a-z0-9._+-]{1,64}$' }), webhookLogDays: Positive }),
+  /** DNS hosting providers a team may connect so Tern publishes its domains' records (the base URL points tests at a double). */
+  dnsProviders: Obj({
+    cloudflare: Obj({ baseUrl: Type.String({ minLength: 1 }), timeoutS: Positive, retries: Type.Integer({ minimum: 0, maximum: 5 }) }),
+  }),
   /** The MTA's /metrics listener (the API serves /metrics on its own port). */
   metrics: Obj({ host: Type.String({ minLength: 1 }), mtaPort: Type.Integer({ minimum: 0, maximum: 65535 }) }),
   log: Obj({ level: Type.Unsafe<LogLevel>({ type: 'string', enum: [...LOG_LEVELS] }) }),
@@ -125,6 +129,7 @@ const ENV_OVERRIDES: readonly EnvSetting[] = [
   ['TERNMAIL_LOG_LEVEL', ['log', 'level'], asString],
   ['TERNMAIL_REMOTE_SMTP_PORT', ['delivery', 'remotePort'], asInt],
   ['TERNMAIL_METRICS_PORT', ['metrics', 'mtaPort'], asInt],
+  ['TERNMAIL_CLOUDFLARE_BASE_URL', ['dnsProviders', 'cloudflare', 'baseUrl'], asString],
 ];
 
 export { ConfigError };
@@ -182,6 +187,14 @@ function isDnsServer(text: string): boolean {
   return !!withPort && isIP(withPort[1]!) === 4 && +withPort[2]! >= 1 && +withPort[2]! <= 65535;
 }
 
+function isHttpUrl(text: string): boolean {
+  try {
+    return ['http:', 'https:'].includes(new URL(text).protocol);
+  } catch {
+    return false;
+  }
+}
+
 /** Checks the schema cannot express; each problem names the setting (and the variable that set it). */
 function semanticProblems(raw: RawConfig, named: (key: string) => string): string[] {
   const problems: string[] = [];
@@ -202,6 +215,9 @@ function semanticProblems(raw: RawConfig, named: (key: string) => string): strin
   }
   if ((raw.tls.cert === null) !== (raw.tls.key === null)) {
     problems.push('tls.cert and tls.key must be given together (TERNMAIL_TLS_CERT and TERNMAIL_TLS_KEY), or neither');
+  }
+  if (!isHttpUrl(raw.dnsProviders.cloudflare.baseUrl)) {
+    problems.push(`${named('dnsProviders.cloudflare.baseUrl')} "${raw.dnsProviders.cloudflare.baseUrl}" must be an http:// or https:// URL`);
   }
   if (raw.limits.pageSizeDefault > raw.limits.pageSizeMax) problems.push('limits.pageSizeDefault is larger than limits.pageSizeMax');
   return problems;

@@ -8,6 +8,7 @@ import type { SuppressionRepository } from './suppressions.js';
 import type { MessageLogRepository } from './message-log.js';
 import type { FeedbackRepository } from './feedback.js';
 import type { QueueRepository } from './queue.js';
+import type { DnsConnectionRepository } from './dns-connections.js';
 import { openSqliteStore } from './sqlite/open.js';
 
 export interface Store {
@@ -20,6 +21,8 @@ export interface Store {
   /** The queue's rows; only the queue module (queue/) uses it. */
   readonly queue: QueueRepository;
   readonly feedback: FeedbackRepository;
+  /** Teams' connections to DNS hosting providers. */
+  readonly dnsConnections: DnsConnectionRepository;
   close(): Promise<void>;
 }
 

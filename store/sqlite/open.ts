@@ -11,6 +11,7 @@ import { SuppressionStore } from './suppressions.js';
 import { MessageStore } from './messages.js';
 import { QueueStore } from './queue.js';
 import { FeedbackStore } from './feedback.js';
+import { DnsConnectionStore } from './dns-connections.js';
 import type { Store } from '../index.js';
 
 /** The database file of a data directory. */
@@ -35,6 +36,7 @@ export async function openSqliteStore(dataDir: string): Promise<Store> {
     messages: new MessageStore(sql),
     queue: new QueueStore(sql),
     feedback: new FeedbackStore(sql),
+    dnsConnections: new DnsConnectionStore(sql),
     close: () => sql.close(),
   };
 }
