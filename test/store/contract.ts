@@ -9,6 +9,7 @@ import { webhookChecks } from './contract/webhooks.js';
 import { suppressionChecks } from './contract/suppressions.js';
 import { messageLogChecks } from './contract/message-log.js';
 import { feedbackChecks } from './contract/feedback.js';
+import { dnsConnectionChecks } from './contract/dns-connections.js';
 
 export type { ContractEngine } from './contract/fixtures.js';
 
@@ -20,6 +21,7 @@ const REPOSITORIES = [
   ['suppressions', suppressionChecks],
   ['message log', messageLogChecks],
   ['feedback', feedbackChecks],
+  ['DNS-provider connections', dnsConnectionChecks],
 ] as const;
 
 export function runRepositoryContract(t: Test, engine: ContractEngine): void {

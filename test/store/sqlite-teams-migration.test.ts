@@ -108,16 +108,26 @@ async function openMigrated(t: Test, dir: string): Promise<Store> {
   return store;
 }
 
+/** Objects of later migrations (10) whose account_id holds a paying account's id, the meaning the vocabulary gives it. */
+const HOLD_ACCOUNT_IDS = ['auth_log', 'auth_log_by_account', 'auth_log_by_account_time', 'login_settings'];
+
 const ids = (list: ReadonlyArray<{ id: string | number }>) => list.map((x) => x.id);
 
 t.test('migration 9 runs once on a release-8 database and leaves no table, column or index named after accounts', async (t) => {
   const dir = await release8DataDir(t);
   const sql = await openSqlite(databaseFile(dir));
   t.teardown(() => sql.close());
-  t.same(await migrate(sql), [9], 'only migration 9 runs');
+  t.same(
+    await migrate(sql),
+    MIGRATIONS.map((m) => m.version).filter((v) => v >= 9),
+    'migration 9 and the later ones run',
+  );
   t.same(await migrate(sql), [], 'and only once');
   const schema = await sql.all<{ type: string; name: string; sql: string | null }>(`SELECT type, name, sql FROM sqlite_master WHERE name NOT LIKE 'sqlite_%'`);
-  const named = schema.filter((s) => /account/.test(s.name) || /\baccounts\b|\baccount_id\b/.test(s.sql ?? '')).map((s) => s.name);
+  const named = schema
+    .filter((s) => !HOLD_ACCOUNT_IDS.includes(s.name))
+    .filter((s) => /account/.test(s.name) || /\baccounts\b|\baccount_id\b/.test(s.sql ?? ''))
+    .map((s) => s.name);
   t.same(named, [], 'no schema object names accounts or account_id (the CHECK value suspended_by = account stays)');
   const indexes = schema.filter((s) => s.type === 'index').map((s) => s.name);
   for (const index of [
