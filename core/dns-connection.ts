@@ -9,7 +9,7 @@ import type { Team } from '../domain/team.js';
 import type { Domain } from '../domain/sending-domain.js';
 import { DNS_PROVIDER_TITLES, type DnsConnection, type DnsProviderName } from '../domain/dns-connection.js';
 import { dnsRecordsFor } from '../shared/dns-records.js';
-import type { DnsProvider, DnsProviders, DnsZone, ProviderFailure, RecordSpec } from '../dns-providers/index.js';
+import type { DnsProvider, DnsProviders, ProviderFailure, RecordSpec } from '../dns-providers/index.js';
 import { syncRecord, wantedRecords, type SyncedRecord } from './dns-record-sync.js';
 
 export interface DnsConnectionDeps {

@@ -25,7 +25,7 @@ interface CloudflareRecord {
 
 /** What an API error says: Cloudflare's own messages (`errors[].message`) when it gave some. */
 function failureOf(err: unknown): ProviderFailure {
-  if (err instanceof APIError && err.status !== undefined) {
+  if (err instanceof APIError && typeof err.status === 'number') {
     const messages = err.errors.map((e) => e.message).filter((m) => m);
     return { kind: 'refused', status: err.status, message: messages.length ? messages.join('; ') : err.message };
   }
@@ -98,7 +98,7 @@ export class CloudflareProvider implements DnsProvider {
     return attempt(async () => {
       const found: ProviderRecord[] = [];
       for await (const r of this.client.dns.records.list({ zone_id: zone.id, type, name: { exact: name }, per_page: PAGE_SIZE })) {
-        found.push(toRecord(r as CloudflareRecord));
+        found.push(toRecord(r));
       }
       return found;
     });

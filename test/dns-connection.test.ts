@@ -204,7 +204,11 @@ t.test('records already there with other values are updated in place, never dupl
     'one DKIM record, now with the domain’s key',
   );
   const send = cloudflare.recordsAt(`send.${name}`);
-  t.same(send.filter((r) => r.type === 'MX').map((r) => r.content), ['mx.tern.test'], 'the MX repointed, not added');
+  t.same(
+    send.filter((r) => r.type === 'MX').map((r) => r.content),
+    ['mx.tern.test'],
+    'the MX repointed, not added',
+  );
   t.same(
     send.filter((r) => r.type === 'TXT').map((r) => r.content),
     ['v=spf1 include:mx.tern.test ~all', 'google-site-verification=abc123'],
@@ -251,7 +255,11 @@ t.test('refusals: not connected, domain not found (or another team’s), zone no
 
   const { owner } = await connectedTeam();
   t.match(await connections.publish(owner, 'cloudflare', 'dom_nonexistent', log), { ok: false, refusal: { kind: 'not_found', what: 'domain' } });
-  t.match(await connections.publish(owner, 'cloudflare', strangersDomain.id, log), { ok: false, refusal: { kind: 'not_found', what: 'domain' } }, 'another team’s domain');
+  t.match(
+    await connections.publish(owner, 'cloudflare', strangersDomain.id, log),
+    { ok: false, refusal: { kind: 'not_found', what: 'domain' } },
+    'another team’s domain',
+  );
 
   const elsewhere = await draft(owner, fresh('nozone'));
   t.match(await connections.publish(owner, 'cloudflare', elsewhere.id, log), {
