@@ -17,6 +17,8 @@ import { MessageLog } from './message-log.js';
 import { Statistics } from './statistics.js';
 import { AdminAuthenticator } from './admin-authentication.js';
 import { createIdentity, type Identity } from './identity/index.js';
+import { DnsConnections } from './dns-connection.js';
+import { dnsProvidersFrom } from '../dns-providers/index.js';
 
 export type { PageOf, PageRequest } from '../store/paging.js';
 export type * from './identity/index.js';
@@ -38,6 +40,8 @@ export interface Core extends Identity {
   readonly messageLog: MessageLog;
   /** The dashboard's statistics: totals, time series, months, per domain. */
   readonly statistics: Statistics;
+  /** Teams' DNS-provider connections (Cloudflare) and publishing their domains' records there. */
+  readonly dnsConnections: DnsConnections;
 }
 
 /** `queue` is the process's one queue owner: the intake schedules what it records there. */
@@ -58,5 +62,6 @@ export function createCore(rt: Runtime, queue: Queue): Core {
     messageLog: new MessageLog(rt, domains),
     statistics: new Statistics(rt, domains),
     ...createIdentity(rt),
+    dnsConnections: new DnsConnections({ ...rt, providers: dnsProvidersFrom(rt.config) }),
   };
 }

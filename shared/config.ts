@@ -92,6 +92,10 @@ const ConfigSchema = Obj({
   /** The dashboard's statistics: the period asked for when none is given (by day, by hour), the longest period, and the longest
    * one counted by hour (31 days: 744 points). Each bounds what one request reads. */
   statistics: Obj({ defaultDays: Positive, defaultHourlyDays: Positive, maxDays: Positive, maxHourlyDays: Positive }),
+  /** DNS hosting providers a team may connect so Tern publishes its domains' records (the base URL points tests at a double). */
+  dnsProviders: Obj({
+    cloudflare: Obj({ baseUrl: Type.String({ minLength: 1 }), timeoutS: Positive, retries: Type.Integer({ minimum: 0, maximum: 5 }) }),
+  }),
   /** The MTA's /metrics listener (the API serves /metrics on its own port). */
   metrics: Obj({ host: Type.String({ minLength: 1 }), mtaPort: Type.Integer({ minimum: 0, maximum: 65535 }) }),
   log: Obj({ level: Type.Unsafe<LogLevel>({ type: 'string', enum: [...LOG_LEVELS] }) }),
@@ -144,6 +148,7 @@ const ENV_OVERRIDES: readonly EnvSetting[] = [
   ['TERNMAIL_METRICS_PORT', ['metrics', 'mtaPort'], asInt],
   ['TERNMAIL_OWNER_EMAIL', ['dashboard', 'ownerEmail'], asString],
   ['TERNMAIL_SECURE_COOKIES', ['dashboard', 'secureCookies'], asBool],
+  ['TERNMAIL_CLOUDFLARE_BASE_URL', ['dnsProviders', 'cloudflare', 'baseUrl'], asString],
 ];
 
 export { ConfigError };
@@ -201,6 +206,14 @@ function isDnsServer(text: string): boolean {
   return !!withPort && isIP(withPort[1]!) === 4 && +withPort[2]! >= 1 && +withPort[2]! <= 65535;
 }
 
+function isHttpUrl(text: string): boolean {
+  try {
+    return ['http:', 'https:'].includes(new URL(text).protocol);
+  } catch {
+    return false;
+  }
+}
+
 /** Checks the schema cannot express; each problem names the setting (and the variable that set it). */
 function semanticProblems(raw: RawConfig, named: (key: string) => string): string[] {
   const problems: string[] = [];
@@ -221,6 +234,9 @@ function semanticProblems(raw: RawConfig, named: (key: string) => string): strin
   }
   if ((raw.tls.cert === null) !== (raw.tls.key === null)) {
     problems.push('tls.cert and tls.key must be given together (TERNMAIL_TLS_CERT and TERNMAIL_TLS_KEY), or neither');
+  }
+  if (!isHttpUrl(raw.dnsProviders.cloudflare.baseUrl)) {
+    problems.push(`${named('dnsProviders.cloudflare.baseUrl')} "${raw.dnsProviders.cloudflare.baseUrl}" must be an http:// or https:// URL`);
   }
   if (raw.limits.pageSizeDefault > raw.limits.pageSizeMax) problems.push('limits.pageSizeDefault is larger than limits.pageSizeMax');
   if (!isValidEmail(raw.dashboard.ownerEmail)) problems.push(`${named('dashboard.ownerEmail')} "${raw.dashboard.ownerEmail}" must be an email address`);

@@ -24,6 +24,31 @@ export const dkimRecordName = (selector: string, domain: string): string => `${s
 export const dkimTxt = (publicKey: string): string => `v=DKIM1; k=rsa; p=${publicKey}`;
 export const spfTxt = (publicHostname: string): string => `v=spf1 include:${publicHostname} ~all`;
 
+/** A host name as DNS answers compare it: lower case, no final dot. */
+export const bareHost = (host: string): string => host.toLowerCase().replace(/\.$/, '');
+
+/** Tag-value pairs of a DKIM or DMARC record (`v=DKIM1; k=rsa; p=...`), spaces inside values removed. */
+export function recordTags(record: string): Map<string, string> {
+  const out = new Map<string, string>();
+  for (const part of record.split(';')) {
+    const at = part.indexOf('=');
+    if (at > 0) out.set(part.slice(0, at).trim().toLowerCase(), part.slice(at + 1).replace(/\s+/g, ''));
+  }
+  return out;
+}
+
+/** Whether a TXT value is a DKIM record publishing `publicKey` (its p= tag), in whatever tag order or spacing. */
+export const dkimCarriesKey = (txt: string, publicKey: string): boolean => recordTags(txt).get('p') === publicKey;
+
+export const isSpf = (txt: string): boolean => /^v=spf1(\s|$)/i.test(txt);
+
+/** Whether an SPF record includes `host` (with any qualifier, in any case). */
+export const spfIncludes = (txt: string, host: string): boolean =>
+  txt
+    .toLowerCase()
+    .split(/\s+/)
+    .some((term) => term.replace(/^[+?~-]/, '') === `include:${bareHost(host)}`);
+
 export function dnsRecordsFor(d: { dkimSelector: string; dkimPublicKey: string }, publicHostname: string): DomainDnsRecords {
   return {
     dkim: { type: 'TXT', name: `${d.dkimSelector}._domainkey`, content: dkimTxt(d.dkimPublicKey), TTL: 'auto', priority: '' },

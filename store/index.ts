@@ -11,6 +11,7 @@ import type { QueueRepository } from './queue.js';
 import type { StatisticsRepository } from './statistics.js';
 import type { ApplicationPasswordRepository, SessionRepository, UserRepository } from './users.js';
 import type { AuthLogRepository, LoginSettingsRepository } from './login-security.js';
+import type { DnsConnectionRepository } from './dns-connections.js';
 import { openSqliteStore } from './sqlite/open.js';
 
 export interface Store {
@@ -32,6 +33,8 @@ export interface Store {
   /** Every login attempt, and each account's login settings. */
   readonly authLog: AuthLogRepository;
   readonly loginSettings: LoginSettingsRepository;
+  /** Teams' connections to DNS hosting providers. */
+  readonly dnsConnections: DnsConnectionRepository;
   close(): Promise<void>;
 }
 

@@ -15,13 +15,15 @@ const MAY_IMPORT: Record<string, readonly string[]> = {
   http: ['core', 'domain', 'shared'],
   smtp: ['core', 'domain', 'shared'],
   // The use cases.
-  core: ['intake', 'queue', 'store', 'domain', 'shared'],
+  core: ['intake', 'queue', 'dns-providers', 'store', 'domain', 'shared'],
   // The MTA's engines.
   intake: ['queue', 'store', 'domain', 'shared'],
   queue: ['store', 'domain', 'shared'],
   delivery: ['queue', 'feedback', 'store', 'domain', 'shared'],
   feedback: ['delivery', 'store', 'domain', 'shared'],
   verification: ['store', 'domain', 'shared'],
+  // DNS hosting providers (Cloudflare, ...) behind one interface.
+  'dns-providers': ['domain', 'shared'],
   // Repositories, and the one engine behind them.
   store: ['domain', 'shared'],
   'store/sqlite': ['store', 'domain', 'shared'],

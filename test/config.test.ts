@@ -39,6 +39,7 @@ t.test('with an empty config file and no variables every setting has its documen
   t.same(c.dkim, { selector: 'tern', keyBits: 2048 });
   t.equal(c.accounts.firstStartCredits, 1000);
   t.equal(c.log.level, 'info');
+  t.same(c.dnsProviders, { cloudflare: { baseUrl: 'https://api.cloudflare.com/client/v4', timeoutS: 15, retries: 1 } }, 'Cloudflare’s own API');
   t.same(c.limits, {
     teamsPerAccount: 25,
     adminKeysPerAccount: 10,
@@ -100,8 +101,10 @@ t.test('every TERNMAIL_* variable of the run contract is read and parsed', async
       TERNMAIL_TLS_CERT: '/etc/ssl/tern/cert.pem',
       TERNMAIL_TLS_KEY: '/etc/ssl/tern/key.pem',
       TERNMAIL_LOG_LEVEL: 'debug',
+      TERNMAIL_CLOUDFLARE_BASE_URL: 'http://127.0.0.1:8787/client/v4',
     },
   });
+  t.equal(c.dnsProviders.cloudflare.baseUrl, 'http://127.0.0.1:8787/client/v4');
   t.equal(c.dataDir, resolve('var/tern-data'));
   t.equal(c.redisUrl, 'redis://10.1.2.3:6380/2');
   t.equal(c.api.host, '::1');
@@ -154,6 +157,11 @@ t.test('invalid values are refused with a ConfigError that names the setting', a
     [{ TERNMAIL_PUBLIC_HOSTNAME: '192.0.2.1' }, /TERNMAIL_PUBLIC_HOSTNAME \(publicHostname\) "192.0.2.1" must be a host name/],
     [{ TERNMAIL_PUBLIC_HOSTNAME: 'mx_1.example.com' }, /must be a host name/],
     [{ TERNMAIL_TLS_CERT: '/etc/ssl/cert.pem' }, /tls.cert and tls.key must be given together/],
+    [
+      { TERNMAIL_CLOUDFLARE_BASE_URL: 'api.cloudflare.com' },
+      /TERNMAIL_CLOUDFLARE_BASE_URL \(dnsProviders.cloudflare.baseUrl\) "api.cloudflare.com" must be an http:\/\/ or https:\/\/ URL/,
+    ],
+    [{ TERNMAIL_CLOUDFLARE_BASE_URL: 'ftp://api.cloudflare.com' }, /must be an http:\/\/ or https:\/\/ URL/],
     [{ TERNMAIL_LOG_LEVEL: 'loud' }, /TERNMAIL_LOG_LEVEL="loud": must be equal to one of the allowed values \(fatal, error, warn, info, debug, trace, silent\)/],
   ];
   for (const [env, message] of cases) {

@@ -2,7 +2,7 @@
 // the DMARC policy. Used by the automatic verifier and by `ternmail domain check`.
 import type { Resolver } from 'node:dns/promises';
 import { orEmpty } from '../shared/dns.js';
-import { RETURN_PATH_LABEL } from '../shared/dns-records.js';
+import { bareHost, dkimCarriesKey, isSpf, recordTags as tags, RETURN_PATH_LABEL, spfIncludes } from '../shared/dns-records.js';
 import type { Domain } from '../domain/sending-domain.js';
 
 export interface RecordCheck {
@@ -23,17 +23,6 @@ export interface DomainCheck {
 }
 
 const joinTxt = (chunks: string[][]): string[] => chunks.map((parts) => parts.join(''));
-const bareHost = (host: string): string => host.toLowerCase().replace(/\.$/, '');
-
-/** Tag-value pairs of a DKIM or DMARC record (`v=DKIM1; k=rsa; p=...`). */
-function tags(record: string): Map<string, string> {
-  const out = new Map<string, string>();
-  for (const part of record.split(';')) {
-    const at = part.indexOf('=');
-    if (at > 0) out.set(part.slice(0, at).trim().toLowerCase(), part.slice(at + 1).replace(/\s+/g, ''));
-  }
-  return out;
-}
 
 async function lookup<T>(name: string, expected: string, run: () => Promise<T[]>, judge: (found: T[]) => { ok: boolean; shown: string[] }): Promise<RecordCheck> {
   try {
@@ -59,7 +48,7 @@ export async function checkDomainDns(domain: Domain, resolver: Resolver, publicH
       () => resolver.resolveTxt(dkimName),
       (found) => {
         const records = joinTxt(found);
-        return { ok: records.some((r) => tags(r).get('p') === domain.dkimPublicKey), shown: records };
+        return { ok: records.some((r) => dkimCarriesKey(r, domain.dkimPublicKey)), shown: records };
       },
     ),
     lookup(
@@ -67,13 +56,8 @@ export async function checkDomainDns(domain: Domain, resolver: Resolver, publicH
       `include:${host}`,
       () => resolver.resolveTxt(returnPath),
       (found) => {
-        const spfs = joinTxt(found).filter((r) => /^v=spf1(\s|$)/i.test(r));
-        const includes = (r: string) =>
-          r
-            .toLowerCase()
-            .split(/\s+/)
-            .some((t) => t.replace(/^[+?~-]/, '') === `include:${host}`);
-        return { ok: spfs.length === 1 && includes(spfs[0]!), shown: spfs };
+        const spfs = joinTxt(found).filter(isSpf);
+        return { ok: spfs.length === 1 && spfIncludes(spfs[0]!, host), shown: spfs };
       },
     ),
     lookup(

@@ -493,4 +493,22 @@ CREATE TRIGGER queue_depths_on_delete AFTER DELETE ON recipients WHEN OLD.state 
 END;
 `,
   },
+  {
+    version: 12,
+    name: 'DNS-provider connections of a team',
+    // One row per team and provider: the provider's API token sealed, its last 4 characters (all that is ever
+    // shown), when the team first connected and when the token last changed. The provider is checked by the
+    // store's decoder, not by a CHECK, so a new provider needs no migration.
+    sql: `
+CREATE TABLE dns_connections (
+  team_id INTEGER NOT NULL REFERENCES teams(id),
+  provider TEXT NOT NULL,
+  token_enc TEXT NOT NULL,
+  token_last4 TEXT NOT NULL,
+  created_at TEXT NOT NULL,
+  updated_at TEXT NOT NULL,
+  PRIMARY KEY (team_id, provider)
+);
+`,
+  },
 ];

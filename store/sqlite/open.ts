@@ -16,6 +16,7 @@ import { UserStore } from './users.js';
 import { SessionStore } from './sessions.js';
 import { ApplicationPasswordStore } from './application-passwords.js';
 import { AuthLogStore, LoginSettingsStore } from './login-security.js';
+import { DnsConnectionStore } from './dns-connections.js';
 import type { Store } from '../index.js';
 
 /** The database file of a data directory. */
@@ -46,6 +47,7 @@ export async function openSqliteStore(dataDir: string): Promise<Store> {
     applicationPasswords: new ApplicationPasswordStore(sql),
     authLog: new AuthLogStore(sql),
     loginSettings: new LoginSettingsStore(sql),
+    dnsConnections: new DnsConnectionStore(sql),
     close: () => sql.close(),
   };
 }

@@ -12,6 +12,7 @@ import { feedbackChecks } from './contract/feedback.js';
 import { statisticsChecks } from './contract/statistics.js';
 import { userChecks } from './contract/users.js';
 import { loginSecurityChecks } from './contract/login-security.js';
+import { dnsConnectionChecks } from './contract/dns-connections.js';
 
 export type { ContractEngine } from './contract/fixtures.js';
 
@@ -26,6 +27,7 @@ const REPOSITORIES = [
   ['statistics', statisticsChecks],
   ['users, sessions and application passwords', userChecks],
   ['auth log and login settings', loginSecurityChecks],
+  ['DNS-provider connections', dnsConnectionChecks],
 ] as const;
 
 export function runRepositoryContract(t: Test, engine: ContractEngine): void {
