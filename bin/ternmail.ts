@@ -87,7 +87,10 @@ function operatorReason(text: string | boolean): string {
 type Command = (config: Config, args: string[]) => Promise<unknown>;
 
 /** The dashboard's users, as the operator manages them (no Redis: no login happens here). */
-const usersOf = (store: Store, config: Config) => operatorUsers({ store, config, log: createLogger('cli', 'silent') });
+const usersOf = (store: Store, config: Config) => operatorUsers({ store, config });
+
+/** The operator's commands print what they did; they write no log lines. */
+const cliLog = createLogger('cli', 'silent');
 
 /** A refusal of a user command: bad input is a usage error (exit 2), a missing account or user an error (exit 1). */
 function userCommandError(refusal: IdentityRefusal): Error {
@@ -211,7 +214,7 @@ const operatorCommands: Record<string, Command> = {
     const teamId = integer(f, 'team', { min: 1 });
     const name = typeof f.name === 'string' ? f.name : undefined;
     return withStore(config, async (store) => {
-      const created = await usersOf(store, config).create(accountId, { email, role, name, teamId });
+      const created = await usersOf(store, config).create(accountId, { email, role, name, teamId }, cliLog);
       if (!created.ok) throw userCommandError(created.refusal);
       return userBody(created.value.user, created.value.oneTimePassword);
     });
@@ -220,7 +223,7 @@ const operatorCommands: Record<string, Command> = {
     const f = flags(args, { email: 'string' });
     const email = required(f, 'email');
     return withStore(config, async (store) => {
-      const reset = await usersOf(store, config).resetPassword(email);
+      const reset = await usersOf(store, config).resetPassword(email, cliLog);
       if (!reset.ok) throw userCommandError(reset.refusal);
       return userBody(reset.value.user, reset.value.oneTimePassword);
     });
@@ -272,7 +275,7 @@ async function firstStart(config: Config): Promise<FirstStart | null> {
     if ((await store.teams.count()) > 0) return null;
     const account = await createAccount(store, config, { name: 'Default account', credits: config.accounts.firstStartCredits });
     const { key } = await createAdminKey(store, config, account.id, 'First-start key', [...SCOPES]);
-    const owner = await usersOf(store, config).create(account.id, { email: config.dashboard.ownerEmail, name: 'Owner', role: 'owner' });
+    const owner = await usersOf(store, config).create(account.id, { email: config.dashboard.ownerEmail, name: 'Owner', role: 'owner' }, cliLog);
     if (!owner.ok) throw userCommandError(owner.refusal);
     return { accountId: account.id, key, owner: { email: owner.value.user.email, password: owner.value.oneTimePassword } };
   });

@@ -32,6 +32,8 @@ export interface Incoming {
   readonly body: unknown;
   /** scheme://host the client addressed, for the absolute URLs an answer carries. */
   readonly origin: string;
+  /** The client's IP address, as the socket sees it (login throttling and the auth log record it). */
+  readonly address: string;
 }
 
 /** What an authentication strategy reads: the request's headers (and, for some, its body). */
@@ -197,7 +199,7 @@ export function originOf(req: IncomingMessage): string {
 
 /** A socket's request, its body read, as the pipeline runs it. */
 export function incomingOf(req: IncomingMessage, path: string, params: Record<string, string>, body: unknown): Incoming {
-  return { method: req.method ?? 'GET', path, params, query: queryOf(req), headers: req.headers, body, origin: originOf(req) };
+  return { method: req.method ?? 'GET', path, params, query: queryOf(req), headers: req.headers, body, origin: originOf(req), address: req.socket.remoteAddress ?? '' };
 }
 
 async function runRoute<C, R extends GroupRoute<C>>(ctx: AppContext, group: RouteGroup<C, R>, route: R, req: Request, log: Logger): Promise<Answer> {

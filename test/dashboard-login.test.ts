@@ -12,8 +12,8 @@ const HOUR = 60 * MINUTE;
 t.test('each login makes a new session token, stored only as its hash, and answers the user and a nonce', async (t) => {
   const w = await identityWorld(t);
   const { user, password } = await w.user(await w.account(), { email: 'Ada@Example.com' });
-  const first = await w.id.logins.login({ email: 'ada@example.COM', password, ...client });
-  const second = await w.id.logins.login({ email: 'Ada@Example.com', password, ...client });
+  const first = await w.id.logins.login({ email: 'ada@example.COM', password, ...client }, w.rt.log);
+  const second = await w.id.logins.login({ email: 'Ada@Example.com', password, ...client }, w.rt.log);
   if (!first.ok || !second.ok) throw new Error('both logins succeed');
   t.match(first.token, /^[A-Za-z0-9_-]{43}$/, '32 random bytes, base64url');
   t.not(first.token, second.token, 'no fixation: every login has its own token');
@@ -35,7 +35,7 @@ t.test('an unknown email and a wrong password get the same answer and the same w
     const runs = [];
     for (let i = 0; i < 3; i++) {
       const started = process.hrtime.bigint();
-      const result = await w.id.logins.login({ email, password: pw, ...client, address: `192.0.2.${20 + i}` });
+      const result = await w.id.logins.login({ email, password: pw, ...client, address: `192.0.2.${20 + i}` }, w.rt.log);
       runs.push({ result, ms: Number(process.hrtime.bigint() - started) / 1e6 });
     }
     return { result: runs[0]!.result, ms: runs.map((r) => r.ms).sort((x, y) => x - y)[1]! };
@@ -46,9 +46,9 @@ t.test('an unknown email and a wrong password get the same answer and the same w
   t.same(wrong.result, unknown.result, 'one answer for both');
   // Both run one Argon2id verification: neither is a fraction of the other.
   t.ok(unknown.ms > wrong.ms / 4 && wrong.ms > unknown.ms / 4, `similar work: unknown ${unknown.ms.toFixed(1)} ms, wrong ${wrong.ms.toFixed(1)} ms`);
-  const ok = await w.id.logins.login({ email: 'BOB@example.com', password, address: '198.51.100.1', userAgent: 'curl/8' });
+  const ok = await w.id.logins.login({ email: 'BOB@example.com', password, address: '198.51.100.1', userAgent: 'curl/8' }, w.rt.log);
   t.ok(ok.ok);
-  const owner = (await w.id.users.create(account.id, { email: 'owner@example.com', role: 'owner' })) as { ok: true; value: { user: typeof user } };
+  const owner = (await w.id.users.create(account.id, { email: 'owner@example.com', role: 'owner' }, w.rt.log)) as { ok: true; value: { user: typeof user } };
   const log = await w.id.loginSecurity.authLog(owner.value.user, { page: 1, perPage: 10 });
   if (!log.ok) throw new Error('the owner reads the log');
   t.same(
@@ -67,16 +67,20 @@ t.test('failures are throttled per email and per address with a retry-after, eve
   const w = await identityWorld(t, { dashboard: { login: { failuresPerEmail: 3, failuresPerAddress: 5, windowMinutes: 15 } } });
   const { password } = await w.user(await w.account(), { email: 'carol@example.com' });
   for (let i = 0; i < 3; i++)
-    t.match(await w.id.logins.login({ email: 'carol@example.com', password: 'nope nope nope', ...client }), { refusal: { kind: 'invalid_credentials' } });
-  const locked = await w.id.logins.login({ email: 'Carol@example.com', password, ...client });
+    t.match(await w.id.logins.login({ email: 'carol@example.com', password: 'nope nope nope', ...client }, w.rt.log), { refusal: { kind: 'invalid_credentials' } });
+  const locked = await w.id.logins.login({ email: 'Carol@example.com', password, ...client }, w.rt.log);
   t.match(locked, { ok: false, refusal: { kind: 'throttled' } }, 'the email is locked whatever its case, even with the right password');
   if (!locked.ok && locked.refusal.kind === 'throttled')
     t.ok(locked.refusal.retryAfterS > 14 * 60 && locked.refusal.retryAfterS <= 15 * 60, `retry after ${locked.refusal.retryAfterS} s`);
   // The address: two more failures on other emails reach its limit of 5.
-  for (const email of ['x@example.com', 'y@example.com']) await w.id.logins.login({ email, password: 'nope nope nope', ...client });
-  t.match(await w.id.logins.login({ email: 'z@example.com', password: 'whatever 12345', ...client }), { refusal: { kind: 'throttled' } }, 'the address is locked');
+  for (const email of ['x@example.com', 'y@example.com']) await w.id.logins.login({ email, password: 'nope nope nope', ...client }, w.rt.log);
   t.match(
-    await w.id.logins.login({ email: 'z@example.com', password: 'whatever 12345', ...client, address: '203.0.113.5' }),
+    await w.id.logins.login({ email: 'z@example.com', password: 'whatever 12345', ...client }, w.rt.log),
+    { refusal: { kind: 'throttled' } },
+    'the address is locked',
+  );
+  t.match(
+    await w.id.logins.login({ email: 'z@example.com', password: 'whatever 12345', ...client, address: '203.0.113.5' }, w.rt.log),
     { refusal: { kind: 'invalid_credentials' } },
     'another address is not',
   );
@@ -87,16 +91,16 @@ t.test('failures are throttled per email and per address with a retry-after, eve
 t.test('a success clears the email’s failures', async (t) => {
   const w = await identityWorld(t, { dashboard: { login: { failuresPerEmail: 3, failuresPerAddress: 100, windowMinutes: 15 } } });
   const { password } = await w.user(await w.account(), { email: 'dan@example.com' });
-  for (let i = 0; i < 2; i++) await w.id.logins.login({ email: 'dan@example.com', password: 'nope nope nope', ...client });
-  t.ok((await w.id.logins.login({ email: 'dan@example.com', password, ...client })).ok);
-  for (let i = 0; i < 2; i++) await w.id.logins.login({ email: 'dan@example.com', password: 'nope nope nope', ...client });
-  t.ok((await w.id.logins.login({ email: 'dan@example.com', password, ...client })).ok, 'two failures after a success do not lock');
+  for (let i = 0; i < 2; i++) await w.id.logins.login({ email: 'dan@example.com', password: 'nope nope nope', ...client }, w.rt.log);
+  t.ok((await w.id.logins.login({ email: 'dan@example.com', password, ...client }, w.rt.log)).ok);
+  for (let i = 0; i < 2; i++) await w.id.logins.login({ email: 'dan@example.com', password: 'nope nope nope', ...client }, w.rt.log);
+  t.ok((await w.id.logins.login({ email: 'dan@example.com', password, ...client }, w.rt.log)).ok, 'two failures after a success do not lock');
 });
 
 t.test('a session ends after its idle time, and resuming slides it', async (t) => {
   const w = await identityWorld(t, { dashboard: { session: { idleMinutes: 30, absoluteHours: 24 } } });
   const { user, password } = await w.user(await w.account());
-  const login = await w.id.logins.login({ email: user.email, password, ...client });
+  const login = await w.id.logins.login({ email: user.email, password, ...client }, w.rt.log);
   if (!login.ok) throw new Error('login');
   w.clock.advance(29 * MINUTE);
   t.ok((await w.id.sessions.resume(login.token)).ok, 'used within the idle time');
@@ -111,7 +115,7 @@ t.test('a session ends at its absolute lifetime however often it is used', async
   const w = await identityWorld(t, { dashboard: { session: { idleMinutes: 120, absoluteHours: 2 } } });
   const account = await w.account();
   const { user, password } = await w.user(account);
-  const login = await w.id.logins.login({ email: user.email, password, ...client });
+  const login = await w.id.logins.login({ email: user.email, password, ...client }, w.rt.log);
   if (!login.ok) throw new Error('login');
   for (let i = 0; i < 3; i++) {
     w.clock.advance(40 * MINUTE);
@@ -126,8 +130,8 @@ t.test('an account’s login settings override the product’s session lifetimes
   const account = await w.account();
   const { user: owner } = await w.user(account, { role: 'owner' });
   const { user, password } = await w.user(account, { role: 'viewer' });
-  t.ok((await w.id.loginSecurity.updateSettings(owner, { sessionIdleMinutes: 10 })).ok);
-  const login = await w.id.logins.login({ email: user.email, password, ...client });
+  t.ok((await w.id.loginSecurity.updateSettings(owner, { sessionIdleMinutes: 10 }, w.rt.log)).ok);
+  const login = await w.id.logins.login({ email: user.email, password, ...client }, w.rt.log);
   if (!login.ok) throw new Error('login');
   w.clock.advance(11 * MINUTE);
   t.same(await w.id.sessions.resume(login.token), { ok: false, reason: 'expired' }, 'the account’s 10 minutes, not the default 120');
@@ -139,7 +143,7 @@ t.test('logout ends the session; a password change ends the user’s other sessi
   const { user, password } = await w.user(account);
   const other = await w.user(account);
   const loggedIn = async (email: string, pw: string) => {
-    const login = await w.id.logins.login({ email, password: pw, ...client });
+    const login = await w.id.logins.login({ email, password: pw, ...client }, w.rt.log);
     if (!login.ok) throw new Error(`login of ${email}`);
     return login;
   };
@@ -148,26 +152,34 @@ t.test('logout ends the session; a password change ends the user’s other sessi
   await w.id.sessions.end(a.token);
   t.same(await w.id.sessions.resume(a.token), { ok: false, reason: 'unknown' }, 'logged out');
   t.ok((await w.id.sessions.resume(b.token)).ok, 'another session stays');
-  const wrong = await w.id.users.changePassword(user, { currentPassword: 'not the password', newPassword: 'a brand new password' }, b.session.id);
+  const wrong = await w.id.users.changePassword(
+    user,
+    { currentPassword: 'not the password', newPassword: 'a brand new password', keepSessionId: b.session.id },
+    w.rt.log,
+  );
   t.same(wrong, { ok: false, refusal: { kind: 'incorrect_password', field: 'current_password' } });
   t.ok((await w.id.sessions.resume(c.token)).ok, 'a refused change ends nothing');
-  const short = await w.id.users.changePassword(user, { currentPassword: password, newPassword: 'short' }, b.session.id);
+  const short = await w.id.users.changePassword(user, { currentPassword: password, newPassword: 'short', keepSessionId: b.session.id }, w.rt.log);
   t.match(short, { ok: false, refusal: { kind: 'invalid_field', field: 'password', message: /12 to 200 characters/ } });
-  const changed = await w.id.users.changePassword(user, { currentPassword: password, newPassword: 'a brand new password' }, b.session.id);
+  const changed = await w.id.users.changePassword(user, { currentPassword: password, newPassword: 'a brand new password', keepSessionId: b.session.id }, w.rt.log);
   t.ok(changed.ok);
   t.ok((await w.id.sessions.resume(b.token)).ok, 'the session that changed it stays');
   t.same(await w.id.sessions.resume(c.token), { ok: false, reason: 'unknown' }, 'the others end');
   t.ok((await w.id.sessions.resume(theirs.token)).ok, 'another user’s session stays');
-  t.match(await w.id.logins.login({ email: user.email, password, ...client }), { refusal: { kind: 'invalid_credentials' } }, 'the old password no longer works');
-  t.ok((await w.id.logins.login({ email: user.email, password: 'a brand new password', ...client })).ok);
+  t.match(
+    await w.id.logins.login({ email: user.email, password, ...client }, w.rt.log),
+    { refusal: { kind: 'invalid_credentials' } },
+    'the old password no longer works',
+  );
+  t.ok((await w.id.logins.login({ email: user.email, password: 'a brand new password', ...client }, w.rt.log)).ok);
 });
 
 t.test('nonces: valid in the current and previous 12-hour tick, for their own session only', async (t) => {
   const w = await identityWorld(t);
   const account = await w.account();
   const { user, password } = await w.user(account);
-  const one = await w.id.logins.login({ email: user.email, password, ...client });
-  const two = await w.id.logins.login({ email: user.email, password, ...client });
+  const one = await w.id.logins.login({ email: user.email, password, ...client }, w.rt.log);
+  const two = await w.id.logins.login({ email: user.email, password, ...client }, w.rt.log);
   if (!one.ok || !two.ok) throw new Error('logins');
   const nonce = w.id.nonces.nonceFor(one.session);
   t.equal(w.id.nonces.verifyNonce(one.session, nonce), 'valid');

@@ -12,29 +12,33 @@ t.test('a user is made with a 24-character one-time password that must be change
   const account = await w.account();
   const team = await w.childTeam(account);
   const other = await w.account();
-  const made = await w.id.users.create(account.id, { email: 'Eve@Example.com', name: 'Eve', role: 'admin' });
+  const made = await w.id.users.create(account.id, { email: 'Eve@Example.com', name: 'Eve', role: 'admin' }, w.rt.log);
   if (!made.ok) throw new Error(JSON.stringify(made.refusal));
   t.match(made.value.oneTimePassword, /^[A-Za-z0-9]{24}$/);
   t.match(made.value.user, { email: 'Eve@Example.com', name: 'Eve', role: 'admin', teamId: account.id, mustChangePassword: true });
-  const login = await w.id.logins.login({ email: 'eve@example.com', password: made.value.oneTimePassword, ...client });
+  const login = await w.id.logins.login({ email: 'eve@example.com', password: made.value.oneTimePassword, ...client }, w.rt.log);
   t.match(login, { ok: true, user: { mustChangePassword: true } }, 'the one-time password logs in, flagged');
 
-  t.same(await w.id.users.create(account.id, { email: 'EVE@example.com', role: 'viewer' }), { ok: false, refusal: { kind: 'email_taken', field: 'email' } });
-  t.match(await w.id.users.create(account.id, { email: 'not-an-email', role: 'viewer' }), { refusal: { kind: 'invalid_field', field: 'email' } });
-  t.match(await w.id.users.create(account.id, { email: 'x@example.com', role: 'root' }), { refusal: { kind: 'invalid_field', field: 'role' } });
+  t.same(await w.id.users.create(account.id, { email: 'EVE@example.com', role: 'viewer' }, w.rt.log), { ok: false, refusal: { kind: 'email_taken', field: 'email' } });
+  t.match(await w.id.users.create(account.id, { email: 'not-an-email', role: 'viewer' }, w.rt.log), { refusal: { kind: 'invalid_field', field: 'email' } });
+  t.match(await w.id.users.create(account.id, { email: 'x@example.com', role: 'root' }, w.rt.log), { refusal: { kind: 'invalid_field', field: 'role' } });
   t.match(
-    await w.id.users.create(account.id, { email: 'x@example.com', role: 'owner', teamId: team.id }),
+    await w.id.users.create(account.id, { email: 'x@example.com', role: 'owner', teamId: team.id }, w.rt.log),
     { refusal: { kind: 'invalid_field', field: 'role' } },
     'an owner belongs to an account',
   );
-  t.match(await w.id.users.create(team.id, { email: 'x@example.com', role: 'admin' }), { refusal: { kind: 'not_found', what: 'account' } }, 'a child team is no account');
   t.match(
-    await w.id.users.create(account.id, { email: 'x@example.com', role: 'admin', teamId: other.id }),
+    await w.id.users.create(team.id, { email: 'x@example.com', role: 'admin' }, w.rt.log),
+    { refusal: { kind: 'not_found', what: 'account' } },
+    'a child team is no account',
+  );
+  t.match(
+    await w.id.users.create(account.id, { email: 'x@example.com', role: 'admin', teamId: other.id }, w.rt.log),
     { refusal: { kind: 'not_found', what: 'team' } },
     'another account is not a team of this one',
   );
   t.match(
-    await w.id.users.create(account.id, { email: 'x@example.com', role: 'viewer', teamId: team.id }),
+    await w.id.users.create(account.id, { email: 'x@example.com', role: 'viewer', teamId: team.id }, w.rt.log),
     { ok: true, value: { user: { teamId: team.id } } },
     'a user of one team',
   );
@@ -43,16 +47,16 @@ t.test('a user is made with a 24-character one-time password that must be change
 t.test('a password reset gives a new one-time password and ends every session', async (t) => {
   const w = await identityWorld(t);
   const { user, password } = await w.user(await w.account(), { email: 'fay@example.com' });
-  const login = await w.id.logins.login({ email: user.email, password, ...client });
+  const login = await w.id.logins.login({ email: user.email, password, ...client }, w.rt.log);
   if (!login.ok) throw new Error('login');
-  const reset = await w.id.users.resetPassword('FAY@example.com');
+  const reset = await w.id.users.resetPassword('FAY@example.com', w.rt.log);
   if (!reset.ok) throw new Error('reset');
   t.match(reset.value.oneTimePassword, /^[A-Za-z0-9]{24}$/);
   t.equal(reset.value.user.mustChangePassword, true);
   t.same(await w.id.sessions.resume(login.token), { ok: false, reason: 'unknown' }, 'the session ended');
-  t.match(await w.id.logins.login({ email: user.email, password, ...client }), { refusal: { kind: 'invalid_credentials' } });
-  t.match(await w.id.logins.login({ email: user.email, password: reset.value.oneTimePassword, ...client }), { ok: true, user: { mustChangePassword: true } });
-  t.match(await w.id.users.resetPassword('nobody@example.com'), { refusal: { kind: 'not_found', what: 'user' } });
+  t.match(await w.id.logins.login({ email: user.email, password, ...client }, w.rt.log), { refusal: { kind: 'invalid_credentials' } });
+  t.match(await w.id.logins.login({ email: user.email, password: reset.value.oneTimePassword, ...client }, w.rt.log), { ok: true, user: { mustChangePassword: true } });
+  t.match(await w.id.users.resetPassword('nobody@example.com', w.rt.log), { refusal: { kind: 'not_found', what: 'user' } });
 });
 
 t.test('a profile change: the name freely, the email only with the current password', async (t) => {
@@ -72,7 +76,7 @@ t.test('a profile change: the name freely, the email only with the current passw
   });
   t.match(await w.id.users.updateProfile(user, { email: 'bad', currentPassword: password }), { refusal: { kind: 'invalid_field', field: 'email' } });
   t.match(await w.id.users.updateProfile(user, { email: 'Gus@Example.org', currentPassword: password }), { ok: true, value: { email: 'Gus@Example.org', name: 'Gus' } });
-  t.ok((await w.id.logins.login({ email: 'gus@example.org', password, ...client })).ok, 'the new email logs in');
+  t.ok((await w.id.logins.login({ email: 'gus@example.org', password, ...client }, w.rt.log)).ok, 'the new email logs in');
 });
 
 t.test('application passwords: shown once in groups of four, spaces ignored, no nonce needed, last use recorded, revoked', async (t) => {
@@ -80,7 +84,7 @@ t.test('application passwords: shown once in groups of four, spaces ignored, no 
   const account = await w.account();
   const { user } = await w.user(account, { email: 'Hal@example.com' });
   const appId = randomUUID();
-  const created = await w.id.applicationPasswords.create(user, { name: 'Deploy bot', appId });
+  const created = await w.id.applicationPasswords.create(user, { name: 'Deploy bot', appId }, w.rt.log);
   if (!created.ok) throw new Error(JSON.stringify(created.refusal));
   t.match(created.value.password, /^[A-Za-z0-9]{4}( [A-Za-z0-9]{4}){5}$/, '24 characters in six groups of four');
   t.match(created.value, { name: 'Deploy bot', appId });
@@ -109,11 +113,11 @@ t.test('application passwords: shown once in groups of four, spaces ignored, no 
     ok: false,
     refusal: { kind: 'invalid_credentials' },
   });
-  t.same(await w.id.applicationPasswords.revoke(other.user, created.value.uuid), {
+  t.same(await w.id.applicationPasswords.revoke(other.user, created.value.uuid, w.rt.log), {
     ok: false,
     refusal: { kind: 'not_found', what: 'application_password', message: 'Application password not found' },
   });
-  t.same(await w.id.applicationPasswords.revoke(user, created.value.uuid), { ok: true, value: undefined });
+  t.same(await w.id.applicationPasswords.revoke(user, created.value.uuid, w.rt.log), { ok: true, value: undefined });
   t.match(
     await w.id.applicationPasswords.authenticate(user.email, created.value.password, '198.51.100.9'),
     { refusal: { kind: 'invalid_credentials' } },
@@ -125,10 +129,10 @@ t.test('application passwords: shown once in groups of four, spaces ignored, no 
 t.test('application passwords refuse a bad app id, a blank name and a name the user already has', async (t) => {
   const w = await identityWorld(t);
   const { user } = await w.user(await w.account());
-  t.match(await w.id.applicationPasswords.create(user, { name: 'CLI', appId: 'not-a-uuid' }), { refusal: { kind: 'invalid_field', field: 'app_id' } });
-  t.match(await w.id.applicationPasswords.create(user, { name: '   ' }), { refusal: { kind: 'invalid_field', field: 'name' } });
-  t.ok((await w.id.applicationPasswords.create(user, { name: 'CLI' })).ok);
-  t.same(await w.id.applicationPasswords.create(user, { name: 'CLI' }), { ok: false, refusal: { kind: 'name_taken', field: 'name' } });
+  t.match(await w.id.applicationPasswords.create(user, { name: 'CLI', appId: 'not-a-uuid' }, w.rt.log), { refusal: { kind: 'invalid_field', field: 'app_id' } });
+  t.match(await w.id.applicationPasswords.create(user, { name: '   ' }, w.rt.log), { refusal: { kind: 'invalid_field', field: 'name' } });
+  t.ok((await w.id.applicationPasswords.create(user, { name: 'CLI' }, w.rt.log)).ok);
+  t.same(await w.id.applicationPasswords.create(user, { name: 'CLI' }, w.rt.log), { ok: false, refusal: { kind: 'name_taken', field: 'name' } });
   t.equal((await w.id.applicationPasswords.list(user)).length, 1, 'nothing stored by the refusals');
 });
 
@@ -187,17 +191,17 @@ t.test('login security: only an owner or admin of the account; settings bounded,
     { ok: true, value: { failuresPerEmail: 5, windowMinutes: 15, sessionIdleMinutes: 120, sessionAbsoluteHours: 24 } },
     'the product’s defaults',
   );
-  t.match(await w.id.loginSecurity.updateSettings(admin, { failuresPerEmail: 0 }), { refusal: { kind: 'invalid_field', field: 'failuresPerEmail' } });
-  t.match(await w.id.loginSecurity.updateSettings(admin, { sessionIdleMinutes: 60, sessionAbsoluteHours: 1000 }), {
+  t.match(await w.id.loginSecurity.updateSettings(admin, { failuresPerEmail: 0 }, w.rt.log), { refusal: { kind: 'invalid_field', field: 'failuresPerEmail' } });
+  t.match(await w.id.loginSecurity.updateSettings(admin, { sessionIdleMinutes: 60, sessionAbsoluteHours: 1000 }, w.rt.log), {
     refusal: { kind: 'invalid_field', field: 'sessionAbsoluteHours' },
   });
   t.match(await w.id.loginSecurity.settings(admin), { value: { sessionIdleMinutes: 120 } }, 'a refused change changes nothing');
-  t.same(await w.id.loginSecurity.updateSettings(admin, { failuresPerEmail: 8 }), {
+  t.same(await w.id.loginSecurity.updateSettings(admin, { failuresPerEmail: 8 }, w.rt.log), {
     ok: true,
     value: { failuresPerEmail: 8, windowMinutes: 15, sessionIdleMinutes: 120, sessionAbsoluteHours: 24 },
   });
 
-  for (let i = 0; i < 3; i++) await w.id.logins.login({ email: viewer.email, password: 'wrong password!', ...client });
+  for (let i = 0; i < 3; i++) await w.id.logins.login({ email: viewer.email, password: 'wrong password!', ...client }, w.rt.log);
   const page = await w.id.loginSecurity.authLog(admin, { page: 1, perPage: 2 });
   if (!page.ok) throw new Error('admin reads');
   t.equal(page.value.total, 3);
@@ -208,6 +212,6 @@ t.test('login security: only an owner or admin of the account; settings bounded,
   t.match(await w.id.loginSecurity.quickStats(admin), { ok: true, value: { last24h: { attempts: 2, failures: 2, lockouts: 0 }, last7d: { attempts: 2 } } });
   w.clock.advance(2 * 86_400_000);
   t.match(await w.id.loginSecurity.quickStats(admin), { value: { last24h: { attempts: 0 }, last7d: { attempts: 2, failures: 2 } } }, 'two days later');
-  t.same(await w.id.loginSecurity.truncate(admin), { ok: true, value: { removed: 2 } });
+  t.same(await w.id.loginSecurity.truncate(admin, w.rt.log), { ok: true, value: { removed: 2 } });
   t.match(await w.id.loginSecurity.authLog(admin, { page: 1, perPage: 10 }), { value: { total: 0 } });
 });

@@ -6,6 +6,7 @@ import { emailKey, type ApplicationPassword, type User } from '../../domain/user
 import { clip, isoAt, type StoreDeps } from './deps.js';
 import { randomAlphanumeric } from './passwords.js';
 import { granted, invalidField, refused, type Identified } from './refusals.js';
+import type { Logger } from '../../shared/log.js';
 
 const LENGTH = 24;
 /** wp_is_uuid(): any UUID version. */
@@ -35,7 +36,7 @@ export const isUuid = (value: string): boolean => UUID.test(value);
 export class ApplicationPasswords {
   constructor(private readonly d: StoreDeps) {}
 
-  async create(user: User, o: { name: string; appId?: string }): Promise<Identified<CreatedApplicationPassword>> {
+  async create(user: User, o: { name: string; appId?: string }, log: Logger): Promise<Identified<CreatedApplicationPassword>> {
     if (o.name.trim() === '' || o.name.length > 100) return invalidField('name', 'name must have 1 to 100 characters, not all spaces');
     if (/[\p{Cc}]/u.test(o.name)) return invalidField('name', 'name must be one line of text, without control characters');
     if (o.appId !== undefined && !isUuid(o.appId)) return invalidField('app_id', 'app_id must be a UUID');
@@ -49,7 +50,7 @@ export class ApplicationPasswords {
       at: isoAt(this.d.now()),
     });
     if (created === 'name_taken') return refused({ kind: 'name_taken', field: 'name' });
-    this.d.log.info({ user: user.id, uuid: created.uuid }, 'application password created');
+    log.info({ user: user.id, uuid: created.uuid }, 'application password created');
     return granted({ uuid: created.uuid, password: chunkPassword(raw), name: created.name, appId: created.appId, createdAt: created.createdAt });
   }
 
@@ -58,11 +59,11 @@ export class ApplicationPasswords {
     return this.d.store.applicationPasswords.list(user.id);
   }
 
-  async revoke(user: User, uuid: string): Promise<Identified<void>> {
+  async revoke(user: User, uuid: string, log: Logger): Promise<Identified<void>> {
     if (!(await this.d.store.applicationPasswords.revoke(user.id, uuid))) {
       return refused({ kind: 'not_found', what: 'application_password', message: 'Application password not found' });
     }
-    this.d.log.info({ user: user.id, uuid }, 'application password revoked');
+    log.info({ user: user.id, uuid }, 'application password revoked');
     return granted(undefined);
   }
 

@@ -1,7 +1,7 @@
-// What the identity use cases share: the store, Redis, the configuration, the log and one clock (tests move it).
+// What the identity use cases share: the store, Redis, the configuration and one clock (tests move it). The
+// logger is the caller's, passed to each use case that changes something.
 import type { Redis } from 'ioredis';
 import type { Config } from '../../shared/config.js';
-import type { Logger } from '../../shared/log.js';
 import type { Store } from '../../store/index.js';
 import { accountIdOf } from '../../domain/team.js';
 import type { User } from '../../domain/user.js';
@@ -10,7 +10,6 @@ import type { User } from '../../domain/user.js';
 export interface StoreDeps {
   store: Store;
   config: Config;
-  log: Logger;
   /** Epoch milliseconds. */
   now: () => number;
 }

@@ -23,8 +23,8 @@ export interface Identity {
 /** The key of the dashboard's nonces, derived from the product's secret under a label of its own. */
 export const NONCE_KEY_PURPOSE = 'dashboard-nonce';
 
-export function createIdentity(rt: Pick<Runtime, 'store' | 'redis' | 'config' | 'log' | 'secrets'>, now: () => number = Date.now): Identity {
-  const d: IdentityDeps = { store: rt.store, redis: rt.redis, config: rt.config, log: rt.log, now };
+export function createIdentity(rt: Pick<Runtime, 'store' | 'redis' | 'config' | 'secrets'>, now: () => number = Date.now): Identity {
+  const d: IdentityDeps = { store: rt.store, redis: rt.redis, config: rt.config, now };
   const loginSecurity = new LoginSecurity(d);
   const sessions = new Sessions(d, loginSecurity);
   const nonces = new Nonces(rt.secrets.derive(NONCE_KEY_PURPOSE), now);

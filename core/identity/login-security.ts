@@ -5,6 +5,7 @@ import { LOGIN_SETTING_BOUNDS, type AuthLogEntry, type AuthStats, type LoginSett
 import type { User } from '../../domain/user.js';
 import { isoAt, type StoreDeps } from './deps.js';
 import { granted, invalidField, refused, type Identified } from './refusals.js';
+import type { Logger } from '../../shared/log.js';
 
 export interface QuickStats {
   last24h: AuthStats;
@@ -37,7 +38,7 @@ export class LoginSecurity {
   }
 
   /** Changes the settings given; every value is checked against its bounds and nothing changes when one is out. */
-  async updateSettings(user: User, change: Partial<LoginSettings>): Promise<Identified<LoginSettings>> {
+  async updateSettings(user: User, change: Partial<LoginSettings>, log: Logger): Promise<Identified<LoginSettings>> {
     const accountId = await this.accountAdminOf(user);
     if (accountId === undefined) return forbidden();
     for (const [name, value] of Object.entries(change) as Array<[keyof LoginSettings, number | undefined]>) {
@@ -49,7 +50,7 @@ export class LoginSecurity {
     }
     const merged = { ...(await this.effective(accountId)), ...definedOnly(change) };
     const stored = await this.d.store.loginSettings.put(accountId, merged);
-    this.d.log.info({ account: accountId, user: user.id, settings: stored }, 'login settings changed');
+    log.info({ account: accountId, user: user.id, settings: stored }, 'login settings changed');
     return granted(stored);
   }
 
@@ -65,11 +66,11 @@ export class LoginSecurity {
     return granted(undefined);
   }
 
-  async truncate(user: User): Promise<Identified<{ removed: number }>> {
+  async truncate(user: User, log: Logger): Promise<Identified<{ removed: number }>> {
     const accountId = await this.accountAdminOf(user);
     if (accountId === undefined) return forbidden();
     const removed = await this.d.store.authLog.truncate(accountId);
-    this.d.log.info({ account: accountId, user: user.id, removed }, 'auth log truncated');
+    log.info({ account: accountId, user: user.id, removed }, 'auth log truncated');
     return granted({ removed });
   }
 

@@ -11,6 +11,7 @@ import { dummyHash, verifyPassword } from './passwords.js';
 import type { LoginSecurity } from './login-security.js';
 import type { Nonces } from './nonces.js';
 import type { Sessions } from './sessions.js';
+import type { Logger } from '../../shared/log.js';
 
 export interface LoginAttempt {
   /** As typed; compared without regard to case. */
@@ -44,7 +45,7 @@ export class Logins {
     void dummyHash();
   }
 
-  async login(a: LoginAttempt): Promise<LoginResult> {
+  async login(a: LoginAttempt, log: Logger): Promise<LoginResult> {
     const user = await this.d.store.users.findByEmail(a.email);
     const accountId = await accountOfUser(this.d, user);
     const windows = await this.windowsFor(a, accountId);
@@ -66,7 +67,7 @@ export class Logins {
     await this.d.redis.del(windows[0].key);
     const { token, session } = await this.sessions.start(user, { userAgent: a.userAgent, address: a.address });
     await record('success');
-    this.d.log.info({ user: user.id, session: session.id }, 'dashboard login');
+    log.info({ user: user.id, session: session.id }, 'dashboard login');
     return { ok: true, token, session, user, nonce: this.nonces.nonceFor(session) };
   }
 

@@ -7,6 +7,7 @@ import type { StoreDeps } from './deps.js';
 import { hashPassword, oneTimePassword, passwordProblem, verifyPassword } from './passwords.js';
 import { granted, invalidField, refused, type Identified } from './refusals.js';
 import type { Sessions } from './sessions.js';
+import type { Logger } from '../../shared/log.js';
 
 export interface NewUserRequest {
   email: string;
@@ -46,7 +47,7 @@ export class Users {
     private readonly sessions: Sessions,
   ) {}
 
-  async create(accountId: number, r: NewUserRequest): Promise<Identified<UserWithPassword>> {
+  async create(accountId: number, r: NewUserRequest, log: Logger): Promise<Identified<UserWithPassword>> {
     const account = await this.d.store.teams.get(accountId);
     if (!account || account.parentId !== null) return refused({ kind: 'not_found', what: 'account', message: `no account ${accountId}` });
     const teamId = r.teamId ?? account.id;
@@ -68,7 +69,7 @@ export class Users {
       mustChangePassword: true,
     });
     if (user === 'email_taken') return refused({ kind: 'email_taken', field: 'email' });
-    this.d.log.info({ user: user.id, team: teamId, role: user.role }, 'dashboard user created');
+    log.info({ user: user.id, team: teamId, role: user.role }, 'dashboard user created');
     return granted({ user, oneTimePassword: password });
   }
 
@@ -77,13 +78,13 @@ export class Users {
   }
 
   /** A new one-time password for the user of `email` (any case); every session of the user ends. */
-  async resetPassword(email: string): Promise<Identified<UserWithPassword>> {
+  async resetPassword(email: string, log: Logger): Promise<Identified<UserWithPassword>> {
     const user = await this.d.store.users.findByEmail(email);
     if (!user) return refused({ kind: 'not_found', what: 'user', message: `no user ${email}` });
     const password = oneTimePassword();
     await this.d.store.users.setPassword(user.id, await hashPassword(password), true);
     const ended = await this.sessions.endAllOf(user.id);
-    this.d.log.info({ user: user.id, sessionsEnded: ended }, 'dashboard password reset');
+    log.info({ user: user.id, sessionsEnded: ended }, 'dashboard password reset');
     return granted({ user: { ...user, mustChangePassword: true }, oneTimePassword: password });
   }
 
@@ -100,13 +101,13 @@ export class Users {
   }
 
   /** Needs the current password; ends every other session of the user (all of them without `keepSessionId`). */
-  async changePassword(user: User, change: { currentPassword: string; newPassword: string }, keepSessionId?: number): Promise<Identified<User>> {
+  async changePassword(user: User, change: { currentPassword: string; newPassword: string; keepSessionId?: number }, log: Logger): Promise<Identified<User>> {
     const problem = passwordProblem(change.newPassword);
     if (problem) return invalidField('password', problem);
     if (!(await this.passwordMatches(user, change.currentPassword))) return refused({ kind: 'incorrect_password', field: 'current_password' });
     await this.d.store.users.setPassword(user.id, await hashPassword(change.newPassword), false);
-    const ended = await this.sessions.endAllOf(user.id, keepSessionId);
-    this.d.log.info({ user: user.id, sessionsEnded: ended }, 'dashboard password changed');
+    const ended = await this.sessions.endAllOf(user.id, change.keepSessionId);
+    log.info({ user: user.id, sessionsEnded: ended }, 'dashboard password changed');
     return granted({ ...user, mustChangePassword: false });
   }
 

@@ -54,7 +54,7 @@ interface Ready<U> {
 }
 
 /** An item parsed, matched and checked: ready to run, or the error it answers with. */
-function prepare<U>(dispatch: Dispatcher<U>, item: Item, origin: string): Ready<U> | DashboardError {
+function prepare<U>(dispatch: Dispatcher<U>, item: Item, batch: Pick<Incoming, 'origin' | 'address'>): Ready<U> | DashboardError {
   let url: URL;
   try {
     url = new URL(item.path, 'http://local');
@@ -68,7 +68,7 @@ function prepare<U>(dispatch: Dispatcher<U>, item: Item, origin: string): Ready<
   if (!match.endpoint.allowBatch) return dashboardError('rest_batch_not_allowed', MESSAGES.rest_batch_not_allowed);
   const query: Record<string, string> = {};
   for (const [k, v] of url.searchParams) if (!(k in query)) query[k] = v;
-  const req: Incoming = { method, path, params: match.params, query, headers: headersOf(item), body: item.body, origin };
+  const req: Incoming = { method, path, params: match.params, query, headers: headersOf(item), body: item.body, origin: batch.origin, address: batch.address };
   const checked = dispatch.check(match, req);
   return checked.ok ? { match, req } : checked.error;
 }
@@ -85,7 +85,7 @@ export function batchRoute<U>(dispatch: Dispatcher<U>): DashboardRoute<U> {
         permission: 'public',
         summary: 'Runs up to 25 requests in one, as WordPress batch/v1',
         async handle({ ctx, user, params, request, log }): Promise<Reply> {
-          const prepared = params.requests.map((item) => prepare(dispatch, item, request.origin));
+          const prepared = params.requests.map((item) => prepare(dispatch, item, request));
           const isError = (p: Ready<U> | DashboardError): p is DashboardError => !('match' in p);
           if (params.validation === 'require-all-validate' && prepared.some(isError)) {
             return { status: 207, body: { failed: 'validation', responses: prepared.map((p) => (isError(p) ? errorEnvelope(p) : null)) } };

@@ -29,6 +29,15 @@ export const DASHBOARD_ERRORS = {
   rest_limit_reached: 400,
   rest_team_suspended: 403,
   rest_too_many_requests: 429,
+  rest_invalid_credentials: 401,
+  incorrect_password: 401,
+  rest_incorrect_password: 400,
+  rest_user_invalid_id: 404,
+  rest_account_invalid_id: 404,
+  rest_application_password_not_found: 404,
+  rest_auth_log_entry_invalid_id: 404,
+  existing_user_email: 400,
+  application_password_duplicate_name: 409,
   rest_internal_error: 500,
   rest_unavailable: 503,
 } as const;
@@ -44,6 +53,10 @@ export const MESSAGES = {
   rest_batch_not_allowed: 'The requested route does not support batch requests.',
   parse_path_failed: 'Could not parse the path.',
   rest_invalid_page_number: 'The page number requested is larger than the number of pages available.',
+  incorrect_password: 'The provided password is an invalid application password.',
+  rest_application_password_not_found: 'Application password not found.',
+  existing_user_email: 'Sorry, that email address is already used!',
+  application_password_duplicate_name: 'Each application name should be unique.',
 } as const;
 
 export interface ErrorBody {

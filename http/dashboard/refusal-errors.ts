@@ -10,7 +10,7 @@ const LIMITS = {
 };
 
 /** A refused field, worded as WordPress words an invalid param: data.params and data.details name it. */
-function invalidField(field: string, code: string, message: string): DashboardError {
+export function invalidParam(field: string, code: string, message: string): DashboardError {
   return dashboardError('rest_invalid_param', `Invalid parameter(s): ${field}`, {
     params: { [field]: message },
     details: { [field]: { code, message, data: null } },
@@ -22,11 +22,11 @@ export function dashboardErrorFor(refusal: ManagementRefusal): DashboardError {
     case 'not_found':
       return dashboardError(`rest_${refusal.what}_invalid_id`, refusal.message);
     case 'invalid_domain':
-      return invalidField('name', 'rest_invalid_domain', refusal.message);
+      return invalidParam('name', 'rest_invalid_domain', refusal.message);
     case 'invalid_url':
-      return invalidField('url', 'rest_invalid_url', refusal.message);
+      return invalidParam('url', 'rest_invalid_url', refusal.message);
     case 'invalid_field':
-      return invalidField(refusal.field, 'rest_invalid_param', refusal.message);
+      return invalidParam(refusal.field, 'rest_invalid_param', refusal.message);
     case 'domain_exists':
       return dashboardError('rest_domain_exists', `${refusal.name} already exists.`);
     case 'credits_required':

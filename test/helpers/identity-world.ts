@@ -58,10 +58,10 @@ export async function identityWorld(t: Test, overrides: Record<string, unknown> 
     },
     async user(team, o = {}) {
       const accountId = team.parentId ?? team.id;
-      const created = await id.users.create(accountId, { email: o.email ?? `user${++counter}@example.com`, role: o.role ?? 'admin', teamId: team.id });
+      const created = await id.users.create(accountId, { email: o.email ?? `user${++counter}@example.com`, role: o.role ?? 'admin', teamId: team.id }, rt.log);
       if (!created.ok) throw new Error(`user not created: ${JSON.stringify(created.refusal)}`);
       const password = o.password ?? `correct horse ${counter} battery`;
-      const changed = await id.users.changePassword(created.value.user, { currentPassword: created.value.oneTimePassword, newPassword: password });
+      const changed = await id.users.changePassword(created.value.user, { currentPassword: created.value.oneTimePassword, newPassword: password }, rt.log);
       if (!changed.ok) throw new Error(`password not changed: ${JSON.stringify(changed.refusal)}`);
       return { user: changed.value, password };
     },

@@ -94,7 +94,11 @@ t.test('migration 11 fills the hourly counters and queue depths from what is alr
   const sql = await beforeMigration11(t);
   await writeMessages(sql, 600, 'old');
   await writeRecipients(sql, 'old');
-  t.same((await migrate(sql)).filter((v) => v <= 11), [11], 'migration 11 runs (later ones may run after it)');
+  t.same(
+    (await migrate(sql)).filter((v) => v <= 11),
+    [11],
+    'migration 11 runs (later ones may run after it)',
+  );
   await writeMessages(sql, 300, 'new'); // kept by the triggers from here on
   await writeRecipients(sql, 'new');
   await sql.run(`UPDATE recipients SET state = 'sending' WHERE state = 'queued' AND id % 3 = 0`);

@@ -1,0 +1,74 @@
+// Who calls the dashboard, as WordPress decides it: HTTP Basic with an application password (no nonce), or the
+// session cookie WITH its nonce (X-WP-Nonce or _wpnonce) — a cookie without one authenticates nobody, a wrong
+// one is refused (rest_cookie_invalid_nonce). Then the team acted on: the user's own, or with X-Account-Id one
+// of its account's teams (another account's answers as a missing team). Every cookie answer carries a fresh nonce.
+import type { Session, User } from '../../domain/user.js';
+import { roleAllows } from '../../domain/user.js';
+import type { Team } from '../../domain/team.js';
+import type { AppContext } from '../context.js';
+import type { Incoming } from '../pipeline.js';
+import type { DashboardAuth } from './group.js';
+import { basicCredentials, nonceOf, sessionToken } from './credentials.js';
+import { dashboardError, forbidden, invalidNonce, MESSAGES } from './errors.js';
+import { invalidParam, valueOf } from './refusal-errors.js';
+
+export interface DashboardCaller {
+  readonly user: User;
+  /** The team the request acts on. */
+  readonly acting: Team;
+  readonly via: 'session' | 'application_password';
+  /** The cookie's session and the fresh nonce each answer carries, when the request came with one. */
+  readonly session?: Session;
+  readonly nonce?: string;
+}
+
+const TEAM_HEADER = 'x-account-id';
+
+/** X-Account-Id as a team id; absent is undefined, anything but digits is refused. */
+function requestedTeam(req: Pick<Incoming, 'headers'>): number | undefined {
+  const raw = req.headers[TEAM_HEADER];
+  if (raw === undefined) return undefined;
+  const text = Array.isArray(raw) ? raw.join(',') : raw;
+  if (!/^\d{1,15}$/.test(text)) throw invalidParam('X-Account-Id', 'rest_invalid_param', 'X-Account-Id must be the id of a team (digits).');
+  return Number(text);
+}
+
+async function callerOf(ctx: AppContext, req: Incoming, user: User, session?: Session): Promise<DashboardCaller> {
+  const acting = valueOf(await ctx.core.access.actingTeam(user, requestedTeam(req)));
+  if (!session) return { user, acting, via: 'application_password' };
+  return { user, acting, via: 'session', session, nonce: ctx.core.nonces.nonceFor(session) };
+}
+
+async function byApplicationPassword(ctx: AppContext, req: Incoming, email: string, password: string): Promise<DashboardCaller> {
+  const found = await ctx.core.applicationPasswords.authenticate(email, password, req.address);
+  // WordPress's answer for any Basic credentials it refuses; which part was wrong is not told.
+  if (!found.ok) throw dashboardError('incorrect_password', MESSAGES.incorrect_password);
+  return callerOf(ctx, req, found.value.user);
+}
+
+async function bySession(ctx: AppContext, req: Incoming, token: string, nonce: string): Promise<DashboardCaller | undefined> {
+  const resumed = await ctx.core.sessions.resume(token);
+  if (!resumed.ok) return undefined;
+  if (ctx.core.nonces.verifyNonce(resumed.session, nonce) !== 'valid') throw invalidNonce();
+  return callerOf(ctx, req, resumed.user, resumed.session);
+}
+
+export const dashboardAuthentication: DashboardAuth<DashboardCaller> = {
+  async authenticate(ctx, req) {
+    const basic = basicCredentials(req);
+    if (basic) return byApplicationPassword(ctx, req, basic.email, basic.password);
+    const token = sessionToken(req);
+    const nonce = nonceOf(req);
+    // As WordPress: without a nonce the cookie is ignored (a form on another site cannot ride on it).
+    return token && nonce ? bySession(ctx, req, token, nonce) : undefined;
+  },
+  teamOf: (caller) => caller.acting.id,
+  permits: (caller, permission) => roleAllows(caller.user.role, permission),
+  answerHeaders: (caller): Record<string, string> => (caller.nonce ? { 'X-WP-Nonce': caller.nonce } : {}),
+};
+
+/** The caller of an endpoint that is not public: the group ran it only for a signed-in caller. */
+export function signedIn(caller: DashboardCaller | undefined): DashboardCaller {
+  if (!caller) throw forbidden(true);
+  return caller;
+}

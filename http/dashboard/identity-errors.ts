@@ -1,0 +1,35 @@
+// What the dashboard answers for each refusal of the identity use cases (login, sessions, users, application
+// passwords, login security), in WordPress's shape: the only place an identity refusal becomes a dashboard
+// error. WordPress's own codes and messages where it has them (application passwords, user emails).
+import type { Identified, IdentityRefusal } from '../../core/identity/index.js';
+import { dashboardError, MESSAGES, forbidden, tooManyRequests, type DashboardError } from './errors.js';
+import { invalidParam } from './refusal-errors.js';
+
+export function dashboardErrorForIdentity(refusal: IdentityRefusal): DashboardError {
+  switch (refusal.kind) {
+    case 'invalid_credentials':
+      return dashboardError('rest_invalid_credentials', 'The email address or the password is incorrect.');
+    case 'throttled':
+      return tooManyRequests('Too many failed login attempts; try again later.', refusal.retryAfterS);
+    case 'forbidden':
+      return forbidden(false);
+    case 'not_found':
+      return refusal.what === 'application_password'
+        ? dashboardError('rest_application_password_not_found', MESSAGES.rest_application_password_not_found)
+        : dashboardError(`rest_${refusal.what}_invalid_id`, refusal.message);
+    case 'invalid_field':
+      return invalidParam(refusal.field, 'rest_invalid_param', refusal.message);
+    case 'email_taken':
+      return dashboardError('existing_user_email', MESSAGES.existing_user_email, { params: { email: MESSAGES.existing_user_email } });
+    case 'name_taken':
+      return dashboardError('application_password_duplicate_name', MESSAGES.application_password_duplicate_name);
+    case 'incorrect_password':
+      return dashboardError('rest_incorrect_password', 'The current password is incorrect.', { params: { current_password: 'The current password is incorrect.' } });
+  }
+}
+
+/** The use case's value, or its refusal thrown as the dashboard error the route answers with. */
+export function identified<T>(result: Identified<T>): T {
+  if (!result.ok) throw dashboardErrorForIdentity(result.refusal);
+  return result.value;
+}
