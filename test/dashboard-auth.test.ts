@@ -3,48 +3,19 @@
 // application passwords are created, used as HTTP Basic without a nonce, and refused once revoked; roles and
 // teams bound what a user reaches.
 import t from 'tap';
-import { createIdentity } from '../core/identity/index.js';
-import { createLogger } from '../shared/log.js';
 import type { UserRole } from '../domain/user.js';
-import { startHarness, type Harness, type HttpReply } from './helpers/harness.js';
+import { startHarness, type Harness } from './helpers/harness.js';
+import { logIn as logInHarness, userOn as userOnHarness, withSession } from './helpers/dashboard-session.js';
 
-const log = createLogger('test', 'silent');
-const PASSWORD = 'correct horse battery staple';
 let h: Harness;
-let counter = 0;
 
 t.before(async () => {
   h = await startHarness();
 });
 t.teardown(() => h.close());
 
-/** A dashboard user of `teamId` (an account, or a child team) with PASSWORD set, ready to log in. */
-async function userOn(accountId: number, role: UserRole, teamId?: number): Promise<string> {
-  const id = createIdentity(h.rt);
-  const email = `user${++counter}@example.com`;
-  const made = await id.users.create(accountId, { email, role, teamId }, log);
-  if (!made.ok) throw new Error(JSON.stringify(made.refusal));
-  const changed = await id.users.changePassword(made.value.user, { currentPassword: made.value.oneTimePassword, newPassword: PASSWORD }, log);
-  if (!changed.ok) throw new Error(JSON.stringify(changed.refusal));
-  return email;
-}
-
-interface SignedIn {
-  cookie: string;
-  nonce: string;
-  reply: HttpReply;
-}
-
-async function logIn(email: string, password = PASSWORD): Promise<SignedIn> {
-  const reply = await h.request('POST', '/api/tern-auth/v1/login', { body: { email, password } });
-  const setCookie = reply.headers.get('set-cookie') ?? '';
-  return { cookie: setCookie.split(';')[0] ?? '', nonce: String((reply.body as { nonce?: string }).nonce ?? ''), reply };
-}
-
-/** The session's cookie with `nonce` in X-WP-Nonce (its own by default; null sends none). */
-const withSession = (s: SignedIn, nonce: string | null = s.nonce, extra: Record<string, string> = {}) => ({
-  headers: { cookie: s.cookie, ...(nonce === null ? {} : { 'X-WP-Nonce': nonce }), ...extra },
-});
+const userOn = (accountId: number, role: UserRole, teamId?: number) => userOnHarness(h, accountId, role, teamId);
+const logIn = (email: string, password?: string) => logInHarness(h, email, password);
 
 t.test('a login sets an HttpOnly SameSite=Lax session cookie, a new one each time, and answers the user and the nonce', async (t) => {
   const account = await h.account();
