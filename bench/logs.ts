@@ -12,8 +12,9 @@ import { join } from 'node:path';
 import { openListExplainer, openLogLoader, type LoadedMessage } from '../store/sqlite/log-loader.js';
 import type { MessageQuery } from '../store/message-log.js';
 import { loadConfig } from '../shared/config.js';
-import type { MessageStatus, RecipientState } from '../domain/queue-state.js';
+import type { MessageStatus } from '../domain/queue-state.js';
 import { api, benchDeployment, benchSender, envInt, fmt, log, percentile, runBench, stopTern, table, type BenchRow, type Sender } from './lib.js';
+import { pickStatus, STATUS_MIX } from './status-mix.js';
 
 const total = envInt('BENCH_LOG_N', 1_000_000);
 const requests = envInt('BENCH_LOG_REQS', 200);
@@ -73,22 +74,6 @@ const FIRST = [
 const LAST = ['smith', 'jones', 'garcia', 'muller', 'rossi', 'dubois', 'novak', 'silva', 'kim', 'tanaka', 'brown', 'wilson', 'martin', 'lopez', 'weber'];
 const RCPT_DOMAINS = Array.from({ length: 200 }, (_, i) => `${VOCABULARY[i * 7]}.${pick(['com', 'net', 'org', 'de', 'fr', 'io'])}`);
 const SENDERS = ['news', 'billing', 'support', 'hello', 'orders', 'alerts', 'team', 'noreply', 'updates', 'accounts'].map((l) => `${l}@example.com`);
-const STATUSES: Array<[status: MessageStatus, state: RecipientState, share: number]> = [
-  ['sent', 'sent', 0.8],
-  ['bounced', 'bounced', 0.08],
-  ['complained', 'sent', 0.05],
-  ['failed', 'failed', 0.03],
-  ['pending', 'deferred', 0.02],
-  ['suppressed', 'suppressed', 0.02],
-];
-
-function pickStatus(): [MessageStatus, RecipientState] {
-  let r = rand();
-  for (const [status, state, share] of STATUSES) {
-    if ((r -= share) < 0) return [status, state];
-  }
-  return ['sent', 'sent'];
-}
 
 interface Person {
   email: string;
@@ -122,7 +107,7 @@ function syntheticMessage(i: number, createdMs: number, end: number, sender: Sen
   const subject = `${pick(SUBJECT_WORDS)} ${words.join(' ')} #${order}`;
   const from = pick(SENDERS);
   const people = Array.from({ length: rand() < 0.85 ? 1 : 2 + Math.floor(rand() * 3) }, person);
-  const [status, state] = pickStatus();
+  const [status, state] = pickStatus(rand);
   const sent = status === 'sent' || status === 'complained' || status === 'bounced' ? new Date(createdMs + 2000).toISOString() : null;
   return {
     id,
@@ -200,7 +185,7 @@ const day = (ms: number) => new Date(ms).toISOString().slice(0, 10);
 
 function kinds(l: Loaded): Kind[] {
   const dayAt = (i: number) => l.start + (((i * 7919) % (DAYS - 1)) + 1) * 86_400_000;
-  const statuses = STATUSES.map(([s]) => s);
+  const statuses = STATUS_MIX.map(([s]) => s);
   return [
     { name: 'no filter (first page)', query: () => ({}) },
     { name: 'search=<common subject word>', query: (i) => ({ search: VOCABULARY[i % 10]! }) },

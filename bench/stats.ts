@@ -14,8 +14,8 @@ import { createLogger } from '../shared/log.js';
 import { DomainManagement } from '../core/domains.js';
 import { Statistics, type MetricsRequest, type PeriodRequest } from '../core/statistics.js';
 import type { Team } from '../domain/team.js';
-import type { MessageStatus, RecipientState } from '../domain/queue-state.js';
 import { api, benchDeployment, benchSender, envInt, fmt, log, onCleanup, percentile, runBench, stopTern, table, type BenchRow, type Sender } from './lib.js';
+import { pickStatus } from './status-mix.js';
 
 const total = envInt('BENCH_STATS_N', 1_000_000);
 const requests = envInt('BENCH_STATS_REQS', 200);
@@ -25,26 +25,11 @@ const DAY = 86_400_000;
 let state = 7; // the generator's state: the same data on every run
 const rand = () => (state = (state * 1103515245 + 12345) & 0x7fffffff) / 0x80000000;
 
-const STATUSES: Array<[status: MessageStatus, state: RecipientState, share: number]> = [
-  ['sent', 'sent', 0.8],
-  ['bounced', 'bounced', 0.08],
-  ['complained', 'sent', 0.05],
-  ['failed', 'failed', 0.03],
-  ['pending', 'deferred', 0.02],
-  ['suppressed', 'suppressed', 0.02],
-];
-
-function pickStatus(): [MessageStatus, RecipientState] {
-  let r = rand();
-  for (const [status, recipientState, share] of STATUSES) if ((r -= share) < 0) return [status, recipientState];
-  return ['sent', 'sent'];
-}
-
 /** The i-th message, created at `createdMs`, on one of `domainIds`, with one recipient in its status's state. */
 function message(i: number, createdMs: number, end: number, sender: Sender, domainIds: readonly string[]): LoadedMessage {
   const created = new Date(createdMs).toISOString();
   const id = `${createdMs.toString(36).padStart(9, '0')}${i.toString(16).padStart(8, '0')}`;
-  const [status, recipientState] = pickStatus();
+  const [status, recipientState] = pickStatus(rand);
   const email = `user${i % 50_000}@dest${i % 200}.test`;
   return {
     id,

@@ -16,15 +16,8 @@ export interface RateDecision {
   windowS: number;
 }
 
-/**
- * One decision, atomic, in one round trip (EVALSHA). The bucket is a sorted set of the hits counted in the last
- * window, scored by Redis's own clock in microseconds (one clock for every process and host). Hits older than
- * the window are dropped; a hit is added only when it is allowed, so refused retries never extend the wait.
- * Scores strictly increase, so two hits in one microsecond stay two members. The key expires one window after
- * its newest hit. Returns {allowed 0/1, hits in the window, µs until the hit at rank count-limit (or the
- * oldest) leaves}: when that one leaves, one more fits.
- */
-const SLIDING_WINDOW_HIT = `
+/** Both scripts start alike: Redis's clock in µs, the hits older than the window dropped, the hits left counted. */
+const WINDOW_NOW = `
 local limit = tonumber(ARGV[1])
 local window = tonumber(ARGV[2])
 local clock = redis.call('TIME')
@@ -32,6 +25,24 @@ local now = tonumber(clock[1]) * 1000000 + tonumber(clock[2])
 redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now - window)
 local count = redis.call('ZCARD', KEYS[1])
 local allowed = 0
+`;
+
+/** ...and end alike: {allowed 0/1, hits in the window, µs until the hit at rank count-limit (or the oldest) leaves}. */
+const WINDOW_ANSWER = `
+local rank = math.max(0, count - limit)
+local leaving = redis.call('ZRANGE', KEYS[1], rank, rank, 'WITHSCORES')[2]
+if not leaving then return {allowed, count, window} end
+return {allowed, count, tonumber(leaving) + window - now}
+`;
+
+/**
+ * One decision, atomic, in one round trip (EVALSHA). The bucket is a sorted set of the hits counted in the last
+ * window, scored by Redis's own clock in microseconds (one clock for every process and host). Hits older than
+ * the window are dropped; a hit is added only when it is allowed, so refused retries never extend the wait.
+ * Scores strictly increase, so two hits in one microsecond stay two members. The key expires one window after
+ * its newest hit. When the hit at rank count-limit (or the oldest) leaves, one more fits.
+ */
+const SLIDING_WINDOW_HIT = `${WINDOW_NOW}
 if count < limit then
   local newest = redis.call('ZRANGE', KEYS[1], -1, -1, 'WITHSCORES')[2]
   local at = now
@@ -41,30 +52,15 @@ if count < limit then
   count = count + 1
   allowed = 1
 end
-local rank = math.max(0, count - limit)
-local leaving = redis.call('ZRANGE', KEYS[1], rank, rank, 'WITHSCORES')[2]
-if not leaving then return {allowed, count, window} end
-return {allowed, count, tonumber(leaving) + window - now}
-`;
+${WINDOW_ANSWER}`;
 
 /**
  * The same decision without a hit: whether one more would be allowed now, and when the window frees a place.
  * For limits that count only some outcomes (failed logins): look first, hit once the outcome is known.
  */
-const SLIDING_WINDOW_PEEK = `
-local limit = tonumber(ARGV[1])
-local window = tonumber(ARGV[2])
-local clock = redis.call('TIME')
-local now = tonumber(clock[1]) * 1000000 + tonumber(clock[2])
-redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now - window)
-local count = redis.call('ZCARD', KEYS[1])
-local allowed = 0
+const SLIDING_WINDOW_PEEK = `${WINDOW_NOW}
 if count < limit then allowed = 1 end
-local rank = math.max(0, count - limit)
-local leaving = redis.call('ZRANGE', KEYS[1], rank, rank, 'WITHSCORES')[2]
-if not leaving then return {allowed, count, window} end
-return {allowed, count, tonumber(leaving) + window - now}
-`;
+${WINDOW_ANSWER}`;
 
 type WindowScript = (key: string, limit: number, windowUs: number) => Promise<[number, number, number]>;
 
