@@ -1,0 +1,6 @@
+// The mailer namespace's routes for logs, teams, keys, webhooks and suppressions, as one list for index.ts.
+import type { DashboardRoute } from './route.js';
+import type { DashboardCaller } from './authentication.js';
+import { logRoutes } from './log-routes.js';
+
+export const mailerRoutes2: ReadonlyArray<DashboardRoute<DashboardCaller>> = [...logRoutes];
