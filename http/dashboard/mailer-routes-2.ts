@@ -3,5 +3,6 @@ import type { DashboardRoute } from './route.js';
 import type { DashboardCaller } from './authentication.js';
 import { logRoutes } from './log-routes.js';
 import { teamRoutes } from './team-routes.js';
+import { keyRoutes } from './key-routes.js';
 
-export const mailerRoutes2: ReadonlyArray<DashboardRoute<DashboardCaller>> = [...logRoutes, ...teamRoutes];
+export const mailerRoutes2: ReadonlyArray<DashboardRoute<DashboardCaller>> = [...logRoutes, ...teamRoutes, ...keyRoutes];
