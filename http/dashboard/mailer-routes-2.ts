@@ -4,5 +4,6 @@ import type { DashboardCaller } from './authentication.js';
 import { logRoutes } from './log-routes.js';
 import { teamRoutes } from './team-routes.js';
 import { keyRoutes } from './key-routes.js';
+import { webhookRoutes } from './webhook-routes.js';
 
-export const mailerRoutes2: ReadonlyArray<DashboardRoute<DashboardCaller>> = [...logRoutes, ...teamRoutes, ...keyRoutes];
+export const mailerRoutes2: ReadonlyArray<DashboardRoute<DashboardCaller>> = [...logRoutes, ...teamRoutes, ...keyRoutes, ...webhookRoutes];
