@@ -5,5 +5,6 @@ import { logRoutes } from './log-routes.js';
 import { teamRoutes } from './team-routes.js';
 import { keyRoutes } from './key-routes.js';
 import { webhookRoutes } from './webhook-routes.js';
+import { suppressionRoutes } from './suppression-routes.js';
 
-export const mailerRoutes2: ReadonlyArray<DashboardRoute<DashboardCaller>> = [...logRoutes, ...teamRoutes, ...keyRoutes, ...webhookRoutes];
+export const mailerRoutes2: ReadonlyArray<DashboardRoute<DashboardCaller>> = [...logRoutes, ...teamRoutes, ...keyRoutes, ...webhookRoutes, ...suppressionRoutes];
