@@ -12,6 +12,8 @@ import { redisKeys } from '../shared/redis-keys.js';
 import { secondsUntilNextUtcDay, utcDay } from '../shared/time.js';
 import { done, notFound, refuse, type Managed } from './management-refusals.js';
 
+export type { SuppressionFilter };
+
 export interface SuppressionDeps {
   config: Config;
   store: Store;

@@ -11,7 +11,7 @@ import { signedIn, type DashboardCaller } from './authentication.js';
 import { corePage } from './mailer-paging.js';
 import { suppressionItem } from '../admin/suppressions.js';
 import { SUPPRESSION_STATUSES, type Suppression } from '../../domain/suppression.js';
-import type { SuppressionFilter } from '../../store/suppressions.js';
+import type { SuppressionFilter } from '../../core/suppressions.js';
 
 type Route = DashboardRoute<DashboardCaller>;
 
