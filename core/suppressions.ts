@@ -1,4 +1,4 @@
-// A team's suppression list: read, and removals, of which an account has a daily allowance (UTC days),
+// A team's suppression list: read (a page, or all of it walked for an export), and removals, of which an account has a daily allowance (UTC days),
 // counted in Redis so that every interface and process shares one counter.
 import type { Redis } from 'ioredis';
 import type { Config } from '../shared/config.js';
@@ -6,11 +6,13 @@ import type { Logger } from '../shared/log.js';
 import type { PageOf } from '../store/paging.js';
 import type { Store } from '../store/index.js';
 import type { Suppression } from '../domain/suppression.js';
-import type { SuppressionQuery } from '../store/suppressions.js';
+import type { SuppressionFilter, SuppressionQuery } from '../store/suppressions.js';
 import type { Team } from '../domain/team.js';
 import { redisKeys } from '../shared/redis-keys.js';
 import { secondsUntilNextUtcDay, utcDay } from '../shared/time.js';
 import { done, notFound, refuse, type Managed } from './management-refusals.js';
+
+export type { SuppressionFilter };
 
 export interface SuppressionDeps {
   config: Config;
@@ -25,11 +27,19 @@ export interface Removal {
   dailyLimit: number;
 }
 
+/** Rows read per query when walking a list: enough to make each query worth it, few enough to hold. */
+const WALK_BATCH = 1000;
+
 export class Suppressions {
   constructor(private readonly d: SuppressionDeps) {}
 
   list(team: Team, query: SuppressionQuery): Promise<PageOf<Suppression>> {
     return this.d.store.suppressions.list(team.id, query);
+  }
+
+  /** Every entry matching the filter, newest first, read from the store a batch at a time (exports of any size). */
+  walk(team: Team, filter: SuppressionFilter): AsyncIterable<Suppression> {
+    return this.d.store.suppressions.walk(team.id, filter, WALK_BATCH);
   }
 
   /** Removes an address; only a real removal uses the account's daily allowance. */

@@ -1,6 +1,7 @@
 // The feedback repository: bounces and complaints with the effects they take together, the event outbox,
 // webhook delivery records, reputation figures, and the reports received on the MX port.
 import type { InboundReport, OutboxEvent, WebhookDeliveryRecord } from '../domain/feedback.js';
+import type { PageOf, PageRequest } from './paging.js';
 
 export type BounceSource = 'smtp' | 'report' | 'expiry';
 
@@ -36,6 +37,15 @@ export interface ReputationFigures {
   complained: number;
 }
 
+/** Which delivery attempts to list: one webhook's, succeeded (a 2xx answer) or failed, attempted within bounds. */
+export interface DeliveryQuery extends PageRequest {
+  webhookId?: number;
+  result?: 'succeeded' | 'failed';
+  /** ISO 8601 UTC bounds of attempted_at, inclusive. */
+  from?: string;
+  to?: string;
+}
+
 export interface FeedbackRepository {
   /** Applies a bounce in one transaction; null when it changes nothing (unknown recipient, one still in flight). */
   recordBounce(input: BounceInput): Promise<Applied | null>;
@@ -51,6 +61,8 @@ export interface FeedbackRepository {
   logDelivery(d: NewWebhookDelivery): Promise<void>;
   /** A team's most recent webhook delivery attempts, newest first. */
   deliveriesOf(teamId: number, limit?: number): Promise<WebhookDeliveryRecord[]>;
+  /** A team's delivery attempts matching the query, newest first, with their total. */
+  listDeliveries(teamId: number, query: DeliveryQuery): Promise<PageOf<WebhookDeliveryRecord>>;
   /** Drops delivery records attempted before `olderThanIso`; how many. */
   pruneDeliveries(olderThanIso: string): Promise<number>;
   /** Bounce and complaint figures of a team over recipients of messages accepted since `sinceMs`. */

@@ -2,11 +2,13 @@
 import type { Suppression, SuppressionStatus } from '../domain/suppression.js';
 import type { PageOf, PageRequest } from './paging.js';
 
-export interface SuppressionQuery extends PageRequest {
+export interface SuppressionFilter {
   /** Part of the address, matched literally (no wildcards). */
   search?: string;
   status?: SuppressionStatus;
 }
+
+export interface SuppressionQuery extends SuppressionFilter, PageRequest {}
 
 export type NewSuppression = Omit<Suppression, 'createdAt'>;
 
@@ -16,6 +18,11 @@ export interface SuppressionRepository {
   get(teamId: number, email: string): Promise<Suppression | undefined>;
   /** A team's entries, newest first. */
   list(teamId: number, query: SuppressionQuery): Promise<PageOf<Suppression>>;
+  /**
+   * Every entry of a team matching the filter, newest first (the list's order), read `batch` rows at a time in
+   * keyset order: no OFFSET scan, never more than one batch in memory, for exports of any size.
+   */
+  walk(teamId: number, filter: SuppressionFilter, batch: number): AsyncIterable<Suppression>;
   remove(teamId: number, email: string): Promise<boolean>;
   isSuppressed(teamId: number, email: string): Promise<boolean>;
   /** Which of these (lower-cased) addresses the team suppresses, in one query rather than one per recipient. */

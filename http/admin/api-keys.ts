@@ -6,6 +6,7 @@ import { maskKey } from '../../shared/api-key.js';
 import { valueOf } from './refusal-errors.js';
 import { toDisplayDateTime } from '../../shared/time.js';
 import { envelope, pageFrom } from '../paging.js';
+import type { KeyRecord } from '../../domain/key-record.js';
 
 const KeyItem = Type.Object({
   id: Type.Integer(),
@@ -14,6 +15,16 @@ const KeyItem = Type.Object({
   status: Type.Literal('active'),
   domain: Type.Union([Type.String(), Type.Null()], { description: 'The one domain the key may send from, or null for all' }),
   created_at: DisplayDateTime,
+});
+
+/** A sending key as /v2 lists it, masked (shared with the dashboard's /api-keys, which replaces the id). */
+export const keyItem = (k: KeyRecord) => ({
+  id: k.id,
+  title: k.title,
+  key: maskKey(k.keyStart, k.keyEnd),
+  status: k.status,
+  domain: k.domainName,
+  created_at: toDisplayDateTime(k.createdAt),
 });
 
 const list = defineRoute({
@@ -28,15 +39,7 @@ const list = defineRoute({
   async handle({ ctx, caller, query }) {
     const page = pageFrom(query, ctx.config);
     const { rows, total } = await ctx.core.sendingKeys.list(caller.acting, page);
-    const items = rows.map((k) => ({
-      id: k.id,
-      title: k.title,
-      key: maskKey(k.keyStart, k.keyEnd),
-      status: k.status,
-      domain: k.domainName,
-      created_at: toDisplayDateTime(k.createdAt),
-    }));
-    return { body: envelope(items, total, page) };
+    return { body: envelope(rows.map(keyItem), total, page) };
   },
 });
 

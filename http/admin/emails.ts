@@ -7,6 +7,7 @@ import { MESSAGE_STATUSES, RECIPIENT_STATES } from '../../domain/queue-state.js'
 import type { DeliveryAttempt, LoggedRecipient, MessageLogEntry } from '../../domain/message-log.js';
 import { envelope, pageFrom } from '../paging.js';
 import { valueOf } from './refusal-errors.js';
+import type { LoggedMessage } from '../../core/message-log.js';
 
 const Status = Type.Union(MESSAGE_STATUSES.map((s) => Type.Literal(s)));
 const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(t: T) => Type.Union([t, Type.Null()]);
@@ -52,7 +53,8 @@ const MessageDetail = Type.Intersect([
   }),
 ]);
 
-const listItem = (m: MessageLogEntry, recipientsCount: number) => ({
+/** A message as the log lists it (shared with the dashboard's /api/logs). */
+export const listItem = (m: MessageLogEntry, recipientsCount: number) => ({
   id: m.id,
   status: m.status,
   subject: m.subject,
@@ -91,6 +93,19 @@ function eventsOf(m: MessageLogEntry, recipients: readonly LoggedRecipient[], at
   const tried = attempts.map((a) => ({ type: a.outcome, at: a.at, recipient: byId.get(a.recipientId) ?? '', detail: a.reply }));
   return [...accepted, ...tried];
 }
+
+/** The full record of a message (shared with the dashboard's /api/logs/{log_hash}). */
+export const messageDetail = ({ message: m, recipients, attempts }: LoggedMessage) => ({
+  ...listItem(m, recipients.length),
+  team_id: m.teamId,
+  sending_key_id: m.sendingKeyId,
+  message_id_header: m.messageIdHeader,
+  size: m.size,
+  source: m.source,
+  headers: m.headers,
+  recipients: recipients.map((r) => recipientDetail(r, attempts)),
+  events: eventsOf(m, recipients, attempts),
+});
 
 const list = defineRoute({
   method: 'GET',
@@ -142,19 +157,7 @@ const read = defineRoute({
   params: Type.Object({ message_id: Type.String({ minLength: 1, maxLength: 64 }) }),
   responses: { 200: { description: 'The full record', schema: DataOf(MessageDetail) }, 404: { description: 'No such message on this team' } },
   async handle({ ctx, caller, params }) {
-    const { message: m, recipients, attempts } = valueOf(await ctx.core.messageLog.get(caller.acting, params.message_id));
-    const data = {
-      ...listItem(m, recipients.length),
-      team_id: m.teamId,
-      sending_key_id: m.sendingKeyId,
-      message_id_header: m.messageIdHeader,
-      size: m.size,
-      source: m.source,
-      headers: m.headers,
-      recipients: recipients.map((r) => recipientDetail(r, attempts)),
-      events: eventsOf(m, recipients, attempts),
-    };
-    return { body: { data } };
+    return { body: { data: messageDetail(valueOf(await ctx.core.messageLog.get(caller.acting, params.message_id))) } };
   },
 });
 

@@ -4,7 +4,7 @@ import { Type } from '@sinclair/typebox';
 import { defineRoute, type AnyRoute } from '../route.js';
 import { ListEnvelope, PageQuery } from '../schemas/common.js';
 import { adminError } from '../../shared/errors.js';
-import { SUPPRESSION_STATUSES } from '../../domain/suppression.js';
+import { SUPPRESSION_STATUSES, type Suppression } from '../../domain/suppression.js';
 import { envelope, pageFrom } from '../paging.js';
 import { valueOf } from './refusal-errors.js';
 
@@ -27,6 +27,9 @@ const RemovalResult = Type.Object({
   daily_limit: Type.Integer(),
 });
 
+/** An entry as /v2 lists it (shared with the dashboard's /suppressions and the columns of its CSV export). */
+export const suppressionItem = (s: Suppression) => ({ email: s.email, status: s.status, reason: s.reason, message_id: s.messageId, created_at: s.createdAt });
+
 const list = defineRoute({
   method: 'GET',
   path: '/v2/suppressions',
@@ -39,8 +42,7 @@ const list = defineRoute({
   async handle({ ctx, caller, query }) {
     const page = pageFrom(query, ctx.config);
     const { rows, total } = await ctx.core.suppressions.list(caller.acting, { ...page, search: query.search || undefined, status: query.status });
-    const items = rows.map((s) => ({ email: s.email, status: s.status, reason: s.reason, message_id: s.messageId, created_at: s.createdAt }));
-    return { body: envelope(items, total, page) };
+    return { body: envelope(rows.map(suppressionItem), total, page) };
   },
 });
 

@@ -9,7 +9,8 @@ const TeamStatus = Type.Union([Type.Literal('active'), Type.Literal('suspended')
 const TeamItem = Type.Object({ id: Type.Integer(), name: Type.String(), status: TeamStatus });
 const TeamName = Type.String({ minLength: 2, maxLength: 100 });
 
-const teamItem = (t: Team) => ({ id: t.id, name: t.name, status: t.status });
+/** A team as /v2 shows it (shared with the dashboard's /api/create-team). */
+export const teamItem = (t: Team) => ({ id: t.id, name: t.name, status: t.status });
 
 const list = defineRoute({
   method: 'GET',

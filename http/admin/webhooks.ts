@@ -27,7 +27,8 @@ const WebhookBody = Type.Object({
 
 const WebhookCreated = Type.Intersect([WebhookBody, Type.Object({ secret: Type.String({ pattern: '^whsec_' }) })]);
 
-const present = (w: Webhook) => ({
+/** A webhook as /v2 shows it (shared with the dashboard's /webhooks, which replaces the id). */
+export const present = (w: Webhook) => ({
   id: w.id,
   title: w.title,
   url: w.url,

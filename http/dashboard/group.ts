@@ -3,6 +3,7 @@
 // permission checked after validation (WordPress's order). createDashboard adds the root's own routes (the
 // index, each namespace's index, the batch route) to the given ones, and serves /api with them.
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { pipeline } from 'node:stream/promises';
 import type { Config } from '../../shared/config.js';
 import type { Logger } from '../../shared/log.js';
 import { observeHttp } from '../../shared/metrics.js';
@@ -15,7 +16,7 @@ import { dashboardErrors, forbidden, noRoute } from './errors.js';
 import { namespaceIndex, namespacesOf, restIndex, restUrl, type Site } from './index-document.js';
 import { paramsOf, type ParamsChecked } from './params.js';
 import { createRouter, type Match } from './router.js';
-import { endpoint, routePath, type DashboardRoute, type Permission } from './route.js';
+import { endpoint, routePath, StreamedBody, type DashboardRoute, type Permission } from './route.js';
 import { batchRoute } from './batch.js';
 import { Type } from '@sinclair/typebox';
 
@@ -158,6 +159,19 @@ const restHeaders = (origin: string): Record<string, string> => ({
   Link: `<${restUrl(origin, '/')}>; rel="https://api.w.org/"`,
 });
 
+/**
+ * A streamed answer: its headers, then the body as it is produced (chunked), at the pace the client reads. A
+ * failure once the headers are out can only cut the answer short: it is logged and the connection closed.
+ */
+async function sendStream(res: ServerResponse, status: number, body: StreamedBody, headers: Record<string, string>, log: Logger): Promise<void> {
+  res.writeHead(status, { ...headers, 'Content-Type': body.contentType });
+  try {
+    await pipeline(body.open(), res);
+  } catch (err) {
+    log.warn({ err }, 'streamed answer cut short');
+  }
+}
+
 export function createDashboard<U>(options: DashboardOptions<U>): Dashboard {
   const group = groupOf(options.auth);
   let all: ReadonlyArray<DashboardRoute<U>> = [];
@@ -195,7 +209,9 @@ export function createDashboard<U>(options: DashboardOptions<U>): Dashboard {
       const reply = await answer(ctx, req, path, match, log);
       const base = restHeaders(originOf(req));
       const link = reply.headers.Link ? `${base.Link}, ${reply.headers.Link}` : base.Link!;
-      sendJson(res, reply.status, reply.body, { ...base, ...reply.headers, Link: link });
+      const headers = { ...base, ...reply.headers, Link: link };
+      if (reply.body instanceof StreamedBody) await sendStream(res, reply.status, reply.body, headers, log);
+      else sendJson(res, reply.status, reply.body, headers);
     },
   };
 }

@@ -1,6 +1,7 @@
 // A dashboard route is data, as WordPress registers them: a namespace, a path with `{name}` variables (each
 // with its pattern), and one or more endpoints (methods, args as one TypeBox object, a permission, batching,
 // a summary, a handler). The same definitions mount the routes, build the REST index and the OpenAPI paths.
+import type { Readable } from 'node:stream';
 import type { Static, TObject } from '@sinclair/typebox';
 import type { AppContext } from '../context.js';
 import type { Logger } from '../../shared/log.js';
@@ -21,7 +22,18 @@ export type Permission = 'public' | 'read' | 'write' | 'owner';
 export const IDENTIFIER = '[A-Za-z0-9_-]+';
 export const DIGITS = '\\d+';
 
-/** What an endpoint answers: JSON, with a status (200 by default) and headers of its own. */
+/**
+ * A body written as it is produced rather than JSON (a CSV export of any size): its Content-Type, and the
+ * stream `open` makes when the answer is sent, read only as fast as the client takes it.
+ */
+export class StreamedBody {
+  constructor(
+    readonly contentType: string,
+    readonly open: () => Readable,
+  ) {}
+}
+
+/** What an endpoint answers: JSON (or a StreamedBody), with a status (200 by default) and headers of its own. */
 export interface Reply<T = unknown> {
   status?: number;
   body: T;

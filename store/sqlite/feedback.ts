@@ -2,13 +2,18 @@
 // suppressions they cause, and the event outbox that webhook delivery drains. Each report is applied in
 // one transaction, so a crash leaves it either wholly applied or not at all.
 import { Type } from '@sinclair/typebox';
-import type { Sql } from './sql.js';
-import { Flag, Int, Nullable, OneOf, rowDecoder, Text } from './decode.js';
+import type { Sql, SqlValue } from './sql.js';
+import { countOf, Flag, Int, Nullable, OneOf, rowDecoder, Text } from './decode.js';
+import { limitOffset, type PageOf } from '../paging.js';
 import { nowIso } from '../../shared/time.js';
 import { applyBounce, applyComplaint } from './feedback-apply.js';
 import { EVENT_STATES, type InboundReport, type OutboxEvent, type WebhookDeliveryRecord } from '../../domain/feedback.js';
 import { WEBHOOK_EVENTS } from '../../domain/webhook.js';
-import type { Applied, BounceInput, ComplaintInput, FeedbackRepository, NewWebhookDelivery, ReputationFigures } from '../feedback.js';
+import type { Applied, BounceInput, ComplaintInput, DeliveryQuery, FeedbackRepository, NewWebhookDelivery, ReputationFigures } from '../feedback.js';
+
+/** A delivery attempt the receiver accepted (it answered 2xx), and one it did not (no answer is NULL: failed). */
+const SUCCEEDED = '(status_code BETWEEN 200 AND 299)';
+const FAILED = '(status_code IS NULL OR status_code NOT BETWEEN 200 AND 299)';
 
 const decodeEvent = rowDecoder(
   'event',
@@ -120,6 +125,31 @@ export class FeedbackStore implements FeedbackRepository {
   async deliveriesOf(teamId: number, limit = 100): Promise<WebhookDeliveryRecord[]> {
     const rows = await this.sql.all('SELECT * FROM webhook_deliveries WHERE team_id = ? ORDER BY attempted_at DESC, id DESC LIMIT ?', [teamId, limit]);
     return rows.map(decodeDelivery);
+  }
+
+  async listDeliveries(teamId: number, query: DeliveryQuery): Promise<PageOf<WebhookDeliveryRecord>> {
+    const clauses = ['team_id = ?'];
+    const params: SqlValue[] = [teamId];
+    if (query.webhookId !== undefined) {
+      clauses.push('webhook_id = ?');
+      params.push(query.webhookId);
+    }
+    if (query.result) clauses.push(query.result === 'succeeded' ? SUCCEEDED : FAILED);
+    if (query.from) {
+      clauses.push('attempted_at >= ?');
+      params.push(query.from);
+    }
+    if (query.to) {
+      clauses.push('attempted_at <= ?');
+      params.push(query.to);
+    }
+    const where = clauses.join(' AND ');
+    const rows = await this.sql.all(`SELECT * FROM webhook_deliveries WHERE ${where} ORDER BY attempted_at DESC, id DESC LIMIT ? OFFSET ?`, [
+      ...params,
+      ...limitOffset(query),
+    ]);
+    const count = await this.sql.get(`SELECT COUNT(*) AS n FROM webhook_deliveries WHERE ${where}`, params);
+    return { rows: rows.map(decodeDelivery), total: countOf(count!) };
   }
 
   async pruneDeliveries(olderThanIso: string): Promise<number> {

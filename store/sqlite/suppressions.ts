@@ -1,11 +1,11 @@
 // A team's suppression list in SQLite: addresses that are not sent to.
 import { Type } from '@sinclair/typebox';
 import type { Queryable, Sql, SqlValue } from './sql.js';
-import { countOf, Nullable, OneOf, rowDecoder, Text } from './decode.js';
+import { countOf, Int, Nullable, OneOf, rowDecoder, Text } from './decode.js';
 import { limitOffset, type PageOf } from '../paging.js';
 import { nowIso } from '../../shared/time.js';
 import { SUPPRESSION_RANK, SUPPRESSION_STATUSES, type Suppression } from '../../domain/suppression.js';
-import type { NewSuppression, SuppressionQuery, SuppressionRepository } from '../suppressions.js';
+import type { NewSuppression, SuppressionFilter, SuppressionQuery, SuppressionRepository } from '../suppressions.js';
 
 const SuppressionRow = Type.Object({
   email: Text,
@@ -33,6 +33,23 @@ const likeContains = (text: string): string => `%${text.toLowerCase().replace(/[
 
 const COLUMNS = 'email, status, reason, message_id, created_at';
 
+const decodeKeyset = rowDecoder('suppression position', Type.Object({ id: Int, created_at: Text }), (r) => r);
+
+/** The WHERE clause of a team's entries matching a filter, and its parameters. */
+function filtered(teamId: number, filter: SuppressionFilter): { where: string; params: SqlValue[] } {
+  const clauses = ['team_id = ?'];
+  const params: SqlValue[] = [teamId];
+  if (filter.search) {
+    clauses.push(`email LIKE ? ESCAPE '\\'`);
+    params.push(likeContains(filter.search));
+  }
+  if (filter.status) {
+    clauses.push('status = ?');
+    params.push(filter.status);
+  }
+  return { where: clauses.join(' AND '), params };
+}
+
 export class SuppressionStore implements SuppressionRepository {
   constructor(private readonly sql: Sql) {}
 
@@ -57,23 +74,31 @@ export class SuppressionStore implements SuppressionRepository {
   }
 
   async list(teamId: number, query: SuppressionQuery): Promise<PageOf<Suppression>> {
-    const clauses = ['team_id = ?'];
-    const params: SqlValue[] = [teamId];
-    if (query.search) {
-      clauses.push(`email LIKE ? ESCAPE '\\'`);
-      params.push(likeContains(query.search));
-    }
-    if (query.status) {
-      clauses.push('status = ?');
-      params.push(query.status);
-    }
-    const where = clauses.join(' AND ');
+    const { where, params } = filtered(teamId, query);
     const rows = await this.sql.all(`SELECT ${COLUMNS} FROM suppressions WHERE ${where} ORDER BY created_at DESC, id DESC LIMIT ? OFFSET ?`, [
       ...params,
       ...limitOffset(query),
     ]);
     const count = await this.sql.get(`SELECT COUNT(*) AS n FROM suppressions WHERE ${where}`, params);
     return { rows: rows.map(decodeSuppression), total: countOf(count!) };
+  }
+
+  async *walk(teamId: number, filter: SuppressionFilter, batch: number): AsyncIterable<Suppression> {
+    const { where, params } = filtered(teamId, filter);
+    let after: { createdAt: string; id: number } | undefined;
+    for (;;) {
+      // (created_at, id) below the last row read: the index on (team_id, created_at) (id is its rowid) walks on.
+      const keyset = after ? ' AND created_at <= ? AND (created_at < ? OR id < ?)' : '';
+      const rows = await this.sql.all(`SELECT id, ${COLUMNS} FROM suppressions WHERE ${where}${keyset} ORDER BY created_at DESC, id DESC LIMIT ?`, [
+        ...params,
+        ...(after ? [after.createdAt, after.createdAt, after.id] : []),
+        batch,
+      ]);
+      for (const row of rows) yield decodeSuppression(row);
+      if (rows.length < batch) return;
+      const last = decodeKeyset(rows[rows.length - 1]!);
+      after = { createdAt: last.created_at, id: last.id };
+    }
   }
 
   async remove(teamId: number, email: string): Promise<boolean> {
