@@ -95,7 +95,11 @@ t.test('a team user sees its team’s log only; a viewer reads it', async (t) =>
   const teamUser = await logIn(h, await userOn(h, account.id, 'viewer', teamId));
   const list = await h.request('GET', LOGS, withSession(teamUser));
   t.equal(list.status, 200, 'a viewer reads');
-  t.same((list.body as Array<{ id: string }>).map((m) => m.id), [onTeam], 'its team’s messages only');
+  t.same(
+    (list.body as Array<{ id: string }>).map((m) => m.id),
+    [onTeam],
+    'its team’s messages only',
+  );
   const up = await h.request('GET', LOGS, withSession(teamUser, teamUser.nonce, { 'X-Account-Id': String(account.id) }));
   t.equal(up.status, 404, 'not its account');
 });

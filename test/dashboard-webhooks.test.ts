@@ -89,11 +89,26 @@ t.test('the delivery log lists every attempt, filtered by webhook, result and da
   const all = await h.request('GET', `${HOOKS}/logs`, withSession(s));
   t.equal(all.status, 200, all.text);
   t.equal(all.headers.get('x-wp-total'), '3');
-  t.match((all.body as unknown[])[0], { webhook: b.id, event: 'complaint', result: 'failed', status_code: null, error: 'timed out', latency_ms: 40, attempted_at: String });
+  t.match((all.body as unknown[])[0], {
+    webhook: b.id,
+    event: 'complaint',
+    result: 'failed',
+    status_code: null,
+    error: 'timed out',
+    latency_ms: 40,
+    attempted_at: String,
+  });
   const ofA = await h.request('GET', `${HOOKS}/logs?webhook=${a.id}`, withSession(s));
-  t.same((ofA.body as Array<{ status_code: number }>).map((d) => d.status_code), [500, 200], 'one webhook’s, newest first');
+  t.same(
+    (ofA.body as Array<{ status_code: number }>).map((d) => d.status_code),
+    [500, 200],
+    'one webhook’s, newest first',
+  );
   const ok = await h.request('GET', `${HOOKS}/logs?result=succeeded`, withSession(s));
-  t.same((ok.body as Array<{ status_code: number }>).map((d) => d.status_code), [200]);
+  t.same(
+    (ok.body as Array<{ status_code: number }>).map((d) => d.status_code),
+    [200],
+  );
   t.equal((await h.request('GET', `${HOOKS}/logs?result=failed`, withSession(s))).headers.get('x-wp-total'), '2');
   t.equal((await h.request('GET', `${HOOKS}/logs?from=2999-01-01`, withSession(s))).headers.get('x-wp-total'), '0');
   t.equal((await h.request('GET', `${HOOKS}/logs?to=2000-01-01`, withSession(s))).headers.get('x-wp-total'), '0');
