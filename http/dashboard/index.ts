@@ -7,11 +7,12 @@ import type { Site } from './index-document.js';
 import { dashboardAuthentication, type DashboardCaller } from './authentication.js';
 import { authRoutes } from './auth-routes.js';
 import { applicationPasswordRoutes } from './application-password-routes.js';
+import { domainStatisticsDnsRoutes } from './domain-statistics-dns-routes.js';
 
 /** What GET /api says of the site. */
 export const SITE: Site = { name: 'Tern', description: 'The dashboard REST interface of Tern, a mail transfer agent' };
 
 /** The product's dashboard routes. */
-export const dashboardRoutes: ReadonlyArray<DashboardRoute<DashboardCaller>> = [...authRoutes, ...applicationPasswordRoutes];
+export const dashboardRoutes: ReadonlyArray<DashboardRoute<DashboardCaller>> = [...authRoutes, ...applicationPasswordRoutes, ...domainStatisticsDnsRoutes];
 
 export const productDashboard = (): Dashboard => createDashboard({ auth: dashboardAuthentication, routes: dashboardRoutes, site: SITE });
