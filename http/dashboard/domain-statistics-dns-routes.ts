@@ -3,5 +3,6 @@
 import type { DashboardRoute } from './route.js';
 import type { DashboardCaller } from './authentication.js';
 import { domainRoutes } from './domain-routes.js';
+import { statisticsRoutes } from './statistics-routes.js';
 
-export const domainStatisticsDnsRoutes: ReadonlyArray<DashboardRoute<DashboardCaller>> = [...domainRoutes];
+export const domainStatisticsDnsRoutes: ReadonlyArray<DashboardRoute<DashboardCaller>> = [...domainRoutes, ...statisticsRoutes];
