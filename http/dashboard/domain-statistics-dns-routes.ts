@@ -4,5 +4,6 @@ import type { DashboardRoute } from './route.js';
 import type { DashboardCaller } from './authentication.js';
 import { domainRoutes } from './domain-routes.js';
 import { statisticsRoutes } from './statistics-routes.js';
+import { dnsConnectionRoutes } from './dns-connection-routes.js';
 
-export const domainStatisticsDnsRoutes: ReadonlyArray<DashboardRoute<DashboardCaller>> = [...domainRoutes, ...statisticsRoutes];
+export const domainStatisticsDnsRoutes: ReadonlyArray<DashboardRoute<DashboardCaller>> = [...domainRoutes, ...statisticsRoutes, ...dnsConnectionRoutes];
