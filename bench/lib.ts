@@ -205,11 +205,11 @@ export interface JsonReply {
   body: unknown;
 }
 
-/** One JSON request to the API (loopback, keep-alive). */
+/** One JSON request to the API (loopback, keep-alive); `key` is a bearer key, or a whole `Basic …` authorization. */
 export function api(baseUrl: string, method: string, path: string, key: string, body?: unknown): Promise<JsonReply> {
   const url = new URL(path, baseUrl);
   const payload = body === undefined ? undefined : Buffer.from(JSON.stringify(body));
-  const headers: Record<string, string | number> = { authorization: `Bearer ${key}` };
+  const headers: Record<string, string | number> = { authorization: key.startsWith('Basic ') ? key : `Bearer ${key}` };
   if (payload) {
     headers['content-type'] = 'application/json';
     headers['content-length'] = payload.length;

@@ -3,8 +3,8 @@
 // triggers of migrations 4 and 11 keep the day and hour counters as the rows are written, as for insert()).
 // Then each kind (metrics by hour over 7 days and by day over 30 days, each with and without a domain; the
 // dashboard over 30 days; the 12 months) is timed over BENCH_STATS_REQS (200) sequential calls, each with
-// another period, and its p50/p95 printed. The calls go through the core use cases in-process (core/statistics.ts)
-// until the dashboard's routes exist: `client` below is the one line to change to time them over HTTP.
+// another period, and its p50/p95 printed. The calls are GET /api/tern/v2/stats/* over loopback HTTP, as an owner
+// of the team authenticated with an application password (HTTP Basic).
 // Env: BENCH_STATS_N (1000000), BENCH_STATS_REQS (200).
 import { join } from 'node:path';
 import { openLogLoader, type LoadedMessage } from '../store/sqlite/log-loader.js';
@@ -12,6 +12,7 @@ import { loadConfig } from '../shared/config.js';
 import { openRuntime, type Runtime } from '../shared/runtime.js';
 import { createLogger } from '../shared/log.js';
 import { DomainManagement } from '../core/domains.js';
+import { createIdentity } from '../core/identity/index.js';
 import { Statistics, type MetricsRequest, type PeriodRequest } from '../core/statistics.js';
 import type { Team } from '../domain/team.js';
 import { api, benchDeployment, benchSender, envInt, fmt, log, onCleanup, percentile, runBench, stopTern, table, type BenchRow, type Sender } from './lib.js';
@@ -87,7 +88,7 @@ async function load(dbFile: string, sender: Sender, domainIds: readonly string[]
   return { start, end };
 }
 
-// --- the client: the core in-process today, HTTP once the dashboard's routes are mounted ---
+// --- the client: the dashboard's HTTP routes (the use cases in-process remain for comparing) ---
 
 interface StatsClient {
   metrics(q: MetricsRequest): Promise<unknown>;
@@ -96,7 +97,7 @@ interface StatsClient {
 }
 
 /** The use cases called in this process, on the deployment's database: what a route would call. */
-function inProcess(rt: Runtime, team: Team): StatsClient {
+export function inProcess(rt: Runtime, team: Team): StatsClient {
   const stats = new Statistics(rt, new DomainManagement(rt));
   const ok = <T>(r: { ok: true; value: T } | { ok: false; refusal: unknown }): T => {
     if (!r.ok) throw new Error(`refused: ${JSON.stringify(r.refusal)}`);
@@ -109,11 +110,11 @@ function inProcess(rt: Runtime, team: Team): StatsClient {
   };
 }
 
-/** The same over the dashboard's routes (GET /api/tern/v2/stats/*), with the account's admin key. */
-export function overHttp(apiUrl: string, sender: Sender): StatsClient {
+/** The same over the dashboard's routes (GET /api/tern/v2/stats/*), as a user with an application password (HTTP Basic). */
+export function overHttp(apiUrl: string, authorization: string): StatsClient {
   const get = async (path: string, q: object) => {
     const query = new URLSearchParams(Object.entries(q).filter((e): e is [string, string] => typeof e[1] === 'string'));
-    const res = await api(apiUrl, 'GET', `/api/tern/v2/stats/${path}?${query}`, sender.adminKey);
+    const res = await api(apiUrl, 'GET', `/api/tern/v2/stats/${path}?${query}`, authorization);
     if (res.status !== 200) throw new Error(`GET /stats/${path}: ${res.status} ${JSON.stringify(res.body).slice(0, 300)}`);
     return res.body;
   };
@@ -141,6 +142,17 @@ function kinds(l: { start: number; end: number }, domainId: string): Kind[] {
     { name: 'dashboard, 30 days', call: (c, i) => c.dashboard(days30(i)) },
     { name: 'monthly (12 months)', call: (c) => c.monthly() },
   ];
+}
+
+/** An owner of the team with an application password, as the Authorization header of its Basic calls. */
+async function dashboardAuthorization(rt: Runtime, team: Team): Promise<string> {
+  const identity = createIdentity(rt);
+  const email = `bench-owner-${process.pid}@example.com`;
+  const made = await identity.users.create(team.id, { email, role: 'owner' }, rt.log);
+  if (!made.ok) throw new Error(`user: ${JSON.stringify(made.refusal)}`);
+  const password = await identity.applicationPasswords.create(made.value.user, { name: 'bench' }, rt.log);
+  if (!password.ok) throw new Error(`application password: ${JSON.stringify(password.refusal)}`);
+  return `Basic ${Buffer.from(`${email}:${password.value.password}`).toString('base64')}`;
 }
 
 async function time(kind: Kind, client: StatsClient): Promise<number[]> {
@@ -180,8 +192,9 @@ runBench('stats', 5400, async () => {
   const loaded = await load(join(d.dataDir, 'tern.db'), sender, domainIds);
   log(`  written in ${fmt((Date.now() - loadStarted) / 1000, 0)} s`);
 
-  const client = inProcess(rt, team); // over HTTP, once the routes exist: overHttp(d.apiUrl, sender) (after d.startApi())
-  log(`\n[stats] the statistics use cases, ${requests} sequential calls per kind, each with another period, ${fmt(total)} messages`);
+  await d.startApi();
+  const client = overHttp(d.apiUrl, await dashboardAuthorization(rt, team));
+  log(`\n[stats] GET /api/tern/v2/stats/* as a dashboard user, ${requests} sequential calls per kind, each with another period, ${fmt(total)} messages`);
   const lines: string[][] = [];
   const rows: BenchRow[] = [];
   for (const kind of kinds(loaded, sender.domainId)) {

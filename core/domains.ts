@@ -1,5 +1,5 @@
 // A team's sending domains: add one (its DKIM key pair generated, its DNS records derived), list, read,
-// remove. Verification is automatic (verification/); nothing here performs a DNS lookup.
+// remove. Verification is automatic (verification/); checkNow runs the same DNS check on demand, rate-limited.
 import type { Runtime } from '../shared/runtime.js';
 import type { Logger } from '../shared/log.js';
 import type { Domain } from '../domain/sending-domain.js';
@@ -8,6 +8,10 @@ import type { Team } from '../domain/team.js';
 import { checkDomainName } from '../shared/domain-name.js';
 import { dkimRecordName, dnsRecordsFor, generateDkimKeyPair, MAX_DNS_NAME, type DomainDnsRecords } from '../shared/dns-records.js';
 import { done, notFound, refuse, type Managed } from './management-refusals.js';
+import { checkDomainDns, type DomainCheck } from '../verification/domain-check.js';
+import { createResolver } from '../shared/dns.js';
+import { hitWindow } from '../shared/rate-limit.js';
+import { redisKeys } from '../shared/redis-keys.js';
 
 export type DomainManagementDeps = Pick<Runtime, 'config' | 'store' | 'redis' | 'secrets' | 'keyCache'>;
 
@@ -15,6 +19,12 @@ export interface RemovedDomain {
   domain: Domain;
   /** The records the owner published for Tern, `TYPE name`, to take out of the zone. */
   recordsToRemove: string[];
+}
+
+export interface CheckedDomain {
+  /** The domain as recorded after the check (verified when every record was found). */
+  domain: Domain;
+  check: DomainCheck;
 }
 
 export class DomainManagement {
@@ -71,6 +81,30 @@ export class DomainManagement {
     const records = this.dnsRecords(domain);
     const names = [records.dkim, ...records.spf].map((r) => `${r.type} ${r.name}.${domain.name}`);
     return done({ domain, recordsToRemove: [...new Set(names)] });
+  }
+
+  /**
+   * Runs the automatic verifier's DNS check now and records its result, as a round of the verifier would
+   * (the automatic check keeps running). At most verify.onDemand.limit checks per domain in any windowS seconds.
+   */
+  async checkNow(team: Team, id: string, log: Logger): Promise<Managed<CheckedDomain>> {
+    const domain = await this.d.store.domains.get(id, team.id);
+    if (!domain) return notFound('domain', 'Domain not found');
+    const { limit, windowS } = this.d.config.verify.onDemand;
+    const rate = await hitWindow(this.d.redis, redisKeys.domainChecks(domain.id), limit, windowS);
+    if (!rate.allowed) {
+      return refuse({ kind: 'rate_limited', message: `At most ${limit} DNS checks of a domain in ${windowS} seconds; try again later.`, retryAfterS: rate.resetS });
+    }
+    const check = await checkDomainDns(domain, createResolver(this.d.config.dnsServers), this.d.config.publicHostname);
+    const recorded = await this.d.store.domains.recordCheck(domain.id, {
+      verified: check.verified,
+      dmarcPolicy: check.dmarcPolicy,
+      summary: check.summary,
+      result: check,
+    });
+    if (!recorded) return notFound('domain', 'Domain not found');
+    log.info({ domain: domain.id, name: domain.name, team: team.id, verified: check.verified }, 'domain checked on demand');
+    return done({ domain: recorded, check });
   }
 
   /** The domain a log filter names, by id or by name; another team's, or none, matches nothing. */

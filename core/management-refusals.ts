@@ -16,7 +16,9 @@ export type ManagementRefusal =
   | { kind: 'not_parent_account' }
   /** The platform suspended the team; its owner cannot lift it. */
   | { kind: 'suspended_by_platform'; teamId: number }
-  | { kind: 'daily_limit_reached'; limit: number; retryAfterS: number };
+  | { kind: 'daily_limit_reached'; limit: number; retryAfterS: number }
+  /** Too many requests of one kind for one thing (DNS checks of a domain on demand): wait `retryAfterS`. */
+  | { kind: 'rate_limited'; message: string; retryAfterS: number };
 
 export type Managed<T> = { ok: true; value: T } | { ok: false; refusal: ManagementRefusal };
 

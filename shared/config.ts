@@ -39,7 +39,13 @@ const ConfigSchema = Obj({
     mxPort: Type.Union([Port, Type.Null()]),
   }),
   tls: Obj({ cert: Type.Union([Type.String({ minLength: 1 }), Type.Null()]), key: Type.Union([Type.String({ minLength: 1 }), Type.Null()]) }),
-  verify: Obj({ intervalS: Type.Number({ exclusiveMinimum: 0 }), maxDraftAgeDays: Positive, lockTtlS: Positive }),
+  verify: Obj({
+    intervalS: Type.Number({ exclusiveMinimum: 0 }),
+    maxDraftAgeDays: Positive,
+    lockTtlS: Positive,
+    /** Checks run on demand (the dashboard's verify route), per domain: at most `limit` in any `windowS` seconds. */
+    onDemand: Obj({ limit: Positive, windowS: Positive }),
+  }),
   webhooks: Obj({
     allowPrivate: Type.Boolean(),
     /** PEM file of extra CAs trusted for webhook receivers, on top of the system roots. */

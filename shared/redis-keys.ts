@@ -6,6 +6,8 @@ export const redisKeys = {
   rateLimit: (accountId: number, bucket: string) => `${P}rl:${bucket}:${accountId}`,
   /** Suppression removals made today (UTC) by one account, shared with the dashboard. */
   suppressionRemovals: (accountId: number, day: string) => `${P}supdel:${accountId}:${day}`,
+  /** DNS checks of one domain run on demand (a sliding window of their times). */
+  domainChecks: (domainId: string) => `${P}rl:domain-check:${domainId}`,
   /** Held by the process running the automatic domain check. */
   verifyLock: () => `${P}lock:verify-domains`,
   /** Held by the process draining the webhook event outbox. */

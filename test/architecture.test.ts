@@ -15,7 +15,7 @@ const MAY_IMPORT: Record<string, readonly string[]> = {
   http: ['core', 'domain', 'shared'],
   smtp: ['core', 'domain', 'shared'],
   // The use cases.
-  core: ['intake', 'queue', 'dns-providers', 'store', 'domain', 'shared'],
+  core: ['intake', 'queue', 'verification', 'dns-providers', 'store', 'domain', 'shared'],
   // The MTA's engines.
   intake: ['queue', 'store', 'domain', 'shared'],
   queue: ['store', 'domain', 'shared'],

@@ -60,7 +60,7 @@ export const domainListItem = (d: Domain, team: Team) => ({
   updated_at: d.updatedAt,
 });
 
-const domainDetail = (d: Domain, ctx: AppContext) => ({
+export const domainDetail = (d: Domain, ctx: AppContext) => ({
   id: d.id,
   domain_name: d.name,
   verification_status: d.verificationStatus,

@@ -36,6 +36,8 @@ export function adminErrorFor(refusal: ManagementRefusal): AdminError {
         'Retry-After': String(refusal.retryAfterS),
       });
     }
+    case 'rate_limited':
+      return adminError('rate_limited', refusal.message, {}, { 'Retry-After': String(refusal.retryAfterS) });
   }
 }
 

@@ -8,11 +8,17 @@ import { dashboardAuthentication, type DashboardCaller } from './authentication.
 import { authRoutes } from './auth-routes.js';
 import { applicationPasswordRoutes } from './application-password-routes.js';
 import { mailerRoutes2 } from './mailer-routes-2.js';
+import { domainStatisticsDnsRoutes } from './domain-statistics-dns-routes.js';
 
 /** What GET /api says of the site. */
 export const SITE: Site = { name: 'Tern', description: 'The dashboard REST interface of Tern, a mail transfer agent' };
 
 /** The product's dashboard routes. */
-export const dashboardRoutes: ReadonlyArray<DashboardRoute<DashboardCaller>> = [...authRoutes, ...applicationPasswordRoutes, ...mailerRoutes2];
+export const dashboardRoutes: ReadonlyArray<DashboardRoute<DashboardCaller>> = [
+  ...authRoutes,
+  ...applicationPasswordRoutes,
+  ...mailerRoutes2,
+  ...domainStatisticsDnsRoutes,
+];
 
 export const productDashboard = (): Dashboard => createDashboard({ auth: dashboardAuthentication, routes: dashboardRoutes, site: SITE });

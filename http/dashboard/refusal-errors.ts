@@ -39,6 +39,8 @@ export function dashboardErrorFor(refusal: ManagementRefusal): DashboardError {
       return dashboardError('rest_team_suspended', 'The platform suspended this team; only the platform can reactivate it.');
     case 'daily_limit_reached':
       return tooManyRequests(`The account has used its ${refusal.limit} suppression removals for today (UTC).`, refusal.retryAfterS);
+    case 'rate_limited':
+      return tooManyRequests(refusal.message, refusal.retryAfterS);
   }
 }
 
