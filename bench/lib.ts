@@ -140,11 +140,7 @@ export function table(headers: string[], rows: string[][]): string {
 }
 
 /** Resident memory of a process, in MB, from /proc/<pid>/status (VmRSS; VmHWM is its peak). */
-export function memoryOf(pid: number): { rssMb: number; peakMb: number } {
-  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-  const kb = (field: string) => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? NaN);
-  return { rssMb: kb('VmRSS') / 1024, peakMb: kb('VmHWM') / 1024 };
-}
+export { memoryOf } from '../harness/process-memory.js';
 
 const CLK_TCK = 100;
 

@@ -1,0 +1,60 @@
+// The suppression export's memory bound, measured where it matters: a real `ternmail api` process streams
+// 100,000 suppressions as CSV to a client that reads slowly, and its VmRSS (/proc) is sampled all along.
+// Measured in the serving process alone: the test's own reading and its garbage never count.
+import t from 'tap';
+import { startDeployment } from '../harness/deployment.js';
+import { runCli } from '../harness/ternmail.js';
+import { memoryOf } from '../harness/process-memory.js';
+import { freePort } from '../harness/ports.js';
+
+const ROWS = 100_000;
+const EXPORT = '/api/tern/v2/suppressions/export';
+
+t.test('an export of 100,000 suppressions streams with the API process’s RSS growing by less than 50 MB', async (t) => {
+  // No MTA runs: its MX port is a closed one.
+  const d = await startDeployment({ name: 'export', remotePort: await freePort() });
+  t.teardown(() => d.close());
+  const account = await runCli(['account', 'create', '--name', 'Exporter'], d.env);
+  t.equal(account.code, 0, account.stderr);
+  const accountId = (account.json as { id: number }).id;
+  const user = await runCli(['user', 'create', '--account', String(accountId), '--email', 'owner@export.test', '--role', 'owner'], d.env);
+  t.equal(user.code, 0, user.stderr);
+  const password = (user.json as { one_time_password: string }).one_time_password;
+  const store = await d.store();
+  const reason = `550 5.1.1 mailbox unavailable ${'x'.repeat(60)}`;
+  for (let i = 0; i < ROWS; i += 1000) {
+    const batch = Array.from({ length: 1000 }, (_, j) => ({ email: `user${i + j}@bulk.test`, status: 'bounced' as const, reason, messageId: `msg-${i + j}` }));
+    await Promise.all(batch.map((s) => store.suppressions.add(accountId, s)));
+  }
+  const api = await d.startApi();
+
+  const login = await fetch(`${d.apiUrl}/api/tern-auth/v1/login`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ email: 'owner@export.test', password }),
+  });
+  t.equal(login.status, 200, 'the owner logs in with the one-time password');
+  const { nonce } = (await login.json()) as { nonce: string };
+  const headers = { cookie: (login.headers.get('set-cookie') ?? '').split(';')[0]!, 'x-wp-nonce': nonce };
+  // Warm up: the code paths of an export are loaded before the baseline is taken.
+  const small = await fetch(`${d.apiUrl}${EXPORT}?search=user1@bulk.test`, { headers });
+  await small.text();
+  t.equal(small.status, 200, 'a small export first');
+
+  const before = memoryOf(api.pid).rssMb;
+  let peak = before;
+  const res = await fetch(`${d.apiUrl}${EXPORT}`, { headers });
+  t.equal(res.status, 200);
+  let newlines = 0;
+  let bytes = 0;
+  for await (const chunk of res.body as AsyncIterable<Uint8Array>) {
+    bytes += chunk.length;
+    for (const byte of chunk) if (byte === 10) newlines++;
+    peak = Math.max(peak, memoryOf(api.pid).rssMb);
+    // A slow reader: the server must wait for it (backpressure), not buffer the rest.
+    if (newlines % 20_000 < 200) await new Promise((r) => setTimeout(r, 5));
+  }
+  t.equal(newlines, ROWS + 1, 'the header and every row');
+  t.ok(bytes > 10 * 1024 * 1024, `more than 10 MB streamed (${bytes} bytes)`);
+  t.ok(peak - before < 50, `the API's RSS grew by ${Math.round(peak - before)} MB (from ${Math.round(before)} MB)`);
+});
