@@ -19,6 +19,8 @@ import { AdminAuthenticator } from './admin-authentication.js';
 import { createIdentity, type Identity } from './identity/index.js';
 import { DnsConnections } from './dns-connection.js';
 import { dnsProvidersFrom } from '../dns-providers/index.js';
+import { SystemMail } from './system-mail.js';
+import { DnsInstructions } from './dns-instructions.js';
 
 export type { PageOf, PageRequest } from '../store/paging.js';
 export type * from './identity/index.js';
@@ -42,6 +44,10 @@ export interface Core extends Identity {
   readonly statistics: Statistics;
   /** Teams' DNS-provider connections (Cloudflare) and publishing their domains' records there. */
   readonly dnsConnections: DnsConnections;
+  /** Mail Tern sends itself, through the intake. */
+  readonly systemMail: SystemMail;
+  /** Emailing a domain's DNS records to whoever runs its zone. */
+  readonly dnsInstructions: DnsInstructions;
 }
 
 /** `queue` is the process's one queue owner: the intake schedules what it records there. */
@@ -49,6 +55,7 @@ export function createCore(rt: Runtime, queue: Queue): Core {
   const intake = new Intake(rt.store, queue, new DisposableFilter(rt.config.disposableDomains));
   const domains = new DomainManagement(rt);
   const senders = new SenderAuthorization({ store: rt.store, redis: rt.redis, keyCache: rt.keyCache });
+  const systemMail = new SystemMail(rt, intake);
   return {
     admins: new AdminAuthenticator(rt),
     senders,
@@ -63,5 +70,7 @@ export function createCore(rt: Runtime, queue: Queue): Core {
     statistics: new Statistics(rt, domains),
     ...createIdentity(rt),
     dnsConnections: new DnsConnections({ ...rt, providers: dnsProvidersFrom(rt.config) }),
+    systemMail,
+    dnsInstructions: new DnsInstructions(rt, domains, systemMail),
   };
 }

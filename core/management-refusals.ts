@@ -18,7 +18,9 @@ export type ManagementRefusal =
   | { kind: 'suspended_by_platform'; teamId: number }
   | { kind: 'daily_limit_reached'; limit: number; retryAfterS: number }
   /** Too many requests of one kind for one thing (DNS checks of a domain on demand): wait `retryAfterS`. */
-  | { kind: 'rate_limited'; message: string; retryAfterS: number };
+  | { kind: 'rate_limited'; message: string; retryAfterS: number }
+  /** Tern cannot send mail itself now: no system sender is configured, or its domain is not a verified one. */
+  | { kind: 'system_mail_unavailable'; reason: string };
 
 export type Managed<T> = { ok: true; value: T } | { ok: false; refusal: ManagementRefusal };
 

@@ -3,7 +3,8 @@ import type { MessageStatus, RecipientState } from './queue-state.js';
 
 export const RECIPIENT_KINDS = ['to', 'cc', 'bcc'] as const;
 export type RecipientKind = (typeof RECIPIENT_KINDS)[number];
-export const MESSAGE_SOURCES = ['http', 'smtp'] as const;
+/** `system`: a message Tern sent itself (an invitation, DNS instructions), through the same intake. */
+export const MESSAGE_SOURCES = ['http', 'smtp', 'system'] as const;
 export type MessageSource = (typeof MESSAGE_SOURCES)[number];
 export const ATTEMPT_OUTCOMES = ['delivered', 'deferred', 'bounced', 'failed'] as const;
 export type AttemptOutcome = (typeof ATTEMPT_OUTCOMES)[number];

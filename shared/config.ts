@@ -95,6 +95,17 @@ const ConfigSchema = Obj({
   }),
   /** The feedback-loop address on the public host name, and how long webhook delivery records are kept. */
   feedback: Obj({ fblLocalPart: Type.String({ pattern: '^[a-z0-9._+-]{1,64}$' }), webhookLogDays: Positive }),
+  /** Mail Tern sends itself (invitations, DNS instructions): from an address on a verified domain of the operator's
+   * team (null: such mail is refused), at most perRecipientPerHour to one address, and DNS instructions of one
+   * domain at most dnsInstructionsPerDomainPerHour. */
+  systemMail: Obj({
+    from: Type.Union([Type.String({ minLength: 3, maxLength: 254 }), Type.Null()]),
+    fromName: Type.String({ maxLength: 100, pattern: '^[^\\u0000-\\u001f\\u007f]*$' }),
+    perRecipientPerHour: Positive,
+    dnsInstructionsPerDomainPerHour: Positive,
+  }),
+  /** Invitations of dashboard users: how long the link works. */
+  invitations: Obj({ expiryDays: Type.Integer({ minimum: 1, maximum: 90 }) }),
   /** The dashboard's statistics: the period asked for when none is given (by day, by hour), the longest period, and the longest
    * one counted by hour (31 days: 744 points). Each bounds what one request reads. */
   statistics: Obj({ defaultDays: Positive, defaultHourlyDays: Positive, maxDays: Positive, maxHourlyDays: Positive }),
@@ -155,6 +166,7 @@ const ENV_OVERRIDES: readonly EnvSetting[] = [
   ['TERNMAIL_OWNER_EMAIL', ['dashboard', 'ownerEmail'], asString],
   ['TERNMAIL_SECURE_COOKIES', ['dashboard', 'secureCookies'], asBool],
   ['TERNMAIL_CLOUDFLARE_BASE_URL', ['dnsProviders', 'cloudflare', 'baseUrl'], asString],
+  ['TERNMAIL_SYSTEM_MAIL_FROM', ['systemMail', 'from'], asString],
 ];
 
 export { ConfigError };
@@ -245,6 +257,9 @@ function semanticProblems(raw: RawConfig, named: (key: string) => string): strin
     problems.push(`${named('dnsProviders.cloudflare.baseUrl')} "${raw.dnsProviders.cloudflare.baseUrl}" must be an http:// or https:// URL`);
   }
   if (raw.limits.pageSizeDefault > raw.limits.pageSizeMax) problems.push('limits.pageSizeDefault is larger than limits.pageSizeMax');
+  if (raw.systemMail.from !== null && !isValidEmail(raw.systemMail.from)) {
+    problems.push(`${named('systemMail.from')} "${raw.systemMail.from}" must be an email address on a verified domain of the operator's team`);
+  }
   if (!isValidEmail(raw.dashboard.ownerEmail)) problems.push(`${named('dashboard.ownerEmail')} "${raw.dashboard.ownerEmail}" must be an email address`);
   return problems;
 }

@@ -8,6 +8,8 @@ export const redisKeys = {
   suppressionRemovals: (accountId: number, day: string) => `${P}supdel:${accountId}:${day}`,
   /** DNS checks of one domain run on demand (a sliding window of their times). */
   domainChecks: (domainId: string) => `${P}rl:domain-check:${domainId}`,
+  /** Mail Tern sent itself (a sliding window of its times) to one recipient (its sha256) or about one domain. */
+  systemMail: (by: 'recipient' | 'domain', id: string) => `${P}rl:system-mail:${by}:${id}`,
   /** Held by the process running the automatic domain check. */
   verifyLock: () => `${P}lock:verify-domains`,
   /** Held by the process draining the webhook event outbox. */

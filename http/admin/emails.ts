@@ -36,7 +36,7 @@ const MessageDetail = Type.Intersect([
     sending_key_id: Nullable(Type.Integer()),
     message_id_header: Type.String(),
     size: Type.Integer(),
-    source: Type.Union([Type.Literal('http'), Type.Literal('smtp')]),
+    source: Type.Union([Type.Literal('http'), Type.Literal('smtp'), Type.Literal('system')]),
     headers: Type.Record(Type.String(), Type.String()),
     recipients: Type.Array(
       Type.Object({

@@ -38,6 +38,8 @@ export function adminErrorFor(refusal: ManagementRefusal): AdminError {
     }
     case 'rate_limited':
       return adminError('rate_limited', refusal.message, {}, { 'Retry-After': String(refusal.retryAfterS) });
+    case 'system_mail_unavailable':
+      return adminError('unavailable', refusal.reason);
   }
 }
 

@@ -41,6 +41,8 @@ export function dashboardErrorFor(refusal: ManagementRefusal): DashboardError {
       return tooManyRequests(`The account has used its ${refusal.limit} suppression removals for today (UTC).`, refusal.retryAfterS);
     case 'rate_limited':
       return tooManyRequests(refusal.message, refusal.retryAfterS);
+    case 'system_mail_unavailable':
+      return dashboardError('rest_system_mail_unavailable', refusal.reason);
   }
 }
 

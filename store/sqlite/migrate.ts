@@ -10,6 +10,7 @@ export async function migrate(sql: Sql): Promise<number[]> {
     const done = await sql.tx(async (q) => {
       if (await q.get('SELECT version FROM schema_migrations WHERE version = ?', [migration.version])) return false;
       await q.exec(migration.sql);
+      if (migration.edit) await migration.edit(q);
       await q.run('INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)', [migration.version, migration.name, new Date().toISOString()]);
       return true;
     });

@@ -1,5 +1,33 @@
 // Numbered schema migrations. Each runs once, in order, inside one transaction; never edit a landed one.
-export const MIGRATIONS: ReadonlyArray<{ version: number; name: string; sql: string }> = [
+import type { Queryable } from './sql.js';
+
+export interface Migration {
+  version: number;
+  name: string;
+  sql: string;
+  /** A step SQL alone cannot say (it needs a value read first), run after `sql` in the same transaction. */
+  edit?: (q: Queryable) => Promise<void>;
+}
+
+/**
+ * Rewrites the CREATE statement SQLite keeps for `table`, as SQLite documents for changes that leave every stored
+ * row valid (loosening a CHECK): the text in sqlite_schema is replaced and schema_version raised, so that every
+ * open connection, in this process or another, reloads the schema. Fails when `from` is not in the statement.
+ */
+export async function rewriteTableSchema(q: Queryable, table: string, from: string, to: string): Promise<void> {
+  const row = await q.get<{ sql: string }>("SELECT sql FROM sqlite_schema WHERE type = 'table' AND name = ?", [table]);
+  if (!row || !row.sql.includes(from)) throw new Error(`the schema of ${table} does not contain ${from}`);
+  const version = (await q.get<{ schema_version: number }>('PRAGMA schema_version'))!.schema_version;
+  await q.exec('PRAGMA writable_schema = ON');
+  try {
+    await q.run("UPDATE sqlite_schema SET sql = ? WHERE type = 'table' AND name = ?", [row.sql.replace(from, to), table]);
+    await q.exec(`PRAGMA schema_version = ${Number(version) + 1}`);
+  } finally {
+    await q.exec('PRAGMA writable_schema = OFF');
+  }
+}
+
+export const MIGRATIONS: readonly Migration[] = [
   {
     version: 1,
     name: 'accounts, teams, keys, domains, webhooks, suppressions',
@@ -510,5 +538,14 @@ CREATE TABLE dns_connections (
   PRIMARY KEY (team_id, provider)
 );
 `,
+  },
+  {
+    version: 13,
+    name: "messages Tern sends itself: source 'system'",
+    // Invitations and DNS instructions go through the intake like any message, recorded with source 'system'.
+    // Widening the CHECK leaves every stored row valid, so the table's CREATE statement is rewritten in place
+    // (SQLite's documented procedure) instead of copying a log of millions of rows into a new table.
+    sql: '',
+    edit: (q) => rewriteTableSchema(q, 'messages', "CHECK (source IN ('http', 'smtp'))", "CHECK (source IN ('http', 'smtp', 'system'))"),
   },
 ];
