@@ -21,6 +21,7 @@ import { DnsConnections } from './dns-connection.js';
 import { dnsProvidersFrom } from '../dns-providers/index.js';
 import { SystemMail } from './system-mail.js';
 import { DnsInstructions } from './dns-instructions.js';
+import { Invitations } from './identity/invitations.js';
 
 export type { PageOf, PageRequest } from '../store/paging.js';
 export type * from './identity/index.js';
@@ -48,6 +49,8 @@ export interface Core extends Identity {
   readonly systemMail: SystemMail;
   /** Emailing a domain's DNS records to whoever runs its zone. */
   readonly dnsInstructions: DnsInstructions;
+  /** Inviting dashboard users by mail, and accepting an invitation. */
+  readonly invitations: Invitations;
 }
 
 /** `queue` is the process's one queue owner: the intake schedules what it records there. */
@@ -56,6 +59,7 @@ export function createCore(rt: Runtime, queue: Queue): Core {
   const domains = new DomainManagement(rt);
   const senders = new SenderAuthorization({ store: rt.store, redis: rt.redis, keyCache: rt.keyCache });
   const systemMail = new SystemMail(rt, intake);
+  const identity = createIdentity(rt);
   return {
     admins: new AdminAuthenticator(rt),
     senders,
@@ -68,9 +72,10 @@ export function createCore(rt: Runtime, queue: Queue): Core {
     summaries: new TeamSummaries(rt),
     messageLog: new MessageLog(rt, domains),
     statistics: new Statistics(rt, domains),
-    ...createIdentity(rt),
+    ...identity,
     dnsConnections: new DnsConnections({ ...rt, providers: dnsProvidersFrom(rt.config) }),
     systemMail,
     dnsInstructions: new DnsInstructions(rt, domains, systemMail),
+    invitations: new Invitations({ ...rt, now: Date.now }, systemMail, identity.sessions, identity.nonces),
   };
 }

@@ -12,6 +12,7 @@ import type { StatisticsRepository } from './statistics.js';
 import type { ApplicationPasswordRepository, SessionRepository, UserRepository } from './users.js';
 import type { AuthLogRepository, LoginSettingsRepository } from './login-security.js';
 import type { DnsConnectionRepository } from './dns-connections.js';
+import type { InvitationRepository } from './invitations.js';
 import { openSqliteStore } from './sqlite/open.js';
 
 export interface Store {
@@ -35,6 +36,8 @@ export interface Store {
   readonly loginSettings: LoginSettingsRepository;
   /** Teams' connections to DNS hosting providers. */
   readonly dnsConnections: DnsConnectionRepository;
+  /** Invitations of dashboard users. */
+  readonly invitations: InvitationRepository;
   close(): Promise<void>;
 }
 

@@ -13,5 +13,7 @@ export interface StoreTestSupport {
   forceRecipientOutcome(recipientId: number, state: Extract<RecipientState, 'sent' | 'bounced'>, complained: boolean): Promise<void>;
   /** Sets when a webhook delivery was attempted. */
   backdateWebhookDelivery(id: number, attemptedAt: string): Promise<void>;
+  /** Sets when an invitation expires. */
+  setInvitationExpiry(id: number, expiresAt: string): Promise<void>;
   close(): Promise<void>;
 }

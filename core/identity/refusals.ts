@@ -1,8 +1,9 @@
 // Why an identity use case (login, users, sessions, application passwords, login security) refused: one
 // closed set that the dashboard's HTTP side and the CLI each translate into their own shape.
 import type { Permission } from '../../domain/user.js';
+import type { SystemMailRefusal } from '../system-mail.js';
 
-export type IdentityThing = 'user' | 'account' | 'team' | 'application_password' | 'auth_log_entry';
+export type IdentityThing = 'user' | 'account' | 'team' | 'application_password' | 'auth_log_entry' | 'invitation';
 
 export type IdentityRefusal =
   /** Unknown email, wrong password, unknown application password: one answer for all. */
@@ -17,7 +18,13 @@ export type IdentityRefusal =
   /** The user already has an application password of that name (WordPress: application_password_duplicate_name). */
   | { kind: 'name_taken'; field: 'name' }
   /** The current password given to confirm a change is wrong. */
-  | { kind: 'incorrect_password'; field: 'current_password' };
+  | { kind: 'incorrect_password'; field: 'current_password' }
+  /** An invitation's token that is unknown, or whose invitation was accepted, revoked or replaced. */
+  | { kind: 'invitation_invalid' }
+  /** An invitation's token whose invitation is still open but past its expiry. */
+  | { kind: 'invitation_expired' }
+  /** The invitation's mail could not be sent (see core/system-mail.ts); nothing was stored. */
+  | SystemMailRefusal;
 
 export type Identified<T> = { ok: true; value: T } | { ok: false; refusal: IdentityRefusal };
 

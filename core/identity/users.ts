@@ -31,11 +31,11 @@ export interface ProfileChange {
   currentPassword?: string;
 }
 
-function emailProblem(email: string): Identified<never> | undefined {
+export function emailProblem(email: string): Identified<never> | undefined {
   return isValidEmail(email) ? undefined : invalidField('email', 'email must be an email address (local@domain)');
 }
 
-function nameProblem(name: string): Identified<never> | undefined {
+export function nameProblem(name: string): Identified<never> | undefined {
   if (name.length > 100) return invalidField('name', 'name must have at most 100 characters');
   if (/[\p{Cc}]/u.test(name)) return invalidField('name', 'name must be one line of text, without control characters');
   return undefined;

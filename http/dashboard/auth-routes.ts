@@ -12,8 +12,8 @@ import type { Incoming } from '../pipeline.js';
 
 type Route = DashboardRoute<DashboardCaller>;
 
-/** Secure when the API is addressed over TLS, or when the operator says a TLS proxy stands in front. */
-const secureCookies = (ctx: AppContext, request: Incoming): boolean => ctx.config.dashboard.secureCookies || request.origin.startsWith('https:');
+/** The session cookie's Secure flag: set when the API is addressed over TLS, or when the operator says a TLS proxy stands in front. */
+export const secureCookies = (ctx: AppContext, request: Pick<Incoming, 'origin'>): boolean => ctx.config.dashboard.secureCookies || request.origin.startsWith('https:');
 
 const userAgentOf = (request: Incoming): string => headerOf(request, 'user-agent') ?? '';
 

@@ -43,6 +43,9 @@ export const DASHBOARD_ERRORS = {
   existing_user_email: 400,
   application_password_duplicate_name: 409,
   rest_system_mail_unavailable: 503,
+  rest_invitation_invalid_id: 404,
+  rest_invitation_invalid: 400,
+  rest_invitation_expired: 400,
   rest_internal_error: 500,
   rest_unavailable: 503,
 } as const;

@@ -25,6 +25,14 @@ export function dashboardErrorForIdentity(refusal: IdentityRefusal): DashboardEr
       return dashboardError('application_password_duplicate_name', MESSAGES.application_password_duplicate_name);
     case 'incorrect_password':
       return dashboardError('rest_incorrect_password', 'The current password is incorrect.', { params: { current_password: 'The current password is incorrect.' } });
+    case 'invitation_invalid':
+      return dashboardError('rest_invitation_invalid', 'This invitation link is not valid: it is unknown, or was already accepted, revoked or replaced by a newer one.');
+    case 'invitation_expired':
+      return dashboardError('rest_invitation_expired', 'This invitation link has expired; ask for a new invitation.');
+    case 'rate_limited':
+      return tooManyRequests(refusal.message, refusal.retryAfterS);
+    case 'system_mail_unavailable':
+      return dashboardError('rest_system_mail_unavailable', refusal.reason);
   }
 }
 

@@ -548,4 +548,30 @@ CREATE TABLE dns_connections (
     sql: '',
     edit: (q) => rewriteTableSchema(q, 'messages', "CHECK (source IN ('http', 'smtp'))", "CHECK (source IN ('http', 'smtp', 'system'))"),
   },
+  {
+    version: 14,
+    name: 'invitations of dashboard users',
+    // An invitation gives a role on an account (team_id = account_id) or on one of its teams to an email. Only the
+    // sha256 of its token is kept (the token travels in the mail's link). One open invitation per account and
+    // email: sending again marks the open one replaced. Accepting marks it and records the user it created.
+    sql: `
+CREATE TABLE invitations (
+  id INTEGER PRIMARY KEY,
+  account_id INTEGER NOT NULL REFERENCES teams(id),
+  team_id INTEGER NOT NULL REFERENCES teams(id),
+  email TEXT NOT NULL CHECK (length(email) BETWEEN 3 AND 254),
+  role TEXT NOT NULL CHECK (role IN ('owner', 'admin', 'viewer')),
+  token_hash TEXT NOT NULL UNIQUE CHECK (length(token_hash) = 64),
+  status TEXT NOT NULL DEFAULT 'open' CHECK (status IN ('open', 'accepted', 'revoked', 'replaced')),
+  invited_by INTEGER REFERENCES users(id) ON DELETE SET NULL,
+  message_id TEXT,
+  user_id INTEGER REFERENCES users(id) ON DELETE SET NULL,
+  created_at TEXT NOT NULL,
+  expires_at TEXT NOT NULL,
+  closed_at TEXT
+);
+CREATE UNIQUE INDEX invitations_open ON invitations(account_id, email COLLATE NOCASE) WHERE status = 'open';
+CREATE INDEX invitations_by_account ON invitations(account_id, id);
+`,
+  },
 ];

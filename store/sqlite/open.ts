@@ -17,6 +17,7 @@ import { SessionStore } from './sessions.js';
 import { ApplicationPasswordStore } from './application-passwords.js';
 import { AuthLogStore, LoginSettingsStore } from './login-security.js';
 import { DnsConnectionStore } from './dns-connections.js';
+import { InvitationStore } from './invitations.js';
 import type { Store } from '../index.js';
 
 /** The database file of a data directory. */
@@ -32,6 +33,7 @@ export async function openDatabase(dataDir: string): Promise<Sql> {
 
 export async function openSqliteStore(dataDir: string): Promise<Store> {
   const sql = await openDatabase(dataDir);
+  const users = new UserStore(sql);
   return {
     teams: new TeamStore(sql),
     domains: new DomainStore(sql),
@@ -42,12 +44,13 @@ export async function openSqliteStore(dataDir: string): Promise<Store> {
     queue: new QueueStore(sql),
     feedback: new FeedbackStore(sql),
     statistics: new StatisticsStore(sql),
-    users: new UserStore(sql),
+    users,
     sessions: new SessionStore(sql),
     applicationPasswords: new ApplicationPasswordStore(sql),
     authLog: new AuthLogStore(sql),
     loginSettings: new LoginSettingsStore(sql),
     dnsConnections: new DnsConnectionStore(sql),
+    invitations: new InvitationStore(sql, users),
     close: () => sql.close(),
   };
 }

@@ -27,6 +27,9 @@ export async function openTestSupport(dataDir: string): Promise<StoreTestSupport
     async backdateWebhookDelivery(id, attemptedAt) {
       await sql.run('UPDATE webhook_deliveries SET attempted_at = ? WHERE id = ?', [attemptedAt, id]);
     },
+    async setInvitationExpiry(id, expiresAt) {
+      await sql.run('UPDATE invitations SET expires_at = ? WHERE id = ?', [expiresAt, id]);
+    },
     close: () => sql.close(),
   };
 }

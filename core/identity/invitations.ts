@@ -1,0 +1,219 @@
+// Inviting dashboard users: an owner or admin offers a role on the account (or on one of its teams) to an
+// email; Tern mails a link carrying a random token (only its sha256 is kept) that works once, until it expires
+// (invitations.expiryDays), unless revoked or replaced by a newer invitation to the same email. Accepting it
+// creates the user with the password they choose and signs them in, as a login does.
+import { createHash, randomBytes } from 'node:crypto';
+import { escapeUTF8 } from 'entities';
+import { isUserRole, type Session, type User } from '../../domain/user.js';
+import { invitationState, type Invitation, type InvitationStatus } from '../../domain/invitation.js';
+import type { Team } from '../../domain/team.js';
+import type { PageOf, PageRequest } from '../../store/paging.js';
+import type { Logger } from '../../shared/log.js';
+import type { SystemMail, SystemMessage } from '../system-mail.js';
+import { clip, isoAt, type StoreDeps } from './deps.js';
+import { hashPassword, passwordProblem } from './passwords.js';
+import { granted, invalidField, refused, type Identified } from './refusals.js';
+import { emailProblem, nameProblem } from './users.js';
+import type { ClientInfo, Sessions } from './sessions.js';
+import type { Nonces } from './nonces.js';
+
+export interface InvitationRequest {
+  email: string;
+  /** Checked: owner, admin or viewer (an owner only on the account itself, and only invited by an owner). */
+  role: string;
+  /** One of the account's teams; absent: the inviter's own (the account, for a user of the account). */
+  teamId?: number;
+}
+
+export interface SentInvitation {
+  invitation: Invitation;
+  /** The system message that carries the link. */
+  messageId: string;
+}
+
+export interface ListedInvitation extends Invitation {
+  state: InvitationStatus | 'expired';
+}
+
+export interface AcceptanceRequest {
+  token: string;
+  name: string;
+  password: string;
+  client: ClientInfo;
+}
+
+/** What a login gives: the new user, the session cookie's token (never stored), its session and nonce. */
+export interface AcceptedInvitation {
+  user: User;
+  token: string;
+  session: Session;
+  nonce: string;
+}
+
+/** Where the invitee lands: the page that accepts the invitation. */
+export const acceptLink = (dashboardUrl: string, token: string): string => `${dashboardUrl}/accept-invitation?token=${encodeURIComponent(token)}`;
+
+const sha256 = (text: string): string => createHash('sha256').update(text, 'utf8').digest('hex');
+
+/** Who the inviter reaches: their account, and the teams an invitation may name (one, for a team's user). */
+interface Reach {
+  account: Team;
+  /** The team a user of one team is confined to; undefined for a user of the account. */
+  onlyTeam?: number;
+}
+
+export class Invitations {
+  constructor(
+    private readonly d: StoreDeps,
+    private readonly mail: SystemMail,
+    private readonly sessions: Sessions,
+    private readonly nonces: Nonces,
+  ) {}
+
+  /** Checks the request, mails the link, then stores the invitation (replacing the open one to the same email). */
+  async send(inviter: User, r: InvitationRequest, dashboardUrl: string, log: Logger): Promise<Identified<SentInvitation>> {
+    const target = await this.checkedTarget(inviter, r);
+    if (!target.ok) return target;
+    const { account, team } = target.value;
+    const token = randomBytes(32).toString('base64url');
+    const expiresAt = isoAt(this.d.now() + this.d.config.invitations.expiryDays * 86_400_000);
+    // Mailed first: when the mail cannot go, nothing is stored and the open invitation (if any) stays.
+    const sent = await this.mail.send(invitationMessage({ inviter, account, team, role: r.role, to: r.email, link: acceptLink(dashboardUrl, token), expiresAt }), log);
+    if (!sent.ok) return refused(sent.refusal);
+    const invitation = await this.d.store.invitations.create({
+      accountId: account.id,
+      teamId: team.id,
+      email: r.email,
+      role: r.role as User['role'],
+      tokenHash: sha256(token),
+      invitedBy: inviter.id,
+      messageId: sent.value.messageId,
+      at: isoAt(this.d.now()),
+      expiresAt,
+    });
+    log.info({ invitation: invitation.id, team: team.id, role: invitation.role, by: inviter.id, msg_id: sent.value.messageId }, 'invitation sent');
+    return granted({ invitation, messageId: sent.value.messageId });
+  }
+
+  /** The invitations the caller manages, newest first, each with its state now. */
+  async list(caller: User, page: PageRequest): Promise<Identified<PageOf<ListedInvitation>>> {
+    const reach = await this.reach(caller);
+    if (!reach.ok) return reach;
+    const found = await this.d.store.invitations.list(reach.value.account.id, page, reach.value.onlyTeam);
+    const now = this.d.now();
+    return granted({ total: found.total, rows: found.rows.map((i) => ({ ...i, state: invitationState(i, now) })) });
+  }
+
+  /** Revokes an open invitation (expired ones included): its link stops working. */
+  async revoke(caller: User, id: number, log: Logger): Promise<Identified<ListedInvitation>> {
+    const reach = await this.reach(caller);
+    if (!reach.ok) return reach;
+    const { account, onlyTeam } = reach.value;
+    if (!(await this.d.store.invitations.get(id, account.id, onlyTeam))) return refused({ kind: 'not_found', what: 'invitation', message: 'Invitation not found' });
+    const revoked = await this.d.store.invitations.revoke(id, account.id, isoAt(this.d.now()));
+    if (!revoked) return refused({ kind: 'invitation_invalid' });
+    log.info({ invitation: id, by: caller.id }, 'invitation revoked');
+    return granted({ ...revoked, state: invitationState(revoked, this.d.now()) });
+  }
+
+  /** The open invitation a link's token stands for (the page shows whom it invites, as what). */
+  async open(token: string): Promise<Identified<Invitation>> {
+    const invitation = await this.d.store.invitations.findByTokenHash(sha256(token));
+    const state = invitation && invitationState(invitation, this.d.now());
+    if (!invitation || (state !== 'open' && state !== 'expired')) return refused({ kind: 'invitation_invalid' });
+    return state === 'expired' ? refused({ kind: 'invitation_expired' }) : granted(invitation);
+  }
+
+  /** Creates the invited user with the chosen name and password, closes the invitation, and starts a session. */
+  async accept(r: AcceptanceRequest, log: Logger): Promise<Identified<AcceptedInvitation>> {
+    const found = await this.open(r.token);
+    if (!found.ok) return found;
+    const invitation = found.value;
+    if (r.name.trim() === '') return invalidField('name', 'name must have 1 to 100 characters, not all spaces');
+    const bad = nameProblem(r.name) ?? (passwordProblem(r.password) === undefined ? undefined : invalidField('password', passwordProblem(r.password)!));
+    if (bad) return bad;
+    if (await this.d.store.users.findByEmail(invitation.email)) return refused({ kind: 'email_taken', field: 'email' });
+    const at = isoAt(this.d.now());
+    const newUser = { email: invitation.email, name: r.name, role: invitation.role, teamId: invitation.teamId, passwordHash: await hashPassword(r.password), mustChangePassword: false };
+    const accepted = await this.d.store.invitations.accept(invitation.id, newUser, at);
+    if (accepted === 'closed') return refused({ kind: 'invitation_invalid' });
+    if (accepted === 'email_taken') return refused({ kind: 'email_taken', field: 'email' });
+    const { user } = accepted;
+    const { token, session } = await this.sessions.start(user, r.client);
+    // A sign-in like a login's: the auth log shows it.
+    await this.d.store.authLog.record({ accountId: invitation.accountId, userId: user.id, email: clip(user.email, 254), address: clip(r.client.address, 64), userAgent: clip(r.client.userAgent, 512), result: 'success', at });
+    log.info({ invitation: invitation.id, user: user.id, session: session.id }, 'invitation accepted');
+    return granted({ user, token, session, nonce: this.nonces.nonceFor(session) });
+  }
+
+  /** The caller's account and confinement; only owners and admins manage invitations. */
+  private async reach(caller: User): Promise<Identified<Reach>> {
+    if (caller.role === 'viewer') return refused({ kind: 'forbidden', need: 'write' });
+    const own = await this.d.store.teams.get(caller.teamId);
+    if (!own) return refused({ kind: 'not_found', what: 'team', message: 'Team not found' });
+    if (own.parentId === null) return granted({ account: own });
+    const account = await this.d.store.teams.get(own.parentId);
+    if (!account) return refused({ kind: 'not_found', what: 'account', message: 'Account not found' });
+    return granted({ account, onlyTeam: own.id });
+  }
+
+  /** The account and team an invitation request names, once every rule on role, team and email holds. */
+  private async checkedTarget(inviter: User, r: InvitationRequest): Promise<Identified<{ account: Team; team: Team }>> {
+    const reach = await this.reach(inviter);
+    if (!reach.ok) return reach;
+    const { account, onlyTeam } = reach.value;
+    const teamId = r.teamId ?? onlyTeam ?? account.id;
+    const team = teamId === account.id ? account : await this.d.store.teams.get(teamId);
+    const reachable = team && (onlyTeam === undefined ? team.id === account.id || team.parentId === account.id : team.id === onlyTeam);
+    if (!team || !reachable) return refused({ kind: 'not_found', what: 'team', message: `no team ${teamId} in this account` });
+    if (!isUserRole(r.role)) return invalidField('role', 'role must be owner, admin or viewer');
+    if (r.role === 'owner' && team.id !== account.id) return invalidField('role', 'an owner belongs to the account, not to one of its teams');
+    // Only an owner makes another owner.
+    if (r.role === 'owner' && inviter.role !== 'owner') return refused({ kind: 'forbidden', need: 'owner' });
+    const bad = emailProblem(r.email);
+    if (bad) return bad;
+    if (await this.d.store.users.findByEmail(r.email)) return refused({ kind: 'email_taken', field: 'email' });
+    return granted({ account, team });
+  }
+}
+
+interface InvitationContent {
+  inviter: User;
+  account: Team;
+  team: Team;
+  role: string;
+  to: string;
+  link: string;
+  expiresAt: string;
+}
+
+/** The invitation mail: who invites, to what, with which role, the link and when it expires. */
+function invitationMessage(c: InvitationContent): SystemMessage {
+  const by = c.inviter.name ? `${c.inviter.name} (${c.inviter.email})` : c.inviter.email;
+  const where = c.team.id === c.account.id ? c.account.name : `${c.team.name} (a team of ${c.account.name})`;
+  const until = `${c.expiresAt.slice(0, 16).replace('T', ' ')} UTC`;
+  const e = escapeUTF8;
+  return {
+    to: c.to,
+    subject: `You are invited to ${c.account.name} on Tern`,
+    text: [
+      'Hello,',
+      '',
+      `${by} invited you to ${where} on Tern, as ${c.role}.`,
+      'Accept the invitation and choose your password here:',
+      '',
+      c.link,
+      '',
+      `The link works once, until ${until}.`,
+      '',
+    ].join('\n'),
+    html: [
+      '<!doctype html><html><body>',
+      '<p>Hello,</p>',
+      `<p>${e(by)} invited you to <b>${e(where)}</b> on Tern, as ${e(c.role)}.</p>`,
+      `<p><a href="${e(c.link)}">Accept the invitation and choose your password</a></p>`,
+      `<p>The link works once, until ${e(until)}.</p>`,
+      '</body></html>',
+    ].join('\n'),
+  };
+}

@@ -1,0 +1,120 @@
+// Invitations in SQLite: the token's sha256 (unique), one open invitation per account and email (a partial
+// unique index; creating marks the open one replaced first, in the same transaction), and acceptance as one
+// transaction that closes the invitation and inserts the user, or changes nothing.
+import { Type } from '@sinclair/typebox';
+import type { Sql } from './sql.js';
+import { Int, Nullable, OneOf, rowDecoder, Text } from './decode.js';
+import { USER_ROLES } from '../../domain/user.js';
+import { INVITATION_STATUSES, type Invitation } from '../../domain/invitation.js';
+import type { Acceptance, InvitationRepository, NewInvitation } from '../invitations.js';
+import type { NewUser, UserRepository } from '../users.js';
+import { limitOffset, type PageOf, type PageRequest } from '../paging.js';
+
+const InvitationRow = Type.Object({
+  id: Int,
+  account_id: Int,
+  team_id: Int,
+  email: Text,
+  role: OneOf(USER_ROLES),
+  status: OneOf(INVITATION_STATUSES),
+  invited_by: Nullable(Int),
+  message_id: Nullable(Text),
+  user_id: Nullable(Int),
+  created_at: Text,
+  expires_at: Text,
+  closed_at: Nullable(Text),
+});
+
+const decodeInvitation = rowDecoder('invitation', InvitationRow, (r): Invitation => ({
+  id: r.id,
+  accountId: r.account_id,
+  teamId: r.team_id,
+  email: r.email,
+  role: r.role,
+  status: r.status,
+  invitedBy: r.invited_by,
+  messageId: r.message_id,
+  userId: r.user_id,
+  createdAt: r.created_at,
+  expiresAt: r.expires_at,
+  closedAt: r.closed_at,
+}));
+
+const decodeCount = rowDecoder('invitation count', Type.Object({ n: Int }), (r) => r.n);
+const decodeId = rowDecoder('new user id', Type.Object({ id: Int }), (r) => r.id);
+
+/** Every column but the token's hash, which is only ever looked up. */
+const COLUMNS = 'id, account_id, team_id, email, role, status, invited_by, message_id, user_id, created_at, expires_at, closed_at';
+
+/** The invitations of an account, or of one of its teams. */
+const scope = (accountId: number, teamId: number | undefined): [string, number[]] =>
+  teamId === undefined ? ['account_id = ?', [accountId]] : ['account_id = ? AND team_id = ?', [accountId, teamId]];
+
+export class InvitationStore implements InvitationRepository {
+  constructor(
+    private readonly sql: Sql,
+    private readonly users: UserRepository,
+  ) {}
+
+  async create(i: NewInvitation): Promise<Invitation> {
+    const row = await this.sql.tx(async (q) => {
+      await q.run("UPDATE invitations SET status = 'replaced', closed_at = ? WHERE account_id = ? AND email = ? COLLATE NOCASE AND status = 'open'", [
+        i.at,
+        i.accountId,
+        i.email,
+      ]);
+      return q.get(
+        `INSERT INTO invitations (account_id, team_id, email, role, token_hash, invited_by, message_id, created_at, expires_at)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING ${COLUMNS}`,
+        [i.accountId, i.teamId, i.email, i.role, i.tokenHash, i.invitedBy, i.messageId, i.at, i.expiresAt],
+      );
+    });
+    return decodeInvitation(row!);
+  }
+
+  async findByTokenHash(tokenHash: string): Promise<Invitation | undefined> {
+    const row = await this.sql.get(`SELECT ${COLUMNS} FROM invitations WHERE token_hash = ?`, [tokenHash]);
+    return row && decodeInvitation(row);
+  }
+
+  async get(id: number, accountId: number, teamId?: number): Promise<Invitation | undefined> {
+    const [where, params] = scope(accountId, teamId);
+    const row = await this.sql.get(`SELECT ${COLUMNS} FROM invitations WHERE id = ? AND ${where}`, [id, ...params]);
+    return row && decodeInvitation(row);
+  }
+
+  async list(accountId: number, page: PageRequest, teamId?: number): Promise<PageOf<Invitation>> {
+    const [where, params] = scope(accountId, teamId);
+    const rows = await this.sql.all(`SELECT ${COLUMNS} FROM invitations WHERE ${where} ORDER BY id DESC LIMIT ? OFFSET ?`, [...params, ...limitOffset(page)]);
+    const total = await this.sql.get(`SELECT COUNT(*) AS n FROM invitations WHERE ${where}`, params);
+    return { rows: rows.map(decodeInvitation), total: decodeCount(total!) };
+  }
+
+  async revoke(id: number, accountId: number, at: string): Promise<Invitation | undefined> {
+    const [row] = await this.sql.returning(
+      `UPDATE invitations SET status = 'revoked', closed_at = ? WHERE id = ? AND account_id = ? AND status = 'open' RETURNING ${COLUMNS}`,
+      [at, id, accountId],
+    );
+    return row && decodeInvitation(row);
+  }
+
+  async accept(id: number, u: NewUser, at: string): Promise<Acceptance> {
+    // BEGIN IMMEDIATE holds the write lock from the first statement: what the check sees stays true until COMMIT.
+    const outcome = await this.sql.tx(async (q): Promise<number | 'closed' | 'email_taken'> => {
+      if (!(await q.get("SELECT id FROM invitations WHERE id = ? AND status = 'open' AND expires_at > ?", [id, at]))) return 'closed';
+      const inserted = await q.get(
+        `INSERT INTO users (team_id, email, name, role, password_hash, must_change_password, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+         ON CONFLICT DO NOTHING RETURNING id`,
+        [u.teamId, u.email, u.name, u.role, u.passwordHash, +u.mustChangePassword, at, at],
+      );
+      if (!inserted) return 'email_taken';
+      const userId = decodeId(inserted);
+      await q.run("UPDATE invitations SET status = 'accepted', closed_at = ?, user_id = ? WHERE id = ?", [at, userId, id]);
+      return userId;
+    });
+    if (typeof outcome !== 'number') return outcome;
+    const user = await this.users.get(outcome);
+    const row = await this.sql.get(`SELECT ${COLUMNS} FROM invitations WHERE id = ?`, [id]);
+    return { user: user!, invitation: decodeInvitation(row!) };
+  }
+}
