@@ -2,6 +2,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
 import type { Queryable, Sql } from './sql.js';
+import { inList, pointReads } from './point-reads.js';
 import { countOf, Int, Nullable, OneOf, rowDecoder, Text } from './decode.js';
 import { nowIso } from '../../shared/time.js';
 import { transitionTeam, type Actor, type TeamStatus } from '../../domain/team-state.js';
@@ -82,6 +83,13 @@ const LIVE = 'deleted_at IS NULL';
 const COLUMNS = 'parent_id, name, plan_type, credit_balance, limit_per_second, backend_region, created_at, updated_at';
 
 export class TeamStore implements TeamRepository {
+  /** The live teams of some ids, read together (see point-reads.ts). */
+  private readonly byId = pointReads(async (ids: readonly number[]) => {
+    const list = inList(ids);
+    const rows = await this.sql.all(`SELECT * FROM teams WHERE id IN ${list.sql} AND ${LIVE}`, list.params);
+    return new Map(rows.map(decodeTeam).map((team) => [team.id, team]));
+  });
+
   constructor(private readonly sql: Sql) {}
 
   async count(): Promise<number> {
@@ -116,9 +124,8 @@ export class TeamStore implements TeamRepository {
     return row ? decodeTeam(row) : 'limit_reached';
   }
 
-  async get(id: number): Promise<Team | undefined> {
-    const row = await this.sql.get(`SELECT * FROM teams WHERE id = ? AND ${LIVE}`, [id]);
-    return row && decodeTeam(row);
+  get(id: number): Promise<Team | undefined> {
+    return this.byId(id);
   }
 
   async children(parentId: number): Promise<Team[]> {
