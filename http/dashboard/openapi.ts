@@ -17,6 +17,15 @@ const plain = (schema: unknown): Json => JSON.parse(JSON.stringify(schema)) as J
 
 const errorResponse = (description: string): Json => ({ description, content: { 'application/json': { schema: plain(WordPressErrorBody) } } });
 
+/** How a dashboard caller proves who they are: a session cookie with its nonce, or an application password. */
+export const dashboardSecuritySchemes = {
+  dashboardSession: { type: 'apiKey', in: 'cookie', name: 'tern_session', description: 'Set by POST /api/tern-auth/v1/login; needs the nonce too.' },
+  dashboardNonce: { type: 'apiKey', in: 'header', name: 'X-WP-Nonce', description: 'The nonce the login answered (or _wpnonce in the query).' },
+  applicationPassword: { type: 'http', scheme: 'basic', description: 'email:application password (WordPress application passwords); no nonce.' },
+} as const;
+
+const DASHBOARD_SECURITY = [{ dashboardSession: [], dashboardNonce: [] }, { applicationPassword: [] }];
+
 const variablesOf = (path: string): string[] => [...path.matchAll(/\{(\w+)\}/g)].map((m) => m[1]!);
 
 function operationOf(path: string, method: RestMethod, e: AnyEndpoint<unknown>): Json {
@@ -35,6 +44,7 @@ function operationOf(path: string, method: RestMethod, e: AnyEndpoint<unknown>):
     summary: e.summary,
     tags: ['dashboard'],
     'x-permission': e.permission,
+    security: e.permission === 'public' ? [] : DASHBOARD_SECURITY,
     parameters,
     responses: {
       200: { description: 'Success' },
