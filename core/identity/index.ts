@@ -49,6 +49,7 @@ export type { Identified, IdentityRefusal, IdentityThing } from './refusals.js';
 export type { LoginAttempt, LoginResult, LoginRefusal } from './login.js';
 export type { Resumption, StartedSession, ClientInfo } from './sessions.js';
 export type { CreatedApplicationPassword, ApplicationPasswordAuthentication } from './application-passwords.js';
-export type { NewUserRequest, UserWithPassword, ProfileChange } from './users.js';
+export type { NewUserRequest, UserWithPassword, ProfileChange, Profile, PasswordChange } from './users.js';
+export type { PasswordChangeStep, Credential } from './access.js';
 export type { QuickStats } from './login-security.js';
 export { PASSWORD_LENGTH } from './passwords.js';

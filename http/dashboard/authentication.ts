@@ -11,6 +11,7 @@ import type { DashboardAuth } from './group.js';
 import { basicCredentials, nonceOf, sessionToken } from './credentials.js';
 import { dashboardError, forbidden, invalidNonce, MESSAGES } from './errors.js';
 import { invalidParam, valueOf } from './refusal-errors.js';
+import { identified } from './identity-errors.js';
 
 export interface DashboardCaller {
   readonly user: User;
@@ -65,6 +66,7 @@ export const dashboardAuthentication: DashboardAuth<DashboardCaller> = {
   teamOf: (caller) => caller.acting.id,
   permits: (caller, permission) => roleAllows(caller.user.role, permission),
   answerHeaders: (caller): Record<string, string> => (caller.nonce ? { 'X-WP-Nonce': caller.nonce } : {}),
+  admits: (ctx, caller, endpoint) => identified(ctx.core.access.passwordChangeGate(caller.user, caller.via, endpoint.passwordChangeStep)),
 };
 
 /** The caller of an endpoint that is not public: the group ran it only for a signed-in caller. */

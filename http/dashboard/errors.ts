@@ -42,6 +42,7 @@ export const DASHBOARD_ERRORS = {
   rest_auth_log_entry_invalid_id: 404,
   existing_user_email: 400,
   application_password_duplicate_name: 409,
+  tern_password_change_required: 403,
   rest_internal_error: 500,
   rest_unavailable: 503,
 } as const;

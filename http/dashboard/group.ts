@@ -16,7 +16,7 @@ import { dashboardErrors, forbidden, noRoute } from './errors.js';
 import { namespaceIndex, namespacesOf, restIndex, restUrl, type Site } from './index-document.js';
 import { paramsOf, type ParamsChecked } from './params.js';
 import { createRouter, type Match } from './router.js';
-import { endpoint, routePath, StreamedBody, type DashboardRoute, type Permission } from './route.js';
+import { endpoint, routePath, StreamedBody, type AnyEndpoint, type DashboardRoute, type Permission } from './route.js';
 import { batchRoute } from './batch.js';
 import { Type } from '@sinclair/typebox';
 
@@ -37,6 +37,11 @@ export interface DashboardAuth<U> {
   permits(user: U, permission: Exclude<Permission, 'public'>): boolean;
   /** Headers every answer to the user carries (a fresh X-WP-Nonce for a cookie session). */
   answerHeaders?(user: U): Record<string, string>;
+  /**
+   * Throws a DashboardError when the user may not call this endpoint at all yet, whatever its params (a
+   * password that must change first); run before validation, as WordPress's rest_authentication_errors.
+   */
+  admits?(ctx: AppContext, user: U, endpoint: AnyEndpoint<U>): void;
 }
 
 /** The caller as the pipeline carries it: a user, or nobody. */
@@ -68,6 +73,10 @@ function groupOf<U>(auth: DashboardAuth<U>): RouteGroup<Visitor<U>, Routed<U>> {
     checks: [
       ({ caller, headers }) => {
         if (caller.user !== undefined && auth.answerHeaders) Object.assign(headers, auth.answerHeaders(caller.user));
+      },
+      ({ ctx, caller, route }) => {
+        const endpoint = route.match.endpoint;
+        if (caller.user !== undefined && endpoint.permission !== 'public' && auth.admits) auth.admits(ctx, caller.user, endpoint);
       },
     ],
     input: inputOf,

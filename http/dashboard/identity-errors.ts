@@ -19,12 +19,20 @@ export function dashboardErrorForIdentity(refusal: IdentityRefusal): DashboardEr
         : dashboardError(`rest_${refusal.what}_invalid_id`, refusal.message);
     case 'invalid_field':
       return invalidParam(refusal.field, 'rest_invalid_param', refusal.message);
+    case 'missing_field':
+      // As WordPress words a required arg left out (rest_missing_callback_param).
+      return dashboardError('rest_missing_callback_param', `Missing parameter(s): ${refusal.field}`, { params: [refusal.field] });
     case 'email_taken':
       return dashboardError('existing_user_email', MESSAGES.existing_user_email, { params: { email: MESSAGES.existing_user_email } });
     case 'name_taken':
       return dashboardError('application_password_duplicate_name', MESSAGES.application_password_duplicate_name);
     case 'incorrect_password':
       return dashboardError('rest_incorrect_password', 'The current password is incorrect.', { params: { current_password: 'The current password is incorrect.' } });
+    case 'password_change_required':
+      return dashboardError(
+        'tern_password_change_required',
+        'Your password is a one-time password: change your password first (POST /api/tern/v2/profile/update-password with current_password and new_password).',
+      );
   }
 }
 

@@ -28,6 +28,12 @@ const DASHBOARD_SECURITY = [{ dashboardSession: [], dashboardNonce: [] }, { appl
 
 const variablesOf = (path: string): string[] => [...path.matchAll(/\{(\w+)\}/g)].map((m) => m[1]!);
 
+/** What a signed-in endpoint answers with 403; all but the steps to it refuse a session whose password must change. */
+const forbiddenCodes = (e: AnyEndpoint<unknown>): string =>
+  e.passwordChangeStep
+    ? 'rest_forbidden, rest_cookie_invalid_nonce'
+    : 'rest_forbidden, rest_cookie_invalid_nonce, tern_password_change_required (change the one-time password first)';
+
 function operationOf(path: string, method: RestMethod, e: AnyEndpoint<unknown>): Json {
   const vars = new Set(variablesOf(path));
   const required = requiredArgs(e.args);
@@ -50,7 +56,7 @@ function operationOf(path: string, method: RestMethod, e: AnyEndpoint<unknown>):
       200: { description: 'Success' },
       400: errorResponse('rest_invalid_param, rest_missing_callback_param or rest_invalid_json'),
       404: errorResponse('rest_no_route'),
-      ...(e.permission === 'public' ? {} : { 401: errorResponse('rest_forbidden: not logged in'), 403: errorResponse('rest_forbidden, rest_cookie_invalid_nonce') }),
+      ...(e.permission === 'public' ? {} : { 401: errorResponse('rest_forbidden: not logged in'), 403: errorResponse(forbiddenCodes(e)) }),
     },
   };
   if (e.allowBatch) operation['x-allow-batch'] = { v1: true };

@@ -6,6 +6,7 @@ import type { Static, TObject } from '@sinclair/typebox';
 import type { AppContext } from '../context.js';
 import type { Logger } from '../../shared/log.js';
 import type { Incoming } from '../pipeline.js';
+import type { PasswordChangeStep } from '../../core/identity/index.js';
 
 export type RestMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
@@ -61,6 +62,8 @@ interface EndpointShape<A extends TObject> {
   permission: Permission;
   /** True when the endpoint may run as an item of POST /api/batch/v1 (`allow_batch: {v1: true}`). */
   allowBatch?: boolean;
+  /** Set on the few endpoints a session may call while the user's password must change (the core's rule). */
+  passwordChangeStep?: PasswordChangeStep;
   summary: string;
 }
 
