@@ -291,7 +291,11 @@ t.test('the document lists every route and method the dashboard’s REST index l
   for (const [path, route] of Object.entries(index.routes as Json)) {
     for (const method of route.methods as string[]) indexed.add(`${method} /api${path === '/' ? '/' : path}`);
   }
-  const documented = new Set(allOperations().filter((o) => o.path.startsWith('/api')).map((o) => `${o.method} ${o.path}`));
+  const documented = new Set(
+    allOperations()
+      .filter((o) => o.path.startsWith('/api'))
+      .map((o) => `${o.method} ${o.path}`),
+  );
   t.same([...documented].sort(), [...indexed].sort());
   t.ok(documented.size >= 40, `${documented.size} dashboard operations`);
 });
@@ -305,6 +309,11 @@ t.test('each dashboard operation documents WordPress’s error body and how its 
     const error = op.responses['400'].content['application/json'].schema;
     t.same(error.required, ['code', 'message', 'data'], `${method} ${path}: WordPress's error body`);
     if (op['x-permission'] === 'public') t.same(op.security, [], `${method} ${path} needs no credentials`);
-    else t.same(op.security, [{ dashboardSession: [], dashboardNonce: [] }, { applicationPassword: [] }], `${method} ${path}: a session with its nonce, or an application password`);
+    else
+      t.same(
+        op.security,
+        [{ dashboardSession: [], dashboardNonce: [] }, { applicationPassword: [] }],
+        `${method} ${path}: a session with its nonce, or an application password`,
+      );
   }
 });
