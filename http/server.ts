@@ -16,6 +16,7 @@ import { sendingPaths } from './send/openapi.js';
 import { metricsText } from '../shared/metrics.js';
 import type { Dashboard } from './dashboard/group.js';
 import { productDashboard } from './dashboard/index.js';
+import { mountWebPages } from '../web/index.js';
 
 /** The admin document with the sending operations and their key added. */
 function apiDocument(ctx: AppContext): Record<string, unknown> {
@@ -46,6 +47,8 @@ export function createApp(ctx: AppContext): App {
   // Sending first, as it always was: its two POST paths sit beside the admin GET /v2/emails routes.
   mountGroup(app, ctx, sendingGroup);
   mountGroup(app, ctx, adminGroup);
+  // The web pages (authorizing an application, signing in), outside /api: they are pages, not REST routes.
+  mountWebPages(app, ctx);
   return app;
 }
 
