@@ -28,6 +28,8 @@ export async function startBrowser(): Promise<TestBrowser> {
   const profile = mkdtempSync(join(tmpdir(), 'tern-chromium-'));
   try {
     const context = await chromium.launchPersistentContext(profile, { executablePath: CHROMIUM_PATH, headless: true, args: [...CHROMIUM_FLAGS], timeout: 60_000 });
+    // The whole suite shares two cores: a page may wait longer than playwright's 30 s default there.
+    context.setDefaultTimeout(60_000);
     return {
       context,
       async close() {
