@@ -17,6 +17,7 @@ import { metricsText } from '../shared/metrics.js';
 import type { Dashboard } from './dashboard/group.js';
 import { productDashboard } from './dashboard/index.js';
 import { dashboardPaths, dashboardSecuritySchemes } from './dashboard/openapi.js';
+import { mountWebPages } from '../web/index.js';
 
 /** The admin document with the sending operations, the dashboard's routes and their credentials added. */
 function apiDocument(ctx: AppContext, dashboard: Dashboard): Record<string, unknown> {
@@ -49,6 +50,8 @@ export function createApp(ctx: AppContext, dashboard: Dashboard = productDashboa
   // Sending first, as it always was: its two POST paths sit beside the admin GET /v2/emails routes.
   mountGroup(app, ctx, sendingGroup);
   mountGroup(app, ctx, adminGroup);
+  // The web pages (authorizing an application, signing in), outside /api: they are pages, not REST routes.
+  mountWebPages(app, ctx);
   return app;
 }
 
