@@ -18,6 +18,7 @@ import { Statistics } from './statistics.js';
 import { AdminAuthenticator } from './admin-authentication.js';
 import { createIdentity, type Identity } from './identity/index.js';
 import { DnsConnections } from './dns-connection.js';
+import { DmarcCheck } from './dmarc/check.js';
 import { dnsProvidersFrom } from '../dns-providers/index.js';
 
 export type { PageOf, PageRequest } from '../store/paging.js';
@@ -42,6 +43,8 @@ export interface Core extends Identity {
   readonly statistics: Statistics;
   /** Teams' DNS-provider connections (Cloudflare) and publishing their domains' records there. */
   readonly dnsConnections: DnsConnections;
+  /** A domain's DMARC record read on demand: its tags, alignment, the record to publish next. */
+  readonly dmarc: DmarcCheck;
 }
 
 /** `queue` is the process's one queue owner: the intake schedules what it records there. */
@@ -63,5 +66,6 @@ export function createCore(rt: Runtime, queue: Queue): Core {
     statistics: new Statistics(rt, domains),
     ...createIdentity(rt),
     dnsConnections: new DnsConnections({ ...rt, providers: dnsProvidersFrom(rt.config) }),
+    dmarc: new DmarcCheck(rt),
   };
 }
