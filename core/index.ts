@@ -9,6 +9,8 @@ import { SenderAuthorization } from './sending/sender-authorization.js';
 import { MessageSending } from './sending/send-message.js';
 import { DomainManagement } from './domains.js';
 import { SendingKeys } from './sending-keys.js';
+import { AdminKeys } from './admin-keys.js';
+import { KeyListing } from './key-listing.js';
 import { Teams } from './teams.js';
 import { Webhooks } from './webhooks.js';
 import { Suppressions } from './suppressions.js';
@@ -34,6 +36,10 @@ export interface Core extends Identity {
   readonly sending: MessageSending;
   readonly domains: DomainManagement;
   readonly sendingKeys: SendingKeys;
+  /** The account's admin keys as its owner makes and revokes them (the CLI's go through the same rules). */
+  readonly adminKeys: AdminKeys;
+  /** Sending and admin keys as one collection. */
+  readonly keys: KeyListing;
   readonly teams: Teams;
   readonly webhooks: Webhooks;
   readonly suppressions: Suppressions;
@@ -52,12 +58,16 @@ export function createCore(rt: Runtime, queue: Queue): Core {
   const intake = new Intake(rt.store, queue, new DisposableFilter(rt.config.disposableDomains));
   const domains = new DomainManagement(rt);
   const senders = new SenderAuthorization({ store: rt.store, redis: rt.redis, keyCache: rt.keyCache });
+  const sendingKeys = new SendingKeys(rt);
+  const adminKeys = new AdminKeys(rt);
   return {
     admins: new AdminAuthenticator(rt),
     senders,
     sending: new MessageSending(senders, intake),
     domains,
-    sendingKeys: new SendingKeys(rt),
+    sendingKeys,
+    adminKeys,
+    keys: new KeyListing({ sendingKeys, adminKeys }),
     teams: new Teams(rt),
     webhooks: new Webhooks(rt),
     suppressions: new Suppressions(rt),
