@@ -9,6 +9,8 @@ import { SenderAuthorization } from './sending/sender-authorization.js';
 import { MessageSending } from './sending/send-message.js';
 import { DomainManagement } from './domains.js';
 import { SendingKeys } from './sending-keys.js';
+import { AdminKeys } from './admin-keys.js';
+import { KeyListing } from './key-listing.js';
 import { Teams } from './teams.js';
 import { Webhooks } from './webhooks.js';
 import { Suppressions } from './suppressions.js';
@@ -18,6 +20,7 @@ import { Statistics } from './statistics.js';
 import { AdminAuthenticator } from './admin-authentication.js';
 import { createIdentity, type Identity } from './identity/index.js';
 import { DnsConnections } from './dns-connection.js';
+import { DmarcCheck } from './dmarc/check.js';
 import { dnsProvidersFrom } from '../dns-providers/index.js';
 
 export type { PageOf, PageRequest } from '../store/paging.js';
@@ -33,6 +36,10 @@ export interface Core extends Identity {
   readonly sending: MessageSending;
   readonly domains: DomainManagement;
   readonly sendingKeys: SendingKeys;
+  /** The account's admin keys as its owner makes and revokes them (the CLI's go through the same rules). */
+  readonly adminKeys: AdminKeys;
+  /** Sending and admin keys as one collection. */
+  readonly keys: KeyListing;
   readonly teams: Teams;
   readonly webhooks: Webhooks;
   readonly suppressions: Suppressions;
@@ -42,6 +49,8 @@ export interface Core extends Identity {
   readonly statistics: Statistics;
   /** Teams' DNS-provider connections (Cloudflare) and publishing their domains' records there. */
   readonly dnsConnections: DnsConnections;
+  /** A domain's DMARC record read on demand: its tags, alignment, the record to publish next. */
+  readonly dmarc: DmarcCheck;
 }
 
 /** `queue` is the process's one queue owner: the intake schedules what it records there. */
@@ -49,12 +58,16 @@ export function createCore(rt: Runtime, queue: Queue): Core {
   const intake = new Intake(rt.store, queue, new DisposableFilter(rt.config.disposableDomains));
   const domains = new DomainManagement(rt);
   const senders = new SenderAuthorization({ store: rt.store, redis: rt.redis, keyCache: rt.keyCache });
+  const sendingKeys = new SendingKeys(rt);
+  const adminKeys = new AdminKeys(rt);
   return {
     admins: new AdminAuthenticator(rt),
     senders,
     sending: new MessageSending(senders, intake),
     domains,
-    sendingKeys: new SendingKeys(rt),
+    sendingKeys,
+    adminKeys,
+    keys: new KeyListing({ sendingKeys, adminKeys }),
     teams: new Teams(rt),
     webhooks: new Webhooks(rt),
     suppressions: new Suppressions(rt),
@@ -63,5 +76,6 @@ export function createCore(rt: Runtime, queue: Queue): Core {
     statistics: new Statistics(rt, domains),
     ...createIdentity(rt),
     dnsConnections: new DnsConnections({ ...rt, providers: dnsProvidersFrom(rt.config) }),
+    dmarc: new DmarcCheck(rt),
   };
 }

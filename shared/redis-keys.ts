@@ -8,6 +8,8 @@ export const redisKeys = {
   suppressionRemovals: (accountId: number, day: string) => `${P}supdel:${accountId}:${day}`,
   /** DNS checks of one domain run on demand (a sliding window of their times). */
   domainChecks: (domainId: string) => `${P}rl:domain-check:${domainId}`,
+  /** DMARC checks of one domain run on demand (the dashboard's), counted apart from the DNS checks. */
+  domainDmarcChecks: (domainId: string) => `${P}rl:domain-dmarc:${domainId}`,
   /** Held by the process running the automatic domain check. */
   verifyLock: () => `${P}lock:verify-domains`,
   /** Held by the process draining the webhook event outbox. */

@@ -21,6 +21,7 @@ export const DASHBOARD_ERRORS = {
   rest_domain_invalid_id: 404,
   rest_team_invalid_id: 404,
   rest_sending_key_invalid_id: 404,
+  rest_admin_key_invalid_id: 404,
   rest_webhook_invalid_id: 404,
   rest_suppression_invalid_id: 404,
   rest_message_invalid_id: 404,

@@ -10,6 +10,7 @@ import { applicationPasswordRoutes } from './application-password-routes.js';
 import { mailerRoutes2 } from './mailer-routes-2.js';
 import { domainStatisticsDnsRoutes } from './domain-statistics-dns-routes.js';
 import { profileRoutes } from './profile-routes.js';
+import { dmarcRoutes } from './dmarc-routes.js';
 
 /** What GET /api says of the site. */
 export const SITE: Site = { name: 'Tern', description: 'The dashboard REST interface of Tern, a mail transfer agent' };
@@ -21,6 +22,7 @@ export const dashboardRoutes: ReadonlyArray<DashboardRoute<DashboardCaller>> = [
   ...mailerRoutes2,
   ...domainStatisticsDnsRoutes,
   ...profileRoutes,
+  ...dmarcRoutes,
 ];
 
 export const productDashboard = (): Dashboard => createDashboard({ auth: dashboardAuthentication, routes: dashboardRoutes, site: SITE });
