@@ -10,6 +10,7 @@ import { MessageSending } from './sending/send-message.js';
 import { DomainManagement } from './domains.js';
 import { SendingKeys } from './sending-keys.js';
 import { Teams } from './teams.js';
+import { TeamIcons } from './team-icons.js';
 import { Webhooks } from './webhooks.js';
 import { Suppressions } from './suppressions.js';
 import { TeamSummaries } from './team-summary.js';
@@ -34,6 +35,8 @@ export interface Core extends Identity {
   readonly domains: DomainManagement;
   readonly sendingKeys: SendingKeys;
   readonly teams: Teams;
+  /** The icons accounts upload, kept in the database and served back by id. */
+  readonly teamIcons: TeamIcons;
   readonly webhooks: Webhooks;
   readonly suppressions: Suppressions;
   readonly summaries: TeamSummaries;
@@ -56,6 +59,7 @@ export function createCore(rt: Runtime, queue: Queue): Core {
     domains,
     sendingKeys: new SendingKeys(rt),
     teams: new Teams(rt),
+    teamIcons: new TeamIcons(rt),
     webhooks: new Webhooks(rt),
     suppressions: new Suppressions(rt),
     summaries: new TeamSummaries(rt),
