@@ -9,6 +9,7 @@ import { authRoutes } from './auth-routes.js';
 import { applicationPasswordRoutes } from './application-password-routes.js';
 import { mailerRoutes2 } from './mailer-routes-2.js';
 import { domainStatisticsDnsRoutes } from './domain-statistics-dns-routes.js';
+import { accountRoutes } from './account-routes.js';
 
 /** What GET /api says of the site. */
 export const SITE: Site = { name: 'Tern', description: 'The dashboard REST interface of Tern, a mail transfer agent' };
@@ -19,6 +20,7 @@ export const dashboardRoutes: ReadonlyArray<DashboardRoute<DashboardCaller>> = [
   ...applicationPasswordRoutes,
   ...mailerRoutes2,
   ...domainStatisticsDnsRoutes,
+  ...accountRoutes,
 ];
 
 export const productDashboard = (): Dashboard => createDashboard({ auth: dashboardAuthentication, routes: dashboardRoutes, site: SITE });
