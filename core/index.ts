@@ -12,6 +12,7 @@ import { SendingKeys } from './sending-keys.js';
 import { AdminKeys } from './admin-keys.js';
 import { KeyListing } from './key-listing.js';
 import { Teams } from './teams.js';
+import { TeamIcons } from './team-icons.js';
 import { Webhooks } from './webhooks.js';
 import { Suppressions } from './suppressions.js';
 import { TeamSummaries } from './team-summary.js';
@@ -41,6 +42,8 @@ export interface Core extends Identity {
   /** Sending and admin keys as one collection. */
   readonly keys: KeyListing;
   readonly teams: Teams;
+  /** The icons accounts upload, kept in the database and served back by id. */
+  readonly teamIcons: TeamIcons;
   readonly webhooks: Webhooks;
   readonly suppressions: Suppressions;
   readonly summaries: TeamSummaries;
@@ -69,6 +72,7 @@ export function createCore(rt: Runtime, queue: Queue): Core {
     adminKeys,
     keys: new KeyListing({ sendingKeys, adminKeys }),
     teams: new Teams(rt),
+    teamIcons: new TeamIcons(rt),
     webhooks: new Webhooks(rt),
     suppressions: new Suppressions(rt),
     summaries: new TeamSummaries(rt),

@@ -41,6 +41,12 @@ export const DASHBOARD_ERRORS = {
   rest_account_invalid_id: 404,
   rest_application_password_not_found: 404,
   rest_auth_log_entry_invalid_id: 404,
+  rest_icon_invalid_id: 404,
+  rest_upload_no_data: 400,
+  rest_upload_file_too_big: 400,
+  rest_upload_sideload_error: 400,
+  rest_upload_too_many_files: 400,
+  rest_upload_unexpected_field: 400,
   existing_user_email: 400,
   application_password_duplicate_name: 409,
   tern_password_change_required: 403,
@@ -63,6 +69,8 @@ export const MESSAGES = {
   rest_application_password_not_found: 'Application password not found.',
   existing_user_email: 'Sorry, that email address is already used!',
   application_password_duplicate_name: 'Each application name should be unique.',
+  rest_upload_no_data: 'No data supplied.',
+  rest_upload_sideload_error: 'Sorry, you are not allowed to upload this file type.',
 } as const;
 
 export interface ErrorBody {

@@ -181,7 +181,17 @@ async function sendStream(res: ServerResponse, status: number, body: StreamedBod
   }
 }
 
+/** A route definition the dashboard cannot serve is a programming error, found at start. */
+function checkDefinitions<U>(routes: ReadonlyArray<DashboardRoute<U>>): void {
+  for (const route of routes) {
+    for (const e of route.endpoints) {
+      if (e.streamedBody && e.allowBatch) throw new Error(`${routePath(route)}: an endpoint that streams its body cannot run in a batch`);
+    }
+  }
+}
+
 export function createDashboard<U>(options: DashboardOptions<U>): Dashboard {
+  checkDefinitions(options.routes);
   const group = groupOf(options.auth);
   let all: ReadonlyArray<DashboardRoute<U>> = [];
   const namespaces = namespacesOf(options.routes);
@@ -197,6 +207,8 @@ export function createDashboard<U>(options: DashboardOptions<U>): Dashboard {
 
   async function answer(ctx: AppContext, req: IncomingMessage, path: string, match: Match<U> | undefined, log: Logger): Promise<Answer> {
     if (!match) return dashboardErrors.answer(noRoute(), log);
+    // An endpoint that streams its body (an upload) reads it itself, within its own limit, once authorized.
+    if (match.endpoint.streamedBody) return runCall(ctx, group, routedOf(match), { ...incomingOf(req, path, match.params, undefined), stream: req }, log);
     let body: unknown;
     try {
       body = await readJsonBody(req, group.bodyLimit(ctx.config));

@@ -11,6 +11,7 @@ import { mailerRoutes2 } from './mailer-routes-2.js';
 import { domainStatisticsDnsRoutes } from './domain-statistics-dns-routes.js';
 import { profileRoutes } from './profile-routes.js';
 import { dmarcRoutes } from './dmarc-routes.js';
+import { accountRoutes } from './account-routes.js';
 
 /** What GET /api says of the site. */
 export const SITE: Site = { name: 'Tern', description: 'The dashboard REST interface of Tern, a mail transfer agent' };
@@ -23,6 +24,7 @@ export const dashboardRoutes: ReadonlyArray<DashboardRoute<DashboardCaller>> = [
   ...domainStatisticsDnsRoutes,
   ...profileRoutes,
   ...dmarcRoutes,
+  ...accountRoutes,
 ];
 
 export const productDashboard = (): Dashboard => createDashboard({ auth: dashboardAuthentication, routes: dashboardRoutes, site: SITE });

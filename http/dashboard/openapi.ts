@@ -1,6 +1,7 @@
 // The dashboard's OpenAPI paths, generated from the same route definitions that route, validate and build
 // the REST index: each endpoint's args become path parameters (URL variables), query parameters (GET and
-// DELETE) or a JSON request body (POST, PUT, PATCH); every error is WordPress's {code, message, data}.
+// DELETE) or a JSON request body (POST, PUT, PATCH), or the body an endpoint streams (an upload) as it
+// declares it; every error is WordPress's {code, message, data}.
 import { Type } from '@sinclair/typebox';
 import { routePath, type AnyEndpoint, type DashboardRoute, type RestMethod } from './route.js';
 import { requiredArgs } from './params.js';
@@ -42,7 +43,7 @@ function operationOf(path: string, method: RestMethod, e: AnyEndpoint<unknown>):
   const body: Record<string, unknown> = {};
   for (const [name, schema] of Object.entries(e.args.properties)) {
     if (vars.has(name)) parameters.push({ name, in: 'path', required: true, schema: plain(schema) });
-    else if (inBody) body[name] = plain(schema);
+    else if (inBody && !e.streamedBody) body[name] = plain(schema);
     else parameters.push({ name, in: 'query', required: required.has(name), schema: plain(schema) });
   }
   for (const name of vars) if (!parameters.some((p) => p.name === name)) parameters.push({ name, in: 'path', required: true, schema: { type: 'string' } });
@@ -60,7 +61,9 @@ function operationOf(path: string, method: RestMethod, e: AnyEndpoint<unknown>):
     },
   };
   if (e.allowBatch) operation['x-allow-batch'] = { v1: true };
-  if (inBody && Object.keys(body).length) {
+  if (e.streamedBody) {
+    operation.requestBody = { required: true, content: { [e.streamedBody.contentType]: { schema: plain(e.streamedBody.schema) } } };
+  } else if (inBody && Object.keys(body).length) {
     const schema = { type: 'object', properties: body, required: Object.keys(body).filter((n) => required.has(n)) };
     operation.requestBody = { required: schema.required.length > 0, content: { 'application/json': { schema } } };
   }

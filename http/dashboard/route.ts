@@ -2,7 +2,7 @@
 // with its pattern), and one or more endpoints (methods, args as one TypeBox object, a permission, batching,
 // a summary, a handler). The same definitions mount the routes, build the REST index and the OpenAPI paths.
 import type { Readable } from 'node:stream';
-import type { Static, TObject } from '@sinclair/typebox';
+import type { Static, TObject, TSchema } from '@sinclair/typebox';
 import type { AppContext } from '../context.js';
 import type { Logger } from '../../shared/log.js';
 import type { Incoming } from '../pipeline.js';
@@ -52,6 +52,16 @@ export interface EndpointInput<P, U> {
   log: Logger;
 }
 
+/**
+ * A body an endpoint reads itself, as a stream (a multipart upload): the dashboard does not read it as JSON and
+ * hands the handler the unread request as `request.stream`. Its media type and schema are what the OpenAPI
+ * document says of it. Such an endpoint cannot run in a batch (a batch item has no stream).
+ */
+export interface StreamedRequestBody {
+  contentType: string;
+  schema: TSchema;
+}
+
 interface EndpointShape<A extends TObject> {
   methods: readonly RestMethod[];
   /**
@@ -64,6 +74,8 @@ interface EndpointShape<A extends TObject> {
   allowBatch?: boolean;
   /** Set on the few endpoints a session may call while the user's password must change (the core's rule). */
   passwordChangeStep?: PasswordChangeStep;
+  /** Set when the endpoint reads its body itself, from `request.stream`; `args` then come from the URL and query only. */
+  streamedBody?: StreamedRequestBody;
   summary: string;
 }
 

@@ -511,4 +511,25 @@ CREATE TABLE dns_connections (
 );
 `,
   },
+  {
+    version: 13,
+    name: "an account's time zone and icon, and the icons uploaded to Tern",
+    // A team shows an https icon from elsewhere (icon_url) or one uploaded here (icon_id), never both (the store
+    // writes both at once). Uploaded icons are kept in the database, not on a disk, so every API process serves
+    // them; a team keeps only the one it shows, so a team holds at most one (1 MB at most).
+    sql: `
+ALTER TABLE teams ADD COLUMN time_zone TEXT NOT NULL DEFAULT 'UTC';
+ALTER TABLE teams ADD COLUMN icon_url TEXT;
+ALTER TABLE teams ADD COLUMN icon_id TEXT;
+
+CREATE TABLE team_icons (
+  id TEXT PRIMARY KEY,
+  team_id INTEGER NOT NULL REFERENCES teams(id),
+  content_type TEXT NOT NULL,
+  content BLOB NOT NULL,
+  created_at TEXT NOT NULL
+);
+CREATE INDEX team_icons_by_team ON team_icons(team_id);
+`,
+  },
 ];
