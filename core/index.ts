@@ -22,6 +22,7 @@ import { AdminAuthenticator } from './admin-authentication.js';
 import { createIdentity, type Identity } from './identity/index.js';
 import { DnsConnections } from './dns-connection.js';
 import { DmarcCheck } from './dmarc/check.js';
+import { WriteRates } from './write-rates.js';
 import { dnsProvidersFrom } from '../dns-providers/index.js';
 
 export type { PageOf, PageRequest } from '../store/paging.js';
@@ -54,6 +55,8 @@ export interface Core extends Identity {
   readonly dnsConnections: DnsConnections;
   /** A domain's DMARC record read on demand: its tags, alignment, the record to publish next. */
   readonly dmarc: DmarcCheck;
+  /** How many changes per minute an account may make through /v2 and the dashboard. */
+  readonly writeRates: WriteRates;
 }
 
 /** `queue` is the process's one queue owner: the intake schedules what it records there. */
@@ -81,5 +84,6 @@ export function createCore(rt: Runtime, queue: Queue): Core {
     ...createIdentity(rt),
     dnsConnections: new DnsConnections({ ...rt, providers: dnsProvidersFrom(rt.config) }),
     dmarc: new DmarcCheck(rt),
+    writeRates: new WriteRates(rt),
   };
 }

@@ -4,7 +4,7 @@
 // of its account's teams (another account's answers as a missing team). Every cookie answer carries a fresh nonce.
 import type { Session, User } from '../../domain/user.js';
 import { roleAllows } from '../../domain/user.js';
-import type { Team } from '../../domain/team.js';
+import { accountIdOf, type Team } from '../../domain/team.js';
 import type { AppContext } from '../context.js';
 import type { Incoming } from '../pipeline.js';
 import type { DashboardAuth } from './group.js';
@@ -64,6 +64,7 @@ export const dashboardAuthentication: DashboardAuth<DashboardCaller> = {
     return token && nonce ? bySession(ctx, req, token, nonce) : undefined;
   },
   teamOf: (caller) => caller.acting.id,
+  accountOf: (caller) => accountIdOf(caller.acting),
   permits: (caller, permission) => roleAllows(caller.user.role, permission),
   answerHeaders: (caller): Record<string, string> => (caller.nonce ? { 'X-WP-Nonce': caller.nonce } : {}),
   admits: (ctx, caller, endpoint) => identified(ctx.core.access.passwordChangeGate(caller.user, caller.via, endpoint.passwordChangeStep)),

@@ -12,11 +12,13 @@ import { readJsonBody } from '../body.js';
 import { requestLog } from '../request-id.js';
 import { incomingOf, originOf, runCall, sendJson, type Answer, type Call, type Incoming, type RouteGroup } from '../pipeline.js';
 import type { PipelineRoute, RouteInput } from '../route.js';
-import { dashboardErrors, forbidden, noRoute } from './errors.js';
+import { dashboardErrors, forbidden, noRoute, tooManyRequests } from './errors.js';
+import { rateLimitHeaders } from '../../shared/rate-limit.js';
+import type { WriteBucket } from '../../core/write-rates.js';
 import { namespaceIndex, namespacesOf, restIndex, restUrl, type Site } from './index-document.js';
 import { paramsOf, type ParamsChecked } from './params.js';
 import { createRouter, type Match } from './router.js';
-import { endpoint, routePath, StreamedBody, type AnyEndpoint, type DashboardRoute, type Permission } from './route.js';
+import { endpoint, rateOf, routePath, StreamedBody, type AnyEndpoint, type DashboardRoute, type Permission } from './route.js';
 import { batchRoute } from './batch.js';
 import { Type } from '@sinclair/typebox';
 
@@ -42,6 +44,8 @@ export interface DashboardAuth<U> {
    * password that must change first); run before validation, as WordPress's rest_authentication_errors.
    */
   admits?(ctx: AppContext, user: U, endpoint: AnyEndpoint<U>): void;
+  /** The account whose write allowance the user's changes use (that of the team acted on). */
+  accountOf(user: U): number;
 }
 
 /** The caller as the pipeline carries it: a user, or nobody. */
@@ -81,16 +85,27 @@ function groupOf<U>(auth: DashboardAuth<U>): RouteGroup<Visitor<U>, Routed<U>> {
     ],
     input: inputOf,
     // The permission is checked once the params are valid, as WordPress does (respond_to_request).
-    around: async ({ route, caller }, handler) => {
+    around: async ({ ctx, route, caller, req, headers }, handler) => {
       const permission = route.match.endpoint.permission;
       if (permission !== 'public') {
         if (caller.user === undefined) throw forbidden(true);
         if (!auth.permits(caller.user, permission)) throw forbidden(false);
       }
+      const bucket = rateOf(route.match.endpoint, req.method);
+      if (bucket && caller.user !== undefined) await takeWrite(ctx, auth.accountOf(caller.user), bucket, headers);
       return handler();
     },
     routes: [],
   };
+}
+
+/** Counts a change against the account's bucket: RateLimit-* on the answer, 429 past the limit. */
+async function takeWrite(ctx: AppContext, accountId: number, bucket: WriteBucket, headers: Record<string, string>): Promise<void> {
+  const decision = await ctx.core.writeRates.take(accountId, bucket);
+  Object.assign(headers, rateLimitHeaders(decision));
+  if (!decision.allowed) {
+    throw tooManyRequests(`Rate limit of ${decision.limit} changes per minute exceeded; retry in ${decision.resetS} s`, decision.resetS);
+  }
 }
 
 function routedOf<U>(match: Match<U>): Routed<U> {

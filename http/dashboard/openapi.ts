@@ -3,7 +3,7 @@
 // DELETE) or a JSON request body (POST, PUT, PATCH), or the body an endpoint streams (an upload) as it
 // declares it; every error is WordPress's {code, message, data}.
 import { Type } from '@sinclair/typebox';
-import { routePath, type AnyEndpoint, type DashboardRoute, type RestMethod } from './route.js';
+import { rateOf, routePath, type AnyEndpoint, type DashboardRoute, type RestMethod } from './route.js';
 import { requiredArgs } from './params.js';
 
 type Json = Record<string, unknown>;
@@ -58,6 +58,7 @@ function operationOf(path: string, method: RestMethod, e: AnyEndpoint<unknown>):
       400: errorResponse('rest_invalid_param, rest_missing_callback_param or rest_invalid_json'),
       404: errorResponse('rest_no_route'),
       ...(e.permission === 'public' ? {} : { 401: errorResponse('rest_forbidden: not logged in'), 403: errorResponse(forbiddenCodes(e)) }),
+      ...(rateOf(e, method) ? { 429: errorResponse("rest_too_many_requests: past the account's changes per minute (shared with /v2)") } : {}),
     },
   };
   if (e.allowBatch) operation['x-allow-batch'] = { v1: true };

@@ -7,6 +7,7 @@ import type { AppContext } from '../context.js';
 import type { Logger } from '../../shared/log.js';
 import type { Incoming } from '../pipeline.js';
 import type { PasswordChangeStep } from '../../core/identity/index.js';
+import type { WriteBucket } from '../../core/write-rates.js';
 
 export type RestMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
@@ -76,6 +77,11 @@ interface EndpointShape<A extends TObject> {
   passwordChangeStep?: PasswordChangeStep;
   /** Set when the endpoint reads its body itself, from `request.stream`; `args` then come from the URL and query only. */
   streamedBody?: StreamedRequestBody;
+  /**
+   * The account's write bucket the call counts against (the one /v2 counts against too); by default every
+   * signed-in change (any method but GET) counts against `writes`, and reads count against nothing (null).
+   */
+  rate?: WriteBucket | null;
   summary: string;
 }
 
@@ -105,3 +111,9 @@ export function endpoint<A extends TObject, U>(def: EndpointDef<A, U>): AnyEndpo
 /** The route's full path under /api, `{name}` for variables: `/tern/v2/domains/{domain_hash}`. */
 export const routePath = (route: Pick<DashboardRoute<unknown>, 'namespace' | 'path'>): string =>
   route.namespace ? `/${route.namespace}${route.path}` : route.path || '/';
+
+/** The write bucket an endpoint's calls count against, if any (see EndpointShape.rate). */
+export function rateOf(endpoint: { methods: readonly RestMethod[]; permission: Permission; rate?: WriteBucket | null }, method: string): WriteBucket | null {
+  if (endpoint.rate !== undefined) return endpoint.rate;
+  return endpoint.permission !== 'public' && method !== 'GET' ? 'writes' : null;
+}
