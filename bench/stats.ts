@@ -150,7 +150,10 @@ async function dashboardAuthorization(rt: Runtime, team: Team): Promise<string> 
   const email = `bench-owner-${process.pid}@example.com`;
   const made = await identity.users.create(team.id, { email, role: 'owner' }, rt.log);
   if (!made.ok) throw new Error(`user: ${JSON.stringify(made.refusal)}`);
-  const password = await identity.applicationPasswords.create(made.value.user, { name: 'bench' }, rt.log);
+  // A one-time password must be changed before the user may make an application password.
+  const changed = await identity.users.changePassword(made.value.user, { currentPassword: made.value.oneTimePassword, newPassword: 'bench owner passphrase' }, rt.log);
+  if (!changed.ok) throw new Error(`password change: ${JSON.stringify(changed.refusal)}`);
+  const password = await identity.applicationPasswords.create(changed.value, { name: 'bench' }, rt.log);
   if (!password.ok) throw new Error(`application password: ${JSON.stringify(password.refusal)}`);
   return `Basic ${Buffer.from(`${email}:${password.value.password}`).toString('base64')}`;
 }

@@ -1,21 +1,28 @@
 // Operator actions shared by the CLI and first start: accounts and admin keys.
 import type { Config } from '../shared/config.js';
 import type { Store } from '../store/index.js';
-import { generateKey, hashKey, keyEnds } from '../shared/api-key.js';
-import { accountIdOf } from '../domain/team.js';
 import type { Scope } from '../shared/scopes.js';
+import { createLogger, type Logger } from '../shared/log.js';
+import { issueAdminKey } from './admin-keys.js';
 
-export async function createAdminKey(store: Store, config: Config, teamId: number, title: string, scopes: Scope[]): Promise<{ id: number; key: string }> {
+const quiet = createLogger('accounts', 'silent');
+
+/** The operator's admin key (CLI, first start): issueAdminKey's rules, a refusal thrown as the command's error. */
+export async function createAdminKey(
+  store: Store,
+  config: Config,
+  teamId: number,
+  title: string,
+  scopes: Scope[],
+  log: Logger = quiet,
+): Promise<{ id: number; key: string }> {
   const team = await store.teams.get(teamId);
   if (!team) throw new Error(`no account ${teamId}`);
-  const value = generateKey('admin');
-  const { start, end } = keyEnds(value);
-  const created = await store.keys.createAdmin(
-    { teamId, accountId: accountIdOf(team), title, scopes, hash: hashKey(value), start, end },
-    config.limits.adminKeysPerAccount,
-  );
-  if (created === 'limit_reached') throw new Error(`the account already holds ${config.limits.adminKeysPerAccount} admin keys`);
-  return { id: created.id, key: value };
+  const issued = await issueAdminKey({ store, config }, team, { name: title, scopes }, log);
+  if (issued.ok) return { id: issued.value.key.id, key: issued.value.value };
+  const { refusal } = issued;
+  if (refusal.kind === 'limit_reached') throw new Error(`the account already holds ${refusal.limit} admin keys`);
+  throw new Error(refusal.kind === 'invalid_field' ? `${refusal.field}: ${refusal.message}` : refusal.kind);
 }
 
 export async function createAccount(store: Store, config: Config, a: { name: string; credits?: number; limitPerSecond?: number }) {

@@ -1,7 +1,7 @@
 // Emailing a domain's DNS records to the person who runs its zone: the records the domain view shows (the
 // same as GET /v2/domains/{id}), sent by Tern itself as system mail, at most
 // systemMail.dnsInstructionsPerDomainPerHour per domain (and the system mail's own limit per recipient).
-import { escapeUTF8 } from 'entities';
+import escapeHtml from 'escape-html';
 import type { Redis } from 'ioredis';
 import type { Config } from '../shared/config.js';
 import type { Logger } from '../shared/log.js';
@@ -35,7 +35,12 @@ const rows = (domain: Domain, records: readonly DnsRecord[]) =>
 function textOf(domain: Domain, requester: Requester, records: ReturnType<typeof rows>): string {
   const by = requester.name ? `${requester.name} (${requester.email})` : requester.email;
   const lines = records.map((r, i) =>
-    [`${i + 1}. ${r.type} record`, `   Name:    ${r.fullName}  (in the zone: ${r.name})`, ...(r.priority ? [`   Priority: ${r.priority}`] : []), `   Value:   ${r.content}`].join('\n'),
+    [
+      `${i + 1}. ${r.type} record`,
+      `   Name:    ${r.fullName}  (in the zone: ${r.name})`,
+      ...(r.priority ? [`   Priority: ${r.priority}`] : []),
+      `   Value:   ${r.content}`,
+    ].join('\n'),
   );
   return [
     'Hello,',
@@ -51,7 +56,7 @@ function textOf(domain: Domain, requester: Requester, records: ReturnType<typeof
 }
 
 function htmlOf(domain: Domain, requester: Requester, records: ReturnType<typeof rows>): string {
-  const e = escapeUTF8;
+  const e = escapeHtml;
   const by = requester.name ? `${e(requester.name)} (${e(requester.email)})` : e(requester.email);
   const cells = records
     .map((r) => `<tr><td>${e(r.type)}</td><td><code>${e(r.fullName)}</code></td><td>${e(r.priority)}</td><td><code>${e(r.content)}</code></td></tr>`)

@@ -10,8 +10,7 @@ import { dkimRecordName, dnsRecordsFor, generateDkimKeyPair, MAX_DNS_NAME, type 
 import { done, notFound, refuse, type Managed } from './management-refusals.js';
 import { checkDomainDns, type DomainCheck } from '../verification/domain-check.js';
 import { createResolver } from '../shared/dns.js';
-import { hitWindow } from '../shared/rate-limit.js';
-import { redisKeys } from '../shared/redis-keys.js';
+import { dnsCheckAllowed } from './dns-check-limit.js';
 
 export type DomainManagementDeps = Pick<Runtime, 'config' | 'store' | 'redis' | 'secrets' | 'keyCache'>;
 
@@ -90,11 +89,8 @@ export class DomainManagement {
   async checkNow(team: Team, id: string, log: Logger): Promise<Managed<CheckedDomain>> {
     const domain = await this.d.store.domains.get(id, team.id);
     if (!domain) return notFound('domain', 'Domain not found');
-    const { limit, windowS } = this.d.config.verify.onDemand;
-    const rate = await hitWindow(this.d.redis, redisKeys.domainChecks(domain.id), limit, windowS);
-    if (!rate.allowed) {
-      return refuse({ kind: 'rate_limited', message: `At most ${limit} DNS checks of a domain in ${windowS} seconds; try again later.`, retryAfterS: rate.resetS });
-    }
+    const allowed = await dnsCheckAllowed(this.d, domain.id, 'verify');
+    if (!allowed.ok) return allowed;
     const check = await checkDomainDns(domain, createResolver(this.d.config.dnsServers), this.d.config.publicHostname);
     const recorded = await this.d.store.domains.recordCheck(domain.id, {
       verified: check.verified,

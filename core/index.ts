@@ -9,7 +9,10 @@ import { SenderAuthorization } from './sending/sender-authorization.js';
 import { MessageSending } from './sending/send-message.js';
 import { DomainManagement } from './domains.js';
 import { SendingKeys } from './sending-keys.js';
+import { AdminKeys } from './admin-keys.js';
+import { KeyListing } from './key-listing.js';
 import { Teams } from './teams.js';
+import { TeamIcons } from './team-icons.js';
 import { Webhooks } from './webhooks.js';
 import { Suppressions } from './suppressions.js';
 import { TeamSummaries } from './team-summary.js';
@@ -18,6 +21,8 @@ import { Statistics } from './statistics.js';
 import { AdminAuthenticator } from './admin-authentication.js';
 import { createIdentity, type Identity } from './identity/index.js';
 import { DnsConnections } from './dns-connection.js';
+import { DmarcCheck } from './dmarc/check.js';
+import { WriteRates } from './write-rates.js';
 import { dnsProvidersFrom } from '../dns-providers/index.js';
 import { SystemMail } from './system-mail.js';
 import { DnsInstructions } from './dns-instructions.js';
@@ -36,7 +41,13 @@ export interface Core extends Identity {
   readonly sending: MessageSending;
   readonly domains: DomainManagement;
   readonly sendingKeys: SendingKeys;
+  /** The account's admin keys as its owner makes and revokes them (the CLI's go through the same rules). */
+  readonly adminKeys: AdminKeys;
+  /** Sending and admin keys as one collection. */
+  readonly keys: KeyListing;
   readonly teams: Teams;
+  /** The icons accounts upload, kept in the database and served back by id. */
+  readonly teamIcons: TeamIcons;
   readonly webhooks: Webhooks;
   readonly suppressions: Suppressions;
   readonly summaries: TeamSummaries;
@@ -51,6 +62,10 @@ export interface Core extends Identity {
   readonly dnsInstructions: DnsInstructions;
   /** Inviting dashboard users by mail, and accepting an invitation. */
   readonly invitations: Invitations;
+  /** A domain's DMARC record read on demand: its tags, alignment, the record to publish next. */
+  readonly dmarc: DmarcCheck;
+  /** How many changes per minute an account may make through /v2 and the dashboard. */
+  readonly writeRates: WriteRates;
 }
 
 /** `queue` is the process's one queue owner: the intake schedules what it records there. */
@@ -60,13 +75,18 @@ export function createCore(rt: Runtime, queue: Queue): Core {
   const senders = new SenderAuthorization({ store: rt.store, redis: rt.redis, keyCache: rt.keyCache });
   const systemMail = new SystemMail(rt, intake);
   const identity = createIdentity(rt);
+  const sendingKeys = new SendingKeys(rt);
+  const adminKeys = new AdminKeys(rt);
   return {
     admins: new AdminAuthenticator(rt),
     senders,
     sending: new MessageSending(senders, intake),
     domains,
-    sendingKeys: new SendingKeys(rt),
+    sendingKeys,
+    adminKeys,
+    keys: new KeyListing({ sendingKeys, adminKeys }),
     teams: new Teams(rt),
+    teamIcons: new TeamIcons(rt),
     webhooks: new Webhooks(rt),
     suppressions: new Suppressions(rt),
     summaries: new TeamSummaries(rt),
@@ -77,5 +97,7 @@ export function createCore(rt: Runtime, queue: Queue): Core {
     systemMail,
     dnsInstructions: new DnsInstructions(rt, domains, systemMail),
     invitations: new Invitations({ ...rt, now: Date.now }, systemMail, identity.sessions, identity.nonces),
+    dmarc: new DmarcCheck(rt),
+    writeRates: new WriteRates(rt),
   };
 }

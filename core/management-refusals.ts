@@ -1,6 +1,6 @@
 // Why a management use case (domains, keys, teams, webhooks, suppressions) refused: one closed set that
 // /v2 (http/admin/refusal-errors.ts) and, later, the dashboard each translate into their own error shape.
-export type ManagedThing = 'domain' | 'team' | 'sending_key' | 'webhook' | 'suppression' | 'message';
+export type ManagedThing = 'domain' | 'team' | 'sending_key' | 'admin_key' | 'webhook' | 'suppression' | 'message';
 
 export type ManagementRefusal =
   /** Missing, or outside the caller's reach: the two answer alike, so nothing reveals what exists. */
@@ -14,6 +14,8 @@ export type ManagementRefusal =
   | { kind: 'limit_reached'; what: 'teams' | 'webhooks' | 'admin_keys'; limit: number; field?: string }
   /** Only an account (a team without a parent) may do this (create teams). */
   | { kind: 'not_parent_account' }
+  /** The caller's role, or the team acted on, does not allow this (admin keys: the owner, on the main account). */
+  | { kind: 'forbidden'; message: string }
   /** The platform suspended the team; its owner cannot lift it. */
   | { kind: 'suspended_by_platform'; teamId: number }
   | { kind: 'daily_limit_reached'; limit: number; retryAfterS: number }

@@ -32,6 +32,19 @@ export interface SuspensionCause {
 /** The reason recorded when a caller gives none: the platform's suspensions without one are the operator's. */
 export const DEFAULT_SUSPENSION_REASON: Readonly<Record<Actor, string>> = { account: 'suspended by the account', platform: 'suspended by the operator' };
 
+/** A team's icon: an https image elsewhere, or one uploaded to Tern (served back by its id). */
+export type TeamIcon = { kind: 'url'; url: string } | { kind: 'uploaded'; id: string };
+
+/** An icon uploaded to Tern: its id changes with its content, so it may be cached for good. */
+export interface StoredIcon {
+  id: string;
+  teamId: number;
+  /** image/png, image/jpeg or image/webp, as its content says. */
+  contentType: string;
+  content: Buffer;
+  createdAt: string;
+}
+
 export interface Team {
   id: number;
   parentId: number | null;
@@ -44,6 +57,10 @@ export interface Team {
   creditBalance: number;
   limitPerSecond: number;
   backendRegion: string;
+  /** An IANA time zone name, as the account chose it ('UTC' until then). */
+  timeZone: string;
+  /** Null when the team has none. */
+  icon: TeamIcon | null;
   createdAt: string;
   updatedAt: string;
 }

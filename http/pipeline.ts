@@ -5,6 +5,7 @@
 // mapper and its routes; a new interface adds a group, not a pipeline. The pipeline runs a normalized request
 // (Incoming), so a request that did not come from a socket (an item of a batch) runs through it as well.
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
+import type { Readable } from 'node:stream';
 import type { App, Request, Response } from '@tinyhttp/app';
 import type { TSchema } from '@sinclair/typebox';
 import type { Config } from '../shared/config.js';
@@ -34,6 +35,11 @@ export interface Incoming {
   readonly origin: string;
   /** The client's IP address, as the socket sees it (login throttling and the auth log record it). */
   readonly address: string;
+  /**
+   * The body still unread, for a route that reads it itself as a stream (a dashboard upload); `body` is then
+   * undefined. Absent for every other route and for a batch item.
+   */
+  readonly stream?: Readable;
 }
 
 /** What an authentication strategy reads: the request's headers (and, for some, its body). */

@@ -16,19 +16,22 @@ import { sendingPaths } from './send/openapi.js';
 import { metricsText } from '../shared/metrics.js';
 import type { Dashboard } from './dashboard/group.js';
 import { productDashboard } from './dashboard/index.js';
-import { mountAcceptInvitationPage } from './pages/accept-invitation.js';
+import { dashboardPaths, dashboardSecuritySchemes } from './dashboard/openapi.js';
+import { mountWebPages } from '../web/index.js';
 
-/** The admin document with the sending operations and their key added. */
-function apiDocument(ctx: AppContext): Record<string, unknown> {
+/** The admin document with the sending operations, the dashboard's routes and their credentials added. */
+function apiDocument(ctx: AppContext, dashboard: Dashboard): Record<string, unknown> {
   const document = openApiDocument(adminGroup.routes, ctx.config);
   const paths = document.paths as Record<string, Record<string, unknown>>;
   for (const [path, operations] of Object.entries(sendingPaths())) paths[path] = { ...operations, ...paths[path] };
+  Object.assign(paths, dashboardPaths(dashboard.routes));
   const components = document.components as { securitySchemes: Record<string, unknown> };
   components.securitySchemes.sendingKey = { type: 'http', scheme: 'bearer', description: 'A sending key, tern_… (also accepted as api_key in the body)' };
+  Object.assign(components.securitySchemes, dashboardSecuritySchemes);
   return document;
 }
 
-export function createApp(ctx: AppContext): App {
+export function createApp(ctx: AppContext, dashboard: Dashboard = productDashboard()): App {
   const app = new App({
     settings: { xPoweredBy: false },
     noMatchHandler: (req, res) => {
@@ -41,13 +44,14 @@ export function createApp(ctx: AppContext): App {
       sendJson(res, answer.status, answer.body, answer.headers);
     },
   });
-  const document = apiDocument(ctx);
+  const document = apiDocument(ctx, dashboard);
   app.get('/v2/openapi.json', (_req, res) => sendJson(res, 200, document));
   app.get('/metrics', (_req, res) => void metricsText().then(({ contentType, body }) => res.writeHead(200, { 'Content-Type': contentType }).end(body)));
   // Sending first, as it always was: its two POST paths sit beside the admin GET /v2/emails routes.
   mountGroup(app, ctx, sendingGroup);
   mountGroup(app, ctx, adminGroup);
-  mountAcceptInvitationPage(app, ctx);
+  // The web pages (authorizing an application, signing in), outside /api: they are pages, not REST routes.
+  mountWebPages(app, ctx);
   return app;
 }
 
@@ -69,8 +73,8 @@ export interface ApiOptions {
 const isDashboardPath = (url: string | undefined): boolean => /^\/api(?:[/?#]|$)/.test(url ?? '/');
 
 export function createApiServer(ctx: AppContext, options: ApiOptions = {}): Server {
-  const app = createApp(ctx);
   const dashboard = options.dashboard ?? productDashboard();
+  const app = createApp(ctx, dashboard);
   const server = createServer((req, res) => {
     requestIdOf(req, res);
     if (isDashboardPath(req.url)) {

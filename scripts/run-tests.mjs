@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // The test command: type-check everything (tests included), build dist/ (the CLI tests run it), run the
-// tap suite, and end with one line `N passed, N failed` counting the tests (not the assertions).
+// tap suite, and end with a list of the failures (CI logs keep only their tail) and one line
+// `N passed, N failed` counting the tests (not the assertions).
 import { spawn, spawnSync } from 'node:child_process';
 import { createInterface } from 'node:readline';
 
@@ -26,13 +27,44 @@ let passed = 0;
 let failed = 0;
 let skipped = 0;
 let fileTests = 0;
+// Subtest names by depth, so that a failing assertion is reported with the test and file it is in.
+const names = [];
+const failures = [];
+// The YAML diagnostics that follow a failing assertion, kept for the summary (bounded).
+let diagnostics = null;
+// Where the failing assertion is in the source says less than what it compared; keep the comparison.
+const noisyKeys = new Set(['at', 'stack', 'source']);
+let skippingKey = false;
+function keepDiagnostic(line) {
+  if (/^\s*\.\.\.$/.test(line) || diagnostics.length >= 30) {
+    diagnostics = null;
+    return;
+  }
+  const key = /^( *)([a-zA-Z]+):/.exec(line);
+  if (key && key[1].length === diagnostics.indent) skippingKey = noisyKeys.has(key[2]);
+  if (/^\s*---$/.test(line)) diagnostics.indent = line.indexOf('-');
+  else if (!skippingKey) diagnostics.push(line);
+}
 const lines = createInterface({ input: tap.stdout });
 lines.on('line', (line) => {
   process.stdout.write(line + '\n');
+  if (diagnostics) keepDiagnostic(line);
+  const subtest = /^( *)# Subtest: (.*)$/.exec(line);
+  if (subtest) {
+    const depth = subtest[1].length / 4;
+    names.length = depth;
+    names[depth] = subtest[2];
+    return;
+  }
   const m = /^( *)(not )?ok \d+ - (.*)$/.exec(line);
   if (!m) return;
   const depth = m[1].length / 4;
   const skip = /# (SKIP|TODO)\b/.test(m[3]);
+  if (m[2] && !skip) {
+    diagnostics = [];
+    skippingKey = false;
+    failures.push({ path: [...names.slice(0, depth), m[3]].join(' › '), diagnostics });
+  }
   if (depth === 1) {
     fileTests++;
     if (skip) skipped++;
@@ -47,6 +79,15 @@ lines.on('line', (line) => {
 
 tap.on('close', (code) => {
   if (code !== 0 && failed === 0) failed = 1;
+  if (failures.length) {
+    console.log('\n# Failures');
+    // A failing test also fails its parents and its file; list only the innermost failures.
+    const innermost = failures.filter((f, i) => !failures.slice(0, i).some((g) => g.path.startsWith(f.path.replace(/ # time=.*$/, ''))));
+    for (const f of innermost.slice(0, 40)) {
+      console.log(`not ok - ${f.path}`);
+      for (const d of f.diagnostics) console.log(d);
+    }
+  }
   console.log(`${passed} passed, ${failed} failed${skipped ? `, ${skipped} skipped` : ''}`);
   process.exit(code === 0 && failed === 0 ? 0 : 1);
 });

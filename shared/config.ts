@@ -120,7 +120,12 @@ const ConfigSchema = Obj({
    * session and per-email figures are defaults an account's login settings may override (within bounds). */
   dashboard: Obj({
     ownerEmail: Type.String({ minLength: 3, maxLength: 254 }),
+    /** scheme://host[:port] the dashboard is reached at, for links in mail Tern sends (invitations); null: the
+     * origin the request that causes the mail was addressed to. Set it behind a proxy that terminates TLS. */
+    publicUrl: Type.Union([Type.String({ minLength: 1, maxLength: 2048 }), Type.Null()]),
     secureCookies: Type.Boolean(),
+    /** The largest account icon one may upload (PNG, JPEG or WebP), refused while it streams in. */
+    iconMaxBytes: Type.Integer({ minimum: 1024, maximum: 10_485_760 }),
     session: Obj({ idleMinutes: Type.Integer({ minimum: 5, maximum: 10_080 }), absoluteHours: Type.Integer({ minimum: 1, maximum: 720 }) }),
     login: Obj({
       failuresPerEmail: Type.Integer({ minimum: 3, maximum: 50 }),
@@ -164,6 +169,7 @@ const ENV_OVERRIDES: readonly EnvSetting[] = [
   ['TERNMAIL_REMOTE_SMTP_PORT', ['delivery', 'remotePort'], asInt],
   ['TERNMAIL_METRICS_PORT', ['metrics', 'mtaPort'], asInt],
   ['TERNMAIL_OWNER_EMAIL', ['dashboard', 'ownerEmail'], asString],
+  ['TERNMAIL_DASHBOARD_URL', ['dashboard', 'publicUrl'], asString],
   ['TERNMAIL_SECURE_COOKIES', ['dashboard', 'secureCookies'], asBool],
   ['TERNMAIL_CLOUDFLARE_BASE_URL', ['dnsProviders', 'cloudflare', 'baseUrl'], asString],
   ['TERNMAIL_SYSTEM_MAIL_FROM', ['systemMail', 'from'], asString],
@@ -224,6 +230,13 @@ function isDnsServer(text: string): boolean {
   return !!withPort && isIP(withPort[1]!) === 4 && +withPort[2]! >= 1 && +withPort[2]! <= 65535;
 }
 
+/** An http(s) URL that is only an origin: no path (but "/"), query, fragment or credentials. */
+function isOriginUrl(text: string): boolean {
+  if (!isHttpUrl(text)) return false;
+  const url = new URL(text);
+  return url.pathname === '/' && url.search === '' && url.hash === '' && url.username === '' && url.password === '' && /^https?:\/\/[^/?#]+\/?$/.test(text);
+}
+
 function isHttpUrl(text: string): boolean {
   try {
     return ['http:', 'https:'].includes(new URL(text).protocol);
@@ -259,6 +272,9 @@ function semanticProblems(raw: RawConfig, named: (key: string) => string): strin
   if (raw.limits.pageSizeDefault > raw.limits.pageSizeMax) problems.push('limits.pageSizeDefault is larger than limits.pageSizeMax');
   if (raw.systemMail.from !== null && !isValidEmail(raw.systemMail.from)) {
     problems.push(`${named('systemMail.from')} "${raw.systemMail.from}" must be an email address on a verified domain of the operator's team`);
+  }
+  if (raw.dashboard.publicUrl !== null && !isOriginUrl(raw.dashboard.publicUrl)) {
+    problems.push(`${named('dashboard.publicUrl')} "${raw.dashboard.publicUrl}" must be an http:// or https:// origin (scheme://host[:port], no path)`);
   }
   if (!isValidEmail(raw.dashboard.ownerEmail)) problems.push(`${named('dashboard.ownerEmail')} "${raw.dashboard.ownerEmail}" must be an email address`);
   return problems;

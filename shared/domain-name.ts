@@ -56,3 +56,11 @@ export function checkDomainName(input: string): DomainNameCheck {
   }
   return { ok: true, name, registrable: parsed.domain, isSubdomain: parsed.domain !== name };
 }
+
+/**
+ * The organizational domain of a name as DMARC finds it (RFC 7489 §3.2): the registrable domain by the whole
+ * Public Suffix List, private section included, as receivers (and mailauth) read it; the name itself when none.
+ */
+export function organizationalDomain(name: string): string {
+  return parse(name, { allowPrivateDomains: true }).domain ?? name;
+}

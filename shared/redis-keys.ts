@@ -10,6 +10,8 @@ export const redisKeys = {
   domainChecks: (domainId: string) => `${P}rl:domain-check:${domainId}`,
   /** Mail Tern sent itself (a sliding window of its times) to one recipient (its sha256) or about one domain. */
   systemMail: (by: 'recipient' | 'domain', id: string) => `${P}rl:system-mail:${by}:${id}`,
+  /** DMARC checks of one domain run on demand (the dashboard's), counted apart from the DNS checks. */
+  domainDmarcChecks: (domainId: string) => `${P}rl:domain-dmarc:${domainId}`,
   /** Held by the process running the automatic domain check. */
   verifyLock: () => `${P}lock:verify-domains`,
   /** Held by the process draining the webhook event outbox. */

@@ -14,6 +14,8 @@ const MAY_IMPORT: Record<string, readonly string[]> = {
   // Interfaces: they translate, and reach everything else through the core.
   http: ['core', 'domain', 'shared'],
   smtp: ['core', 'domain', 'shared'],
+  // The web pages: they translate too, with the HTTP interface's helpers (its context, cookies, request ids).
+  web: ['core', 'domain', 'shared', 'http'],
   // The use cases.
   core: ['intake', 'queue', 'verification', 'dns-providers', 'store', 'domain', 'shared'],
   // The MTA's engines.
@@ -37,6 +39,7 @@ const ALLOWED: ReadonlyArray<[from: string, to: string, why: string]> = [
   ['shared/runtime.ts', 'store', 'the runtime is what a process opened, the store among it'],
   ['shared/key-cache.ts', 'store', 'the key cache resolves keys through the key repository'],
   ['shared/key-cache.ts', 'domain', 'and caches the key records it returns'],
+  ['http/server.ts', 'web', 'the server mounts the web pages next to /api; nothing else in http/ imports web/'],
 ];
 
 const PRODUCT = Object.keys(MAY_IMPORT);

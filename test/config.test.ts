@@ -102,8 +102,10 @@ t.test('every TERNMAIL_* variable of the run contract is read and parsed', async
       TERNMAIL_TLS_KEY: '/etc/ssl/tern/key.pem',
       TERNMAIL_LOG_LEVEL: 'debug',
       TERNMAIL_CLOUDFLARE_BASE_URL: 'http://127.0.0.1:8787/client/v4',
+      TERNMAIL_DASHBOARD_URL: 'https://dashboard.example.net:8443',
     },
   });
+  t.equal(c.dashboard.publicUrl, 'https://dashboard.example.net:8443');
   t.equal(c.dnsProviders.cloudflare.baseUrl, 'http://127.0.0.1:8787/client/v4');
   t.equal(c.dataDir, resolve('var/tern-data'));
   t.equal(c.redisUrl, 'redis://10.1.2.3:6380/2');
@@ -162,6 +164,12 @@ t.test('invalid values are refused with a ConfigError that names the setting', a
       /TERNMAIL_CLOUDFLARE_BASE_URL \(dnsProviders.cloudflare.baseUrl\) "api.cloudflare.com" must be an http:\/\/ or https:\/\/ URL/,
     ],
     [{ TERNMAIL_CLOUDFLARE_BASE_URL: 'ftp://api.cloudflare.com' }, /must be an http:\/\/ or https:\/\/ URL/],
+    [
+      { TERNMAIL_DASHBOARD_URL: 'dashboard.example.net' },
+      /TERNMAIL_DASHBOARD_URL \(dashboard.publicUrl\) "dashboard.example.net" must be an http:\/\/ or https:\/\/ origin/,
+    ],
+    [{ TERNMAIL_DASHBOARD_URL: 'https://example.net/tern' }, /dashboard.publicUrl.*no path/],
+    [{ TERNMAIL_DASHBOARD_URL: 'https://example.net/?next=1' }, /dashboard.publicUrl.*no path/],
     [{ TERNMAIL_LOG_LEVEL: 'loud' }, /TERNMAIL_LOG_LEVEL="loud": must be equal to one of the allowed values \(fatal, error, warn, info, debug, trace, silent\)/],
   ];
   for (const [env, message] of cases) {

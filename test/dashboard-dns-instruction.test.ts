@@ -138,12 +138,18 @@ t.test('a viewer may not send; another account’s domain and another team answe
 
   const team = (await h.request<{ data: { id: number } }>('POST', '/v2/teams', { key: owner.adminKey, body: { name: 'Client' } })).body.data.id;
   const teamUser = await logIn(h, await userOn(h, owner.accountId, 'admin', team));
-  t.match(await h.request('POST', path(d.id), as(teamUser, { body: { email: zoneAdmin() } })), { status: 404, body: { code: 'rest_domain_invalid_id' } }, 'a team user does not reach the account’s domain');
+  t.match(
+    await h.request('POST', path(d.id), as(teamUser, { body: { email: zoneAdmin() } })),
+    { status: 404, body: { code: 'rest_domain_invalid_id' } },
+    'a team user does not reach the account’s domain',
+  );
 });
 
 t.test('with the system sender on a domain not verified, the route answers 503 rest_system_mail_unavailable and nothing is queued', async (t) => {
   const senderDomain = `bare-${process.pid}.com`;
-  const bare = await startHarness({ overrides: { systemMail: { from: `tern@${senderDomain}`, fromName: 'Tern', perRecipientPerHour: 5, dnsInstructionsPerDomainPerHour: 5 } } });
+  const bare = await startHarness({
+    overrides: { systemMail: { from: `tern@${senderDomain}`, fromName: 'Tern', perRecipientPerHour: 5, dnsInstructionsPerDomainPerHour: 5 } },
+  });
   t.teardown(() => bare.close());
   const { session, adminKey } = await signedInOn(bare);
   // The operator added the sender's domain but has not verified it yet.

@@ -122,7 +122,10 @@ t.test('sending again to the same email replaces the open invitation: the old li
     { id: second.id, status: 'open', role: 'admin' },
     { id: first.id, status: 'replaced' },
   ]);
-  t.match(await h.request('POST', ACCEPT, { body: { token: oldToken, name: 'Old', password: NEW_PASSWORD } }), { status: 400, body: { code: 'rest_invitation_invalid' } });
+  t.match(await h.request('POST', ACCEPT, { body: { token: oldToken, name: 'Old', password: NEW_PASSWORD } }), {
+    status: 400,
+    body: { code: 'rest_invitation_invalid' },
+  });
   t.match(await h.request('POST', ACCEPT, { body: { token: newToken, name: 'New', password: NEW_PASSWORD } }), { status: 200, body: { user: { role: 'admin' } } });
 });
 
@@ -134,11 +137,13 @@ t.test('the page shows a form for the link and accepts it by a form post, escapi
   const page = await h.raw('GET', `/accept-invitation?token=${token}`);
   t.equal(page.status, 200);
   t.match(page.headers['content-type'], /text\/html/);
-  t.equal(page.headers['referrer-policy'], 'no-referrer');
-  t.match(page.text, new RegExp(`<input type="hidden" name="token" value="${token}">`));
+  t.equal(page.headers['referrer-policy'], 'same-origin', 'the token in the URL never leaves the site in a Referer');
+  t.match(page.headers['content-security-policy'], /default-src 'none'/);
+  t.match(page.text, new RegExp(`<input type="hidden" name="token"\\s+value="${token}"`));
   t.match(page.text, email);
 
-  const form = (fields: Record<string, string>) => h.raw('POST', '/accept-invitation', { headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams(fields).toString() });
+  const form = (fields: Record<string, string>) =>
+    h.raw('POST', '/accept-invitation', { headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams(fields).toString() });
   const short = await form({ token, name: '<b>Eve</b>', password: 'short' });
   t.equal(short.status, 400, 'a bad field is said next to the form');
   t.match(short.text, /password must have 12 to 200 characters/);
@@ -175,12 +180,19 @@ t.test('who may invite whom: viewers never, admins not owners, teams only within
     body: { code: 'rest_team_invalid_id' },
   });
   const mine = (await h.request<Shown[]>('GET', LIST, as(owner.session))).body;
-  t.match(await h.request('DELETE', `${LIST}/${mine[0]!.id}`, as(other.session)), { status: 404, body: { code: 'rest_invitation_invalid_id' } }, "another account's invitation");
+  t.match(
+    await h.request('DELETE', `${LIST}/${mine[0]!.id}`, as(other.session)),
+    { status: 404, body: { code: 'rest_invitation_invalid_id' } },
+    "another account's invitation",
+  );
 
   // A user of one team invites to that team only, and sees only its invitations.
   const teamAdmin = await logIn(h, await userOn(h, owner.accountId, 'admin', team));
   t.equal((await invite(teamAdmin, { email: invitee(), role: 'viewer' })).team_id, team);
-  t.match(await h.request('POST', SEND, as(teamAdmin, { body: { email: invitee(), role: 'viewer', team_id: owner.accountId } })), { status: 404, body: { code: 'rest_team_invalid_id' } });
+  t.match(await h.request('POST', SEND, as(teamAdmin, { body: { email: invitee(), role: 'viewer', team_id: owner.accountId } })), {
+    status: 404,
+    body: { code: 'rest_team_invalid_id' },
+  });
   const seen = (await h.request<Shown[]>('GET', LIST, as(teamAdmin))).body;
   t.ok(seen.length === 2 && seen.every((i) => i.team_id === team), 'its team’s invitations only');
 });
@@ -193,7 +205,11 @@ t.test('bad input is refused in the dashboard shape and stores nothing', async (
   });
   t.match(await h.request('POST', SEND, as(owner.session, { body: { email: invitee(), role: 'king' } })), { status: 400, body: { code: 'rest_invalid_param' } });
   t.match(await h.request('POST', SEND, as(owner.session, { body: { role: 'viewer' } })), { status: 400, body: { code: 'rest_missing_callback_param' } });
-  t.match(await h.request('POST', SEND, as(owner.session, { body: { email: owner.email, role: 'viewer' } })), { status: 400, body: { code: 'existing_user_email' } }, 'an email that has a user');
+  t.match(
+    await h.request('POST', SEND, as(owner.session, { body: { email: owner.email, role: 'viewer' } })),
+    { status: 400, body: { code: 'existing_user_email' } },
+    'an email that has a user',
+  );
   t.match(await h.request('POST', ACCEPT, { body: { token: 'x', name: 'A', password: PASSWORD } }), { status: 400, body: { code: 'rest_invitation_invalid' } });
   t.equal((await h.request<Shown[]>('GET', LIST, as(owner.session))).body.length, 0, 'nothing stored');
 
@@ -201,8 +217,14 @@ t.test('bad input is refused in the dashboard shape and stores nothing', async (
   const email = invitee();
   await invite(owner.session, { email, role: 'viewer' });
   const token = await tokenFromMail(email);
-  t.match(await h.request('POST', ACCEPT, { body: { token, name: 'A', password: 'short' } }), { status: 400, body: { code: 'rest_invalid_param', data: { params: { password: String } } } });
-  t.match(await h.request('POST', ACCEPT, { body: { token, name: '   ', password: NEW_PASSWORD } }), { status: 400, body: { code: 'rest_invalid_param', data: { params: { name: String } } } });
+  t.match(await h.request('POST', ACCEPT, { body: { token, name: 'A', password: 'short' } }), {
+    status: 400,
+    body: { code: 'rest_invalid_param', data: { params: { password: String } } },
+  });
+  t.match(await h.request('POST', ACCEPT, { body: { token, name: '   ', password: NEW_PASSWORD } }), {
+    status: 400,
+    body: { code: 'rest_invalid_param', data: { params: { name: String } } },
+  });
   // A user made meanwhile (by the operator) with the same address in another case.
   const madeBy = (await h.rt.store.users.findByEmail(await userOn(h, owner.accountId, 'viewer')))!;
   await h.rt.store.users.update(madeBy.id, { email: email.toUpperCase() });
@@ -226,4 +248,30 @@ t.test('without a system sender, sending an invitation answers 503 rest_system_m
   t.match(reply, { status: 503, body: { code: 'rest_system_mail_unavailable', message: /systemMail\.from/ } });
   t.equal((await bare.request<Shown[]>('GET', LIST, as(session))).body.length, 0, 'no invitation stored');
   t.equal((await bare.request<{ data: unknown[] }>('GET', '/v2/emails', { key: adminKey })).body.data.length, 0, 'no message recorded');
+});
+
+t.test('two acceptances of one link at the same moment: one creates the user, the other is refused', async (t) => {
+  const owner = await signedInOn(h);
+  const email = invitee();
+  await invite(owner.session, { email, role: 'viewer' });
+  const token = await tokenFromMail(email);
+  const replies = await Promise.all([1, 2].map((n) => h.request('POST', ACCEPT, { body: { token, name: `Racer ${n}`, password: NEW_PASSWORD } })));
+  t.same(replies.map((r) => r.status).sort(), [200, 400]);
+  t.match(replies.find((r) => r.status === 400)?.body, { code: 'rest_invitation_invalid' });
+});
+
+t.test('with dashboard.publicUrl set, the link in the mail leads there, whatever Host the request named', async (t) => {
+  const behindProxy = await startMailWorld({
+    overrides: {
+      systemMail: { from: 'tern@example.com', fromName: 'Tern', perRecipientPerHour: 3, dnsInstructionsPerDomainPerHour: 5 },
+      dashboard: { publicUrl: 'https://dashboard.example.net' },
+    },
+  });
+  t.teardown(() => behindProxy.close());
+  const { session } = await signedInOn(behindProxy.h);
+  const email = invitee();
+  const reply = await behindProxy.h.request('POST', SEND, { ...withSession(session), body: { email, role: 'viewer' } });
+  t.equal(reply.status, 201);
+  const { parsed } = await mailTo(behindProxy.sink, email);
+  t.match(parsed.text, /https:\/\/dashboard\.example\.net\/accept-invitation\?token=[A-Za-z0-9_-]{43}\b/);
 });

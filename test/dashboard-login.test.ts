@@ -160,7 +160,7 @@ t.test('logout ends the session; a password change ends the user’s other sessi
   t.same(wrong, { ok: false, refusal: { kind: 'incorrect_password', field: 'current_password' } });
   t.ok((await w.id.sessions.resume(c.token)).ok, 'a refused change ends nothing');
   const short = await w.id.users.changePassword(user, { currentPassword: password, newPassword: 'short', keepSessionId: b.session.id }, w.rt.log);
-  t.match(short, { ok: false, refusal: { kind: 'invalid_field', field: 'password', message: /12 to 200 characters/ } });
+  t.match(short, { ok: false, refusal: { kind: 'invalid_field', field: 'new_password', message: /12 to 200 characters/ } });
   const changed = await w.id.users.changePassword(user, { currentPassword: password, newPassword: 'a brand new password', keepSessionId: b.session.id }, w.rt.log);
   t.ok(changed.ok);
   t.ok((await w.id.sessions.resume(b.token)).ok, 'the session that changed it stays');

@@ -29,6 +29,7 @@ const testAuth: DashboardAuth<TestUser> = {
     return Promise.resolve({ name: name!, role: role as TestUser['role'], team: Number(team) });
   },
   teamOf: (user) => user.team,
+  accountOf: (user) => user.team,
   permits: (user, permission) => permission === 'read' || (permission === 'write' ? user.role !== 'viewer' : user.role === 'owner'),
   answerHeaders: (user) => ({ 'X-WP-Nonce': `nonce-${user.name}` }),
 };

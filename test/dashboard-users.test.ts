@@ -64,18 +64,21 @@ t.test('a profile change: the name freely, the email only with the current passw
   const account = await w.account();
   const { user, password } = await w.user(account, { email: 'gus@example.com' });
   await w.user(account, { email: 'taken@example.com' });
-  t.match(await w.id.users.updateProfile(user, { name: 'Gus' }), { ok: true, value: { name: 'Gus', email: 'gus@example.com' } });
-  t.same(await w.id.users.updateProfile(user, { email: 'gus@example.org' }), { ok: false, refusal: { kind: 'incorrect_password', field: 'current_password' } });
-  t.same(await w.id.users.updateProfile(user, { email: 'gus@example.org', currentPassword: 'wrong password!' }), {
+  t.match(await w.id.users.updateProfile(user, { name: 'Gus' }, w.rt.log), { ok: true, value: { name: 'Gus', email: 'gus@example.com' } });
+  t.same(await w.id.users.updateProfile(user, { email: 'gus@example.org' }, w.rt.log), { ok: false, refusal: { kind: 'missing_field', field: 'current_password' } });
+  t.same(await w.id.users.updateProfile(user, { email: 'gus@example.org', currentPassword: 'wrong password!' }, w.rt.log), {
     ok: false,
     refusal: { kind: 'incorrect_password', field: 'current_password' },
   });
-  t.same(await w.id.users.updateProfile(user, { email: 'Taken@example.com', currentPassword: password }), {
+  t.same(await w.id.users.updateProfile(user, { email: 'Taken@example.com', currentPassword: password }, w.rt.log), {
     ok: false,
     refusal: { kind: 'email_taken', field: 'email' },
   });
-  t.match(await w.id.users.updateProfile(user, { email: 'bad', currentPassword: password }), { refusal: { kind: 'invalid_field', field: 'email' } });
-  t.match(await w.id.users.updateProfile(user, { email: 'Gus@Example.org', currentPassword: password }), { ok: true, value: { email: 'Gus@Example.org', name: 'Gus' } });
+  t.match(await w.id.users.updateProfile(user, { email: 'bad', currentPassword: password }, w.rt.log), { refusal: { kind: 'invalid_field', field: 'email' } });
+  t.match(await w.id.users.updateProfile(user, { email: 'Gus@Example.org', currentPassword: password }, w.rt.log), {
+    ok: true,
+    value: { email: 'Gus@Example.org', name: 'Gus' },
+  });
   t.ok((await w.id.logins.login({ email: 'gus@example.org', password, ...client }, w.rt.log)).ok, 'the new email logs in');
 });
 

@@ -1,5 +1,6 @@
 // GET /v2/openapi.json: a valid OpenAPI 3.1 document that matches the running routes: the same paths,
-// the same request bodies (violations answer 422) and the same response shapes.
+// the same request bodies (violations answer 422) and the same response shapes for /v2, and every route
+// of the dashboard's REST interface (under /api) as its index lists it.
 import t from 'tap';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { Ajv2020 } from 'ajv/dist/2020.js';
@@ -32,7 +33,12 @@ const METHODS = ['get', 'post', 'put', 'delete', 'patch'] as const;
 /** Admin operations answer in the admin error shape; the sending ones (POST /v2/emails…) in their own. */
 const isAdmin = (method: string, path: string): boolean => adminRoutes.some((r) => r.method === method && r.path === path);
 
+/** The /v2 operations (the dashboard's, under /api, are checked at the end). */
 function operations(): Array<{ method: string; path: string; op: Json }> {
+  return allOperations().filter((o) => o.path.startsWith('/v2/'));
+}
+
+function allOperations(): Array<{ method: string; path: string; op: Json }> {
   const out: Array<{ method: string; path: string; op: Json }> = [];
   for (const [path, item] of Object.entries(doc.paths as Json)) {
     for (const method of METHODS) if (item[method]) out.push({ method: method.toUpperCase(), path, op: item[method] });
@@ -275,4 +281,39 @@ t.test('the response check can fail: a reply that breaks the documented schema i
   t.ok(ajv.validate(schema, { data: { id: 1, name: 'ok', status: 'active' } }));
   t.notOk(ajv.validate(schema, { data: { id: '1', name: 'ok', status: 'active' } }), 'a string id is caught');
   t.notOk(ajv.validate(schema, { data: { id: 1, name: 'ok', status: 'paused' } }), 'an unknown status is caught');
+});
+
+// ---- the dashboard's REST interface in the same document ----
+
+t.test('the document lists every route and method the dashboard’s REST index lists, and nothing else under /api', async (t) => {
+  const index = (await h.request('GET', '/api/')).body as Json;
+  const indexed = new Set<string>();
+  for (const [path, route] of Object.entries(index.routes as Json)) {
+    for (const method of route.methods as string[]) indexed.add(`${method} /api${path === '/' ? '/' : path}`);
+  }
+  const documented = new Set(
+    allOperations()
+      .filter((o) => o.path.startsWith('/api'))
+      .map((o) => `${o.method} ${o.path}`),
+  );
+  t.same([...documented].sort(), [...indexed].sort());
+  t.ok(documented.size >= 40, `${documented.size} dashboard operations`);
+});
+
+t.test('each dashboard operation documents WordPress’s error body and how its caller signs in', async (t) => {
+  const schemes = doc.components.securitySchemes as Json;
+  t.match(schemes.dashboardSession, { type: 'apiKey', in: 'cookie', name: 'tern_session' });
+  t.match(schemes.dashboardNonce, { type: 'apiKey', in: 'header', name: 'X-WP-Nonce' });
+  t.match(schemes.applicationPassword, { type: 'http', scheme: 'basic' });
+  for (const { method, path, op } of allOperations().filter((o) => o.path.startsWith('/api'))) {
+    const error = op.responses['400'].content['application/json'].schema;
+    t.same(error.required, ['code', 'message', 'data'], `${method} ${path}: WordPress's error body`);
+    if (op['x-permission'] === 'public') t.same(op.security, [], `${method} ${path} needs no credentials`);
+    else
+      t.same(
+        op.security,
+        [{ dashboardSession: [], dashboardNonce: [] }, { applicationPassword: [] }],
+        `${method} ${path}: a session with its nonce, or an application password`,
+      );
+  }
 });

@@ -1,10 +1,21 @@
 // What a dashboard user reaches: the team it acts on (its own, or for a user of an account one of the account's
 // teams, chosen with X-Account-Id) and what its role permits. Another account's team answers as a missing one.
+// And the forced password change: while a user's password is a one-time one, its sessions only lead to the change.
 import { roleAllows, type Permission, type User } from '../../domain/user.js';
 import type { Team } from '../../domain/team.js';
 import type { Store } from '../../store/index.js';
 import { done, notFound, type Managed } from '../management-refusals.js';
 import { granted, refused, type Identified } from './refusals.js';
+
+/**
+ * What a signed-in session may still do while the user's password must change (the one-time password of the
+ * first start, `ternmail user create` or `reset-password`): log out, read its profile, change the password.
+ * Public endpoints (log in, the REST index) need nobody, so they are not gated either.
+ */
+export type PasswordChangeStep = 'log_out' | 'read_profile' | 'change_password';
+
+/** How a dashboard caller proved who it is. */
+export type Credential = 'session' | 'application_password';
 
 export class Access {
   constructor(private readonly d: { store: Store }) {}
@@ -27,5 +38,15 @@ export class Access {
 
   permit(user: User, need: Permission): Identified<void> {
     return this.allows(user, need) ? granted(undefined) : refused({ kind: 'forbidden', need });
+  }
+
+  /**
+   * Refuses anything but the steps to the change while the password must change. Only sessions are gated: an
+   * application password was made by the user before the password was reset (none can be made while the
+   * change is pending) and, as WordPress, a password reset leaves them working; see docs/decisions.md.
+   */
+  passwordChangeGate(user: User, via: Credential, step: PasswordChangeStep | undefined): Identified<void> {
+    if (!user.mustChangePassword || via !== 'session' || step !== undefined) return granted(undefined);
+    return refused({ kind: 'password_change_required' });
   }
 }

@@ -37,6 +37,8 @@ export class ApplicationPasswords {
   constructor(private readonly d: StoreDeps) {}
 
   async create(user: User, o: { name: string; appId?: string }, log: Logger): Promise<Identified<CreatedApplicationPassword>> {
+    // A one-time password must be replaced first: a credential made with it would outlive the change.
+    if (user.mustChangePassword) return refused({ kind: 'password_change_required' });
     if (o.name.trim() === '' || o.name.length > 100) return invalidField('name', 'name must have 1 to 100 characters, not all spaces');
     if (/[\p{Cc}]/u.test(o.name)) return invalidField('name', 'name must be one line of text, without control characters');
     if (o.appId !== undefined && !isUuid(o.appId)) return invalidField('app_id', 'app_id must be a UUID');

@@ -1,5 +1,5 @@
 // The dashboard's identity use cases, built once per process: users, login, sessions, nonces, application
-// passwords, login security and access. createCore spreads them into the Core.
+// passwords (and authorizing an application), login security and access. createCore spreads them into the Core.
 import type { Runtime } from '../../shared/runtime.js';
 import type { IdentityDeps, StoreDeps } from './deps.js';
 import { Users } from './users.js';
@@ -9,6 +9,7 @@ import { Nonces } from './nonces.js';
 import { ApplicationPasswords } from './application-passwords.js';
 import { LoginSecurity } from './login-security.js';
 import { Access } from './access.js';
+import { ApplicationAuthorization } from './application-authorization.js';
 
 export interface Identity {
   readonly users: Users;
@@ -18,6 +19,7 @@ export interface Identity {
   readonly applicationPasswords: ApplicationPasswords;
   readonly loginSecurity: LoginSecurity;
   readonly access: Access;
+  readonly applicationAuthorization: ApplicationAuthorization;
 }
 
 /** The key of the dashboard's nonces, derived from the product's secret under a label of its own. */
@@ -28,14 +30,16 @@ export function createIdentity(rt: Pick<Runtime, 'store' | 'redis' | 'config' | 
   const loginSecurity = new LoginSecurity(d);
   const sessions = new Sessions(d, loginSecurity);
   const nonces = new Nonces(rt.secrets.derive(NONCE_KEY_PURPOSE), now);
+  const applicationPasswords = new ApplicationPasswords(d);
   return {
     users: new Users(d, sessions),
     logins: new Logins(d, loginSecurity, sessions, nonces),
     sessions,
     nonces,
-    applicationPasswords: new ApplicationPasswords(d),
+    applicationPasswords,
     loginSecurity,
     access: new Access(d),
+    applicationAuthorization: new ApplicationAuthorization(applicationPasswords),
   };
 }
 
@@ -49,6 +53,8 @@ export type { Identified, IdentityRefusal, IdentityThing } from './refusals.js';
 export type { LoginAttempt, LoginResult, LoginRefusal } from './login.js';
 export type { Resumption, StartedSession, ClientInfo } from './sessions.js';
 export type { CreatedApplicationPassword, ApplicationPasswordAuthentication } from './application-passwords.js';
-export type { NewUserRequest, UserWithPassword, ProfileChange } from './users.js';
+export type { NewUserRequest, UserWithPassword, ProfileChange, Profile, PasswordChange } from './users.js';
+export type { PasswordChangeStep, Credential } from './access.js';
 export type { QuickStats } from './login-security.js';
 export { PASSWORD_LENGTH } from './passwords.js';
+export type { AuthorizationRequest, CheckedAuthorization, Approval } from './application-authorization.js';

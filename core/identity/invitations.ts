@@ -3,7 +3,7 @@
 // (invitations.expiryDays), unless revoked or replaced by a newer invitation to the same email. Accepting it
 // creates the user with the password they choose and signs them in, as a login does.
 import { createHash, randomBytes } from 'node:crypto';
-import { escapeUTF8 } from 'entities';
+import escapeHtml from 'escape-html';
 import { isUserRole, type Session, type User } from '../../domain/user.js';
 import { invitationState, type Invitation, type InvitationStatus } from '../../domain/invitation.js';
 import type { Team } from '../../domain/team.js';
@@ -134,14 +134,29 @@ export class Invitations {
     if (bad) return bad;
     if (await this.d.store.users.findByEmail(invitation.email)) return refused({ kind: 'email_taken', field: 'email' });
     const at = isoAt(this.d.now());
-    const newUser = { email: invitation.email, name: r.name, role: invitation.role, teamId: invitation.teamId, passwordHash: await hashPassword(r.password), mustChangePassword: false };
+    const newUser = {
+      email: invitation.email,
+      name: r.name,
+      role: invitation.role,
+      teamId: invitation.teamId,
+      passwordHash: await hashPassword(r.password),
+      mustChangePassword: false,
+    };
     const accepted = await this.d.store.invitations.accept(invitation.id, newUser, at);
     if (accepted === 'closed') return refused({ kind: 'invitation_invalid' });
     if (accepted === 'email_taken') return refused({ kind: 'email_taken', field: 'email' });
     const { user } = accepted;
     const { token, session } = await this.sessions.start(user, r.client);
     // A sign-in like a login's: the auth log shows it.
-    await this.d.store.authLog.record({ accountId: invitation.accountId, userId: user.id, email: clip(user.email, 254), address: clip(r.client.address, 64), userAgent: clip(r.client.userAgent, 512), result: 'success', at });
+    await this.d.store.authLog.record({
+      accountId: invitation.accountId,
+      userId: user.id,
+      email: clip(user.email, 254),
+      address: clip(r.client.address, 64),
+      userAgent: clip(r.client.userAgent, 512),
+      result: 'success',
+      at,
+    });
     log.info({ invitation: invitation.id, user: user.id, session: session.id }, 'invitation accepted');
     return granted({ user, token, session, nonce: this.nonces.nonceFor(session) });
   }
@@ -192,7 +207,7 @@ function invitationMessage(c: InvitationContent): SystemMessage {
   const by = c.inviter.name ? `${c.inviter.name} (${c.inviter.email})` : c.inviter.email;
   const where = c.team.id === c.account.id ? c.account.name : `${c.team.name} (a team of ${c.account.name})`;
   const until = `${c.expiresAt.slice(0, 16).replace('T', ' ')} UTC`;
-  const e = escapeUTF8;
+  const e = escapeHtml;
   return {
     to: c.to,
     subject: `You are invited to ${c.account.name} on Tern`,

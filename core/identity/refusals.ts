@@ -14,6 +14,8 @@ export type IdentityRefusal =
   | { kind: 'forbidden'; need: Permission | 'account_admin' }
   | { kind: 'not_found'; what: IdentityThing; message: string }
   | { kind: 'invalid_field'; field: string; message: string }
+  /** A field the change needs was left out (the current password, to change the email). */
+  | { kind: 'missing_field'; field: string }
   | { kind: 'email_taken'; field: 'email' }
   /** The user already has an application password of that name (WordPress: application_password_duplicate_name). */
   | { kind: 'name_taken'; field: 'name' }
@@ -24,7 +26,9 @@ export type IdentityRefusal =
   /** An invitation's token whose invitation is still open but past its expiry. */
   | { kind: 'invitation_expired' }
   /** The invitation's mail could not be sent (see core/system-mail.ts); nothing was stored. */
-  | SystemMailRefusal;
+  | SystemMailRefusal
+  /** The user's password is a one-time one that must be changed before anything else (see access.ts). */
+  | { kind: 'password_change_required' };
 
 export type Identified<T> = { ok: true; value: T } | { ok: false; refusal: IdentityRefusal };
 

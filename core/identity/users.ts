@@ -3,7 +3,7 @@
 import type { User } from '../../domain/user.js';
 import { isUserRole } from '../../domain/user.js';
 import { isValidEmail } from '../../shared/email-address.js';
-import type { StoreDeps } from './deps.js';
+import { accountOfUser, type StoreDeps } from './deps.js';
 import { hashPassword, oneTimePassword, passwordProblem, verifyPassword } from './passwords.js';
 import { granted, invalidField, refused, type Identified } from './refusals.js';
 import type { Sessions } from './sessions.js';
@@ -22,6 +22,19 @@ export interface UserWithPassword {
   user: User;
   /** Shown once; the user must change it at the first login. */
   oneTimePassword: string;
+}
+
+/** A user and the account it belongs to (the root of its team). */
+export interface Profile {
+  user: User;
+  accountId: number;
+}
+
+export interface PasswordChange {
+  currentPassword: string;
+  newPassword: string;
+  /** The session that asks for the change: it stays valid. */
+  keepSessionId?: number;
 }
 
 export interface ProfileChange {
@@ -88,22 +101,36 @@ export class Users {
     return granted({ user: { ...user, mustChangePassword: true }, oneTimePassword: password });
   }
 
-  /** The name, and the email (which needs the current password). */
-  async updateProfile(user: User, change: ProfileChange): Promise<Identified<User>> {
+  /** The user as its profile shows it: with the account it belongs to (its team's account, or its own). */
+  async profile(user: User): Promise<Identified<Profile>> {
+    const accountId = await accountOfUser(this.d, user);
+    if (accountId === undefined) return refused({ kind: 'not_found', what: 'account', message: 'Account not found' });
+    return granted({ user, accountId });
+  }
+
+  /** The name, and the email (which needs the current password); on any refusal nothing changes. */
+  async updateProfile(user: User, change: ProfileChange, log: Logger): Promise<Identified<User>> {
     const bad = (change.name === undefined ? undefined : nameProblem(change.name)) ?? (change.email === undefined ? undefined : emailProblem(change.email));
     if (bad) return bad;
     const emailChanges = change.email !== undefined && change.email !== user.email;
+    if (emailChanges && change.currentPassword === undefined) return refused({ kind: 'missing_field', field: 'current_password' });
     if (emailChanges && !(await this.passwordMatches(user, change.currentPassword))) return refused({ kind: 'incorrect_password', field: 'current_password' });
     const updated = await this.d.store.users.update(user.id, { name: change.name, email: emailChanges ? change.email : undefined });
     if (updated === 'email_taken') return refused({ kind: 'email_taken', field: 'email' });
     if (!updated) return refused({ kind: 'not_found', what: 'user', message: 'User not found' });
+    log.info({ user: user.id, nameChanged: change.name !== undefined && change.name !== user.name, emailChanged: emailChanges }, 'dashboard profile changed');
     return granted(updated);
   }
 
-  /** Needs the current password; ends every other session of the user (all of them without `keepSessionId`). */
-  async changePassword(user: User, change: { currentPassword: string; newPassword: string; keepSessionId?: number }, log: Logger): Promise<Identified<User>> {
-    const problem = passwordProblem(change.newPassword);
-    if (problem) return invalidField('password', problem);
+  /**
+   * Needs the current password; the new one follows the password rule and differs from it. Clears the must-change
+   * flag and ends every other session of the user (all of them without `keepSessionId`); application passwords
+   * stay, as WordPress keeps them.
+   */
+  async changePassword(user: User, change: PasswordChange, log: Logger): Promise<Identified<User>> {
+    const problem =
+      passwordProblem(change.newPassword) ?? (change.newPassword === change.currentPassword ? 'new_password must differ from the current password' : undefined);
+    if (problem) return invalidField('new_password', problem);
     if (!(await this.passwordMatches(user, change.currentPassword))) return refused({ kind: 'incorrect_password', field: 'current_password' });
     await this.d.store.users.setPassword(user.id, await hashPassword(change.newPassword), false);
     const ended = await this.sessions.endAllOf(user.id, change.keepSessionId);

@@ -2,7 +2,7 @@
 // runs once the key is known: X-Account-Id where the route forbids it, the key's scopes, the rate buckets.
 import { adminError } from '../../shared/errors.js';
 import { missingScope } from '../../shared/scopes.js';
-import { hitRateLimit, rateLimitHeaders } from '../../shared/rate-limit.js';
+import { rateLimitHeaders } from '../../shared/rate-limit.js';
 import { adminKeyAuth, hasTeamHeader } from '../auth.js';
 import type { Call, RouteGroup } from '../pipeline.js';
 import type { AnyRoute, Caller } from '../route.js';
@@ -26,8 +26,8 @@ function requireScopes({ route, caller }: AdminCall): void {
 async function enforceRate({ ctx, route, caller, query, headers }: AdminCall): Promise<void> {
   const policy = route.rate === 'writes-when-search' ? (query.search ? 'writes' : null) : route.rate;
   if (!policy) return;
-  const limit = policy === 'domains' ? ctx.config.limits.domainCreatesPerMinute : ctx.config.limits.writesPerMinute;
-  const decision = await hitRateLimit(ctx.redis, caller.accountId, policy, limit, 60);
+  const decision = await ctx.core.writeRates.take(caller.accountId, policy);
+  const limit = decision.limit;
   const rateHeaders = rateLimitHeaders(decision);
   if (!decision.allowed) {
     throw adminError('rate_limited', `Rate limit of ${limit} requests per minute exceeded; retry in ${decision.resetS} s`, {}, rateHeaders);

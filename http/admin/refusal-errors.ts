@@ -27,6 +27,8 @@ export function adminErrorFor(refusal: ManagementRefusal): AdminError {
       return adminError('limit_reached', LIMITS[refusal.what].replace('{n}', String(refusal.limit)), refusal.field === undefined ? {} : { field: refusal.field });
     case 'not_parent_account':
       return adminError('forbidden', 'Only the parent account can create teams');
+    case 'forbidden':
+      return adminError('forbidden', refusal.message);
     case 'suspended_by_platform':
       return adminError('suspended_by_platform', 'The platform suspended this team; only the platform can reactivate it', {}, { 'X-Account-Id': String(refusal.teamId) });
     case 'daily_limit_reached': {

@@ -12,6 +12,9 @@ const TeamName = Type.String({ minLength: 2, maxLength: 100 });
 /** A team as /v2 shows it (shared with the dashboard's /api/create-team). */
 export const teamItem = (t: Team) => ({ id: t.id, name: t.name, status: t.status });
 
+/** The account as /v2/teams shows it: the team and the pooled balance (shared with the dashboard's /api/account). */
+export const accountItem = (t: Team, balance: number) => ({ ...teamItem(t), credit_balance: balance });
+
 const list = defineRoute({
   method: 'GET',
   path: '/v2/teams',
@@ -35,7 +38,7 @@ const list = defineRoute({
   async handle({ ctx, caller }) {
     const owner = caller.owner;
     const { teams, balance } = await ctx.core.teams.overview(owner);
-    const account = { ...teamItem(owner), credit_balance: balance };
+    const account = accountItem(owner, balance);
     return { body: { data: { account, teams: teams.map(teamItem), credits_shared: true } }, headers: { 'X-Account-Id': String(owner.id) } };
   },
 });

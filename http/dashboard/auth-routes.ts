@@ -46,6 +46,7 @@ const logout: Route = {
     endpoint({
       methods: ['POST'],
       permission: 'read',
+      passwordChangeStep: 'log_out',
       summary: "Log out: ends the cookie's session and clears the cookie",
       args: Type.Object({}),
       async handle({ ctx, request }) {

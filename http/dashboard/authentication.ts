@@ -4,13 +4,14 @@
 // of its account's teams (another account's answers as a missing team). Every cookie answer carries a fresh nonce.
 import type { Session, User } from '../../domain/user.js';
 import { roleAllows } from '../../domain/user.js';
-import type { Team } from '../../domain/team.js';
+import { accountIdOf, type Team } from '../../domain/team.js';
 import type { AppContext } from '../context.js';
 import type { Incoming } from '../pipeline.js';
 import type { DashboardAuth } from './group.js';
 import { basicCredentials, nonceOf, sessionToken } from './credentials.js';
 import { dashboardError, forbidden, invalidNonce, MESSAGES } from './errors.js';
 import { invalidParam, valueOf } from './refusal-errors.js';
+import { identified } from './identity-errors.js';
 
 export interface DashboardCaller {
   readonly user: User;
@@ -63,8 +64,10 @@ export const dashboardAuthentication: DashboardAuth<DashboardCaller> = {
     return token && nonce ? bySession(ctx, req, token, nonce) : undefined;
   },
   teamOf: (caller) => caller.acting.id,
+  accountOf: (caller) => accountIdOf(caller.acting),
   permits: (caller, permission) => roleAllows(caller.user.role, permission),
   answerHeaders: (caller): Record<string, string> => (caller.nonce ? { 'X-WP-Nonce': caller.nonce } : {}),
+  admits: (ctx, caller, endpoint) => identified(ctx.core.access.passwordChangeGate(caller.user, caller.via, endpoint.passwordChangeStep)),
 };
 
 /** The caller of an endpoint that is not public: the group ran it only for a signed-in caller. */

@@ -77,6 +77,7 @@ const collection: Route = {
       methods: ['POST'],
       permission: 'write',
       allowBatch: true,
+      rate: 'domains',
       summary: 'Adds a sending domain as a draft (its DKIM key and DNS records generated), as POST /v2/domains',
       args: Type.Object({ name: domainName }),
       async handle({ ctx, user, params, log }) {
@@ -94,6 +95,7 @@ const bulk: Route = {
     endpoint({
       methods: ['POST'],
       permission: 'write',
+      rate: 'domains',
       summary: `Adds up to ${BULK_MAX} domains, each as POST /api/domains would; one refused name does not stop the others`,
       args: Type.Object({ names: Type.Array(domainName, { description: 'The domains to add, in order.', minItems: 1, maxItems: BULK_MAX }) }),
       async handle({ ctx, user, params, log }) {

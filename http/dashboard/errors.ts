@@ -21,6 +21,7 @@ export const DASHBOARD_ERRORS = {
   rest_domain_invalid_id: 404,
   rest_team_invalid_id: 404,
   rest_sending_key_invalid_id: 404,
+  rest_admin_key_invalid_id: 404,
   rest_webhook_invalid_id: 404,
   rest_suppression_invalid_id: 404,
   rest_message_invalid_id: 404,
@@ -40,12 +41,19 @@ export const DASHBOARD_ERRORS = {
   rest_account_invalid_id: 404,
   rest_application_password_not_found: 404,
   rest_auth_log_entry_invalid_id: 404,
+  rest_icon_invalid_id: 404,
+  rest_upload_no_data: 400,
+  rest_upload_file_too_big: 400,
+  rest_upload_sideload_error: 400,
+  rest_upload_too_many_files: 400,
+  rest_upload_unexpected_field: 400,
   existing_user_email: 400,
   application_password_duplicate_name: 409,
   rest_system_mail_unavailable: 503,
   rest_invitation_invalid_id: 404,
   rest_invitation_invalid: 400,
   rest_invitation_expired: 400,
+  tern_password_change_required: 403,
   rest_internal_error: 500,
   rest_unavailable: 503,
 } as const;
@@ -65,6 +73,8 @@ export const MESSAGES = {
   rest_application_password_not_found: 'Application password not found.',
   existing_user_email: 'Sorry, that email address is already used!',
   application_password_duplicate_name: 'Each application name should be unique.',
+  rest_upload_no_data: 'No data supplied.',
+  rest_upload_sideload_error: 'Sorry, you are not allowed to upload this file type.',
 } as const;
 
 export interface ErrorBody {

@@ -12,11 +12,13 @@ import { readJsonBody } from '../body.js';
 import { requestLog } from '../request-id.js';
 import { incomingOf, originOf, runCall, sendJson, type Answer, type Call, type Incoming, type RouteGroup } from '../pipeline.js';
 import type { PipelineRoute, RouteInput } from '../route.js';
-import { dashboardErrors, forbidden, noRoute } from './errors.js';
+import { dashboardErrors, forbidden, noRoute, tooManyRequests } from './errors.js';
+import { rateLimitHeaders } from '../../shared/rate-limit.js';
+import type { WriteBucket } from '../../core/write-rates.js';
 import { namespaceIndex, namespacesOf, restIndex, restUrl, type Site } from './index-document.js';
 import { paramsOf, type ParamsChecked } from './params.js';
 import { createRouter, type Match } from './router.js';
-import { endpoint, routePath, StreamedBody, type DashboardRoute, type Permission } from './route.js';
+import { endpoint, rateOf, routePath, StreamedBody, type AnyEndpoint, type DashboardRoute, type Permission } from './route.js';
 import { batchRoute } from './batch.js';
 import { Type } from '@sinclair/typebox';
 
@@ -37,6 +39,13 @@ export interface DashboardAuth<U> {
   permits(user: U, permission: Exclude<Permission, 'public'>): boolean;
   /** Headers every answer to the user carries (a fresh X-WP-Nonce for a cookie session). */
   answerHeaders?(user: U): Record<string, string>;
+  /**
+   * Throws a DashboardError when the user may not call this endpoint at all yet, whatever its params (a
+   * password that must change first); run before validation, as WordPress's rest_authentication_errors.
+   */
+  admits?(ctx: AppContext, user: U, endpoint: AnyEndpoint<U>): void;
+  /** The account whose write allowance the user's changes use (that of the team acted on). */
+  accountOf(user: U): number;
 }
 
 /** The caller as the pipeline carries it: a user, or nobody. */
@@ -69,19 +78,34 @@ function groupOf<U>(auth: DashboardAuth<U>): RouteGroup<Visitor<U>, Routed<U>> {
       ({ caller, headers }) => {
         if (caller.user !== undefined && auth.answerHeaders) Object.assign(headers, auth.answerHeaders(caller.user));
       },
+      ({ ctx, caller, route }) => {
+        const endpoint = route.match.endpoint;
+        if (caller.user !== undefined && endpoint.permission !== 'public' && auth.admits) auth.admits(ctx, caller.user, endpoint);
+      },
     ],
     input: inputOf,
     // The permission is checked once the params are valid, as WordPress does (respond_to_request).
-    around: async ({ route, caller }, handler) => {
+    around: async ({ ctx, route, caller, req, headers }, handler) => {
       const permission = route.match.endpoint.permission;
       if (permission !== 'public') {
         if (caller.user === undefined) throw forbidden(true);
         if (!auth.permits(caller.user, permission)) throw forbidden(false);
       }
+      const bucket = rateOf(route.match.endpoint, req.method);
+      if (bucket && caller.user !== undefined) await takeWrite(ctx, auth.accountOf(caller.user), bucket, headers);
       return handler();
     },
     routes: [],
   };
+}
+
+/** Counts a change against the account's bucket: RateLimit-* on the answer, 429 past the limit. */
+async function takeWrite(ctx: AppContext, accountId: number, bucket: WriteBucket, headers: Record<string, string>): Promise<void> {
+  const decision = await ctx.core.writeRates.take(accountId, bucket);
+  Object.assign(headers, rateLimitHeaders(decision));
+  if (!decision.allowed) {
+    throw tooManyRequests(`Rate limit of ${decision.limit} changes per minute exceeded; retry in ${decision.resetS} s`, decision.resetS);
+  }
 }
 
 function routedOf<U>(match: Match<U>): Routed<U> {
@@ -172,7 +196,17 @@ async function sendStream(res: ServerResponse, status: number, body: StreamedBod
   }
 }
 
+/** A route definition the dashboard cannot serve is a programming error, found at start. */
+function checkDefinitions<U>(routes: ReadonlyArray<DashboardRoute<U>>): void {
+  for (const route of routes) {
+    for (const e of route.endpoints) {
+      if (e.streamedBody && e.allowBatch) throw new Error(`${routePath(route)}: an endpoint that streams its body cannot run in a batch`);
+    }
+  }
+}
+
 export function createDashboard<U>(options: DashboardOptions<U>): Dashboard {
+  checkDefinitions(options.routes);
   const group = groupOf(options.auth);
   let all: ReadonlyArray<DashboardRoute<U>> = [];
   const namespaces = namespacesOf(options.routes);
@@ -188,6 +222,8 @@ export function createDashboard<U>(options: DashboardOptions<U>): Dashboard {
 
   async function answer(ctx: AppContext, req: IncomingMessage, path: string, match: Match<U> | undefined, log: Logger): Promise<Answer> {
     if (!match) return dashboardErrors.answer(noRoute(), log);
+    // An endpoint that streams its body (an upload) reads it itself, within its own limit, once authorized.
+    if (match.endpoint.streamedBody) return runCall(ctx, group, routedOf(match), { ...incomingOf(req, path, match.params, undefined), stream: req }, log);
     let body: unknown;
     try {
       body = await readJsonBody(req, group.bodyLimit(ctx.config));

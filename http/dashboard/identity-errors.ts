@@ -19,6 +19,9 @@ export function dashboardErrorForIdentity(refusal: IdentityRefusal): DashboardEr
         : dashboardError(`rest_${refusal.what}_invalid_id`, refusal.message);
     case 'invalid_field':
       return invalidParam(refusal.field, 'rest_invalid_param', refusal.message);
+    case 'missing_field':
+      // As WordPress words a required arg left out (rest_missing_callback_param).
+      return dashboardError('rest_missing_callback_param', `Missing parameter(s): ${refusal.field}`, { params: [refusal.field] });
     case 'email_taken':
       return dashboardError('existing_user_email', MESSAGES.existing_user_email, { params: { email: MESSAGES.existing_user_email } });
     case 'name_taken':
@@ -33,6 +36,11 @@ export function dashboardErrorForIdentity(refusal: IdentityRefusal): DashboardEr
       return tooManyRequests(refusal.message, refusal.retryAfterS);
     case 'system_mail_unavailable':
       return dashboardError('rest_system_mail_unavailable', refusal.reason);
+    case 'password_change_required':
+      return dashboardError(
+        'tern_password_change_required',
+        'Your password is a one-time password: change your password first (POST /api/tern/v2/profile/update-password with current_password and new_password).',
+      );
   }
 }
 

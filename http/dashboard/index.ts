@@ -11,6 +11,9 @@ import { mailerRoutes2 } from './mailer-routes-2.js';
 import { domainStatisticsDnsRoutes } from './domain-statistics-dns-routes.js';
 import { dnsInstructionRoutes } from './dns-instruction-routes.js';
 import { invitationRoutes } from './invitation-routes.js';
+import { profileRoutes } from './profile-routes.js';
+import { dmarcRoutes } from './dmarc-routes.js';
+import { accountRoutes } from './account-routes.js';
 
 /** What GET /api says of the site. */
 export const SITE: Site = { name: 'Tern', description: 'The dashboard REST interface of Tern, a mail transfer agent' };
@@ -23,6 +26,9 @@ export const dashboardRoutes: ReadonlyArray<DashboardRoute<DashboardCaller>> = [
   ...domainStatisticsDnsRoutes,
   ...dnsInstructionRoutes,
   ...invitationRoutes,
+  ...profileRoutes,
+  ...dmarcRoutes,
+  ...accountRoutes,
 ];
 
 export const productDashboard = (): Dashboard => createDashboard({ auth: dashboardAuthentication, routes: dashboardRoutes, site: SITE });

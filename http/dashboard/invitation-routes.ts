@@ -11,8 +11,14 @@ import { secureCookies } from './auth-routes.js';
 import { userView, wpDate } from './views.js';
 import { USER_ROLES } from '../../domain/user.js';
 import type { ListedInvitation } from '../../core/identity/invitations.js';
+import type { AppContext } from '../context.js';
+import type { Incoming } from '../pipeline.js';
 
 type Route = DashboardRoute<DashboardCaller>;
+
+/** Where links in mail lead: the configured dashboard URL, else the origin this request was addressed to. */
+const dashboardUrlOf = (ctx: AppContext, request: Incoming): string =>
+  ctx.config.dashboard.publicUrl === null ? request.origin : new URL(ctx.config.dashboard.publicUrl).origin;
 
 /** An invitation as the dashboard shows it: `status` is its state now (`expired` for an open one past its expiry). */
 export const invitationView = (i: ListedInvitation) => ({
@@ -45,7 +51,7 @@ const send: Route = {
       }),
       async handle({ ctx, user, params, request, log }) {
         const r = { email: params.email, role: params.role, teamId: params.team_id };
-        const sent = identified(await ctx.core.invitations.send(signedIn(user).user, r, request.origin, log));
+        const sent = identified(await ctx.core.invitations.send(signedIn(user).user, r, dashboardUrlOf(ctx, request), log));
         return { status: 201, body: invitationView({ ...sent.invitation, state: sent.invitation.status }) };
       },
     }),

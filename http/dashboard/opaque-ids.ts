@@ -1,9 +1,9 @@
-// The dashboard's opaque string ids for things whose id is an integer in the store (sending keys, webhooks): a
-// kind prefix and the integer in base 36 (`sk_2s`, `wh_a`). The one place the encoding is chosen; a bare integer,
+// The dashboard's opaque string ids for things whose id is an integer in the store (sending keys, admin keys,
+// webhooks): a kind prefix and the integer in base 36 (`sk_2s`, `ak_3`, `wh_a`). The one place the encoding is chosen; a bare integer,
 // another kind's id or a non-canonical form decodes to nothing, and the route answers it as a missing thing.
-export type OpaqueKind = 'sending_key' | 'webhook';
+export type OpaqueKind = 'sending_key' | 'admin_key' | 'webhook';
 
-const PREFIX: Readonly<Record<OpaqueKind, string>> = { sending_key: 'sk', webhook: 'wh' };
+const PREFIX: Readonly<Record<OpaqueKind, string>> = { sending_key: 'sk', admin_key: 'ak', webhook: 'wh' };
 
 export const opaqueId = (kind: OpaqueKind, id: number): string => `${PREFIX[kind]}_${id.toString(36)}`;
 

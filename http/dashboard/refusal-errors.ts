@@ -35,6 +35,8 @@ export function dashboardErrorFor(refusal: ManagementRefusal): DashboardError {
       return dashboardError('rest_limit_reached', LIMITS[refusal.what].replace('{n}', String(refusal.limit)), { limit: refusal.limit });
     case 'not_parent_account':
       return dashboardError('rest_forbidden', 'Only the parent account can create teams.');
+    case 'forbidden':
+      return dashboardError('rest_forbidden', refusal.message);
     case 'suspended_by_platform':
       return dashboardError('rest_team_suspended', 'The platform suspended this team; only the platform can reactivate it.');
     case 'daily_limit_reached':

@@ -2,10 +2,12 @@
 // with its pattern), and one or more endpoints (methods, args as one TypeBox object, a permission, batching,
 // a summary, a handler). The same definitions mount the routes, build the REST index and the OpenAPI paths.
 import type { Readable } from 'node:stream';
-import type { Static, TObject } from '@sinclair/typebox';
+import type { Static, TObject, TSchema } from '@sinclair/typebox';
 import type { AppContext } from '../context.js';
 import type { Logger } from '../../shared/log.js';
 import type { Incoming } from '../pipeline.js';
+import type { PasswordChangeStep } from '../../core/identity/index.js';
+import type { WriteBucket } from '../../core/write-rates.js';
 
 export type RestMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
@@ -51,6 +53,16 @@ export interface EndpointInput<P, U> {
   log: Logger;
 }
 
+/**
+ * A body an endpoint reads itself, as a stream (a multipart upload): the dashboard does not read it as JSON and
+ * hands the handler the unread request as `request.stream`. Its media type and schema are what the OpenAPI
+ * document says of it. Such an endpoint cannot run in a batch (a batch item has no stream).
+ */
+export interface StreamedRequestBody {
+  contentType: string;
+  schema: TSchema;
+}
+
 interface EndpointShape<A extends TObject> {
   methods: readonly RestMethod[];
   /**
@@ -61,6 +73,15 @@ interface EndpointShape<A extends TObject> {
   permission: Permission;
   /** True when the endpoint may run as an item of POST /api/batch/v1 (`allow_batch: {v1: true}`). */
   allowBatch?: boolean;
+  /** Set on the few endpoints a session may call while the user's password must change (the core's rule). */
+  passwordChangeStep?: PasswordChangeStep;
+  /** Set when the endpoint reads its body itself, from `request.stream`; `args` then come from the URL and query only. */
+  streamedBody?: StreamedRequestBody;
+  /**
+   * The account's write bucket the call counts against (the one /v2 counts against too); by default every
+   * signed-in change (any method but GET) counts against `writes`, and reads count against nothing (null).
+   */
+  rate?: WriteBucket | null;
   summary: string;
 }
 
@@ -90,3 +111,9 @@ export function endpoint<A extends TObject, U>(def: EndpointDef<A, U>): AnyEndpo
 /** The route's full path under /api, `{name}` for variables: `/tern/v2/domains/{domain_hash}`. */
 export const routePath = (route: Pick<DashboardRoute<unknown>, 'namespace' | 'path'>): string =>
   route.namespace ? `/${route.namespace}${route.path}` : route.path || '/';
+
+/** The write bucket an endpoint's calls count against, if any (see EndpointShape.rate). */
+export function rateOf(endpoint: { methods: readonly RestMethod[]; permission: Permission; rate?: WriteBucket | null }, method: string): WriteBucket | null {
+  if (endpoint.rate !== undefined) return endpoint.rate;
+  return endpoint.permission !== 'public' && method !== 'GET' ? 'writes' : null;
+}

@@ -1,7 +1,9 @@
-// How the dashboard shows the identity side's things: a user, an application password (WordPress's fields), an
-// auth-log entry and login settings. Dates as WordPress gives them (RFC 3339 without a zone: the site is UTC).
+// How the dashboard shows the identity side's things: a user and its profile, an application password (WordPress's
+// fields), an auth-log entry and login settings. Dates as WordPress gives them (RFC 3339 without a zone: the
+// site is UTC), but the profile's created_at as /v2 gives times.
 import type { ApplicationPassword, User } from '../../domain/user.js';
 import type { AuthLogEntry, AuthStats, LoginSettings } from '../../domain/login-security.js';
+import type { Profile } from '../../core/identity/index.js';
 
 /** `2026-11-23T19:01:17`: WordPress's mysql_to_rfc3339 of a UTC time. */
 export const wpDate = (iso: string): string => iso.slice(0, 19);
@@ -15,6 +17,9 @@ export const userView = (u: User) => ({
   must_change_password: u.mustChangePassword,
   registered_date: wpDate(u.createdAt),
 });
+
+/** GET /profile: the user as userView shows it, with its account and its creation time as /v2 gives times (ISO). */
+export const profileView = (p: Profile) => ({ ...userView(p.user), account_id: p.accountId, created_at: p.user.createdAt });
 
 export const applicationPasswordView = (p: Pick<ApplicationPassword, 'uuid' | 'appId' | 'name' | 'createdAt'> & Partial<ApplicationPassword>) => ({
   uuid: p.uuid,

@@ -2,6 +2,7 @@
 import { randomBytes } from 'node:crypto';
 import { Type } from '@sinclair/typebox';
 import type { Sql } from './sql.js';
+import { inList, pointReads } from './point-reads.js';
 import { countOf, Flag, Int, Nullable, OneOf, rowDecoder, Text } from './decode.js';
 import { limitOffset, type PageOf, type PageRequest } from '../paging.js';
 import { nowIso } from '../../shared/time.js';
@@ -55,6 +56,13 @@ const decodeDomain = rowDecoder('domain', DomainRow, (r): Domain => ({
 const LIVE = 'deleted_at IS NULL';
 
 export class DomainStore implements DomainRepository {
+  /** The live domains of some names, read together (see point-reads.ts). */
+  private readonly byName = pointReads(async (names: readonly string[]) => {
+    const list = inList(names);
+    const rows = await this.sql.all(`SELECT * FROM domains WHERE name IN ${list.sql} AND ${LIVE}`, list.params);
+    return new Map(rows.map(decodeDomain).map((domain) => [domain.name, domain]));
+  });
+
   constructor(private readonly sql: Sql) {}
 
   /**
@@ -80,9 +88,8 @@ export class DomainStore implements DomainRepository {
     return row && decodeDomain(row);
   }
 
-  async findByName(name: string): Promise<Domain | undefined> {
-    const row = await this.sql.get(`SELECT * FROM domains WHERE name = ? AND ${LIVE}`, [name.toLowerCase()]);
-    return row && decodeDomain(row);
+  findByName(name: string): Promise<Domain | undefined> {
+    return this.byName(name.toLowerCase());
   }
 
   async list(teamId: number, page: PageRequest): Promise<PageOf<Domain>> {

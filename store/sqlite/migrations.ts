@@ -541,6 +541,27 @@ CREATE TABLE dns_connections (
   },
   {
     version: 13,
+    name: "an account's time zone and icon, and the icons uploaded to Tern",
+    // A team shows an https icon from elsewhere (icon_url) or one uploaded here (icon_id), never both (the store
+    // writes both at once). Uploaded icons are kept in the database, not on a disk, so every API process serves
+    // them; a team keeps only the one it shows, so a team holds at most one (1 MB at most).
+    sql: `
+ALTER TABLE teams ADD COLUMN time_zone TEXT NOT NULL DEFAULT 'UTC';
+ALTER TABLE teams ADD COLUMN icon_url TEXT;
+ALTER TABLE teams ADD COLUMN icon_id TEXT;
+
+CREATE TABLE team_icons (
+  id TEXT PRIMARY KEY,
+  team_id INTEGER NOT NULL REFERENCES teams(id),
+  content_type TEXT NOT NULL,
+  content BLOB NOT NULL,
+  created_at TEXT NOT NULL
+);
+CREATE INDEX team_icons_by_team ON team_icons(team_id);
+`,
+  },
+  {
+    version: 14,
     name: "messages Tern sends itself: source 'system'",
     // Invitations and DNS instructions go through the intake like any message, recorded with source 'system'.
     // Widening the CHECK leaves every stored row valid, so the table's CREATE statement is rewritten in place
@@ -549,7 +570,7 @@ CREATE TABLE dns_connections (
     edit: (q) => rewriteTableSchema(q, 'messages', "CHECK (source IN ('http', 'smtp'))", "CHECK (source IN ('http', 'smtp', 'system'))"),
   },
   {
-    version: 14,
+    version: 15,
     name: 'invitations of dashboard users',
     // An invitation gives a role on an account (team_id = account_id) or on one of its teams to an email. Only the
     // sha256 of its token is kept (the token travels in the mail's link). One open invitation per account and

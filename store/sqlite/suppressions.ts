@@ -1,6 +1,7 @@
 // A team's suppression list in SQLite: addresses that are not sent to.
 import { Type } from '@sinclair/typebox';
 import type { Queryable, Sql, SqlValue } from './sql.js';
+import { inList, pointReads } from './point-reads.js';
 import { countOf, Int, Nullable, OneOf, rowDecoder, Text } from './decode.js';
 import { limitOffset, type PageOf } from '../paging.js';
 import { nowIso } from '../../shared/time.js';
@@ -22,6 +23,25 @@ const decodeSuppression = rowDecoder('suppression', SuppressionRow, (r): Suppres
   messageId: r.message_id,
   createdAt: r.created_at,
 }));
+
+/** One address of one team's list, as the send path asks for it. */
+interface TeamAddress {
+  teamId: number;
+  email: string;
+}
+
+/** Addresses per statement, within the point reads' longest list. */
+const MAX_ADDRESSES = 100;
+
+function byTeam(keys: readonly TeamAddress[]): Map<number, TeamAddress[]> {
+  const teams = new Map<number, TeamAddress[]>();
+  for (const key of keys) {
+    const list = teams.get(key.teamId);
+    if (list) list.push(key);
+    else teams.set(key.teamId, [key]);
+  }
+  return teams;
+}
 
 const decodeEmail = rowDecoder('suppressed address', Type.Object({ email: Text }), (r) => r.email);
 
@@ -110,8 +130,22 @@ export class SuppressionStore implements SuppressionRepository {
   }
 
   async suppressedAmong(teamId: number, emails: readonly string[]): Promise<Set<string>> {
-    if (!emails.length) return new Set();
-    const rows = await this.sql.all(`SELECT email FROM suppressions WHERE team_id = ? AND email IN (${emails.map(() => '?').join(',')})`, [teamId, ...emails]);
-    return new Set(rows.map(decodeEmail));
+    const found = await Promise.all(emails.map((email) => this.entryOf({ teamId, email })));
+    return new Set(emails.filter((_, i) => found[i]));
   }
+
+  /** Whether each (team, address) is on the list, read together (see point-reads.ts): one statement per team. */
+  private readonly entryOf = pointReads(async (keys: readonly TeamAddress[]) => {
+    const found = new Map<TeamAddress, true>();
+    for (const [teamId, ofTeam] of byTeam(keys)) {
+      for (let i = 0; i < ofTeam.length; i += MAX_ADDRESSES) {
+        const part = ofTeam.slice(i, i + MAX_ADDRESSES);
+        const list = inList(part.map((k) => k.email));
+        const rows = await this.sql.all(`SELECT email FROM suppressions WHERE team_id = ? AND email IN ${list.sql}`, [teamId, ...list.params]);
+        const listed = new Set(rows.map(decodeEmail));
+        for (const key of part) if (listed.has(key.email)) found.set(key, true);
+      }
+    }
+    return found;
+  });
 }

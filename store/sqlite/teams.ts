@@ -1,12 +1,13 @@
 // Teams in SQLite: accounts (parent_id NULL, holding the pooled credits) and their child teams.
 import { Type, type Static } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
-import type { Queryable, Sql } from './sql.js';
+import type { Queryable, Sql, SqlValue } from './sql.js';
+import { inList, pointReads } from './point-reads.js';
 import { countOf, Int, Nullable, OneOf, rowDecoder, Text } from './decode.js';
 import { nowIso } from '../../shared/time.js';
 import { transitionTeam, type Actor, type TeamStatus } from '../../domain/team-state.js';
-import { DEFAULT_SUSPENSION_REASON, type Suspension, type SuspensionCause, type SuspensionDetail, type Team } from '../../domain/team.js';
-import type { NewAccount, StatusChange, TeamRepository } from '../teams.js';
+import { DEFAULT_SUSPENSION_REASON, type StoredIcon, type Suspension, type SuspensionCause, type SuspensionDetail, type Team, type TeamIcon } from '../../domain/team.js';
+import type { NewAccount, NewIcon, StatusChange, TeamRepository, TeamSettings } from '../teams.js';
 
 const Count = Type.Integer({ minimum: 0 });
 const Fraction = Type.Number({ minimum: 0, maximum: 1 });
@@ -36,6 +37,9 @@ const TeamRow = Type.Object({
   credit_balance: Int,
   limit_per_second: Int,
   backend_region: Text,
+  time_zone: Text,
+  icon_url: Nullable(Text),
+  icon_id: Nullable(Text),
   created_at: Text,
   updated_at: Text,
 });
@@ -61,6 +65,10 @@ function suspensionOf(r: Static<typeof TeamRow>): Suspension | null {
   };
 }
 
+/** The stored icon columns: at most one is set (the store writes both together). */
+const iconOf = (r: Static<typeof TeamRow>): TeamIcon | null =>
+  r.icon_id !== null ? { kind: 'uploaded', id: r.icon_id } : r.icon_url !== null ? { kind: 'url', url: r.icon_url } : null;
+
 const decodeTeam = rowDecoder('team', TeamRow, (r): Team => ({
   id: r.id,
   parentId: r.parent_id,
@@ -72,8 +80,18 @@ const decodeTeam = rowDecoder('team', TeamRow, (r): Team => ({
   creditBalance: r.credit_balance,
   limitPerSecond: r.limit_per_second,
   backendRegion: r.backend_region,
+  timeZone: r.time_zone,
+  icon: iconOf(r),
   createdAt: r.created_at,
   updatedAt: r.updated_at,
+}));
+
+const decodeIcon = rowDecoder('icon', Type.Object({ id: Text, team_id: Int, content_type: Text, content: Type.Uint8Array(), created_at: Text }), (r): StoredIcon => ({
+  id: r.id,
+  teamId: r.team_id,
+  contentType: r.content_type,
+  content: Buffer.from(r.content),
+  createdAt: r.created_at,
 }));
 
 const decodeBalance = rowDecoder('credit balance', Type.Object({ credit_balance: Int }), (r) => r.credit_balance);
@@ -81,7 +99,26 @@ const decodeBalance = rowDecoder('credit balance', Type.Object({ credit_balance:
 const LIVE = 'deleted_at IS NULL';
 const COLUMNS = 'parent_id, name, plan_type, credit_balance, limit_per_second, backend_region, created_at, updated_at';
 
+/** The params of `CASE WHEN ? THEN ? ELSE icon_url END, CASE WHEN ? THEN ? ELSE icon_id END`: unchanged when undefined. */
+function iconColumns(icon: TeamIcon | null | undefined): SqlValue[] {
+  if (icon === undefined) return [0, null, 0, null];
+  return [1, icon?.kind === 'url' ? icon.url : null, 1, icon?.kind === 'uploaded' ? icon.id : null];
+}
+
+/** A team keeps only the uploaded icon it shows. */
+async function dropUnshownIcons(q: Queryable, team: Team): Promise<void> {
+  const shown = team.icon?.kind === 'uploaded' ? team.icon.id : '';
+  await q.run('DELETE FROM team_icons WHERE team_id = ? AND id <> ?', [team.id, shown]);
+}
+
 export class TeamStore implements TeamRepository {
+  /** The live teams of some ids, read together (see point-reads.ts). */
+  private readonly byId = pointReads(async (ids: readonly number[]) => {
+    const list = inList(ids);
+    const rows = await this.sql.all(`SELECT * FROM teams WHERE id IN ${list.sql} AND ${LIVE}`, list.params);
+    return new Map(rows.map(decodeTeam).map((team) => [team.id, team]));
+  });
+
   constructor(private readonly sql: Sql) {}
 
   async count(): Promise<number> {
@@ -116,9 +153,8 @@ export class TeamStore implements TeamRepository {
     return row ? decodeTeam(row) : 'limit_reached';
   }
 
-  async get(id: number): Promise<Team | undefined> {
-    const row = await this.sql.get(`SELECT * FROM teams WHERE id = ? AND ${LIVE}`, [id]);
-    return row && decodeTeam(row);
+  get(id: number): Promise<Team | undefined> {
+    return this.byId(id);
   }
 
   async children(parentId: number): Promise<Team[]> {
@@ -176,6 +212,46 @@ export class TeamStore implements TeamRepository {
       [fields.limitPerSecond ?? null, fields.planType ?? null, nowIso(), id],
     );
     return row && decodeTeam(row);
+  }
+
+  async updateSettings(id: number, settings: TeamSettings): Promise<Team | 'no_such_icon' | undefined> {
+    return this.sql.tx(async (q): Promise<Team | 'no_such_icon' | undefined> => {
+      const icon = settings.icon;
+      if (icon?.kind === 'uploaded' && !(await q.get('SELECT 1 FROM team_icons WHERE id = ? AND team_id = ?', [icon.id, id]))) return 'no_such_icon';
+      const [row] = await q.all(
+        `UPDATE teams SET name = COALESCE(?, name), backend_region = COALESCE(?, backend_region), time_zone = COALESCE(?, time_zone),
+           icon_url = CASE WHEN ? THEN ? ELSE icon_url END, icon_id = CASE WHEN ? THEN ? ELSE icon_id END, updated_at = ?
+         WHERE id = ? AND ${LIVE} RETURNING *`,
+        [settings.name ?? null, settings.backendRegion ?? null, settings.timeZone ?? null, ...iconColumns(icon), nowIso(), id],
+      );
+      if (!row) return undefined;
+      const team = decodeTeam(row);
+      await dropUnshownIcons(q, team);
+      return team;
+    });
+  }
+
+  async saveIcon(icon: NewIcon): Promise<Team | undefined> {
+    return this.sql.tx(async (q): Promise<Team | undefined> => {
+      const [row] = await q.all(`UPDATE teams SET icon_url = NULL, icon_id = ?, updated_at = ? WHERE id = ? AND ${LIVE} RETURNING *`, [icon.id, nowIso(), icon.teamId]);
+      if (!row) return undefined;
+      // The same content uploaded again by the same team has the same id: kept once.
+      await q.run('INSERT INTO team_icons (id, team_id, content_type, content, created_at) VALUES (?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING', [
+        icon.id,
+        icon.teamId,
+        icon.contentType,
+        icon.content,
+        nowIso(),
+      ]);
+      const team = decodeTeam(row);
+      await dropUnshownIcons(q, team);
+      return team;
+    });
+  }
+
+  async icon(id: string): Promise<StoredIcon | undefined> {
+    const row = await this.sql.get('SELECT * FROM team_icons WHERE id = ?', [id]);
+    return row && decodeIcon(row);
   }
 
   async addCredits(accountId: number, amount: number): Promise<number | undefined> {

@@ -10,11 +10,7 @@ export interface Received {
 
 /** The `nth` message (from 1) the sink received for `address`, once it has arrived. */
 export async function mailTo(sink: Sink, address: string, nth = 1, timeoutMs = 15_000): Promise<Received> {
-  const sunk = await until(
-    `message ${nth} to ${address}`,
-    () => sink.messages.filter((m) => m.to.includes(address))[nth - 1],
-    timeoutMs,
-  );
+  const sunk = await until(`message ${nth} to ${address}`, () => sink.messages.filter((m) => m.to.includes(address))[nth - 1], timeoutMs);
   return { sunk, parsed: await simpleParser(sunk.raw) };
 }
 

@@ -13,6 +13,7 @@ import { statisticsChecks } from './contract/statistics.js';
 import { userChecks } from './contract/users.js';
 import { loginSecurityChecks } from './contract/login-security.js';
 import { dnsConnectionChecks } from './contract/dns-connections.js';
+import { concurrentReadChecks } from './contract/concurrent-reads.js';
 
 export type { ContractEngine } from './contract/fixtures.js';
 
@@ -28,6 +29,7 @@ const REPOSITORIES = [
   ['users, sessions and application passwords', userChecks],
   ['auth log and login settings', loginSecurityChecks],
   ['DNS-provider connections', dnsConnectionChecks],
+  ['lookups of the send path made at the same moment', concurrentReadChecks],
 ] as const;
 
 export function runRepositoryContract(t: Test, engine: ContractEngine): void {

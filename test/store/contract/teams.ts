@@ -1,4 +1,4 @@
-// The contract of TeamRepository: accounts, child teams, the team limit, credits and status transitions.
+// The contract of TeamRepository: accounts, child teams, the team limit, credits, status transitions, account settings and icons.
 import { accountOf, check, type ContractCheck } from './fixtures.js';
 
 export const teamChecks: ContractCheck[] = [
@@ -79,5 +79,36 @@ export const teamChecks: ContractCheck[] = [
     t.match(await store.teams.get(team.id), { status: 'suspended', suspendedBy: 'platform' }, 'a refusal changes nothing');
     t.same(await state('active', 'platform'), { status: 'active', by: null });
     t.same(await store.teams.changeStatus(team.id + 1000, 'suspended', 'account'), { ok: false, refusal: 'not_found' });
+  }),
+
+  check('account settings change together; a field left out stays; an icon is a URL or an uploaded icon of the team, never both', async (t, engine) => {
+    const { store } = await engine.open(t);
+    const account = await accountOf(store);
+    t.match(account, { timeZone: 'UTC', icon: null }, 'UTC and no icon at first');
+    const changed = await store.teams.updateSettings(account.id, {
+      name: 'Renamed',
+      backendRegion: 'us',
+      timeZone: 'Europe/Paris',
+      icon: { kind: 'url', url: 'https://x.test/a.png' },
+    });
+    t.match(changed, { name: 'Renamed', backendRegion: 'us', timeZone: 'Europe/Paris', icon: { kind: 'url', url: 'https://x.test/a.png' } });
+    t.match(
+      await store.teams.updateSettings(account.id, { timeZone: 'Asia/Tokyo' }),
+      { name: 'Renamed', timeZone: 'Asia/Tokyo', icon: { kind: 'url' } },
+      'the rest stays',
+    );
+    t.equal(await store.teams.updateSettings(account.id, { name: 'No', icon: { kind: 'uploaded', id: 'nosuch' } }), 'no_such_icon');
+    t.equal((await store.teams.get(account.id))?.name, 'Renamed', 'a refused change changes nothing');
+    const shown = await store.teams.saveIcon({ id: 'icon-1', teamId: account.id, contentType: 'image/png', content: Buffer.from([1, 2, 3]) });
+    t.same(shown?.icon, { kind: 'uploaded', id: 'icon-1' }, 'an uploaded icon replaces the URL');
+    t.match(await store.teams.icon('icon-1'), { id: 'icon-1', teamId: account.id, contentType: 'image/png', content: Buffer.from([1, 2, 3]) });
+    t.equal(await store.teams.saveIcon({ id: 'icon-x', teamId: account.id + 1000, contentType: 'image/png', content: Buffer.from([1]) }), undefined, 'no team, no icon');
+    t.equal(await store.teams.icon('icon-x'), undefined);
+    const other = await accountOf(store, 0, 'Other');
+    t.equal(await store.teams.updateSettings(other.id, { icon: { kind: 'uploaded', id: 'icon-1' } }), 'no_such_icon', 'another team’s icon is not one of its own');
+    await store.teams.saveIcon({ id: 'icon-2', teamId: account.id, contentType: 'image/webp', content: Buffer.from([4]) });
+    t.equal(await store.teams.icon('icon-1'), undefined, 'the icon replaced is deleted');
+    t.match(await store.teams.updateSettings(account.id, { icon: null }), { icon: null }, 'the icon removed');
+    t.equal(await store.teams.icon('icon-2'), undefined, 'an icon no longer shown is deleted');
   }),
 ];

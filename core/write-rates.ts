@@ -1,0 +1,24 @@
+// How fast an account may change things through the management interfaces (/v2 and the dashboard alike): one
+// sliding window per account and bucket in Redis, shared by every API process and both interfaces, so a
+// client cannot double its allowance by switching interface. The limits are policy (config `limits`).
+import type { Redis } from 'ioredis';
+import type { Config } from '../shared/config.js';
+import { hitRateLimit, type RateDecision } from '../shared/rate-limit.js';
+
+/** The buckets: domain creation has its own (DNS checks follow each one), every other change shares one. */
+export type WriteBucket = 'domains' | 'writes';
+
+const WINDOW_S = 60;
+
+export class WriteRates {
+  constructor(private readonly d: { redis: Redis; config: Config }) {}
+
+  /** Counts one request of the account against the bucket; refused past the bucket's limit per minute. */
+  take(accountId: number, bucket: WriteBucket): Promise<RateDecision> {
+    return hitRateLimit(this.d.redis, accountId, bucket, this.limitOf(bucket), WINDOW_S);
+  }
+
+  limitOf(bucket: WriteBucket): number {
+    return bucket === 'domains' ? this.d.config.limits.domainCreatesPerMinute : this.d.config.limits.writesPerMinute;
+  }
+}
