@@ -161,8 +161,10 @@ t.test('every method of every route the index lists accepts args made from what 
   for (const { path, method, endpoint } of all) {
     const values = validValues(path, method, endpoint.args);
     const reply = await call(path, method, endpoint.args, values);
-    // 502: a DNS provider the test does not run (its own test runs a double) is answered as unreachable.
-    t.ok(reply.status !== 500 && reply.status <= 502, `${method} ${path}: ${reply.status} ${reply.text.slice(0, 200)}`);
+    // 502: a DNS provider the test does not run (its own test runs a double) is answered as unreachable. 503
+    // rest_system_mail_unavailable: this harness has no system sender (the routes that mail have their own tests).
+    const unconfigured = reply.status === 503 && codeOf(reply) === 'rest_system_mail_unavailable';
+    t.ok(unconfigured || (reply.status !== 500 && reply.status <= 502), `${method} ${path}: ${reply.status} ${reply.text.slice(0, 200)}`);
     t.notOk(VALIDATION_CODES.has(codeOf(reply)), `${method} ${path} with ${JSON.stringify(values)}: ${String(codeOf(reply))} ${reply.text.slice(0, 300)}`);
   }
 });

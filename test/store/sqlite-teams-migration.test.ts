@@ -108,8 +108,8 @@ async function openMigrated(t: Test, dir: string): Promise<Store> {
   return store;
 }
 
-/** Objects of later migrations (10) whose account_id holds a paying account's id, the meaning the vocabulary gives it. */
-const HOLD_ACCOUNT_IDS = ['auth_log', 'auth_log_by_account', 'auth_log_by_account_time', 'login_settings'];
+/** Objects of later migrations (10, 15) whose account_id holds a paying account's id, the meaning the vocabulary gives it. */
+const HOLD_ACCOUNT_IDS = ['auth_log', 'auth_log_by_account', 'auth_log_by_account_time', 'login_settings', 'invitations', 'invitations_open', 'invitations_by_account'];
 
 const ids = (list: ReadonlyArray<{ id: string | number }>) => list.map((x) => x.id);
 
