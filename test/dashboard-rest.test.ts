@@ -296,6 +296,28 @@ t.test('query params are checked with WordPress’s messages: range, type and en
   }
 });
 
+t.test('a JSON number or boolean for a string arg is refused with rest_invalid_type, never turned into text; numeric text for a number passes', async (t) => {
+  for (const [body, param] of [
+    [{ name: 42 }, 'name'],
+    [{ name: true }, 'name'],
+    [{ name: 'ok', size: true }, 'size'],
+    [{ name: 'ok', email: 7 }, 'email'],
+  ] as const) {
+    const res = await h.request('POST', '/api/tern/v2/things', as(ADMIN, body));
+    t.equal(res.status, 400, JSON.stringify(body));
+    t.equal(res.body.code, 'rest_invalid_param');
+    t.same(res.body.data.details[param], {
+      code: 'rest_invalid_type',
+      message: `${param} is not of type ${param === 'size' ? 'integer' : 'string'}.`,
+      data: { param },
+    });
+  }
+  t.equal(things.length, 23, 'nothing was created');
+  const created = await h.request('POST', '/api/tern/v2/things', as(ADMIN, { name: 'numeric size', size: '3' }));
+  t.equal(created.status, 201, 'WordPress takes numeric text for a number');
+  things.pop();
+});
+
 t.test('a body that is not JSON answers rest_invalid_json 400', async (t) => {
   const res = await h.request('POST', '/api/tern/v2/things', { headers: ADMIN, rawBody: '{"name": ' });
   t.equal(res.status, 400);

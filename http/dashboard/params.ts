@@ -137,6 +137,37 @@ function wrapperOf(schema: TSchema): TObject {
 
 const absent = (v: unknown): boolean => v === undefined || v === null;
 
+/** The single JSON type a schema names, when it names exactly one. */
+const typeOf = (schema: Readonly<Record<string, unknown>>): string | undefined => (typeof schema.type === 'string' ? schema.type : undefined);
+
+/**
+ * Where a JSON value has a type WordPress would refuse although Ajv's coercion would accept it: a number or a
+ * boolean for a string (WordPress checks is_string, Ajv makes text of it) and a boolean for a number (not
+ * is_numeric). Text stays coercible (the query is text, and WordPress takes "5" for an integer and "true"
+ * for a boolean). Objects and arrays are walked; alternatives (anyOf) are left to the schema check.
+ */
+export function typeRefusedByWordPress(schema: Readonly<Record<string, unknown>>, value: unknown, path: string[] = ['value']): InputProblem | undefined {
+  const type = typeOf(schema);
+  const scalar = typeof value === 'number' || typeof value === 'boolean';
+  const refused = (type === 'string' && scalar) || ((type === 'number' || type === 'integer') && typeof value === 'boolean');
+  if (refused) return { path, keyword: 'type', missing: false, params: { type }, schema, text: `must be ${type}`, alternatives: false };
+  if (type === 'object' && typeof value === 'object' && value !== null && !Array.isArray(value)) {
+    const properties = (schema.properties ?? {}) as Record<string, Record<string, unknown>>;
+    for (const [name, sub] of Object.entries(properties)) {
+      const inner = (value as Record<string, unknown>)[name];
+      const problem = inner === undefined ? undefined : typeRefusedByWordPress(sub, inner, [...path, name]);
+      if (problem) return problem;
+    }
+  }
+  if (type === 'array' && Array.isArray(value) && typeof schema.items === 'object' && schema.items !== null && !Array.isArray(schema.items)) {
+    for (const [i, item] of value.entries()) {
+      const problem = typeRefusedByWordPress(schema.items as Record<string, unknown>, item, [...path, String(i)]);
+      if (problem) return problem;
+    }
+  }
+  return undefined;
+}
+
 /** The args a client must send: required by the schema and without a default (a default is never missing). */
 export function requiredArgs(args: TObject): Set<string> {
   return new Set((args.required ?? []).filter((name) => !('default' in (args.properties[name] ?? {}))));
@@ -162,8 +193,8 @@ export function checkParams(args: TObject, merged: Params): ParamsChecked {
       if ('default' in schema) params[name] = structuredClone(schema.default);
       continue;
     }
-    const wrapped = { value };
-    const result = check<{ value: unknown }>(wrapperOf(schema), wrapped, true);
+    const wrongType = typeRefusedByWordPress(schema, value);
+    const result = wrongType ? ({ ok: false, problem: wrongType } as const) : check<{ value: unknown }>(wrapperOf(schema), { value }, true);
     if (result.ok) {
       params[name] = result.value.value;
       continue;
