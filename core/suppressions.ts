@@ -27,8 +27,12 @@ export interface Removal {
   dailyLimit: number;
 }
 
-/** Rows read per query when walking a list: enough to make each query worth it, few enough to hold. */
-const WALK_BATCH = 1000;
+/**
+ * Rows read per query when walking a list. Small on purpose: rows waiting for a slow reader survive young-
+ * generation collections, and what survives is what makes V8 grow the young generation (up to the API's 64 MB
+ * semi-space). An export of 100,000 rows grew the API's RSS by 28–29 MB with 100, 36–82 MB with 1,000.
+ */
+const WALK_BATCH = 100;
 
 export class Suppressions {
   constructor(private readonly d: SuppressionDeps) {}

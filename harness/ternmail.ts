@@ -9,10 +9,25 @@ import { pause } from './wait.js';
 
 export const ternmailJs = projectPath('dist', 'bin', 'ternmail.js');
 
-/** This process's environment without any TERNMAIL_* variable, plus `extra`. */
+/**
+ * What a ternmail process never inherits from the process that starts it: our own settings (each run names
+ * its own), and the test runner's (tap loads its process tracker into every child through NODE_OPTIONS: a
+ * process under test would carry it, its memory and its hooks, which production never does).
+ */
+const INHERITED_NOT = /^(TERNMAIL_|NODE_OPTIONS$|NODE_V8_COVERAGE$|_TAPJS_|TAP)/;
+
+/**
+ * Node's command line (run by ENV) without NODE_OPTIONS. Clearing it in the environment is not enough under tap: its
+ * process tracker wraps child_process and puts itself back in NODE_OPTIONS, so `env -u` (which then execs
+ * node: same pid, same signals) takes it out last.
+ */
+const ENV = '/usr/bin/env';
+const nodeWithout = (argv: string[]): string[] => ['-u', 'NODE_OPTIONS', process.execPath, ...argv];
+
+/** This process's environment without what INHERITED_NOT names, plus `extra`. */
 export function cleanEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {};
-  for (const [k, v] of Object.entries(process.env)) if (!k.startsWith('TERNMAIL_')) env[k] = v;
+  for (const [k, v] of Object.entries(process.env)) if (!INHERITED_NOT.test(k)) env[k] = v;
   return { ...env, TERNMAIL_LOG_LEVEL: process.env.TERN_TEST_LOG ?? 'warn', ...extra };
 }
 
@@ -33,7 +48,7 @@ export interface CliResult {
 
 export function runCli(args: string[], env: NodeJS.ProcessEnv, timeoutMs = 60_000): Promise<CliResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [ternmailJs, ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(ENV, nodeWithout([ternmailJs, ...args]), { env, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
@@ -84,12 +99,12 @@ function launch(args: string[], env: NodeJS.ProcessEnv, o: SpawnOptions): { chil
   const argv = [...(o.nodeArgs ?? []), ternmailJs, ...args];
   if (o.logFile) {
     const fd = openSync(o.logFile, 'a');
-    const child = spawn(process.execPath, argv, { env, stdio: ['ignore', fd, fd] });
+    const child = spawn(ENV, nodeWithout(argv), { env, stdio: ['ignore', fd, fd] });
     closeSync(fd);
     const file = o.logFile;
     return { child, stdout: () => readFileSync(file, 'utf8'), stderr: () => '' };
   }
-  const child = spawn(process.execPath, argv, { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(ENV, nodeWithout(argv), { env, stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
