@@ -3,7 +3,6 @@
 // owns the sender's domain with source `system`, durable before this returns, DKIM-signed and delivered by the
 // MTA). Refused, with nothing recorded, when no sender is configured or its domain is not verified, and when
 // the recipient has had systemMail.perRecipientPerHour such messages in the last hour.
-import { createHash } from 'node:crypto';
 import MailComposer from 'nodemailer/lib/mail-composer';
 import type { Redis } from 'ioredis';
 import type { Config } from '../shared/config.js';
@@ -16,6 +15,7 @@ import { newMessageId, type Intake } from '../intake/intake.js';
 import { domainOfEmail } from '../shared/email-address.js';
 import { hitWindow } from '../shared/rate-limit.js';
 import { redisKeys } from '../shared/redis-keys.js';
+import { sha256Hex } from '../shared/sha256.js';
 import type { ManagementRefusal } from './management-refusals.js';
 
 export interface SystemMessage {
@@ -55,8 +55,6 @@ const HOUR_S = 3600;
 
 const unavailable = <T>(reason: string): SystemMailResult<T> => ({ ok: false, refusal: { kind: 'system_mail_unavailable', reason } });
 
-const sha256 = (text: string): string => createHash('sha256').update(text, 'utf8').digest('hex');
-
 export class SystemMail {
   constructor(
     private readonly d: SystemMailDeps,
@@ -82,7 +80,7 @@ export class SystemMail {
     const sender = await this.sender();
     if (!sender.ok) return sender;
     const limit = this.d.config.systemMail.perRecipientPerHour;
-    const rate = await hitWindow(this.d.redis, redisKeys.systemMail('recipient', sha256(emailKey(m.to))), limit, HOUR_S);
+    const rate = await hitWindow(this.d.redis, redisKeys.systemMail('recipient', sha256Hex(emailKey(m.to))), limit, HOUR_S);
     if (!rate.allowed) {
       const message = `At most ${limit} messages from Tern to one address in an hour; try again later.`;
       return { ok: false, refusal: { kind: 'rate_limited', message, retryAfterS: rate.resetS } };

@@ -1,12 +1,13 @@
 // Application passwords, as WordPress has them: 24 characters from [A-Za-z0-9] shown once in groups of four,
 // kept as their sha256 (they carry about 143 bits, so a slow hash adds nothing), used with the user's email
 // as HTTP Basic credentials without a nonce; their last use (time and address) is recorded.
-import { createHash, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { emailKey, type ApplicationPassword, type User } from '../../domain/user.js';
 import { clip, isoAt, type StoreDeps } from './deps.js';
 import { randomAlphanumeric } from './passwords.js';
 import { granted, invalidField, refused, type Identified } from './refusals.js';
 import type { Logger } from '../../shared/log.js';
+import { hashToken } from './sessions.js';
 
 const LENGTH = 24;
 /** wp_is_uuid(): any UUID version. */
@@ -25,8 +26,6 @@ export interface ApplicationPasswordAuthentication {
   user: User;
   applicationPassword: ApplicationPassword;
 }
-
-const sha256 = (text: string): string => createHash('sha256').update(text, 'utf8').digest('hex');
 
 /** WP_Application_Passwords::chunk_password. */
 export const chunkPassword = (raw: string): string => raw.match(/.{1,4}/g)!.join(' ');
@@ -48,7 +47,7 @@ export class ApplicationPasswords {
       userId: user.id,
       name: o.name,
       appId: o.appId ?? null,
-      passwordHash: sha256(raw),
+      passwordHash: hashToken(raw),
       at: isoAt(this.d.now()),
     });
     if (created === 'name_taken') return refused({ kind: 'name_taken', field: 'name' });
@@ -74,7 +73,7 @@ export class ApplicationPasswords {
     const raw = password.replace(/[^A-Za-z0-9]/g, '');
     const invalid = refused<ApplicationPasswordAuthentication>({ kind: 'invalid_credentials' });
     if (raw.length !== LENGTH) return invalid;
-    const found = await this.d.store.applicationPasswords.findByHash(sha256(raw));
+    const found = await this.d.store.applicationPasswords.findByHash(hashToken(raw));
     const user = found && (await this.d.store.users.get(found.userId));
     if (!found || !user || emailKey(user.email) !== emailKey(email)) return invalid;
     const at = isoAt(this.d.now());

@@ -2,7 +2,7 @@
 // email; Tern mails a link carrying a random token (only its sha256 is kept) that works once, until it expires
 // (invitations.expiryDays), unless revoked or replaced by a newer invitation to the same email. Accepting it
 // creates the user with the password they choose and signs them in, as a login does.
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import escapeHtml from 'escape-html';
 import { isUserRole, type Session, type User } from '../../domain/user.js';
 import { invitationState, type Invitation, type InvitationStatus } from '../../domain/invitation.js';
@@ -14,7 +14,7 @@ import { clip, isoAt, type StoreDeps } from './deps.js';
 import { hashPassword, passwordProblem } from './passwords.js';
 import { granted, invalidField, refused, type Identified } from './refusals.js';
 import { emailProblem, nameProblem } from './users.js';
-import type { ClientInfo, Sessions } from './sessions.js';
+import { hashToken, type ClientInfo, type Sessions } from './sessions.js';
 import type { Nonces } from './nonces.js';
 
 export interface InvitationRequest {
@@ -53,8 +53,6 @@ export interface AcceptedInvitation {
 /** Where the invitee lands: the page that accepts the invitation. */
 export const acceptLink = (dashboardUrl: string, token: string): string => `${dashboardUrl}/accept-invitation?token=${encodeURIComponent(token)}`;
 
-const sha256 = (text: string): string => createHash('sha256').update(text, 'utf8').digest('hex');
-
 /** Who the inviter reaches: their account, and the teams an invitation may name (one, for a team's user). */
 interface Reach {
   account: Team;
@@ -85,7 +83,7 @@ export class Invitations {
       teamId: team.id,
       email: r.email,
       role: r.role as User['role'],
-      tokenHash: sha256(token),
+      tokenHash: hashToken(token),
       invitedBy: inviter.id,
       messageId: sent.value.messageId,
       at: isoAt(this.d.now()),
@@ -118,7 +116,7 @@ export class Invitations {
 
   /** The open invitation a link's token stands for (the page shows whom it invites, as what). */
   async open(token: string): Promise<Identified<Invitation>> {
-    const invitation = await this.d.store.invitations.findByTokenHash(sha256(token));
+    const invitation = await this.d.store.invitations.findByTokenHash(hashToken(token));
     const state = invitation && invitationState(invitation, this.d.now());
     if (!invitation || (state !== 'open' && state !== 'expired')) return refused({ kind: 'invitation_invalid' });
     return state === 'expired' ? refused({ kind: 'invitation_expired' }) : granted(invitation);

@@ -1,11 +1,11 @@
 // Logging in to the dashboard: throttled per email and per client address (failures in a sliding window on
 // Redis), the same answer and the same work for an unknown email as for a wrong password, a new session at
 // every success, and every attempt recorded in the auth log.
-import { createHash } from 'node:crypto';
 import { emailKey, type Session, type User } from '../../domain/user.js';
 import type { AuthResult } from '../../domain/login-security.js';
 import { hitWindow, peekWindow, type RateDecision } from '../../shared/rate-limit.js';
 import { redisKeys } from '../../shared/redis-keys.js';
+import { sha256Hex } from '../../shared/sha256.js';
 import { accountOfUser, clip, isoAt, type IdentityDeps } from './deps.js';
 import { dummyHash, verifyPassword } from './passwords.js';
 import type { LoginSecurity } from './login-security.js';
@@ -31,8 +31,6 @@ interface FailureWindow {
   limit: number;
   windowS: number;
 }
-
-const sha256 = (text: string): string => createHash('sha256').update(text, 'utf8').digest('hex');
 
 export class Logins {
   constructor(
@@ -76,8 +74,8 @@ export class Logins {
     const settings = await this.security.effective(accountId);
     const c = this.d.config.dashboard.login;
     return [
-      { key: redisKeys.loginFailures('email', sha256(emailKey(a.email))), limit: settings.failuresPerEmail, windowS: settings.windowMinutes * 60 },
-      { key: redisKeys.loginFailures('address', sha256(a.address)), limit: c.failuresPerAddress, windowS: c.windowMinutes * 60 },
+      { key: redisKeys.loginFailures('email', sha256Hex(emailKey(a.email))), limit: settings.failuresPerEmail, windowS: settings.windowMinutes * 60 },
+      { key: redisKeys.loginFailures('address', sha256Hex(a.address)), limit: c.failuresPerAddress, windowS: c.windowMinutes * 60 },
     ];
   }
 

@@ -1,11 +1,13 @@
 // Dashboard sessions: a new random token at every login (no fixation), kept as its sha256; resumed only within
 // the idle and absolute lifetimes of the user's account (each resume slides last-seen); ended at logout.
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
+import { sha256Hex } from '../../shared/sha256.js';
 import type { Session, User } from '../../domain/user.js';
 import { accountOfUser, clip, isoAt, type StoreDeps } from './deps.js';
 import type { LoginSecurity } from './login-security.js';
 
-export const hashToken = (token: string): string => createHash('sha256').update(token, 'utf8').digest('hex');
+/** How a secret token (a session's, an invitation's) is stored. */
+export const hashToken = sha256Hex;
 
 export interface StartedSession {
   /** The cookie's value: shown to the browser, never stored. */
