@@ -7,7 +7,8 @@ import { Int, Nullable, OneOf, rowDecoder, Text } from './decode.js';
 import { USER_ROLES } from '../../domain/user.js';
 import { INVITATION_STATUSES, type Invitation } from '../../domain/invitation.js';
 import type { Acceptance, InvitationRepository, NewInvitation } from '../invitations.js';
-import type { NewUser, UserRepository } from '../users.js';
+import type { NewUser } from '../users.js';
+import { UserStore } from './users.js';
 import { limitOffset, type PageOf, type PageRequest } from '../paging.js';
 
 const InvitationRow = Type.Object({
@@ -41,7 +42,6 @@ const decodeInvitation = rowDecoder('invitation', InvitationRow, (r): Invitation
 }));
 
 const decodeCount = rowDecoder('invitation count', Type.Object({ n: Int }), (r) => r.n);
-const decodeId = rowDecoder('new user id', Type.Object({ id: Int }), (r) => r.id);
 
 /** Every column but the token's hash, which is only ever looked up. */
 const COLUMNS = 'id, account_id, team_id, email, role, status, invited_by, message_id, user_id, created_at, expires_at, closed_at';
@@ -51,10 +51,7 @@ const scope = (accountId: number, teamId: number | undefined): [string, number[]
   teamId === undefined ? ['account_id = ?', [accountId]] : ['account_id = ? AND team_id = ?', [accountId, teamId]];
 
 export class InvitationStore implements InvitationRepository {
-  constructor(
-    private readonly sql: Sql,
-    private readonly users: UserRepository,
-  ) {}
+  constructor(private readonly sql: Sql) {}
 
   async create(i: NewInvitation): Promise<Invitation> {
     const row = await this.sql.tx(async (q) => {
@@ -100,21 +97,12 @@ export class InvitationStore implements InvitationRepository {
 
   async accept(id: number, u: NewUser, at: string): Promise<Acceptance> {
     // BEGIN IMMEDIATE holds the write lock from the first statement: what the check sees stays true until COMMIT.
-    const outcome = await this.sql.tx(async (q): Promise<number | 'closed' | 'email_taken'> => {
+    return this.sql.tx(async (q): Promise<Acceptance> => {
       if (!(await q.get("SELECT id FROM invitations WHERE id = ? AND status = 'open' AND expires_at > ?", [id, at]))) return 'closed';
-      const inserted = await q.get(
-        `INSERT INTO users (team_id, email, name, role, password_hash, must_change_password, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-         ON CONFLICT DO NOTHING RETURNING id`,
-        [u.teamId, u.email, u.name, u.role, u.passwordHash, +u.mustChangePassword, at, at],
-      );
-      if (!inserted) return 'email_taken';
-      const userId = decodeId(inserted);
-      await q.run("UPDATE invitations SET status = 'accepted', closed_at = ?, user_id = ? WHERE id = ?", [at, userId, id]);
-      return userId;
+      const user = await UserStore.insert(q, u, at);
+      if (user === 'email_taken') return user;
+      const row = await q.get(`UPDATE invitations SET status = 'accepted', closed_at = ?, user_id = ? WHERE id = ? RETURNING ${COLUMNS}`, [at, user.id, id]);
+      return { user, invitation: decodeInvitation(row!) };
     });
-    if (typeof outcome !== 'number') return outcome;
-    const user = await this.users.get(outcome);
-    const row = await this.sql.get(`SELECT ${COLUMNS} FROM invitations WHERE id = ?`, [id]);
-    return { user: user!, invitation: decodeInvitation(row!) };
   }
 }

@@ -33,7 +33,6 @@ export async function openDatabase(dataDir: string): Promise<Sql> {
 
 export async function openSqliteStore(dataDir: string): Promise<Store> {
   const sql = await openDatabase(dataDir);
-  const users = new UserStore(sql);
   return {
     teams: new TeamStore(sql),
     domains: new DomainStore(sql),
@@ -44,13 +43,13 @@ export async function openSqliteStore(dataDir: string): Promise<Store> {
     queue: new QueueStore(sql),
     feedback: new FeedbackStore(sql),
     statistics: new StatisticsStore(sql),
-    users,
+    users: new UserStore(sql),
     sessions: new SessionStore(sql),
     applicationPasswords: new ApplicationPasswordStore(sql),
     authLog: new AuthLogStore(sql),
     loginSettings: new LoginSettingsStore(sql),
     dnsConnections: new DnsConnectionStore(sql),
-    invitations: new InvitationStore(sql, users),
+    invitations: new InvitationStore(sql),
     close: () => sql.close(),
   };
 }

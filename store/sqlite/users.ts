@@ -1,6 +1,6 @@
 // Dashboard users in SQLite. The unique index on email (NOCASE) refuses a second user of the same email.
 import { Type } from '@sinclair/typebox';
-import type { Sql } from './sql.js';
+import type { Queryable, Sql, SqlValue } from './sql.js';
 import { Flag, Int, OneOf, rowDecoder, Text } from './decode.js';
 import { nowIso } from '../../shared/time.js';
 import { USER_ROLES, type User } from '../../domain/user.js';
@@ -33,16 +33,22 @@ const decodeHash = rowDecoder('password hash', Type.Object({ password_hash: Text
 /** Every column but the password hash, which leaves the store only through passwordHash(). */
 const COLUMNS = 'id, team_id, email, name, role, must_change_password, created_at, updated_at';
 
+/** A new user's row, or none when the email is taken (the unique index decides, so no check can race it). */
+const INSERT_USER = `INSERT INTO users (team_id, email, name, role, password_hash, must_change_password, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+  ON CONFLICT DO NOTHING RETURNING ${COLUMNS}`;
+const insertParams = (u: NewUser, at: string): SqlValue[] => [u.teamId, u.email, u.name, u.role, u.passwordHash, +u.mustChangePassword, at, at];
+
 export class UserStore implements UserRepository {
   constructor(private readonly sql: Sql) {}
 
   async create(u: NewUser): Promise<User | 'email_taken'> {
-    const now = nowIso();
-    const [row] = await this.sql.returning(
-      `INSERT INTO users (team_id, email, name, role, password_hash, must_change_password, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-       ON CONFLICT DO NOTHING RETURNING ${COLUMNS}`,
-      [u.teamId, u.email, u.name, u.role, u.passwordHash, +u.mustChangePassword, now, now],
-    );
+    const [row] = await this.sql.returning(INSERT_USER, insertParams(u, nowIso()));
+    return row ? decodeUser(row) : 'email_taken';
+  }
+
+  /** Creates a user inside another repository's transaction (an invitation accepted). */
+  static async insert(q: Queryable, u: NewUser, at: string): Promise<User | 'email_taken'> {
+    const row = await q.get(INSERT_USER, insertParams(u, at));
     return row ? decodeUser(row) : 'email_taken';
   }
 
