@@ -4,7 +4,7 @@
 import type { AppContext } from '../http/context.js';
 import type { Logger } from '../shared/log.js';
 import type { Invitation } from '../domain/invitation.js';
-import { sessionCookie } from '../http/dashboard/credentials.js';
+import { secureCookies, sessionCookie } from '../http/dashboard/credentials.js';
 import { PASSWORD_LENGTH } from '../core/identity/index.js';
 import { html } from './html.js';
 import { pageErrorForIdentity, type PageError } from './errors.js';
@@ -60,8 +60,7 @@ export async function acceptInvitation(ctx: AppContext, r: PageRequest, log: Log
   const client = { address: r.address, userAgent: r.userAgent };
   const accepted = await ctx.core.invitations.accept({ token, name, password: fieldOf(form, 'password') ?? '', client }, log);
   if (accepted.ok) {
-    // Secure as the login route sets it: over TLS, or when the operator says a TLS proxy stands in front.
-    const cookie = sessionCookie(accepted.value.token, ctx.config.dashboard.secureCookies || r.origin.startsWith('https:'));
+    const cookie = sessionCookie(accepted.value.token, secureCookies(ctx, r));
     const body = html`<p>Your account <strong>${accepted.value.user.email}</strong> is ready, and you are signed in.</p>`;
     return { kind: 'page', title: 'Welcome to Tern', body, headers: { 'Set-Cookie': cookie } };
   }

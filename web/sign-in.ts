@@ -3,7 +3,7 @@
 // cookie; then back to redirect_to, which must be a path of this site (never an open redirect).
 import type { AppContext } from '../http/context.js';
 import type { Logger } from '../shared/log.js';
-import { sessionCookie } from '../http/dashboard/credentials.js';
+import { secureCookies, sessionCookie } from '../http/dashboard/credentials.js';
 import { html, type Html } from './html.js';
 import { pageError, pageErrorForIdentity, type PageError } from './errors.js';
 import { fieldOf, readForm, requireSameOrigin, type PageRequest } from './request.js';
@@ -68,8 +68,7 @@ export async function signIn(ctx: AppContext, r: PageRequest, log: Logger): Prom
   if (email === '' || password === '') return formPage(redirectTo, email, pageError('invalid_request', 'Enter your email address and your password.'));
   const result = await ctx.core.logins.login({ email, password, address: r.address, userAgent: r.userAgent }, log);
   if (!result.ok) return formPage(redirectTo, email, pageErrorForIdentity(result.refusal));
-  // Secure as the login route sets it: over TLS, or when the operator says a TLS proxy stands in front.
-  const cookie = sessionCookie(result.token, ctx.config.dashboard.secureCookies || r.origin.startsWith('https:'));
+  const cookie = sessionCookie(result.token, secureCookies(ctx, r));
   if (redirectTo !== undefined) return { kind: 'redirect', location: redirectTo, headers: { 'Set-Cookie': cookie } };
   return { kind: 'page', title: 'Signed in', body: html`<p>You are signed in as <strong>${result.user.email}</strong>.</p>`, headers: { 'Set-Cookie': cookie } };
 }

@@ -1,21 +1,27 @@
 // The authentication namespace (tern-auth/v1): log in (a new session cookie and its nonce), log out, and the
 // login security an account's owners and admins manage: settings, the auth log, quick stats.
 import { Type } from '@sinclair/typebox';
-import { DIGITS, endpoint, type DashboardRoute } from './route.js';
+import { DIGITS, endpoint, type DashboardRoute, type Reply } from './route.js';
 import { collectionArgs, pageReply } from './collection.js';
-import { clearedSessionCookie, headerOf, sessionCookie, sessionToken } from './credentials.js';
+import { clearedSessionCookie, headerOf, secureCookies, sessionCookie, sessionToken } from './credentials.js';
 import { signedIn, type DashboardCaller } from './authentication.js';
 import { dashboardErrorForIdentity, identified } from './identity-errors.js';
 import { authLogView, authStatsView, loginSettingsView, userView } from './views.js';
 import type { AppContext } from '../context.js';
 import type { Incoming } from '../pipeline.js';
+import type { User } from '../../domain/user.js';
+import type { ClientInfo } from '../../core/identity/index.js';
 
 type Route = DashboardRoute<DashboardCaller>;
 
-/** The session cookie's Secure flag: set when the API is addressed over TLS, or when the operator says a TLS proxy stands in front. */
-export const secureCookies = (ctx: AppContext, request: Pick<Incoming, 'origin'>): boolean => ctx.config.dashboard.secureCookies || request.origin.startsWith('https:');
+/** Who signs in, as the auth log and the session record it. */
+export const clientOf = (request: Incoming): ClientInfo => ({ address: request.address, userAgent: headerOf(request, 'user-agent') ?? '' });
 
-const userAgentOf = (request: Incoming): string => headerOf(request, 'user-agent') ?? '';
+/** A sign-in's answer (a login, an invitation accepted): the user and the nonce, the session cookie, the nonce header. */
+export const signedInReply = (ctx: AppContext, request: Incoming, s: { user: User; token: string; nonce: string }): Reply => ({
+  body: { user: userView(s.user), nonce: s.nonce },
+  headers: { 'Set-Cookie': sessionCookie(s.token, secureCookies(ctx, request)), 'X-WP-Nonce': s.nonce },
+});
 
 const login: Route = {
   namespace: 'tern-auth/v1',
@@ -27,13 +33,9 @@ const login: Route = {
       summary: 'Log in: sets the session cookie and answers the user and the nonce to send as X-WP-Nonce',
       args: Type.Object({ email: Type.String({ minLength: 1, maxLength: 254 }), password: Type.String({ minLength: 1, maxLength: 1000 }) }),
       async handle({ ctx, params, request, log }) {
-        const attempt = { email: params.email, password: params.password, address: request.address, userAgent: userAgentOf(request) };
-        const result = await ctx.core.logins.login(attempt, log);
+        const result = await ctx.core.logins.login({ email: params.email, password: params.password, ...clientOf(request) }, log);
         if (!result.ok) throw dashboardErrorForIdentity(result.refusal);
-        return {
-          body: { user: userView(result.user), nonce: result.nonce },
-          headers: { 'Set-Cookie': sessionCookie(result.token, secureCookies(ctx, request)), 'X-WP-Nonce': result.nonce },
-        };
+        return signedInReply(ctx, request, result);
       },
     }),
   ],

@@ -3,6 +3,7 @@
 // _wpnonce query arg, as WordPress). Writing the cookie is here too, so its name and flags are said once.
 import { parse, serialize } from 'cookie';
 import type { Incoming } from '../pipeline.js';
+import type { AppContext } from '../context.js';
 
 export const SESSION_COOKIE = 'tern_session';
 
@@ -34,6 +35,10 @@ export function sessionToken(req: Pick<Incoming, 'headers'>): string | undefined
 export function nonceOf(req: Pick<Incoming, 'headers' | 'query'>): string | undefined {
   return headerOf(req, 'x-wp-nonce') || req.query._wpnonce || undefined;
 }
+
+/** The session cookie's Secure flag: set when the site is addressed over TLS, or when the operator says a TLS proxy stands in front. */
+export const secureCookies = (ctx: Pick<AppContext, 'config'>, request: Pick<Incoming, 'origin'>): boolean =>
+  ctx.config.dashboard.secureCookies || request.origin.startsWith('https:');
 
 /** The cookie a login sets: HttpOnly, SameSite=Lax, Secure over TLS or when configured; a browser-session cookie. */
 export function sessionCookie(token: string, secure: boolean): string {

@@ -6,9 +6,8 @@ import { DIGITS, endpoint, type DashboardRoute } from './route.js';
 import { signedIn, type DashboardCaller } from './authentication.js';
 import { collectionArgs, oneOf, pageReply } from './collection.js';
 import { identified } from './identity-errors.js';
-import { headerOf, sessionCookie } from './credentials.js';
-import { secureCookies } from './auth-routes.js';
-import { userView, wpDate } from './views.js';
+import { clientOf, signedInReply } from './auth-routes.js';
+import { wpDate } from './views.js';
 import { USER_ROLES } from '../../domain/user.js';
 import type { ListedInvitation } from '../../core/identity/invitations.js';
 import type { AppContext } from '../context.js';
@@ -108,12 +107,8 @@ const accept: Route = {
         password: Type.String({ description: 'The password the new user chooses (12 to 200 characters).', minLength: 1, maxLength: 1000 }),
       }),
       async handle({ ctx, params, request, log }) {
-        const client = { address: request.address, userAgent: headerOf(request, 'user-agent') ?? '' };
-        const accepted = identified(await ctx.core.invitations.accept({ token: params.token, name: params.name, password: params.password, client }, log));
-        return {
-          body: { user: userView(accepted.user), nonce: accepted.nonce },
-          headers: { 'Set-Cookie': sessionCookie(accepted.token, secureCookies(ctx, request)), 'X-WP-Nonce': accepted.nonce },
-        };
+        const acceptance = { token: params.token, name: params.name, password: params.password, client: clientOf(request) };
+        return signedInReply(ctx, request, identified(await ctx.core.invitations.accept(acceptance, log)));
       },
     }),
   ],
