@@ -101,7 +101,7 @@ export class DnsInstructions {
     if (!rate.allowed) {
       return refuse({ kind: 'rate_limited', message: `At most ${limit} DNS instruction messages per domain in an hour; try again later.`, retryAfterS: rate.resetS });
     }
-    const sent = await this.mail.send(this.message(domain, requester, to), log);
+    const sent = await this.mail.sendAs(sender.value, this.message(domain, requester, to), log);
     if (!sent.ok) return sent;
     log.info({ domain: domain.id, team: team.id, msg_id: sent.value.messageId }, 'DNS instructions sent');
     return done({ ...sent.value, to, domain });

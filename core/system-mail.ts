@@ -75,17 +75,21 @@ export class SystemMail {
     return { ok: true, value: { address: from, name: fromName, team, domain } };
   }
 
-  /** Composes and submits one message; its id once it is recorded. */
+  /** Composes and submits one message from the configured sender; its id once it is recorded. */
   async send(m: SystemMessage, log: Logger): Promise<SystemMailResult<SentSystemMail>> {
     const sender = await this.sender();
-    if (!sender.ok) return sender;
+    return sender.ok ? this.sendAs(sender.value, m, log) : sender;
+  }
+
+  /** As send, from a sender the caller has just looked up with sender(). */
+  async sendAs(sender: SystemSender, m: SystemMessage, log: Logger): Promise<SystemMailResult<SentSystemMail>> {
     const limit = this.d.config.systemMail.perRecipientPerHour;
     const rate = await hitWindow(this.d.redis, redisKeys.systemMail('recipient', sha256Hex(emailKey(m.to))), limit, HOUR_S);
     if (!rate.allowed) {
       const message = `At most ${limit} messages from Tern to one address in an hour; try again later.`;
       return { ok: false, refusal: { kind: 'rate_limited', message, retryAfterS: rate.resetS } };
     }
-    const { team, domain, address, name } = sender.value;
+    const { team, domain, address, name } = sender;
     const id = newMessageId();
     const messageIdHeader = `<${id}@${domain.name}>`;
     const composer = new MailComposer({
