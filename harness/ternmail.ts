@@ -11,10 +11,10 @@ export const ternmailJs = projectPath('dist', 'bin', 'ternmail.js');
 
 /**
  * What a ternmail process never inherits from the process that starts it: our own settings (each run names
- * its own), and the test runner's (tap loads its process tracker into every child through NODE_OPTIONS: a
- * process under test would carry it, its memory and its hooks, which production never does).
+ * its own), and the test runner's (a process under test runs as production runs it; NODE_OPTIONS, through
+ * which tap loads its process tracker, is taken out by nodeWithout below).
  */
-const INHERITED_NOT = /^(TERNMAIL_|NODE_OPTIONS$|NODE_V8_COVERAGE$|_TAPJS_|TAP)/;
+const INHERITED_NOT = /^(TERNMAIL_|NODE_V8_COVERAGE$|_TAPJS_|TAP)/;
 
 /**
  * Node's command line (run by ENV) without NODE_OPTIONS. Clearing it in the environment is not enough under tap: its

@@ -231,11 +231,7 @@ function isDnsServer(text: string): boolean {
 }
 
 /** An http(s) URL that is only an origin: no path (but "/"), query, fragment or credentials. */
-function isOriginUrl(text: string): boolean {
-  if (!isHttpUrl(text)) return false;
-  const url = new URL(text);
-  return url.pathname === '/' && url.search === '' && url.hash === '' && url.username === '' && url.password === '' && /^https?:\/\/[^/?#]+\/?$/.test(text);
-}
+const isOriginUrl = (text: string): boolean => isHttpUrl(text) && /^https?:\/\/[^/?#@]+\/?$/.test(text);
 
 function isHttpUrl(text: string): boolean {
   try {
