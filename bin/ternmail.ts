@@ -9,7 +9,9 @@ import { openStore } from '../store/index.js';
 import { type Store } from '../store/index.js';
 import { createAccount, createAdminKey } from '../core/accounts.js';
 import { parseScopes, SCOPES } from '../shared/scopes.js';
-import { DEFAULT_SUSPENSION_REASON, accountIdOf } from '../domain/team.js';
+import { DEFAULT_SUSPENSION_REASON, poolIdOf } from '../domain/team.js';
+import { CLI } from '../domain/credits.js';
+import { Credits } from '../core/credits.js';
 import { stopChild } from '../shared/stop-child.js';
 import { serviceNodeFlags } from '../shared/node-flags.js';
 import { createLogger } from '../shared/log.js';
@@ -154,13 +156,16 @@ const operatorCommands: Record<string, Command> = {
     return withStore(config, (store) => createAdminKey(store, config, teamId, title, scopes));
   },
   'credits add': (config, args) => {
-    const f = flags(args, { account: 'string', amount: 'string' });
+    const f = flags(args, { account: 'string', amount: 'string', reason: 'string' });
     const accountId = integer(f, 'account', { required: true })!;
     const amount = integer(f, 'amount', { required: true, min: 1 })!;
+    const reason = typeof f.reason === 'string' ? f.reason : 'granted with ternmail credits add';
     return withStore(config, async (store) => {
       const team = await mustGetTeam(store, accountId);
-      if (team.parentId !== null) throw new Error(`${accountId} is a child team; credits are pooled at its account ${team.parentId}`);
-      return { balance: await store.teams.addCredits(accountIdOf(team), amount) };
+      if (poolIdOf(team) !== team.id) throw new Error(`${accountId} is a child team sharing its account's credits; add them to its account ${team.parentId}`);
+      const entry = await new Credits({ store }).adjust(team, amount, CLI, reason, cliLog);
+      if (!entry.ok) throw new Error(entry.refusal.kind === 'invalid_field' ? entry.refusal.message : `refused: ${entry.refusal.kind}`);
+      return { balance: entry.value.balanceAfter };
     });
   },
   'team suspend': (config, args) => {

@@ -27,6 +27,7 @@ import { dnsProvidersFrom } from '../dns-providers/index.js';
 import { SystemMail } from './system-mail.js';
 import { DnsInstructions } from './dns-instructions.js';
 import { Invitations } from './identity/invitations.js';
+import { Credits } from './credits.js';
 
 export type { PageOf, PageRequest } from '../store/paging.js';
 export type * from './identity/index.js';
@@ -64,6 +65,8 @@ export interface Core extends Identity {
   readonly invitations: Invitations;
   /** A domain's DMARC record read on demand: its tags, alignment, the record to publish next. */
   readonly dmarc: DmarcCheck;
+  /** Balances, the credit ledger, transfers to teams, grants and removals by the platform. */
+  readonly credits: Credits;
   /** How many changes per minute an account may make through /v2 and the dashboard. */
   readonly writeRates: WriteRates;
 }
@@ -99,5 +102,6 @@ export function createCore(rt: Runtime, queue: Queue): Core {
     invitations: new Invitations({ ...rt, now: Date.now }, systemMail, identity.sessions, identity.nonces),
     dmarc: new DmarcCheck(rt),
     writeRates: new WriteRates(rt),
+    credits: new Credits(rt),
   };
 }

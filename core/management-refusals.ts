@@ -11,6 +11,8 @@ export type ManagementRefusal =
   | { kind: 'domain_exists'; name: string }
   /** Sending from a subdomain needs credits on the account. */
   | { kind: 'credits_required' }
+  /** A transfer or a removal of credits would take a balance below zero. */
+  | { kind: 'insufficient_credits'; balance: number; field: string }
   | { kind: 'limit_reached'; what: 'teams' | 'webhooks' | 'admin_keys'; limit: number; field?: string }
   /** Only an account (a team without a parent) may do this (create teams). */
   | { kind: 'not_parent_account' }

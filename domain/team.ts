@@ -54,7 +54,10 @@ export interface Team {
   /** Null while the team is active. */
   suspension: Suspension | null;
   planType: string;
+  /** The team's own balance: an account's is its pool; a child team's counts only while it does not share its account's. */
   creditBalance: number;
+  /** A child team draws on its account's pool while true (the default); false once credits were moved to it. Accounts: true. */
+  creditsShared: boolean;
   limitPerSecond: number;
   backendRegion: string;
   /** An IANA time zone name, as the account chose it ('UTC' until then). */
@@ -65,5 +68,8 @@ export interface Team {
   updatedAt: string;
 }
 
-/** The paying account of a team: itself when it is an account. */
+/** The account a team belongs to: itself when it is an account. */
 export const accountIdOf = (team: Team): number => team.parentId ?? team.id;
+
+/** The team whose balance pays for a team's mail: its account, unless it was given credits of its own. */
+export const poolIdOf = (team: Pick<Team, 'id' | 'parentId' | 'creditsShared'>): number => (team.parentId !== null && team.creditsShared ? team.parentId : team.id);

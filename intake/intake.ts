@@ -13,7 +13,7 @@ import type { DisposableFilter } from './disposable.js';
 import type { Logger } from '../shared/log.js';
 import { metrics } from '../shared/metrics.js';
 import { domainOfEmail } from '../shared/email-address.js';
-import { accountIdOf } from '../domain/team.js';
+import { poolIdOf } from '../domain/team.js';
 
 export interface Recipient {
   email: string;
@@ -78,7 +78,7 @@ export class Intake {
     const inserted = await this.store.messages.insert({
       id,
       teamId: m.team.id,
-      accountId: accountIdOf(m.team),
+      poolId: poolIdOf(m.team),
       domainId: m.domain.id,
       sendingKeyId: m.sendingKeyId,
       source: m.source,

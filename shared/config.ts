@@ -59,6 +59,14 @@ const ConfigSchema = Obj({
     defaultLimitPerSecond: Positive,
     firstStartCredits: Type.Integer({ minimum: 0 }),
   }),
+  /**
+   * How the platform takes payments: `offline` (no card; credits come from the platform's grants; the only
+   * provider so far). The owner of a pool is mailed once each time its balance falls below `lowBalanceThreshold`.
+   */
+  billing: Obj({
+    provider: Type.Literal('offline'),
+    lowBalanceThreshold: Type.Integer({ minimum: 0 }),
+  }),
   regions: Type.Array(Type.String({ minLength: 1 }), { minItems: 1 }),
   delivery: Obj({
     remotePort: Port,
@@ -173,6 +181,7 @@ const ENV_OVERRIDES: readonly EnvSetting[] = [
   ['TERNMAIL_SECURE_COOKIES', ['dashboard', 'secureCookies'], asBool],
   ['TERNMAIL_CLOUDFLARE_BASE_URL', ['dnsProviders', 'cloudflare', 'baseUrl'], asString],
   ['TERNMAIL_SYSTEM_MAIL_FROM', ['systemMail', 'from'], asString],
+  ['TERNMAIL_LOW_BALANCE_THRESHOLD', ['billing', 'lowBalanceThreshold'], asInt],
 ];
 
 export { ConfigError };

@@ -13,6 +13,7 @@ import type { ApplicationPasswordRepository, SessionRepository, UserRepository }
 import type { AuthLogRepository, LoginSettingsRepository } from './login-security.js';
 import type { DnsConnectionRepository } from './dns-connections.js';
 import type { InvitationRepository } from './invitations.js';
+import type { CreditLedgerRepository } from './credits.js';
 import { openSqliteStore } from './sqlite/open.js';
 
 export interface Store {
@@ -38,6 +39,8 @@ export interface Store {
   readonly dnsConnections: DnsConnectionRepository;
   /** Invitations of dashboard users. */
   readonly invitations: InvitationRepository;
+  /** The credit ledger: every change of a balance. */
+  readonly credits: CreditLedgerRepository;
   close(): Promise<void>;
 }
 

@@ -15,8 +15,8 @@ export interface NewRecipient {
 
 /** A message as the intake records it: the log's fields it is listed with, plus what only recording needs. */
 export interface NewMessage extends Omit<MessageLogEntry, 'status' | 'error' | 'sentAt' | 'createdAt' | 'updatedAt'> {
-  /** The account paying for it: the team itself, or its parent. */
-  accountId: number;
+  /** The pool paying for it (domain/team.ts poolIdOf): its account, or the team itself when it has credits of its own. */
+  poolId: number;
   headers: Record<string, string>;
   recipients: NewRecipient[];
   /** The message as it will be signed and sent; kept until no recipient is left in flight (none when cost is 0). */

@@ -33,7 +33,7 @@ export interface TeamRepository {
   get(id: number): Promise<Team | undefined>;
   /** The live child teams of an account, oldest first. */
   children(parentId: number): Promise<Team[]>;
-  /** The pooled balance: always the paying account's. */
+  /** The balance that pays for the team's mail: its account's, or its own once it was given credits (poolIdOf). */
   pooledBalance(team: Team): Promise<number>;
   rename(id: number, name: string): Promise<Team | undefined>;
   /** Moves a team's status by the one transition rule; a suspension records its cause (or who) and time, reactivation clears it. */
@@ -48,6 +48,4 @@ export interface TeamRepository {
   saveIcon(icon: NewIcon): Promise<Team | undefined>;
   /** An uploaded icon by its id (any team's: icons are public). */
   icon(id: string): Promise<StoredIcon | undefined>;
-  /** Adds credits to an account; its new balance, or undefined when `accountId` is no account (a child team, say). */
-  addCredits(accountId: number, amount: number): Promise<number | undefined>;
 }

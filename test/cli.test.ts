@@ -194,7 +194,7 @@ t.test('credits add raises the pooled balance and refuses a child team', async (
   const child = await cli('credits', 'add', '--account', String(team.body.data.id), '--amount', '3');
   t.equal(child.code, 1);
   t.equal(child.stdout, '');
-  t.match(child.stderr, new RegExp(`child team; credits are pooled at its account ${id}`));
+  t.match(child.stderr, new RegExp(`child team sharing its account's credits; add them to its account ${id}`));
   const childInfo = await http(base, 'GET', '/v2/info', { key, teamId: team.body.data.id });
   t.equal(childInfo.body.account.credit_balance, 12, 'a child team shows the pooled balance, unchanged');
 

@@ -6,6 +6,7 @@ import { startHarness, type Harness } from './helpers/harness.js';
 import { storeSupport } from './helpers/store-support.js';
 import { hashKey } from '../shared/api-key.js';
 import { SCOPES } from '../shared/scopes.js';
+import { grantCredits } from './helpers/credits.js';
 
 const h = await startHarness();
 t.teardown(() => h.close());
@@ -66,7 +67,7 @@ t.test('the account fields describe the account acted on', async (t) => {
 
   // The operator's changes (ternmail account update, credits add) show at once.
   await h.rt.store.teams.update(id, { limitPerSecond: 42, planType: 'scale' });
-  await h.rt.store.teams.addCredits(id, 79);
+  await grantCredits(h.rt.store, id, 79);
   const updated = (await h.request('GET', '/v2/info', { key })).body.account;
   t.equal(updated.limit_per_second, 42);
   t.equal(updated.plan_type, 'scale');
@@ -109,7 +110,7 @@ t.test('acting on a child team shows that team with the parent’s pooled balanc
   const own = await h.rt.store.teams.get(teamId);
   t.equal(own?.creditBalance, 0, 'the team holds no balance of its own');
 
-  await h.rt.store.teams.addCredits(parent.id, 25);
+  await grantCredits(h.rt.store, parent.id, 25);
   const after = await h.request('GET', '/v2/info', { key: parent.key, teamId });
   t.equal(after.body.account.credit_balance, 525, 'credits added to the parent show on the team');
   const parentView = await h.request('GET', '/v2/info', { key: parent.key });

@@ -4,6 +4,8 @@
 import t, { type Test } from 'tap';
 import { simpleParser } from 'mailparser';
 import { startHarness, type Harness, type HttpReply, type UntypedJson } from './helpers/harness.js';
+import { grantCredits } from './helpers/credits.js';
+import { storedDomain } from './helpers/sending-setup.js';
 
 const h: Harness = await startHarness();
 t.teardown(() => h.close());
@@ -12,20 +14,7 @@ let domainCounter = 0;
 const uniqueDomain = (): string => `sender${++domainCounter}.example.com`;
 
 /** A domain of the team in the store, verified unless `draft`. */
-async function makeDomain(teamId: number, name = uniqueDomain(), draft = false): Promise<{ id: string; name: string }> {
-  const { generateDkimKeyPair } = await import('../shared/dns-records.js');
-  const keys = await generateDkimKeyPair(1024);
-  const d = await h.rt.store.domains.create({
-    teamId,
-    name,
-    dkimSelector: 'tern',
-    dkimPublicKey: keys.publicKey,
-    dkimPrivateKeyEnc: h.rt.secrets.seal(keys.privateKeyPem),
-  });
-  if (d === 'exists') throw new Error(`${name} exists`);
-  if (!draft) await h.rt.store.domains.recordCheck(d.id, { verified: true, dmarcPolicy: null, summary: '', result: {} });
-  return { id: d.id, name };
-}
+const makeDomain = (teamId: number, name = uniqueDomain(), draft = false) => storedDomain(h, teamId, name, draft);
 
 interface Setup {
   id: number;
@@ -632,7 +621,7 @@ t.test('a failed request does not hold its Idempotency-Key', async (t) => {
   const body = mail(s.domain);
   const refused = await send(s.sendKey, body, { headers: { 'Idempotency-Key': 'retry-me' } });
   t.equal(refused.status, 403, refused.text);
-  await h.rt.store.teams.addCredits(s.id, 5);
+  await grantCredits(h.rt.store, s.id, 5);
   const retried = await send(s.sendKey, body, { headers: { 'Idempotency-Key': 'retry-me' } });
   t.equal(retried.status, 200, retried.text);
 });

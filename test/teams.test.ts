@@ -3,6 +3,7 @@ import t from 'tap';
 import { startHarness, type Harness } from './helpers/harness.js';
 import { storeSupport } from './helpers/store-support.js';
 import { SCOPES } from '../shared/scopes.js';
+import { grantCredits } from './helpers/credits.js';
 
 let h: Harness;
 t.before(async () => {
@@ -250,7 +251,7 @@ t.test('credits are pooled: GET /v2/teams shows the parent’s balance and teams
   t.equal(res.body.data.credits_shared, true);
   t.same(Object.keys(res.body.data.teams[0]).sort(), ['id', 'name', 'status'], 'no balance on a team');
   t.equal((await h.rt.store.teams.get(team))?.creditBalance, 0, 'a child’s own balance is 0');
-  await h.rt.store.teams.addCredits(id, 66);
+  await grantCredits(h.rt.store, id, 66);
   const after = await h.request('GET', '/v2/teams', { key });
   t.equal(after.body.data.account.credit_balance, 1300);
   const onChild = await h.request('GET', '/v2/info', { key, teamId: team });

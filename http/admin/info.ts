@@ -98,7 +98,7 @@ const info = defineRoute({
         status: team.status,
         plan_type: team.planType,
         credit_balance: summary.balance,
-        credits_shared: true,
+        credits_shared: team.creditsShared,
         limit_per_second: team.limitPerSecond,
         backend_region: team.backendRegion,
         bounce_rate: summary.bounceRate,

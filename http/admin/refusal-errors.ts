@@ -23,6 +23,8 @@ export function adminErrorFor(refusal: ManagementRefusal): AdminError {
       return adminError('domain_exists', `${refusal.name} already exists`);
     case 'credits_required':
       return adminError('credits_required', 'Sending from a subdomain requires credits on the account');
+    case 'insufficient_credits':
+      return adminError('validation_failed', `Not enough credits: the balance is ${refusal.balance}`, { field: refusal.field });
     case 'limit_reached':
       return adminError('limit_reached', LIMITS[refusal.what].replace('{n}', String(refusal.limit)), refusal.field === undefined ? {} : { field: refusal.field });
     case 'not_parent_account':

@@ -39,7 +39,10 @@ const list = defineRoute({
     const owner = caller.owner;
     const { teams, balance } = await ctx.core.teams.overview(owner);
     const account = accountItem(owner, balance);
-    return { body: { data: { account, teams: teams.map(teamItem), credits_shared: true } }, headers: { 'X-Account-Id': String(owner.id) } };
+    return {
+      body: { data: { account, teams: teams.map(teamItem), credits_shared: teams.every((t) => t.creditsShared) } },
+      headers: { 'X-Account-Id': String(owner.id) },
+    };
   },
 });
 

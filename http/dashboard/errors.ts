@@ -27,6 +27,7 @@ export const DASHBOARD_ERRORS = {
   rest_message_invalid_id: 404,
   rest_domain_exists: 409,
   rest_credits_required: 402,
+  rest_insufficient_credits: 400,
   rest_limit_reached: 400,
   rest_team_suspended: 403,
   rest_too_many_requests: 429,

@@ -14,6 +14,7 @@ import { invitationRoutes } from './invitation-routes.js';
 import { profileRoutes } from './profile-routes.js';
 import { dmarcRoutes } from './dmarc-routes.js';
 import { accountRoutes } from './account-routes.js';
+import { billingRoutes } from './billing-routes.js';
 
 /** What GET /api says of the site. */
 export const SITE: Site = { name: 'Tern', description: 'The dashboard REST interface of Tern, a mail transfer agent' };
@@ -29,6 +30,7 @@ export const dashboardRoutes: ReadonlyArray<DashboardRoute<DashboardCaller>> = [
   ...profileRoutes,
   ...dmarcRoutes,
   ...accountRoutes,
+  ...billingRoutes,
 ];
 
 export const productDashboard = (): Dashboard => createDashboard({ auth: dashboardAuthentication, routes: dashboardRoutes, site: SITE });

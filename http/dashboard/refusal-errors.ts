@@ -31,6 +31,11 @@ export function dashboardErrorFor(refusal: ManagementRefusal): DashboardError {
       return dashboardError('rest_domain_exists', `${refusal.name} already exists.`);
     case 'credits_required':
       return dashboardError('rest_credits_required', 'Sending from a subdomain requires credits on the account.');
+    case 'insufficient_credits':
+      return dashboardError('rest_insufficient_credits', `Not enough credits: the balance is ${refusal.balance}.`, {
+        balance: refusal.balance,
+        params: { [refusal.field]: 'more than the balance' },
+      });
     case 'limit_reached':
       return dashboardError('rest_limit_reached', LIMITS[refusal.what].replace('{n}', String(refusal.limit)), { limit: refusal.limit });
     case 'not_parent_account':

@@ -1,8 +1,9 @@
-// Recording accepted messages in SQLite: a batch of messages written in one transaction (credits, message rows,
-// recipients, bodies and the search index), as few multi-row statements as the batch allows.
+// Recording accepted messages in SQLite: a batch of messages written in one transaction (credits and their
+// ledger entries, message rows, recipients, bodies and the search index), as few multi-row statements as the
+// batch allows.
 import { Type } from '@sinclair/typebox';
 import type { Queryable, SqlValue } from './sql.js';
-import { TeamStore } from './teams.js';
+import { debitSends } from './credits.js';
 import { messageStatusOf } from '../../domain/queue-state.js';
 import type { InsertOutcome, NewMessage } from '../message-log.js';
 import { Int, rowDecoder, Text } from './decode.js';
@@ -10,16 +11,15 @@ import { chunksByParams } from './write-batch.js';
 import { groupBy } from '../../shared/group-by.js';
 import { nowIso } from '../../shared/time.js';
 
-/** Each message's credits: one debit per paying account when it can pay for the whole batch, else one by one, in order. */
-async function debitAll(q: Queryable, messages: readonly NewMessage[]): Promise<Set<NewMessage>> {
+/** Each message's credits: one debit per paying pool when it can pay for the whole batch, else one by one, in order. */
+async function debitAll(q: Queryable, messages: readonly NewMessage[], at: string): Promise<Set<NewMessage>> {
   const unpaid = new Set<NewMessage>();
-  for (const [accountId, list] of groupBy(
+  for (const [poolId, list] of groupBy(
     messages.filter((m) => m.cost > 0),
-    (m) => m.accountId,
+    (m) => m.poolId,
   )) {
-    const total = list.reduce((sum, m) => sum + m.cost, 0);
-    if (await TeamStore.debit(q, accountId, total)) continue;
-    for (const m of list) if (!(await TeamStore.debit(q, accountId, m.cost))) unpaid.add(m);
+    if (await debitSends(q, poolId, list, at)) continue;
+    for (const m of list) if (!(await debitSends(q, poolId, [m], at))) unpaid.add(m);
   }
   return unpaid;
 }
@@ -31,7 +31,7 @@ const decodeInsertedRecipient = rowDecoder('inserted recipient', Type.Object({ i
 export const LOGGED_COLUMNS =
   'id, team_id, domain_id, sending_key_id, source, envelope_from, from_email, from_name, subject, to_json, reply_to, message_id_header, size, has_attachments, headers_json';
 
-type Logged = Omit<NewMessage, 'accountId' | 'recipients' | 'body' | 'cost' | 'error'>;
+type Logged = Omit<NewMessage, 'poolId' | 'recipients' | 'body' | 'cost' | 'error'>;
 
 export const loggedValues = (m: Logged): SqlValue[] => [
   m.id,
@@ -109,10 +109,10 @@ async function insertBodies(q: Queryable, messages: readonly NewMessage[]): Prom
 
 /** Writes a batch of accepted messages: credits, message rows, recipients, bodies and the search index. */
 export async function insertMessages(q: Queryable, messages: readonly NewMessage[]): Promise<InsertOutcome[]> {
-  const unpaid = await debitAll(q, messages);
+  const now = nowIso();
+  const unpaid = await debitAll(q, messages, now);
   const paid = messages.filter((m) => !unpaid.has(m));
   if (!paid.length) return messages.map(() => 'insufficient_balance');
-  const now = nowIso();
   const rowids = await insertMessageRows(q, paid, now);
   const due = await insertRecipientRows(q, paid, now);
   await insertBodies(q, paid);

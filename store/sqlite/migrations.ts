@@ -595,4 +595,37 @@ CREATE UNIQUE INDEX invitations_open ON invitations(account_id, email COLLATE NO
 CREATE INDEX invitations_by_account ON invitations(account_id, id);
 `,
   },
+  {
+    version: 16,
+    name: 'credits as a ledger; child teams with credits of their own',
+    // Every change of a balance is an entry; teams.credit_balance stays as the running sum, changed only in the
+    // transaction that writes the entry (so a send's check-and-debit is one conditional UPDATE). Existing
+    // balances open the ledger with one adjustment each. A purchase is granted once per payment: the unique index
+    // makes a webhook delivered twice a no-op. The same DDL runs on PostgreSQL (INTEGER GENERATED ... AS IDENTITY
+    // for the id, BOOLEAN for credits_shared).
+    sql: `
+ALTER TABLE teams ADD COLUMN credits_shared INTEGER NOT NULL DEFAULT 1 CHECK (credits_shared IN (0, 1));
+
+CREATE TABLE credit_entries (
+  id INTEGER PRIMARY KEY,
+  pool_id INTEGER NOT NULL REFERENCES teams(id),
+  kind TEXT NOT NULL CHECK (kind IN ('grant', 'purchase', 'send', 'refund', 'transfer', 'expiry', 'adjustment')),
+  amount INTEGER NOT NULL CHECK (amount <> 0),
+  balance_after INTEGER NOT NULL CHECK (balance_after >= 0),
+  actor_kind TEXT NOT NULL CHECK (actor_kind IN ('user', 'operator', 'sending_key', 'cli', 'system', 'payment')),
+  actor_id TEXT,
+  reference TEXT,
+  reason TEXT NOT NULL DEFAULT '' CHECK (length(reason) <= 500),
+  created_at TEXT NOT NULL
+);
+CREATE INDEX credit_entries_by_pool ON credit_entries(pool_id, id);
+CREATE INDEX credit_entries_by_pool_kind ON credit_entries(pool_id, kind, id);
+CREATE INDEX credit_entries_by_reference ON credit_entries(reference) WHERE reference IS NOT NULL;
+CREATE UNIQUE INDEX credit_entries_one_purchase ON credit_entries(reference) WHERE kind = 'purchase';
+
+INSERT INTO credit_entries (pool_id, kind, amount, balance_after, actor_kind, actor_id, reference, reason, created_at)
+  SELECT id, 'adjustment', credit_balance, credit_balance, 'system', NULL, NULL, 'opening balance', updated_at
+  FROM teams WHERE credit_balance <> 0;
+`,
+  },
 ];

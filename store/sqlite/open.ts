@@ -18,6 +18,7 @@ import { ApplicationPasswordStore } from './application-passwords.js';
 import { AuthLogStore, LoginSettingsStore } from './login-security.js';
 import { DnsConnectionStore } from './dns-connections.js';
 import { InvitationStore } from './invitations.js';
+import { CreditLedgerStore } from './credits.js';
 import type { Store } from '../index.js';
 
 /** The database file of a data directory. */
@@ -50,6 +51,7 @@ export async function openSqliteStore(dataDir: string): Promise<Store> {
     loginSettings: new LoginSettingsStore(sql),
     dnsConnections: new DnsConnectionStore(sql),
     invitations: new InvitationStore(sql),
+    credits: new CreditLedgerStore(sql),
     close: () => sql.close(),
   };
 }

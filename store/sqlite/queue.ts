@@ -2,6 +2,7 @@
 // holds the lease (fencing), leases released, and what the Redis schedule is rebuilt from. The queue module
 // (queue/queue.ts) is the only caller; every recipient move goes through canMove and re-derives the
 // message's status in the same transaction.
+import { refundUnsent } from './credits.js';
 import type { Queryable, Sql } from './sql.js';
 import { nowIso } from '../../shared/time.js';
 import { canMove, IN_FLIGHT, type MessageStatus, type RecipientState } from '../../domain/queue-state.js';
@@ -211,6 +212,13 @@ async function countFinalOutcomes(q: Queryable, moves: readonly Move[]): Promise
   }
 }
 
+/** Recipients that end failed were never handed to a remote server (they expired, or Tern ended them): by message. */
+function unsentByMessage(moves: readonly Move[]): Map<string, number> {
+  const unsent = new Map<string, number>();
+  for (const { result, messageId } of moves) if (result.to === 'failed') unsent.set(messageId, (unsent.get(messageId) ?? 0) + 1);
+  return unsent;
+}
+
 /** Several callers' results recorded at once; each caller hears of its own bounces, refusals and finished messages. */
 async function finishBatches(q: Queryable, batches: ReadonlyArray<readonly AttemptResult[]>): Promise<FinishOutcome[]> {
   const { moves, refused } = await fence(q, batches.flat());
@@ -218,6 +226,7 @@ async function finishBatches(q: Queryable, batches: ReadonlyArray<readonly Attem
   await moveRecipients(q, moves, now);
   await insertAttempts(q, moves, now);
   await countFinalOutcomes(q, moves);
+  await refundUnsent(q, unsentByMessage(moves), now);
   const bounces: Array<{ input: BounceInput; applied: Applied }> = [];
   for (const { result, effects } of moves.filter((m) => m.effects.feedback.event !== null)) {
     const applied = await applyFeedbackAfterMove(q, result.recipientId, effects.feedback, result.reply);

@@ -3,10 +3,21 @@ import { Type, type Static } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
 import type { Queryable, Sql, SqlValue } from './sql.js';
 import { inList, pointReads } from './point-reads.js';
-import { countOf, Int, Nullable, OneOf, rowDecoder, Text } from './decode.js';
+import { countOf, Flag, Int, Nullable, OneOf, rowDecoder, Text } from './decode.js';
+import { applyEntry } from './credits.js';
+import { CLI } from '../../domain/credits.js';
 import { nowIso } from '../../shared/time.js';
 import { transitionTeam, type Actor, type TeamStatus } from '../../domain/team-state.js';
-import { DEFAULT_SUSPENSION_REASON, type StoredIcon, type Suspension, type SuspensionCause, type SuspensionDetail, type Team, type TeamIcon } from '../../domain/team.js';
+import {
+  DEFAULT_SUSPENSION_REASON,
+  poolIdOf,
+  type StoredIcon,
+  type Suspension,
+  type SuspensionCause,
+  type SuspensionDetail,
+  type Team,
+  type TeamIcon,
+} from '../../domain/team.js';
 import type { NewAccount, NewIcon, StatusChange, TeamRepository, TeamSettings } from '../teams.js';
 
 const Count = Type.Integer({ minimum: 0 });
@@ -35,6 +46,7 @@ const TeamRow = Type.Object({
   suspended_at: Nullable(Text),
   plan_type: Text,
   credit_balance: Int,
+  credits_shared: Flag,
   limit_per_second: Int,
   backend_region: Text,
   time_zone: Text,
@@ -78,6 +90,7 @@ const decodeTeam = rowDecoder('team', TeamRow, (r): Team => ({
   suspension: suspensionOf(r),
   planType: r.plan_type,
   creditBalance: r.credit_balance,
+  creditsShared: r.credits_shared === 1,
   limitPerSecond: r.limit_per_second,
   backendRegion: r.backend_region,
   timeZone: r.time_zone,
@@ -93,8 +106,6 @@ const decodeIcon = rowDecoder('icon', Type.Object({ id: Text, team_id: Int, cont
   content: Buffer.from(r.content),
   createdAt: r.created_at,
 }));
-
-const decodeBalance = rowDecoder('credit balance', Type.Object({ credit_balance: Int }), (r) => r.credit_balance);
 
 const LIVE = 'deleted_at IS NULL';
 const COLUMNS = 'parent_id, name, plan_type, credit_balance, limit_per_second, backend_region, created_at, updated_at';
@@ -125,18 +136,23 @@ export class TeamStore implements TeamRepository {
     return countOf((await this.sql.get(`SELECT COUNT(*) AS n FROM teams WHERE ${LIVE}`))!);
   }
 
+  /** The account and the grant of its first credits (an entry of the ledger like any other), in one transaction. */
   async createAccount(a: NewAccount): Promise<Team> {
     const now = nowIso();
-    const [row] = await this.sql.returning(`INSERT INTO teams (${COLUMNS}) VALUES (NULL, ?, ?, ?, ?, ?, ?, ?) RETURNING *`, [
-      a.name,
-      a.planType,
-      a.credits,
-      a.limitPerSecond,
-      a.backendRegion,
-      now,
-      now,
-    ]);
-    return decodeTeam(row!);
+    return this.sql.tx(async (q) => {
+      const row = await q.get(`INSERT INTO teams (${COLUMNS}) VALUES (NULL, ?, ?, 0, ?, ?, ?, ?) RETURNING *`, [
+        a.name,
+        a.planType,
+        a.limitPerSecond,
+        a.backendRegion,
+        now,
+        now,
+      ]);
+      const team = decodeTeam(row!);
+      if (a.credits === 0) return team;
+      await applyEntry(q, { poolId: team.id, kind: 'grant', amount: a.credits, actor: CLI, reference: null, reason: 'first credits of the account' }, now);
+      return { ...team, creditBalance: a.credits };
+    });
   }
 
   /**
@@ -163,8 +179,9 @@ export class TeamStore implements TeamRepository {
   }
 
   async pooledBalance(team: Team): Promise<number> {
-    if (team.parentId === null) return team.creditBalance;
-    return (await this.get(team.parentId))?.creditBalance ?? 0;
+    const poolId = poolIdOf(team);
+    if (poolId === team.id) return team.creditBalance;
+    return (await this.get(poolId))?.creditBalance ?? 0;
   }
 
   async rename(id: number, name: string): Promise<Team | undefined> {
@@ -252,19 +269,5 @@ export class TeamStore implements TeamRepository {
   async icon(id: string): Promise<StoredIcon | undefined> {
     const row = await this.sql.get('SELECT * FROM team_icons WHERE id = ?', [id]);
     return row && decodeIcon(row);
-  }
-
-  async addCredits(accountId: number, amount: number): Promise<number | undefined> {
-    const [row] = await this.sql.returning(
-      'UPDATE teams SET credit_balance = credit_balance + ?, updated_at = ? WHERE id = ? AND parent_id IS NULL RETURNING credit_balance',
-      [amount, nowIso(), accountId],
-    );
-    return row && decodeBalance(row);
-  }
-
-  /** Debits the pooled balance atomically; false when it would go below zero. */
-  static async debit(q: Queryable, accountId: number, amount: number): Promise<boolean> {
-    const res = await q.run('UPDATE teams SET credit_balance = credit_balance - ? WHERE id = ? AND credit_balance >= ?', [amount, accountId, amount]);
-    return res.changes === 1;
   }
 }

@@ -18,7 +18,7 @@ export function newMessage(o: MessageParts): NewMessage {
   return {
     id: o.id,
     teamId: o.teamId,
-    accountId: o.teamId,
+    poolId: o.teamId,
     domainId: o.domainId,
     sendingKeyId: null,
     source: 'http',

@@ -14,6 +14,7 @@ import { userChecks } from './contract/users.js';
 import { loginSecurityChecks } from './contract/login-security.js';
 import { dnsConnectionChecks } from './contract/dns-connections.js';
 import { concurrentReadChecks } from './contract/concurrent-reads.js';
+import { creditChecks } from './contract/credits.js';
 
 export type { ContractEngine } from './contract/fixtures.js';
 
@@ -29,6 +30,7 @@ const REPOSITORIES = [
   ['users, sessions and application passwords', userChecks],
   ['auth log and login settings', loginSecurityChecks],
   ['DNS-provider connections', dnsConnectionChecks],
+  ['the credit ledger', creditChecks],
   ['lookups of the send path made at the same moment', concurrentReadChecks],
 ] as const;
 

@@ -215,7 +215,7 @@ function newMessage(id: string): NewMessage {
   return {
     id,
     teamId: TEAM,
-    accountId: TEAM,
+    poolId: TEAM,
     domainId: DOMAIN,
     sendingKeyId: null,
     source: 'http',

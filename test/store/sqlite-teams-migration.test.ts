@@ -192,7 +192,7 @@ t.test('after migration 9 the message log, its counters, its search index and th
       domainId: 'dom-child',
       recipients: [{ email: 'ann@dest.test', name: '', kind: 'to', domain: 'dest.test', state: 'queued', reason: '' }],
     }),
-    accountId: ACCOUNT,
+    poolId: ACCOUNT,
     subject: 'Invoice 20 ready',
   });
   t.not(due, 'insufficient_balance', 'the account has the credits');

@@ -3,7 +3,7 @@ import type { Test } from 'tap';
 import type { Store } from '../../../store/index.js';
 import type { StoreTestSupport } from '../../../store/test-support.js';
 import type { NewMessage, NewRecipient } from '../../../store/message-log.js';
-import { accountIdOf, type Team } from '../../../domain/team.js';
+import { poolIdOf, type Team } from '../../../domain/team.js';
 import type { Domain } from '../../../domain/sending-domain.js';
 
 export interface ContractEngine {
@@ -48,7 +48,7 @@ export function messageOf(team: Team, fields: Partial<NewMessage> & { recipients
   return {
     id,
     teamId: team.id,
-    accountId: accountIdOf(team),
+    poolId: poolIdOf(team),
     domainId: null,
     sendingKeyId: null,
     source: 'http',

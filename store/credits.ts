@@ -1,0 +1,44 @@
+// The credit ledger repository: entries written together with the balance they change, in one transaction,
+// never below zero; transfers between an account and its child teams; the ledger read back, newest first.
+import type { CreditActor, CreditEntry, CreditEntryKind, NewCreditEntry } from '../domain/credits.js';
+import type { PageOf, PageRequest } from './paging.js';
+
+/** An entry refused: it would take the pool below zero, the pool is no live team, or its payment was already granted. */
+export type PostRefusal = 'insufficient_balance' | 'no_pool' | 'already_recorded';
+
+export interface TransferRequest {
+  accountId: number;
+  teamId: number;
+  /** Positive moves credits from the account to the team; negative moves them back. */
+  amount: number;
+  actor: CreditActor;
+  reason: string;
+}
+
+export interface TransferResult {
+  accountBalance: number;
+  teamBalance: number;
+  /** False while the team holds credits of its own; true again once all of them went back. */
+  teamShares: boolean;
+}
+
+/** `not_own_team`: no such live child team of the account. `team_shares_pool`: nothing of its own to move back. */
+export type TransferRefusal = 'insufficient_balance' | 'not_own_team' | 'team_shares_pool';
+
+export interface LedgerQuery extends PageRequest {
+  kind?: CreditEntryKind;
+  /** Inclusive bounds of created_at, ISO 8601 UTC with milliseconds. */
+  from?: string;
+  to?: string;
+}
+
+export interface CreditLedgerRepository {
+  /** Writes one entry and changes its pool's balance by its amount, in one transaction. */
+  post(entry: NewCreditEntry): Promise<CreditEntry | PostRefusal>;
+  /** Moves credits between an account and one of its teams: two entries and the team's sharing, in one transaction. */
+  transfer(t: TransferRequest): Promise<TransferResult | TransferRefusal>;
+  /** A pool's entries, newest first. */
+  list(poolId: number, query: LedgerQuery): Promise<PageOf<CreditEntry>>;
+  /** A pool's balance as kept and as the sum of its entries: the two are equal unless something wrote around the ledger. */
+  reconcile(poolId: number): Promise<{ balance: number; sumOfEntries: number }>;
+}

@@ -1,0 +1,16 @@
+// Credits granted in tests through the ledger, as `ternmail credits add` grants them.
+import type { Store } from '../../store/index.js';
+import type { CreditEntry } from '../../domain/credits.js';
+
+/** Grants `amount` credits to a pool; the balance after, or the store's refusal. */
+export async function grantCredits(store: Store, poolId: number, amount: number): Promise<number | string> {
+  const entry: CreditEntry | string = await store.credits.post({
+    poolId,
+    kind: 'grant',
+    amount,
+    actor: { kind: 'cli', id: null },
+    reference: null,
+    reason: 'test grant',
+  });
+  return typeof entry === 'string' ? entry : entry.balanceAfter;
+}
