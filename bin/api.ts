@@ -7,6 +7,7 @@ import { createApiServer, type ApiOptions } from '../http/server.js';
 import { createCore } from '../core/index.js';
 import { Queue } from '../queue/queue.js';
 import { ComposePool } from '../http/send/compose-pool.js';
+import { runEvery } from '../shared/periodic.js';
 
 export interface RunningApi {
   rt: Runtime;
@@ -31,6 +32,8 @@ export async function startApi(config: Config, runtime?: Runtime, options: ApiOp
   const host = config.api.host.includes(':') ? `[${config.api.host}]` : config.api.host;
   const url = `http://${host}:${port}`;
   rt.log.info({ url }, 'api listening');
+  // Any number of API processes may run it: the store hands each crossing to one of them.
+  const lowBalance = runEvery(config.billing.lowBalanceCheckS * 1000, 'low-balance mail', rt.log, () => core.lowBalance.sweep(rt.log));
   return {
     rt,
     server,
@@ -40,6 +43,7 @@ export async function startApi(config: Config, runtime?: Runtime, options: ApiOp
         server.close(() => resolve());
         server.closeIdleConnections();
       });
+      await lowBalance.stop();
       await composer.close();
       if (!runtime) await rt.close();
     },

@@ -28,6 +28,7 @@ import { SystemMail } from './system-mail.js';
 import { DnsInstructions } from './dns-instructions.js';
 import { Invitations } from './identity/invitations.js';
 import { Credits } from './credits.js';
+import { LowBalanceAlerts } from './low-balance.js';
 
 export type { PageOf, PageRequest } from '../store/paging.js';
 export type * from './identity/index.js';
@@ -67,6 +68,8 @@ export interface Core extends Identity {
   readonly dmarc: DmarcCheck;
   /** Balances, the credit ledger, transfers to teams, grants and removals by the platform. */
   readonly credits: Credits;
+  /** The owners' mail when a balance falls below the threshold, once per crossing, or by hand. */
+  readonly lowBalance: LowBalanceAlerts;
   /** How many changes per minute an account may make through /v2 and the dashboard. */
   readonly writeRates: WriteRates;
 }
@@ -103,5 +106,6 @@ export function createCore(rt: Runtime, queue: Queue): Core {
     dmarc: new DmarcCheck(rt),
     writeRates: new WriteRates(rt),
     credits: new Credits(rt),
+    lowBalance: new LowBalanceAlerts(rt, systemMail),
   };
 }

@@ -66,6 +66,8 @@ const ConfigSchema = Obj({
   billing: Obj({
     provider: Type.Literal('offline'),
     lowBalanceThreshold: Type.Integer({ minimum: 0 }),
+    /** How often the API looks for pools that fell below the threshold. */
+    lowBalanceCheckS: Positive,
   }),
   regions: Type.Array(Type.String({ minLength: 1 }), { minItems: 1 }),
   delivery: Obj({

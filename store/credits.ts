@@ -39,6 +39,14 @@ export interface CreditLedgerRepository {
   transfer(t: TransferRequest): Promise<TransferResult | TransferRefusal>;
   /** A pool's entries, newest first. */
   list(poolId: number, query: LedgerQuery): Promise<PageOf<CreditEntry>>;
+  /**
+   * Low-balance alerts, one per crossing: `armLowBalanceAlerts` arms every pool at or above `threshold`;
+   * `claimLowBalanceAlerts` disarms and returns armed pools now below it (so that two processes never alert the
+   * same crossing twice); `rearmLowBalanceAlert` arms one again when its alert could not be sent.
+   */
+  armLowBalanceAlerts(threshold: number): Promise<void>;
+  claimLowBalanceAlerts(threshold: number, limit: number): Promise<Array<{ poolId: number; balance: number }>>;
+  rearmLowBalanceAlert(poolId: number): Promise<void>;
   /** A pool's balance as kept and as the sum of its entries: the two are equal unless something wrote around the ledger. */
   reconcile(poolId: number): Promise<{ balance: number; sumOfEntries: number }>;
 }

@@ -44,6 +44,11 @@ const decodeTransferTeam = rowDecoder('team', Type.Object({ credits_shared: Int,
   balance: r.credit_balance,
 }));
 
+const decodeClaimed = rowDecoder('low-balance pool', Type.Object({ id: Int, credit_balance: Int }), (r) => ({ poolId: r.id, balance: r.credit_balance }));
+
+/** The live teams whose balance pays for mail: accounts, and child teams holding credits of their own. */
+const PAYING_POOL = '(parent_id IS NULL OR credits_shared = 0) AND deleted_at IS NULL';
+
 const ENTRY_COLUMNS = 'pool_id, kind, amount, balance_after, actor_kind, actor_id, reference, reason, created_at';
 
 /** A refusal raised inside a transaction so that what it already wrote is rolled back. */
@@ -193,6 +198,24 @@ export class CreditLedgerStore implements CreditLedgerRepository {
     const rows = await this.sql.all(`SELECT * FROM credit_entries WHERE ${where} ORDER BY id DESC LIMIT ? OFFSET ?`, [...params, ...limitOffset(query)]);
     const total = await this.sql.get(`SELECT COUNT(*) AS n FROM credit_entries WHERE ${where}`, params);
     return { rows: rows.map(decodeEntry), total: countOf(total!) };
+  }
+
+  async armLowBalanceAlerts(threshold: number): Promise<void> {
+    await this.sql.run(`UPDATE teams SET low_balance_armed = 1 WHERE low_balance_armed = 0 AND credit_balance >= ? AND ${PAYING_POOL}`, [threshold]);
+  }
+
+  async claimLowBalanceAlerts(threshold: number, limit: number): Promise<Array<{ poolId: number; balance: number }>> {
+    const rows = await this.sql.returning(
+      `UPDATE teams SET low_balance_armed = 0 WHERE id IN (
+         SELECT id FROM teams WHERE low_balance_armed = 1 AND credit_balance < ? AND ${PAYING_POOL} ORDER BY id LIMIT ?
+       ) RETURNING id, credit_balance`,
+      [threshold, limit],
+    );
+    return rows.map(decodeClaimed);
+  }
+
+  async rearmLowBalanceAlert(poolId: number): Promise<void> {
+    await this.sql.run('UPDATE teams SET low_balance_armed = 1 WHERE id = ?', [poolId]);
   }
 
   async reconcile(poolId: number): Promise<{ balance: number; sumOfEntries: number }> {

@@ -601,10 +601,12 @@ CREATE INDEX invitations_by_account ON invitations(account_id, id);
     // Every change of a balance is an entry; teams.credit_balance stays as the running sum, changed only in the
     // transaction that writes the entry (so a send's check-and-debit is one conditional UPDATE). Existing
     // balances open the ledger with one adjustment each. A purchase is granted once per payment: the unique index
-    // makes a webhook delivered twice a no-op. The same DDL runs on PostgreSQL (INTEGER GENERATED ... AS IDENTITY
+    // makes a webhook delivered twice a no-op. low_balance_armed makes the low-balance mail one per crossing. The same DDL runs on PostgreSQL (INTEGER GENERATED ... AS IDENTITY
     // for the id, BOOLEAN for credits_shared).
     sql: `
 ALTER TABLE teams ADD COLUMN credits_shared INTEGER NOT NULL DEFAULT 1 CHECK (credits_shared IN (0, 1));
+-- Set while the pool is at or above the low-balance threshold; cleared by the one alert of its next fall below.
+ALTER TABLE teams ADD COLUMN low_balance_armed INTEGER NOT NULL DEFAULT 0 CHECK (low_balance_armed IN (0, 1));
 
 CREATE TABLE credit_entries (
   id INTEGER PRIMARY KEY,
