@@ -32,6 +32,20 @@ export interface LedgerQuery extends PageRequest {
   to?: string;
 }
 
+/** Entries across every pool (the platform's view), newest first. */
+export interface PlatformLedgerQuery extends LedgerQuery {
+  poolId?: number;
+  /** Only entries of these kinds (one `kind` of LedgerQuery is ignored when this is given). */
+  kinds?: readonly CreditEntryKind[];
+}
+
+/** The platform's ledger in figures: each kind's sum and number of entries, and what every pool holds now. */
+export interface CreditTotals {
+  byKind: Record<CreditEntryKind, { total: number; entries: number }>;
+  /** The sum of the balances of every live pool. */
+  outstanding: number;
+}
+
 export interface CreditLedgerRepository {
   /** Writes one entry and changes its pool's balance by its amount, in one transaction. */
   post(entry: NewCreditEntry): Promise<CreditEntry | PostRefusal>;
@@ -39,6 +53,10 @@ export interface CreditLedgerRepository {
   transfer(t: TransferRequest): Promise<TransferResult | TransferRefusal>;
   /** A pool's entries, newest first. */
   list(poolId: number, query: LedgerQuery): Promise<PageOf<CreditEntry>>;
+  /** Entries of every pool, newest first. */
+  listAll(query: PlatformLedgerQuery): Promise<PageOf<CreditEntry>>;
+  /** Kept totals: never a scan of the ledger. */
+  totals(): Promise<CreditTotals>;
   /**
    * Low-balance alerts, one per crossing: `armLowBalanceAlerts` arms every pool at or above `threshold`;
    * `claimLowBalanceAlerts` disarms and returns armed pools now below it (so that two processes never alert the

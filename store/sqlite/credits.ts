@@ -6,8 +6,17 @@ import { countOf, Int, Nullable, OneOf, rowDecoder, Text } from './decode.js';
 import { chunksByParams } from './write-batch.js';
 import { limitOffset, type PageOf } from '../paging.js';
 import { nowIso } from '../../shared/time.js';
-import { CREDIT_ACTOR_KINDS, CREDIT_ENTRY_KINDS, TERN, type CreditActor, type CreditEntry, type NewCreditEntry } from '../../domain/credits.js';
-import type { CreditLedgerRepository, LedgerQuery, PostRefusal, TransferRefusal, TransferRequest, TransferResult } from '../credits.js';
+import { CREDIT_ACTOR_KINDS, CREDIT_ENTRY_KINDS, TERN, type CreditActor, type CreditEntry, type CreditEntryKind, type NewCreditEntry } from '../../domain/credits.js';
+import type {
+  CreditLedgerRepository,
+  CreditTotals,
+  LedgerQuery,
+  PlatformLedgerQuery,
+  PostRefusal,
+  TransferRefusal,
+  TransferRequest,
+  TransferResult,
+} from '../credits.js';
 
 const decodeEntry = rowDecoder(
   'credit entry',
@@ -68,7 +77,13 @@ async function changeBalance(q: Queryable, poolId: number, amount: number): Prom
   return row && decodeBalance(row);
 }
 
+/** The platform's running totals by kind (credit_totals), moved with the entries of the same transaction. */
+async function addToTotals(q: Queryable, kind: CreditEntryKind, amount: number, entries: number): Promise<void> {
+  await q.run('UPDATE credit_totals SET total = total + ?, entries = entries + ? WHERE kind = ?', [amount, entries, kind]);
+}
+
 async function insertEntry(q: Queryable, e: NewCreditEntry, balanceAfter: number, at: string): Promise<CreditEntry> {
+  await addToTotals(q, e.kind, e.amount, 1);
   const row = await q.get(`INSERT INTO credit_entries (${ENTRY_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING *`, [
     e.poolId,
     e.kind,
@@ -121,6 +136,7 @@ export async function debitSends(q: Queryable, poolId: number, messages: readonl
     const actor = senderOf(m);
     return [poolId, 'send', -m.cost, balance, actor.kind, actor.id, m.id, '', at] satisfies SqlValue[];
   });
+  await addToTotals(q, 'send', -total, rows.length);
   for (const chunk of chunksByParams(rows, 9)) {
     await q.run(`INSERT INTO credit_entries (${ENTRY_COLUMNS}) VALUES ${chunk.map(() => '(?, ?, ?, ?, ?, ?, ?, ?, ?)').join(', ')}`, chunk.flat());
   }
@@ -144,16 +160,20 @@ export async function refundUnsent(q: Queryable, unsent: ReadonlyMap<string, num
   }
 }
 
-function ledgerFilter(poolId: number, query: LedgerQuery): [string, SqlValue[]] {
-  const conditions: Array<[string, SqlValue | undefined]> = [
-    ['pool_id = ?', poolId],
-    ['kind = ?', query.kind],
-    ['created_at >= ?', query.from],
-    ['created_at <= ?', query.to],
+function ledgerFilter(query: PlatformLedgerQuery): [string, SqlValue[]] {
+  const kinds = query.kinds ?? (query.kind ? [query.kind] : []);
+  const conditions: Array<[string, SqlValue[]]> = [
+    ['pool_id = ?', query.poolId === undefined ? [] : [query.poolId]],
+    [`kind IN (${kinds.map(() => '?').join(', ')})`, [...kinds]],
+    ['created_at >= ?', query.from === undefined ? [] : [query.from]],
+    ['created_at <= ?', query.to === undefined ? [] : [query.to]],
   ];
-  const given = conditions.filter((c): c is [string, SqlValue] => c[1] !== undefined);
-  return [given.map(([clause]) => clause).join(' AND '), given.map(([, value]) => value)];
+  const given = conditions.filter(([, values]) => values.length > 0);
+  return [given.map(([clause]) => clause).join(' AND ') || '1 = 1', given.flatMap(([, values]) => values)];
 }
+
+const decodeTotal = rowDecoder('credit total', Type.Object({ kind: OneOf(CREDIT_ENTRY_KINDS), total: Int, entries: Int }), (r) => r);
+const decodeOutstanding = rowDecoder('outstanding credits', Type.Object({ n: Nullable(Int) }), (r) => r.n ?? 0);
 
 export class CreditLedgerStore implements CreditLedgerRepository {
   constructor(private readonly sql: Sql) {}
@@ -193,11 +213,23 @@ export class CreditLedgerStore implements CreditLedgerRepository {
     return { accountBalance: from === t.accountId ? out.balanceAfter : into.balanceAfter, teamBalance, teamShares };
   }
 
-  async list(poolId: number, query: LedgerQuery): Promise<PageOf<CreditEntry>> {
-    const [where, params] = ledgerFilter(poolId, query);
+  list(poolId: number, query: LedgerQuery): Promise<PageOf<CreditEntry>> {
+    return this.listAll({ ...query, poolId });
+  }
+
+  async listAll(query: PlatformLedgerQuery): Promise<PageOf<CreditEntry>> {
+    const [where, params] = ledgerFilter(query);
     const rows = await this.sql.all(`SELECT * FROM credit_entries WHERE ${where} ORDER BY id DESC LIMIT ? OFFSET ?`, [...params, ...limitOffset(query)]);
     const total = await this.sql.get(`SELECT COUNT(*) AS n FROM credit_entries WHERE ${where}`, params);
     return { rows: rows.map(decodeEntry), total: countOf(total!) };
+  }
+
+  async totals(): Promise<CreditTotals> {
+    const rows = (await this.sql.all('SELECT kind, total, entries FROM credit_totals')).map(decodeTotal);
+    const byKind = Object.fromEntries(CREDIT_ENTRY_KINDS.map((kind) => [kind, { total: 0, entries: 0 }])) as CreditTotals['byKind'];
+    for (const r of rows) byKind[r.kind] = { total: r.total, entries: r.entries };
+    const outstanding = decodeOutstanding((await this.sql.get(`SELECT SUM(credit_balance) AS n FROM teams WHERE ${PAYING_POOL}`))!);
+    return { byKind, outstanding };
   }
 
   async armLowBalanceAlerts(threshold: number): Promise<void> {

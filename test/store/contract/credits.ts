@@ -99,4 +99,28 @@ export const creditChecks: ContractCheck[] = [
     t.match(refund, { amount: 1, balanceAfter: 8, reference: message.id, actor: { kind: 'system' } });
     await balanced(t, store, account.id, 8);
   }),
+
+  check("the platform's totals by kind and the outstanding balance follow every entry; the platform lists every pool's entries", async (t, engine) => {
+    const { store } = await engine.open(t);
+    const before = await store.credits.totals();
+    const one = await accountOf(store, 10, 'One');
+    const two = await accountOf(store, 20, 'Two');
+    await record(store, messageOf(one, { recipients: [recipient('a@dest.test'), recipient('b@dest.test')] }));
+    await store.credits.post({ poolId: two.id, kind: 'adjustment', amount: -5, actor: OPERATOR, reference: null, reason: 'correction' });
+    const after = await store.credits.totals();
+    t.same(after.byKind.grant, { total: before.byKind.grant.total + 30, entries: before.byKind.grant.entries + 2 });
+    t.same(after.byKind.send, { total: before.byKind.send.total - 2, entries: before.byKind.send.entries + 1 });
+    t.same(after.byKind.adjustment, { total: before.byKind.adjustment.total - 5, entries: before.byKind.adjustment.entries + 1 });
+    t.equal(after.outstanding, before.outstanding + 23);
+    const grants = await store.credits.listAll({ page: 1, perPage: 10, kinds: ['grant', 'adjustment'] });
+    t.same(
+      grants.rows.slice(0, 3).map((e) => [e.poolId, e.kind, e.amount]),
+      [
+        [two.id, 'adjustment', -5],
+        [two.id, 'grant', 20],
+        [one.id, 'grant', 10],
+      ],
+    );
+    t.equal((await store.credits.listAll({ page: 1, perPage: 10, poolId: one.id })).total, 2, 'one pool: its grant and its send');
+  }),
 ];
