@@ -14,6 +14,7 @@ import type { AuthLogRepository, LoginSettingsRepository } from './login-securit
 import type { DnsConnectionRepository } from './dns-connections.js';
 import type { InvitationRepository } from './invitations.js';
 import type { CreditLedgerRepository } from './credits.js';
+import type { PlatformStatisticsRepository } from './platform-statistics.js';
 import { openSqliteStore } from './sqlite/open.js';
 
 export interface Store {
@@ -41,6 +42,8 @@ export interface Store {
   readonly invitations: InvitationRepository;
   /** The credit ledger: every change of a balance. */
   readonly credits: CreditLedgerRepository;
+  /** Figures across every tenant, for the platform's operators. */
+  readonly platformStatistics: PlatformStatisticsRepository;
   close(): Promise<void>;
 }
 

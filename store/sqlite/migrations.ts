@@ -643,4 +643,39 @@ UPDATE credit_totals SET total = (SELECT COALESCE(SUM(amount), 0) FROM credit_en
   entries = (SELECT COUNT(*) FROM credit_entries WHERE kind = 'adjustment') WHERE kind = 'adjustment';
 `,
   },
+  {
+    version: 20,
+    name: "the platform's message counters by day and status",
+    // The platform operators' statistics (GET /admin/stats) over every tenant: summing message_counts across
+    // 10,000 accounts read a row per account, day and status. The same triggers' rule, one row per UTC day and
+    // status, kept in the transaction of every write to messages.
+    sql: `
+CREATE TABLE platform_message_counts (
+  day TEXT NOT NULL,
+  status TEXT NOT NULL,
+  n INTEGER NOT NULL,
+  PRIMARY KEY (day, status)
+) WITHOUT ROWID;
+
+INSERT INTO platform_message_counts (day, status, n)
+  SELECT substr(created_at, 1, 10), status, COUNT(*) FROM messages GROUP BY 1, 2;
+
+CREATE TRIGGER platform_message_counts_on_insert AFTER INSERT ON messages BEGIN
+  INSERT INTO platform_message_counts (day, status, n) VALUES (substr(NEW.created_at, 1, 10), NEW.status, 1)
+    ON CONFLICT (day, status) DO UPDATE SET n = n + 1;
+END;
+
+CREATE TRIGGER platform_message_counts_on_update AFTER UPDATE OF created_at, status ON messages
+  WHEN substr(OLD.created_at, 1, 10) IS NOT substr(NEW.created_at, 1, 10) OR OLD.status IS NOT NEW.status
+BEGIN
+  UPDATE platform_message_counts SET n = n - 1 WHERE day = substr(OLD.created_at, 1, 10) AND status = OLD.status;
+  INSERT INTO platform_message_counts (day, status, n) VALUES (substr(NEW.created_at, 1, 10), NEW.status, 1)
+    ON CONFLICT (day, status) DO UPDATE SET n = n + 1;
+END;
+
+CREATE TRIGGER platform_message_counts_on_delete AFTER DELETE ON messages BEGIN
+  UPDATE platform_message_counts SET n = n - 1 WHERE day = substr(OLD.created_at, 1, 10) AND status = OLD.status;
+END;
+`,
+  },
 ];

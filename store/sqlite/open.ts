@@ -19,6 +19,7 @@ import { AuthLogStore, LoginSettingsStore } from './login-security.js';
 import { DnsConnectionStore } from './dns-connections.js';
 import { InvitationStore } from './invitations.js';
 import { CreditLedgerStore } from './credits.js';
+import { PlatformStatisticsStore } from './platform-statistics.js';
 import type { Store } from '../index.js';
 
 /** The database file of a data directory. */
@@ -52,6 +53,7 @@ export async function openSqliteStore(dataDir: string): Promise<Store> {
     dnsConnections: new DnsConnectionStore(sql),
     invitations: new InvitationStore(sql),
     credits: new CreditLedgerStore(sql),
+    platformStatistics: new PlatformStatisticsStore(sql),
     close: () => sql.close(),
   };
 }

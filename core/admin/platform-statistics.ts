@@ -1,0 +1,68 @@
+// The platform's figures for its operators (GET /admin/stats): tenants, messages by status over a window and
+// day by day, the queue depth, bounce and complaint rates, and credits granted, sold and used.
+import type { Store } from '../../store/index.js';
+import { MESSAGE_STATUSES, type MessageStatus } from '../../domain/queue-state.js';
+import type { TenantCounts } from '../../store/platform-statistics.js';
+import { rate } from '../team-summary.js';
+import { utcDay } from '../../shared/time.js';
+
+export type StatusTotals = Record<MessageStatus, number>;
+
+export interface PlatformStats {
+  windowDays: number;
+  tenants: TenantCounts;
+  messages: StatusTotals;
+  /** One entry per UTC day of the window, oldest first, every status listed (0 when none). */
+  series: Array<{ day: string } & StatusTotals>;
+  queueDepth: number;
+  /** Over the window's messages that ended sent, bounced or complained. */
+  bounceRate: number;
+  complaintRate: number;
+  credits: { granted: number; sold: number; used: number; refunded: number; outstanding: number };
+}
+
+const DAY_MS = 86_400_000;
+const zeroes = (): StatusTotals => Object.fromEntries(MESSAGE_STATUSES.map((s) => [s, 0])) as StatusTotals;
+
+/** The UTC days from `days - 1` days before `now` to `now`'s, oldest first. */
+function windowDays(now: number, days: number): string[] {
+  return Array.from({ length: days }, (_, i) => utcDay(new Date(now - (days - 1 - i) * DAY_MS)));
+}
+
+export class PlatformStatistics {
+  constructor(private readonly d: { store: Store; now?: () => number }) {}
+
+  async stats(days: number): Promise<PlatformStats> {
+    const dayList = windowDays((this.d.now ?? Date.now)(), days);
+    const [counts, tenants, queueDepth, credits] = await Promise.all([
+      this.d.store.platformStatistics.messagesByDay(dayList[0]!, dayList.at(-1)!),
+      this.d.store.platformStatistics.tenantCounts(),
+      this.d.store.platformStatistics.queueDepth(),
+      this.d.store.credits.totals(),
+    ]);
+    const byDay = new Map(dayList.map((day) => [day, zeroes()]));
+    const messages = zeroes();
+    for (const c of counts) {
+      byDay.get(c.day)![c.status] += c.n;
+      messages[c.status] += c.n;
+    }
+    const ended = messages.sent + messages.bounced + messages.complained;
+    const { byKind, outstanding } = credits;
+    return {
+      windowDays: days,
+      tenants,
+      messages,
+      series: dayList.map((day) => ({ day, ...byDay.get(day)! })),
+      queueDepth,
+      bounceRate: rate(messages.bounced, ended),
+      complaintRate: rate(messages.complained, ended),
+      credits: {
+        granted: byKind.grant.total,
+        sold: byKind.purchase.total,
+        used: -byKind.send.total - byKind.refund.total,
+        refunded: byKind.refund.total,
+        outstanding,
+      },
+    };
+  }
+}

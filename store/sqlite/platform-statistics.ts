@@ -1,0 +1,39 @@
+// The platform statistics in SQLite: the per-day counters of migration 20, the queue-depth counters of
+// migration 11, and counts of the teams table (10,000 rows at most in practice, read in one pass).
+import { Type } from '@sinclair/typebox';
+import type { Sql } from './sql.js';
+import { Int, OneOf, rowDecoder, Text } from './decode.js';
+import { MESSAGE_STATUSES } from '../../domain/queue-state.js';
+import type { DayCount, PlatformStatisticsRepository, TenantCounts } from '../platform-statistics.js';
+
+const decodeDay = rowDecoder('platform day count', Type.Object({ day: Text, status: OneOf(MESSAGE_STATUSES), n: Int }), (r): DayCount => r);
+const decodeTenants = rowDecoder('tenant counts', Type.Object({ accounts: Int, teams: Int, suspended_accounts: Int, suspended_teams: Int }), (r): TenantCounts => ({
+  accounts: r.accounts,
+  teams: r.teams,
+  suspendedAccounts: r.suspended_accounts,
+  suspendedTeams: r.suspended_teams,
+}));
+const decodeDepth = rowDecoder('queue depth', Type.Object({ n: Int }), (r) => r.n);
+
+export class PlatformStatisticsStore implements PlatformStatisticsRepository {
+  constructor(private readonly sql: Sql) {}
+
+  async messagesByDay(fromDay: string, toDay: string): Promise<DayCount[]> {
+    const rows = await this.sql.all('SELECT day, status, n FROM platform_message_counts WHERE day BETWEEN ? AND ? AND n > 0 ORDER BY day, status', [fromDay, toDay]);
+    return rows.map(decodeDay);
+  }
+
+  async tenantCounts(): Promise<TenantCounts> {
+    const row = await this.sql.get(
+      `SELECT COALESCE(SUM(parent_id IS NULL), 0) AS accounts, COALESCE(SUM(parent_id IS NOT NULL), 0) AS teams,
+         COALESCE(SUM(parent_id IS NULL AND status = 'suspended'), 0) AS suspended_accounts,
+         COALESCE(SUM(parent_id IS NOT NULL AND status = 'suspended'), 0) AS suspended_teams
+       FROM teams WHERE deleted_at IS NULL`,
+    );
+    return decodeTenants(row!);
+  }
+
+  async queueDepth(): Promise<number> {
+    return decodeDepth((await this.sql.get('SELECT COALESCE(SUM(n), 0) AS n FROM queue_depths'))!);
+  }
+}
