@@ -27,6 +27,8 @@ import { dnsProvidersFrom } from '../dns-providers/index.js';
 import { SystemMail } from './system-mail.js';
 import { DnsInstructions } from './dns-instructions.js';
 import { Invitations } from './identity/invitations.js';
+import { AuditLog } from './audit-log.js';
+import { TenantAdministration } from './admin/tenants.js';
 
 export type { PageOf, PageRequest } from '../store/paging.js';
 export type * from './identity/index.js';
@@ -66,6 +68,10 @@ export interface Core extends Identity {
   readonly dmarc: DmarcCheck;
   /** How many changes per minute an account may make through /v2 and the dashboard. */
   readonly writeRates: WriteRates;
+  /** Platform operators' actions, as they read them. */
+  readonly auditLog: AuditLog;
+  /** Every account and team as platform operators see and suspend them. */
+  readonly tenants: TenantAdministration;
 }
 
 /** `queue` is the process's one queue owner: the intake schedules what it records there. */
@@ -99,5 +105,7 @@ export function createCore(rt: Runtime, queue: Queue): Core {
     invitations: new Invitations({ ...rt, now: Date.now }, systemMail, identity.sessions, identity.nonces),
     dmarc: new DmarcCheck(rt),
     writeRates: new WriteRates(rt),
+    auditLog: new AuditLog(rt),
+    tenants: new TenantAdministration(rt),
   };
 }

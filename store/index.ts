@@ -13,6 +13,8 @@ import type { ApplicationPasswordRepository, SessionRepository, UserRepository }
 import type { AuthLogRepository, LoginSettingsRepository } from './login-security.js';
 import type { DnsConnectionRepository } from './dns-connections.js';
 import type { InvitationRepository } from './invitations.js';
+import type { AuditLogRepository } from './audit-log.js';
+import type { AdminTenantRepository } from './admin-tenants.js';
 import { openSqliteStore } from './sqlite/open.js';
 
 export interface Store {
@@ -38,6 +40,10 @@ export interface Store {
   readonly dnsConnections: DnsConnectionRepository;
   /** Invitations of dashboard users. */
   readonly invitations: InvitationRepository;
+  /** Platform operators' actions. */
+  readonly auditLog: AuditLogRepository;
+  /** The operators' reads across tenants, and the platform's suspensions recorded with their audit entry. */
+  readonly adminTenants: AdminTenantRepository;
   close(): Promise<void>;
 }
 

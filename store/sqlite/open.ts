@@ -18,6 +18,8 @@ import { ApplicationPasswordStore } from './application-passwords.js';
 import { AuthLogStore, LoginSettingsStore } from './login-security.js';
 import { DnsConnectionStore } from './dns-connections.js';
 import { InvitationStore } from './invitations.js';
+import { AuditLogStore } from './audit-log.js';
+import { AdminTenantStore } from './admin-tenants.js';
 import type { Store } from '../index.js';
 
 /** The database file of a data directory. */
@@ -50,6 +52,8 @@ export async function openSqliteStore(dataDir: string): Promise<Store> {
     loginSettings: new LoginSettingsStore(sql),
     dnsConnections: new DnsConnectionStore(sql),
     invitations: new InvitationStore(sql),
+    auditLog: new AuditLogStore(sql),
+    adminTenants: new AdminTenantStore(sql),
     close: () => sql.close(),
   };
 }
