@@ -607,9 +607,7 @@ CREATE INDEX invitations_by_account ON invitations(account_id, id);
     //   ALTER TABLE users ADD CONSTRAINT users_role_check CHECK (role IN ('owner', 'admin', 'viewer', 'operator'));
     //   ALTER TABLE users ADD CONSTRAINT operator_has_no_team CHECK ((team_id IS NULL) = (role = 'operator'));
     // The audit log keeps the operator's email as it was (the user may be renamed or removed). Its action and
-    // target kind are checked by the store's decoder, not by a CHECK, so a new action needs no migration. The
-    // index on message_counts(day) lets the admin routes rank tenants over a window of days without reading
-    // the counters of every day ever kept (its entries change only when a new counter row appears).
+    // target kind are checked by the store's decoder, not by a CHECK, so a new action needs no migration.
     sql: `
 CREATE TABLE audit_log (
   id INTEGER PRIMARY KEY,
@@ -626,8 +624,6 @@ CREATE TABLE audit_log (
 CREATE INDEX audit_log_by_operator ON audit_log(operator_id, id);
 CREATE INDEX audit_log_by_action ON audit_log(action, id);
 CREATE INDEX audit_log_by_target ON audit_log(target_kind, target_id, id);
-
-CREATE INDEX message_counts_by_day ON message_counts(day);
 `,
     edit: async (q) => {
       await rewriteTableSchema(q, 'users', 'team_id INTEGER NOT NULL REFERENCES teams(id)', 'team_id INTEGER REFERENCES teams(id)');
