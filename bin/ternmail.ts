@@ -16,7 +16,7 @@ import { stopChild } from '../shared/stop-child.js';
 import { serviceNodeFlags } from '../shared/node-flags.js';
 import { createLogger } from '../shared/log.js';
 import { operatorUsers, type IdentityRefusal } from '../core/identity/index.js';
-import type { User } from '../domain/user.js';
+import { isOperator, type User } from '../domain/user.js';
 
 // The processes' modules are imported when needed, so that operator commands start quickly.
 
@@ -32,7 +32,9 @@ const USAGE = `usage: ternmail <command>
   team reactivate --team ID
   domain check --id DOMAIN_ID
   user create --account ID --email EMAIL --role owner|admin|viewer [--name NAME] [--team ID]
-  user reset-password --email EMAIL`;
+  user reset-password --email EMAIL
+  operator create --email EMAIL [--name NAME]
+  operator list`;
 
 type Flags = Record<string, string | boolean | undefined>;
 
@@ -108,14 +110,10 @@ function userCommandError(refusal: IdentityRefusal): Error {
   }
 }
 
-const userBody = (user: User, oneTimePassword: string) => ({
-  id: user.id,
-  email: user.email,
-  name: user.name,
-  role: user.role,
-  team_id: user.teamId,
-  one_time_password: oneTimePassword,
-});
+/** A user as the commands print it; an operator has no team. */
+const userItem = (user: User) => ({ id: user.id, email: user.email, name: user.name, role: user.role, team_id: isOperator(user) ? null : user.teamId });
+
+const userBody = (user: User, oneTimePassword: string) => ({ ...userItem(user), one_time_password: oneTimePassword });
 
 const operatorCommands: Record<string, Command> = {
   'account create': (config, args) => {
@@ -231,6 +229,25 @@ const operatorCommands: Record<string, Command> = {
       const reset = await usersOf(store, config).resetPassword(email, cliLog);
       if (!reset.ok) throw userCommandError(reset.refusal);
       return userBody(reset.value.user, reset.value.oneTimePassword);
+    });
+  },
+  // A platform operator: a user of no account, for the dashboard's admin routes. Its one-time password is reset
+  // like any user's (`user reset-password`).
+  'operator create': (config, args) => {
+    const f = flags(args, { email: 'string', name: 'string' });
+    const email = required(f, 'email');
+    const name = typeof f.name === 'string' ? f.name : undefined;
+    return withStore(config, async (store) => {
+      const created = await usersOf(store, config).createOperator({ email, name }, cliLog);
+      if (!created.ok) throw userCommandError(created.refusal);
+      return userBody(created.value.user, created.value.oneTimePassword);
+    });
+  },
+  'operator list': (config, args) => {
+    flags(args, {});
+    return withStore(config, async (store) => {
+      const operators = await usersOf(store, config).operators();
+      return { operators: operators.map((o) => ({ ...userItem(o), must_change_password: o.mustChangePassword, created_at: o.createdAt })) };
     });
   },
 };

@@ -29,6 +29,8 @@ import { DnsInstructions } from './dns-instructions.js';
 import { Invitations } from './identity/invitations.js';
 import { Credits } from './credits.js';
 import { LowBalanceAlerts } from './low-balance.js';
+import { AuditLog } from './audit-log.js';
+import { TenantAdministration } from './admin/tenants.js';
 
 export type { PageOf, PageRequest } from '../store/paging.js';
 export type * from './identity/index.js';
@@ -72,6 +74,10 @@ export interface Core extends Identity {
   readonly lowBalance: LowBalanceAlerts;
   /** How many changes per minute an account may make through /v2 and the dashboard. */
   readonly writeRates: WriteRates;
+  /** Platform operators' actions, as they read them. */
+  readonly auditLog: AuditLog;
+  /** Every account and team as platform operators see and suspend them. */
+  readonly tenants: TenantAdministration;
 }
 
 /** `queue` is the process's one queue owner: the intake schedules what it records there. */
@@ -107,5 +113,7 @@ export function createCore(rt: Runtime, queue: Queue): Core {
     writeRates: new WriteRates(rt),
     credits: new Credits(rt),
     lowBalance: new LowBalanceAlerts(rt, systemMail),
+    auditLog: new AuditLog(rt),
+    tenants: new TenantAdministration(rt),
   };
 }

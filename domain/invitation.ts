@@ -1,6 +1,6 @@
 // An invitation to the dashboard: a role on an account or one of its teams offered to an email, by a link
 // that works once, until it expires, unless it is revoked or replaced by a newer one to the same email.
-import type { UserRole } from './user.js';
+import type { AccountRole } from './user.js';
 
 /** As stored. `open` invitations past their expiry are shown as `expired` (see invitationState). */
 export const INVITATION_STATUSES = ['open', 'accepted', 'revoked', 'replaced'] as const;
@@ -14,7 +14,7 @@ export interface Invitation {
   teamId: number;
   /** As the inviter typed it; the user is created with it. */
   email: string;
-  role: UserRole;
+  role: AccountRole;
   status: InvitationStatus;
   /** The user who sent it (null once that user is gone). */
   invitedBy: number | null;

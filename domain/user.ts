@@ -1,33 +1,57 @@
-// A dashboard user: who logs in, with which role, on which account or team, and what each role may do.
-export const USER_ROLES = ['owner', 'admin', 'viewer'] as const;
+// A dashboard user: who logs in, with which role, on which account or team, and what each role may do. An
+// account user belongs to one account or team; a platform operator belongs to none (it sees across them all).
+export const ACCOUNT_ROLES = ['owner', 'admin', 'viewer'] as const;
+export type AccountRole = (typeof ACCOUNT_ROLES)[number];
+export const OPERATOR_ROLE = 'operator';
+export const USER_ROLES = [...ACCOUNT_ROLES, OPERATOR_ROLE] as const;
 export type UserRole = (typeof USER_ROLES)[number];
 
-export interface User {
+interface UserFields {
   id: number;
   /** As the user gave it (never rewritten); compared without regard to case, unique across the product. */
   email: string;
   name: string;
-  role: UserRole;
-  /** The account (a team without a parent) or the one child team the user belongs to. An owner's is an account. */
-  teamId: number;
   /** Set by a one-time password: the user must choose a password before anything else. */
   mustChangePassword: boolean;
   createdAt: string;
   updatedAt: string;
 }
 
-/** What a use case needs of its caller: to look ('read'), to change ('write'), or to act as the owner ('owner'). */
-export type Permission = 'read' | 'write' | 'owner';
+/** A user of one account: on the account itself or on one of its child teams. */
+export interface AccountUser extends UserFields {
+  role: AccountRole;
+  /** The account (a team without a parent) or the one child team the user belongs to. An owner's is an account. */
+  teamId: number;
+}
 
+/** A platform operator: no team, no account; reaches the admin routes only. */
+export interface Operator extends UserFields {
+  role: typeof OPERATOR_ROLE;
+}
+
+export type User = AccountUser | Operator;
+
+export const isOperator = (user: User): user is Operator => user.role === OPERATOR_ROLE;
+export const isAccountUser = (user: User): user is AccountUser => user.role !== OPERATOR_ROLE;
+
+/**
+ * What a use case needs of its caller: to act on itself ('self': its profile, password, application passwords),
+ * to look at the team acted on ('read'), to change it ('write'), to act as its owner ('owner'), or to act as the
+ * platform ('operator').
+ */
+export type Permission = 'self' | 'read' | 'write' | 'owner' | 'operator';
+
+// An operator is no member of any account, so it holds none of the account permissions; no account role holds 'operator'.
 const GRANTED: Readonly<Record<UserRole, readonly Permission[]>> = {
-  owner: ['read', 'write', 'owner'],
-  admin: ['read', 'write'],
-  viewer: ['read'],
+  owner: ['self', 'read', 'write', 'owner'],
+  admin: ['self', 'read', 'write'],
+  viewer: ['self', 'read'],
+  operator: ['self', 'operator'],
 };
 
 export const roleAllows = (role: UserRole, need: Permission): boolean => GRANTED[role].includes(need);
 
-export const isUserRole = (value: string): value is UserRole => (USER_ROLES as readonly string[]).includes(value);
+export const isAccountRole = (value: string): value is AccountRole => (ACCOUNT_ROLES as readonly string[]).includes(value);
 
 /** A dashboard session: only the hash of its token is kept; the token itself lives in the browser's cookie. */
 export interface Session {

@@ -15,6 +15,8 @@ import type { DnsConnectionRepository } from './dns-connections.js';
 import type { InvitationRepository } from './invitations.js';
 import type { CreditLedgerRepository } from './credits.js';
 import type { PlatformStatisticsRepository } from './platform-statistics.js';
+import type { AuditLogRepository } from './audit-log.js';
+import type { AdminTenantRepository } from './admin-tenants.js';
 import { openSqliteStore } from './sqlite/open.js';
 
 export interface Store {
@@ -44,6 +46,10 @@ export interface Store {
   readonly credits: CreditLedgerRepository;
   /** Figures across every tenant, for the platform's operators. */
   readonly platformStatistics: PlatformStatisticsRepository;
+  /** Platform operators' actions. */
+  readonly auditLog: AuditLogRepository;
+  /** The operators' reads across tenants, and the platform's suspensions recorded with their audit entry. */
+  readonly adminTenants: AdminTenantRepository;
   close(): Promise<void>;
 }
 

@@ -1,7 +1,7 @@
 // The invitations repository: open invitations (one per account and email), found by their token's hash,
 // listed per account or team, revoked, and accepted together with the user they create.
 import type { Invitation } from '../domain/invitation.js';
-import type { User, UserRole } from '../domain/user.js';
+import type { User, AccountRole } from '../domain/user.js';
 import type { NewUser } from './users.js';
 import type { PageOf, PageRequest } from './paging.js';
 
@@ -9,7 +9,7 @@ export interface NewInvitation {
   accountId: number;
   teamId: number;
   email: string;
-  role: UserRole;
+  role: AccountRole;
   /** sha256 of the link's token, hex. */
   tokenHash: string;
   invitedBy: number | null;

@@ -1,15 +1,16 @@
 // The users repository: dashboard users, their password hashes, their sessions and application passwords.
 // Email uniqueness (without regard to case) and name uniqueness per user are kept by the store.
-import type { ApplicationPassword, Session, User, UserRole } from '../domain/user.js';
+import type { AccountRole, ApplicationPassword, Operator, OPERATOR_ROLE, Session, User } from '../domain/user.js';
 
-export interface NewUser {
+interface NewUserFields {
   email: string;
   name: string;
-  role: UserRole;
-  teamId: number;
   passwordHash: string;
   mustChangePassword: boolean;
 }
+
+/** An account user (on a team) or a platform operator (on none). */
+export type NewUser = NewUserFields & ({ role: AccountRole; teamId: number } | { role: typeof OPERATOR_ROLE });
 
 export interface UserRepository {
   /** 'email_taken' when another user has the same email, whatever its case. */
@@ -24,6 +25,8 @@ export interface UserRepository {
   update(id: number, change: { name?: string; email?: string }): Promise<User | 'email_taken' | undefined>;
   /** The users of a team (an account's own users only, not its teams'), oldest first. */
   listByTeam(teamId: number): Promise<User[]>;
+  /** The platform operators, oldest first. */
+  listOperators(): Promise<Operator[]>;
 }
 
 export interface NewSession {

@@ -1,7 +1,7 @@
 // What a dashboard user reaches: the team it acts on (its own, or for a user of an account one of the account's
 // teams, chosen with X-Account-Id) and what its role permits. Another account's team answers as a missing one.
 // And the forced password change: while a user's password is a one-time one, its sessions only lead to the change.
-import { roleAllows, type Permission, type User } from '../../domain/user.js';
+import { roleAllows, type AccountUser, type Permission, type User } from '../../domain/user.js';
 import type { Team } from '../../domain/team.js';
 import type { Store } from '../../store/index.js';
 import { done, notFound, type Managed } from '../management-refusals.js';
@@ -21,7 +21,7 @@ export class Access {
   constructor(private readonly d: { store: Store }) {}
 
   /** The team `user` acts on: its own without `requestedTeamId`, else the requested one when within reach. */
-  async actingTeam(user: User, requestedTeamId?: number): Promise<Managed<Team>> {
+  async actingTeam(user: AccountUser, requestedTeamId?: number): Promise<Managed<Team>> {
     const own = await this.d.store.teams.get(user.teamId);
     if (!own) return notFound('team', 'Team not found');
     if (requestedTeamId === undefined || requestedTeamId === own.id) return done(own);

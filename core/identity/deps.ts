@@ -4,7 +4,7 @@ import type { Redis } from 'ioredis';
 import type { Config } from '../../shared/config.js';
 import type { Store } from '../../store/index.js';
 import { accountIdOf } from '../../domain/team.js';
-import type { User } from '../../domain/user.js';
+import { isOperator, type User } from '../../domain/user.js';
 
 /** What the use cases that need no Redis take (users, sessions, login security): the CLI builds them alone. */
 export interface StoreDeps {
@@ -20,11 +20,12 @@ export interface IdentityDeps extends StoreDeps {
 
 export const isoAt = (ms: number): string => new Date(ms).toISOString();
 
-/** The account a user belongs to or reaches through its team; undefined when its team is gone. */
+/** The account a user belongs to or reaches through its team; undefined for an operator, or when its team is gone. */
 export async function accountOfUser(d: StoreDeps, user: User | undefined): Promise<number | undefined> {
-  // An unknown user looks up a team too (id 0 never exists), so a login does the same work either way.
-  const team = await d.store.teams.get(user?.teamId ?? 0);
-  return team && user ? accountIdOf(team) : undefined;
+  // An unknown user or an operator looks up a team too (id 0 never exists), so a login does the same work either way.
+  const teamId = user === undefined || isOperator(user) ? 0 : user.teamId;
+  const team = await d.store.teams.get(teamId);
+  return team ? accountIdOf(team) : undefined;
 }
 
 /** Text from a request header kept in a record: at most `max` characters (a user agent can be any length). */

@@ -4,7 +4,7 @@
 // creates the user with the password they choose and signs them in, as a login does.
 import { randomBytes } from 'node:crypto';
 import escapeHtml from 'escape-html';
-import { isUserRole, type Session, type User } from '../../domain/user.js';
+import { isAccountRole, type AccountRole, type AccountUser, type Session, type User } from '../../domain/user.js';
 import { invitationState, type Invitation, type InvitationStatus } from '../../domain/invitation.js';
 import type { Team } from '../../domain/team.js';
 import type { PageOf, PageRequest } from '../../store/paging.js';
@@ -69,7 +69,7 @@ export class Invitations {
   ) {}
 
   /** Checks the request, mails the link, then stores the invitation (replacing the open one to the same email). */
-  async send(inviter: User, r: InvitationRequest, dashboardUrl: string, log: Logger): Promise<Identified<SentInvitation>> {
+  async send(inviter: AccountUser, r: InvitationRequest, dashboardUrl: string, log: Logger): Promise<Identified<SentInvitation>> {
     const target = await this.checkedTarget(inviter, r);
     if (!target.ok) return target;
     const { account, team } = target.value;
@@ -82,7 +82,7 @@ export class Invitations {
       accountId: account.id,
       teamId: team.id,
       email: r.email,
-      role: r.role as User['role'],
+      role: r.role as AccountRole,
       tokenHash: hashToken(token),
       invitedBy: inviter.id,
       messageId: sent.value.messageId,
@@ -94,7 +94,7 @@ export class Invitations {
   }
 
   /** The invitations the caller manages, newest first, each with its state now. */
-  async list(caller: User, page: PageRequest): Promise<Identified<PageOf<ListedInvitation>>> {
+  async list(caller: AccountUser, page: PageRequest): Promise<Identified<PageOf<ListedInvitation>>> {
     const reach = await this.reach(caller);
     if (!reach.ok) return reach;
     const found = await this.d.store.invitations.list(reach.value.account.id, page, reach.value.onlyTeam);
@@ -103,7 +103,7 @@ export class Invitations {
   }
 
   /** Revokes an open invitation (expired ones included): its link stops working. */
-  async revoke(caller: User, id: number, log: Logger): Promise<Identified<ListedInvitation>> {
+  async revoke(caller: AccountUser, id: number, log: Logger): Promise<Identified<ListedInvitation>> {
     const reach = await this.reach(caller);
     if (!reach.ok) return reach;
     const { account, onlyTeam } = reach.value;
@@ -160,7 +160,7 @@ export class Invitations {
   }
 
   /** The caller's account and confinement; only owners and admins manage invitations. */
-  private async reach(caller: User): Promise<Identified<Reach>> {
+  private async reach(caller: AccountUser): Promise<Identified<Reach>> {
     if (caller.role === 'viewer') return refused({ kind: 'forbidden', need: 'write' });
     const own = await this.d.store.teams.get(caller.teamId);
     if (!own) return refused({ kind: 'not_found', what: 'team', message: 'Team not found' });
@@ -171,7 +171,7 @@ export class Invitations {
   }
 
   /** The account and team an invitation request names, once every rule on role, team and email holds. */
-  private async checkedTarget(inviter: User, r: InvitationRequest): Promise<Identified<{ account: Team; team: Team }>> {
+  private async checkedTarget(inviter: AccountUser, r: InvitationRequest): Promise<Identified<{ account: Team; team: Team }>> {
     const reach = await this.reach(inviter);
     if (!reach.ok) return reach;
     const { account, onlyTeam } = reach.value;
@@ -179,7 +179,7 @@ export class Invitations {
     const team = teamId === account.id ? account : await this.d.store.teams.get(teamId);
     const reachable = team && (onlyTeam === undefined ? team.id === account.id || team.parentId === account.id : team.id === onlyTeam);
     if (!team || !reachable) return refused({ kind: 'not_found', what: 'team', message: `no team ${teamId} in this account` });
-    if (!isUserRole(r.role)) return invalidField('role', 'role must be owner, admin or viewer');
+    if (!isAccountRole(r.role)) return invalidField('role', 'role must be owner, admin or viewer');
     if (r.role === 'owner' && team.id !== account.id) return invalidField('role', 'an owner belongs to the account, not to one of its teams');
     // Only an owner makes another owner.
     if (r.role === 'owner' && inviter.role !== 'owner') return refused({ kind: 'forbidden', need: 'owner' });

@@ -87,7 +87,7 @@ export class LoginSecurity {
 
   /** The account whose login security `user` may manage: an owner or admin on the account itself, not on a team. */
   private async accountAdminOf(user: User): Promise<number | undefined> {
-    if (user.role === 'viewer') return undefined;
+    if (user.role !== 'owner' && user.role !== 'admin') return undefined;
     const team = await this.d.store.teams.get(user.teamId);
     return team && team.parentId === null ? team.id : undefined;
   }

@@ -1,7 +1,7 @@
 // Dashboard users: created with a one-time password (by the operator's CLI, first start, later invitations),
 // their password reset by the operator, their profile and password changed by themselves.
-import type { User } from '../../domain/user.js';
-import { isUserRole } from '../../domain/user.js';
+import { isAccountRole, isAccountUser, isOperator, OPERATOR_ROLE, type AccountUser, type Operator, type User } from '../../domain/user.js';
+import type { NewUser } from '../../store/users.js';
 import { isValidEmail } from '../../shared/email-address.js';
 import { accountOfUser, type StoreDeps } from './deps.js';
 import { hashPassword, oneTimePassword, passwordProblem, verifyPassword } from './passwords.js';
@@ -18,17 +18,25 @@ export interface NewUserRequest {
   teamId?: number;
 }
 
-export interface UserWithPassword {
-  user: User;
+export interface NewOperatorRequest {
+  email: string;
+  name?: string;
+}
+
+export interface UserWithPassword<U extends User = User> {
+  user: U;
   /** Shown once; the user must change it at the first login. */
   oneTimePassword: string;
 }
 
-/** A user and the account it belongs to (the root of its team). */
+/** A user and the account it belongs to (the root of its team); null for a platform operator, which has none. */
 export interface Profile {
   user: User;
-  accountId: number;
+  accountId: number | null;
 }
+
+/** A new user as the store takes it, before its one-time password is made. */
+type Unsecured<U> = U extends unknown ? Omit<U, 'passwordHash' | 'mustChangePassword'> : never;
 
 export interface PasswordChange {
   currentPassword: string;
@@ -60,7 +68,7 @@ export class Users {
     private readonly sessions: Sessions,
   ) {}
 
-  async create(accountId: number, r: NewUserRequest, log: Logger): Promise<Identified<UserWithPassword>> {
+  async create(accountId: number, r: NewUserRequest, log: Logger): Promise<Identified<UserWithPassword<AccountUser>>> {
     const account = await this.d.store.teams.get(accountId);
     if (!account || account.parentId !== null) return refused({ kind: 'not_found', what: 'account', message: `no account ${accountId}` });
     const teamId = r.teamId ?? account.id;
@@ -68,21 +76,31 @@ export class Users {
       const team = await this.d.store.teams.get(teamId);
       if (!team || team.parentId !== account.id) return refused({ kind: 'not_found', what: 'team', message: `no team ${teamId} in account ${account.id}` });
     }
-    if (!isUserRole(r.role)) return invalidField('role', 'role must be owner, admin or viewer');
+    if (!isAccountRole(r.role)) return invalidField('role', 'role must be owner, admin or viewer');
     if (r.role === 'owner' && teamId !== account.id) return invalidField('role', 'an owner belongs to the account, not to one of its teams');
-    const bad = emailProblem(r.email) ?? nameProblem(r.name ?? '');
+    return this.withOneTimePassword({ email: r.email, name: r.name ?? '', role: r.role, teamId }, isAccountUser, log);
+  }
+
+  /** A platform operator (the operator's CLI only): no team, the admin routes; a one-time password as any user. */
+  async createOperator(r: NewOperatorRequest, log: Logger): Promise<Identified<UserWithPassword<Operator>>> {
+    return this.withOneTimePassword({ email: r.email, name: r.name ?? '', role: OPERATOR_ROLE }, isOperator, log);
+  }
+
+  /** The platform operators, oldest first. */
+  operators(): Promise<Operator[]> {
+    return this.d.store.users.listOperators();
+  }
+
+  /** Stores a user whose email and name pass their rules, with a one-time password it must change at the first login. */
+  private async withOneTimePassword<U extends User>(u: Unsecured<NewUser>, kind: (user: User) => user is U, log: Logger): Promise<Identified<UserWithPassword<U>>> {
+    const bad = emailProblem(u.email) ?? nameProblem(u.name);
     if (bad) return bad;
     const password = oneTimePassword();
-    const user = await this.d.store.users.create({
-      email: r.email,
-      name: r.name ?? '',
-      role: r.role,
-      teamId,
-      passwordHash: await hashPassword(password),
-      mustChangePassword: true,
-    });
+    const user = await this.d.store.users.create({ ...u, passwordHash: await hashPassword(password), mustChangePassword: true });
     if (user === 'email_taken') return refused({ kind: 'email_taken', field: 'email' });
-    log.info({ user: user.id, team: teamId, role: user.role }, 'dashboard user created');
+    // The store gives back the row it inserted: another kind of user here is a bug, not a refusal.
+    if (!kind(user)) throw new Error(`user ${user.id} was stored as ${user.role}`);
+    log.info({ user: user.id, team: 'teamId' in u ? u.teamId : null, role: user.role }, 'dashboard user created');
     return granted({ user, oneTimePassword: password });
   }
 
@@ -103,6 +121,7 @@ export class Users {
 
   /** The user as its profile shows it: with the account it belongs to (its team's account, or its own). */
   async profile(user: User): Promise<Identified<Profile>> {
+    if (isOperator(user)) return granted({ user, accountId: null });
     const accountId = await accountOfUser(this.d, user);
     if (accountId === undefined) return refused({ kind: 'not_found', what: 'account', message: 'Account not found' });
     return granted({ user, accountId });
@@ -127,7 +146,7 @@ export class Users {
    * flag and ends every other session of the user (all of them without `keepSessionId`); application passwords
    * stay, as WordPress keeps them.
    */
-  async changePassword(user: User, change: PasswordChange, log: Logger): Promise<Identified<User>> {
+  async changePassword<U extends User>(user: U, change: PasswordChange, log: Logger): Promise<Identified<U>> {
     const problem =
       passwordProblem(change.newPassword) ?? (change.newPassword === change.currentPassword ? 'new_password must differ from the current password' : undefined);
     if (problem) return invalidField('new_password', problem);

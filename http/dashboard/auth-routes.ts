@@ -47,7 +47,7 @@ const logout: Route = {
   endpoints: [
     endpoint({
       methods: ['POST'],
-      permission: 'read',
+      permission: 'self',
       passwordChangeStep: 'log_out',
       summary: "Log out: ends the cookie's session and clears the cookie",
       args: Type.Object({}),

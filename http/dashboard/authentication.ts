@@ -1,9 +1,9 @@
 // Who calls the dashboard, as WordPress decides it: HTTP Basic with an application password (no nonce), or the
 // session cookie WITH its nonce (X-WP-Nonce or _wpnonce) — a cookie without one authenticates nobody, a wrong
 // one is refused (rest_cookie_invalid_nonce). Then the team acted on: the user's own, or with X-Account-Id one
-// of its account's teams (another account's answers as a missing team). Every cookie answer carries a fresh nonce.
-import type { Session, User } from '../../domain/user.js';
-import { roleAllows } from '../../domain/user.js';
+// of its account's teams (another account's answers as a missing team); a platform operator acts on none. Every
+// cookie answer carries a fresh nonce.
+import { isOperator, roleAllows, type AccountUser, type Operator, type Session, type User } from '../../domain/user.js';
 import { accountIdOf, type Team } from '../../domain/team.js';
 import type { AppContext } from '../context.js';
 import type { Incoming } from '../pipeline.js';
@@ -13,15 +13,28 @@ import { dashboardError, forbidden, invalidNonce, MESSAGES } from './errors.js';
 import { invalidParam, valueOf } from './refusal-errors.js';
 import { identified } from './identity-errors.js';
 
-export interface DashboardCaller {
-  readonly user: User;
-  /** The team the request acts on. */
-  readonly acting: Team;
+interface CallerFields {
   readonly via: 'session' | 'application_password';
   /** The cookie's session and the fresh nonce each answer carries, when the request came with one. */
   readonly session?: Session;
   readonly nonce?: string;
 }
+
+/** A user of an account, acting on one of its teams. */
+export interface AccountCaller extends CallerFields {
+  readonly kind: 'account';
+  readonly user: AccountUser;
+  /** The team the request acts on. */
+  readonly acting: Team;
+}
+
+/** A platform operator: it acts on no team of its own (the admin routes name the tenant they act on). */
+export interface OperatorCaller extends CallerFields {
+  readonly kind: 'operator';
+  readonly user: Operator;
+}
+
+export type DashboardCaller = AccountCaller | OperatorCaller;
 
 const TEAM_HEADER = 'x-account-id';
 
@@ -34,10 +47,12 @@ function requestedTeam(req: Pick<Incoming, 'headers'>): number | undefined {
   return Number(text);
 }
 
+/** The caller a user makes: an operator acts on no team, so X-Account-Id is not read for one. */
 async function callerOf(ctx: AppContext, req: Incoming, user: User, session?: Session): Promise<DashboardCaller> {
+  const proof = session ? { via: 'session' as const, session, nonce: ctx.core.nonces.nonceFor(session) } : { via: 'application_password' as const };
+  if (isOperator(user)) return { kind: 'operator', user, ...proof };
   const acting = valueOf(await ctx.core.access.actingTeam(user, requestedTeam(req)));
-  if (!session) return { user, acting, via: 'application_password' };
-  return { user, acting, via: 'session', session, nonce: ctx.core.nonces.nonceFor(session) };
+  return { kind: 'account', user, acting, ...proof };
 }
 
 async function byApplicationPassword(ctx: AppContext, req: Incoming, email: string, password: string): Promise<DashboardCaller> {
@@ -63,15 +78,34 @@ export const dashboardAuthentication: DashboardAuth<DashboardCaller> = {
     // As WordPress: without a nonce the cookie is ignored (a form on another site cannot ride on it).
     return token && nonce ? bySession(ctx, req, token, nonce) : undefined;
   },
-  teamOf: (caller) => caller.acting.id,
-  accountOf: (caller) => accountIdOf(caller.acting),
+  teamOf: (caller) => (caller.kind === 'account' ? caller.acting.id : undefined),
+  // An operator's changes count against no account's bucket: they are not the tenant's traffic (an operator
+  // suspending a tenant must not use up, or be blocked by, that tenant's allowance) and each is in the audit log.
+  accountOf: (caller) => (caller.kind === 'account' ? accountIdOf(caller.acting) : undefined),
   permits: (caller, permission) => roleAllows(caller.user.role, permission),
   answerHeaders: (caller): Record<string, string> => (caller.nonce ? { 'X-WP-Nonce': caller.nonce } : {}),
   admits: (ctx, caller, endpoint) => identified(ctx.core.access.passwordChangeGate(caller.user, caller.via, endpoint.passwordChangeStep)),
 };
 
-/** The caller of an endpoint that is not public: the group ran it only for a signed-in caller. */
-export function signedIn(caller: DashboardCaller | undefined): DashboardCaller {
+/** Any signed-in caller, account user or operator: for the `self` endpoints (a user's own profile and passwords). */
+export function signedInUser(caller: DashboardCaller | undefined): DashboardCaller {
   if (!caller) throw forbidden(true);
   return caller;
+}
+
+/**
+ * The caller of an account endpoint: an account user. An operator is no member of any account, so it is
+ * refused (the permission check refuses it first; this keeps the handlers' type an account caller).
+ */
+export function signedIn(caller: DashboardCaller | undefined): AccountCaller {
+  const known = signedInUser(caller);
+  if (known.kind !== 'account') throw forbidden(false);
+  return known;
+}
+
+/** The caller of an admin endpoint: a platform operator; anyone else is refused. */
+export function operatorOf(caller: DashboardCaller | undefined): OperatorCaller {
+  const known = signedInUser(caller);
+  if (known.kind !== 'operator') throw forbidden(false);
+  return known;
 }

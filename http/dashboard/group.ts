@@ -44,8 +44,8 @@ export interface DashboardAuth<U> {
    * password that must change first); run before validation, as WordPress's rest_authentication_errors.
    */
   admits?(ctx: AppContext, user: U, endpoint: AnyEndpoint<U>): void;
-  /** The account whose write allowance the user's changes use (that of the team acted on). */
-  accountOf(user: U): number;
+  /** The account whose write allowance the user's changes use (that of the team acted on); undefined: none. */
+  accountOf(user: U): number | undefined;
 }
 
 /** The caller as the pipeline carries it: a user, or nobody. */
@@ -92,7 +92,8 @@ function groupOf<U>(auth: DashboardAuth<U>): RouteGroup<Visitor<U>, Routed<U>> {
         if (!auth.permits(caller.user, permission)) throw forbidden(false);
       }
       const bucket = rateOf(route.match.endpoint, req.method);
-      if (bucket && caller.user !== undefined) await takeWrite(ctx, auth.accountOf(caller.user), bucket, headers);
+      const accountId = bucket && caller.user !== undefined ? auth.accountOf(caller.user) : undefined;
+      if (bucket && accountId !== undefined) await takeWrite(ctx, accountId, bucket, headers);
       return handler();
     },
     routes: [],

@@ -15,6 +15,8 @@ import { profileRoutes } from './profile-routes.js';
 import { dmarcRoutes } from './dmarc-routes.js';
 import { accountRoutes } from './account-routes.js';
 import { billingRoutes } from './billing-routes.js';
+import { adminTenantRoutes } from './admin-tenant-routes.js';
+import { adminAuditLogRoutes } from './admin-audit-log-routes.js';
 
 /** What GET /api says of the site. */
 export const SITE: Site = { name: 'Tern', description: 'The dashboard REST interface of Tern, a mail transfer agent' };
@@ -31,6 +33,8 @@ export const dashboardRoutes: ReadonlyArray<DashboardRoute<DashboardCaller>> = [
   ...dmarcRoutes,
   ...accountRoutes,
   ...billingRoutes,
+  ...adminTenantRoutes,
+  ...adminAuditLogRoutes,
 ];
 
 export const productDashboard = (): Dashboard => createDashboard({ auth: dashboardAuthentication, routes: dashboardRoutes, site: SITE });

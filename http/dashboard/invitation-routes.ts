@@ -8,7 +8,7 @@ import { collectionArgs, oneOf, pageReply } from './collection.js';
 import { identified } from './identity-errors.js';
 import { clientOf, signedInReply } from './auth-routes.js';
 import { wpDate } from './views.js';
-import { USER_ROLES } from '../../domain/user.js';
+import { ACCOUNT_ROLES } from '../../domain/user.js';
 import type { ListedInvitation } from '../../core/identity/invitations.js';
 import type { AppContext } from '../context.js';
 import type { Incoming } from '../pipeline.js';
@@ -45,7 +45,7 @@ const send: Route = {
       summary: 'Invites someone by mail to a role on the account, or on one of its teams; replaces the open invitation to the same email',
       args: Type.Object({
         email: Type.String({ description: 'Who is invited; no user may have this email yet.', minLength: 1, maxLength: 254 }),
-        role: oneOf(USER_ROLES, { description: 'The role the new user gets (owner: on the account only, invited by an owner).' }),
+        role: oneOf(ACCOUNT_ROLES, { description: 'The role the new user gets (owner: on the account only, invited by an owner).' }),
         team_id: Type.Optional(Type.Integer({ description: "One of the account's teams; absent: the inviter's own team (the account).", minimum: 1 })),
       }),
       async handle({ ctx, user, params, request, log }) {

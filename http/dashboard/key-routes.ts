@@ -6,7 +6,7 @@
 import { Type } from '@sinclair/typebox';
 import { IDENTIFIER, endpoint, type DashboardRoute } from './route.js';
 import { collectionArgs, oneOf, pageReply } from './collection.js';
-import { signedIn, type DashboardCaller } from './authentication.js';
+import { signedIn, type AccountCaller, type DashboardCaller } from './authentication.js';
 import { invalidParam, valueOf } from './refusal-errors.js';
 import { corePage } from './mailer-paging.js';
 import { idOf, opaqueId } from './opaque-ids.js';
@@ -44,7 +44,7 @@ interface CreateParams {
 }
 
 /** Creates the key the params ask for; a field that belongs to the other kind is refused, not ignored. */
-async function created(ctx: AppContext, caller: DashboardCaller, p: CreateParams, log: Logger): Promise<CreatedKey> {
+async function created(ctx: AppContext, caller: AccountCaller, p: CreateParams, log: Logger): Promise<CreatedKey> {
   if (p.type === 'admin') {
     if (p.domain !== undefined) throw invalidParam('domain', 'rest_invalid_param', 'An admin key is not limited to a domain.');
     if (p.scopes === undefined) throw invalidParam('scopes', 'rest_property_required', 'An admin key needs its scopes (at least one).');
@@ -83,7 +83,7 @@ const keys: Route = {
 };
 
 /** Revokes the key an opaque id names, of either kind; anything else is a missing key. */
-async function revoke(ctx: AppContext, caller: DashboardCaller, keyHash: string, log: Logger): Promise<void> {
+async function revoke(ctx: AppContext, caller: AccountCaller, keyHash: string, log: Logger): Promise<void> {
   const sendingId = idOf('sending_key', keyHash);
   if (sendingId !== undefined) return valueOf(await ctx.core.sendingKeys.revoke(caller.acting, sendingId, log));
   const adminId = idOf('admin_key', keyHash);

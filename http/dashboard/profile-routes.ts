@@ -3,7 +3,7 @@
 // logout are what a session may still call while a one-time password must be changed.
 import { Type } from '@sinclair/typebox';
 import { endpoint, type DashboardRoute } from './route.js';
-import { signedIn, type DashboardCaller } from './authentication.js';
+import { signedInUser, type DashboardCaller } from './authentication.js';
 import { identified } from './identity-errors.js';
 import { profileView } from './views.js';
 import type { AppContext } from '../context.js';
@@ -21,15 +21,15 @@ const profile: Route = {
   endpoints: [
     endpoint({
       methods: ['GET'],
-      permission: 'read',
+      permission: 'self',
       passwordChangeStep: 'read_profile',
       summary: 'The signed-in user: id, email, name, role, its team and account, whether its password must change, creation time',
       args: Type.Object({}),
-      handle: async ({ ctx, user }) => ({ body: await profileOf(ctx, signedIn(user).user) }),
+      handle: async ({ ctx, user }) => ({ body: await profileOf(ctx, signedInUser(user).user) }),
     }),
     endpoint({
       methods: ['POST'],
-      permission: 'read',
+      permission: 'self',
       summary: "Changes the signed-in user's name, or its email (which needs current_password); on any refusal nothing changes",
       args: Type.Object({
         name: Type.Optional(Type.String({ description: 'The display name: one line, at most 100 characters.' })),
@@ -38,7 +38,7 @@ const profile: Route = {
       }),
       async handle({ ctx, user, params, log }) {
         const change = { name: params.name, email: params.email, currentPassword: params.current_password };
-        const updated = identified(await ctx.core.users.updateProfile(signedIn(user).user, change, log));
+        const updated = identified(await ctx.core.users.updateProfile(signedInUser(user).user, change, log));
         return { body: await profileOf(ctx, updated) };
       },
     }),
@@ -51,7 +51,7 @@ const updatePassword: Route = {
   endpoints: [
     endpoint({
       methods: ['POST'],
-      permission: 'read',
+      permission: 'self',
       passwordChangeStep: 'change_password',
       summary: "Changes the signed-in user's password: every other session of the user ends, application passwords stay",
       args: Type.Object({
@@ -59,7 +59,7 @@ const updatePassword: Route = {
         new_password: Type.String({ description: 'The new password: 12 to 200 characters, not the current one.', ...PASSWORD_TEXT }),
       }),
       async handle({ ctx, user, params, log }) {
-        const caller = signedIn(user);
+        const caller = signedInUser(user);
         const change = { currentPassword: params.current_password, newPassword: params.new_password, keepSessionId: caller.session?.id };
         const updated = identified(await ctx.core.users.changePassword(caller.user, change, log));
         return { body: await profileOf(ctx, updated) };

@@ -8,6 +8,7 @@ import type { Logger } from '../../shared/log.js';
 import type { Incoming } from '../pipeline.js';
 import type { PasswordChangeStep } from '../../core/identity/index.js';
 import type { WriteBucket } from '../../core/write-rates.js';
+import type { Permission as UserPermission } from '../../domain/user.js';
 
 export type RestMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
@@ -15,10 +16,11 @@ export type RestMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 export type Namespace = 'tern/v2' | 'tern-auth/v1' | 'wp/v2' | '';
 
 /**
- * Who may call an endpoint: anyone (`public`, anonymous callers included), a user who may read the team
- * acted on, one who may change it, or its account's owner. What a role allows is the strategy's to say.
+ * Who may call an endpoint: anyone (`public`, anonymous callers included), any signed-in user about itself
+ * (`self`), a user who may read the team acted on, one who may change it, its account's owner, or a platform
+ * operator (`operator`: the admin routes). What a role allows is the strategy's to say.
  */
-export type Permission = 'public' | 'read' | 'write' | 'owner';
+export type Permission = 'public' | UserPermission;
 
 /** Patterns of path variables: an opaque identifier segment, or digits. */
 export const IDENTIFIER = '[A-Za-z0-9_-]+';

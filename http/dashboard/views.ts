@@ -1,7 +1,7 @@
 // How the dashboard shows the identity side's things: a user and its profile, an application password (WordPress's
 // fields), an auth-log entry and login settings. Dates as WordPress gives them (RFC 3339 without a zone: the
 // site is UTC), but the profile's created_at as /v2 gives times.
-import type { ApplicationPassword, User } from '../../domain/user.js';
+import { isOperator, type ApplicationPassword, type User } from '../../domain/user.js';
 import type { AuthLogEntry, AuthStats, LoginSettings } from '../../domain/login-security.js';
 import type { Profile } from '../../core/identity/index.js';
 
@@ -13,7 +13,7 @@ export const userView = (u: User) => ({
   name: u.name,
   email: u.email,
   role: u.role,
-  team_id: u.teamId,
+  team_id: isOperator(u) ? null : u.teamId,
   must_change_password: u.mustChangePassword,
   registered_date: wpDate(u.createdAt),
 });

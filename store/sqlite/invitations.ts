@@ -4,7 +4,7 @@
 import { Type } from '@sinclair/typebox';
 import type { Sql } from './sql.js';
 import { Int, Nullable, OneOf, rowDecoder, Text } from './decode.js';
-import { USER_ROLES } from '../../domain/user.js';
+import { ACCOUNT_ROLES } from '../../domain/user.js';
 import { INVITATION_STATUSES, type Invitation } from '../../domain/invitation.js';
 import type { Acceptance, InvitationRepository, NewInvitation } from '../invitations.js';
 import type { NewUser } from '../users.js';
@@ -16,7 +16,7 @@ const InvitationRow = Type.Object({
   account_id: Int,
   team_id: Int,
   email: Text,
-  role: OneOf(USER_ROLES),
+  role: OneOf(ACCOUNT_ROLES),
   status: OneOf(INVITATION_STATUSES),
   invited_by: Nullable(Int),
   message_id: Nullable(Text),

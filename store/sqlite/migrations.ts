@@ -644,6 +644,47 @@ UPDATE credit_totals SET total = (SELECT COALESCE(SUM(amount), 0) FROM credit_en
 `,
   },
   {
+    version: 17,
+    name: 'platform operators, the audit log of their actions',
+    // A platform operator is a user of no account: users.team_id becomes nullable, with a CHECK that it is null
+    // exactly for role 'operator'. Every stored row keeps both rules (none is an operator, each has a team), so the
+    // table's CREATE statement is rewritten in place as in migration 14, not copied (sessions, application
+    // passwords, invitations and the auth log refer to users). In PostgreSQL the same is:
+    //   ALTER TABLE users ALTER COLUMN team_id DROP NOT NULL;
+    //   ALTER TABLE users DROP CONSTRAINT users_role_check;
+    //   ALTER TABLE users ADD CONSTRAINT users_role_check CHECK (role IN ('owner', 'admin', 'viewer', 'operator'));
+    //   ALTER TABLE users ADD CONSTRAINT operator_has_no_team CHECK ((team_id IS NULL) = (role = 'operator'));
+    // The audit log keeps the operator's email as it was (the user may be renamed or removed). Its action and
+    // target kind are checked by the store's decoder, not by a CHECK, so a new action needs no migration.
+    sql: `
+CREATE TABLE audit_log (
+  id INTEGER PRIMARY KEY,
+  operator_id INTEGER REFERENCES users(id) ON DELETE SET NULL,
+  operator_email TEXT NOT NULL,
+  action TEXT NOT NULL,
+  target_kind TEXT NOT NULL,
+  target_id TEXT NOT NULL,
+  before_json TEXT,
+  after_json TEXT,
+  reason TEXT NOT NULL DEFAULT '' CHECK (length(reason) <= 500),
+  at TEXT NOT NULL
+);
+CREATE INDEX audit_log_by_operator ON audit_log(operator_id, id);
+CREATE INDEX audit_log_by_action ON audit_log(action, id);
+CREATE INDEX audit_log_by_target ON audit_log(target_kind, target_id, id);
+`,
+    edit: async (q) => {
+      await rewriteTableSchema(q, 'users', 'team_id INTEGER NOT NULL REFERENCES teams(id)', 'team_id INTEGER REFERENCES teams(id)');
+      await rewriteTableSchema(q, 'users', "CHECK (role IN ('owner', 'admin', 'viewer'))", "CHECK (role IN ('owner', 'admin', 'viewer', 'operator'))");
+      await rewriteTableSchema(
+        q,
+        'users',
+        'updated_at TEXT NOT NULL\n)',
+        "updated_at TEXT NOT NULL,\n  CONSTRAINT operator_has_no_team CHECK ((team_id IS NULL) = (role = 'operator'))\n)",
+      );
+    },
+  },
+  {
     version: 20,
     name: "the platform's message counters by day and status",
     // The platform operators' statistics (GET /admin/stats) over every tenant: summing message_counts across

@@ -20,6 +20,9 @@ import {
 } from '../../domain/team.js';
 import type { NewAccount, NewIcon, StatusChange, TeamRepository, TeamSettings } from '../teams.js';
 
+/** A status change with the team as it was before it. */
+export type StatusMove = { ok: true; before: Team; team: Team } | Extract<StatusChange, { ok: false }>;
+
 const Count = Type.Integer({ minimum: 0 });
 const Fraction = Type.Number({ minimum: 0, maximum: 1 });
 
@@ -81,7 +84,7 @@ function suspensionOf(r: Static<typeof TeamRow>): Suspension | null {
 const iconOf = (r: Static<typeof TeamRow>): TeamIcon | null =>
   r.icon_id !== null ? { kind: 'uploaded', id: r.icon_id } : r.icon_url !== null ? { kind: 'url', url: r.icon_url } : null;
 
-const decodeTeam = rowDecoder('team', TeamRow, (r): Team => ({
+export const decodeTeam = rowDecoder('team', TeamRow, (r): Team => ({
   id: r.id,
   parentId: r.parent_id,
   name: r.name,
@@ -196,30 +199,36 @@ export class TeamStore implements TeamRepository {
    */
   async changeStatus(id: number, wanted: TeamStatus, actor: Actor, cause?: SuspensionCause): Promise<StatusChange> {
     return this.sql.tx(async (q): Promise<StatusChange> => {
-      const row = await q.get(`SELECT * FROM teams WHERE id = ? AND ${LIVE}`, [id]);
-      if (!row) return { ok: false, refusal: 'not_found' };
-      const team = decodeTeam(row);
-      const next = transitionTeam(team, wanted, actor);
-      if (!next.ok) return next;
-      if (next.state.status === team.status && next.state.suspendedBy === team.suspendedBy) return { ok: true, team };
-      const now = nowIso();
-      const suspended = next.state.status === 'suspended';
-      const why = cause ?? { reason: DEFAULT_SUSPENSION_REASON[actor] };
-      const [changed] = await q.all(
-        `UPDATE teams SET status = ?, suspended_by = ?, suspension_reason = ?, suspension_detail = ?, suspended_at = ?, updated_at = ?
-         WHERE id = ? RETURNING *`,
-        [
-          next.state.status,
-          next.state.suspendedBy,
-          suspended ? why.reason : null,
-          suspended && why.detail ? JSON.stringify(why.detail) : null,
-          suspended ? now : null,
-          now,
-          id,
-        ],
-      );
-      return { ok: true, team: decodeTeam(changed!) };
+      const moved = await TeamStore.moveStatus(q, id, wanted, actor, cause);
+      return moved.ok ? { ok: true, team: moved.team } : moved;
     });
+  }
+
+  /** changeStatus inside another repository's transaction (an operator's change recorded with it); the team before too. */
+  static async moveStatus(q: Queryable, id: number, wanted: TeamStatus, actor: Actor, cause?: SuspensionCause): Promise<StatusMove> {
+    const row = await q.get(`SELECT * FROM teams WHERE id = ? AND ${LIVE}`, [id]);
+    if (!row) return { ok: false, refusal: 'not_found' };
+    const team = decodeTeam(row);
+    const next = transitionTeam(team, wanted, actor);
+    if (!next.ok) return next;
+    if (next.state.status === team.status && next.state.suspendedBy === team.suspendedBy) return { ok: true, before: team, team };
+    const now = nowIso();
+    const suspended = next.state.status === 'suspended';
+    const why = cause ?? { reason: DEFAULT_SUSPENSION_REASON[actor] };
+    const [changed] = await q.all(
+      `UPDATE teams SET status = ?, suspended_by = ?, suspension_reason = ?, suspension_detail = ?, suspended_at = ?, updated_at = ?
+       WHERE id = ? RETURNING *`,
+      [
+        next.state.status,
+        next.state.suspendedBy,
+        suspended ? why.reason : null,
+        suspended && why.detail ? JSON.stringify(why.detail) : null,
+        suspended ? now : null,
+        now,
+        id,
+      ],
+    );
+    return { ok: true, before: team, team: decodeTeam(changed!) };
   }
 
   async update(id: number, fields: { limitPerSecond?: number; planType?: string }): Promise<Team | undefined> {

@@ -1,14 +1,15 @@
-// Dashboard users in SQLite. The unique index on email (NOCASE) refuses a second user of the same email.
-import { Type } from '@sinclair/typebox';
-import type { Queryable, Sql, SqlValue } from './sql.js';
-import { Flag, Int, OneOf, rowDecoder, Text } from './decode.js';
+// Dashboard users in SQLite. The unique index on email (NOCASE) refuses a second user of the same email; a
+// CHECK keeps team_id null exactly for platform operators (migration 17).
+import { Type, type Static } from '@sinclair/typebox';
+import type { Queryable, Row, Sql, SqlValue } from './sql.js';
+import { Flag, Int, Nullable, OneOf, rowDecoder, StoreDecodeError, Text } from './decode.js';
 import { nowIso } from '../../shared/time.js';
-import { USER_ROLES, type User } from '../../domain/user.js';
+import { USER_ROLES, isOperator, OPERATOR_ROLE, type Operator, type User } from '../../domain/user.js';
 import type { NewUser, UserRepository } from '../users.js';
 
 const UserRow = Type.Object({
   id: Int,
-  team_id: Int,
+  team_id: Nullable(Int),
   email: Text,
   name: Text,
   role: OneOf(USER_ROLES),
@@ -17,16 +18,21 @@ const UserRow = Type.Object({
   updated_at: Text,
 });
 
-const decodeUser = rowDecoder('user', UserRow, (r): User => ({
-  id: r.id,
-  email: r.email,
-  name: r.name,
-  role: r.role,
-  teamId: r.team_id,
-  mustChangePassword: r.must_change_password === 1,
-  createdAt: r.created_at,
-  updatedAt: r.updated_at,
-}));
+/** An operator has no team and every other user one (the table's CHECK keeps it so). */
+function userOf(r: Static<typeof UserRow>): User {
+  const fields = { id: r.id, email: r.email, name: r.name, mustChangePassword: r.must_change_password === 1, createdAt: r.created_at, updatedAt: r.updated_at };
+  if (r.role === OPERATOR_ROLE && r.team_id === null) return { ...fields, role: r.role };
+  if (r.role !== OPERATOR_ROLE && r.team_id !== null) return { ...fields, role: r.role, teamId: r.team_id };
+  throw new StoreDecodeError('user', `a user of role ${r.role} with team ${String(r.team_id)}`);
+}
+
+const decodeUser = rowDecoder('user', UserRow, userOf);
+
+const decodeOperator = (row: Row): Operator => {
+  const user = decodeUser(row);
+  if (!isOperator(user)) throw new StoreDecodeError('operator', `user ${user.id} is no operator`);
+  return user;
+};
 
 const decodeHash = rowDecoder('password hash', Type.Object({ password_hash: Text }), (r) => r.password_hash);
 
@@ -36,7 +42,16 @@ const COLUMNS = 'id, team_id, email, name, role, must_change_password, created_a
 /** A new user's row, or none when the email is taken (the unique index decides, so no check can race it). */
 const INSERT_USER = `INSERT INTO users (team_id, email, name, role, password_hash, must_change_password, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
   ON CONFLICT DO NOTHING RETURNING ${COLUMNS}`;
-const insertParams = (u: NewUser, at: string): SqlValue[] => [u.teamId, u.email, u.name, u.role, u.passwordHash, +u.mustChangePassword, at, at];
+const insertParams = (u: NewUser, at: string): SqlValue[] => [
+  u.role === OPERATOR_ROLE ? null : u.teamId,
+  u.email,
+  u.name,
+  u.role,
+  u.passwordHash,
+  +u.mustChangePassword,
+  at,
+  at,
+];
 
 export class UserStore implements UserRepository {
   constructor(private readonly sql: Sql) {}
@@ -90,5 +105,11 @@ export class UserStore implements UserRepository {
   async listByTeam(teamId: number): Promise<User[]> {
     const rows = await this.sql.all(`SELECT ${COLUMNS} FROM users WHERE team_id = ? ORDER BY created_at, id`, [teamId]);
     return rows.map(decodeUser);
+  }
+
+  /** team_id IS NULL exactly for operators (the table's CHECK), and users_by_team indexes it. */
+  async listOperators(): Promise<Operator[]> {
+    const rows = await this.sql.all(`SELECT ${COLUMNS} FROM users WHERE team_id IS NULL ORDER BY created_at, id`);
+    return rows.map(decodeOperator);
   }
 }

@@ -43,3 +43,14 @@ export async function signedInOn(h: Harness, role: UserRole = 'owner'): Promise<
   const email = await userOn(h, account.id, role);
   return { session: await logIn(h, email), accountId: account.id, adminKey: account.key, email };
 }
+
+/** A platform operator (a user of no account) with PASSWORD set; its email. */
+export async function operatorOn(h: Harness): Promise<string> {
+  const id = createIdentity(h.rt);
+  const email = `operator${++counter}.${process.pid}@example.com`;
+  const made = await id.users.createOperator({ email }, log);
+  if (!made.ok) throw new Error(JSON.stringify(made.refusal));
+  const changed = await id.users.changePassword(made.value.user, { currentPassword: made.value.oneTimePassword, newPassword: PASSWORD }, log);
+  if (!changed.ok) throw new Error(JSON.stringify(changed.refusal));
+  return email;
+}

@@ -10,7 +10,7 @@ import { openRuntime, type Runtime } from '../../shared/runtime.js';
 import { createAccount } from '../../core/accounts.js';
 import { createIdentity, type Identity } from '../../core/identity/index.js';
 import type { Team } from '../../domain/team.js';
-import type { User, UserRole } from '../../domain/user.js';
+import type { AccountRole, AccountUser } from '../../domain/user.js';
 import { startRedis } from './redis.js';
 
 export interface IdentityWorld {
@@ -21,7 +21,7 @@ export interface IdentityWorld {
   account(name?: string): Promise<Team>;
   childTeam(account: Team, name?: string): Promise<Team>;
   /** A user with a known password (the one-time password changed), ready to log in. */
-  user(team: Team, o?: { email?: string; role?: UserRole; password?: string }): Promise<{ user: User; password: string }>;
+  user(team: Team, o?: { email?: string; role?: AccountRole; password?: string }): Promise<{ user: AccountUser; password: string }>;
 }
 
 let counter = 0;

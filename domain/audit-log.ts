@@ -1,0 +1,37 @@
+// The audit log of platform operators' actions: who (the operator, and its email at the time), what (one of a
+// closed set of actions), on which target, when, the target before and after (JSON snapshots), and why.
+
+/** What an operator did; a new admin action adds its name here (the store checks it when reading). */
+export const AUDIT_ACTIONS = ['tenant.suspend', 'tenant.reactivate'] as const;
+export type AuditAction = (typeof AUDIT_ACTIONS)[number];
+
+/** The kinds of thing an action is done to. */
+export const AUDIT_TARGET_KINDS = ['tenant'] as const;
+export type AuditTargetKind = (typeof AUDIT_TARGET_KINDS)[number];
+
+/** A value as JSON holds it: what a snapshot of a target is made of. */
+export type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };
+
+export interface AuditTarget {
+  kind: AuditTargetKind;
+  /** The target's id as text (a tenant's is its team id). */
+  id: string;
+}
+
+export interface AuditEntry {
+  id: number;
+  /** Null once the operator's user is removed; its email stays. */
+  operatorId: number | null;
+  /** The operator's email when it acted. */
+  operatorEmail: string;
+  action: AuditAction;
+  target: AuditTarget;
+  /** The target before and after the action; null where there was none (a creation, a deletion). */
+  before: JsonValue | null;
+  after: JsonValue | null;
+  reason: string;
+  /** ISO 8601 UTC. */
+  at: string;
+}
+
+export const isAuditAction = (value: string): value is AuditAction => (AUDIT_ACTIONS as readonly string[]).includes(value);

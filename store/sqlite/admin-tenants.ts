@@ -1,0 +1,144 @@
+// The operators' reads across tenants in SQLite. Sending counts come from the day counters (message_counts, on its
+// primary key: team, then day), never from the log; a tenant's queue from its pending messages (messages_by_status)
+// and their recipients (recipients_by_message).
+import { Type } from '@sinclair/typebox';
+import type { Sql, SqlValue } from './sql.js';
+import { countOf, Int, OneOf, rowDecoder, Text } from './decode.js';
+import { inList } from './point-reads.js';
+import { limitOffset, type PageOf, type PageRequest } from '../paging.js';
+import { decodeTeam, TeamStore } from './teams.js';
+import { AuditLogStore } from './audit-log.js';
+import type { SuspensionCause, Team } from '../../domain/team.js';
+import type { TeamStatus } from '../../domain/team-state.js';
+import type { NewAuditEntry } from '../audit-log.js';
+import type { StatusChange } from '../teams.js';
+import type { AdminTenantRepository, DestinationQueue, RecipientError, SendingCounts, TenantFilter, TenantSendingCounts } from '../admin-tenants.js';
+
+const decodeCounts = rowDecoder('sending counts', Type.Object({ team_id: Int, sent: Int, bounced: Int, complained: Int }), (r): TenantSendingCounts => ({
+  teamId: r.team_id,
+  sent: r.sent,
+  bounced: r.bounced,
+  complained: r.complained,
+}));
+
+const decodeTeamId = rowDecoder('team id', Type.Object({ team_id: Int }), (r) => r.team_id);
+
+const decodeDestination = rowDecoder(
+  'destination queue',
+  Type.Object({ domain: Text, queued: Int, sending: Int, deferred: Int, oldest: Int }),
+  (r): DestinationQueue => ({ domain: r.domain, queued: r.queued, sending: r.sending, deferred: r.deferred, oldestQueuedAt: r.oldest }),
+);
+
+const decodeError = rowDecoder(
+  'recipient error',
+  Type.Object({ message_id: Text, email: Text, domain: Text, state: OneOf(['deferred', 'bounced', 'failed'] as const), reply: Text, attempts: Int, at: Text }),
+  (r): RecipientError => ({ messageId: r.message_id, email: r.email, domain: r.domain, state: r.state, reply: r.reply, attempts: r.attempts, at: r.at }),
+);
+
+/** A message's counters by the status it ended in, summed per team. */
+const COUNTS = `SUM(CASE WHEN status = 'sent' THEN n ELSE 0 END) AS sent, SUM(CASE WHEN status = 'bounced' THEN n ELSE 0 END) AS bounced,
+  SUM(CASE WHEN status = 'complained' THEN n ELSE 0 END) AS complained`;
+const ENDED = "status IN ('sent', 'bounced', 'complained')";
+const NONE: SendingCounts = { sent: 0, bounced: 0, complained: 0 };
+
+/** LIKE's wildcards in a user's text, escaped with a backslash (ESCAPE '\'). */
+const likeText = (text: string): string => `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+
+/** The WHERE clause of a tenant filter and its params; live tenants only. */
+function whereOf(f: TenantFilter): [string, SqlValue[]] {
+  const terms = ['deleted_at IS NULL'];
+  const params: SqlValue[] = [];
+  const add = (term: string, ...values: SqlValue[]) => {
+    terms.push(term);
+    params.push(...values);
+  };
+  if (f.status !== undefined) add('status = ?', f.status);
+  if (f.parentId !== undefined) add('parent_id = ?', f.parentId);
+  if (f.kind !== undefined) add(f.kind === 'account' ? 'parent_id IS NULL' : 'parent_id IS NOT NULL');
+  // LIKE folds ASCII case in SQLite (PostgreSQL: ILIKE).
+  if (f.search !== undefined) add("name LIKE ? ESCAPE '\\'", likeText(f.search));
+  return [terms.join(' AND '), params];
+}
+
+/** How many of a tenant's latest failed and bounced messages are read for their errors (the newest are enough). */
+const FINISHED_LOOKBACK = 50;
+
+export class AdminTenantStore implements AdminTenantRepository {
+  constructor(private readonly sql: Sql) {}
+
+  async list(filter: TenantFilter, page: PageRequest): Promise<PageOf<Team>> {
+    const [where, params] = whereOf(filter);
+    const rows = await this.sql.all(`SELECT * FROM teams WHERE ${where} ORDER BY id LIMIT ? OFFSET ?`, [...params, ...limitOffset(page)]);
+    const total = await this.sql.get(`SELECT COUNT(*) AS n FROM teams WHERE ${where}`, params);
+    return { rows: rows.map(decodeTeam), total: countOf(total!) };
+  }
+
+  async sendingCounts(teamIds: readonly number[], fromDay: string): Promise<Map<number, SendingCounts>> {
+    if (!teamIds.length) return new Map();
+    const list = inList(teamIds);
+    const rows = await this.sql.all(`SELECT team_id, ${COUNTS} FROM message_counts WHERE team_id IN ${list.sql} AND day >= ? AND ${ENDED} GROUP BY team_id`, [
+      ...list.params,
+      fromDay,
+    ]);
+    return new Map(rows.map(decodeCounts).map((c) => [c.teamId, c]));
+  }
+
+  /**
+   * Ranked by the window's total alone, each tenant's read on the counters' primary key (team_id, day), so the
+   * cost follows the window and the number of tenants, not the history kept; then the page's tenants counted by
+   * status. (One SUM per tenant: per-status sums over every counter row of the window cost twice as much.)
+   */
+  async sendingRanking(fromDay: string, page: PageRequest): Promise<PageOf<TenantSendingCounts>> {
+    const ranked = await this.sql.all(
+      `SELECT t.id AS team_id FROM teams t WHERE t.deleted_at IS NULL
+       ORDER BY COALESCE((SELECT SUM(n) FROM message_counts c WHERE c.team_id = t.id AND c.day >= ? AND ${ENDED}), 0) DESC, t.id LIMIT ? OFFSET ?`,
+      [fromDay, ...limitOffset(page)],
+    );
+    const ids = ranked.map(decodeTeamId);
+    const counts = await this.sendingCounts(ids, fromDay);
+    const total = await this.sql.get('SELECT COUNT(*) AS n FROM teams WHERE deleted_at IS NULL');
+    return { rows: ids.map((teamId) => ({ teamId, ...(counts.get(teamId) ?? NONE) })), total: countOf(total!) };
+  }
+
+  async queueByDestination(teamId: number, limit: number): Promise<DestinationQueue[]> {
+    // A message is pending exactly while a recipient of it is in flight (domain/queue-state.ts).
+    const rows = await this.sql.all(
+      `SELECT r.domain AS domain, SUM(r.state = 'queued') AS queued, SUM(r.state = 'sending') AS sending, SUM(r.state = 'deferred') AS deferred,
+         MIN(r.queued_at) AS oldest
+       FROM messages m JOIN recipients r ON r.message_id = m.id
+       WHERE m.team_id = ? AND m.status = 'pending' AND r.state IN ('queued', 'sending', 'deferred')
+       GROUP BY r.domain ORDER BY COUNT(*) DESC, r.domain LIMIT ?`,
+      [teamId, limit],
+    );
+    return rows.map(decodeDestination);
+  }
+
+  async lastErrors(teamId: number, limit: number): Promise<RecipientError[]> {
+    // Deferred recipients belong to pending messages; failed and bounced ones are looked for among the tenant's
+    // latest messages of that status only, so a long history is never read.
+    const finished = (status: 'failed' | 'bounced') =>
+      `SELECT r.message_id, r.email, r.domain, r.state, COALESCE(r.last_reply, r.reason) AS reply, r.attempts, r.updated_at AS at
+       FROM (SELECT id FROM messages WHERE team_id = ? AND status = '${status}' ORDER BY created_at DESC LIMIT ${FINISHED_LOOKBACK}) f
+       JOIN recipients r ON r.message_id = f.id WHERE r.state = '${status}'`;
+    const rows = await this.sql.all(
+      `SELECT message_id, email, domain, state, reply, attempts, at FROM (
+         SELECT r.message_id, r.email, r.domain, r.state, COALESCE(r.last_reply, r.reason) AS reply, r.attempts, r.updated_at AS at
+         FROM messages m JOIN recipients r ON r.message_id = m.id
+         WHERE m.team_id = ? AND m.status = 'pending' AND r.state = 'deferred'
+         UNION ALL ${finished('failed')}
+         UNION ALL ${finished('bounced')}
+       ) WHERE reply <> '' ORDER BY at DESC LIMIT ?`,
+      [teamId, teamId, teamId, limit],
+    );
+    return rows.map(decodeError);
+  }
+
+  async changeStatus(id: number, wanted: TeamStatus, cause: SuspensionCause | undefined, audit: (before: Team, after: Team) => NewAuditEntry): Promise<StatusChange> {
+    return this.sql.tx(async (q): Promise<StatusChange> => {
+      const moved = await TeamStore.moveStatus(q, id, wanted, 'platform', cause);
+      if (!moved.ok) return moved;
+      await AuditLogStore.insert(q, audit(moved.before, moved.team));
+      return { ok: true, team: moved.team };
+    });
+  }
+}
