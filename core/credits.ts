@@ -4,6 +4,7 @@
 import type { Logger } from '../shared/log.js';
 import type { Store } from '../store/index.js';
 import type { LedgerQuery } from '../store/credits.js';
+import type { NewAuditEntry } from '../store/audit-log.js';
 import type { PageOf } from '../store/paging.js';
 import { poolIdOf, type Team } from '../domain/team.js';
 import type { CreditActor, CreditEntry } from '../domain/credits.js';
@@ -77,12 +78,12 @@ export class Credits {
    * Grants (positive) or removes (negative, an adjustment) credits of a pool: an account, or a team with credits
    * of its own. A removal never takes the balance below zero.
    */
-  async adjust(pool: Team, amount: number, actor: CreditActor, reason: string, log: Logger): Promise<Managed<CreditEntry>> {
+  async adjust(pool: Team, amount: number, actor: CreditActor, reason: string, log: Logger, audit?: (made: CreditEntry) => NewAuditEntry): Promise<Managed<CreditEntry>> {
     if (!validAmount(amount)) return invalidAmount('amount');
     if (poolIdOf(pool) !== pool.id)
       return refuse({ kind: 'invalid_field', field: 'account_id', message: 'This team shares its account’s credits: grant them to the account.' });
     const kind = amount > 0 ? 'grant' : 'adjustment';
-    const entry = await this.d.store.credits.post({ poolId: pool.id, kind, amount, actor, reference: null, reason });
+    const entry = await this.d.store.credits.post({ poolId: pool.id, kind, amount, actor, reference: null, reason }, audit);
     if (entry === 'no_pool' || entry === 'already_recorded') return notFound('team', 'Account not found', 'account_id');
     if (entry === 'insufficient_balance')
       return refuse({ kind: 'insufficient_credits', balance: (await this.d.store.teams.get(pool.id))?.creditBalance ?? 0, field: 'amount' });

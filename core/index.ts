@@ -31,6 +31,8 @@ import { Credits } from './credits.js';
 import { LowBalanceAlerts } from './low-balance.js';
 import { AuditLog } from './audit-log.js';
 import { TenantAdministration } from './admin/tenants.js';
+import { PlatformCredits } from './admin/credits.js';
+import { PlatformStatistics } from './admin/platform-statistics.js';
 
 export type { PageOf, PageRequest } from '../store/paging.js';
 export type * from './identity/index.js';
@@ -78,6 +80,10 @@ export interface Core extends Identity {
   readonly auditLog: AuditLog;
   /** Every account and team as platform operators see and suspend them. */
   readonly tenants: TenantAdministration;
+  /** The platform's credits: every grant and adjustment, operators' grants and removals, the summary. */
+  readonly platformCredits: PlatformCredits;
+  /** The platform's figures across tenants (operators). */
+  readonly platformStatistics: PlatformStatistics;
 }
 
 /** `queue` is the process's one queue owner: the intake schedules what it records there. */
@@ -89,6 +95,8 @@ export function createCore(rt: Runtime, queue: Queue): Core {
   const identity = createIdentity(rt);
   const sendingKeys = new SendingKeys(rt);
   const adminKeys = new AdminKeys(rt);
+  const credits = new Credits(rt);
+  const lowBalance = new LowBalanceAlerts(rt, systemMail);
   return {
     admins: new AdminAuthenticator(rt),
     senders,
@@ -111,9 +119,11 @@ export function createCore(rt: Runtime, queue: Queue): Core {
     invitations: new Invitations({ ...rt, now: Date.now }, systemMail, identity.sessions, identity.nonces),
     dmarc: new DmarcCheck(rt),
     writeRates: new WriteRates(rt),
-    credits: new Credits(rt),
-    lowBalance: new LowBalanceAlerts(rt, systemMail),
+    credits,
+    lowBalance,
     auditLog: new AuditLog(rt),
     tenants: new TenantAdministration(rt),
+    platformCredits: new PlatformCredits(rt, credits, lowBalance),
+    platformStatistics: new PlatformStatistics(rt),
   };
 }

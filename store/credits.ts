@@ -2,6 +2,7 @@
 // never below zero; transfers between an account and its child teams; the ledger read back, newest first.
 import type { CreditActor, CreditEntry, CreditEntryKind, NewCreditEntry } from '../domain/credits.js';
 import type { PageOf, PageRequest } from './paging.js';
+import type { NewAuditEntry } from './audit-log.js';
 
 /** An entry refused: it would take the pool below zero, the pool is no live team, or its payment was already granted. */
 export type PostRefusal = 'insufficient_balance' | 'no_pool' | 'already_recorded';
@@ -47,8 +48,11 @@ export interface CreditTotals {
 }
 
 export interface CreditLedgerRepository {
-  /** Writes one entry and changes its pool's balance by its amount, in one transaction. */
-  post(entry: NewCreditEntry): Promise<CreditEntry | PostRefusal>;
+  /**
+   * Writes one entry and changes its pool's balance by its amount, in one transaction; with `audit`, the audit
+   * entry it builds from the written entry too (an operator's grant and its record commit together).
+   */
+  post(entry: NewCreditEntry, audit?: (made: CreditEntry) => NewAuditEntry): Promise<CreditEntry | PostRefusal>;
   /** Moves credits between an account and one of its teams: two entries and the team's sharing, in one transaction. */
   transfer(t: TransferRequest): Promise<TransferResult | TransferRefusal>;
   /** A pool's entries, newest first. */

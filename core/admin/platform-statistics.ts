@@ -5,6 +5,7 @@ import { MESSAGE_STATUSES, type MessageStatus } from '../../domain/queue-state.j
 import type { TenantCounts } from '../../store/platform-statistics.js';
 import { rate } from '../team-summary.js';
 import { utcDay } from '../../shared/time.js';
+import { creditSummaryOf, type CreditSummary } from './credits.js';
 
 export type StatusTotals = Record<MessageStatus, number>;
 
@@ -18,7 +19,7 @@ export interface PlatformStats {
   /** Over the window's messages that ended sent, bounced or complained. */
   bounceRate: number;
   complaintRate: number;
-  credits: { granted: number; sold: number; used: number; refunded: number; outstanding: number };
+  credits: CreditSummary;
 }
 
 const DAY_MS = 86_400_000;
@@ -47,7 +48,6 @@ export class PlatformStatistics {
       messages[c.status] += c.n;
     }
     const ended = messages.sent + messages.bounced + messages.complained;
-    const { byKind, outstanding } = credits;
     return {
       windowDays: days,
       tenants,
@@ -56,13 +56,7 @@ export class PlatformStatistics {
       queueDepth,
       bounceRate: rate(messages.bounced, ended),
       complaintRate: rate(messages.complained, ended),
-      credits: {
-        granted: byKind.grant.total,
-        sold: byKind.purchase.total,
-        used: -byKind.send.total - byKind.refund.total,
-        refunded: byKind.refund.total,
-        outstanding,
-      },
+      credits: creditSummaryOf(credits),
     };
   }
 }

@@ -62,8 +62,8 @@ export interface MtaStatus {
 const DESTINATIONS_SHOWN = 50;
 const ERRORS_SHOWN = 10;
 
-/** The reason an operator gives for a suspension or a reactivation: one line of 1 to 500 characters. */
-function reasonProblem(reason: string): Managed<never> | undefined {
+/** An operator's reason: one line of 1 to 500 characters, kept in the audit log. */
+export function reasonProblem(reason: string): Managed<never> | undefined {
   if (reason.trim().length < 1 || reason.length > 500) return refuse({ kind: 'invalid_field', field: 'reason', message: 'reason must have 1 to 500 characters' });
   if (/[\p{Cc}\p{Cf}]/u.test(reason)) return refuse({ kind: 'invalid_field', field: 'reason', message: 'reason must be one line of text, without control characters' });
   return undefined;

@@ -15,6 +15,7 @@ import { profileRoutes } from './profile-routes.js';
 import { dmarcRoutes } from './dmarc-routes.js';
 import { accountRoutes } from './account-routes.js';
 import { billingRoutes } from './billing-routes.js';
+import { adminCreditRoutes } from './admin-credit-routes.js';
 import { adminTenantRoutes } from './admin-tenant-routes.js';
 import { adminAuditLogRoutes } from './admin-audit-log-routes.js';
 
@@ -33,6 +34,7 @@ export const dashboardRoutes: ReadonlyArray<DashboardRoute<DashboardCaller>> = [
   ...dmarcRoutes,
   ...accountRoutes,
   ...billingRoutes,
+  ...adminCreditRoutes,
   ...adminTenantRoutes,
   ...adminAuditLogRoutes,
 ];

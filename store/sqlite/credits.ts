@@ -4,6 +4,8 @@ import { Type } from '@sinclair/typebox';
 import type { Queryable, Sql, SqlValue } from './sql.js';
 import { countOf, Int, Nullable, OneOf, rowDecoder, Text } from './decode.js';
 import { chunksByParams } from './write-batch.js';
+import { AuditLogStore } from './audit-log.js';
+import type { NewAuditEntry } from '../audit-log.js';
 import { limitOffset, type PageOf } from '../paging.js';
 import { nowIso } from '../../shared/time.js';
 import { CREDIT_ACTOR_KINDS, CREDIT_ENTRY_KINDS, TERN, type CreditActor, type CreditEntry, type CreditEntryKind, type NewCreditEntry } from '../../domain/credits.js';
@@ -178,9 +180,13 @@ const decodeOutstanding = rowDecoder('outstanding credits', Type.Object({ n: Nul
 export class CreditLedgerStore implements CreditLedgerRepository {
   constructor(private readonly sql: Sql) {}
 
-  async post(entry: NewCreditEntry): Promise<CreditEntry | PostRefusal> {
+  async post(entry: NewCreditEntry, audit?: (made: CreditEntry) => NewAuditEntry): Promise<CreditEntry | PostRefusal> {
     try {
-      return await this.sql.tx((q) => applyEntry(q, entry, nowIso()));
+      return await this.sql.tx(async (q) => {
+        const made = await applyEntry(q, entry, nowIso());
+        if (typeof made !== 'string' && audit) await AuditLogStore.insert(q, audit(made));
+        return made;
+      });
     } catch (err) {
       // The unique index on purchases: this payment was granted already (a webhook delivered twice).
       if (entry.kind === 'purchase' && /UNIQUE constraint failed: credit_entries\.reference/.test((err as Error).message)) return 'already_recorded';
