@@ -14,6 +14,7 @@ const ALL = [
   { key: 'memory', script: 'memory' },
   { key: 'logs', script: 'logs' },
   { key: 'stats', script: 'stats' },
+  { key: 'admin', script: 'admin' },
 ];
 
 const wanted = process.argv.slice(2);

@@ -1,0 +1,203 @@
+// bench/admin: the platform-administrator routes over HTTP with BENCH_ADMIN_TENANTS (10,000) tenants (a quarter
+// accounts, each with three child teams) and BENCH_ADMIN_MESSAGES (1,000,000) messages spread over them (a few
+// large senders, a long tail) over 30 days, written straight into SQLite by the store's log loader, as the logs
+// bench does. A platform operator is made with the CLI and calls the routes with an application password; each
+// kind of request is timed over BENCH_ADMIN_REQS (200) sequential requests, each with another value, and its p50
+// and p95 printed. The issue's target: p95 under 100 ms.
+// Env: BENCH_ADMIN_TENANTS (10000), BENCH_ADMIN_MESSAGES (1000000), BENCH_ADMIN_REQS (200).
+import { join } from 'node:path';
+import { openLogLoader, type LoadedMessage } from '../store/sqlite/log-loader.js';
+import { runCli } from '../harness/ternmail.js';
+import type { Store } from '../store/index.js';
+import { api, benchDeployment, envInt, fmt, log, percentile, runBench, stopTern, table, type BenchRow } from './lib.js';
+import { pickStatus } from './status-mix.js';
+
+const tenantCount = envInt('BENCH_ADMIN_TENANTS', 10_000);
+const messageCount = envInt('BENCH_ADMIN_MESSAGES', 1_000_000);
+const requests = envInt('BENCH_ADMIN_REQS', 200);
+const DAYS = 30;
+const PASSWORD = 'bench operator password';
+
+let state = 7; // the same data on every run
+const rand = () => (state = (state * 1103515245 + 12345) & 0x7fffffff) / 0x80000000;
+const WORDS = ['invoice', 'receipt', 'order', 'shipped', 'welcome', 'reset', 'weekly', 'report', 'reminder', 'payment'];
+const RCPT_DOMAINS = ['gmail.test', 'yahoo.test', 'outlook.test', 'corp.test', 'mail.test', 'web.test', 'post.test', 'inbox.test'];
+
+/** Accounts and their teams through the store (a grant of credits each, as the CLI makes them); their ids. */
+async function makeTenants(store: Store): Promise<number[]> {
+  const ids: number[] = [];
+  const accounts = Math.ceil(tenantCount / 4);
+  for (let a = 0; a < accounts && ids.length < tenantCount; a++) {
+    const account = await store.teams.createAccount({
+      name: `Client ${a} ${WORDS[a % WORDS.length]}`,
+      credits: 1000 + a,
+      limitPerSecond: 100,
+      planType: 'standard',
+      backendRegion: 'eu',
+    });
+    ids.push(account.id);
+    for (let t = 0; t < 3 && ids.length < tenantCount; t++) {
+      const team = await store.teams.createTeam(account, `Team ${a}.${t}`, 10);
+      if (team !== 'limit_reached') ids.push(team.id);
+    }
+    if (a % 50 === 0) await store.teams.changeStatus(account.id, 'suspended', 'platform', { reason: 'bench: a suspended tenant' });
+  }
+  return ids;
+}
+
+/** The i-th message: its tenant drawn with a skew (a few large senders), its time spread over the window. */
+function message(i: number, tenants: readonly number[], createdMs: number, end: number): LoadedMessage {
+  const created = new Date(createdMs).toISOString();
+  const id = `${createdMs.toString(36).padStart(9, '0')}${i.toString(16).padStart(10, '0')}`;
+  const teamId = tenants[Math.floor(rand() ** 2 * tenants.length)]!;
+  const [status, recipientState] = pickStatus(rand);
+  const email = `user${Math.floor(rand() * 100_000)}@${RCPT_DOMAINS[Math.floor(rand() * RCPT_DOMAINS.length)]}`;
+  const sent = status === 'sent' || status === 'complained' || status === 'bounced' ? new Date(createdMs + 2000).toISOString() : null;
+  return {
+    id,
+    teamId,
+    domainId: null,
+    sendingKeyId: null,
+    source: 'http',
+    envelopeFrom: 'news@example.com',
+    fromEmail: 'news@example.com',
+    fromName: 'Example',
+    subject: `${WORDS[i % WORDS.length]} #${100000 + i}`,
+    to: [{ email }],
+    replyTo: null,
+    messageIdHeader: `<${id}@example.com>`,
+    size: 2000,
+    hasAttachments: false,
+    headers: {},
+    status,
+    error: status === 'failed' ? 'expired: too long in the queue' : null,
+    createdAt: created,
+    sentAt: sent,
+    updatedAt: created,
+    recipients: [
+      {
+        email,
+        name: '',
+        kind: 'to',
+        domain: email.slice(email.indexOf('@') + 1),
+        state: recipientState,
+        reason: recipientState === 'deferred' ? '451 4.7.1 try again later' : '',
+        nextAttemptAt: recipientState === 'deferred' ? end + 3_600_000 : null,
+        queuedAt: createdMs,
+        updatedAt: created,
+      },
+    ],
+  };
+}
+
+async function loadMessages(dbFile: string, tenants: readonly number[]): Promise<void> {
+  const loader = await openLogLoader(dbFile);
+  const end = Date.now();
+  const start = end - DAYS * 86_400_000;
+  const step = (end - start) / messageCount;
+  const TX = 50_000;
+  const began = Date.now();
+  for (let base = 0; base < messageCount; base += TX) {
+    const batch: LoadedMessage[] = [];
+    for (let i = base; i < Math.min(messageCount, base + TX); i++) batch.push(message(i, tenants, Math.floor(start + i * step), end));
+    await loader.writeBatch(batch);
+    const done = Math.min(messageCount, base + TX);
+    if (done % 200_000 === 0 || done === messageCount) log(`  ${fmt(done)} messages written (${fmt(done / ((Date.now() - began) / 1000))}/s)`);
+  }
+  await loader.checkpoint();
+  await loader.close();
+}
+
+/** An operator made with the CLI, its one-time password changed, and an application password for the routes. */
+async function operatorCredentials(baseUrl: string, env: NodeJS.ProcessEnv): Promise<string> {
+  const email = 'operator@bench.test';
+  const made = await runCli(['operator', 'create', '--email', email], env);
+  if (made.code !== 0) throw new Error(`operator create: ${made.stderr}`);
+  const oneTime = (made.json as { one_time_password: string }).one_time_password;
+  const signIn = async (password: string) => {
+    const res = await fetch(`${baseUrl}/api/tern-auth/v1/login`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ email, password }),
+    });
+    const body = (await res.json()) as { nonce: string };
+    return { cookie: (res.headers.get('set-cookie') ?? '').split(';')[0]!, nonce: body.nonce };
+  };
+  const call = async (s: { cookie: string; nonce: string }, path: string, body: unknown) => {
+    const res = await fetch(`${baseUrl}${path}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', cookie: s.cookie, 'x-wp-nonce': s.nonce },
+      body: JSON.stringify(body),
+    });
+    if (!res.ok) throw new Error(`${path}: ${res.status} ${await res.text()}`);
+    return (await res.json()) as Record<string, unknown>;
+  };
+  await call(await signIn(oneTime), '/api/tern/v2/profile/update-password', { current_password: oneTime, new_password: PASSWORD });
+  const app = await call(await signIn(PASSWORD), '/api/wp/v2/users/me/application-passwords', { name: 'bench' });
+  return `Basic ${Buffer.from(`${email}:${String(app.password)}`).toString('base64')}`;
+}
+
+interface Kind {
+  name: string;
+  path(i: number): string;
+}
+
+function kinds(tenants: readonly number[]): Kind[] {
+  const tenant = (i: number) => tenants[(i * 7919) % tenants.length]!;
+  const busy = (i: number) => tenants[i % 20]!;
+  return [
+    { name: 'stats (30 days)', path: () => '/admin/stats' },
+    { name: 'tenants (first page)', path: () => '/admin/tenants' },
+    { name: 'tenants?page=<deep>', path: (i) => `/admin/tenants?per_page=25&page=${1 + ((i * 37) % Math.floor(tenants.length / 25))}` },
+    { name: 'tenants?search=<name part>', path: (i) => `/admin/tenants?search=${encodeURIComponent(`Client ${i % Math.ceil(tenants.length / 4)}`)}` },
+    { name: 'tenants?status=suspended', path: () => '/admin/tenants?status=suspended' },
+    { name: 'tenants/sending-stats (30 days)', path: () => '/admin/tenants/sending-stats' },
+    { name: 'tenants/sending-stats?days=7', path: () => '/admin/tenants/sending-stats?days=7' },
+    { name: 'tenants/{id}', path: (i) => `/admin/tenants/${tenant(i)}` },
+    { name: 'tenants/{id}/mta-status (busiest)', path: (i) => `/admin/tenants/${busy(i)}/mta-status` },
+    { name: 'tenants/{id}/mta-status', path: (i) => `/admin/tenants/${tenant(i)}/mta-status` },
+    { name: 'credits (first page)', path: () => '/admin/credits' },
+    { name: 'credits?account_id=<id>', path: (i) => `/admin/credits?account_id=${tenant(i)}` },
+    { name: 'credits/summary', path: () => '/admin/credits/summary' },
+    { name: 'audit-log', path: () => '/admin/audit-log' },
+  ];
+}
+
+runBench('admin', 5400, async () => {
+  const d = await benchDeployment('admin', { remotePort: 9, config: { limits: { writesPerMinute: 1_000_000 } } });
+  log(`\n[admin] ${fmt(tenantCount)} tenants through the store`);
+  const store = await d.store();
+  const began = Date.now();
+  const tenants = await makeTenants(store);
+  log(`  made in ${fmt((Date.now() - began) / 1000, 0)} s`);
+  log(`[admin] writing ${fmt(messageCount)} messages spread over them`);
+  await loadMessages(join(d.dataDir, 'tern.db'), tenants);
+
+  await d.startApi();
+  const auth = await operatorCredentials(d.apiUrl, d.env);
+  const get = async (path: string) => {
+    const res = await api(d.apiUrl, 'GET', `/api/tern/v2${path}`, auth);
+    if (res.status !== 200) throw new Error(`GET ${path}: ${res.status} ${JSON.stringify(res.body).slice(0, 300)}`);
+  };
+  await get('/admin/stats'); // warms what a running API would have warm
+
+  log(`\n[admin] ${requests} sequential requests per kind, ${fmt(tenantCount)} tenants, ${fmt(messageCount)} messages`);
+  const lines: string[][] = [];
+  const rows: BenchRow[] = [];
+  for (const kind of kinds(tenants)) {
+    const times: number[] = [];
+    for (let i = 0; i < requests; i++) {
+      const t0 = performance.now();
+      await get(kind.path(i));
+      times.push(performance.now() - t0);
+    }
+    times.sort((a, b) => a - b);
+    const [p50, p95] = [percentile(times, 50), percentile(times, 95)];
+    lines.push([kind.name, fmt(p50, 1), fmt(p95, 1), fmt(times.at(-1)!, 1), p95 >= 100 ? 'SLOW' : '']);
+    rows.push({ metric: `GET /admin/${kind.name.replace(/^\//, '')}: p50 | p95`, value: `${fmt(p50, 1)} | ${fmt(p95, 1)} ms`, target: 'p95 < 100 ms' });
+    log(`  ${kind.name}: p50 ${fmt(p50, 1)} ms, p95 ${fmt(p95, 1)} ms`);
+  }
+  await stopTern(d.api!);
+  log(`\n${table(['request', 'p50 ms', 'p95 ms', 'max ms', ''], lines)}`);
+  return { bench: 'admin', rows };
+});
