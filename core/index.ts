@@ -33,6 +33,7 @@ import { AuditLog } from './audit-log.js';
 import { TenantAdministration } from './admin/tenants.js';
 import { PlatformCredits } from './admin/credits.js';
 import { PlatformStatistics } from './admin/platform-statistics.js';
+import { Billing } from './billing.js';
 
 export type { PageOf, PageRequest } from '../store/paging.js';
 export type * from './identity/index.js';
@@ -84,6 +85,8 @@ export interface Core extends Identity {
   readonly platformCredits: PlatformCredits;
   /** The platform's figures across tenants (operators). */
   readonly platformStatistics: PlatformStatistics;
+  /** Accounts' billing info and the invoices of their payments. */
+  readonly billing: Billing;
 }
 
 /** `queue` is the process's one queue owner: the intake schedules what it records there. */
@@ -97,6 +100,7 @@ export function createCore(rt: Runtime, queue: Queue): Core {
   const adminKeys = new AdminKeys(rt);
   const credits = new Credits(rt);
   const lowBalance = new LowBalanceAlerts(rt, systemMail);
+  const billing = new Billing(rt);
   return {
     admins: new AdminAuthenticator(rt),
     senders,
@@ -123,7 +127,8 @@ export function createCore(rt: Runtime, queue: Queue): Core {
     lowBalance,
     auditLog: new AuditLog(rt),
     tenants: new TenantAdministration(rt),
-    platformCredits: new PlatformCredits(rt, credits, lowBalance),
+    platformCredits: new PlatformCredits(rt, credits, lowBalance, billing),
     platformStatistics: new PlatformStatistics(rt),
+    billing,
   };
 }

@@ -1,6 +1,6 @@
 // Why a management use case (domains, keys, teams, webhooks, suppressions) refused: one closed set that
 // /v2 (http/admin/refusal-errors.ts) and, later, the dashboard each translate into their own error shape.
-export type ManagedThing = 'domain' | 'team' | 'sending_key' | 'admin_key' | 'webhook' | 'suppression' | 'message';
+export type ManagedThing = 'domain' | 'team' | 'sending_key' | 'admin_key' | 'webhook' | 'suppression' | 'message' | 'invoice';
 
 export type ManagementRefusal =
   /** Missing, or outside the caller's reach: the two answer alike, so nothing reveals what exists. */

@@ -2,7 +2,7 @@
 // closed set of actions), on which target, when, the target before and after (JSON snapshots), and why.
 
 /** What an operator did; a new admin action adds its name here (the store checks it when reading). */
-export const AUDIT_ACTIONS = ['tenant.suspend', 'tenant.reactivate', 'credits.grant', 'credits.remove', 'tenant.low_credit_email'] as const;
+export const AUDIT_ACTIONS = ['tenant.suspend', 'tenant.reactivate', 'credits.grant', 'credits.remove', 'credits.payment', 'tenant.low_credit_email'] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 
 /** The kinds of thing an action is done to. */

@@ -68,6 +68,26 @@ const ConfigSchema = Obj({
     lowBalanceThreshold: Type.Integer({ minimum: 0 }),
     /** How often the API looks for pools that fell below the threshold. */
     lowBalanceCheckS: Positive,
+    /** ISO 4217: the currency of prices and invoices. */
+    currency: Type.String({ pattern: '^[A-Z]{3}$' }),
+    /** The price of 1,000 credits, tax included, in the currency's minor unit. */
+    pricePerThousandCreditsMinor: Positive,
+    /** The tax included in prices, in percent; 0 when the platform charges none. */
+    taxRatePercent: Type.Number({ minimum: 0, maximum: 100 }),
+    /** An EU buyer with a VAT number in another EU country than the seller's is invoiced without tax (reverse charge). */
+    reverseChargeEu: Type.Boolean(),
+    invoiceNumberPrefix: Type.String({ pattern: '^[A-Z0-9-]{1,12}$' }),
+    /** The platform's billing identity, printed on every invoice. */
+    seller: Obj({
+      name: Type.String({ minLength: 1, maxLength: 200 }),
+      addressLines: Type.Array(Type.String({ maxLength: 200 }), { maxItems: 3 }),
+      postalCode: Type.String({ maxLength: 20 }),
+      city: Type.String({ maxLength: 100 }),
+      region: Type.String({ maxLength: 100 }),
+      country: Type.String({ pattern: '^[A-Z]{2}$' }),
+      taxId: Type.Union([Type.String({ minLength: 2, maxLength: 40 }), Type.Null()]),
+      invoiceEmail: Type.Union([Type.String({ minLength: 3, maxLength: 254 }), Type.Null()]),
+    }),
   }),
   regions: Type.Array(Type.String({ minLength: 1 }), { minItems: 1 }),
   delivery: Obj({

@@ -15,6 +15,7 @@ import type { DnsConnectionRepository } from './dns-connections.js';
 import type { InvitationRepository } from './invitations.js';
 import type { CreditLedgerRepository } from './credits.js';
 import type { PlatformStatisticsRepository } from './platform-statistics.js';
+import type { BillingRepository } from './billing.js';
 import type { AuditLogRepository } from './audit-log.js';
 import type { AdminTenantRepository } from './admin-tenants.js';
 import { openSqliteStore } from './sqlite/open.js';
@@ -46,6 +47,8 @@ export interface Store {
   readonly credits: CreditLedgerRepository;
   /** Figures across every tenant, for the platform's operators. */
   readonly platformStatistics: PlatformStatisticsRepository;
+  /** Accounts' billing info and invoices. */
+  readonly billing: BillingRepository;
   /** Platform operators' actions. */
   readonly auditLog: AuditLogRepository;
   /** The operators' reads across tenants, and the platform's suspensions recorded with their audit entry. */

@@ -17,7 +17,7 @@ const MAY_IMPORT: Record<string, readonly string[]> = {
   // The web pages: they translate too, with the HTTP interface's helpers (its context, cookies, request ids).
   web: ['core', 'domain', 'shared', 'http'],
   // The use cases.
-  core: ['intake', 'queue', 'verification', 'dns-providers', 'store', 'domain', 'shared'],
+  core: ['intake', 'queue', 'verification', 'dns-providers', 'billing', 'store', 'domain', 'shared'],
   // The MTA's engines.
   intake: ['queue', 'store', 'domain', 'shared'],
   queue: ['store', 'domain', 'shared'],
@@ -26,6 +26,8 @@ const MAY_IMPORT: Record<string, readonly string[]> = {
   verification: ['store', 'domain', 'shared'],
   // DNS hosting providers (Cloudflare, ...) behind one interface.
   'dns-providers': ['domain', 'shared'],
+  // Payment providers and the invoice document, behind the core's billing use cases.
+  billing: ['domain', 'shared'],
   // Repositories, and the one engine behind them.
   store: ['domain', 'shared'],
   'store/sqlite': ['store', 'domain', 'shared'],

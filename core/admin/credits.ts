@@ -7,12 +7,26 @@ import type { PageOf, PageRequest } from '../../store/paging.js';
 import type { CreditTotals } from '../../store/credits.js';
 import type { CreditEntry, CreditEntryKind } from '../../domain/credits.js';
 import type { Operator } from '../../domain/user.js';
-import type { Credits } from '../credits.js';
+import { MAX_CREDITS_MOVED, type Credits } from '../credits.js';
+import type { Billing } from '../billing.js';
+import type { Invoice } from '../../domain/billing.js';
+import { accountIdOf, poolIdOf } from '../../domain/team.js';
 import { dateBound } from '../message-log.js';
 import { auditEntry } from '../audit-log.js';
 import { notFound, refuse, done, type Managed } from '../management-refusals.js';
 import { reasonProblem } from './tenants.js';
 import type { LowBalanceAlerts, LowBalanceMail } from '../low-balance.js';
+
+function paymentProblem(credits: number, p: OfflinePayment): Managed<never> | undefined {
+  if (!Number.isInteger(credits) || credits < 1 || credits > MAX_CREDITS_MOVED)
+    return refuse({ kind: 'invalid_field', field: 'amount', message: `A payment buys 1 to ${MAX_CREDITS_MOVED} credits.` });
+  if (!Number.isInteger(p.amountMinor) || p.amountMinor < 0)
+    return refuse({ kind: 'invalid_field', field: 'paid_amount_minor', message: 'paid_amount_minor must be a whole amount in minor units (cents), 0 or more.' });
+  if (!/^[A-Z]{3}$/.test(p.currency)) return refuse({ kind: 'invalid_field', field: 'currency', message: 'currency must be an ISO 4217 code in capitals, e.g. EUR.' });
+  if (!/^[\x21-\x7e]{1,100}$/.test(p.reference))
+    return refuse({ kind: 'invalid_field', field: 'payment_reference', message: 'payment_reference must be 1 to 100 printable ASCII characters without spaces.' });
+  return undefined;
+}
 
 /** What GET /admin/credits lists unless asked for a type: what the platform and payments put in or took out. */
 export const PLATFORM_KINDS: readonly CreditEntryKind[] = ['grant', 'purchase', 'adjustment', 'expiry'];
@@ -48,12 +62,64 @@ export function creditSummaryOf({ byKind, outstanding }: CreditTotals): CreditSu
   };
 }
 
+/** A payment the platform received outside Tern (a bank transfer): what was paid, and its reference. */
+export interface OfflinePayment {
+  amountMinor: number;
+  currency: string;
+  reference: string;
+}
+
 export class PlatformCredits {
   constructor(
     private readonly d: { store: Store },
     private readonly credits: Credits,
     private readonly lowBalance: LowBalanceAlerts,
+    private readonly billing: Billing,
   ) {}
+
+  /**
+   * Credits bought outside Tern: a purchase entry (once per payment reference) and its audit entry in one
+   * transaction, then the payment's invoice.
+   */
+  async recordPayment(
+    operator: Operator,
+    poolId: number,
+    credits: number,
+    payment: OfflinePayment,
+    reason: string,
+    log: Logger,
+  ): Promise<Managed<{ entry: CreditEntry; invoice: Invoice }>> {
+    const bad = reasonProblem(reason) ?? paymentProblem(credits, payment);
+    if (bad) return bad;
+    const pool = await this.d.store.teams.get(poolId);
+    if (!pool || poolIdOf(pool) !== pool.id) return notFound('team', 'Account not found', 'account_id');
+    const at = new Date().toISOString();
+    const actor = { kind: 'operator', id: String(operator.id) } as const;
+    const entry = await this.d.store.credits.post({ poolId, kind: 'purchase', amount: credits, actor, reference: payment.reference, reason }, (made) =>
+      auditEntry(
+        operator,
+        {
+          action: 'credits.payment',
+          target: { kind: 'tenant', id: String(poolId) },
+          before: { balance: made.balanceAfter - credits },
+          after: { balance: made.balanceAfter, entry_id: made.id, payment: payment.reference },
+          reason,
+        },
+        at,
+      ),
+    );
+    if (entry === 'already_recorded') return refuse({ kind: 'invalid_field', field: 'payment_reference', message: 'This payment is already recorded.' });
+    if (typeof entry === 'string') return notFound('team', 'Account not found', 'account_id');
+    const invoice = await this.billing.issue(accountIdOf(pool), {
+      reference: payment.reference,
+      credits,
+      amountMinor: payment.amountMinor,
+      currency: payment.currency,
+      paidAt: at,
+    });
+    log.info({ pool: poolId, credits, invoice: invoice.number }, 'offline payment recorded');
+    return done({ entry, invoice });
+  }
 
   /** The low-balance mail for a tenant's pool, now (the platform's button), recorded in the audit log. */
   async sendLowCreditEmail(operator: Operator, tenantId: number, log: Logger): Promise<Managed<LowBalanceMail>> {

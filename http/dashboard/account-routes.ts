@@ -15,6 +15,7 @@ import { dashboardError, MESSAGES, type DashboardError } from './errors.js';
 import { restUrl } from './index-document.js';
 import { readOneFile, uploadError } from './upload.js';
 import { accountItem } from '../admin/teams.js';
+import { sentAsNull } from './params.js';
 
 type Route = DashboardRoute<DashboardCaller>;
 
@@ -43,8 +44,7 @@ async function accountView(ctx: AppContext, team: Team, origin: string) {
  * that icon, anything else as a URL elsewhere (the core wants it https). Undefined when not sent.
  */
 function iconOf(request: Incoming, sent: string | undefined): TeamIcon | null | undefined {
-  const body = request.body as Record<string, unknown> | undefined;
-  if (sent === undefined) return body && 'icon_url' in body && body.icon_url === null ? null : undefined;
+  if (sent === undefined) return sentAsNull(request.body, 'icon_url') ? null : undefined;
   const prefix = iconUrl(request.origin, '');
   const id = sent.startsWith(prefix) ? sent.slice(prefix.length) : undefined;
   return id !== undefined && new RegExp(`^${IDENTIFIER}$`).test(id) ? { kind: 'uploaded', id } : { kind: 'url', url: sent };

@@ -11,7 +11,7 @@ import { DIGITS, endpoint, type DashboardRoute } from './route.js';
 import { operatorOf, type DashboardCaller } from './authentication.js';
 import { collectionArgs, oneOf, pageReply } from './collection.js';
 import { corePage } from './mailer-paging.js';
-import { valueOf } from './refusal-errors.js';
+import { invalidParam, valueOf } from './refusal-errors.js';
 import { creditEntryView } from './billing-routes.js';
 
 type Route = DashboardRoute<DashboardCaller>;
@@ -82,15 +82,31 @@ const credits: Route = {
       permission: 'operator',
       allowBatch: true,
       rate: null,
-      summary: 'Grants credits to a tenant (a negative amount removes them, never below zero), with a reason; recorded in the audit log',
+      summary:
+        'Grants credits to a tenant (a negative amount removes them, never below zero), with a reason; with a payment received outside Tern (paid_amount_minor, currency, payment_reference) the credits are a purchase and its invoice is issued. Recorded in the audit log',
       args: Type.Object({
         account_id: Type.Integer({ description: 'The pool: an account, or a team with credits of its own.', minimum: 1 }),
         amount: Type.Integer({ description: 'Credits to grant; negative removes them.', minimum: -MAX_CREDITS_MOVED, maximum: MAX_CREDITS_MOVED }),
         reason: Type.String({ description: 'Why: one line, kept with the entry and in the audit log.', minLength: 1, maxLength: 500 }),
+        paid_amount_minor: Type.Optional(Type.Integer({ description: 'What the tenant paid for them, tax included, in minor units (cents).', minimum: 0 })),
+        currency: Type.Optional(Type.String({ description: 'ISO 4217 currency of the payment, e.g. EUR.', minLength: 3, maxLength: 3 })),
+        payment_reference: Type.Optional(
+          Type.String({ description: 'The payment’s own reference (a bank transfer id): one purchase per reference.', minLength: 1, maxLength: 100 }),
+        ),
       }),
       async handle({ ctx, user, params, log }) {
-        const entry = valueOf(await ctx.core.platformCredits.adjust(operatorOf(user).user, params.account_id, params.amount, params.reason, log));
-        return { status: 201, body: creditEntryView(entry) };
+        const operator = operatorOf(user).user;
+        const { paid_amount_minor: paid, currency, payment_reference: reference } = params;
+        if (paid === undefined && currency === undefined && reference === undefined) {
+          const entry = valueOf(await ctx.core.platformCredits.adjust(operator, params.account_id, params.amount, params.reason, log));
+          return { status: 201, body: creditEntryView(entry) };
+        }
+        if (paid === undefined || currency === undefined || reference === undefined) {
+          throw invalidParam('payment_reference', 'rest_invalid_param', 'A payment needs paid_amount_minor, currency and payment_reference together.');
+        }
+        const payment = { amountMinor: paid, currency, reference };
+        const bought = valueOf(await ctx.core.platformCredits.recordPayment(operator, params.account_id, params.amount, payment, params.reason, log));
+        return { status: 201, body: { ...creditEntryView(bought.entry), invoice: { id: bought.invoice.id, number: bought.invoice.number } } };
       },
     }),
   ],

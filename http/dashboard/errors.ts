@@ -25,6 +25,7 @@ export const DASHBOARD_ERRORS = {
   rest_webhook_invalid_id: 404,
   rest_suppression_invalid_id: 404,
   rest_message_invalid_id: 404,
+  rest_invoice_invalid_id: 404,
   rest_domain_exists: 409,
   rest_credits_required: 402,
   rest_insufficient_credits: 400,

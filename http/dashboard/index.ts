@@ -16,6 +16,7 @@ import { dmarcRoutes } from './dmarc-routes.js';
 import { accountRoutes } from './account-routes.js';
 import { billingRoutes } from './billing-routes.js';
 import { adminCreditRoutes } from './admin-credit-routes.js';
+import { invoiceRoutes } from './invoice-routes.js';
 import { adminTenantRoutes } from './admin-tenant-routes.js';
 import { adminAuditLogRoutes } from './admin-audit-log-routes.js';
 
@@ -35,6 +36,7 @@ export const dashboardRoutes: ReadonlyArray<DashboardRoute<DashboardCaller>> = [
   ...accountRoutes,
   ...billingRoutes,
   ...adminCreditRoutes,
+  ...invoiceRoutes,
   ...adminTenantRoutes,
   ...adminAuditLogRoutes,
 ];

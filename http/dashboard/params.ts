@@ -137,6 +137,12 @@ function wrapperOf(schema: TSchema): TObject {
 
 const absent = (v: unknown): boolean => v === undefined || v === null;
 
+/**
+ * Whether the JSON body sent `field` as null. Params read a null as not given (WordPress's rule); a route whose
+ * field takes null for "none" (an icon, a tax id) asks the body itself.
+ */
+export const sentAsNull = (body: unknown, field: string): boolean => isObject(body) && field in body && body[field] === null;
+
 /** The single JSON type a schema names, when it names exactly one. */
 const typeOf = (schema: Readonly<Record<string, unknown>>): string | undefined => (typeof schema.type === 'string' ? schema.type : undefined);
 

@@ -719,4 +719,38 @@ CREATE TRIGGER platform_message_counts_on_delete AFTER DELETE ON messages BEGIN
 END;
 `,
   },
+  {
+    version: 23,
+    name: 'billing info and invoices',
+    // An account's billing info is one JSON document (read and written whole). An invoice's number comes from
+    // `sequence` (unique: two issues never share one); its current revision is a JSON document and each earlier
+    // one is kept in invoice_revisions. One invoice per payment reference (a retried webhook issues none twice).
+    sql: `
+CREATE TABLE billing_info (
+  account_id INTEGER PRIMARY KEY REFERENCES teams(id),
+  info_json TEXT NOT NULL,
+  updated_at TEXT NOT NULL
+);
+
+CREATE TABLE invoices (
+  id INTEGER PRIMARY KEY,
+  sequence INTEGER NOT NULL UNIQUE,
+  number TEXT NOT NULL UNIQUE,
+  account_id INTEGER NOT NULL REFERENCES teams(id),
+  payment_reference TEXT NOT NULL UNIQUE,
+  revision INTEGER NOT NULL CHECK (revision >= 1),
+  document_json TEXT NOT NULL,
+  issued_at TEXT NOT NULL
+);
+CREATE INDEX invoices_by_account ON invoices(account_id, id);
+
+CREATE TABLE invoice_revisions (
+  invoice_id INTEGER NOT NULL REFERENCES invoices(id),
+  revision INTEGER NOT NULL,
+  document_json TEXT NOT NULL,
+  created_at TEXT NOT NULL,
+  PRIMARY KEY (invoice_id, revision)
+);
+`,
+  },
 ];

@@ -20,6 +20,7 @@ import { DnsConnectionStore } from './dns-connections.js';
 import { InvitationStore } from './invitations.js';
 import { CreditLedgerStore } from './credits.js';
 import { PlatformStatisticsStore } from './platform-statistics.js';
+import { BillingStore } from './billing.js';
 import { AuditLogStore } from './audit-log.js';
 import { AdminTenantStore } from './admin-tenants.js';
 import type { Store } from '../index.js';
@@ -56,6 +57,7 @@ export async function openSqliteStore(dataDir: string): Promise<Store> {
     invitations: new InvitationStore(sql),
     credits: new CreditLedgerStore(sql),
     platformStatistics: new PlatformStatisticsStore(sql),
+    billing: new BillingStore(sql),
     auditLog: new AuditLogStore(sql),
     adminTenants: new AdminTenantStore(sql),
     close: () => sql.close(),

@@ -1,0 +1,188 @@
+// Billing info and invoices: an account's billing identity (checked as a whole: a VAT number against its
+// country's format, a country as ISO 3166-1), the invoice of each payment of credits (lines, tax, totals,
+// numbered by the store), the account's invoices, and a re-issue with corrected billing info under the same
+// number. The rules for tax are the configuration's: one rate included in prices, or an EU reverse charge.
+import validator from 'validator';
+import type { Readable } from 'node:stream';
+import { invoicePdf } from '../billing/invoice-pdf.js';
+import type { Config } from '../shared/config.js';
+import type { Logger } from '../shared/log.js';
+import type { Store } from '../store/index.js';
+import type { PageOf, PageRequest } from '../store/paging.js';
+import type { BillingInfo, Invoice, InvoicedPayment } from '../domain/billing.js';
+import { isValidEmail } from '../shared/email-address.js';
+import { done, notFound, refuse, type Managed } from './management-refusals.js';
+
+/** The member states of the EU, where a VAT reverse charge applies between businesses of two of them. */
+const EU = new Set([
+  'AT',
+  'BE',
+  'BG',
+  'HR',
+  'CY',
+  'CZ',
+  'DK',
+  'EE',
+  'FI',
+  'FR',
+  'DE',
+  'GR',
+  'HU',
+  'IE',
+  'IT',
+  'LV',
+  'LT',
+  'LU',
+  'MT',
+  'NL',
+  'PL',
+  'PT',
+  'RO',
+  'SK',
+  'SI',
+  'ES',
+  'SE',
+]);
+const REVERSE_CHARGE_NOTE = 'Reverse charge: VAT to be accounted for by the customer (Council Directive 2006/112/EC, Article 196).';
+
+/** A change of billing info: a field left out stays as it is. */
+export type BillingInfoChange = Partial<BillingInfo>;
+
+type Problem = { field: string; message: string };
+
+const tooLong = (value: string, max: number) => value.length > max;
+const oneLine = (value: string) => !/[\p{Cc}\p{Cf}]/u.test(value);
+
+function addressProblem(info: BillingInfo): Problem | undefined {
+  if (!info.name.trim() || tooLong(info.name, 200) || !oneLine(info.name)) return { field: 'name', message: 'name must be one line of 1 to 200 characters.' };
+  if (info.addressLines.length < 1 || info.addressLines.length > 3 || info.addressLines.some((l) => !l.trim() || tooLong(l, 200) || !oneLine(l))) {
+    return { field: 'address_lines', message: 'address_lines must be 1 to 3 lines of 1 to 200 characters.' };
+  }
+  if (tooLong(info.postalCode, 20) || !oneLine(info.postalCode)) return { field: 'postal_code', message: 'postal_code must have at most 20 characters.' };
+  if (!info.city.trim() || tooLong(info.city, 100) || !oneLine(info.city)) return { field: 'city', message: 'city must have 1 to 100 characters.' };
+  if (tooLong(info.region, 100) || !oneLine(info.region)) return { field: 'region', message: 'region must have at most 100 characters.' };
+  if (!validator.isISO31661Alpha2(info.country) || info.country !== info.country.toUpperCase())
+    return { field: 'country', message: 'country must be an ISO 3166-1 alpha-2 code in capitals, e.g. DE.' };
+  return undefined;
+}
+
+type VatCountry = Parameters<typeof validator.isVAT>[1];
+
+/** Whether validator knows the VAT number format of `country` (it throws for a country it does not). */
+function vatFormatKnown(country: string): country is VatCountry {
+  try {
+    validator.isVAT('', country as VatCountry);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** A VAT number is checked against its country's format where validator knows it; another tax id only for its shape. */
+function taxIdProblem(taxId: string | null, country: string): Problem | undefined {
+  if (taxId === null) return undefined;
+  if (vatFormatKnown(country)) {
+    return validator.isVAT(taxId, country)
+      ? undefined
+      : { field: 'tax_id', message: `tax_id is not a valid VAT number of ${country} (written with its country prefix, e.g. ${country}123456789).` };
+  }
+  return /^[A-Za-z0-9][A-Za-z0-9 ./-]{1,39}$/.test(taxId)
+    ? undefined
+    : { field: 'tax_id', message: 'tax_id must be 2 to 40 letters, digits, spaces, dots, slashes or hyphens.' };
+}
+
+function billingInfoProblem(info: BillingInfo): Problem | undefined {
+  const problem = addressProblem(info) ?? taxIdProblem(info.taxId, info.country);
+  if (problem) return problem;
+  if (info.invoiceEmail !== null && !isValidEmail(info.invoiceEmail)) return { field: 'invoice_email', message: 'invoice_email must be an email address.' };
+  return undefined;
+}
+
+const EMPTY: BillingInfo = { name: '', addressLines: [], postalCode: '', city: '', region: '', country: '', taxId: null, invoiceEmail: null };
+
+export class Billing {
+  constructor(private readonly d: { store: Store; config: Config }) {}
+
+  async info(accountId: number): Promise<BillingInfo | null> {
+    return (await this.d.store.billing.billingInfo(accountId)) ?? null;
+  }
+
+  /**
+   * Changes the fields given; the whole result is checked first, and nothing is saved on any problem. No field
+   * given changes nothing: the info as it is (null when never set).
+   */
+  async updateInfo(accountId: number, change: BillingInfoChange, log: Logger): Promise<Managed<BillingInfo | null>> {
+    const stored = await this.d.store.billing.billingInfo(accountId);
+    if (!Object.values(change).some((v) => v !== undefined)) return done(stored ?? null);
+    const current = stored ?? EMPTY;
+    const next: BillingInfo = { ...current, ...Object.fromEntries(Object.entries(change).filter(([, v]) => v !== undefined)) };
+    const problem = billingInfoProblem(next);
+    if (problem) return refuse({ kind: 'invalid_field', ...problem });
+    const saved = await this.d.store.billing.saveBillingInfo(accountId, next);
+    log.info({ account: accountId, fields: Object.keys(change) }, 'billing info changed');
+    return done(saved);
+  }
+
+  /** The invoice of a payment (issued once per payment reference), with the buyer's billing info as it is now. */
+  async issue(accountId: number, payment: InvoicedPayment): Promise<Invoice> {
+    const { seller, currency } = this.d.config.billing;
+    const buyer = (await this.d.store.billing.billingInfo(accountId)) ?? EMPTY;
+    const { rate, note } = this.taxFor(buyer);
+    const subtotal = Math.round(payment.amountMinor / (1 + rate / 100));
+    const description = payment.description ?? `${payment.credits.toLocaleString('en')} sending credits`;
+    return this.d.store.billing.issueInvoice(
+      {
+        accountId,
+        paymentReference: payment.reference,
+        seller: { ...seller, addressLines: [...seller.addressLines] },
+        buyer,
+        lines: [{ description, quantity: payment.credits, unitAmountMinor: Math.round(subtotal / payment.credits), amountMinor: subtotal }],
+        currency: payment.currency || currency,
+        subtotalMinor: subtotal,
+        taxRatePercent: rate,
+        taxMinor: payment.amountMinor - subtotal,
+        totalMinor: payment.amountMinor,
+        taxNote: note,
+        issuedAt: payment.paidAt,
+      },
+      this.d.config.billing.invoiceNumberPrefix,
+    );
+  }
+
+  invoices(accountId: number, page: PageRequest): Promise<PageOf<Invoice>> {
+    return this.d.store.billing.invoices(accountId, page);
+  }
+
+  async invoice(accountId: number, id: number): Promise<Managed<Invoice>> {
+    const invoice = await this.d.store.billing.invoice(id, accountId);
+    return invoice ? done(invoice) : notFound('invoice', 'Invoice not found');
+  }
+
+  /** An invoice of the account and its PDF, made when `pdf` is called (a stream, written as it is drawn). */
+  async invoiceDocument(accountId: number, id: number): Promise<Managed<{ invoice: Invoice; pdf: () => Readable }>> {
+    const found = await this.invoice(accountId, id);
+    return found.ok ? done({ invoice: found.value, pdf: () => invoicePdf(found.value) }) : found;
+  }
+
+  /** Re-issues an invoice with the account's billing info (changed first by `change`, when given): same number, next revision. */
+  async reissue(accountId: number, id: number, change: BillingInfoChange, log: Logger): Promise<Managed<Invoice>> {
+    if (!(await this.d.store.billing.invoice(id, accountId))) return notFound('invoice', 'Invoice not found');
+    const updated = await this.updateInfo(accountId, change, log);
+    if (!updated.ok) return updated;
+    const buyer = updated.value ?? EMPTY;
+    const problem = billingInfoProblem(buyer);
+    if (problem) return refuse({ kind: 'invalid_field', ...problem });
+    const revised = await this.d.store.billing.reviseInvoice(id, accountId, buyer, new Date().toISOString());
+    if (!revised) return notFound('invoice', 'Invoice not found');
+    log.info({ account: accountId, invoice: revised.number, revision: revised.revision }, 'invoice re-issued');
+    return done(revised);
+  }
+
+  /** The configured rate, or none for an EU business buyer in another EU country than the seller (reverse charge). */
+  private taxFor(buyer: BillingInfo): { rate: number; note: string } {
+    const { taxRatePercent, reverseChargeEu, seller } = this.d.config.billing;
+    const crossBorderEu = EU.has(buyer.country) && EU.has(seller.country) && buyer.country !== seller.country;
+    if (reverseChargeEu && crossBorderEu && buyer.taxId !== null) return { rate: 0, note: REVERSE_CHARGE_NOTE };
+    return { rate: taxRatePercent, note: '' };
+  }
+}

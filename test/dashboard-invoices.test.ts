@@ -1,0 +1,196 @@
+// Billing info and invoices over real HTTP with real Redis and SQLite: the owner's billing info (checked as a
+// whole, a VAT number for its country; a refused change changes nothing), a payment received outside Tern recorded
+// by an operator (a purchase in the ledger and its invoice), the invoice as a PDF whose text (pdftotext) carries
+// the billing info, lines, tax and totals, a re-issue keeping the number, and who may see what.
+import t, { type Test } from 'tap';
+import { spawnSync } from 'node:child_process';
+import { startHarness, type Harness } from './helpers/harness.js';
+import { logIn, operatorOn, userOn, withSession, type SignedIn } from './helpers/dashboard-session.js';
+
+const SELLER = {
+  name: 'Tern Platform SAS',
+  addressLines: ['12 rue des Postiers'],
+  postalCode: '75011',
+  city: 'Paris',
+  region: '',
+  country: 'FR',
+  taxId: 'FR40303265045',
+  invoiceEmail: 'billing@tern.example',
+};
+
+let h: Harness;
+let operator: SignedIn;
+t.before(async () => {
+  h = await startHarness({
+    overrides: {
+      billing: {
+        provider: 'offline',
+        lowBalanceThreshold: 0,
+        lowBalanceCheckS: 60,
+        currency: 'EUR',
+        pricePerThousandCreditsMinor: 100,
+        taxRatePercent: 20,
+        reverseChargeEu: true,
+        invoiceNumberPrefix: 'TEST-',
+        seller: SELLER,
+      },
+    },
+  });
+  operator = await logIn(h, await operatorOn(h));
+});
+t.teardown(() => h.close());
+
+const INFO = '/api/tern/v2/api/account/billing-info';
+const INVOICES = '/api/tern/v2/api/account/billing/invoices';
+const invoicePath = (id: number) => `/api/tern/v2/api/account/billing/invoice/${id}`;
+let references = 0;
+
+async function ownerOf(): Promise<{ id: number; owner: SignedIn }> {
+  const { id } = await h.account({ credits: 0 });
+  return { id, owner: await logIn(h, await userOn(h, id, 'owner')) };
+}
+
+const GMBH = {
+  name: 'Kunde GmbH',
+  address_lines: ['Hauptstraße 5'],
+  postal_code: '10115',
+  city: 'Berlin',
+  country: 'DE',
+  tax_id: 'DE123456789',
+  invoice_email: 'rechnung@kunde.example',
+};
+
+async function pay(accountId: number, credits: number, paidMinor: number): Promise<{ id: number; number: string }> {
+  const body = {
+    account_id: accountId,
+    amount: credits,
+    reason: 'Bank transfer',
+    paid_amount_minor: paidMinor,
+    currency: 'EUR',
+    payment_reference: `wire-${++references}-${process.pid}`,
+  };
+  const res = await h.request('POST', '/api/tern/v2/admin/credits', { ...withSession(operator), body });
+  if (res.status !== 201) throw new Error(res.text);
+  return (res.body as { invoice: { id: number; number: string } }).invoice;
+}
+
+/** The PDF of an invoice, fetched over HTTP, as pdftotext reads it. */
+async function pdfText(t: Test, owner: SignedIn, id: number): Promise<string> {
+  const res = await fetch(`${h.url}${invoicePath(id)}`, { headers: withSession(owner).headers });
+  t.equal(res.status, 200);
+  t.equal(res.headers.get('content-type'), 'application/pdf');
+  const pdf = Buffer.from(await res.arrayBuffer());
+  t.equal(pdf.subarray(0, 5).toString(), '%PDF-');
+  const text = spawnSync('pdftotext', ['-layout', '-', '-'], { input: pdf });
+  if (text.status !== 0) throw new Error(`pdftotext: ${String(text.stderr)}`);
+  return String(text.stdout);
+}
+
+t.test('the owner sets billing info; a bad VAT number, country or missing city is refused and changes nothing', async (t) => {
+  const { owner } = await ownerOf();
+  t.same((await h.request('GET', INFO, withSession(owner))).body, null, 'none until set');
+  const noCity = await h.request('POST', INFO, { ...withSession(owner), body: { name: 'Kunde GmbH', address_lines: ['Hauptstraße 5'], country: 'DE' } });
+  t.match(noCity.body, { code: 'rest_invalid_param', data: { params: { city: String } } });
+  const saved = await h.request('POST', INFO, { ...withSession(owner), body: GMBH });
+  t.equal(saved.status, 200, saved.text);
+  t.same(saved.body, { ...GMBH, region: '' });
+  const badVat = await h.request('POST', INFO, { ...withSession(owner), body: { tax_id: 'DE12345' } });
+  t.equal(badVat.status, 400);
+  t.match(badVat.body, { code: 'rest_invalid_param', data: { params: { tax_id: /not a valid VAT number of DE/ } } });
+  const lower = await h.request('POST', INFO, { ...withSession(owner), body: { country: 'de', city: 'Hamburg' } });
+  t.match(lower.body, { code: 'rest_invalid_param', data: { params: { country: String } } });
+  t.same((await h.request('GET', INFO, withSession(owner))).body, { ...GMBH, region: '' }, 'nothing of the refused changes was saved');
+  const otherTax = await h.request('POST', INFO, { ...withSession(owner), body: { country: 'US', tax_id: '12-3456789', postal_code: '94105', city: 'San Francisco' } });
+  t.match(otherTax.body, { country: 'US', tax_id: '12-3456789' }, 'a tax id of a country without a known VAT format is checked for its shape');
+  const none = await h.request('POST', INFO, { ...withSession(owner), body: { tax_id: null } });
+  t.match(none.body, { tax_id: null });
+});
+
+t.test('a recorded payment issues an invoice whose PDF carries the billing info, lines, tax and totals', async (t) => {
+  const { id, owner } = await ownerOf();
+  await h.request('POST', INFO, {
+    ...withSession(owner),
+    body: { ...GMBH, country: 'FR', tax_id: null, postal_code: '69001', city: 'Lyon', address_lines: ['3 quai Saint-Antoine'], name: 'Client Lyon SARL' },
+  });
+  const invoice = await pay(id, 10_000, 1200);
+  t.match(invoice.number, /^TEST-\d{6}$/);
+  const list = await h.request('GET', INVOICES, withSession(owner));
+  t.match(list.body, [
+    { id: invoice.id, number: invoice.number, revision: 1, currency: 'EUR', subtotal_minor: 1000, tax_rate_percent: 20, tax_minor: 200, total_minor: 1200 },
+  ]);
+  const text = await pdfText(t, owner, invoice.id);
+  for (const expected of [
+    `Invoice ${invoice.number}`,
+    'Tern Platform SAS',
+    '12 rue des Postiers',
+    'FR40303265045',
+    'Client Lyon SARL',
+    '3 quai Saint-Antoine',
+    '69001 Lyon',
+    '10,000 sending credits',
+    'Subtotal',
+    '€10.00',
+    'Tax (20%)',
+    '€2.00',
+    'Total',
+    '€12.00',
+  ]) {
+    t.ok(text.includes(expected), `the PDF shows ${expected}`);
+  }
+  const ledger = await h.request('GET', `/api/tern/v2/admin/credits?account_id=${id}&type=purchase`, withSession(operator));
+  t.match(ledger.body, [{ type: 'purchase', amount: 10_000, actor: { type: 'operator' } }]);
+});
+
+t.test('an EU business in another member state is invoiced without tax, with the reverse-charge mention', async (t) => {
+  const { id, owner } = await ownerOf();
+  await h.request('POST', INFO, { ...withSession(owner), body: GMBH });
+  const invoice = await pay(id, 5000, 600);
+  const text = await pdfText(t, owner, invoice.id);
+  t.ok(text.includes('Tax (0%)'), 'no tax');
+  t.ok(text.includes('DE123456789'), "the buyer's VAT number");
+  t.match(text.replace(/\s+/g, ' '), /Reverse charge: VAT to be accounted for by the customer/);
+});
+
+t.test('a re-issue keeps the number, adds a revision and shows the corrected info; the same payment is never booked twice', async (t) => {
+  const { id, owner } = await ownerOf();
+  await h.request('POST', INFO, { ...withSession(owner), body: GMBH });
+  const invoice = await pay(id, 1000, 120);
+  const revised = await h.request('POST', `${invoicePath(invoice.id)}/billing-info`, { ...withSession(owner), body: { name: 'Kunde Neu GmbH' } });
+  t.equal(revised.status, 200, revised.text);
+  t.match(revised.body, { id: invoice.id, number: invoice.number, revision: 2, buyer: { name: 'Kunde Neu GmbH' }, revised_at: String });
+  const text = await pdfText(t, owner, invoice.id);
+  t.ok(text.includes(`Invoice ${invoice.number}`));
+  t.ok(text.includes('Revision 2'));
+  t.ok(text.includes('Kunde Neu GmbH'));
+  t.notOk(text.includes('Kunde GmbH'), 'the old name is gone from the new revision');
+  const bad = await h.request('POST', `${invoicePath(invoice.id)}/billing-info`, { ...withSession(owner), body: { tax_id: 'DE1' } });
+  t.equal(bad.status, 400);
+  t.match((await h.request('GET', INVOICES, withSession(owner))).body, [{ revision: 2 }], 'a refused correction re-issues nothing');
+  const again = await h.request('POST', '/api/tern/v2/admin/credits', {
+    ...withSession(operator),
+    body: { account_id: id, amount: 1000, reason: 'Bank transfer', paid_amount_minor: 120, currency: 'EUR', payment_reference: `wire-${references}-${process.pid}` },
+  });
+  t.match(again.body, { code: 'rest_invalid_param', data: { params: { payment_reference: /already recorded/ } } });
+  t.equal((await h.rt.store.teams.get(id))!.creditBalance, 1000, 'one purchase');
+  const partial = await h.request('POST', '/api/tern/v2/admin/credits', { ...withSession(operator), body: { account_id: id, amount: 5, reason: 'x', currency: 'EUR' } });
+  t.match(partial.body, { code: 'rest_invalid_param', data: { params: { payment_reference: /together/ } } });
+});
+
+t.test('only the owner reaches billing info and invoices; another account’s invoice answers 404', async (t) => {
+  const { id } = await ownerOf();
+  const invoice = await pay(id, 1000, 120);
+  for (const role of ['admin', 'viewer'] as const) {
+    const s = await logIn(h, await userOn(h, id, role));
+    t.equal((await h.request('GET', INFO, withSession(s))).status, 403, `${role} GET billing-info`);
+    t.equal((await h.request('POST', INFO, { ...withSession(s), body: { name: 'x' } })).status, 403, `${role} POST billing-info`);
+    t.equal((await h.request('GET', INVOICES, withSession(s))).status, 403, `${role} invoices`);
+    t.equal((await h.request('GET', invoicePath(invoice.id), withSession(s))).status, 403, `${role} invoice`);
+  }
+  t.equal((await h.request('GET', INFO, withSession(operator))).status, 403, 'an operator is no member of the account');
+  const other = await ownerOf();
+  const elsewhere = await h.request('GET', invoicePath(invoice.id), withSession(other.owner));
+  t.equal(elsewhere.status, 404);
+  t.match(elsewhere.body, { code: 'rest_invoice_invalid_id' });
+  t.equal((await h.request('POST', `${invoicePath(invoice.id)}/billing-info`, { ...withSession(other.owner), body: { name: 'Mine' } })).status, 404);
+  t.equal((await h.request('GET', invoicePath(invoice.id))).status, 401);
+});
