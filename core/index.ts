@@ -34,6 +34,7 @@ import { TenantAdministration } from './admin/tenants.js';
 import { PlatformCredits } from './admin/credits.js';
 import { PlatformStatistics } from './admin/platform-statistics.js';
 import { Billing } from './billing.js';
+import { CardPayments, paymentProviderFrom } from './payments.js';
 
 export type { PageOf, PageRequest } from '../store/paging.js';
 export type * from './identity/index.js';
@@ -87,6 +88,8 @@ export interface Core extends Identity {
   readonly platformStatistics: PlatformStatistics;
   /** Accounts' billing info and the invoices of their payments. */
   readonly billing: Billing;
+  /** Card payments of credits through the configured provider (none offline). */
+  readonly payments: CardPayments;
 }
 
 /** `queue` is the process's one queue owner: the intake schedules what it records there. */
@@ -130,5 +133,6 @@ export function createCore(rt: Runtime, queue: Queue): Core {
     platformCredits: new PlatformCredits(rt, credits, lowBalance, billing),
     platformStatistics: new PlatformStatistics(rt),
     billing,
+    payments: new CardPayments(rt, paymentProviderFrom(rt.config), billing),
   };
 }

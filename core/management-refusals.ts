@@ -1,6 +1,6 @@
 // Why a management use case (domains, keys, teams, webhooks, suppressions) refused: one closed set that
 // /v2 (http/admin/refusal-errors.ts) and, later, the dashboard each translate into their own error shape.
-export type ManagedThing = 'domain' | 'team' | 'sending_key' | 'admin_key' | 'webhook' | 'suppression' | 'message' | 'invoice';
+export type ManagedThing = 'domain' | 'team' | 'sending_key' | 'admin_key' | 'webhook' | 'suppression' | 'message' | 'invoice' | 'payment';
 
 export type ManagementRefusal =
   /** Missing, or outside the caller's reach: the two answer alike, so nothing reveals what exists. */
@@ -23,6 +23,12 @@ export type ManagementRefusal =
   | { kind: 'daily_limit_reached'; limit: number; retryAfterS: number }
   /** Too many requests of one kind for one thing (DNS checks of a domain on demand): wait `retryAfterS`. */
   | { kind: 'rate_limited'; message: string; retryAfterS: number }
+  /** The platform takes no card payments (billing.provider is offline). */
+  | { kind: 'payments_offline' }
+  /** A charge or the saving of a card was declined; the provider's reason. */
+  | { kind: 'payment_failed'; reason: string }
+  /** A charge needs a saved card first. */
+  | { kind: 'no_saved_card' }
   /** Tern cannot send mail itself now: no system sender is configured, or its domain is not a verified one. */
   | { kind: 'system_mail_unavailable'; reason: string };
 

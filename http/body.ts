@@ -14,17 +14,22 @@ export class BodyError extends Error {
   }
 }
 
-export async function readJsonBody(req: IncomingMessage, limit: number): Promise<unknown> {
-  const declared = Number(req.headers['content-length'] ?? 0);
+/** The body's bytes, refused past `limit` (as declared in `headers`, or as read). */
+export async function readRawBody(req: AsyncIterable<Buffer>, headers: IncomingMessage['headers'], limit: number): Promise<Buffer> {
+  const declared = Number(headers['content-length'] ?? 0);
   if (declared > limit) throw new BodyError('payload_too_large', `The request body is larger than ${limit} bytes`);
   const chunks: Buffer[] = [];
   let size = 0;
-  for await (const chunk of req as AsyncIterable<Buffer>) {
+  for await (const chunk of req) {
     size += chunk.length;
     if (size > limit) throw new BodyError('payload_too_large', `The request body is larger than ${limit} bytes`);
     chunks.push(chunk);
   }
-  const text = Buffer.concat(chunks).toString('utf8');
+  return Buffer.concat(chunks);
+}
+
+export async function readJsonBody(req: IncomingMessage, limit: number): Promise<unknown> {
+  const text = (await readRawBody(req as AsyncIterable<Buffer>, req.headers, limit)).toString('utf8');
   if (!text.trim()) return undefined;
   const type = String(req.headers['content-type'] ?? 'application/json').toLowerCase();
   if (!type.includes('json')) throw new BodyError('unsupported_media_type', 'The request body must be JSON (Content-Type: application/json)');

@@ -64,7 +64,14 @@ const ConfigSchema = Obj({
    * provider so far). The owner of a pool is mailed once each time its balance falls below `lowBalanceThreshold`.
    */
   billing: Obj({
-    provider: Type.Literal('offline'),
+    provider: Type.Union([Type.Literal('offline'), Type.Literal('stripe')]),
+    /** With provider 'stripe': the account's keys; apiBaseUrl only to reach Stripe through another address (a test double, a proxy). */
+    stripe: Obj({
+      secretKey: Type.Union([Type.String({ minLength: 1 }), Type.Null()]),
+      webhookSecret: Type.Union([Type.String({ minLength: 1 }), Type.Null()]),
+      publishableKey: Type.Union([Type.String({ minLength: 1 }), Type.Null()]),
+      apiBaseUrl: Type.Union([Type.String({ minLength: 1 }), Type.Null()]),
+    }),
     lowBalanceThreshold: Type.Integer({ minimum: 0 }),
     /** How often the API looks for pools that fell below the threshold. */
     lowBalanceCheckS: Positive,
@@ -204,6 +211,11 @@ const ENV_OVERRIDES: readonly EnvSetting[] = [
   ['TERNMAIL_CLOUDFLARE_BASE_URL', ['dnsProviders', 'cloudflare', 'baseUrl'], asString],
   ['TERNMAIL_SYSTEM_MAIL_FROM', ['systemMail', 'from'], asString],
   ['TERNMAIL_LOW_BALANCE_THRESHOLD', ['billing', 'lowBalanceThreshold'], asInt],
+  ['TERNMAIL_BILLING_PROVIDER', ['billing', 'provider'], asString],
+  ['TERNMAIL_STRIPE_SECRET_KEY', ['billing', 'stripe', 'secretKey'], asString],
+  ['TERNMAIL_STRIPE_WEBHOOK_SECRET', ['billing', 'stripe', 'webhookSecret'], asString],
+  ['TERNMAIL_STRIPE_PUBLISHABLE_KEY', ['billing', 'stripe', 'publishableKey'], asString],
+  ['TERNMAIL_STRIPE_API_BASE_URL', ['billing', 'stripe', 'apiBaseUrl'], asString],
 ];
 
 export { ConfigError };
@@ -272,9 +284,21 @@ function isHttpUrl(text: string): boolean {
   }
 }
 
+/** Stripe needs its secret and webhook keys; an API base URL, when given, is an origin. */
+function stripeProblems(raw: RawConfig, named: (key: string) => string): string[] {
+  const { provider, stripe } = raw.billing;
+  const problems: string[] = [];
+  if (provider === 'stripe' && stripe.secretKey === null) problems.push(`${named('billing.stripe.secretKey')} is required when billing.provider is stripe`);
+  if (provider === 'stripe' && stripe.webhookSecret === null) problems.push(`${named('billing.stripe.webhookSecret')} is required when billing.provider is stripe`);
+  if (stripe.apiBaseUrl !== null && !isOriginUrl(stripe.apiBaseUrl))
+    problems.push(`${named('billing.stripe.apiBaseUrl')} "${stripe.apiBaseUrl}" must be an http(s) origin`);
+  return problems;
+}
+
 /** Checks the schema cannot express; each problem names the setting (and the variable that set it). */
 function semanticProblems(raw: RawConfig, named: (key: string) => string): string[] {
   const problems: string[] = [];
+  problems.push(...stripeProblems(raw, named));
   if (!raw.regions.includes(raw.accounts.defaultRegion)) {
     problems.push(`accounts.defaultRegion "${raw.accounts.defaultRegion}" is not one of regions (${raw.regions.join(', ')})`);
   }

@@ -16,6 +16,7 @@ import type { InvitationRepository } from './invitations.js';
 import type { CreditLedgerRepository } from './credits.js';
 import type { PlatformStatisticsRepository } from './platform-statistics.js';
 import type { BillingRepository } from './billing.js';
+import type { PaymentRepository } from './payments.js';
 import type { AuditLogRepository } from './audit-log.js';
 import type { AdminTenantRepository } from './admin-tenants.js';
 import { openSqliteStore } from './sqlite/open.js';
@@ -49,6 +50,8 @@ export interface Store {
   readonly platformStatistics: PlatformStatisticsRepository;
   /** Accounts' billing info and invoices. */
   readonly billing: BillingRepository;
+  /** Card payments: customers at the provider, saved cards, payments of credits. */
+  readonly payments: PaymentRepository;
   /** Platform operators' actions. */
   readonly auditLog: AuditLogRepository;
   /** The operators' reads across tenants, and the platform's suspensions recorded with their audit entry. */

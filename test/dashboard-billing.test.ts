@@ -48,6 +48,7 @@ t.test('an owner sees the balance, its plan and each team, and the ledger with i
     credits_shared: true,
     plan: 'standard',
     payment_provider: 'offline',
+    publishable_key: null,
     card: null,
     auto_recharge: { enabled: false, threshold: null, credits: null },
     teams: [{ id: team, name: 'Sales', credits_shared: true, balance: 250 }],

@@ -44,6 +44,11 @@ export function adminErrorFor(refusal: ManagementRefusal): AdminError {
       return adminError('rate_limited', refusal.message, {}, { 'Retry-After': String(refusal.retryAfterS) });
     case 'system_mail_unavailable':
       return adminError('unavailable', refusal.reason);
+    // Card payments are the dashboard's; /v2 never asks for them.
+    case 'payments_offline':
+    case 'payment_failed':
+    case 'no_saved_card':
+      return adminError('forbidden', 'Card payments are made through the dashboard');
   }
 }
 

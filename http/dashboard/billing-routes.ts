@@ -10,6 +10,7 @@ import { endpoint, type DashboardRoute } from './route.js';
 import { signedIn, type DashboardCaller } from './authentication.js';
 import { valueOf } from './refusal-errors.js';
 import { collectionArgs, oneOf, pageReply } from './collection.js';
+import { cardView } from './payment-routes.js';
 
 type Route = DashboardRoute<DashboardCaller>;
 
@@ -37,15 +38,16 @@ const billing: Route = {
       args: Type.Object({}),
       async handle({ ctx, user }) {
         const { acting } = signedIn(user);
-        const standing = await ctx.core.credits.standing(acting);
+        const [standing, card] = await Promise.all([ctx.core.credits.standing(acting), ctx.core.payments.card(acting)]);
         return {
           body: {
             balance: standing.balance,
             pool_id: standing.poolId,
             credits_shared: standing.creditsShared,
             plan: acting.planType,
-            payment_provider: ctx.config.billing.provider,
-            card: null,
+            payment_provider: ctx.core.payments.providerName,
+            publishable_key: ctx.core.payments.publishableKey,
+            card: card && cardView(card),
             auto_recharge: { enabled: false, threshold: null, credits: null },
             teams: standing.teams.map(({ team, balance }) => ({ id: team.id, name: team.name, credits_shared: team.creditsShared, balance })),
           },

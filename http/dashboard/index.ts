@@ -17,6 +17,7 @@ import { accountRoutes } from './account-routes.js';
 import { billingRoutes } from './billing-routes.js';
 import { adminCreditRoutes } from './admin-credit-routes.js';
 import { invoiceRoutes } from './invoice-routes.js';
+import { paymentRoutes } from './payment-routes.js';
 import { adminTenantRoutes } from './admin-tenant-routes.js';
 import { adminAuditLogRoutes } from './admin-audit-log-routes.js';
 
@@ -37,6 +38,7 @@ export const dashboardRoutes: ReadonlyArray<DashboardRoute<DashboardCaller>> = [
   ...billingRoutes,
   ...adminCreditRoutes,
   ...invoiceRoutes,
+  ...paymentRoutes,
   ...adminTenantRoutes,
   ...adminAuditLogRoutes,
 ];

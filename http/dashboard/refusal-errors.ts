@@ -50,6 +50,12 @@ export function dashboardErrorFor(refusal: ManagementRefusal): DashboardError {
       return tooManyRequests(refusal.message, refusal.retryAfterS);
     case 'system_mail_unavailable':
       return dashboardError('rest_system_mail_unavailable', refusal.reason);
+    case 'payments_offline':
+      return dashboardError('rest_payments_offline', 'This platform takes no card payments: credits are granted by the platform.');
+    case 'payment_failed':
+      return dashboardError('rest_payment_failed', refusal.reason);
+    case 'no_saved_card':
+      return dashboardError('rest_no_saved_card', 'The account has no saved card: save one first.');
   }
 }
 

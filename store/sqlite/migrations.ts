@@ -753,4 +753,32 @@ CREATE TABLE invoice_revisions (
 );
 `,
   },
+  {
+    version: 24,
+    name: 'card payments: customers at the payment provider, payments of credits',
+    // The card itself stays at the provider; Tern keeps the customer id and what it shows of the saved card
+    // (brand, last 4, expiry). A payment's intent id is unique: the provider's webhooks find it by that id.
+    sql: `
+CREATE TABLE payment_customers (
+  account_id INTEGER PRIMARY KEY REFERENCES teams(id),
+  customer_id TEXT NOT NULL UNIQUE,
+  card_json TEXT,
+  updated_at TEXT NOT NULL
+);
+
+CREATE TABLE payments (
+  id INTEGER PRIMARY KEY,
+  account_id INTEGER NOT NULL REFERENCES teams(id),
+  intent_id TEXT UNIQUE,
+  credits INTEGER NOT NULL CHECK (credits > 0),
+  amount_minor INTEGER NOT NULL CHECK (amount_minor >= 0),
+  currency TEXT NOT NULL,
+  state TEXT NOT NULL CHECK (state IN ('succeeded', 'processing', 'requires_action', 'failed')),
+  failure_reason TEXT,
+  created_at TEXT NOT NULL,
+  updated_at TEXT NOT NULL
+);
+CREATE INDEX payments_by_account ON payments(account_id, id);
+`,
+  },
 ];

@@ -21,6 +21,7 @@ import { InvitationStore } from './invitations.js';
 import { CreditLedgerStore } from './credits.js';
 import { PlatformStatisticsStore } from './platform-statistics.js';
 import { BillingStore } from './billing.js';
+import { PaymentStore } from './payments.js';
 import { AuditLogStore } from './audit-log.js';
 import { AdminTenantStore } from './admin-tenants.js';
 import type { Store } from '../index.js';
@@ -58,6 +59,7 @@ export async function openSqliteStore(dataDir: string): Promise<Store> {
     credits: new CreditLedgerStore(sql),
     platformStatistics: new PlatformStatisticsStore(sql),
     billing: new BillingStore(sql),
+    payments: new PaymentStore(sql),
     auditLog: new AuditLogStore(sql),
     adminTenants: new AdminTenantStore(sql),
     close: () => sql.close(),
