@@ -23,6 +23,7 @@ import { PlatformStatisticsStore } from './platform-statistics.js';
 import { BillingStore } from './billing.js';
 import { AuditLogStore } from './audit-log.js';
 import { AdminTenantStore } from './admin-tenants.js';
+import { AdminDomainStore } from './admin-domains.js';
 import type { Store } from '../index.js';
 
 /** The database file of a data directory. */
@@ -60,6 +61,7 @@ export async function openSqliteStore(dataDir: string): Promise<Store> {
     billing: new BillingStore(sql),
     auditLog: new AuditLogStore(sql),
     adminTenants: new AdminTenantStore(sql),
+    adminDomains: new AdminDomainStore(sql),
     close: () => sql.close(),
   };
 }
