@@ -31,6 +31,7 @@ import { Credits } from './credits.js';
 import { LowBalanceAlerts } from './low-balance.js';
 import { AuditLog } from './audit-log.js';
 import { TenantAdministration } from './admin/tenants.js';
+import { DomainAdministration } from './admin/domains.js';
 import { PlatformCredits } from './admin/credits.js';
 import { PlatformStatistics } from './admin/platform-statistics.js';
 import { Billing } from './billing.js';
@@ -82,6 +83,8 @@ export interface Core extends Identity {
   readonly auditLog: AuditLog;
   /** Every account and team as platform operators see and suspend them. */
   readonly tenants: TenantAdministration;
+  /** Every tenant's sending domains as platform operators read and check them. */
+  readonly adminDomains: DomainAdministration;
   /** The platform's credits: every grant and adjustment, operators' grants and removals, the summary. */
   readonly platformCredits: PlatformCredits;
   /** The platform's figures across tenants (operators). */
@@ -130,6 +133,7 @@ export function createCore(rt: Runtime, queue: Queue): Core {
     lowBalance,
     auditLog: new AuditLog(rt),
     tenants: new TenantAdministration(rt),
+    adminDomains: new DomainAdministration(rt, domains),
     platformCredits: new PlatformCredits(rt, credits, lowBalance, billing),
     platformStatistics: new PlatformStatistics(rt),
     billing,

@@ -1,7 +1,7 @@
 // The message log of a team: pages of messages newest first, filtered by status, domain, date bounds and
 // words, and one message with its recipients and every delivery attempt.
 import type { Config } from '../shared/config.js';
-import type { DeliveryAttempt, LoggedRecipient, MessageLogDetail, MessageLogEntry } from '../domain/message-log.js';
+import type { DeliveryAttempt, LoggedRecipient, MessageLogDetail, NumberedLogEntry } from '../domain/message-log.js';
 import type { PageOf, PageRequest } from '../store/paging.js';
 import type { Store } from '../store/index.js';
 import type { Team } from '../domain/team.js';
@@ -24,7 +24,12 @@ export interface LogFilters extends PageRequest {
   search?: string;
 }
 
-export interface LogPage extends PageOf<MessageLogEntry> {
+/** The platform operators' filters: every team's log, or one tenant's; a domain by id or name, of any tenant. */
+export interface PlatformLogFilters extends LogFilters {
+  teamId?: number;
+}
+
+export interface LogPage extends PageOf<NumberedLogEntry> {
   recipientCounts: ReadonlyMap<string, number>;
 }
 
@@ -44,12 +49,36 @@ export class MessageLog {
   ) {}
 
   async list(team: Team, f: LogFilters): Promise<Managed<LogPage>> {
+    const domainId = f.domain ? ((await this.domains.resolveFilter(team, f.domain)) ?? NO_DOMAIN) : undefined;
+    return this.listOf(team.id, domainId, f);
+  }
+
+  /**
+   * Every tenant's log (platform operators), or one tenant's: the same listing. A domain filter, of any tenant,
+   * narrows to that domain's tenant; one no tenant has, or of another tenant than `teamId`, matches nothing.
+   */
+  async listAcrossTeams(f: PlatformLogFilters): Promise<Managed<LogPage>> {
+    if (!f.domain) return this.listOf(f.teamId ?? null, undefined, f);
+    const found = (await this.d.store.domains.get(f.domain)) ?? (await this.d.store.domains.findByName(f.domain));
+    // No team's index holds it: an empty page, without reading every tenant's log for it.
+    if (!found || (f.teamId !== undefined && found.teamId !== f.teamId)) return this.listOf(null, null, f);
+    return this.listOf(found.teamId, found.id, f);
+  }
+
+  /** A message of any tenant by its number (the platform operators' log_id). */
+  async getByLogId(logId: number): Promise<Managed<LoggedMessage>> {
+    const message = await this.d.store.messages.getByLogId(logId);
+    return message ? this.withDelivery(message) : notFound('message', 'Message not found');
+  }
+
+  /** A page of a team's log (null: every team's); a null domain matches nothing. */
+  private async listOf(teamId: number | null, domainId: string | null | undefined, f: LogFilters): Promise<Managed<LogPage>> {
     const from = dateBound(f.from, false);
     const to = dateBound(f.to, true);
     if (from === null) return refuse({ kind: 'invalid_field', field: 'from', message: 'from must be an ISO 8601 date or date-time' });
     if (to === null) return refuse({ kind: 'invalid_field', field: 'to', message: 'to must be an ISO 8601 date or date-time' });
-    const domainId = f.domain ? ((await this.domains.resolveFilter(team, f.domain)) ?? NO_DOMAIN) : undefined;
-    const page = await this.d.store.messages.list(team.id, {
+    if (domainId === null) return done({ rows: [], total: 0, recipientCounts: new Map() });
+    const page = await this.d.store.messages.list(teamId, {
       page: f.page,
       perPage: f.perPage,
       status: f.status,
@@ -66,8 +95,11 @@ export class MessageLog {
 
   async get(team: Team, id: string): Promise<Managed<LoggedMessage>> {
     const message = await this.d.store.messages.get(id, team.id);
-    if (!message) return notFound('message', 'Message not found');
-    const [recipients, attempts] = await Promise.all([this.d.store.messages.recipientsOf(id), this.d.store.messages.attemptsOf(id)]);
+    return message ? this.withDelivery(message) : notFound('message', 'Message not found');
+  }
+
+  private async withDelivery(message: MessageLogDetail): Promise<Managed<LoggedMessage>> {
+    const [recipients, attempts] = await Promise.all([this.d.store.messages.recipientsOf(message.id), this.d.store.messages.attemptsOf(message.id)]);
     return done({ message, recipients, attempts });
   }
 }

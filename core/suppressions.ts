@@ -6,13 +6,13 @@ import type { Logger } from '../shared/log.js';
 import type { PageOf } from '../store/paging.js';
 import type { Store } from '../store/index.js';
 import type { Suppression } from '../domain/suppression.js';
-import type { SuppressionFilter, SuppressionQuery } from '../store/suppressions.js';
+import type { PlatformSuppressionQuery, SuppressionFilter, SuppressionQuery, TeamSuppression } from '../store/suppressions.js';
 import type { Team } from '../domain/team.js';
 import { redisKeys } from '../shared/redis-keys.js';
 import { secondsUntilNextUtcDay, utcDay } from '../shared/time.js';
 import { done, notFound, refuse, type Managed } from './management-refusals.js';
 
-export type { SuppressionFilter };
+export type { SuppressionFilter, TeamSuppression };
 
 export interface SuppressionDeps {
   config: Config;
@@ -39,6 +39,11 @@ export class Suppressions {
 
   list(team: Team, query: SuppressionQuery): Promise<PageOf<Suppression>> {
     return this.d.store.suppressions.list(team.id, query);
+  }
+
+  /** Every team's entries (platform operators), or one team's, newest first; a search counted up to the paging depth. */
+  listAcrossTeams(query: Omit<PlatformSuppressionQuery, 'searchCountLimit'>): Promise<PageOf<TeamSuppression>> {
+    return this.d.store.suppressions.listAcrossTeams({ ...query, searchCountLimit: this.d.config.limits.pagingDepth });
   }
 
   /** Every entry matching the filter, newest first, read from the store a batch at a time (exports of any size). */

@@ -38,6 +38,11 @@ export interface MessageLogEntry {
   updatedAt: string;
 }
 
+/** A listed message with its integer number: the platform operators' `log_id` (the id stays the message's name). */
+export interface NumberedLogEntry extends MessageLogEntry {
+  logId: number;
+}
+
 /** One message in full: what the log lists, and the custom headers the sender asked for. */
 export interface MessageLogDetail extends MessageLogEntry {
   headers: Record<string, string>;

@@ -19,6 +19,7 @@ import type { BillingRepository } from './billing.js';
 import type { PaymentRepository } from './payments.js';
 import type { AuditLogRepository } from './audit-log.js';
 import type { AdminTenantRepository } from './admin-tenants.js';
+import type { AdminDomainRepository } from './admin-domains.js';
 import { openSqliteStore } from './sqlite/open.js';
 
 export interface Store {
@@ -56,6 +57,8 @@ export interface Store {
   readonly auditLog: AuditLogRepository;
   /** The operators' reads across tenants, and the platform's suspensions recorded with their audit entry. */
   readonly adminTenants: AdminTenantRepository;
+  /** The operators' reads of every tenant's sending domains. */
+  readonly adminDomains: AdminDomainRepository;
   close(): Promise<void>;
 }
 

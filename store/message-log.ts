@@ -1,7 +1,7 @@
 // The message log repository: accepted messages with their recipients (recorded with their credits, in one
 // write), read back by id and listed newest first with filters and a word search.
 import type { MessageStatus, RecipientState } from '../domain/queue-state.js';
-import type { DeliveryAttempt, LoggedRecipient, MessageLogDetail, MessageLogEntry, RecipientKind } from '../domain/message-log.js';
+import type { DeliveryAttempt, LoggedRecipient, MessageLogDetail, MessageLogEntry, NumberedLogEntry, RecipientKind } from '../domain/message-log.js';
 import type { PageOf, PageRequest } from './paging.js';
 
 export interface NewRecipient {
@@ -64,8 +64,13 @@ export interface MessageLogRepository {
   recipientsOf(messageId: string): Promise<LoggedRecipient[]>;
   /** Every delivery attempt of a message's recipients, oldest first. */
   attemptsOf(messageId: string): Promise<DeliveryAttempt[]>;
-  /** One page of a team's log, newest first (by created_at), and its total (see MessageQuery.searchCountLimit). */
-  list(teamId: number, query: MessageQuery): Promise<PageOf<MessageLogEntry>>;
+  /** A message by its number (NumberedLogEntry.logId), of any team. */
+  getByLogId(logId: number): Promise<MessageLogDetail | undefined>;
+  /**
+   * One page of a team's log, or of every team's (null: the platform operators'), newest first (by created_at),
+   * and its total (see MessageQuery.searchCountLimit). Across teams a domain filter must come with its team.
+   */
+  list(teamId: number | null, query: MessageQuery): Promise<PageOf<NumberedLogEntry>>;
   /** Every recipient by state, history included: a scan of the whole log, for tests and one-off checks. */
   countByState(): Promise<Record<string, number>>;
 }

@@ -12,12 +12,27 @@ export interface SuppressionQuery extends SuppressionFilter, PageRequest {}
 
 export type NewSuppression = Omit<Suppression, 'createdAt'>;
 
+/** The platform operators' query: every team's entries, or one team's. */
+export interface PlatformSuppressionQuery extends SuppressionQuery {
+  teamId?: number;
+  /** A search counts its matches up to this many (the paging depth), as the log's search does. */
+  searchCountLimit: number;
+}
+
+/** An entry with the team whose list holds it. */
+export interface TeamSuppression {
+  teamId: number;
+  suppression: Suppression;
+}
+
 export interface SuppressionRepository {
   /** Adds or refreshes an address; an entry replaces the standing one only if it ranks as high (SUPPRESSION_RANK). */
   add(teamId: number, s: NewSuppression): Promise<void>;
   get(teamId: number, email: string): Promise<Suppression | undefined>;
   /** A team's entries, newest first. */
   list(teamId: number, query: SuppressionQuery): Promise<PageOf<Suppression>>;
+  /** Every team's entries (or one team's) matching the query, newest first, with their team. */
+  listAcrossTeams(query: PlatformSuppressionQuery): Promise<PageOf<TeamSuppression>>;
   /**
    * Every entry of a team matching the filter, newest first (the list's order), read `batch` rows at a time in
    * keyset order: no OFFSET scan, never more than one batch in memory, for exports of any size.

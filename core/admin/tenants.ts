@@ -79,7 +79,8 @@ const statusSnapshot = (t: Team): JsonValue => ({
 
 const NO_SENDING: SendingCounts = { sent: 0, bounced: 0, complained: 0 };
 
-function figures(counts: SendingCounts, windowDays: number): SendingFigures {
+/** A window's counts with their volume and rates. */
+export function figures(counts: SendingCounts, windowDays: number): SendingFigures {
   const volume = counts.sent + counts.bounced + counts.complained;
   return { ...counts, windowDays, volume, bounceRate: rate(counts.bounced, volume), complaintRate: rate(counts.complained, volume) };
 }

@@ -31,7 +31,7 @@ async function addOne(ctx: AppContext, team: Team, name: string, log: Logger) {
 }
 
 /** A check as the verify route answers it: per record what was expected, what was found, and whether it does. */
-function checkView({ domain, check }: CheckedDomain) {
+export function checkView({ domain, check }: CheckedDomain) {
   const record = (role: string, type: string, r: CheckedDomain['check']['dkim']) => ({
     role,
     type,

@@ -20,6 +20,9 @@ import { invoiceRoutes } from './invoice-routes.js';
 import { paymentRoutes } from './payment-routes.js';
 import { adminTenantRoutes } from './admin-tenant-routes.js';
 import { adminAuditLogRoutes } from './admin-audit-log-routes.js';
+import { adminDomainRoutes } from './admin-domain-routes.js';
+import { adminLogRoutes } from './admin-log-routes.js';
+import { adminSuppressionRoutes } from './admin-suppression-routes.js';
 
 /** What GET /api says of the site. */
 export const SITE: Site = { name: 'Tern', description: 'The dashboard REST interface of Tern, a mail transfer agent' };
@@ -41,6 +44,9 @@ export const dashboardRoutes: ReadonlyArray<DashboardRoute<DashboardCaller>> = [
   ...paymentRoutes,
   ...adminTenantRoutes,
   ...adminAuditLogRoutes,
+  ...adminDomainRoutes,
+  ...adminLogRoutes,
+  ...adminSuppressionRoutes,
 ];
 
 export const productDashboard = (): Dashboard => createDashboard({ auth: dashboardAuthentication, routes: dashboardRoutes, site: SITE });

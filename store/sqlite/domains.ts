@@ -31,7 +31,7 @@ const DomainRow = Type.Object({
   updated_at: Text,
 });
 
-const decodeDomain = rowDecoder('domain', DomainRow, (r): Domain => ({
+export const decodeDomain = rowDecoder('domain', DomainRow, (r): Domain => ({
   id: r.id,
   teamId: r.team_id,
   name: r.name,

@@ -34,16 +34,22 @@ export function ftsQuery(text: string): string | null {
 const SEARCHED_COLUMNS = 'subject from_email recipients';
 
 /** The MATCH of a search: its words, and the status when one is asked for, which FTS5 intersects itself. */
-function searchMatch(words: string, status: MessageStatus | undefined): string {
-  return status === undefined ? words : `${words} AND status : "${status}"`;
+function searchMatch(words: string | null, status: MessageStatus | undefined): string {
+  const byStatus = status === undefined ? null : `status : "${status}"`;
+  return [words, byStatus].filter((m) => m !== null).join(' AND ');
 }
 
 /**
  * The statements list() runs, or null when the search text has no word (nothing can match). Exported so the
- * log benchmark explains exactly these.
+ * log benchmarks explain exactly these. `teamId` null lists every team's log (the platform operators'): a
+ * domain filter then needs its team (a domain's messages are found through the team's index).
  */
-export function listStatements(teamId: number, query: MessageQuery): ListStatements | null {
-  if (query.search === undefined) return { page: indexedPage(teamId, query), count: countedTotal(teamId, query) };
+export function listStatements(teamId: number | null, query: MessageQuery): ListStatements | null {
+  if (query.search === undefined) {
+    // Across teams no index leads with the status: the search index's status column gives that walk instead.
+    const page = teamId === null && query.status !== undefined ? searchStatements(null, null, query).page : indexedPage(teamId, query);
+    return { page, count: countedTotal(teamId, query) };
+  }
   const match = ftsQuery(query.search);
   return match ? searchStatements(match, teamId, query) : null;
 }
@@ -61,16 +67,16 @@ const NO_ROWID_ABOVE = '9223372036854775807';
 /** What toISOString() gives, and so what created_at holds: splitting bounds into UTC days relies on it. */
 const ISO_MILLIS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 
-/** The conditions whose value is given, joined with AND, each with its one parameter. */
+/** The conditions whose value is given, joined with AND, each with its one parameter (none: always true). */
 function allOf(conditions: ReadonlyArray<readonly [clause: string, value: SqlValue | undefined]>): Statement {
   const given = conditions.filter((c): c is readonly [string, SqlValue] => c[1] !== undefined);
-  return { sql: given.map(([clause]) => clause).join(' AND '), params: given.map(([, value]) => value) };
+  return { sql: given.map(([clause]) => clause).join(' AND ') || '1 = 1', params: given.map(([, value]) => value) };
 }
 
-/** The filters of a listing as conditions on `messages` under `alias`. */
-function conditions(alias: string, teamId: number, q: Pick<MessageQuery, 'status' | 'domainId' | 'from' | 'to'>): Statement {
+/** The filters of a listing as conditions on `messages` under `alias`; a null team is every team. */
+function conditions(alias: string, teamId: number | null, q: Pick<MessageQuery, 'status' | 'domainId' | 'from' | 'to'>): Statement {
   return allOf([
-    [`${alias}.team_id = ?`, teamId],
+    [`${alias}.team_id = ?`, teamId ?? undefined],
     [`${alias}.status = ?`, q.status],
     [`${alias}.domain_id = ?`, q.domainId],
     [`${alias}.created_at >= ?`, q.from],
@@ -78,7 +84,7 @@ function conditions(alias: string, teamId: number, q: Pick<MessageQuery, 'status
   ]);
 }
 
-function indexedPage(teamId: number, q: MessageQuery): Statement {
+function indexedPage(teamId: number | null, q: MessageQuery): Statement {
   const where = conditions('m', teamId, q);
   return {
     sql: `SELECT m.rowid, m.* FROM messages m WHERE ${where.sql} ORDER BY m.created_at DESC, m.rowid DESC LIMIT ? OFFSET ?`,
@@ -90,7 +96,7 @@ function indexedPage(teamId: number, q: MessageQuery): Statement {
  * The exact total without a search: whole days from message_counts (kept by triggers, see migration 4), and
  * the days the date bounds cut into counted in the index, so no count walks more than a day of messages.
  */
-function countedTotal(teamId: number, q: MessageQuery): Statement {
+function countedTotal(teamId: number | null, q: MessageQuery): Statement {
   if ((q.from !== undefined && !ISO_MILLIS.test(q.from)) || (q.to !== undefined && !ISO_MILLIS.test(q.to))) {
     return rangeCount(teamId, q, { from: q.from, to: q.to }); // bounds the day arithmetic cannot split
   }
@@ -99,9 +105,14 @@ function countedTotal(teamId: number, q: MessageQuery): Statement {
   return { sql: `SELECT ${parts.map((p) => `(${p.sql})`).join(' + ')} AS n`, params: parts.flatMap((p) => p.params) };
 }
 
-function wholeDaysCount(teamId: number, q: MessageQuery, span: DaySpan): Statement {
+function wholeDaysCount(teamId: number | null, q: MessageQuery, span: DaySpan): Statement {
+  // Every team's whole days without a domain: the platform's counters (migration 20), a row per day and status.
+  if (teamId === null && q.domainId === undefined) {
+    const where = allOf([['status = ?', q.status], ...span.wholeDays.map(({ clause, day }) => [clause, day] as const)]);
+    return { sql: `SELECT COALESCE(SUM(n), 0) FROM platform_message_counts WHERE ${where.sql}`, params: where.params };
+  }
   const where = allOf([
-    ['team_id = ?', teamId],
+    ['team_id = ?', teamId ?? undefined],
     ['status = ?', q.status],
     ['domain_key = ?', q.domainId],
     ...span.wholeDays.map(({ clause, day }) => [clause, day] as const),
@@ -109,7 +120,7 @@ function wholeDaysCount(teamId: number, q: MessageQuery, span: DaySpan): Stateme
   return { sql: `SELECT COALESCE(SUM(n), 0) FROM message_counts WHERE ${where.sql}`, params: where.params };
 }
 
-function rangeCount(teamId: number, q: MessageQuery, range: { from?: string; to?: string }): Statement {
+function rangeCount(teamId: number | null, q: MessageQuery, range: { from?: string; to?: string }): Statement {
   const where = conditions('messages', teamId, { ...q, ...range });
   return { sql: `SELECT COUNT(*) FROM messages WHERE ${where.sql}`, params: where.params };
 }
@@ -152,7 +163,7 @@ function daySpan(from: string | undefined, to: string | undefined): DaySpan {
  * (rowid order is created_at order), so date bounds skip the newer matches instead of walking through them. The count walks the same way, up to its limit.
  * CROSS JOIN keeps the FTS index outside: with `messages` outside, SQLite would run the MATCH once per message.
  */
-function searchStatements(match: string, teamId: number, q: MessageQuery): ListStatements {
+function searchStatements(match: string | null, teamId: number | null, q: MessageQuery): ListStatements {
   const oldest = edgeRowid(teamId, q, 'ASC');
   const newest = edgeRowid(teamId, q, 'DESC');
   const filters = conditions('m', teamId, q);
@@ -167,8 +178,11 @@ function searchStatements(match: string, teamId: number, q: MessageQuery): ListS
   };
 }
 
-/** The rowid of the team's oldest (ASC) or newest (DESC) message passing the filters, from an index. */
-function edgeRowid(teamId: number, q: MessageQuery, direction: 'ASC' | 'DESC'): Statement {
-  const where = conditions('messages', teamId, q);
+/**
+ * The rowid of the team's oldest (ASC) or newest (DESC) message passing the filters, from an index. Across
+ * teams only the date bounds narrow (messages_by_time): a status there would walk that index to its first match.
+ */
+function edgeRowid(teamId: number | null, q: MessageQuery, direction: 'ASC' | 'DESC'): Statement {
+  const where = conditions('messages', teamId, teamId === null ? { from: q.from, to: q.to } : q);
   return { sql: `SELECT rowid FROM messages WHERE ${where.sql} ORDER BY created_at ${direction}, rowid ${direction} LIMIT 1`, params: where.params };
 }

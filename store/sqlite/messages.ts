@@ -13,6 +13,7 @@ import {
   type LoggedRecipient,
   type MessageLogDetail,
   type MessageLogEntry,
+  type NumberedLogEntry,
 } from '../../domain/message-log.js';
 import type { InsertOutcome, MessageLogRepository, MessageQuery, NewMessage } from '../message-log.js';
 import { countOf, Flag, Int, jsonDecoder, Nullable, OneOf, rowDecoder, Text } from './decode.js';
@@ -68,7 +69,8 @@ const toEntry = (r: Static<typeof MessageRow>): MessageLogEntry => ({
   updatedAt: r.updated_at,
 });
 
-const decodeEntry = rowDecoder('message', MessageRow, toEntry);
+/** A listed message with its rowid, its number (see docs/decisions.md: the rowid is kept stable). */
+const decodeEntry = rowDecoder('message', Type.Composite([MessageRow, Type.Object({ rowid: Int })]), (r): NumberedLogEntry => ({ ...toEntry(r), logId: r.rowid }));
 
 /** A listed message leaves its headers unread: no list shows them, and parsing them for a page of rows was most of its decoding. */
 const decodeDetail = rowDecoder('message', MessageRow, (r): MessageLogDetail => ({ ...toEntry(r), headers: decodeHeaders(r.headers_json) }));
@@ -140,6 +142,11 @@ export class MessageStore implements MessageLogRepository {
     return row && decodeDetail(row);
   }
 
+  async getByLogId(logId: number): Promise<MessageLogDetail | undefined> {
+    const row = await this.sql.get('SELECT * FROM messages WHERE rowid = ?', [logId]);
+    return row && decodeDetail(row);
+  }
+
   async body(id: string): Promise<Buffer | undefined> {
     const row = await this.sql.get('SELECT body FROM message_bodies WHERE message_id = ?', [id]);
     return row && decodeBody(row);
@@ -166,8 +173,8 @@ export class MessageStore implements MessageLogRepository {
     return rows.map(decodeAttempt);
   }
 
-  /** One page of a team's log, newest first, and its total (see MessageQuery.searchCountLimit). */
-  async list(teamId: number, query: MessageQuery): Promise<PageOf<MessageLogEntry>> {
+  /** One page of a team's log (or every team's: null), newest first, and its total (see MessageQuery.searchCountLimit). */
+  async list(teamId: number | null, query: MessageQuery): Promise<PageOf<NumberedLogEntry>> {
     const statements = listStatements(teamId, query);
     if (!statements) return { rows: [], total: 0 };
     const rows = await this.sql.all(statements.page.sql, statements.page.params);

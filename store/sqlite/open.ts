@@ -24,6 +24,7 @@ import { BillingStore } from './billing.js';
 import { PaymentStore } from './payments.js';
 import { AuditLogStore } from './audit-log.js';
 import { AdminTenantStore } from './admin-tenants.js';
+import { AdminDomainStore } from './admin-domains.js';
 import type { Store } from '../index.js';
 
 /** The database file of a data directory. */
@@ -62,6 +63,7 @@ export async function openSqliteStore(dataDir: string): Promise<Store> {
     payments: new PaymentStore(sql),
     auditLog: new AuditLogStore(sql),
     adminTenants: new AdminTenantStore(sql),
+    adminDomains: new AdminDomainStore(sql),
     close: () => sql.close(),
   };
 }

@@ -6,7 +6,7 @@ import { countOf, Int, Nullable, OneOf, rowDecoder, Text } from './decode.js';
 import { limitOffset, type PageOf } from '../paging.js';
 import { nowIso } from '../../shared/time.js';
 import { SUPPRESSION_RANK, SUPPRESSION_STATUSES, type Suppression } from '../../domain/suppression.js';
-import type { NewSuppression, SuppressionFilter, SuppressionQuery, SuppressionRepository } from '../suppressions.js';
+import type { NewSuppression, PlatformSuppressionQuery, SuppressionFilter, SuppressionQuery, SuppressionRepository, TeamSuppression } from '../suppressions.js';
 
 const SuppressionRow = Type.Object({
   email: Text,
@@ -53,12 +53,17 @@ const likeContains = (text: string): string => `%${text.toLowerCase().replace(/[
 
 const COLUMNS = 'email, status, reason, message_id, created_at';
 
+const decodeTeamSuppression = rowDecoder('suppression', Type.Composite([SuppressionRow, Type.Object({ team_id: Int })]), (r): TeamSuppression => ({
+  teamId: r.team_id,
+  suppression: decodeSuppression(r),
+}));
+
 const decodeKeyset = rowDecoder('suppression position', Type.Object({ id: Int, created_at: Text }), (r) => r);
 
-/** The WHERE clause of a team's entries matching a filter, and its parameters. */
-function filtered(teamId: number, filter: SuppressionFilter): { where: string; params: SqlValue[] } {
-  const clauses = ['team_id = ?'];
-  const params: SqlValue[] = [teamId];
+/** The WHERE clause of a team's entries (every team's: undefined) matching a filter, and its parameters. */
+function filtered(teamId: number | undefined, filter: SuppressionFilter): { where: string; params: SqlValue[] } {
+  const clauses = teamId === undefined ? ['1 = 1'] : ['team_id = ?'];
+  const params: SqlValue[] = teamId === undefined ? [] : [teamId];
   if (filter.search) {
     clauses.push(`email LIKE ? ESCAPE '\\'`);
     params.push(likeContains(filter.search));
@@ -101,6 +106,22 @@ export class SuppressionStore implements SuppressionRepository {
     ]);
     const count = await this.sql.get(`SELECT COUNT(*) AS n FROM suppressions WHERE ${where}`, params);
     return { rows: rows.map(decodeSuppression), total: countOf(count!) };
+  }
+
+  /**
+   * Across teams the order comes from suppressions_by_time (migration 21) and the page stops the walk; a search
+   * (LIKE on a part, which no index serves) counts its matches only up to the paging depth, as the log's does.
+   */
+  async listAcrossTeams(query: PlatformSuppressionQuery): Promise<PageOf<TeamSuppression>> {
+    const { where, params } = filtered(query.teamId, query);
+    const rows = await this.sql.all(`SELECT team_id, ${COLUMNS} FROM suppressions WHERE ${where} ORDER BY created_at DESC, id DESC LIMIT ? OFFSET ?`, [
+      ...params,
+      ...limitOffset(query),
+    ]);
+    const count = query.search
+      ? await this.sql.get(`SELECT COUNT(*) AS n FROM (SELECT 1 FROM suppressions WHERE ${where} LIMIT ?)`, [...params, query.searchCountLimit])
+      : await this.sql.get(`SELECT COUNT(*) AS n FROM suppressions WHERE ${where}`, params);
+    return { rows: rows.map(decodeTeamSuppression), total: countOf(count!) };
   }
 
   async *walk(teamId: number, filter: SuppressionFilter, batch: number): AsyncIterable<Suppression> {
