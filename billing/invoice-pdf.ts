@@ -4,10 +4,14 @@ import PDFDocument from 'pdfkit';
 import type { Readable } from 'node:stream';
 import type { BillingInfo, Invoice } from '../domain/billing.js';
 
-/** An amount in minor units as the currency writes it (12.50 EUR → "€12.50"). */
-export function money(minor: number, currency: string): string {
+/**
+ * An amount in minor units as the currency writes it (1250 EUR → "€12.50"); `finer` more digits for a price that
+ * is a fraction of a minor unit (0.1 EUR cent, a credit's price → "€0.001").
+ */
+export function money(minor: number, currency: string, finer = 0): string {
   const digits = new Intl.NumberFormat('en', { style: 'currency', currency }).resolvedOptions().maximumFractionDigits ?? 2;
-  return new Intl.NumberFormat('en', { style: 'currency', currency }).format(minor / 10 ** digits);
+  const format = new Intl.NumberFormat('en', { style: 'currency', currency, minimumFractionDigits: digits, maximumFractionDigits: digits + finer });
+  return format.format(minor / 10 ** digits);
 }
 
 const day = (iso: string) => iso.slice(0, 10);
@@ -28,7 +32,7 @@ function table(doc: PDFKit.PDFDocument, invoice: Invoice, top: number): number {
   let y = top + 18;
   doc.font('Helvetica');
   for (const line of invoice.lines) {
-    const cells = [line.description, line.quantity.toLocaleString('en'), money(line.unitAmountMinor, invoice.currency), money(line.amountMinor, invoice.currency)];
+    const cells = [line.description, line.quantity.toLocaleString('en'), money(line.unitAmountMinor, invoice.currency, 4), money(line.amountMinor, invoice.currency)];
     cells.forEach((c, i) => doc.text(c, columns[i], y, { width: i ? 80 : 240, align: i ? 'right' : 'left' }));
     y += 18;
   }

@@ -3,6 +3,7 @@
 // numbered by the store), the account's invoices, and a re-issue with corrected billing info under the same
 // number. The rules for tax are the configuration's: one rate included in prices, or an EU reverse charge.
 import validator from 'validator';
+import { checkVAT, countries as vatCountries, type Country as VatRules } from 'jsvat';
 import type { Readable } from 'node:stream';
 import { invoicePdf } from '../billing/invoice-pdf.js';
 import type { Config } from '../shared/config.js';
@@ -68,6 +69,9 @@ function addressProblem(info: BillingInfo): Problem | undefined {
 
 type VatCountry = Parameters<typeof validator.isVAT>[1];
 
+/** jsvat's rules (format and check digits) for an ISO 3166-1 country; its first code is the ISO one. */
+const vatRulesOf = (country: string): VatRules | undefined => vatCountries.find((c) => c.codes[0] === country);
+
 /** Whether validator knows the VAT number format of `country` (it throws for a country it does not). */
 function vatFormatKnown(country: string): country is VatCountry {
   try {
@@ -78,13 +82,20 @@ function vatFormatKnown(country: string): country is VatCountry {
   }
 }
 
-/** A VAT number is checked against its country's format where validator knows it; another tax id only for its shape. */
+/**
+ * A tax id is checked as a VAT number of its country: format and check digits where jsvat has the country's
+ * rules (the EU's, with its prefix: EL for Greece), the format only where validator knows it, else its shape.
+ */
 function taxIdProblem(taxId: string | null, country: string): Problem | undefined {
   if (taxId === null) return undefined;
-  if (vatFormatKnown(country)) {
-    return validator.isVAT(taxId, country)
+  const rules = vatRulesOf(country);
+  if (rules) {
+    return checkVAT(taxId, [rules]).isValid
       ? undefined
-      : { field: 'tax_id', message: `tax_id is not a valid VAT number of ${country} (written with its country prefix, e.g. ${country}123456789).` };
+      : { field: 'tax_id', message: `tax_id is not a valid VAT number of ${country}: its format or check digits are wrong (written with its country prefix).` };
+  }
+  if (vatFormatKnown(country)) {
+    return validator.isVAT(taxId, country) ? undefined : { field: 'tax_id', message: `tax_id is not a valid VAT number of ${country}.` };
   }
   return /^[A-Za-z0-9][A-Za-z0-9 ./-]{1,39}$/.test(taxId)
     ? undefined
@@ -97,6 +108,26 @@ function billingInfoProblem(info: BillingInfo): Problem | undefined {
   if (info.invoiceEmail !== null && !isValidEmail(info.invoiceEmail)) return { field: 'invoice_email', message: 'invoice_email must be an email address.' };
   return undefined;
 }
+
+/** Trims what was typed, and rewrites nothing else: a lower-case country or a badly written VAT number is refused, not corrected. */
+const trim = <T extends string | null | undefined>(value: T): T => (typeof value === 'string' ? (value.trim() as T) : value);
+const trimmed = (c: BillingInfoChange): BillingInfoChange => ({
+  name: trim(c.name),
+  addressLines: c.addressLines?.map((line) => line.trim()),
+  postalCode: trim(c.postalCode),
+  city: trim(c.city),
+  region: trim(c.region),
+  country: trim(c.country),
+  taxId: trim(c.taxId),
+  invoiceEmail: trim(c.invoiceEmail),
+});
+const givenFields = (c: BillingInfoChange) => Object.entries(c).filter(([, v]) => v !== undefined);
+
+/**
+ * A unit price in minor units, to 1/10,000 of one: a credit costs a fraction of a cent (1,000 for 100 cents is
+ * 0.1 each), which whole minor units would print as 0.
+ */
+const unitPriceMinor = (amountMinor: number, quantity: number) => Math.round((amountMinor / quantity) * 10_000) / 10_000;
 
 const EMPTY: BillingInfo = { name: '', addressLines: [], postalCode: '', city: '', region: '', country: '', taxId: null, invoiceEmail: null };
 
@@ -113,30 +144,34 @@ export class Billing {
    */
   async updateInfo(accountId: number, change: BillingInfoChange, log: Logger): Promise<Managed<BillingInfo | null>> {
     const stored = await this.d.store.billing.billingInfo(accountId);
-    if (!Object.values(change).some((v) => v !== undefined)) return done(stored ?? null);
-    const current = stored ?? EMPTY;
-    const next: BillingInfo = { ...current, ...Object.fromEntries(Object.entries(change).filter(([, v]) => v !== undefined)) };
+    const given = givenFields(trimmed(change));
+    if (given.length === 0) return done(stored ?? null);
+    const next: BillingInfo = { ...(stored ?? EMPTY), ...Object.fromEntries(given) };
     const problem = billingInfoProblem(next);
     if (problem) return refuse({ kind: 'invalid_field', ...problem });
     const saved = await this.d.store.billing.saveBillingInfo(accountId, next);
-    log.info({ account: accountId, fields: Object.keys(change) }, 'billing info changed');
+    log.info({ account: accountId, fields: given.map(([field]) => field) }, 'billing info changed');
     return done(saved);
   }
 
-  /** The invoice of a payment (issued once per payment reference), with the buyer's billing info as it is now. */
+  /**
+   * The invoice of a payment (issued once per payment reference: a second call returns the first invoice), with
+   * the buyer's billing info as it is now. A reference already invoiced to another account is a broken invariant
+   * of the payment path (a reference names one payment of one account), so it throws rather than answer.
+   */
   async issue(accountId: number, payment: InvoicedPayment): Promise<Invoice> {
     const { seller, currency } = this.d.config.billing;
-    const buyer = (await this.d.store.billing.billingInfo(accountId)) ?? EMPTY;
+    const buyer = await this.buyerOf(accountId);
     const { rate, note } = this.taxFor(buyer);
     const subtotal = Math.round(payment.amountMinor / (1 + rate / 100));
     const description = payment.description ?? `${payment.credits.toLocaleString('en')} sending credits`;
-    return this.d.store.billing.issueInvoice(
+    const invoice = await this.d.store.billing.issueInvoice(
       {
         accountId,
         paymentReference: payment.reference,
         seller: { ...seller, addressLines: [...seller.addressLines] },
         buyer,
-        lines: [{ description, quantity: payment.credits, unitAmountMinor: Math.round(subtotal / payment.credits), amountMinor: subtotal }],
+        lines: [{ description, quantity: payment.credits, unitAmountMinor: unitPriceMinor(subtotal, payment.credits), amountMinor: subtotal }],
         currency: payment.currency || currency,
         subtotalMinor: subtotal,
         taxRatePercent: rate,
@@ -147,6 +182,8 @@ export class Billing {
       },
       this.d.config.billing.invoiceNumberPrefix,
     );
+    if (invoice.accountId !== accountId) throw new Error(`Payment ${payment.reference} is already invoiced to another account (${invoice.number})`);
+    return invoice;
   }
 
   invoices(accountId: number, page: PageRequest): Promise<PageOf<Invoice>> {
@@ -164,7 +201,10 @@ export class Billing {
     return found.ok ? done({ invoice: found.value, pdf: () => invoicePdf(found.value) }) : found;
   }
 
-  /** Re-issues an invoice with the account's billing info (changed first by `change`, when given): same number, next revision. */
+  /**
+   * Re-issues an invoice with the account's billing info (changed first by `change`, when given): same number,
+   * next revision. Only the buyer changes: lines, tax and totals stay as issued, since what was paid is fixed.
+   */
   async reissue(accountId: number, id: number, change: BillingInfoChange, log: Logger): Promise<Managed<Invoice>> {
     if (!(await this.d.store.billing.invoice(id, accountId))) return notFound('invoice', 'Invoice not found');
     const updated = await this.updateInfo(accountId, change, log);
@@ -176,6 +216,12 @@ export class Billing {
     if (!revised) return notFound('invoice', 'Invoice not found');
     log.info({ account: accountId, invoice: revised.number, revision: revised.revision }, 'invoice re-issued');
     return done(revised);
+  }
+
+  /** The account's billing info; an account that never gave any is named on the invoice by its account name. */
+  private async buyerOf(accountId: number): Promise<BillingInfo> {
+    const info = await this.d.store.billing.billingInfo(accountId);
+    return info ?? { ...EMPTY, name: (await this.d.store.teams.get(accountId))?.name ?? '' };
   }
 
   /** The configured rate, or none for an EU business buyer in another EU country than the seller (reverse charge). */

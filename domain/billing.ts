@@ -20,7 +20,7 @@ export interface BillingInfo {
 export interface InvoiceLine {
   description: string;
   quantity: number;
-  /** In the currency's minor unit (cents), per unit. */
+  /** Per unit, in the currency's minor unit (cents): may be a fraction of one (a credit's price), to 1/10,000. */
   unitAmountMinor: number;
   amountMinor: number;
 }

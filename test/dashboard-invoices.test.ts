@@ -1,11 +1,13 @@
 // Billing info and invoices over real HTTP with real Redis and SQLite: the owner's billing info (checked as a
 // whole, a VAT number for its country; a refused change changes nothing), a payment received outside Tern recorded
 // by an operator (a purchase in the ledger and its invoice), the invoice as a PDF whose text (pdftotext) carries
-// the billing info, lines, tax and totals, a re-issue keeping the number, and who may see what.
+// the billing info, lines, tax and totals, a re-issue keeping the number, and who may see what; and the core's
+// issue() as the payment path calls it, in-process: once per payment reference, numbers without gaps.
 import t, { type Test } from 'tap';
 import { spawnSync } from 'node:child_process';
 import { startHarness, type Harness } from './helpers/harness.js';
 import { logIn, operatorOn, userOn, withSession, type SignedIn } from './helpers/dashboard-session.js';
+import { Billing } from '../core/billing.js';
 
 const SELLER = {
   name: 'Tern Platform SAS',
@@ -56,7 +58,7 @@ const GMBH = {
   postal_code: '10115',
   city: 'Berlin',
   country: 'DE',
-  tax_id: 'DE123456789',
+  tax_id: 'DE136695976',
   invoice_email: 'rechnung@kunde.example',
 };
 
@@ -79,6 +81,7 @@ async function pdfText(t: Test, owner: SignedIn, id: number): Promise<string> {
   const res = await fetch(`${h.url}${invoicePath(id)}`, { headers: withSession(owner).headers });
   t.equal(res.status, 200);
   t.equal(res.headers.get('content-type'), 'application/pdf');
+  t.match(res.headers.get('content-disposition'), /^attachment; filename="[A-Z]+-\d{6}(-r\d+)?\.pdf"$/);
   const pdf = Buffer.from(await res.arrayBuffer());
   t.equal(pdf.subarray(0, 5).toString(), '%PDF-');
   const text = spawnSync('pdftotext', ['-layout', '-', '-'], { input: pdf });
@@ -94,9 +97,15 @@ t.test('the owner sets billing info; a bad VAT number, country or missing city i
   const saved = await h.request('POST', INFO, { ...withSession(owner), body: GMBH });
   t.equal(saved.status, 200, saved.text);
   t.same(saved.body, { ...GMBH, region: '' });
-  const badVat = await h.request('POST', INFO, { ...withSession(owner), body: { tax_id: 'DE12345' } });
+  const badVat = await h.request('POST', INFO, { ...withSession(owner), body: { tax_id: 'DE12345', city: 'Hamburg' } });
   t.equal(badVat.status, 400);
   t.match(badVat.body, { code: 'rest_invalid_param', data: { params: { tax_id: /not a valid VAT number of DE/ } } });
+  const badDigit = await h.request('POST', INFO, { ...withSession(owner), body: { tax_id: 'DE136695977' } });
+  t.match(badDigit.body, { code: 'rest_invalid_param', data: { params: { tax_id: /check digits/ } } }, 'the right format with a wrong check digit');
+  const otherCountry = await h.request('POST', INFO, { ...withSession(owner), body: { tax_id: 'FR40303265045' } });
+  t.match(otherCountry.body, { code: 'rest_invalid_param', data: { params: { tax_id: /of DE/ } } }, "a valid VAT number of another country than the buyer's");
+  const moved = await h.request('POST', INFO, { ...withSession(owner), body: { country: 'AT' } });
+  t.match(moved.body, { code: 'rest_invalid_param', data: { params: { tax_id: /of AT/ } } }, 'a new country checks the tax id kept');
   const lower = await h.request('POST', INFO, { ...withSession(owner), body: { country: 'de', city: 'Hamburg' } });
   t.match(lower.body, { code: 'rest_invalid_param', data: { params: { country: String } } });
   t.same((await h.request('GET', INFO, withSession(owner))).body, { ...GMBH, region: '' }, 'nothing of the refused changes was saved');
@@ -104,6 +113,11 @@ t.test('the owner sets billing info; a bad VAT number, country or missing city i
   t.match(otherTax.body, { country: 'US', tax_id: '12-3456789' }, 'a tax id of a country without a known VAT format is checked for its shape');
   const none = await h.request('POST', INFO, { ...withSession(owner), body: { tax_id: null } });
   t.match(none.body, { tax_id: null });
+  const padded = await h.request('POST', INFO, {
+    ...withSession(owner),
+    body: { name: '  Kunde GmbH ', address_lines: [' Hauptstraße 5 '], country: 'DE', postal_code: '10115', city: 'Berlin', tax_id: ' de 136 695 976 ' },
+  });
+  t.match(padded.body, { name: 'Kunde GmbH', address_lines: ['Hauptstraße 5'], tax_id: 'de 136 695 976' }, 'trimmed, and otherwise kept as typed');
 });
 
 t.test('a recorded payment issues an invoice whose PDF carries the billing info, lines, tax and totals', async (t) => {
@@ -116,8 +130,19 @@ t.test('a recorded payment issues an invoice whose PDF carries the billing info,
   t.match(invoice.number, /^TEST-\d{6}$/);
   const list = await h.request('GET', INVOICES, withSession(owner));
   t.match(list.body, [
-    { id: invoice.id, number: invoice.number, revision: 1, currency: 'EUR', subtotal_minor: 1000, tax_rate_percent: 20, tax_minor: 200, total_minor: 1200 },
+    {
+      id: invoice.id,
+      number: invoice.number,
+      revision: 1,
+      currency: 'EUR',
+      subtotal_minor: 1000,
+      tax_rate_percent: 20,
+      tax_minor: 200,
+      total_minor: 1200,
+      lines: [{ quantity: 10_000, unit_amount_minor: 0.1, amount_minor: 1000 }],
+    },
   ]);
+  t.equal(list.headers.get('x-wp-total'), '1');
   const text = await pdfText(t, owner, invoice.id);
   for (const expected of [
     `Invoice ${invoice.number}`,
@@ -128,6 +153,7 @@ t.test('a recorded payment issues an invoice whose PDF carries the billing info,
     '3 quai Saint-Antoine',
     '69001 Lyon',
     '10,000 sending credits',
+    '€0.001',
     'Subtotal',
     '€10.00',
     'Tax (20%)',
@@ -147,7 +173,7 @@ t.test('an EU business in another member state is invoiced without tax, with the
   const invoice = await pay(id, 5000, 600);
   const text = await pdfText(t, owner, invoice.id);
   t.ok(text.includes('Tax (0%)'), 'no tax');
-  t.ok(text.includes('DE123456789'), "the buyer's VAT number");
+  t.ok(text.includes('DE136695976'), "the buyer's VAT number");
   t.match(text.replace(/\s+/g, ' '), /Reverse charge: VAT to be accounted for by the customer/);
 });
 
@@ -157,7 +183,16 @@ t.test('a re-issue keeps the number, adds a revision and shows the corrected inf
   const invoice = await pay(id, 1000, 120);
   const revised = await h.request('POST', `${invoicePath(invoice.id)}/billing-info`, { ...withSession(owner), body: { name: 'Kunde Neu GmbH' } });
   t.equal(revised.status, 200, revised.text);
-  t.match(revised.body, { id: invoice.id, number: invoice.number, revision: 2, buyer: { name: 'Kunde Neu GmbH' }, revised_at: String });
+  t.match(revised.body, {
+    id: invoice.id,
+    number: invoice.number,
+    revision: 2,
+    buyer: { name: 'Kunde Neu GmbH' },
+    revised_at: String,
+    tax_rate_percent: 0,
+    total_minor: 120,
+    tax_note: /Reverse charge/,
+  });
   const text = await pdfText(t, owner, invoice.id);
   t.ok(text.includes(`Invoice ${invoice.number}`));
   t.ok(text.includes('Revision 2'));
@@ -193,4 +228,35 @@ t.test('only the owner reaches billing info and invoices; another account’s in
   t.match(elsewhere.body, { code: 'rest_invoice_invalid_id' });
   t.equal((await h.request('POST', `${invoicePath(invoice.id)}/billing-info`, { ...withSession(other.owner), body: { name: 'Mine' } })).status, 404);
   t.equal((await h.request('GET', invoicePath(invoice.id))).status, 401);
+});
+
+t.test('issue() invoices a payment once per reference, in one sequence without gaps, and never to a second account', async (t) => {
+  const billing = new Billing(h.rt);
+  const { id, owner } = await ownerOf();
+  const payment = { reference: `pi_${process.pid}_once`, credits: 2000, amountMinor: 240, currency: 'EUR', paidAt: '2026-03-01T10:00:00.000Z' };
+  const first = await billing.issue(id, payment);
+  t.match(first, { accountId: id, revision: 1, totalMinor: 240, taxMinor: 40, subtotalMinor: 200, issuedAt: payment.paidAt });
+  t.match(first.buyer, { name: /^Account \d+$/, taxId: null }, 'an account without billing info is invoiced under its name');
+  const again = await billing.issue(id, { ...payment, amountMinor: 999 });
+  t.same(again, first, 'a second call for the same payment returns the first invoice');
+  const parallel = await Promise.all(
+    Array.from({ length: 6 }, (_, i) => billing.issue(id, { ...payment, reference: `pi_${process.pid}_parallel_${i}`, description: `Pack ${i}` })),
+  );
+  const sequence = (number: string) => Number(number.replace(/^TEST-/, ''));
+  const numbers = [first, ...parallel].map((i) => sequence(i.number)).sort((a, b) => a - b);
+  t.same(
+    numbers,
+    numbers.map((_, i) => numbers[0]! + i),
+    'consecutive numbers',
+  );
+  await t.rejects(billing.issue((await ownerOf()).id, payment), /already invoiced to another account/);
+  const list = await h.request('GET', `${INVOICES}?per_page=2&page=2`, withSession(owner));
+  t.equal(list.headers.get('x-wp-total'), '7');
+  t.equal(list.headers.get('x-wp-totalpages'), '4');
+  const newestFirst = [first, ...parallel].map((i) => i.id).sort((a, b) => b - a);
+  t.same(
+    (list.body as Array<{ id: number }>).map((i) => i.id),
+    newestFirst.slice(2, 4),
+    'newest first, paged',
+  );
 });

@@ -26,7 +26,8 @@ const DocumentSchema = Type.Object({
   paymentReference: Text,
   seller: BillingInfoSchema,
   buyer: BillingInfoSchema,
-  lines: Type.Array(Type.Object({ description: Text, quantity: Int, unitAmountMinor: Int, amountMinor: Int })),
+  // A unit price may be a fraction of a minor unit (a credit's price); amounts are whole.
+  lines: Type.Array(Type.Object({ description: Text, quantity: Int, unitAmountMinor: Type.Number(), amountMinor: Int })),
   currency: Text,
   subtotalMinor: Int,
   taxRatePercent: Type.Number(),
