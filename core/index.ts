@@ -32,6 +32,7 @@ import { LowBalanceAlerts } from './low-balance.js';
 import { AuditLog } from './audit-log.js';
 import { TenantAdministration } from './admin/tenants.js';
 import { PlatformCredits } from './admin/credits.js';
+import { PlatformInvitations } from './admin/invitations.js';
 import { PlatformStatistics } from './admin/platform-statistics.js';
 import { Billing } from './billing.js';
 
@@ -85,6 +86,8 @@ export interface Core extends Identity {
   readonly platformCredits: PlatformCredits;
   /** The platform's figures across tenants (operators). */
   readonly platformStatistics: PlatformStatistics;
+  /** Operators' invitations to open a new client account (accepted through `invitations`). */
+  readonly platformInvitations: PlatformInvitations;
   /** Accounts' billing info and the invoices of their payments. */
   readonly billing: Billing;
 }
@@ -129,6 +132,7 @@ export function createCore(rt: Runtime, queue: Queue): Core {
     tenants: new TenantAdministration(rt),
     platformCredits: new PlatformCredits(rt, credits, lowBalance, billing),
     platformStatistics: new PlatformStatistics(rt),
+    platformInvitations: new PlatformInvitations({ ...rt, now: Date.now }, systemMail),
     billing,
   };
 }

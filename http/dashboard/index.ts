@@ -19,6 +19,7 @@ import { adminCreditRoutes } from './admin-credit-routes.js';
 import { invoiceRoutes } from './invoice-routes.js';
 import { adminTenantRoutes } from './admin-tenant-routes.js';
 import { adminAuditLogRoutes } from './admin-audit-log-routes.js';
+import { adminInvitationRoutes } from './admin-invitation-routes.js';
 
 /** What GET /api says of the site. */
 export const SITE: Site = { name: 'Tern', description: 'The dashboard REST interface of Tern, a mail transfer agent' };
@@ -39,6 +40,7 @@ export const dashboardRoutes: ReadonlyArray<DashboardRoute<DashboardCaller>> = [
   ...invoiceRoutes,
   ...adminTenantRoutes,
   ...adminAuditLogRoutes,
+  ...adminInvitationRoutes,
 ];
 
 export const productDashboard = (): Dashboard => createDashboard({ auth: dashboardAuthentication, routes: dashboardRoutes, site: SITE });
