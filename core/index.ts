@@ -33,6 +33,7 @@ import { AuditLog } from './audit-log.js';
 import { TenantAdministration } from './admin/tenants.js';
 import { DomainAdministration } from './admin/domains.js';
 import { PlatformCredits } from './admin/credits.js';
+import { PlatformInvitations } from './admin/invitations.js';
 import { PlatformStatistics } from './admin/platform-statistics.js';
 import { Billing } from './billing.js';
 import { CardPayments, paymentProviderFrom } from './payments.js';
@@ -89,6 +90,8 @@ export interface Core extends Identity {
   readonly platformCredits: PlatformCredits;
   /** The platform's figures across tenants (operators). */
   readonly platformStatistics: PlatformStatistics;
+  /** Operators' invitations to open a new client account (accepted through `invitations`). */
+  readonly platformInvitations: PlatformInvitations;
   /** Accounts' billing info and the invoices of their payments. */
   readonly billing: Billing;
   /** Card payments of credits through the configured provider (none offline). */
@@ -136,6 +139,7 @@ export function createCore(rt: Runtime, queue: Queue): Core {
     adminDomains: new DomainAdministration(rt, domains),
     platformCredits: new PlatformCredits(rt, credits, lowBalance, billing),
     platformStatistics: new PlatformStatistics(rt),
+    platformInvitations: new PlatformInvitations({ ...rt, now: Date.now }, systemMail),
     billing,
     payments: new CardPayments(rt, paymentProviderFrom(rt.config), billing),
   };

@@ -2,11 +2,20 @@
 // closed set of actions), on which target, when, the target before and after (JSON snapshots), and why.
 
 /** What an operator did; a new admin action adds its name here (the store checks it when reading). */
-export const AUDIT_ACTIONS = ['tenant.suspend', 'tenant.reactivate', 'credits.grant', 'credits.remove', 'credits.payment', 'tenant.low_credit_email'] as const;
+export const AUDIT_ACTIONS = [
+  'tenant.suspend',
+  'tenant.reactivate',
+  'credits.grant',
+  'credits.remove',
+  'credits.payment',
+  'tenant.low_credit_email',
+  'invitation.create',
+  'invitation.revoke',
+] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 
 /** The kinds of thing an action is done to. */
-export const AUDIT_TARGET_KINDS = ['tenant'] as const;
+export const AUDIT_TARGET_KINDS = ['tenant', 'invitation'] as const;
 export type AuditTargetKind = (typeof AUDIT_TARGET_KINDS)[number];
 
 /** A value as JSON holds it: what a snapshot of a target is made of. */
@@ -14,7 +23,7 @@ export type JsonValue = string | number | boolean | null | JsonValue[] | { [key:
 
 export interface AuditTarget {
   kind: AuditTargetKind;
-  /** The target's id as text (a tenant's is its team id). */
+  /** The target's id as text (a tenant's is its team id, an invitation's its platform invitation id). */
   id: string;
 }
 

@@ -28,6 +28,6 @@ export interface Invitation {
   closedAt: string | null;
 }
 
-/** What an invitation is at `nowMs`: its stored status, or `expired` for an open one past its expiry. */
-export const invitationState = (i: Invitation, nowMs: number): InvitationStatus | 'expired' =>
+/** What an invitation (of either kind) is at `nowMs`: its stored status, or `expired` for an open one past its expiry. */
+export const invitationState = (i: Pick<Invitation, 'status' | 'expiresAt'>, nowMs: number): InvitationStatus | 'expired' =>
   i.status === 'open' && Date.parse(i.expiresAt) <= nowMs ? 'expired' : i.status;

@@ -13,6 +13,7 @@ import type { ApplicationPasswordRepository, SessionRepository, UserRepository }
 import type { AuthLogRepository, LoginSettingsRepository } from './login-security.js';
 import type { DnsConnectionRepository } from './dns-connections.js';
 import type { InvitationRepository } from './invitations.js';
+import type { PlatformInvitationRepository } from './platform-invitations.js';
 import type { CreditLedgerRepository } from './credits.js';
 import type { PlatformStatisticsRepository } from './platform-statistics.js';
 import type { BillingRepository } from './billing.js';
@@ -45,6 +46,8 @@ export interface Store {
   readonly dnsConnections: DnsConnectionRepository;
   /** Invitations of dashboard users. */
   readonly invitations: InvitationRepository;
+  /** Operators' invitations to open a new client account. */
+  readonly platformInvitations: PlatformInvitationRepository;
   /** The credit ledger: every change of a balance. */
   readonly credits: CreditLedgerRepository;
   /** Figures across every tenant, for the platform's operators. */

@@ -15,5 +15,7 @@ export interface StoreTestSupport {
   backdateWebhookDelivery(id: number, attemptedAt: string): Promise<void>;
   /** Sets when an invitation expires. */
   setInvitationExpiry(id: number, expiresAt: string): Promise<void>;
+  /** Sets when a platform invitation expires. */
+  setPlatformInvitationExpiry(id: number, expiresAt: string): Promise<void>;
   close(): Promise<void>;
 }

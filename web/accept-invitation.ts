@@ -3,7 +3,7 @@
 // route POST /api/tern-auth/v1/accept-invitation does), sets the session cookie and says the user is signed in.
 import type { AppContext } from '../http/context.js';
 import type { Logger } from '../shared/log.js';
-import type { Invitation } from '../domain/invitation.js';
+import type { InvitationOffer } from '../domain/platform-invitation.js';
 import { secureCookies, sessionCookie } from '../http/dashboard/credentials.js';
 import { PASSWORD_LENGTH } from '../core/identity/index.js';
 import { html } from './html.js';
@@ -17,7 +17,7 @@ const CANNOT_USE_TITLE = 'This invitation cannot be used';
 
 interface FormState {
   token: string;
-  invitation: Invitation;
+  offer: InvitationOffer;
   name?: string;
   error?: PageError;
 }
@@ -27,10 +27,7 @@ function formPage(s: FormState): PageAnswer {
     kind: 'page',
     status: s.error?.status,
     title: ACCEPT_INVITATION_TITLE,
-    body: html`<p>
-        You are invited to Tern as <strong>${s.invitation.role}</strong>, with the email address <strong>${s.invitation.email}</strong>. Choose your name and password.
-      </p>
-      ${s.error ? html`<p class="error">${s.error.message}</p>` : undefined}
+    body: html`${whatIsOffered(s.offer)} ${s.error ? html`<p class="error">${s.error.message}</p>` : undefined}
       <form method="post" action="${ACCEPT_INVITATION_PATH}">
         <input type="hidden" name="token" value="${s.token}" />
         <label for="name">Your name</label>
@@ -43,12 +40,24 @@ function formPage(s: FormState): PageAnswer {
   };
 }
 
+/** Whom the link invites, to what. */
+function whatIsOffered(o: InvitationOffer) {
+  return o.kind === 'new_account'
+    ? html`<p>
+        You are invited to open the account <strong>${o.invitation.accountName}</strong> on Tern, as its owner, with the email address
+        <strong>${o.invitation.email}</strong>. Choose your name and password.
+      </p>`
+    : html`<p>
+        You are invited to Tern as <strong>${o.invitation.role}</strong>, with the email address <strong>${o.invitation.email}</strong>. Choose your name and password.
+      </p>`;
+}
+
 /** GET: the form, or why the link cannot be used (unknown, used, revoked, replaced, expired). */
 export async function showAcceptInvitation(ctx: AppContext, r: PageRequest): Promise<PageReply> {
   const token = r.query.token ?? '';
   const open = await ctx.core.invitations.open(token);
   if (!open.ok) return errorPage(CANNOT_USE_TITLE, pageErrorForIdentity(open.refusal));
-  return formPage({ token, invitation: open.value });
+  return formPage({ token, offer: open.value });
 }
 
 /** POST: the core's acceptance; the session cookie on success, the form again (filled in but the password) on a wrong field. */
@@ -67,5 +76,5 @@ export async function acceptInvitation(ctx: AppContext, r: PageRequest, log: Log
   if (accepted.refusal.kind !== 'invalid_field') return errorPage(CANNOT_USE_TITLE, pageErrorForIdentity(accepted.refusal));
   const open = await ctx.core.invitations.open(token);
   if (!open.ok) return errorPage(CANNOT_USE_TITLE, pageErrorForIdentity(open.refusal));
-  return formPage({ token, invitation: open.value, name, error: pageErrorForIdentity(accepted.refusal) });
+  return formPage({ token, offer: open.value, name, error: pageErrorForIdentity(accepted.refusal) });
 }

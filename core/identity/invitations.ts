@@ -1,11 +1,13 @@
 // Inviting dashboard users: an owner or admin offers a role on the account (or on one of its teams) to an
 // email; Tern mails a link carrying a random token (only its sha256 is kept) that works once, until it expires
 // (invitations.expiryDays), unless revoked or replaced by a newer invitation to the same email. Accepting it
-// creates the user with the password they choose and signs them in, as a login does.
+// creates the user with the password they choose and signs them in, as a login does. A platform invitation's
+// link (core/admin/invitations.ts) is accepted here too: it creates a new account and makes the user its owner.
 import { randomBytes } from 'node:crypto';
 import escapeHtml from 'escape-html';
 import { isAccountRole, type AccountRole, type AccountUser, type Session, type User } from '../../domain/user.js';
 import { invitationState, type Invitation, type InvitationStatus } from '../../domain/invitation.js';
+import type { InvitationOffer, PlatformInvitation } from '../../domain/platform-invitation.js';
 import type { Team } from '../../domain/team.js';
 import type { PageOf, PageRequest } from '../../store/paging.js';
 import type { Logger } from '../../shared/log.js';
@@ -114,40 +116,42 @@ export class Invitations {
     return granted({ ...revoked, state: invitationState(revoked, this.d.now()) });
   }
 
-  /** The open invitation a link's token stands for (the page shows whom it invites, as what). */
-  async open(token: string): Promise<Identified<Invitation>> {
-    const invitation = await this.d.store.invitations.findByTokenHash(hashToken(token));
-    const state = invitation && invitationState(invitation, this.d.now());
-    if (!invitation || (state !== 'open' && state !== 'expired')) return refused({ kind: 'invitation_invalid' });
-    return state === 'expired' ? refused({ kind: 'invitation_expired' }) : granted(invitation);
+  /** What an open link's token stands for, an account's invitation or the platform's (the page shows whom it invites, to what). */
+  async open(token: string): Promise<Identified<InvitationOffer>> {
+    const hash = hashToken(token);
+    const [toAccount, toPlatform] = await Promise.all([this.d.store.invitations.findByTokenHash(hash), this.d.store.platformInvitations.findByTokenHash(hash)]);
+    const offer: InvitationOffer | undefined = toAccount
+      ? { kind: 'account_user', invitation: toAccount }
+      : toPlatform && { kind: 'new_account', invitation: toPlatform };
+    const state = offer && invitationState(offer.invitation, this.d.now());
+    if (!offer || (state !== 'open' && state !== 'expired')) return refused({ kind: 'invitation_invalid' });
+    return state === 'expired' ? refused({ kind: 'invitation_expired' }) : granted(offer);
   }
 
-  /** Creates the invited user with the chosen name and password, closes the invitation, and starts a session. */
+  /**
+   * Creates the invited user with the chosen name and password (with its new account, for a platform
+   * invitation), closes the invitation, and starts a session.
+   */
   async accept(r: AcceptanceRequest, log: Logger): Promise<Identified<AcceptedInvitation>> {
     const found = await this.open(r.token);
     if (!found.ok) return found;
-    const invitation = found.value;
+    const offer = found.value;
     if (r.name.trim() === '') return invalidField('name', 'name must have 1 to 100 characters, not all spaces');
     const bad = nameProblem(r.name) ?? (passwordProblem(r.password) === undefined ? undefined : invalidField('password', passwordProblem(r.password)!));
     if (bad) return bad;
-    if (await this.d.store.users.findByEmail(invitation.email)) return refused({ kind: 'email_taken', field: 'email' });
+    if (await this.d.store.users.findByEmail(offer.invitation.email)) return refused({ kind: 'email_taken', field: 'email' });
     const at = isoAt(this.d.now());
-    const newUser = {
-      email: invitation.email,
-      name: r.name,
-      role: invitation.role,
-      teamId: invitation.teamId,
-      passwordHash: await hashPassword(r.password),
-      mustChangePassword: false,
-    };
-    const accepted = await this.d.store.invitations.accept(invitation.id, newUser, at);
-    if (accepted === 'closed') return refused({ kind: 'invitation_invalid' });
-    if (accepted === 'email_taken') return refused({ kind: 'email_taken', field: 'email' });
-    const { user } = accepted;
+    const passwordHash = await hashPassword(r.password);
+    const accepted =
+      offer.kind === 'account_user'
+        ? await this.joinAccount(offer.invitation, r.name, passwordHash, at)
+        : await this.openAccount(offer.invitation, r.name, passwordHash, at);
+    if (!accepted.ok) return accepted;
+    const { user, accountId } = accepted.value;
     const { token, session } = await this.sessions.start(user, r.client);
     // A sign-in like a login's: the auth log shows it.
     await this.d.store.authLog.record({
-      accountId: invitation.accountId,
+      accountId,
       userId: user.id,
       email: clip(user.email, 254),
       address: clip(r.client.address, 64),
@@ -155,8 +159,25 @@ export class Invitations {
       result: 'success',
       at,
     });
-    log.info({ invitation: invitation.id, user: user.id, session: session.id }, 'invitation accepted');
+    log.info({ invitation: offer.invitation.id, kind: offer.kind, account: accountId, user: user.id, session: session.id }, 'invitation accepted');
     return granted({ user, token, session, nonce: this.nonces.nonceFor(session) });
+  }
+
+  /** An account's invitation: the user joins the account (or its team) with the invited role. */
+  private async joinAccount(i: Invitation, name: string, passwordHash: string, at: string): Promise<Identified<{ user: User; accountId: number }>> {
+    const newUser = { email: i.email, name, role: i.role, teamId: i.teamId, passwordHash, mustChangePassword: false };
+    const accepted = await this.d.store.invitations.accept(i.id, newUser, at);
+    if (typeof accepted === 'string') return acceptanceRefused(accepted);
+    return granted({ user: accepted.user, accountId: i.accountId });
+  }
+
+  /** A platform invitation: a new account with the configured plan, region and rate, the user its owner. */
+  private async openAccount(i: PlatformInvitation, name: string, passwordHash: string, at: string): Promise<Identified<{ user: User; accountId: number }>> {
+    const a = this.d.config.accounts;
+    const account = { planType: a.defaultPlan, backendRegion: a.defaultRegion, limitPerSecond: a.defaultLimitPerSecond };
+    const accepted = await this.d.store.platformInvitations.accept(i.id, account, { name, passwordHash }, at);
+    if (typeof accepted === 'string') return acceptanceRefused(accepted);
+    return granted({ user: accepted.user, accountId: accepted.account.id });
   }
 
   /** The caller's account and confinement; only owners and admins manage invitations. */
@@ -189,6 +210,10 @@ export class Invitations {
     return granted({ account, team });
   }
 }
+
+/** An acceptance the store could not make: the invitation closed meanwhile, or the email became a user's. */
+const acceptanceRefused = (why: 'closed' | 'email_taken'): Identified<never> =>
+  refused(why === 'closed' ? { kind: 'invitation_invalid' } : { kind: 'email_taken', field: 'email' });
 
 interface InvitationContent {
   inviter: User;

@@ -23,6 +23,7 @@ import { adminAuditLogRoutes } from './admin-audit-log-routes.js';
 import { adminDomainRoutes } from './admin-domain-routes.js';
 import { adminLogRoutes } from './admin-log-routes.js';
 import { adminSuppressionRoutes } from './admin-suppression-routes.js';
+import { adminInvitationRoutes } from './admin-invitation-routes.js';
 
 /** What GET /api says of the site. */
 export const SITE: Site = { name: 'Tern', description: 'The dashboard REST interface of Tern, a mail transfer agent' };
@@ -47,6 +48,7 @@ export const dashboardRoutes: ReadonlyArray<DashboardRoute<DashboardCaller>> = [
   ...adminDomainRoutes,
   ...adminLogRoutes,
   ...adminSuppressionRoutes,
+  ...adminInvitationRoutes,
 ];
 
 export const productDashboard = (): Dashboard => createDashboard({ auth: dashboardAuthentication, routes: dashboardRoutes, site: SITE });

@@ -732,6 +732,32 @@ CREATE INDEX suppressions_by_time ON suppressions(created_at);
 `,
   },
   {
+    version: 22,
+    name: 'platform invitations',
+    // An operator's invitation to open a new client account: its own table, not invitations' (an account
+    // invitation's account, team and role are NOT NULL and scope every query of it; see docs/decisions.md,
+    // "Platform invitations (issue 12)"). One open invitation per email; accepting records the account and owner
+    // it created. PostgreSQL: the unique index on lower(email).
+    sql: `
+CREATE TABLE platform_invitations (
+  id INTEGER PRIMARY KEY,
+  email TEXT NOT NULL CHECK (length(email) BETWEEN 3 AND 254),
+  account_name TEXT NOT NULL CHECK (length(account_name) BETWEEN 1 AND 100),
+  credits INTEGER NOT NULL CHECK (credits >= 0),
+  token_hash TEXT NOT NULL UNIQUE CHECK (length(token_hash) = 64),
+  status TEXT NOT NULL DEFAULT 'open' CHECK (status IN ('open', 'accepted', 'revoked', 'replaced')),
+  invited_by INTEGER REFERENCES users(id) ON DELETE SET NULL,
+  message_id TEXT,
+  account_id INTEGER REFERENCES teams(id),
+  user_id INTEGER REFERENCES users(id) ON DELETE SET NULL,
+  created_at TEXT NOT NULL,
+  expires_at TEXT NOT NULL,
+  closed_at TEXT
+);
+CREATE UNIQUE INDEX platform_invitations_open ON platform_invitations(email COLLATE NOCASE) WHERE status = 'open';
+`,
+  },
+  {
     version: 23,
     name: 'billing info and invoices',
     // An account's billing info is one JSON document (read and written whole). An invoice's number comes from

@@ -18,6 +18,7 @@ import { ApplicationPasswordStore } from './application-passwords.js';
 import { AuthLogStore, LoginSettingsStore } from './login-security.js';
 import { DnsConnectionStore } from './dns-connections.js';
 import { InvitationStore } from './invitations.js';
+import { PlatformInvitationStore } from './platform-invitations.js';
 import { CreditLedgerStore } from './credits.js';
 import { PlatformStatisticsStore } from './platform-statistics.js';
 import { BillingStore } from './billing.js';
@@ -57,6 +58,7 @@ export async function openSqliteStore(dataDir: string): Promise<Store> {
     loginSettings: new LoginSettingsStore(sql),
     dnsConnections: new DnsConnectionStore(sql),
     invitations: new InvitationStore(sql),
+    platformInvitations: new PlatformInvitationStore(sql),
     credits: new CreditLedgerStore(sql),
     platformStatistics: new PlatformStatisticsStore(sql),
     billing: new BillingStore(sql),

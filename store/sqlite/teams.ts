@@ -143,19 +143,24 @@ export class TeamStore implements TeamRepository {
   async createAccount(a: NewAccount): Promise<Team> {
     const now = nowIso();
     return this.sql.tx(async (q) => {
-      const row = await q.get(`INSERT INTO teams (${COLUMNS}) VALUES (NULL, ?, ?, 0, ?, ?, ?, ?) RETURNING *`, [
-        a.name,
-        a.planType,
-        a.limitPerSecond,
-        a.backendRegion,
-        now,
-        now,
-      ]);
-      const team = decodeTeam(row!);
+      const team = await TeamStore.insertAccount(q, a, now);
       if (a.credits === 0) return team;
       await applyEntry(q, { poolId: team.id, kind: 'grant', amount: a.credits, actor: CLI, reference: null, reason: 'first credits of the account' }, now);
       return { ...team, creditBalance: a.credits };
     });
+  }
+
+  /** An account with no credits yet, inside the caller's transaction (an accepted platform invitation's). */
+  static async insertAccount(q: Queryable, a: Omit<NewAccount, 'credits'>, at: string): Promise<Team> {
+    const row = await q.get(`INSERT INTO teams (${COLUMNS}) VALUES (NULL, ?, ?, 0, ?, ?, ?, ?) RETURNING *`, [
+      a.name,
+      a.planType,
+      a.limitPerSecond,
+      a.backendRegion,
+      at,
+      at,
+    ]);
+    return decodeTeam(row!);
   }
 
   /**

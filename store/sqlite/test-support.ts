@@ -30,6 +30,9 @@ export async function openTestSupport(dataDir: string): Promise<StoreTestSupport
     async setInvitationExpiry(id, expiresAt) {
       await sql.run('UPDATE invitations SET expires_at = ? WHERE id = ?', [expiresAt, id]);
     },
+    async setPlatformInvitationExpiry(id, expiresAt) {
+      await sql.run('UPDATE platform_invitations SET expires_at = ? WHERE id = ?', [expiresAt, id]);
+    },
     close: () => sql.close(),
   };
 }
