@@ -25,6 +25,8 @@ export interface PaymentProvider {
   intent(intentId: string): Promise<{ outcome: IntentOutcome; customerId: string | null } | undefined>;
   charge(c: ChargeRequest): Promise<IntentOutcome>;
   card(paymentMethodId: string): Promise<SavedCard>;
+  /** Makes a saved card the customer's default for later charges (after a card saved through authentication). */
+  makeDefault(customerId: string, paymentMethodId: string): Promise<void>;
   detach(paymentMethodId: string): Promise<void>;
   /** The event of a webhook whose signature holds, or undefined when it does not. */
   webhookEvent(rawBody: Buffer, signature: string): PaymentEvent | undefined;

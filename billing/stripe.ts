@@ -30,6 +30,10 @@ function stateOf(status: Intent['status']): PaymentState {
   }
 }
 
+/** An off-session charge the bank wants the customer to authenticate: Stripe leaves it requiring a payment method. */
+const needsAuthentication = (intent: Intent): boolean =>
+  intent.status === 'requires_payment_method' && 'last_payment_error' in intent && intent.last_payment_error?.code === 'authentication_required';
+
 const idOf = (value: string | { id: string } | null): string | null => (value === null ? null : typeof value === 'string' ? value : value.id);
 
 function cardOf(pm: Stripe.PaymentMethod): SavedCard {
@@ -83,9 +87,7 @@ export class StripeProvider implements PaymentProvider {
         automatic_payment_methods: { enabled: true, allow_redirects: 'never' },
       });
       const outcome = await this.outcomeOf(intent);
-      if (outcome.state === 'succeeded' && outcome.card) {
-        await this.stripe.customers.update(customerId, { invoice_settings: { default_payment_method: outcome.card.paymentMethodId } });
-      }
+      if (outcome.state === 'succeeded' && outcome.card) await this.makeDefault(customerId, outcome.card.paymentMethodId);
       return outcome;
     } catch (err) {
       return this.refusedIntent(err, 'seti');
@@ -127,6 +129,10 @@ export class StripeProvider implements PaymentProvider {
     return cardOf(await this.stripe.paymentMethods.retrieve(paymentMethodId));
   }
 
+  async makeDefault(customerId: string, paymentMethodId: string): Promise<void> {
+    await this.stripe.customers.update(customerId, { invoice_settings: { default_payment_method: paymentMethodId } });
+  }
+
   async detach(paymentMethodId: string): Promise<void> {
     await this.stripe.paymentMethods.detach(paymentMethodId);
   }
@@ -147,13 +153,13 @@ export class StripeProvider implements PaymentProvider {
   }
 
   private async outcomeOf(intent: Intent): Promise<IntentOutcome> {
-    const state = stateOf(intent.status);
+    const state = needsAuthentication(intent) ? 'requires_action' : stateOf(intent.status);
     const paymentMethod = idOf(intent.payment_method);
     return {
       intentId: intent.id,
       state,
       clientSecret: state === 'requires_action' ? intent.client_secret : null,
-      nextAction: state === 'requires_action' ? (intent.next_action?.type ?? 'use_stripe_sdk') : null,
+      nextAction: state === 'requires_action' ? (needsAuthentication(intent) ? 'confirm_card_payment' : (intent.next_action?.type ?? 'use_stripe_sdk')) : null,
       failureReason: state === 'failed' ? failureOf(intent) : null,
       card: paymentMethod ? await this.card(paymentMethod) : null,
     };

@@ -53,7 +53,7 @@ export class CardPayments {
     const accountId = accountIdOf(account);
     const customerId = await this.customerOf(this.provider, accountId, account.name, ownerEmail);
     const outcome = await this.provider.saveCard(customerId, confirmationToken);
-    if (outcome.state === 'succeeded' && outcome.card) await this.d.store.payments.setCard(accountId, outcome.card);
+    if (outcome.state === 'succeeded' && outcome.card) await this.replaceCard(this.provider, accountId, outcome.card);
     log.info({ account: accountId, intent: outcome.intentId, state: outcome.state }, 'card saved');
     return outcome.state === 'failed' ? refuse({ kind: 'payment_failed', reason: outcome.failureReason ?? 'The card was declined.' }) : done(outcome);
   }
@@ -68,7 +68,16 @@ export class CardPayments {
     const customer = await this.d.store.payments.customer(accountId);
     const found = customer ? await this.provider.intent(intentId) : undefined;
     if (!found || found.customerId !== customer!.customerId) return notFound('payment', 'Payment not found', 'intent_id');
-    if (found.outcome.state === 'succeeded' && intentId.startsWith('seti_') && found.outcome.card) await this.d.store.payments.setCard(accountId, found.outcome.card);
+    // A card saved after the browser's authentication: it becomes the default and replaces the saved one.
+    if (
+      found.outcome.state === 'succeeded' &&
+      intentId.startsWith('seti_') &&
+      found.outcome.card &&
+      found.outcome.card.paymentMethodId !== customer!.card?.paymentMethodId
+    ) {
+      await this.provider.makeDefault(customer!.customerId, found.outcome.card.paymentMethodId);
+      await this.replaceCard(this.provider, accountId, found.outcome.card);
+    }
     return done(found.outcome);
   }
 
@@ -129,6 +138,7 @@ export class CardPayments {
   /** A payment succeeded: its credits (once, whatever repeats the news), its invoice (once), its state. */
   private async succeeded(payment: Payment, log: Logger): Promise<void> {
     const reference = payment.intentId!;
+    const paidAt = new Date().toISOString();
     const entry = await this.d.store.credits.post({
       poolId: payment.accountId,
       kind: 'purchase',
@@ -137,15 +147,19 @@ export class CardPayments {
       reference,
       reason: 'card payment',
     });
-    await this.billing.issue(payment.accountId, {
-      reference,
-      credits: payment.credits,
-      amountMinor: payment.amountMinor,
-      currency: payment.currency,
-      paidAt: payment.updatedAt,
-    });
+    // The account is gone: an error, so the webhook answers 500 and Stripe delivers it again while someone looks.
+    if (entry === 'no_pool' || entry === 'insufficient_balance')
+      throw new Error(`payment ${payment.id}: its account ${payment.accountId} cannot take the credits (${entry})`);
+    await this.billing.issue(payment.accountId, { reference, credits: payment.credits, amountMinor: payment.amountMinor, currency: payment.currency, paidAt });
     await this.d.store.payments.update(payment.id, { intentId: reference, state: 'succeeded', failureReason: null });
     if (entry !== 'already_recorded') log.info({ account: payment.accountId, payment: payment.id, credits: payment.credits }, 'payment granted credits');
+  }
+
+  /** The new card is the saved one; the previous one is detached at the provider (a customer keeps one card). */
+  private async replaceCard(provider: PaymentProvider, accountId: number, card: SavedCard): Promise<void> {
+    const previous = (await this.d.store.payments.customer(accountId))?.card;
+    await this.d.store.payments.setCard(accountId, card);
+    if (previous && previous.paymentMethodId !== card.paymentMethodId) await provider.detach(previous.paymentMethodId);
   }
 
   private async customerOf(provider: PaymentProvider, accountId: number, name: string, email: string): Promise<string> {

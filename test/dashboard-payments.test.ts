@@ -126,15 +126,28 @@ t.test('a declined card and one that needs authentication answer clearly and gra
   t.equal(needsAuth.status, 202, needsAuth.text);
   t.match(needsAuth.body, { status: 'requires_action', next_action: 'confirm_card_payment', client_secret: /^pi_secret_/ });
   await balanced(t, auth.id, 0);
-  const failedEvent = await deliver('payment_intent.payment_failed', (needsAuth.body as { intent_id: string }).intent_id);
+  const authIntent = (needsAuth.body as { intent_id: string }).intent_id;
+  t.match(
+    (await h.request('POST', VERIFY, { ...withSession(auth.owner), body: { intent_id: authIntent } })).body,
+    { status: 'requires_action', next_action: 'confirm_card_payment' },
+    'verify answers as the charge did',
+  );
+  const failedEvent = await deliver('payment_intent.payment_failed', authIntent);
   t.equal(failedEvent.status, 200);
   await balanced(t, auth.id, 0);
 
   const threeDs = await ownerOn(h);
   const pending = await h.request('POST', SAVE, { ...withSession(threeDs.owner), body: { confirmation_token: TOKENS.threeDs } });
   t.match(pending.body, { status: 'requires_action', next_action: 'use_stripe_sdk', client_secret: /^seti_secret_/ });
-  const state = await h.request('POST', VERIFY, { ...withSession(threeDs.owner), body: { intent_id: (pending.body as { intent_id: string }).intent_id } });
+  const setupId = (pending.body as { intent_id: string }).intent_id;
+  const state = await h.request('POST', VERIFY, { ...withSession(threeDs.owner), body: { intent_id: setupId } });
   t.match(state.body, { status: 'requires_action' });
+  t.match((await h.request('GET', BILLING, withSession(threeDs.owner))).body, { card: null }, 'not saved before the authentication');
+  stripe.authenticate(setupId);
+  t.match((await h.request('POST', VERIFY, { ...withSession(threeDs.owner), body: { intent_id: setupId } })).body, { status: 'succeeded', card: { last4: '3220' } });
+  t.match((await h.request('GET', BILLING, withSession(threeDs.owner))).body, { card: { last4: '3220' } }, 'saved once authenticated');
+  const { customerId } = (await h.rt.store.payments.customer(threeDs.id))!;
+  t.match(stripe.customer(customerId), { invoice_settings: { default_payment_method: 'pm_card_3ds' } }, 'and the default at Stripe');
 });
 
 t.test('a webhook with a bad signature is refused and changes nothing', async (t) => {
@@ -158,6 +171,10 @@ t.test('the card is removed; charging without one, another account’s intent an
   const theirs = await h.request('POST', CHARGE, { ...withSession(other.owner), body: { credits: 1000 } });
   const peek = await h.request('POST', VERIFY, { ...withSession(owner), body: { intent_id: (theirs.body as { intent_id: string }).intent_id } });
   t.equal(peek.status, 404, 'another account’s intent');
+  const detachesBefore = stripe.requests.filter((r) => r.path.endsWith('/detach')).length;
+  await h.request('POST', SAVE, { ...withSession(owner), body: { confirmation_token: TOKENS.authLater } });
+  t.equal(stripe.requests.filter((r) => r.path === '/v1/payment_methods/pm_card_visa/detach').length, detachesBefore + 1, 'a new card detaches the one it replaces');
+  t.match((await h.request('GET', BILLING, withSession(owner))).body, { card: { last4: '3155' } });
   const removed = await h.request('POST', DELETE, withSession(owner));
   t.same(removed.body, { deleted: true });
   t.ok(

@@ -41,6 +41,10 @@ export interface StripeDouble {
   requests: Array<{ method: string; path: string }>;
   /** PaymentIntents made, by id (the real ones a webhook would announce). */
   paymentIntents: Map<string, StripeObject>;
+  /** The customer authenticated a SetupIntent in the browser: it succeeds. */
+  authenticate(setupIntentId: string): void;
+  /** A customer as Stripe holds it (its default payment method). */
+  customer(id: string): StripeObject | undefined;
   close(): Promise<void>;
 }
 
@@ -189,6 +193,8 @@ export async function startStripeDouble(): Promise<StripeDouble> {
     url: `http://127.0.0.1:${port}`,
     requests,
     paymentIntents: state.paymentIntents,
+    authenticate: (id) => Object.assign(state.objects.get(id)!, { status: 'succeeded', next_action: null }),
+    customer: (id) => state.objects.get(id),
     close: () => new Promise((resolve) => server.close(() => resolve())),
   };
 }
