@@ -145,6 +145,7 @@ interface Kind {
 function kinds(tenants: readonly number[]): Kind[] {
   const tenant = (i: number) => tenants[(i * 7919) % tenants.length]!;
   const busy = (i: number) => tenants[i % 20]!;
+  const day = (i: number) => new Date(Date.now() - (1 + (i % (DAYS - 1))) * 86_400_000).toISOString().slice(0, 10);
   return [
     { name: 'stats (30 days)', path: () => '/admin/stats' },
     { name: 'tenants (first page)', path: () => '/admin/tenants' },
@@ -160,6 +161,16 @@ function kinds(tenants: readonly number[]): Kind[] {
     { name: 'credits?account_id=<id>', path: (i) => `/admin/credits?account_id=${tenant(i)}` },
     { name: 'credits/summary', path: () => '/admin/credits/summary' },
     { name: 'audit-log', path: () => '/admin/audit-log' },
+    { name: 'logs (first page)', path: () => '/admin/logs' },
+    { name: 'logs?status=bounced', path: () => '/admin/logs?status=bounced' },
+    { name: 'logs?tenant_id=<id>', path: (i) => `/admin/logs?tenant_id=${busy(i)}` },
+    { name: 'logs?search=<subject word>', path: (i) => `/admin/logs?search=${WORDS[i % WORDS.length]}` },
+    { name: 'logs?from=<day>&to=<day>', path: (i) => `/admin/logs?from=${day(i)}&to=${day(i)}` },
+    { name: 'logs/{log_id}', path: (i) => `/admin/logs/${1 + ((i * 4999) % messageCount)}` },
+    { name: 'domains (first page)', path: () => '/admin/domains' },
+    { name: 'domains/sending-stats', path: () => '/admin/domains/sending-stats' },
+    { name: 'suppressions (first page)', path: () => '/admin/suppressions' },
+    { name: 'invitations (first page)', path: () => '/admin/invitations' },
   ];
 }
 
