@@ -4,6 +4,7 @@
 // goes through the account invitations' acceptance (core/identity/invitations.ts), which creates the account.
 import { randomBytes } from 'node:crypto';
 import escapeHtml from 'escape-html';
+import { invitationMail } from '../identity/invitation-mail.js';
 import { invitationState, type InvitationStatus } from '../../domain/invitation.js';
 import type { PlatformInvitation } from '../../domain/platform-invitation.js';
 import type { Operator } from '../../domain/user.js';
@@ -133,30 +134,14 @@ interface InvitationContent {
 
 /** The invitation mail: the account offered, its first credits, the link and when it expires. */
 function invitationMessage(c: InvitationContent): SystemMessage {
-  const until = `${c.expiresAt.slice(0, 16).replace('T', ' ')} UTC`;
   const starts = c.credits > 0 ? `It starts with ${c.credits} credits.` : '';
   const e = escapeHtml;
-  return {
+  return invitationMail({
     to: c.to,
     subject: `Your Tern account ${c.accountName} is ready to open`,
-    text: [
-      'Hello,',
-      '',
-      `You are invited to open the account ${c.accountName} on Tern, as its owner. ${starts}`.trimEnd(),
-      'Accept the invitation and choose your password here:',
-      '',
-      c.link,
-      '',
-      `The link works once, until ${until}.`,
-      '',
-    ].join('\n'),
-    html: [
-      '<!doctype html><html><body>',
-      '<p>Hello,</p>',
-      `<p>You are invited to open the account <b>${e(c.accountName)}</b> on Tern, as its owner. ${e(starts)}</p>`,
-      `<p><a href="${e(c.link)}">Accept the invitation and choose your password</a></p>`,
-      `<p>The link works once, until ${e(until)}.</p>`,
-      '</body></html>',
-    ].join('\n'),
-  };
+    offerText: `You are invited to open the account ${c.accountName} on Tern, as its owner. ${starts}`.trimEnd(),
+    offerHtml: `You are invited to open the account <b>${e(c.accountName)}</b> on Tern, as its owner. ${e(starts)}`,
+    link: c.link,
+    expiresAt: c.expiresAt,
+  });
 }

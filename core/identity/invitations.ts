@@ -5,6 +5,7 @@
 // link (core/admin/invitations.ts) is accepted here too: it creates a new account and makes the user its owner.
 import { randomBytes } from 'node:crypto';
 import escapeHtml from 'escape-html';
+import { invitationMail } from './invitation-mail.js';
 import { isAccountRole, type AccountRole, type AccountUser, type Session, type User } from '../../domain/user.js';
 import { invitationState, type Invitation, type InvitationStatus } from '../../domain/invitation.js';
 import type { InvitationOffer, PlatformInvitation } from '../../domain/platform-invitation.js';
@@ -229,29 +230,13 @@ interface InvitationContent {
 function invitationMessage(c: InvitationContent): SystemMessage {
   const by = c.inviter.name ? `${c.inviter.name} (${c.inviter.email})` : c.inviter.email;
   const where = c.team.id === c.account.id ? c.account.name : `${c.team.name} (a team of ${c.account.name})`;
-  const until = `${c.expiresAt.slice(0, 16).replace('T', ' ')} UTC`;
   const e = escapeHtml;
-  return {
+  return invitationMail({
     to: c.to,
     subject: `You are invited to ${c.account.name} on Tern`,
-    text: [
-      'Hello,',
-      '',
-      `${by} invited you to ${where} on Tern, as ${c.role}.`,
-      'Accept the invitation and choose your password here:',
-      '',
-      c.link,
-      '',
-      `The link works once, until ${until}.`,
-      '',
-    ].join('\n'),
-    html: [
-      '<!doctype html><html><body>',
-      '<p>Hello,</p>',
-      `<p>${e(by)} invited you to <b>${e(where)}</b> on Tern, as ${e(c.role)}.</p>`,
-      `<p><a href="${e(c.link)}">Accept the invitation and choose your password</a></p>`,
-      `<p>The link works once, until ${e(until)}.</p>`,
-      '</body></html>',
-    ].join('\n'),
-  };
+    offerText: `${by} invited you to ${where} on Tern, as ${c.role}.`,
+    offerHtml: `${e(by)} invited you to <b>${e(where)}</b> on Tern, as ${e(c.role)}.`,
+    link: c.link,
+    expiresAt: c.expiresAt,
+  });
 }
