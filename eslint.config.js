@@ -83,5 +83,10 @@ export default defineConfig(
     files: ['**/*.js', '**/*.mjs'],
     ...tseslint.configs.disableTypeChecked,
   },
+  {
+    // The dashboard's own script runs in the browser, beside uPlot's (a global of its own file).
+    files: ['web/static/**/*.js'],
+    languageOptions: { globals: { ...globals.browser, uPlot: 'readonly' } },
+  },
   prettier,
 );

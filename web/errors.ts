@@ -1,8 +1,10 @@
 // The web pages' errors: one table of the codes a page answers with and their status, the error a page throws
-// (PageError), and how an identity refusal of the core reads on a page (worded as the dashboard words it, so
-// the two interfaces say the same thing for the same refusal).
+// (PageError), and how a refusal of the core (identity or management) reads on a page: worded as the dashboard
+// words it, so the two interfaces say the same thing for the same refusal.
 import type { IdentityRefusal } from '../core/identity/index.js';
+import type { ManagementRefusal } from '../core/management-refusals.js';
 import { dashboardErrorForIdentity } from '../http/dashboard/identity-errors.js';
+import { dashboardErrorFor } from '../http/dashboard/refusal-errors.js';
 
 /** Every code a page answers with, and its HTTP status. */
 export const WEB_ERRORS = {
@@ -16,6 +18,10 @@ export const WEB_ERRORS = {
   invalid_csrf_token: 403,
   /** A form posted from another site (its Origin is not this site). */
   cross_site_form: 403,
+  /** The user's role does not allow what was asked (a viewer's forged write). */
+  forbidden: 403,
+  /** No such page, or a thing of another account (answered as missing, never as forbidden). */
+  not_found: 404,
   payload_too_large: 413,
   unsupported_media_type: 415,
   /** Too many failed sign-ins: Retry-After says when to try again. */
@@ -48,4 +54,23 @@ export const pageError = (code: WebErrorCode, message: string): PageError => new
 export function pageErrorForIdentity(refusal: IdentityRefusal): PageError {
   const e = dashboardErrorForIdentity(refusal);
   return new PageError('refused', refusal.kind === 'invalid_field' ? refusal.message : e.message, e.status, e.headers);
+}
+
+/** A field's own words for an invalid field; the dashboard's message otherwise. */
+function managementMessage(refusal: ManagementRefusal, fallback: string): string {
+  if (refusal.kind === 'invalid_field' || refusal.kind === 'invalid_domain' || refusal.kind === 'invalid_url' || refusal.kind === 'not_found') return refusal.message;
+  return fallback;
+}
+
+/** A management refusal as a page says it: the dashboard's status (404 for another account's thing), its message. */
+export function pageErrorFor(refusal: ManagementRefusal): PageError {
+  const e = dashboardErrorFor(refusal);
+  const code: WebErrorCode = e.status === 404 ? 'not_found' : e.status === 403 ? 'forbidden' : 'refused';
+  return new PageError(code, managementMessage(refusal, e.message), e.status, e.headers);
+}
+
+/** The value of a core result, or the refusal thrown as a page error (the runner shows it). */
+export function valueOrPageError<T>(result: { ok: true; value: T } | { ok: false; refusal: ManagementRefusal }): T {
+  if (!result.ok) throw pageErrorFor(result.refusal);
+  return result.value;
 }

@@ -1,11 +1,13 @@
-// What a page answers and how it is written: a page in the shared layout or a redirect, each with the headers
-// every page carries (a strict Content-Security-Policy, never framed, never cached, no referrer leaving the
-// site), and any failure turned into an error page (a PageError as it says; a transient one 503; anything
-// else 500, logged with its stack, shown without internals).
-import type { ServerResponse } from 'node:http';
+// What a page answers and how it is written: a page (plain, or in the dashboard's frame for a signed-in user) or
+// a redirect, each with the headers every page carries (a strict Content-Security-Policy, never framed, never
+// cached, no referrer leaving the site), compressed when the browser accepts it; and any failure turned into an
+// error page (a PageError as it says; a transient one 503; anything else 500, logged, shown without internals).
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from '../shared/log.js';
 import { isTransientFailure } from '../shared/transient.js';
-import { html, layout, STYLE_SOURCE, type Html } from './html.js';
+import { html, type Html } from './html.js';
+import { appDocument, plainDocument, type AppFrame } from './layout.js';
+import { compressed, encodingFor } from './compression.js';
 import { PageError } from './errors.js';
 
 export interface PageAnswer {
@@ -19,6 +21,8 @@ export interface PageAnswer {
    * the form too, so the application's success and reject URLs are named here.
    */
   formTargets?: ReadonlyArray<URL | undefined>;
+  /** Set for a signed-in page (by the page runner): the bar, the sections and the team switcher around it. */
+  frame?: AppFrame;
 }
 
 export interface RedirectAnswer {
@@ -26,14 +30,43 @@ export interface RedirectAnswer {
   /** An absolute URL or a path of this site, already checked and serialized (ASCII). */
   location: string;
   headers?: Record<string, string>;
+  /** 303 after a form (the browser then GETs the location), 302 otherwise. */
+  status?: 302 | 303;
 }
 
-export type PageReply = PageAnswer | RedirectAnswer;
+/** Bytes sent as they are (a CSV export, a PDF), with their own type and headers; never framed. */
+export interface FileAnswer {
+  kind: 'file';
+  contentType: string;
+  body: Buffer | NodeJS.ReadableStream;
+  headers?: Record<string, string>;
+}
 
-/** Only the layout's stylesheet, forms only to this site (and the given targets), no frames, no base, no scripts. */
-export function contentSecurityPolicy(formTargets: ReadonlyArray<URL | undefined> = []): string {
+/** A piece of a page, answered to an htmx request (it replaces part of the page the user is on). */
+export interface FragmentAnswer {
+  kind: 'fragment';
+  status?: number;
+  body: Html;
+}
+
+export type PageReply = PageAnswer | RedirectAnswer | FileAnswer | FragmentAnswer;
+
+/**
+ * Styles and images only from this site (the hashed assets), plus https images (a team's icon may be elsewhere);
+ * scripts (and their fetches) only on a signed-in page, only from this site; forms only to this site (and the
+ * given targets); no frames, no base. A page before signing in runs no script at all.
+ */
+export function contentSecurityPolicy(formTargets: ReadonlyArray<URL | undefined> = [], scripts = false): string {
   const origins = [...new Set(formTargets.flatMap((u) => (u ? [u.origin] : [])))];
-  return ["default-src 'none'", `style-src ${STYLE_SOURCE}`, ["form-action 'self'", ...origins].join(' '), "frame-ancestors 'none'", "base-uri 'none'"].join('; ');
+  return [
+    "default-src 'none'",
+    ...(scripts ? ["script-src 'self'", "connect-src 'self'"] : []),
+    "style-src 'self'",
+    "img-src 'self' data: https:",
+    ["form-action 'self'", ...origins].join(' '),
+    "frame-ancestors 'none'",
+    "base-uri 'none'",
+  ].join('; ');
 }
 
 /** Headers every answer of a page carries. */
@@ -45,21 +78,43 @@ const COMMON_HEADERS = {
   'Referrer-Policy': 'same-origin',
 } as const;
 
-export function writeReply(res: ServerResponse, reply: PageReply): void {
-  if (reply.kind === 'redirect') {
-    res.writeHead(302, { ...COMMON_HEADERS, 'Content-Security-Policy': contentSecurityPolicy(), ...reply.headers, Location: reply.location });
-    res.end();
-    return;
-  }
-  const text = layout(reply.title, reply.body).text;
-  res.writeHead(reply.status ?? 200, {
+function writeHtml(req: IncomingMessage, res: ServerResponse, status: number, text: string, headers: Record<string, string>): void {
+  const encoding = encodingFor(req);
+  const body = compressed(text, encoding);
+  res.writeHead(status, {
     ...COMMON_HEADERS,
-    'Content-Security-Policy': contentSecurityPolicy(reply.formTargets),
     'Content-Type': 'text/html; charset=utf-8',
-    'Content-Length': Buffer.byteLength(text),
-    ...reply.headers,
+    'Content-Length': body.length,
+    Vary: 'Accept-Encoding',
+    ...(encoding === 'identity' ? {} : { 'Content-Encoding': encoding }),
+    ...headers,
   });
-  res.end(text);
+  res.end(body);
+}
+
+export function writeReply(req: IncomingMessage, res: ServerResponse, reply: PageReply): void {
+  switch (reply.kind) {
+    case 'redirect':
+      res.writeHead(reply.status ?? 302, { ...COMMON_HEADERS, 'Content-Security-Policy': contentSecurityPolicy(), ...reply.headers, Location: reply.location });
+      res.end();
+      return;
+    case 'file': {
+      res.writeHead(200, { ...COMMON_HEADERS, 'Content-Security-Policy': contentSecurityPolicy(), 'Content-Type': reply.contentType, ...reply.headers });
+      if (Buffer.isBuffer(reply.body)) res.end(reply.body);
+      else reply.body.pipe(res);
+      return;
+    }
+    case 'fragment':
+      writeHtml(req, res, reply.status ?? 200, reply.body.text, { 'Content-Security-Policy': contentSecurityPolicy() });
+      return;
+    case 'page': {
+      const text = reply.frame ? appDocument(reply.title, reply.body, reply.frame).text : plainDocument(reply.title, reply.body).text;
+      writeHtml(req, res, reply.status ?? 200, text, {
+        'Content-Security-Policy': contentSecurityPolicy(reply.formTargets, reply.frame !== undefined),
+        ...reply.headers,
+      });
+    }
+  }
 }
 
 /** The error page of a refusal. */

@@ -21,11 +21,17 @@ export interface PageRequest {
   readonly query: Readonly<Record<string, string>>;
   readonly address: string;
   readonly userAgent: string;
+  /** The path's variables (`/domains/:domain_hash`). */
+  readonly params: Readonly<Record<string, string>>;
+  /** True for a request htmx sends (HX-Request): it takes a fragment of a page, not a page. */
+  readonly fromHtmx: boolean;
 }
 
-export function pageRequestOf(req: IncomingMessage): PageRequest {
+export function pageRequestOf(req: IncomingMessage, params: Readonly<Record<string, string>> = {}): PageRequest {
   return {
     req,
+    params,
+    fromHtmx: headerOf(req, 'hx-request') === 'true',
     origin: originOf(req),
     url: req.url ?? '/',
     query: queryOf(req),

@@ -33,8 +33,9 @@ export function localRedirect(value: string | undefined, origin: string): string
 /** The path that signs in and comes back to `path`. */
 export const signInUrl = (path: string): string => `${SIGN_IN_PATH}?${new URLSearchParams({ redirect_to: path }).toString()}`;
 
-function signInForm(redirectTo: string | undefined, email = '', error?: PageError): Html {
-  return html`${error ? html`<p class="error">${error.message}</p>` : undefined}
+function signInForm(redirectTo: string | undefined, email = '', error?: PageError, loggedOut = false): Html {
+  return html`${error ? html`<p class="error" role="alert">${error.message}</p>` : undefined}
+    ${loggedOut && !error ? html`<p class="notice" role="status">You are logged out.</p>` : undefined}
     <form method="post" action="${SIGN_IN_PATH}">
       <label for="email">Email address</label>
       <input type="email" id="email" name="email" value="${email}" autocomplete="username" required autofocus />
@@ -42,20 +43,21 @@ function signInForm(redirectTo: string | undefined, email = '', error?: PageErro
       <input type="password" id="password" name="password" autocomplete="current-password" required />
       ${redirectTo === undefined ? undefined : html`<input type="hidden" name="redirect_to" value="${redirectTo}" />`}
       <button type="submit" class="primary" id="sign-in">Sign in</button>
-    </form>`;
+    </form>
+    <p><a href="/forgot-password">Forgot your password?</a></p>`;
 }
 
-const formPage = (redirectTo: string | undefined, email?: string, error?: PageError): PageAnswer => ({
+const formPage = (redirectTo: string | undefined, email?: string, error?: PageError, loggedOut = false): PageAnswer => ({
   kind: 'page',
   status: error?.status,
   title: SIGN_IN_TITLE,
-  body: signInForm(redirectTo, email, error),
+  body: signInForm(redirectTo, email, error, loggedOut),
   headers: { ...error?.headers },
 });
 
 /** GET: the form (a bad redirect_to is refused before anyone types a password). */
 export function showSignIn(_ctx: AppContext, r: PageRequest): Promise<PageReply> {
-  return Promise.resolve(formPage(localRedirect(r.query.redirect_to, r.origin)));
+  return Promise.resolve(formPage(localRedirect(r.query.redirect_to, r.origin), undefined, undefined, r.query.loggedout === 'true'));
 }
 
 /** POST: the core's login; on success the session cookie and a redirect to redirect_to (or a signed-in page). */
@@ -69,6 +71,6 @@ export async function signIn(ctx: AppContext, r: PageRequest, log: Logger): Prom
   const result = await ctx.core.logins.login({ email, password, address: r.address, userAgent: r.userAgent }, log);
   if (!result.ok) return formPage(redirectTo, email, pageErrorForIdentity(result.refusal));
   const cookie = sessionCookie(result.token, secureCookies(ctx, r));
-  if (redirectTo !== undefined) return { kind: 'redirect', location: redirectTo, headers: { 'Set-Cookie': cookie } };
-  return { kind: 'page', title: 'Signed in', body: html`<p>You are signed in as <strong>${result.user.email}</strong>.</p>`, headers: { 'Set-Cookie': cookie } };
+  // 303: the browser follows with a GET; the dashboard's home sends an operator on to the platform's pages.
+  return { kind: 'redirect', status: 303, location: redirectTo ?? '/', headers: { 'Set-Cookie': cookie } };
 }

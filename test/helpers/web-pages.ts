@@ -1,0 +1,41 @@
+// The dashboard's web pages over plain HTTP, for tests: a request that never follows redirects (a form posted
+// urlencoded), signing in through the sign-in page's form, and the CSRF token and team a page's forms carry.
+import type { Harness } from './harness.js';
+import { PASSWORD } from './dashboard-session.js';
+
+export interface PageReply {
+  status: number;
+  headers: Headers;
+  text: string;
+}
+
+export interface PageOptions {
+  cookie?: string;
+  form?: Record<string, string>;
+  headers?: Record<string, string>;
+}
+
+export async function page(h: Harness, method: 'GET' | 'POST', path: string, o: PageOptions = {}): Promise<PageReply> {
+  const headers: Record<string, string> = { ...o.headers };
+  if (o.cookie) headers.cookie = o.cookie;
+  if (o.form) headers['content-type'] = 'application/x-www-form-urlencoded';
+  const res = await fetch(h.url + path, { method, headers, body: o.form ? new URLSearchParams(o.form).toString() : undefined, redirect: 'manual' });
+  return { status: res.status, headers: res.headers, text: await res.text() };
+}
+
+/** Signs in through the sign-in page's form; the session cookie it sets. */
+export async function signInOverHttp(h: Harness, email: string, password = PASSWORD): Promise<string> {
+  const reply = await page(h, 'POST', '/wp-login.php', { form: { email, password } });
+  const cookie = (reply.headers.get('set-cookie') ?? '').split(';')[0] ?? '';
+  if (!cookie.startsWith('tern_session=')) throw new Error(`sign-in failed: ${reply.status} ${reply.text}`);
+  return cookie;
+}
+
+/** The hidden fields a signed-in page's forms carry (CSRF token, team), read off the page at `path`. */
+export async function formGuardOf(h: Harness, cookie: string, path = '/'): Promise<Record<string, string>> {
+  const shown = await page(h, 'GET', path, { cookie });
+  const nonce = /name="_wpnonce" value="([0-9a-f]{10})"/.exec(shown.text)?.[1];
+  if (!nonce) throw new Error(`no form token on ${path}: ${shown.status} ${shown.text.slice(0, 300)}`);
+  const team = /name="_team" value="(\d+)"/.exec(shown.text)?.[1];
+  return team ? { _wpnonce: nonce, _team: team } : { _wpnonce: nonce };
+}

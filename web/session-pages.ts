@@ -1,0 +1,70 @@
+// The pages about the session itself: switching the team acted on, logging out, and the password change a user
+// must make before anything else when its password is a one-time one (first start, `ternmail user create`).
+import { clearedSessionCookie, secureCookies, sessionToken } from '../http/dashboard/credentials.js';
+import { PASSWORD_LENGTH } from '../core/identity/index.js';
+import { html } from './html.js';
+import { pageError, pageErrorForIdentity } from './errors.js';
+import { formGuard } from './layout.js';
+import { accountPage, selfPage, type PageCall } from './page.js';
+import { formError } from './parts.js';
+import type { PageAnswer, PageReply } from './reply.js';
+import { PASSWORD_CHANGE_PATH } from './runner.js';
+import { localRedirect, SIGN_IN_PATH } from './sign-in.js';
+import { teamCookie, type AccountViewer, type Viewer } from './viewer.js';
+
+async function switchTeam({ ctx, r, form, viewer }: PageCall<AccountViewer>): Promise<PageReply> {
+  const id = Number(form.get('team') ?? '');
+  const team = Number.isInteger(id) && id > 0 ? await ctx.core.access.actingTeam(viewer.user, id) : undefined;
+  if (!team?.ok) throw pageError('not_found', 'That team is not one you can switch to.');
+  const back = localRedirect(form.get('redirect_to') ?? undefined, r.origin) ?? '/';
+  return { kind: 'redirect', status: 303, location: back, headers: { 'Set-Cookie': teamCookie(team.value.id, secureCookies(ctx, r)) } };
+}
+
+async function logOut({ ctx, r }: PageCall<Viewer>): Promise<PageReply> {
+  const token = sessionToken(r.req);
+  if (token) await ctx.core.sessions.end(token);
+  return { kind: 'redirect', status: 303, location: `${SIGN_IN_PATH}?loggedout=true`, headers: { 'Set-Cookie': clearedSessionCookie(secureCookies(ctx, r)) } };
+}
+
+function changeForm(v: Viewer, error?: string): PageAnswer {
+  return {
+    kind: 'page',
+    status: error ? 400 : undefined,
+    title: 'Choose your password',
+    body: html`${v.user.mustChangePassword ? html`<p>Your password was given to you once; choose your own before going on.</p>` : undefined} ${formError(error)}
+      <form method="post" action="${PASSWORD_CHANGE_PATH}">
+        ${formGuard(v)}
+        <label for="current_password">Current password</label>
+        <input type="password" id="current_password" name="current_password" autocomplete="current-password" required />
+        <label for="new_password">New password</label>
+        <input
+          type="password"
+          id="new_password"
+          name="new_password"
+          minlength="${PASSWORD_LENGTH.min}"
+          maxlength="${PASSWORD_LENGTH.max}"
+          autocomplete="new-password"
+          required
+          aria-describedby="new-password-hint"
+        />
+        <p class="hint" id="new-password-hint">${PASSWORD_LENGTH.min} to ${PASSWORD_LENGTH.max} characters, not the current one.</p>
+        <button type="submit" class="primary" id="change-password">Change password</button>
+      </form>`,
+  };
+}
+
+async function changePassword({ ctx, form, viewer, log }: PageCall<Viewer>): Promise<PageReply> {
+  const change = { currentPassword: form.get('current_password') ?? '', newPassword: form.get('new_password') ?? '', keepSessionId: viewer.session.id };
+  const changed = await ctx.core.users.changePassword(viewer.user, change, log);
+  if (!changed.ok) return changeForm(viewer, pageErrorForIdentity(changed.refusal).message);
+  return { kind: 'redirect', status: 303, location: viewer.kind === 'operator' ? '/admin?done=password_changed' : '/?done=password_changed' };
+}
+
+const showChange = ({ viewer }: PageCall<Viewer>): Promise<PageReply> => Promise.resolve(changeForm(viewer));
+
+export const SESSION_PAGES = [
+  accountPage({ method: 'POST', path: '/switch-team', title: 'Switch team', access: 'read', handle: switchTeam }),
+  selfPage({ method: 'POST', path: '/logout', title: 'Log out', duringPasswordChange: true, handle: logOut }),
+  selfPage({ method: 'GET', path: PASSWORD_CHANGE_PATH, title: 'Choose your password', duringPasswordChange: true, section: '/profile', handle: showChange }),
+  selfPage({ method: 'POST', path: PASSWORD_CHANGE_PATH, title: 'Choose your password', duringPasswordChange: true, section: '/profile', handle: changePassword }),
+];
