@@ -11,6 +11,7 @@ import { runCli } from '../harness/ternmail.js';
 import type { Store } from '../store/index.js';
 import { api, benchDeployment, envInt, fmt, log, percentile, runBench, stopTern, table, type BenchRow } from './lib.js';
 import { pickStatus } from './status-mix.js';
+import { loadedMessage } from './loaded-message.js';
 
 const tenantCount = envInt('BENCH_ADMIN_TENANTS', 10_000);
 const messageCount = envInt('BENCH_ADMIN_MESSAGES', 1_000_000);
@@ -47,47 +48,21 @@ async function makeTenants(store: Store): Promise<number[]> {
 
 /** The i-th message: its tenant drawn with a skew (a few large senders), its time spread over the window. */
 function message(i: number, tenants: readonly number[], createdMs: number, end: number): LoadedMessage {
-  const created = new Date(createdMs).toISOString();
-  const id = `${createdMs.toString(36).padStart(9, '0')}${i.toString(16).padStart(10, '0')}`;
   const teamId = tenants[Math.floor(rand() ** 2 * tenants.length)]!;
   const [status, recipientState] = pickStatus(rand);
   const email = `user${Math.floor(rand() * 100_000)}@${RCPT_DOMAINS[Math.floor(rand() * RCPT_DOMAINS.length)]}`;
-  const sent = status === 'sent' || status === 'complained' || status === 'bounced' ? new Date(createdMs + 2000).toISOString() : null;
-  return {
-    id,
+  return loadedMessage({
+    i,
     teamId,
     domainId: null,
     sendingKeyId: null,
-    source: 'http',
-    envelopeFrom: 'news@example.com',
-    fromEmail: 'news@example.com',
-    fromName: 'Example',
     subject: `${WORDS[i % WORDS.length]} #${100000 + i}`,
-    to: [{ email }],
-    replyTo: null,
-    messageIdHeader: `<${id}@example.com>`,
-    size: 2000,
-    hasAttachments: false,
-    headers: {},
+    email,
     status,
-    error: status === 'failed' ? 'expired: too long in the queue' : null,
-    createdAt: created,
-    sentAt: sent,
-    updatedAt: created,
-    recipients: [
-      {
-        email,
-        name: '',
-        kind: 'to',
-        domain: email.slice(email.indexOf('@') + 1),
-        state: recipientState,
-        reason: recipientState === 'deferred' ? '451 4.7.1 try again later' : '',
-        nextAttemptAt: recipientState === 'deferred' ? end + 3_600_000 : null,
-        queuedAt: createdMs,
-        updatedAt: created,
-      },
-    ],
-  };
+    recipientState,
+    createdMs,
+    endMs: end,
+  });
 }
 
 async function loadMessages(dbFile: string, tenants: readonly number[]): Promise<void> {

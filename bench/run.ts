@@ -15,6 +15,7 @@ const ALL = [
   { key: 'logs', script: 'logs' },
   { key: 'stats', script: 'stats' },
   { key: 'admin', script: 'admin' },
+  { key: 'pages', script: 'pages' },
 ];
 
 const wanted = process.argv.slice(2);

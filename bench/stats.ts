@@ -8,6 +8,7 @@
 // Env: BENCH_STATS_N (1000000), BENCH_STATS_REQS (200).
 import { join } from 'node:path';
 import { openLogLoader, type LoadedMessage } from '../store/sqlite/log-loader.js';
+import { loadedMessage } from './loaded-message.js';
 import { loadConfig } from '../shared/config.js';
 import { openRuntime, type Runtime } from '../shared/runtime.js';
 import { createLogger } from '../shared/log.js';
@@ -28,45 +29,22 @@ const rand = () => (state = (state * 1103515245 + 12345) & 0x7fffffff) / 0x80000
 
 /** The i-th message, created at `createdMs`, on one of `domainIds`, with one recipient in its status's state. */
 function message(i: number, createdMs: number, end: number, sender: Sender, domainIds: readonly string[]): LoadedMessage {
-  const created = new Date(createdMs).toISOString();
-  const id = `${createdMs.toString(36).padStart(9, '0')}${i.toString(16).padStart(8, '0')}`;
   const [status, recipientState] = pickStatus(rand);
   const email = `user${i % 50_000}@dest${i % 200}.test`;
-  return {
-    id,
+  const domainId = domainIds[i % domainIds.length]!;
+  return loadedMessage({
+    i,
     teamId: sender.accountId,
-    domainId: domainIds[i % domainIds.length]!,
+    domainId,
     sendingKeyId: sender.sendingKeyId,
-    source: 'http',
-    envelopeFrom: 'news@example.com',
-    fromEmail: 'news@example.com',
-    fromName: 'Example',
     subject: `Order ${i}`,
-    to: [{ email }],
-    replyTo: null,
-    messageIdHeader: `<${id}@example.com>`,
-    size: 1000,
-    hasAttachments: false,
-    headers: {},
+    email,
     status,
-    error: status === 'failed' ? 'expired' : null,
-    createdAt: created,
-    sentAt: status === 'sent' || status === 'bounced' || status === 'complained' ? created : null,
-    updatedAt: created,
-    recipients: [
-      {
-        email,
-        name: '',
-        kind: 'to',
-        domain: email.slice(email.indexOf('@') + 1),
-        state: recipientState,
-        reason: '',
-        nextAttemptAt: recipientState === 'deferred' ? end + 3_600_000 : null,
-        queuedAt: createdMs,
-        updatedAt: created,
-      },
-    ],
-  };
+    recipientState,
+    createdMs,
+    endMs: end,
+    size: 1000,
+  });
 }
 
 async function load(dbFile: string, sender: Sender, domainIds: readonly string[]): Promise<{ start: number; end: number }> {
