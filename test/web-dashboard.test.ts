@@ -148,3 +148,13 @@ t.test('a user with a one-time password must choose its own before any other pag
   t.equal(after.status, 200, 'the same session goes on');
   t.match(after.text, /Your password is changed/);
 });
+
+t.test('a suspended team shows why on every page, the reason as text', async (t) => {
+  const account = await h.account();
+  const cookie = await signInOverHttp(h, await userOn(h, account.id, 'viewer'));
+  await h.rt.store.teams.changeStatus(account.id, 'suspended', 'platform', { reason: 'bounces <script>alert(1)</script>' });
+  const shown = await page(h, 'GET', '/', { cookie });
+  t.equal(shown.status, 200);
+  t.match(shown.text, /<strong>This team is suspended:<\/strong> bounces &lt;script&gt;alert\(1\)&lt;\/script&gt;/);
+  t.notMatch(shown.text, /<script>alert/);
+});
