@@ -62,6 +62,9 @@ t.test('the overview in Chromium: the frame, the figures, nothing refused by the
   await p.setViewportSize({ width: 360, height: 740 });
   t.equal(await p.evaluate('document.documentElement.scrollWidth <= 360'), true, 'nothing overflows at 360 px');
   t.same(await seriousViolations(p), [], 'nor at 360 px');
+  await p.emulateMedia({ colorScheme: 'dark' });
+  t.equal(await p.evaluate('getComputedStyle(document.body).backgroundColor'), 'rgb(17, 19, 22)', 'the system’s dark mode is followed');
+  t.same(await seriousViolations(p), [], 'and its contrast holds in the dark too');
   await p.close();
 });
 
