@@ -21,6 +21,7 @@ import type { PaymentRepository } from './payments.js';
 import type { AuditLogRepository } from './audit-log.js';
 import type { AdminTenantRepository } from './admin-tenants.js';
 import type { AdminDomainRepository } from './admin-domains.js';
+import type { PasswordResetRepository } from './password-resets.js';
 import { openSqliteStore } from './sqlite/open.js';
 
 export interface Store {
@@ -62,6 +63,8 @@ export interface Store {
   readonly adminTenants: AdminTenantRepository;
   /** The operators' reads of every tenant's sending domains. */
   readonly adminDomains: AdminDomainRepository;
+  /** Links users ask for by mail to set a new password. */
+  readonly passwordResets: PasswordResetRepository;
   close(): Promise<void>;
 }
 

@@ -17,5 +17,7 @@ export interface StoreTestSupport {
   setInvitationExpiry(id: number, expiresAt: string): Promise<void>;
   /** Sets when a platform invitation expires. */
   setPlatformInvitationExpiry(id: number, expiresAt: string): Promise<void>;
+  /** Sets when every password-reset link of a user expires. */
+  setPasswordResetExpiry(userId: number, expiresAt: string): Promise<void>;
   close(): Promise<void>;
 }

@@ -819,4 +819,20 @@ CREATE TABLE payments (
 CREATE INDEX payments_by_account ON payments(account_id, id);
 `,
   },
+  {
+    version: 25,
+    name: 'password resets: links a user asks for by mail',
+    // Only the token's sha256 is kept. A link is used by one UPDATE that requires used_at IS NULL and expires_at
+    // in the future, so two uses at once cannot both pass. A new request deletes the user's unused links.
+    sql: `
+CREATE TABLE password_resets (
+  token_hash TEXT PRIMARY KEY CHECK (length(token_hash) = 64),
+  user_id INTEGER NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+  created_at TEXT NOT NULL,
+  expires_at TEXT NOT NULL,
+  used_at TEXT
+);
+CREATE INDEX password_resets_by_user ON password_resets(user_id);
+`,
+  },
 ];

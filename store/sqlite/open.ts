@@ -26,6 +26,7 @@ import { PaymentStore } from './payments.js';
 import { AuditLogStore } from './audit-log.js';
 import { AdminTenantStore } from './admin-tenants.js';
 import { AdminDomainStore } from './admin-domains.js';
+import { PasswordResetStore } from './password-resets.js';
 import type { Store } from '../index.js';
 
 /** The database file of a data directory. */
@@ -66,6 +67,7 @@ export async function openSqliteStore(dataDir: string): Promise<Store> {
     auditLog: new AuditLogStore(sql),
     adminTenants: new AdminTenantStore(sql),
     adminDomains: new AdminDomainStore(sql),
+    passwordResets: new PasswordResetStore(sql),
     close: () => sql.close(),
   };
 }

@@ -33,6 +33,9 @@ export async function openTestSupport(dataDir: string): Promise<StoreTestSupport
     async setPlatformInvitationExpiry(id, expiresAt) {
       await sql.run('UPDATE platform_invitations SET expires_at = ? WHERE id = ?', [expiresAt, id]);
     },
+    async setPasswordResetExpiry(userId, expiresAt) {
+      await sql.run('UPDATE password_resets SET expires_at = ? WHERE user_id = ?', [expiresAt, userId]);
+    },
     close: () => sql.close(),
   };
 }

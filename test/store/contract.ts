@@ -15,6 +15,7 @@ import { loginSecurityChecks } from './contract/login-security.js';
 import { dnsConnectionChecks } from './contract/dns-connections.js';
 import { concurrentReadChecks } from './contract/concurrent-reads.js';
 import { creditChecks } from './contract/credits.js';
+import { passwordResetChecks } from './contract/password-resets.js';
 
 export type { ContractEngine } from './contract/fixtures.js';
 
@@ -31,6 +32,7 @@ const REPOSITORIES = [
   ['auth log and login settings', loginSecurityChecks],
   ['DNS-provider connections', dnsConnectionChecks],
   ['the credit ledger', creditChecks],
+  ['password resets', passwordResetChecks],
   ['lookups of the send path made at the same moment', concurrentReadChecks],
 ] as const;
 
