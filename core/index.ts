@@ -27,6 +27,7 @@ import { dnsProvidersFrom } from '../dns-providers/index.js';
 import { SystemMail } from './system-mail.js';
 import { DnsInstructions } from './dns-instructions.js';
 import { Invitations } from './identity/invitations.js';
+import { PasswordResets } from './identity/password-resets.js';
 import { Credits } from './credits.js';
 import { LowBalanceAlerts } from './low-balance.js';
 import { AuditLog } from './audit-log.js';
@@ -72,6 +73,8 @@ export interface Core extends Identity {
   readonly dnsInstructions: DnsInstructions;
   /** Inviting dashboard users by mail, and accepting an invitation. */
   readonly invitations: Invitations;
+  /** Forgot password: a link by mail that sets a new password once. */
+  readonly passwordResets: PasswordResets;
   /** A domain's DMARC record read on demand: its tags, alignment, the record to publish next. */
   readonly dmarc: DmarcCheck;
   /** Balances, the credit ledger, transfers to teams, grants and removals by the platform. */
@@ -130,6 +133,7 @@ export function createCore(rt: Runtime, queue: Queue): Core {
     systemMail,
     dnsInstructions: new DnsInstructions(rt, domains, systemMail),
     invitations: new Invitations({ ...rt, now: Date.now }, systemMail, identity.sessions, identity.nonces),
+    passwordResets: new PasswordResets({ ...rt, now: Date.now }, systemMail, identity.sessions),
     dmarc: new DmarcCheck(rt),
     writeRates: new WriteRates(rt),
     credits,

@@ -170,6 +170,13 @@ const ConfigSchema = Obj({
       failuresPerAddress: Type.Integer({ minimum: 3, maximum: 1000 }),
       windowMinutes: Type.Integer({ minimum: 1, maximum: 1440 }),
     }),
+    /** Forgot password: how long a mailed link works, and how many links may be asked for in an hour per email
+     * (counted whether or not a user has it) and per client address. */
+    passwordReset: Obj({
+      ttlS: Type.Integer({ minimum: 60, maximum: 86_400 }),
+      perEmailPerHour: Type.Integer({ minimum: 1, maximum: 100 }),
+      perAddressPerHour: Type.Integer({ minimum: 1, maximum: 10_000 }),
+    }),
   }),
 });
 

@@ -24,6 +24,8 @@ export const redisKeys = {
   queueWakeChannel: () => `${P}queue:wake`,
   /** Failed dashboard logins (a sliding window) of one email (its sha256, lower-cased first) or one client address. */
   loginFailures: (by: 'email' | 'address', id: string) => `${P}login:fail:${by}:${id}`,
+  /** Password-reset links asked for (a sliding window) for one email (its sha256, lower-cased first) or from one client address. */
+  passwordResets: (by: 'email' | 'address', id: string) => `${P}rl:password-reset:${by}:${id}`,
   /** The stored first response of an Idempotency-Key of one team (24 h). */
   idempotency: (teamId: number, key: string) => `${P}idem:${teamId}:${key}`,
 } as const;

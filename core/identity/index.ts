@@ -57,4 +57,5 @@ export type { NewUserRequest, UserWithPassword, ProfileChange, Profile, Password
 export type { PasswordChangeStep, Credential } from './access.js';
 export type { QuickStats } from './login-security.js';
 export { PASSWORD_LENGTH } from './passwords.js';
+export type { PasswordResetLink, PasswordResetRequest, PasswordResetCompletion } from './password-resets.js';
 export type { AuthorizationRequest, CheckedAuthorization, Approval } from './application-authorization.js';

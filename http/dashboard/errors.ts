@@ -60,6 +60,8 @@ export const DASHBOARD_ERRORS = {
   rest_invitation_invalid_id: 404,
   rest_invitation_invalid: 400,
   rest_invitation_expired: 400,
+  invalid_key: 400,
+  expired_key: 400,
   tern_password_change_required: 403,
   rest_internal_error: 500,
   rest_unavailable: 503,

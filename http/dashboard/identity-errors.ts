@@ -32,6 +32,11 @@ export function dashboardErrorForIdentity(refusal: IdentityRefusal): DashboardEr
       return dashboardError('rest_invitation_invalid', 'This invitation link is not valid: it is unknown, or was already accepted, revoked or replaced by a newer one.');
     case 'invitation_expired':
       return dashboardError('rest_invitation_expired', 'This invitation link has expired; ask for a new invitation.');
+    case 'password_reset_unusable':
+      // WordPress's codes for a password reset key (check_password_reset_key): a used key is as invalid as an unknown one.
+      return refusal.state === 'expired'
+        ? dashboardError('expired_key', 'Your password reset link has expired. Please request a new link.')
+        : dashboardError('invalid_key', 'Your password reset link appears to be invalid (unknown, replaced by a newer one, or already used). Please request a new link.');
     case 'rate_limited':
       return tooManyRequests(refusal.message, refusal.retryAfterS);
     case 'system_mail_unavailable':

@@ -24,6 +24,7 @@ import { adminDomainRoutes } from './admin-domain-routes.js';
 import { adminLogRoutes } from './admin-log-routes.js';
 import { adminSuppressionRoutes } from './admin-suppression-routes.js';
 import { adminInvitationRoutes } from './admin-invitation-routes.js';
+import { passwordResetRoutes } from './password-reset-routes.js';
 
 /** What GET /api says of the site. */
 export const SITE: Site = { name: 'Tern', description: 'The dashboard REST interface of Tern, a mail transfer agent' };
@@ -49,6 +50,7 @@ export const dashboardRoutes: ReadonlyArray<DashboardRoute<DashboardCaller>> = [
   ...adminLogRoutes,
   ...adminSuppressionRoutes,
   ...adminInvitationRoutes,
+  ...passwordResetRoutes,
 ];
 
 export const productDashboard = (): Dashboard => createDashboard({ auth: dashboardAuthentication, routes: dashboardRoutes, site: SITE });
