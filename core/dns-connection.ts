@@ -49,6 +49,9 @@ export type DnsConnectionStatus =
       zonesProblem: string | null;
     };
 
+/** Whether the team is connected, from what Tern stored alone (no request to the provider). */
+export type DnsConnectionLink = { connected: false } | { connected: true; tokenLast4: string; tokenUpdatedAt: string };
+
 export interface PublishedRecords {
   provider: DnsProviderName;
   domain: { id: string; name: string };
@@ -90,6 +93,12 @@ export class DnsConnections {
       zones: zones.ok ? zones.value.map((z) => z.name) : null,
       zonesProblem: zones.ok ? null : providerRefusal(provider, zones.failure, 'listing the zones').message,
     };
+  }
+
+  /** Connected or not, without asking the provider: a page that only needs to know shows it at no cost. */
+  async link(team: Team, provider: DnsProviderName): Promise<DnsConnectionLink> {
+    const connection = await this.d.store.dnsConnections.get(team.id, provider);
+    return connection ? { connected: true, tokenLast4: connection.tokenLast4, tokenUpdatedAt: connection.updatedAt } : { connected: false };
   }
 
   /** Checks the token with the provider, then stores it sealed (replacing the team's previous one). A refused token stores nothing. */

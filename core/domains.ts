@@ -20,6 +20,15 @@ export interface RemovedDomain {
   recordsToRemove: string[];
 }
 
+/** Names one bulk add may carry (the dashboard's POST /api/domains/bulk and its Domains page). */
+export const BULK_ADD_MAX = 50;
+
+/** One name of a bulk add and what adding it alone gave. */
+export interface BulkAdded {
+  name: string;
+  added: Managed<Domain>;
+}
+
 export interface CheckedDomain {
   /** The domain as recorded after the check (verified when every record was found). */
   domain: Domain;
@@ -69,6 +78,31 @@ export class DomainManagement {
     if (created === 'exists') return refuse({ kind: 'domain_exists', name: checked.name });
     log.info({ domain: created.id, name: created.name, team: team.id }, 'domain added');
     return done(created);
+  }
+
+  /**
+   * Adds each name as add() would, in order; one refused name does not stop the others. One after the other: a
+   * name given twice is then created once and refused once, deterministically.
+   */
+  async addAll(team: Team, names: readonly string[], log: Logger): Promise<Managed<BulkAdded[]>> {
+    if (names.length === 0 || names.length > BULK_ADD_MAX) {
+      return refuse({ kind: 'invalid_field', field: 'names', message: `Give 1 to ${BULK_ADD_MAX} domain names` });
+    }
+    const results: BulkAdded[] = [];
+    for (const name of names) results.push({ name, added: await this.add(team, name, log) });
+    return done(results);
+  }
+
+  /** The findings of the domain's last DNS check (automatic or on demand), or null before its first. */
+  lastCheck(domain: Domain): DomainCheck | null {
+    if (!domain.lastCheckResult) return null;
+    try {
+      const parsed = JSON.parse(domain.lastCheckResult) as Partial<DomainCheck>;
+      // Findings recorded by an older shape lack a record: shown as no check rather than half of one.
+      return parsed.dkim && parsed.spf && parsed.mx ? (parsed as DomainCheck) : null;
+    } catch {
+      return null;
+    }
   }
 
   /** Removes a domain; sending keys limited to it could never send again, so they are revoked with it. */

@@ -9,22 +9,19 @@ import { dashboardErrorFor, valueOf } from './refusal-errors.js';
 import { domainDetail, domainListItem } from '../admin/domains.js';
 import { domainFiguresView, periodArgs } from './statistics-views.js';
 import type { AppContext } from '../context.js';
-import type { Logger } from '../../shared/log.js';
-import type { Team } from '../../domain/team.js';
-import type { CheckedDomain } from '../../core/domains.js';
+import { BULK_ADD_MAX, type BulkAdded, type CheckedDomain } from '../../core/domains.js';
 
 type Route = DashboardRoute<DashboardCaller>;
 
 const NS = 'tern/v2';
 /** Names one POST /api/domains/bulk may carry. */
-export const BULK_MAX = 50;
+export const BULK_MAX = BULK_ADD_MAX;
 
 const domainName = Type.String({ description: 'The domain to send from, e.g. example.com.', minLength: 1, maxLength: 253 });
 const domainHash = Type.String({ description: 'The id of the domain (as /v2/domains gives it).', pattern: `^${IDENTIFIER}$` });
 
 /** One name of a bulk add: the created domain, or the error the single add would have answered. */
-async function addOne(ctx: AppContext, team: Team, name: string, log: Logger) {
-  const added = await ctx.core.domains.add(team, name, log);
+function bulkResult(ctx: AppContext, { name, added }: BulkAdded) {
   if (added.ok) return { name, status: 201, domain: domainDetail(added.value, ctx) };
   const error = dashboardErrorFor(added.refusal);
   return { name, status: error.status, error: error.body() };
@@ -99,10 +96,7 @@ const bulk: Route = {
       summary: `Adds up to ${BULK_MAX} domains, each as POST /api/domains would; one refused name does not stop the others`,
       args: Type.Object({ names: Type.Array(domainName, { description: 'The domains to add, in order.', minItems: 1, maxItems: BULK_MAX }) }),
       async handle({ ctx, user, params, log }) {
-        const team = signedIn(user).acting;
-        const results = [];
-        // One after the other: a name given twice is then created once and refused once, deterministically.
-        for (const name of params.names) results.push(await addOne(ctx, team, name, log));
+        const results = valueOf(await ctx.core.domains.addAll(signedIn(user).acting, params.names, log)).map((r) => bulkResult(ctx, r));
         const created = results.filter((r) => r.status === 201).length;
         return { body: { created, failed: results.length - created, results } };
       },
