@@ -33,7 +33,8 @@ async function refusedOn(call: Call, d: Domain, where: keyof PageProblems, refus
 async function dnsRefusedOn(call: Call, d: Domain, refusal: DnsConnectionRefusal): Promise<PageReply> {
   const e = dnsErrorFor(refusal);
   if (e.status === 404) throw pageErrorFor({ kind: 'not_found', what: 'domain', message: refusal.message });
-  const page = await domainPage(call, d, { problems: { cloudflare: e.message }, status: e.status });
+  // Each refusal of the connection is worded for people (the provider's own words included): shown as it is.
+  const page = await domainPage(call, d, { problems: { cloudflare: refusal.message }, status: e.status });
   return { ...page, headers: { ...e.headers } };
 }
 
