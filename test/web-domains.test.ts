@@ -330,6 +330,10 @@ t.test('in Chromium: add a domain, publish its records, "Check now" shows it ver
   t.equal(new URL(p.url()).pathname, `/domains/${id}`, 'the page stayed: htmx replaced the block');
   t.equal(await p.locator('#checks .status.good', { hasText: /^Found$/ }).count(), 3);
   await accessible(t, p, 'the domain page');
+  await p.click('#check-dmarc');
+  await p.waitForSelector('#dmarc >> text=Suggested record');
+  t.match(await p.textContent('#dmarc-record'), /^v=DMARC1; p=none/, 'no DMARC record: a monitoring one is suggested, in place');
+  await accessible(t, p, 'the domain page with its DMARC report');
   t.same(refused, [], 'the browser refused nothing under the Content-Security-Policy');
   await p.close();
 });
