@@ -2,6 +2,7 @@
 // words, and one message with its recipients and every delivery attempt.
 import type { Config } from '../shared/config.js';
 import type { DeliveryAttempt, LoggedRecipient, MessageLogDetail, NumberedLogEntry } from '../domain/message-log.js';
+import type { OutboxEvent, WebhookDeliveryRecord } from '../domain/feedback.js';
 import type { PageOf, PageRequest } from '../store/paging.js';
 import type { Store } from '../store/index.js';
 import type { Team } from '../domain/team.js';
@@ -37,6 +38,14 @@ export interface LoggedMessage {
   message: MessageLogDetail;
   recipients: LoggedRecipient[];
   attempts: DeliveryAttempt[];
+}
+
+/** A message with what happened after it was sent: its bounces and complaints, and their webhook deliveries. */
+export interface MessageHistory extends LoggedMessage {
+  /** Bounces and complaints of its recipients, oldest first. */
+  feedback: OutboxEvent[];
+  /** Every attempt to deliver those events to the team's webhooks, oldest first. */
+  webhookDeliveries: WebhookDeliveryRecord[];
 }
 
 /** No domain id looks like this: a filter that must match nothing. */
@@ -96,6 +105,18 @@ export class MessageLog {
   async get(team: Team, id: string): Promise<Managed<LoggedMessage>> {
     const message = await this.d.store.messages.get(id, team.id);
     return message ? this.withDelivery(message) : notFound('message', 'Message not found');
+  }
+
+  /** One message of the team with its feedback events and their webhook deliveries (the dashboard's message page). */
+  async history(team: Team, id: string): Promise<Managed<MessageHistory>> {
+    const found = await this.get(team, id);
+    if (!found.ok) return found;
+    const feedback = await this.d.store.feedback.eventsOf(id);
+    const webhookDeliveries = await this.d.store.feedback.deliveriesOfEvents(
+      team.id,
+      feedback.map((e) => e.id),
+    );
+    return done({ ...found.value, feedback, webhookDeliveries });
   }
 
   private async withDelivery(message: MessageLogDetail): Promise<Managed<LoggedMessage>> {

@@ -20,6 +20,13 @@ export interface SuppressionDeps {
   redis: Redis;
 }
 
+/** How much of the account's daily allowance of removals is left today. */
+export interface RemovalAllowance {
+  usedToday: number;
+  remainingToday: number;
+  dailyLimit: number;
+}
+
 export interface Removal {
   email: string;
   usedToday: number;
@@ -49,6 +56,13 @@ export class Suppressions {
   /** Every entry matching the filter, newest first, read from the store a batch at a time (exports of any size). */
   walk(team: Team, filter: SuppressionFilter): AsyncIterable<Suppression> {
     return this.d.store.suppressions.walk(team.id, filter, WALK_BATCH);
+  }
+
+  /** The account's removals left today, read without using one (a page shows it beside the remove buttons). */
+  async allowance(accountId: number): Promise<RemovalAllowance> {
+    const limit = this.d.config.limits.suppressionRemovalsPerDay;
+    const used = Math.min(limit, Number((await this.d.redis.get(redisKeys.suppressionRemovals(accountId, utcDay()))) ?? 0));
+    return { usedToday: used, remainingToday: Math.max(0, limit - used), dailyLimit: limit };
   }
 
   /** Removes an address; only a real removal uses the account's daily allowance. */

@@ -61,6 +61,8 @@ export interface FeedbackRepository {
   logDelivery(d: NewWebhookDelivery): Promise<void>;
   /** A team's most recent webhook delivery attempts, newest first. */
   deliveriesOf(teamId: number, limit?: number): Promise<WebhookDeliveryRecord[]>;
+  /** A team's delivery attempts of these events (a message's), oldest first. */
+  deliveriesOfEvents(teamId: number, eventIds: readonly number[]): Promise<WebhookDeliveryRecord[]>;
   /** A team's delivery attempts matching the query, newest first, with their total. */
   listDeliveries(teamId: number, query: DeliveryQuery): Promise<PageOf<WebhookDeliveryRecord>>;
   /** Drops delivery records attempted before `olderThanIso`; how many. */

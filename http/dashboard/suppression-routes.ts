@@ -27,8 +27,8 @@ async function* records(entries: AsyncIterable<Suppression>) {
   for await (const entry of entries) yield suppressionItem(entry);
 }
 
-/** The entries as CSV: csv-stringify fed by the store's walk, pulled only as fast as the answer is read. */
-function csvOf(entries: AsyncIterable<Suppression>): Readable {
+/** The entries as CSV: csv-stringify fed by the store's walk, pulled only as fast as the answer is read (the web page's export too). */
+export function csvOf(entries: AsyncIterable<Suppression>): Readable {
   // RFC 4180: CRLF between records, and any field holding a line break quoted (a lone LF included).
   const csv = stringify({ header: true, columns: [...EXPORT_COLUMNS], record_delimiter: 'windows', quoted_match: /[\r\n]/ });
   // A failure of the walk destroys csv, which cuts the answer short (sendStream logs it): nothing to add here.

@@ -7,6 +7,7 @@ import { countOf, Flag, Int, Nullable, OneOf, rowDecoder, Text } from './decode.
 import { limitOffset, type PageOf } from '../paging.js';
 import { nowIso } from '../../shared/time.js';
 import { applyBounce, applyComplaint } from './feedback-apply.js';
+import { chunksByParams } from './write-batch.js';
 import { EVENT_STATES, type InboundReport, type OutboxEvent, type WebhookDeliveryRecord } from '../../domain/feedback.js';
 import { WEBHOOK_EVENTS } from '../../domain/webhook.js';
 import type { Applied, BounceInput, ComplaintInput, DeliveryQuery, FeedbackRepository, NewWebhookDelivery, ReputationFigures } from '../feedback.js';
@@ -125,6 +126,17 @@ export class FeedbackStore implements FeedbackRepository {
   async deliveriesOf(teamId: number, limit = 100): Promise<WebhookDeliveryRecord[]> {
     const rows = await this.sql.all('SELECT * FROM webhook_deliveries WHERE team_id = ? ORDER BY attempted_at DESC, id DESC LIMIT ?', [teamId, limit]);
     return rows.map(decodeDelivery);
+  }
+
+  async deliveriesOfEvents(teamId: number, eventIds: readonly number[]): Promise<WebhookDeliveryRecord[]> {
+    const found: WebhookDeliveryRecord[] = [];
+    // A message of many recipients may have many events: chunked within the engine's limit on parameters.
+    for (const chunk of chunksByParams(eventIds, 1)) {
+      const marks = chunk.map(() => '?').join(', ');
+      const rows = await this.sql.all(`SELECT * FROM webhook_deliveries WHERE team_id = ? AND event_id IN (${marks})`, [teamId, ...chunk]);
+      found.push(...rows.map(decodeDelivery));
+    }
+    return found.sort((a, b) => a.attemptedAt.localeCompare(b.attemptedAt) || a.id - b.id);
   }
 
   async listDeliveries(teamId: number, query: DeliveryQuery): Promise<PageOf<WebhookDeliveryRecord>> {

@@ -100,6 +100,28 @@ export const feedbackChecks: ContractCheck[] = [
     );
   }),
 
+  check('the webhook deliveries of given events are read oldest first, of the team asked for only', async (t, engine) => {
+    const { store } = await engine.open(t);
+    const team = await accountOf(store);
+    const m = messageOf(team, { recipients: [recipient('ann@dest.test'), recipient('bob@dest.test')] });
+    const [ann, bob] = await record(store, m);
+    const complaint = (await store.feedback.recordComplaint({ recipientId: ann!, reason: 'abuse' }))!.eventId!;
+    const other = (await store.feedback.recordComplaint({ recipientId: bob!, reason: 'abuse' }))!.eventId!;
+    const base = { webhookId: 3, teamId: team.id, eventType: 'complaint' as const, latencyMs: 5, error: null };
+    await store.feedback.logDelivery({ ...base, eventId: complaint, url: 'https://a.example.com/', statusCode: 500 });
+    await new Promise((resolve) => setTimeout(resolve, 2));
+    await store.feedback.logDelivery({ ...base, eventId: complaint, url: 'https://a.example.com/', statusCode: 200 });
+    await store.feedback.logDelivery({ ...base, eventId: other, url: 'https://b.example.com/', statusCode: 200 });
+    t.same(
+      (await store.feedback.deliveriesOfEvents(team.id, [complaint])).map((d) => d.statusCode),
+      [500, 200],
+      'the event’s own attempts, oldest first',
+    );
+    t.equal((await store.feedback.deliveriesOfEvents(team.id, [complaint, other])).length, 3);
+    t.same(await store.feedback.deliveriesOfEvents((await accountOf(store)).id, [complaint]), [], 'another team reads none');
+    t.same(await store.feedback.deliveriesOfEvents(team.id, []), [], 'no events, no deliveries');
+  }),
+
   check('reports wait, oldest first, until they are finished', async (t, engine) => {
     const { store } = await engine.open(t);
     await store.feedback.addReport({ id: 'rep1', mailFrom: '', rcptTo: 'bounces+abc@send.one.test' });
