@@ -89,7 +89,10 @@ const allowanceLine = (a: RemovalAllowance): Html =>
   html`<p class="hint" id="removals-left">${a.remainingToday} of ${a.dailyLimit} removals left today (UTC); the allowance is the account’s, shared by its teams.</p>`;
 
 /** The list page, with an error when a filter or a removal was refused (its status then). */
-async function listPage({ ctx, r, viewer }: PageCall<AccountViewer>, refused?: { status: number; message: string }): Promise<PageAnswer> {
+async function listPage(
+  { ctx, r, viewer }: PageCall<AccountViewer>,
+  refused?: { status: number; message: string; headers?: Readonly<Record<string, string>> },
+): Promise<PageAnswer> {
   const team = viewer.acting;
   const filter = filterOf(r);
   const pageNo = pageAsked(r);
@@ -114,7 +117,7 @@ async function listPage({ ctx, r, viewer }: PageCall<AccountViewer>, refused?: {
   }
   const allowance = may ? allowanceLine(await ctx.core.suppressions.allowance(accountIdOf(team))) : undefined;
   const body = html`${noticeOf(r, NOTICES)} ${formError(error)} ${filtersForm(r)} ${allowance} ${shown}`;
-  return { kind: 'page', status: refused?.status ?? (error ? 400 : undefined), title: 'Suppressions', body };
+  return { kind: 'page', status: refused?.status ?? (error ? 400 : undefined), title: 'Suppressions', body, headers: { ...refused?.headers } };
 }
 
 const showSuppressions = (call: PageCall<AccountViewer>): Promise<PageReply> => listPage(call);
@@ -126,7 +129,7 @@ async function removeSuppression(call: PageCall<AccountViewer>): Promise<PageRep
   const removed = await ctx.core.suppressions.remove(viewer.acting, accountIdOf(viewer.acting), email, log);
   if (!removed.ok) {
     const e = pageErrorFor(removed.refusal);
-    return listPage(call, { status: e.status, message: e.message });
+    return listPage(call, { status: e.status, message: e.message, headers: e.headers });
   }
   return { kind: 'redirect', status: 303, location: doneAt(SUPPRESSIONS_PATH, 'removed') };
 }
