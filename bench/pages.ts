@@ -24,6 +24,9 @@ const WORDS = ['invoice', 'receipt', 'order', 'shipped', 'welcome', 'reset', 'we
 let state = 11; // the same data on every run
 const rand = () => (state = (state * 1103515245 + 12345) & 0x7fffffff) / 0x80000000;
 
+/** Ids of some of the messages written, spread over the log: the message page is asked for each in turn. */
+const sampleIds: string[] = [];
+
 async function loadMessages(dbFile: string, sender: Sender): Promise<void> {
   const loader = await openLogLoader(dbFile);
   const end = Date.now();
@@ -37,20 +40,20 @@ async function loadMessages(dbFile: string, sender: Sender): Promise<void> {
       const email = `user${Math.floor(rand() * 100_000)}@dest${i % 50}.test`;
       const subject = `${WORDS[i % WORDS.length]} #${100000 + i}`;
       const createdMs = Math.floor(start + i * step);
-      batch.push(
-        loadedMessage({
-          i,
-          teamId: sender.accountId,
-          domainId: sender.domainId,
-          sendingKeyId: sender.sendingKeyId,
-          subject,
-          email,
-          status,
-          recipientState,
-          createdMs,
-          endMs: end,
-        }),
-      );
+      const message = loadedMessage({
+        i,
+        teamId: sender.accountId,
+        domainId: sender.domainId,
+        sendingKeyId: sender.sendingKeyId,
+        subject,
+        email,
+        status,
+        recipientState,
+        createdMs,
+        endMs: end,
+      });
+      batch.push(message);
+      if (i % Math.max(1, Math.floor(messageCount / 100)) === 0) sampleIds.push(message.id);
     }
     await loader.writeBatch(batch);
     if ((base + TX) % 200_000 === 0) log(`  ${fmt(Math.min(messageCount, base + TX))} messages written`);
@@ -116,7 +119,14 @@ async function ownerSession(baseUrl: string, env: NodeJS.ProcessEnv, accountId: 
 
 /** The pages measured; `path(i)` gives each request another value where the page takes one. */
 function pages(): Array<{ name: string; path(i: number): string }> {
-  return [{ name: 'overview', path: () => '/' }];
+  return [
+    { name: 'overview', path: () => '/' },
+    { name: 'logs', path: () => '/logs' },
+    { name: 'logs search', path: (i) => `/logs?search=${WORDS[i % WORDS.length]!}` },
+    { name: 'logs status', path: (i) => `/logs?status=${['sent', 'bounced', 'pending'][i % 3]!}` },
+    { name: 'message', path: (i) => `/logs/${sampleIds[i % sampleIds.length]!}` },
+    { name: 'suppressions', path: () => '/suppressions' },
+  ];
 }
 
 /** What a first visit transfers: the page compressed, and every stylesheet and script it links, compressed. */
