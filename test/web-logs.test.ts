@@ -11,6 +11,7 @@ import { PASSWORD, userOn } from './helpers/dashboard-session.js';
 import { page, signInOverHttp } from './helpers/web-pages.js';
 import { startBrowser, type TestBrowser } from './helpers/browser.js';
 import { seriousViolations } from './helpers/axe.js';
+import { DESKTOP, PHONE, screenshots } from './helpers/screenshots.js';
 import { newMessage, queuedRecipients } from './helpers/new-message.js';
 import { until } from './helpers/wait.js';
 
@@ -76,7 +77,7 @@ t.test('the message page shows each delivery attempt with its remote MX, its rep
   t.equal(shown.status, 200, shown.text.slice(0, 300));
   t.match(shown.text, /<h1>Receipt 4711 /, 'the subject is the heading');
   t.match(shown.text, 'News &lt;news@example.com&gt;', 'the sender');
-  const attempts = /<caption>\s*Delivery attempts, oldest first\s*<\/caption>([\s\S]*?)<\/table>/.exec(shown.text)?.[1] ?? '';
+  const attempts = /<caption>\s*Every attempt, oldest first\s*<\/caption>([\s\S]*?)<\/table>/.exec(shown.text)?.[1] ?? '';
   const rowOf = (email: string) => attempts.split('<tr>').find((row) => row.includes(`<th scope="row">${email}</th>`)) ?? '';
   const bob = rowOf('bob@dest.test');
   const gone = rowOf('gone@dest.test');
@@ -160,10 +161,10 @@ async function signInInBrowser(): Promise<Page> {
 }
 
 async function checkAccessibleAtBothSizes(t: Test, p: Page, what: string): Promise<void> {
-  await p.setViewportSize({ width: 1280, height: 800 });
+  await p.setViewportSize(DESKTOP);
   t.same(await seriousViolations(p), [], `${what}: no serious accessibility violation`);
   t.equal(await p.locator('img[src="x"]').count(), 0, `${what}: the subject made no element`);
-  await p.setViewportSize({ width: 360, height: 740 });
+  await p.setViewportSize(PHONE);
   t.equal(await p.evaluate('document.documentElement.scrollWidth <= 360'), true, `${what}: nothing overflows at 360 px`);
   t.same(await seriousViolations(p), [], `${what}: nor at 360 px`);
 }
@@ -180,10 +181,12 @@ t.test('in Chromium: search the log, open the message; both pages accessible at 
   await Promise.all([p.waitForURL((u) => u.searchParams.get('search') === '4711'), p.click('#apply-filters')]);
   t.equal(await p.getAttribute('nav.sections a[aria-current="page"]', 'href'), '/logs', 'the section is marked current');
   await checkAccessibleAtBothSizes(t, p, 'the log');
+  await screenshots(p, 'logs');
   await Promise.all([p.waitForURL((u) => u.pathname === `/logs/${messageId}`), p.click(`a[href="/logs/${messageId}"]`)]);
   t.match(await p.textContent('h1'), SUBJECT, 'the subject as the heading, as text');
   t.match(await p.textContent('main'), 'Recipient address rejected');
   await checkAccessibleAtBothSizes(t, p, 'the message');
+  await screenshots(p, 'message');
   t.equal(alerted, false, 'no script of the subject ran');
   await p.close();
 });

@@ -10,6 +10,7 @@ import { PASSWORD, userOn } from './helpers/dashboard-session.js';
 import { formGuardOf, page, signInOverHttp } from './helpers/web-pages.js';
 import { startBrowser, type TestBrowser } from './helpers/browser.js';
 import { seriousViolations } from './helpers/axe.js';
+import { DESKTOP, PHONE, screenshots } from './helpers/screenshots.js';
 import type { SuppressionStatus } from '../domain/suppression.js';
 
 const SCRIPT = '<script>alert(1)</script>';
@@ -189,13 +190,13 @@ async function signInInBrowser(): Promise<Page> {
 }
 
 async function checkAccessibleAtBothSizes(t: Test, p: Page): Promise<void> {
-  await p.setViewportSize({ width: 1280, height: 800 });
+  await p.setViewportSize(DESKTOP);
   t.same(await seriousViolations(p), [], 'no serious accessibility violation');
   t.equal(await p.locator('img[src="x"]').count(), 0, 'the reason made no element');
-  await p.setViewportSize({ width: 360, height: 740 });
+  await p.setViewportSize(PHONE);
   t.equal(await p.evaluate('document.documentElement.scrollWidth <= 360'), true, 'nothing overflows at 360 px');
   t.same(await seriousViolations(p), [], 'nor at 360 px');
-  await p.setViewportSize({ width: 1280, height: 800 });
+  await p.setViewportSize(DESKTOP);
 }
 
 t.test('in Chromium: the list is accessible at both sizes, and Remove asks first, then removes', async (t) => {
@@ -208,6 +209,7 @@ t.test('in Chromium: the list is accessible at both sizes, and Remove asks first
   await p.goto(`${w.h.url}/suppressions`);
   t.equal(await p.getAttribute('nav.sections a[aria-current="page"]', 'href'), '/suppressions');
   await checkAccessibleAtBothSizes(t, p);
+  await screenshots(p, 'suppressions');
   const remove = p.locator('tr', { has: p.locator('th', { hasText: 'gone@dest.test' }) }).locator('button', { hasText: 'Remove' });
   await Promise.all([p.waitForURL((u) => u.searchParams.get('done') === 'removed'), remove.click()]);
   t.match(questions, [/Remove gone@dest\.test from the suppression list\?/], 'the confirmation asked');

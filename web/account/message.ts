@@ -69,7 +69,7 @@ function recipientsTable(recipients: readonly LoggedRecipient[]): Html {
         <td>${r.reason || r.lastReply || '—'}</td>
       </tr>`,
   );
-  return table('Recipients', ['Recipient', 'Type', 'State', 'Attempts', 'Next attempt', 'Reason'], rows, 'No recipients.');
+  return table('Each recipient and its state', ['Recipient', 'Type', 'State', 'Attempts', 'Next attempt', 'Reason'], rows, 'No recipients.');
 }
 
 function attemptsTable(attempts: readonly DeliveryAttempt[], recipients: readonly LoggedRecipient[]): Html {
@@ -77,14 +77,14 @@ function attemptsTable(attempts: readonly DeliveryAttempt[], recipients: readonl
   const rows = attempts.map(
     (a) =>
       html`<tr>
-        <td>${when(a.at)}</td>
+        <td class="time">${when(a.at)}</td>
         <th scope="row">${emailOf.get(a.recipientId) ?? '—'}</th>
         <td>${badge(a.outcome, OUTCOME_TONES[a.outcome])}</td>
         <td>${a.mxHost ?? '—'}${a.ip ? html` <span class="muted">(${a.ip})</span>` : undefined}</td>
         <td><code class="reply">${a.reply || '—'}</code></td>
       </tr>`,
   );
-  return table('Delivery attempts, oldest first', ['Time', 'Recipient', 'Outcome', 'Remote MX', 'Reply'], rows, 'No delivery attempt yet.');
+  return table('Every attempt, oldest first', ['Time', 'Recipient', 'Outcome', 'Remote MX', 'Reply'], rows, 'No delivery attempt yet.');
 }
 
 function eventKind(e: OutboxEvent): string {
@@ -96,7 +96,7 @@ function eventsTable(events: readonly OutboxEvent[]): Html {
   const rows = events.map(
     (e) =>
       html`<tr>
-        <td>${when(e.occurredAt)}</td>
+        <td class="time">${when(e.occurredAt)}</td>
         <th scope="row">${e.email}</th>
         <td>${badge(eventKind(e), 'bad')}</td>
         <td>${e.reason || '—'}</td>
@@ -110,7 +110,7 @@ function deliveriesTable(deliveries: readonly WebhookDeliveryRecord[]): Html {
   const rows = deliveries.map((d) => {
     const ok = d.statusCode !== null && d.statusCode >= 200 && d.statusCode <= 299;
     return html`<tr>
-      <td>${when(d.attemptedAt)}</td>
+      <td class="time">${when(d.attemptedAt)}</td>
       <th scope="row">${d.url}</th>
       <td>${d.eventType}</td>
       <td>${badge(d.statusCode === null ? 'no answer' : String(d.statusCode), ok ? 'good' : 'bad')}</td>

@@ -74,7 +74,7 @@ function row(s: Suppression, removable: AccountViewer | undefined): Html {
     <td>${badge(LABELS[s.status], TONES[s.status])}</td>
     <td>${s.reason || '—'}</td>
     <td>${s.messageId ? html`<a href="${messagePath(s.messageId)}">View message</a>` : '—'}</td>
-    <td>${when(s.createdAt)}</td>
+    <td class="time">${when(s.createdAt)}</td>
     ${
       removable
         ? html`<td>
