@@ -92,6 +92,16 @@ t.test('the message page shows each delivery attempt with its remote MX, its rep
   t.match(events, '<th scope="row">gone@dest.test</th>');
   t.match(events, 'hard bounce');
   t.match(shown.text, 'No webhook delivery for this message.');
+  t.match(shown.text, 'href="/suppressions?search=gone%40dest.test"', 'the bounced address links to the suppression list');
+});
+
+t.test('a viewer reads the message page, which offers nothing to change', async (t) => {
+  const cookie = await signInOverHttp(w.h, await userOn(w.h, w.accountId, 'viewer'));
+  const shown = await page(w.h, 'GET', `/logs/${messageId}`, { cookie });
+  t.equal(shown.status, 200);
+  t.match(shown.text, 'Recipient address rejected');
+  const forms = [...shown.text.matchAll(/<form[^>]*action="([^"]+)"/g)].map((m) => m[1]);
+  t.same(forms, ['/logout'], 'only the frame’s log-out form');
 });
 
 t.test('the webhook deliveries of the message’s bounce are listed with their answer', async (t) => {

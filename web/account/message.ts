@@ -26,6 +26,10 @@ const STATE_TONES: Readonly<Record<RecipientState, Tone>> = {
   suppressed: 'pending',
 };
 
+/** States after which the address may be on the team's suppression list: the row links to it there. */
+const SUPPRESSING: readonly RecipientState[] = ['bounced', 'complained', 'suppressed'];
+const suppressionOf = (email: string): string => `/suppressions?${new URLSearchParams({ search: email }).toString()}`;
+
 /** A time given in epoch milliseconds (the queue's), as the dashboard shows times. */
 const whenMs = (ms: number | null): string => (ms === null ? '—' : when(new Date(ms).toISOString()));
 
@@ -66,7 +70,9 @@ function recipientsTable(recipients: readonly LoggedRecipient[]): Html {
         <td>${badge(r.state, STATE_TONES[r.state])}</td>
         <td class="number">${r.attempts}</td>
         <td>${r.state === 'queued' || r.state === 'deferred' ? whenMs(r.nextAttemptAt) : '—'}</td>
-        <td>${r.reason || r.lastReply || '—'}</td>
+        <td>
+          ${r.reason || r.lastReply || '—'} ${SUPPRESSING.includes(r.state) ? html`<a href="${suppressionOf(r.email)}">See it on the suppression list</a>` : undefined}
+        </td>
       </tr>`,
   );
   return table('Each recipient and its state', ['Recipient', 'Type', 'State', 'Attempts', 'Next attempt', 'Reason'], rows, 'No recipients.');
