@@ -9,13 +9,15 @@ import type { Page } from 'playwright-core';
 import { startDnsServer, type TestDnsServer } from './helpers/dns-server.js';
 import { startSink, type Sink } from './helpers/sink.js';
 import { freePort } from './helpers/redis.js';
-import { cleanEnv, processesMentioning, spawnTernmail, tempHome, waitForApi, type LongRunning } from './helpers/cli.js';
+import { cleanEnv, http, processesMentioning, spawnTernmail, tempHome, waitForApi, type LongRunning } from './helpers/cli.js';
 import { startBrowser, type TestBrowser } from './helpers/browser.js';
 import { seriousViolations } from './helpers/axe.js';
 import { screenshots } from './helpers/screenshots.js';
 
+const KEY_LINE = /Admin key:\s+(tern_admin_[A-Za-z0-9_-]+)/;
 const OWNER_LINES = /Dashboard:\s+(\S+)\n\s+Login:\s+(\S+)\n\s+Password:\s+(\S+)\n/;
 const NEW_PASSWORD = 'a long password of our own';
+const DOMAIN = 'tern-journey.com';
 
 let dns: TestDnsServer;
 let sink: Sink;
@@ -23,6 +25,8 @@ let browser: TestBrowser;
 let tern: LongRunning;
 let base = '';
 let owner = { email: '', oneTime: '' };
+let adminKey = '';
+let page: Page;
 const home = tempHome('tern-journey-');
 const dataDir = join(home.dir, 'data');
 
@@ -42,7 +46,8 @@ t.before(async () => {
     TERNMAIL_PUBLIC_HOSTNAME: 'mx.tern.test',
   });
   tern = spawnTernmail(['start'], env);
-  const out = await tern.waitForOutput((o) => OWNER_LINES.test(o), 90_000);
+  const out = await tern.waitForOutput((o) => OWNER_LINES.test(o) && KEY_LINE.test(o), 90_000);
+  adminKey = KEY_LINE.exec(out)![1]!;
   const [, , email, password] = OWNER_LINES.exec(out)!;
   owner = { email: email!, oneTime: password! };
   base = `http://127.0.0.1:${api}`;
@@ -51,6 +56,7 @@ t.before(async () => {
 });
 
 t.teardown(async () => {
+  await page?.close();
   await browser?.close();
   if (tern && !tern.exited()) await tern.stop('SIGTERM', 20_000).catch(() => tern.stop('SIGKILL'));
   for (const pid of processesMentioning(dataDir)) process.kill(pid, 'SIGKILL');
@@ -84,5 +90,38 @@ t.test('a new owner signs in with the printed password, chooses its own, and lan
   t.match(await p.textContent('.notice'), /password is changed/);
   await p.waitForSelector('figure.chart canvas');
   await checkPage(t, p, 'overview');
-  await p.close();
+  page = p;
+});
+
+interface DnsRecords {
+  domain_name: string;
+  dns_records: { dkim: { name: string; content: string }; spf: Array<{ type: string; name: string; content: string; priority?: number }> };
+}
+
+/** What whoever runs the domain's zone does with the records the dashboard showed: publishes them. */
+async function publishRecords(domainId: string): Promise<void> {
+  const d = (await http(base, 'GET', `/v2/domains/${domainId}`, { key: adminKey })).body.data as DnsRecords;
+  dns.set(`${d.dns_records.dkim.name}.${d.domain_name}`, [{ type: 'TXT', data: d.dns_records.dkim.content }]);
+  for (const r of d.dns_records.spf) {
+    dns.add(`${r.name}.${d.domain_name}`, r.type === 'MX' ? { type: 'MX', data: { preference: Number(r.priority), exchange: r.content } } : { type: 'TXT', data: r.content });
+  }
+}
+
+t.test('the owner adds a domain, publishes its records, and sees it verified with Check now', async (t) => {
+  const p = page;
+  await p.click('nav.sections a[href="/domains"]');
+  await p.waitForSelector('#domain-name');
+  await checkPage(t, p, 'domains-empty');
+  await p.fill('#domain-name', DOMAIN);
+  await p.click('#add-domain');
+  await p.waitForLoadState();
+  t.equal(await p.textContent('h1'), DOMAIN, (await p.textContent('main')) ?? '');
+  await publishRecords(new URL(p.url()).pathname.split('/')[2]!);
+  await p.click('#check-now');
+  await p.waitForSelector('#checks .status.good >> text=All records found');
+  t.pass('the live check finds every record and the domain is verified');
+  await checkPage(t, p, 'domain');
+  await p.goto(`${base}/domains`);
+  t.match(await p.textContent('main table'), /Verified/);
+  await checkPage(t, p, 'domains');
 });
