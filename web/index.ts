@@ -12,6 +12,7 @@ import { SESSION_PAGES } from './session-pages.js';
 import { OVERVIEW_PAGES } from './account/overview.js';
 import { PASSWORD_RESET_PAGES } from './password-reset.js';
 import { DOMAIN_PAGES } from './account/domains.js';
+import { STATISTICS_PAGES } from './account/statistics.js';
 
 export const PAGES: readonly Page[] = [
   publicPage({ method: 'GET', path: SIGN_IN_PATH, title: SIGN_IN_TITLE, handle: showSignIn }),
@@ -24,6 +25,7 @@ export const PAGES: readonly Page[] = [
   ...OVERVIEW_PAGES,
   ...PASSWORD_RESET_PAGES,
   ...DOMAIN_PAGES,
+  ...STATISTICS_PAGES,
 ];
 
 /** Mounts the static files and every page on the API's app. */
