@@ -13,6 +13,8 @@ import { OVERVIEW_PAGES } from './account/overview.js';
 import { PASSWORD_RESET_PAGES } from './password-reset.js';
 import { DOMAIN_PAGES } from './account/domains.js';
 import { STATISTICS_PAGES } from './account/statistics.js';
+import { PROFILE_PAGES } from './account/profile.js';
+import { SECURITY_PAGES } from './account/security.js';
 
 export const PAGES: readonly Page[] = [
   publicPage({ method: 'GET', path: SIGN_IN_PATH, title: SIGN_IN_TITLE, handle: showSignIn }),
@@ -26,6 +28,8 @@ export const PAGES: readonly Page[] = [
   ...PASSWORD_RESET_PAGES,
   ...DOMAIN_PAGES,
   ...STATISTICS_PAGES,
+  ...PROFILE_PAGES,
+  ...SECURITY_PAGES,
 ];
 
 /** Mounts the static files and every page on the API's app. */
