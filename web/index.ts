@@ -15,6 +15,7 @@ import { DOMAIN_PAGES } from './account/domains.js';
 import { STATISTICS_PAGES } from './account/statistics.js';
 import { PROFILE_PAGES } from './account/profile.js';
 import { SECURITY_PAGES } from './account/security.js';
+import { TEAM_PAGES } from './account/team.js';
 
 export const PAGES: readonly Page[] = [
   publicPage({ method: 'GET', path: SIGN_IN_PATH, title: SIGN_IN_TITLE, handle: showSignIn }),
@@ -30,6 +31,7 @@ export const PAGES: readonly Page[] = [
   ...STATISTICS_PAGES,
   ...PROFILE_PAGES,
   ...SECURITY_PAGES,
+  ...TEAM_PAGES,
 ];
 
 /** Mounts the static files and every page on the API's app. */
