@@ -40,7 +40,7 @@ function teamOf(v: Viewer): string | undefined {
 
 function facts(v: Viewer, p: Profile): Html {
   const team = teamOf(v);
-  return html`<dl class="card">
+  return html`<dl class="card facts">
     <dt>Email</dt>
     <dd id="profile-email">${p.user.email}</dd>
     <dt>Name</dt>
