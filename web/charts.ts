@@ -21,6 +21,8 @@ export interface ChartRequest {
   interval?: 'day' | 'hour';
   /** Only this domain (its id). */
   domainId?: string;
+  /** The exact period (ISO bounds) instead of the last `days` days: a page showing other figures of the same period. */
+  period?: { from: string; to: string };
 }
 
 /** The REST route the browser draws the chart from. */
@@ -30,13 +32,16 @@ export function metricsRoute(c: ChartRequest, from: string, to: string): string 
   return `/api/tern/v2/stats/metrics?${q.toString()}`;
 }
 
+/** The last `days` days up to now, as ISO bounds. */
+export function lastDays(days: number): { from: string; to: string } {
+  const to = new Date();
+  return { from: new Date(to.getTime() - days * 86_400_000).toISOString(), to: to.toISOString() };
+}
+
 /** The figure uPlot fills and, under it, the table of the same points. */
 export async function dailyChart(ctx: AppContext, team: Team, c: ChartRequest): Promise<Html> {
-  const to = new Date();
-  const from = new Date(to.getTime() - c.days * 86_400_000);
-  const series = valueOrPageError(
-    await ctx.core.statistics.metrics(team, { interval: c.interval ?? 'day', from: from.toISOString(), to: to.toISOString(), domain: c.domainId }),
-  );
+  const { from, to } = c.period ?? lastDays(c.days);
+  const series = valueOrPageError(await ctx.core.statistics.metrics(team, { interval: c.interval ?? 'day', from, to, domain: c.domainId }));
   const spec = JSON.stringify(CHARTED.map(([field, label]) => ({ field, label })));
   const label = (start: string) => (c.interval === 'hour' ? `${start.slice(0, 13).replace('T', ' ')}:00` : start.slice(0, 10));
   const rows = series.points.map(
@@ -46,7 +51,7 @@ export async function dailyChart(ctx: AppContext, team: Team, c: ChartRequest): 
         ${CHARTED.map(([key]) => html`<td class="number">${p[key]}</td>`)}
       </tr>`,
   );
-  return html`<figure class="chart" data-src="${metricsRoute(c, from.toISOString(), to.toISOString())}" data-rows="points" data-x="start" data-series="${spec}">
+  return html`<figure class="chart" data-src="${metricsRoute(c, from, to)}" data-rows="points" data-x="start" data-series="${spec}">
       <figcaption>${c.caption}</figcaption>
       <div class="plot" aria-hidden="true"></div>
     </figure>

@@ -2,6 +2,7 @@
 // their password reset by the operator, their profile and password changed by themselves.
 import { isAccountRole, isAccountUser, isOperator, OPERATOR_ROLE, type AccountUser, type Operator, type User } from '../../domain/user.js';
 import type { NewUser } from '../../store/users.js';
+import type { Team } from '../../domain/team.js';
 import { isValidEmail } from '../../shared/email-address.js';
 import { accountOfUser, type StoreDeps } from './deps.js';
 import { hashPassword, oneTimePassword, passwordProblem, verifyPassword } from './passwords.js';
@@ -117,6 +118,11 @@ export class Users {
     const ended = await this.sessions.endAllOf(user.id);
     log.info({ user: user.id, sessionsEnded: ended }, 'dashboard password reset');
     return granted({ user: { ...user, mustChangePassword: true }, oneTimePassword: password });
+  }
+
+  /** The users of a team (of the account itself, for the account), as its members page lists them. */
+  async members(team: Team): Promise<AccountUser[]> {
+    return (await this.d.store.users.listByTeam(team.id)).filter(isAccountUser);
   }
 
   /** The user as its profile shows it: with the account it belongs to (its team's account, or its own). */

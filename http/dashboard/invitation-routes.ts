@@ -16,7 +16,7 @@ import type { Incoming } from '../pipeline.js';
 type Route = DashboardRoute<DashboardCaller>;
 
 /** Where links in mail lead: the configured dashboard URL, else the origin this request was addressed to. */
-export const dashboardUrlOf = (ctx: AppContext, request: Incoming): string =>
+export const dashboardUrlOf = (ctx: AppContext, request: Pick<Incoming, 'origin'>): string =>
   ctx.config.dashboard.publicUrl === null ? request.origin : new URL(ctx.config.dashboard.publicUrl).origin;
 
 /** An invitation as the dashboard shows it: `status` is its state now (`expired` for an open one past its expiry). */
