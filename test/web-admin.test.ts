@@ -1,0 +1,185 @@
+// The platform operator's pages (issue 13) over real HTTP and in Chromium: the platform's figures, the tenants
+// (search, filters, one tenant with its MTA status), suspending and reactivating a tenant with a reason (the
+// account's pages then show the banner with it), credits granted through the page (seen in the tenant's billing
+// and the audit log page), and the other admin lists. An account's user gets 404 on every /admin page; names
+// holding markup render as text; bad input is a 400 that changes nothing.
+import t, { type Test } from 'tap';
+import type { Page } from 'playwright-core';
+import { startHarness, type Harness } from './helpers/harness.js';
+import { logIn, operatorOn, PASSWORD, userOn, withSession, type SignedIn } from './helpers/dashboard-session.js';
+import { startBrowser, type TestBrowser } from './helpers/browser.js';
+import { seriousViolations } from './helpers/axe.js';
+import { formGuardOf, page, signInOverHttp } from './helpers/web-pages.js';
+
+const SCRIPT = '<script>alert(1)</script>';
+const IMG = '"><img src=x onerror=alert(1)>';
+const SCRIPT_SHOWN = '&lt;script&gt;alert(1)&lt;/script&gt;';
+const IMG_SHOWN = '&quot;&gt;&lt;img src=x onerror=alert(1)&gt;';
+
+let h: Harness;
+let browser: TestBrowser;
+let operatorEmail: string;
+let operator: string;
+/** The same operator on the REST routes, to check what the pages did. */
+let rest: SignedIn;
+
+t.before(async () => {
+  h = await startHarness();
+  browser = await startBrowser();
+  operatorEmail = await operatorOn(h);
+  operator = await signInOverHttp(h, operatorEmail);
+  rest = await logIn(h, operatorEmail);
+});
+t.teardown(async () => {
+  await browser?.close();
+  await h?.close();
+});
+
+/** The audit log of a tenant, newest first, as the REST route lists it. */
+async function auditOf(tenantId: number): Promise<Array<{ action: string; reason: string; after: Record<string, unknown> }>> {
+  const found = await h.request<Array<{ action: string; reason: string; after: Record<string, unknown> }>>(
+    'GET',
+    `/api/tern/v2/admin/audit-log?target_kind=tenant&target_id=${tenantId}`,
+    withSession(rest),
+  );
+  return found.body;
+}
+
+const tenantNamed = async (name: string, credits = 0) => h.account({ name, credits });
+
+t.test('an account user gets 404 on every /admin page, and its forged action changes nothing', async (t) => {
+  const account = await h.account();
+  const owner = await signInOverHttp(h, await userOn(h, account.id, 'owner'));
+  for (const path of ['/admin', '/admin/tenants', `/admin/tenants/${account.id}`]) {
+    t.equal((await page(h, 'GET', path, { cookie: owner })).status, 404, path);
+  }
+  const guard = await formGuardOf(h, owner);
+  const forged = await page(h, 'POST', `/admin/tenants/${account.id}/suspend`, { cookie: owner, form: { ...guard, reason: 'mine now' } });
+  t.equal(forged.status, 404);
+  t.equal((await h.rt.store.teams.get(account.id))?.status, 'active', 'the tenant is still active');
+});
+
+t.test('the platform page shows tenants, messages by status and by day, the queue and credits', async (t) => {
+  await tenantNamed('Platform figures', 75);
+  const shown = await page(h, 'GET', '/admin', { cookie: operator });
+  t.equal(shown.status, 200);
+  t.match(shown.text, /<h1>Platform<\/h1>/);
+  const stats = (await h.request<{ tenants: { accounts: number }; credits: { outstanding: number } }>('GET', '/api/tern/v2/admin/stats', withSession(rest))).body;
+  t.match(shown.text, new RegExp(`id="accounts">${stats.tenants.accounts}<`), 'the accounts counted');
+  t.match(shown.text, new RegExp(`id="outstanding">${stats.credits.outstanding}<`), 'the credits outstanding');
+  t.match(shown.text, /id="queue-depth">0</);
+  t.match(shown.text, /data-src="\/api\/tern\/v2\/admin\/stats\?days=30"/, 'the chart is drawn from the stats route');
+  t.match(shown.text, /<caption>\s*Messages per day, last 30 days\s*<\/caption>/, 'and its numbers are in a table');
+  t.equal((await page(h, 'GET', '/', { cookie: operator })).headers.get('location'), '/admin', "an operator opening an account's page lands here");
+});
+
+t.test('the tenants list searches by name, filters, and writes names as text', async (t) => {
+  const evil = await tenantNamed(`Evil ${SCRIPT}`);
+  await tenantNamed(`Evil ${IMG}`);
+  const found = await page(h, 'GET', `/admin/tenants?search=${encodeURIComponent('Evil')}`, { cookie: operator });
+  t.equal(found.status, 200);
+  t.match(found.text, `Evil ${SCRIPT_SHOWN}`);
+  t.match(found.text, `Evil ${IMG_SHOWN}`);
+  t.notMatch(found.text, SCRIPT);
+  t.notMatch(found.text, '<img src=x');
+  t.match(found.text, `href="/admin/tenants/${evil.id}"`);
+  t.match(found.text, /2 tenants/);
+  const suspendedOnly = await page(h, 'GET', '/admin/tenants?search=Evil&status=suspended', { cookie: operator });
+  t.match(suspendedOnly.text, /No tenant matches these filters/);
+  const teams = await page(h, 'GET', '/admin/tenants?kind=team&search=Evil', { cookie: operator });
+  t.match(teams.text, /No tenant matches/);
+  const bad = await page(h, 'GET', '/admin/tenants?status=asleep', { cookie: operator });
+  t.equal(bad.status, 400);
+  t.match(bad.text, /Status must be one of: active, suspended/);
+  t.equal((await page(h, 'GET', '/admin/tenants?page=100000', { cookie: operator })).status, 400, 'paging too deep is refused');
+});
+
+t.test('a tenant page: its facts, users, MTA status; its name as text; an unknown tenant is 404', async (t) => {
+  const tenant = await tenantNamed(`Shop ${SCRIPT}`, 120);
+  const owner = await userOn(h, tenant.id, 'owner');
+  const shown = await page(h, 'GET', `/admin/tenants/${tenant.id}`, { cookie: operator });
+  t.equal(shown.status, 200);
+  t.match(shown.text, `<h1>Tenant: Shop ${SCRIPT_SHOWN}</h1>`);
+  t.notMatch(shown.text, SCRIPT);
+  t.match(shown.text, /id="balance">120</);
+  t.match(shown.text, owner, 'its owner is listed');
+  t.match(shown.text, /id="mta-depth">0</);
+  t.match(shown.text, /id="suspend"/, 'an active tenant may be suspended');
+  t.equal((await page(h, 'GET', '/admin/tenants/99999999', { cookie: operator })).status, 404);
+  t.equal((await page(h, 'GET', '/admin/tenants/abc', { cookie: operator })).status, 404);
+});
+
+t.test('an operator suspends a tenant with a reason: the account sees the banner with it; reactivated, it is gone', async (t) => {
+  const tenant = await tenantNamed('Suspended shop');
+  const owner = await signInOverHttp(h, await userOn(h, tenant.id, 'owner'));
+  const guard = await formGuardOf(h, operator, `/admin/tenants/${tenant.id}`);
+  const noReason = await page(h, 'POST', `/admin/tenants/${tenant.id}/suspend`, { cookie: operator, form: { ...guard, reason: '  ' } });
+  t.equal(noReason.status, 400);
+  t.match(noReason.text, /role="alert">reason must have 1 to 500 characters/);
+  t.equal((await h.rt.store.teams.get(tenant.id))?.status, 'active', 'nothing changed');
+
+  const reason = `Spam complaints ${IMG}`;
+  const suspended = await page(h, 'POST', `/admin/tenants/${tenant.id}/suspend`, { cookie: operator, form: { ...guard, reason } });
+  t.equal(suspended.status, 303);
+  t.equal(suspended.headers.get('location'), `/admin/tenants/${tenant.id}?done=suspended`);
+  const team = await h.rt.store.teams.get(tenant.id);
+  t.match(team, { status: 'suspended', suspendedBy: 'platform', suspension: { reason } });
+  const after = await page(h, 'GET', `/admin/tenants/${tenant.id}?done=suspended`, { cookie: operator });
+  t.match(after.text, /The tenant is suspended/);
+  t.match(after.text, /id="reactivate"/);
+  t.match(after.text, `Spam complaints ${IMG_SHOWN}`);
+  const banner = await page(h, 'GET', '/', { cookie: owner });
+  t.match(banner.text, `<strong>This team is suspended:</strong> Spam complaints ${IMG_SHOWN}`, "the account's pages show why");
+
+  const reactivated = await page(h, 'POST', `/admin/tenants/${tenant.id}/reactivate`, { cookie: operator, form: { ...guard, reason: 'Cleaned its lists' } });
+  t.equal(reactivated.status, 303);
+  t.equal((await h.rt.store.teams.get(tenant.id))?.status, 'active');
+  t.notMatch((await page(h, 'GET', '/', { cookie: owner })).text, /This team is suspended/);
+  const audit = await auditOf(tenant.id);
+  t.same(
+    audit.map((e) => [e.action, e.reason]),
+    [
+      ['tenant.reactivate', 'Cleaned its lists'],
+      ['tenant.suspend', reason],
+    ],
+  );
+});
+
+t.test('the low-credit email without a system sender: the tenant page says why, nothing is audited', async (t) => {
+  const tenant = await tenantNamed('Low shop');
+  await userOn(h, tenant.id, 'owner');
+  const guard = await formGuardOf(h, operator, `/admin/tenants/${tenant.id}`);
+  const refused = await page(h, 'POST', `/admin/tenants/${tenant.id}/low-credit-email`, { cookie: operator, form: guard });
+  t.equal(refused.status, 503);
+  t.match(refused.text, /role="alert">Tern has no system sender/);
+  t.same(await auditOf(tenant.id), []);
+});
+
+async function signInInBrowser(email: string): Promise<Page> {
+  await browser.context.clearCookies();
+  const p = await browser.context.newPage();
+  await p.goto(`${h.url}/wp-login.php`);
+  await p.fill('#email', email);
+  await p.fill('#password', PASSWORD);
+  await Promise.all([p.waitForURL((u) => u.pathname === '/admin'), p.click('#sign-in')]);
+  return p;
+}
+
+async function checkAccessible(t: Test, p: Page, path: string): Promise<void> {
+  await p.setViewportSize({ width: 1280, height: 900 });
+  await p.goto(`${h.url}${path}`);
+  t.same(await seriousViolations(p), [], `${path}: no serious accessibility violation`);
+  t.equal(await p.locator('img[src="x"]').count(), 0, `${path}: no injected image`);
+  await p.setViewportSize({ width: 360, height: 740 });
+  t.equal(await p.evaluate('document.documentElement.scrollWidth <= 360'), true, `${path}: nothing overflows at 360 px`);
+  t.same(await seriousViolations(p), [], `${path}: nor at 360 px`);
+}
+
+t.test('in Chromium every admin page passes axe at desktop size and at 360 px', async (t) => {
+  const tenant = await tenantNamed(`Browser ${IMG}`, 10);
+  const p = await signInInBrowser(operatorEmail);
+  await p.waitForSelector('figure.chart canvas', { timeout: 20_000 });
+  t.pass('the platform chart is drawn from the REST route');
+  for (const path of ['/admin', '/admin/tenants?search=Browser', `/admin/tenants/${tenant.id}`]) await checkAccessible(t, p, path);
+  await p.close();
+});
