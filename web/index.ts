@@ -11,6 +11,7 @@ import { AUTHORIZE_PATH, AUTHORIZE_TITLE, decideAuthorization, showAuthorization
 import { SESSION_PAGES } from './session-pages.js';
 import { OVERVIEW_PAGES } from './account/overview.js';
 import { ADMIN_PAGES } from './admin/index.js';
+import { BILLING_PAGES } from './account/billing.js';
 
 export const PAGES: readonly Page[] = [
   publicPage({ method: 'GET', path: SIGN_IN_PATH, title: SIGN_IN_TITLE, handle: showSignIn }),
@@ -22,6 +23,7 @@ export const PAGES: readonly Page[] = [
   ...SESSION_PAGES,
   ...OVERVIEW_PAGES,
   ...ADMIN_PAGES,
+  ...BILLING_PAGES,
 ];
 
 /** Mounts the static files and every page on the API's app. */

@@ -8,7 +8,7 @@ import { operatorPage, type PageCall } from '../page.js';
 import { noticeOf, table } from '../parts.js';
 import type { PageReply } from '../reply.js';
 import type { OperatorViewer } from '../viewer.js';
-import { percent } from './listing.js';
+import { percent } from './shared.js';
 
 const DAYS = 30;
 const NOTICES = { password_changed: 'Your password is changed.' };

@@ -12,7 +12,8 @@ import { operatorPage, type PageCall } from '../page.js';
 import { actionButton, badge, doneAt, formError, noticeOf, table, when } from '../parts.js';
 import type { PageAnswer, PageReply } from '../reply.js';
 import type { OperatorViewer } from '../viewer.js';
-import { choiceQuery, filterForm, idParam, idQuery, listPage, listPager, percent, tenantLink, textQuery } from './listing.js';
+import { choiceQuery, filterForm, idParam, idQuery, listPage, listPager, textQuery } from '../lists.js';
+import { percent, tenantLink } from './shared.js';
 
 const STATUSES = ['active', 'suspended'] as const;
 const KINDS = ['account', 'team'] as const;

@@ -1,15 +1,15 @@
-// What the operator's lists share: the page size and how deep paging may go (the REST routes' paging depth), the
-// filters read from the query (a value outside its list is a 400 on the page, not silently ignored), the filter
-// form (a GET form: its values stay in the URL so a filtered list can be linked), and a tenant's link.
-import type { PageRequest as CorePage } from '../../core/index.js';
-import type { Team } from '../../domain/team.js';
-import type { AppContext } from '../../http/context.js';
-import { html, type Html } from '../html.js';
-import { pageError } from '../errors.js';
-import { pageAsked, pager } from '../parts.js';
-import type { PageRequest } from '../request.js';
+// What the pages' lists share: the page size and how deep paging may go (the REST routes' paging depth), the
+// filters read from the query (a value outside its list is a 400 on the page, not silently ignored), and the
+// filter form (a GET form: its values stay in the URL, so a filtered list can be linked; it changes nothing, so
+// it carries no CSRF token, which would otherwise land in the URL).
+import type { PageRequest as CorePage } from '../core/index.js';
+import type { AppContext } from '../http/context.js';
+import { html, type Html } from './html.js';
+import { pageError } from './errors.js';
+import { pageAsked, pager } from './parts.js';
+import type { PageRequest } from './request.js';
 
-/** Rows per page of every operator list. */
+/** Rows per page of every list. */
 export const PER_PAGE = 25;
 
 /** The page asked for, refused (400) beyond the paging depth as the REST routes refuse it. */
@@ -86,9 +86,3 @@ export const filterForm = (r: PageRequest, action: string, fields: readonly Filt
 
 /** Choices of a closed list whose labels are its values. */
 export const choicesOf = (values: readonly string[]): ReadonlyArray<readonly [string, string]> => values.map((v) => [v, v] as const);
-
-/** A tenant as the admin lists name it: its name, linked to its page. */
-export const tenantLink = (t: Pick<Team, 'id' | 'name'>): Html => html`<a href="/admin/tenants/${t.id}">${t.name}</a>`;
-
-/** A rate (0..1) as a percentage. */
-export const percent = (rate: number): string => `${(rate * 100).toFixed(2)} %`;
