@@ -10,6 +10,7 @@ import { logIn, operatorOn, PASSWORD, userOn, withSession, type SignedIn } from 
 import { startBrowser, type TestBrowser } from './helpers/browser.js';
 import { seriousViolations } from './helpers/axe.js';
 import { formGuardOf, page, signInOverHttp } from './helpers/web-pages.js';
+import { INVOICING } from './helpers/billing-setup.js';
 
 const SCRIPT = '<script>alert(1)</script>';
 const IMG = '"><img src=x onerror=alert(1)>';
@@ -24,7 +25,7 @@ let operator: string;
 let rest: SignedIn;
 
 t.before(async () => {
-  h = await startHarness();
+  h = await startHarness({ overrides: INVOICING });
   browser = await startBrowser();
   operatorEmail = await operatorOn(h);
   operator = await signInOverHttp(h, operatorEmail);
@@ -50,7 +51,7 @@ const tenantNamed = async (name: string, credits = 0) => h.account({ name, credi
 t.test('an account user gets 404 on every /admin page, and its forged action changes nothing', async (t) => {
   const account = await h.account();
   const owner = await signInOverHttp(h, await userOn(h, account.id, 'owner'));
-  for (const path of ['/admin', '/admin/tenants', `/admin/tenants/${account.id}`]) {
+  for (const path of ['/admin', '/admin/tenants', `/admin/tenants/${account.id}`, '/admin/credits', '/admin/audit-log']) {
     t.equal((await page(h, 'GET', path, { cookie: owner })).status, 404, path);
   }
   const guard = await formGuardOf(h, owner);
@@ -155,6 +156,92 @@ t.test('the low-credit email without a system sender: the tenant page says why, 
   t.same(await auditOf(tenant.id), []);
 });
 
+t.test('an operator grants credits through the page: the tenant sees them on its billing page, the audit log page shows why', async (t) => {
+  const tenant = await tenantNamed('Granted shop', 10);
+  const owner = await signInOverHttp(h, await userOn(h, tenant.id, 'owner'));
+  const shown = await page(h, 'GET', `/admin/credits?account_id=${tenant.id}`, { cookie: operator });
+  t.equal(shown.status, 200);
+  t.match(shown.text, `id="grant-account" name="account_id" value="${tenant.id}"`, 'the form is filled with the tenant asked for');
+  const guard = await formGuardOf(h, operator, '/admin/credits');
+  const reason = `Welcome ${SCRIPT}`;
+  const granted = await page(h, 'POST', '/admin/credits', { cookie: operator, form: { ...guard, account_id: String(tenant.id), amount: '250', reason } });
+  t.equal(granted.status, 303);
+  t.equal(granted.headers.get('location'), `/admin/credits?account_id=${tenant.id}&done=granted`);
+  const listed = await page(h, 'GET', `/admin/credits?account_id=${tenant.id}&done=granted`, { cookie: operator });
+  t.match(listed.text, /The credits are granted/);
+  t.match(listed.text, `Welcome ${SCRIPT_SHOWN}`);
+  t.notMatch(listed.text, SCRIPT);
+  t.match((await page(h, 'GET', '/billing', { cookie: owner })).text, /id="balance">260</, "the tenant's billing page shows the new balance");
+  const audit = await page(h, 'GET', `/admin/audit-log?target_kind=tenant&target_id=${tenant.id}`, { cookie: operator });
+  t.equal(audit.status, 200);
+  t.match(audit.text, /credits\.grant/);
+  t.match(audit.text, `Welcome ${SCRIPT_SHOWN}`);
+  t.match(audit.text, operatorEmail);
+  t.match(audit.text, /&quot;balance&quot;:260/, 'the balance after');
+  t.match((await page(h, 'GET', '/admin/audit-log?action=credits.grant', { cookie: operator })).text, `Welcome ${SCRIPT_SHOWN}`);
+  t.equal((await page(h, 'GET', '/admin/audit-log?action=delete.everything', { cookie: operator })).status, 400);
+  t.equal((await page(h, 'GET', '/admin/audit-log?target_id=a%20b', { cookie: operator })).status, 400);
+
+  const removed = await page(h, 'POST', '/admin/credits', { cookie: operator, form: { ...guard, account_id: String(tenant.id), amount: '-60', reason: 'Refund' } });
+  t.equal(removed.status, 303);
+  t.match(removed.headers.get('location'), /done=removed/);
+  const balance = async () => (await h.request<{ balance: number }>('GET', `/api/tern/v2/admin/tenants/${tenant.id}`, withSession(rest))).body.balance;
+  t.equal(await balance(), 200);
+});
+
+t.test('a refused grant or payment is shown on the page with what was typed, and changes nothing', async (t) => {
+  const tenant = await tenantNamed('Refused shop', 20);
+  const guard = await formGuardOf(h, operator, '/admin/credits');
+  const cases: Array<[Record<string, string>, RegExp, number]> = [
+    [{ account_id: String(tenant.id), amount: '5', reason: ' ' }, /reason must have 1 to 500 characters/, 400],
+    [{ account_id: 'abc', amount: '5', reason: 'Typo' }, /The account must be given by its id/, 400],
+    [{ account_id: String(tenant.id), amount: '-21', reason: 'Too much' }, /role="alert"/, 400],
+    [{ account_id: String(tenant.id), amount: 'ten', reason: 'Words' }, /amount must be a whole number/, 400],
+    [{ account_id: '99999999', amount: '5', reason: 'Nobody' }, /Account not found/, 404],
+  ];
+  for (const [form, why, status] of cases) {
+    const refused = await page(h, 'POST', '/admin/credits', { cookie: operator, form: { ...guard, ...form } });
+    t.equal(refused.status, status, JSON.stringify(form));
+    t.match(refused.text, why);
+    t.match(refused.text, `value="${form.reason}"`, 'the reason typed is kept');
+  }
+  const noCurrency = await page(h, 'POST', '/admin/credits/payment', {
+    cookie: operator,
+    form: { ...guard, account_id: String(tenant.id), amount: '1000', paid_amount_minor: '1200', currency: 'euros', payment_reference: 'wire-1', reason: 'Paid' },
+  });
+  t.equal(noCurrency.status, 400);
+  t.match(noCurrency.text, /currency must be an ISO 4217 code/);
+  const detail = await h.request<{ balance: number }>('GET', `/api/tern/v2/admin/tenants/${tenant.id}`, withSession(rest));
+  t.equal(detail.body.balance, 20, 'the balance is as it was');
+  t.same(await auditOf(tenant.id), [], 'nothing audited');
+  t.equal((await page(h, 'GET', '/admin/credits?type=gift', { cookie: operator })).status, 400, 'a type that is none is refused');
+});
+
+t.test("an operator records a payment received outside Tern: a purchase, and its invoice on the tenant's billing page", async (t) => {
+  const tenant = await tenantNamed('Paying shop');
+  const owner = await signInOverHttp(h, await userOn(h, tenant.id, 'owner'));
+  const guard = await formGuardOf(h, operator, '/admin/credits');
+  const form = {
+    ...guard,
+    account_id: String(tenant.id),
+    amount: '10000',
+    paid_amount_minor: '1200',
+    currency: 'EUR',
+    payment_reference: `wire-${process.pid}`,
+    reason: 'Bank transfer',
+  };
+  const recorded = await page(h, 'POST', '/admin/credits/payment', { cookie: operator, form });
+  t.equal(recorded.status, 303);
+  t.match(recorded.headers.get('location'), /done=payment_recorded/);
+  const billing = await page(h, 'GET', '/billing', { cookie: owner });
+  t.match(billing.text, /id="balance">10000</);
+  t.match(billing.text, /WEB-\d{6}/, 'its invoice is listed');
+  const again = await page(h, 'POST', '/admin/credits/payment', { cookie: operator, form });
+  t.equal(again.status, 400);
+  t.match(again.text, /This payment is already recorded/);
+  t.match((await page(h, 'GET', `/admin/credits?account_id=${tenant.id}&type=purchase`, { cookie: operator })).text, `wire-${process.pid}`);
+});
+
 async function signInInBrowser(email: string): Promise<Page> {
   await browser.context.clearCookies();
   const p = await browser.context.newPage();
@@ -180,6 +267,6 @@ t.test('in Chromium every admin page passes axe at desktop size and at 360 px', 
   const p = await signInInBrowser(operatorEmail);
   await p.waitForSelector('figure.chart canvas', { timeout: 20_000 });
   t.pass('the platform chart is drawn from the REST route');
-  for (const path of ['/admin', '/admin/tenants?search=Browser', `/admin/tenants/${tenant.id}`]) await checkAccessible(t, p, path);
+  for (const path of ['/admin', '/admin/tenants?search=Browser', `/admin/tenants/${tenant.id}`, '/admin/credits', '/admin/audit-log']) await checkAccessible(t, p, path);
   await p.close();
 });
