@@ -11,6 +11,8 @@ import { startBrowser, type TestBrowser } from './helpers/browser.js';
 import { seriousViolations } from './helpers/axe.js';
 import { formGuardOf, page, signInOverHttp } from './helpers/web-pages.js';
 import { INVOICING } from './helpers/billing-setup.js';
+import { storedDomain } from './helpers/sending-setup.js';
+import { newMessage } from './helpers/new-message.js';
 
 const SCRIPT = '<script>alert(1)</script>';
 const IMG = '"><img src=x onerror=alert(1)>';
@@ -51,7 +53,17 @@ const tenantNamed = async (name: string, credits = 0) => h.account({ name, credi
 t.test('an account user gets 404 on every /admin page, and its forged action changes nothing', async (t) => {
   const account = await h.account();
   const owner = await signInOverHttp(h, await userOn(h, account.id, 'owner'));
-  for (const path of ['/admin', '/admin/tenants', `/admin/tenants/${account.id}`, '/admin/credits', '/admin/audit-log']) {
+  for (const path of [
+    '/admin',
+    '/admin/tenants',
+    `/admin/tenants/${account.id}`,
+    '/admin/domains',
+    '/admin/logs',
+    '/admin/credits',
+    '/admin/invitations',
+    '/admin/suppressions',
+    '/admin/audit-log',
+  ]) {
     t.equal((await page(h, 'GET', path, { cookie: owner })).status, 404, path);
   }
   const guard = await formGuardOf(h, owner);
@@ -242,6 +254,73 @@ t.test("an operator records a payment received outside Tern: a purchase, and its
   t.match((await page(h, 'GET', `/admin/credits?account_id=${tenant.id}&type=purchase`, { cookie: operator })).text, `wire-${process.pid}`);
 });
 
+/** A tenant with a domain, a message whose subject holds markup, and a suppressed address: the lists' rows. */
+async function tenantWithMail(tag: string): Promise<{ id: number; logId: number }> {
+  const tenant = await tenantNamed(`Mail ${tag} ${SCRIPT}`);
+  const domain = await storedDomain(h, tenant.id, `${tag}.example`);
+  const id = `${tag}-${process.pid}`;
+  const recipient = { email: `to.${tag}@dest.test`, name: '', kind: 'to' as const, domain: 'dest.test', state: 'queued' as const, reason: '' };
+  const queued = await h.rt.store.messages.insert({
+    ...newMessage({ id, teamId: tenant.id, domainId: domain.id, recipients: [recipient], cost: 0 }),
+    subject: `Hello ${IMG}`,
+  });
+  if (queued === 'insufficient_balance') throw new Error('not recorded');
+  await h.rt.store.suppressions.add(tenant.id, { email: `gone.${tag}@dest.test`, status: 'bounced', reason: `550 ${SCRIPT}`, messageId: null });
+  const listed = await h.request<Array<{ log_id: number }>>('GET', `/api/tern/v2/admin/logs?tenant_id=${tenant.id}`, withSession(rest));
+  return { id: tenant.id, logId: listed.body[0]!.log_id };
+}
+
+t.test('the domains, logs and suppressions of every tenant: filtered, one message with its recipients, markup as text', async (t) => {
+  const { id, logId } = await tenantWithMail('lists');
+  const domains = await page(h, 'GET', `/admin/domains?tenant_id=${id}`, { cookie: operator });
+  t.equal(domains.status, 200);
+  t.match(domains.text, 'lists.example');
+  t.match(domains.text, `Mail lists ${SCRIPT_SHOWN}`);
+  t.match((await page(h, 'GET', '/admin/domains?search=lists&status=draft', { cookie: operator })).text, /No domain matches/);
+  t.equal((await page(h, 'GET', '/admin/domains?status=gone', { cookie: operator })).status, 400);
+
+  const logs = await page(h, 'GET', `/admin/logs?tenant_id=${id}`, { cookie: operator });
+  t.equal(logs.status, 200);
+  t.match(logs.text, `href="/admin/logs/${logId}">Hello ${IMG_SHOWN}</a>`);
+  t.notMatch(logs.text, '<img src=x');
+  t.match((await page(h, 'GET', `/admin/logs?tenant_id=${id}&status=bounced`, { cookie: operator })).text, /No message matches/);
+  t.equal((await page(h, 'GET', '/admin/logs?from=yesterday', { cookie: operator })).status, 400, 'a date that is none is refused');
+  const one = await page(h, 'GET', `/admin/logs/${logId}`, { cookie: operator });
+  t.equal(one.status, 200);
+  t.match(one.text, `<h1>Message: Hello ${IMG_SHOWN}</h1>`);
+  t.match(one.text, 'to.lists@dest.test');
+  t.equal((await page(h, 'GET', '/admin/logs/99999999', { cookie: operator })).status, 404);
+
+  const suppressed = await page(h, 'GET', `/admin/suppressions?tenant_id=${id}`, { cookie: operator });
+  t.equal(suppressed.status, 200);
+  t.match(suppressed.text, 'gone.lists@dest.test');
+  t.match(suppressed.text, `550 ${SCRIPT_SHOWN}`);
+  t.notMatch(suppressed.text, SCRIPT);
+  t.match((await page(h, 'GET', `/admin/suppressions?tenant_id=${id}&status=complained`, { cookie: operator })).text, /No suppressed address matches/);
+  t.equal((await page(h, 'GET', '/admin/suppressions?status=angry', { cookie: operator })).status, 400);
+});
+
+t.test('invitations: a refused invitation is shown with what was typed and sends nothing; an unknown one cannot be revoked', async (t) => {
+  const shown = await page(h, 'GET', '/admin/invitations', { cookie: operator });
+  t.equal(shown.status, 200);
+  t.match(shown.text, /No invitation yet/);
+  const guard = await formGuardOf(h, operator, '/admin/invitations');
+  const badEmail = await page(h, 'POST', '/admin/invitations', {
+    cookie: operator,
+    form: { ...guard, email: 'not an email', account_name: `New ${SCRIPT}`, credits: '10' },
+  });
+  t.equal(badEmail.status, 400);
+  t.match(badEmail.text, /role="alert"/);
+  t.match(badEmail.text, `value="New ${SCRIPT_SHOWN}"`, 'the name typed is kept, as text');
+  const taken = await page(h, 'POST', '/admin/invitations', { cookie: operator, form: { ...guard, email: operatorEmail, account_name: 'Taken', credits: '0' } });
+  t.equal(taken.status, 400, 'an email a user already has is refused');
+  t.match(taken.text, /role="alert"/);
+  const listed = await h.request<unknown[]>('GET', '/api/tern/v2/admin/invitations', withSession(rest));
+  t.same(listed.body, [], 'no invitation was made');
+  const revoke = await page(h, 'POST', '/admin/invitations/99999/revoke', { cookie: operator, form: guard });
+  t.equal(revoke.status, 404);
+});
+
 async function signInInBrowser(email: string): Promise<Page> {
   await browser.context.clearCookies();
   const p = await browser.context.newPage();
@@ -264,9 +343,22 @@ async function checkAccessible(t: Test, p: Page, path: string): Promise<void> {
 
 t.test('in Chromium every admin page passes axe at desktop size and at 360 px', async (t) => {
   const tenant = await tenantNamed(`Browser ${IMG}`, 10);
+  const mail = await tenantWithMail('browser');
   const p = await signInInBrowser(operatorEmail);
   await p.waitForSelector('figure.chart canvas', { timeout: 20_000 });
   t.pass('the platform chart is drawn from the REST route');
-  for (const path of ['/admin', '/admin/tenants?search=Browser', `/admin/tenants/${tenant.id}`, '/admin/credits', '/admin/audit-log']) await checkAccessible(t, p, path);
+  for (const path of [
+    '/admin',
+    '/admin/tenants?search=Browser',
+    `/admin/tenants/${tenant.id}`,
+    '/admin/domains',
+    '/admin/logs',
+    `/admin/logs/${mail.logId}`,
+    '/admin/credits',
+    '/admin/invitations',
+    '/admin/suppressions',
+    '/admin/audit-log',
+  ])
+    await checkAccessible(t, p, path);
   await p.close();
 });
