@@ -4,6 +4,7 @@
 // REST routes (core.tenants, core.platformCredits); each action is in the audit log.
 import type { MtaStatus, SendingFigures, TenantDetail, TenantSummary } from '../../core/admin/tenants.js';
 import type { Team } from '../../domain/team.js';
+import type { ManagementRefusal } from '../../core/management-refusals.js';
 import type { AppContext } from '../../http/context.js';
 import { html, type Html } from '../html.js';
 import { pageErrorFor, valueOrPageError, type PageError } from '../errors.js';
@@ -207,6 +208,13 @@ async function tenantAnswer(ctx: AppContext, call: PageCall<OperatorViewer>, id:
 
 const tenant = (call: PageCall<OperatorViewer>): Promise<PageReply> => tenantAnswer(call.ctx, call, idParam(call.r, 'id'));
 
+/** A refused action: the tenant's page again with why; no such tenant is a 404. */
+function refusedOn(call: PageCall<OperatorViewer>, id: number, refusal: ManagementRefusal): Promise<PageAnswer> {
+  const e = pageErrorFor(refusal);
+  if (e.status === 404) throw e;
+  return tenantAnswer(call.ctx, call, id, e);
+}
+
 /** Suspends or reactivates: the tenant's page again with why when refused (a missing reason), 404 for no tenant. */
 function statusChange(to: 'suspend' | 'reactivate') {
   return async (call: PageCall<OperatorViewer>): Promise<PageReply> => {
@@ -214,11 +222,7 @@ function statusChange(to: 'suspend' | 'reactivate') {
     const id = idParam(call.r, 'id');
     const reason = form.get('reason') ?? '';
     const changed = await ctx.core.tenants[to](viewer.user, id, reason, log);
-    if (!changed.ok) {
-      const e = pageErrorFor(changed.refusal);
-      if (e.status === 404) throw e;
-      return tenantAnswer(ctx, call, id, e);
-    }
+    if (!changed.ok) return refusedOn(call, id, changed.refusal);
     return { kind: 'redirect', status: 303, location: doneAt(`/admin/tenants/${id}`, to === 'suspend' ? 'suspended' : 'reactivated') };
   };
 }
@@ -226,11 +230,7 @@ function statusChange(to: 'suspend' | 'reactivate') {
 async function lowCreditEmail(call: PageCall<OperatorViewer>): Promise<PageReply> {
   const id = idParam(call.r, 'id');
   const sent = await call.ctx.core.platformCredits.sendLowCreditEmail(call.viewer.user, id, call.log);
-  if (!sent.ok) {
-    const e = pageErrorFor(sent.refusal);
-    if (e.status === 404) throw e;
-    return tenantAnswer(call.ctx, call, id, e);
-  }
+  if (!sent.ok) return refusedOn(call, id, sent.refusal);
   return { kind: 'redirect', status: 303, location: doneAt(`/admin/tenants/${id}`, 'low_credit_sent') };
 }
 
