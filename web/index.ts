@@ -17,6 +17,8 @@ import { STATISTICS_PAGES } from './account/statistics.js';
 import { PROFILE_PAGES } from './account/profile.js';
 import { SECURITY_PAGES } from './account/security.js';
 import { TEAM_PAGES } from './account/team.js';
+import { ADMIN_PAGES } from './admin/index.js';
+import { BILLING_PAGES } from './account/billing.js';
 
 export const PAGES: readonly Page[] = [
   publicPage({ method: 'GET', path: SIGN_IN_PATH, title: SIGN_IN_TITLE, handle: showSignIn }),
@@ -34,6 +36,8 @@ export const PAGES: readonly Page[] = [
   ...PROFILE_PAGES,
   ...SECURITY_PAGES,
   ...TEAM_PAGES,
+  ...ADMIN_PAGES,
+  ...BILLING_PAGES,
 ];
 
 /** Mounts the static files and every page on the API's app. */

@@ -1,0 +1,25 @@
+// A platform that invoices (offline payments, a seller, tax), as the billing and admin page tests start it.
+export const SELLER = {
+  name: 'Tern Platform SAS',
+  addressLines: ['12 rue des Postiers'],
+  postalCode: '75011',
+  city: 'Paris',
+  region: '',
+  country: 'FR',
+  taxId: 'FR40303265045',
+  invoiceEmail: 'billing@tern.example',
+};
+
+export const INVOICING = {
+  billing: {
+    provider: 'offline',
+    lowBalanceThreshold: 0,
+    lowBalanceCheckS: 60,
+    currency: 'EUR',
+    pricePerThousandCreditsMinor: 100,
+    taxRatePercent: 20,
+    reverseChargeEu: true,
+    invoiceNumberPrefix: 'WEB-',
+    seller: SELLER,
+  },
+};

@@ -1,0 +1,21 @@
+// The platform operator's pages (/admin…), each area's listed by its own module.
+import type { Page } from '../page.js';
+import { PLATFORM_PAGES } from './platform.js';
+import { TENANT_PAGES } from './tenants.js';
+import { ADMIN_DOMAIN_PAGES } from './domains.js';
+import { ADMIN_LOG_PAGES } from './logs.js';
+import { CREDIT_PAGES } from './credits.js';
+import { ADMIN_INVITATION_PAGES } from './invitations.js';
+import { ADMIN_SUPPRESSION_PAGES } from './suppressions.js';
+import { AUDIT_LOG_PAGES } from './audit-log.js';
+
+export const ADMIN_PAGES: readonly Page[] = [
+  ...PLATFORM_PAGES,
+  ...TENANT_PAGES,
+  ...ADMIN_DOMAIN_PAGES,
+  ...ADMIN_LOG_PAGES,
+  ...CREDIT_PAGES,
+  ...ADMIN_INVITATION_PAGES,
+  ...ADMIN_SUPPRESSION_PAGES,
+  ...AUDIT_LOG_PAGES,
+];
