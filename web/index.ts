@@ -10,6 +10,7 @@ import { ACCEPT_INVITATION_PATH, ACCEPT_INVITATION_TITLE, acceptInvitation, show
 import { AUTHORIZE_PATH, AUTHORIZE_TITLE, decideAuthorization, showAuthorization } from './authorize-application.js';
 import { SESSION_PAGES } from './session-pages.js';
 import { OVERVIEW_PAGES } from './account/overview.js';
+import { KEY_PAGES } from './account/keys.js';
 
 export const PAGES: readonly Page[] = [
   publicPage({ method: 'GET', path: SIGN_IN_PATH, title: SIGN_IN_TITLE, handle: showSignIn }),
@@ -20,6 +21,7 @@ export const PAGES: readonly Page[] = [
   publicPage({ method: 'POST', path: ACCEPT_INVITATION_PATH, title: ACCEPT_INVITATION_TITLE, handle: acceptInvitation }),
   ...SESSION_PAGES,
   ...OVERVIEW_PAGES,
+  ...KEY_PAGES,
 ];
 
 /** Mounts the static files and every page on the API's app. */
