@@ -11,6 +11,7 @@ import { AUTHORIZE_PATH, AUTHORIZE_TITLE, decideAuthorization, showAuthorization
 import { SESSION_PAGES } from './session-pages.js';
 import { OVERVIEW_PAGES } from './account/overview.js';
 import { KEY_PAGES } from './account/keys.js';
+import { WEBHOOK_PAGES } from './account/webhooks.js';
 
 export const PAGES: readonly Page[] = [
   publicPage({ method: 'GET', path: SIGN_IN_PATH, title: SIGN_IN_TITLE, handle: showSignIn }),
@@ -22,6 +23,7 @@ export const PAGES: readonly Page[] = [
   ...SESSION_PAGES,
   ...OVERVIEW_PAGES,
   ...KEY_PAGES,
+  ...WEBHOOK_PAGES,
 ];
 
 /** Mounts the static files and every page on the API's app. */
