@@ -9,6 +9,9 @@ import type { Store } from '../store/index.js';
 import type { Team } from '../domain/team.js';
 import { WEBHOOK_EVENTS, type Webhook } from '../domain/webhook.js';
 import type { WebhookChange, WebhookFields } from '../store/webhooks.js';
+
+/** A webhook's fields as the interfaces give them. */
+export type { WebhookFields };
 import { checkWebhookUrl } from '../shared/webhook-url.js';
 import type { OutboxEvent, WebhookDeliveryRecord } from '../domain/feedback.js';
 import { dateBound } from './message-log.js';

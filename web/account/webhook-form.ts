@@ -2,8 +2,7 @@
 // webhook's values when it is edited, and what a posted form gives the core. The create form (webhooks.ts) and
 // the edit form (webhook-page.ts) share them; the rules themselves are the core's (core/webhooks.ts).
 import { WEBHOOK_EVENTS, type WebhookEvent } from '../../domain/webhook.js';
-import type { WebhookFields } from '../../store/webhooks.js';
-import { WEBHOOK_TITLE_MAX } from '../../core/webhooks.js';
+import { WEBHOOK_TITLE_MAX, type WebhookFields } from '../../core/webhooks.js';
 import { WEBHOOK_URL_MAX } from '../../shared/webhook-url.js';
 import { html, type Html } from '../html.js';
 
