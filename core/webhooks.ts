@@ -7,12 +7,18 @@ import type { SecretBox } from '../shared/secret-box.js';
 import type { PageOf, PageRequest } from '../store/paging.js';
 import type { Store } from '../store/index.js';
 import type { Team } from '../domain/team.js';
-import type { Webhook } from '../domain/webhook.js';
+import { WEBHOOK_EVENTS, type Webhook } from '../domain/webhook.js';
 import type { WebhookChange, WebhookFields } from '../store/webhooks.js';
+
+/** A webhook's fields as the interfaces give them. */
+export type { WebhookFields };
 import { checkWebhookUrl } from '../shared/webhook-url.js';
-import type { WebhookDeliveryRecord } from '../domain/feedback.js';
+import type { OutboxEvent, WebhookDeliveryRecord } from '../domain/feedback.js';
 import { dateBound } from './message-log.js';
 import { done, notFound, refuse, type Managed } from './management-refusals.js';
+
+/** The address a test event is about (example.com is reserved for examples: it is nobody's). */
+export const TEST_EVENT_ADDRESS = 'test@example.com';
 
 export interface WebhookDeps {
   config: Config;
@@ -34,6 +40,19 @@ export interface DeliveryFilters extends PageRequest {
   to?: string;
 }
 
+export const WEBHOOK_TITLE_MAX = 100;
+
+/** What the fields given break, if anything: a title too long, no event, an unknown one, one given twice. */
+function fieldsRefusal(f: WebhookChange): Managed<never> | undefined {
+  const invalid = (field: string, message: string) => refuse<never>({ kind: 'invalid_field', field, message });
+  if (f.title !== undefined && f.title.length > WEBHOOK_TITLE_MAX) return invalid('title', `the title is longer than ${WEBHOOK_TITLE_MAX} characters`);
+  if (f.events === undefined) return undefined;
+  if (f.events.length === 0) return invalid('events', 'choose at least one event');
+  if (f.events.some((e) => !(WEBHOOK_EVENTS as readonly string[]).includes(e))) return invalid('events', `events are among: ${WEBHOOK_EVENTS.join(', ')}`);
+  if (new Set(f.events).size !== f.events.length) return invalid('events', 'an event is given more than once');
+  return undefined;
+}
+
 export class Webhooks {
   constructor(private readonly d: WebhookDeps) {}
 
@@ -41,7 +60,15 @@ export class Webhooks {
     return this.d.store.webhooks.list(team.id, page);
   }
 
+  /** One of the team's webhooks (another team's is not found). */
+  async get(team: Team, id: number): Promise<Managed<Webhook>> {
+    const hook = await this.d.store.webhooks.get(id, team.id);
+    return hook ? done(hook) : notFound('webhook', 'Webhook not found');
+  }
+
   async create(team: Team, fields: WebhookFields, log: Logger): Promise<Managed<CreatedWebhook>> {
+    const invalid = fieldsRefusal(fields);
+    if (invalid) return invalid;
     const url = checkWebhookUrl(fields.url);
     if (!url.ok) return refuse({ kind: 'invalid_url', message: `Invalid webhook url: ${url.reason}` });
     const secret = `whsec_${randomBytes(32).toString('base64')}`;
@@ -53,6 +80,8 @@ export class Webhooks {
   }
 
   async update(team: Team, id: number, change: WebhookChange, log: Logger): Promise<Managed<Webhook>> {
+    const invalid = fieldsRefusal(change);
+    if (invalid) return invalid;
     let url: string | undefined;
     if (change.url !== undefined) {
       const checked = checkWebhookUrl(change.url);
@@ -73,6 +102,27 @@ export class Webhooks {
     if (to === null) return refuse({ kind: 'invalid_field', field: 'to', message: 'to must be an ISO 8601 date or date-time' });
     if (f.webhookId !== undefined && !(await this.d.store.webhooks.get(f.webhookId, team.id))) return notFound('webhook', 'Webhook not found', 'webhook');
     return done(await this.d.store.feedback.listDeliveries(team.id, { page: f.page, perPage: f.perPage, webhookId: f.webhookId, result: f.result, from, to }));
+  }
+
+  /**
+   * Puts a signed sample in the outbox for this webhook alone: the dispatcher delivers it as it delivers a real
+   * event (same signer, one attempt, recorded in the delivery log), within its poll interval. The sample is of
+   * the webhook's first event type, marked `test: true`, about no message.
+   */
+  async sendTest(team: Team, id: number, log: Logger): Promise<Managed<OutboxEvent>> {
+    const hook = await this.d.store.webhooks.get(id, team.id);
+    if (!hook) return notFound('webhook', 'Webhook not found');
+    const type = hook.events[0] ?? 'bounced';
+    const event = await this.d.store.feedback.addTestEvent({
+      teamId: team.id,
+      webhookId: hook.id,
+      type,
+      email: TEST_EVENT_ADDRESS,
+      isHardBounce: type === 'bounced' ? true : null,
+      reason: 'A test event sent from the dashboard: no message was involved.',
+    });
+    log.info({ webhook: id, team: team.id, event: event.id }, 'webhook test event queued');
+    return done(event);
   }
 
   async remove(team: Team, id: number, log: Logger): Promise<Managed<void>> {

@@ -5,12 +5,18 @@ import type { WebhookEvent } from './webhook.js';
 export const EVENT_STATES = ['pending', 'delivered'] as const;
 export type EventState = (typeof EVENT_STATES)[number];
 
-/** A bounce or complaint of one recipient, in the outbox until every subscribed webhook had its attempt. */
+/**
+ * A bounce or complaint of one recipient, in the outbox until every subscribed webhook had its attempt; or a
+ * test event (a sample a user asked for), for one webhook only and about no message.
+ */
 export interface OutboxEvent {
   id: number;
   teamId: number;
   type: WebhookEvent;
-  messageId: string;
+  /** Null for a test event. */
+  messageId: string | null;
+  /** A test event's one webhook; null for a real event (every subscriber gets it). */
+  testOf: number | null;
   email: string;
   /** Set for bounces only. */
   isHardBounce: boolean | null;

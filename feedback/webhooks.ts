@@ -42,9 +42,10 @@ const PRUNE_EVERY_MS = 3_600_000;
 const LOCK_KEY = redisKeys.webhooksLock();
 const LOCK_TTL_MS = 120_000;
 
-/** The JSON body: the specification's event fields, plus the message when the webhook asks for it. */
+/** The JSON body: the specification's event fields, plus the message when the webhook asks for it; a test event says so. */
 export function eventBody(event: OutboxEvent, message: MessageSummary | null): string {
   return JSON.stringify({
+    ...(event.testOf !== null ? { test: true } : {}),
     event: event.type,
     message_id: event.messageId,
     email: event.email,
@@ -163,15 +164,23 @@ export class WebhookDispatcher {
     }
   }
 
+  /** Who gets an event: a test event its one webhook (paused or not: the user asked for it), else every active subscriber. */
+  private async recipientsOf(event: OutboxEvent): Promise<Webhook[]> {
+    if (event.testOf === null) return this.d.rt.store.webhooks.subscribers(event.teamId, event.type);
+    const hook = await this.d.rt.store.webhooks.get(event.testOf, event.teamId);
+    return hook ? [hook] : [];
+  }
+
   /** Every subscriber gets its one attempt, then the event leaves the outbox whatever the outcomes. */
   private async dispatch(event: OutboxEvent): Promise<void> {
-    const hooks = await this.d.rt.store.webhooks.subscribers(event.teamId, event.type);
+    const hooks = await this.recipientsOf(event);
     const message = hooks.some((h) => h.includeMessage) ? await this.messageOf(event) : null;
     await Promise.all(hooks.map((hook) => this.deliver(event, hook, hook.includeMessage ? message : null)));
     await this.d.rt.store.feedback.markDelivered(event.id);
   }
 
   private async messageOf(event: OutboxEvent): Promise<MessageSummary | null> {
+    if (event.messageId === null) return null;
     const m = await this.d.rt.store.messages.get(event.messageId, event.teamId);
     if (!m) return null;
     return { id: m.id, subject: m.subject, from: m.fromEmail, to: m.to, sent_at: m.sentAt };

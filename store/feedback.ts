@@ -2,6 +2,7 @@
 // webhook delivery records, reputation figures, and the reports received on the MX port.
 import type { InboundReport, OutboxEvent, WebhookDeliveryRecord } from '../domain/feedback.js';
 import type { PageOf, PageRequest } from './paging.js';
+import type { WebhookEvent } from '../domain/webhook.js';
 
 export type BounceSource = 'smtp' | 'report' | 'expiry';
 
@@ -30,6 +31,16 @@ export interface Applied {
 /** One attempt to record: the record without what the store gives it (its id and time). */
 export type NewWebhookDelivery = Omit<WebhookDeliveryRecord, 'id' | 'attemptedAt'>;
 
+/** A test event to put in the outbox, for one webhook of the team. */
+export interface NewTestEvent {
+  teamId: number;
+  webhookId: number;
+  type: WebhookEvent;
+  email: string;
+  isHardBounce: boolean | null;
+  reason: string;
+}
+
 /** A team's recipients delivered or bounced in a window, and how many of them bounced or complained. */
 export interface ReputationFigures {
   volume: number;
@@ -57,6 +68,8 @@ export interface FeedbackRepository {
   pendingEvents(limit: number): Promise<OutboxEvent[]>;
   /** Every event of a message, delivered or not, oldest first. */
   eventsOf(messageId: string): Promise<OutboxEvent[]>;
+  /** Puts a test event in the outbox (pending, for `webhookId` only). */
+  addTestEvent(e: NewTestEvent): Promise<OutboxEvent>;
   markDelivered(eventId: number): Promise<void>;
   logDelivery(d: NewWebhookDelivery): Promise<void>;
   /** A team's most recent webhook delivery attempts, newest first. */

@@ -19,6 +19,8 @@ import { SECURITY_PAGES } from './account/security.js';
 import { TEAM_PAGES } from './account/team.js';
 import { ADMIN_PAGES } from './admin/index.js';
 import { BILLING_PAGES } from './account/billing.js';
+import { KEY_PAGES } from './account/keys.js';
+import { WEBHOOK_PAGES } from './account/webhooks.js';
 
 export const PAGES: readonly Page[] = [
   publicPage({ method: 'GET', path: SIGN_IN_PATH, title: SIGN_IN_TITLE, handle: showSignIn }),
@@ -38,6 +40,8 @@ export const PAGES: readonly Page[] = [
   ...TEAM_PAGES,
   ...ADMIN_PAGES,
   ...BILLING_PAGES,
+  ...KEY_PAGES,
+  ...WEBHOOK_PAGES,
 ];
 
 /** Mounts the static files and every page on the API's app. */

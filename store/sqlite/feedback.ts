@@ -10,7 +10,7 @@ import { applyBounce, applyComplaint } from './feedback-apply.js';
 import { chunksByParams } from './write-batch.js';
 import { EVENT_STATES, type InboundReport, type OutboxEvent, type WebhookDeliveryRecord } from '../../domain/feedback.js';
 import { WEBHOOK_EVENTS } from '../../domain/webhook.js';
-import type { Applied, BounceInput, ComplaintInput, DeliveryQuery, FeedbackRepository, NewWebhookDelivery, ReputationFigures } from '../feedback.js';
+import type { Applied, BounceInput, ComplaintInput, DeliveryQuery, FeedbackRepository, NewTestEvent, NewWebhookDelivery, ReputationFigures } from '../feedback.js';
 
 /** A delivery attempt the receiver accepted (it answered 2xx), and one it did not (no answer is NULL: failed). */
 const SUCCEEDED = '(status_code BETWEEN 200 AND 299)';
@@ -22,7 +22,8 @@ const decodeEvent = rowDecoder(
     id: Int,
     team_id: Int,
     type: OneOf(WEBHOOK_EVENTS),
-    message_id: Text,
+    message_id: Nullable(Text),
+    webhook_id: Nullable(Int),
     email: Text,
     is_hard_bounce: Nullable(Flag),
     reason: Text,
@@ -34,6 +35,7 @@ const decodeEvent = rowDecoder(
     teamId: e.team_id,
     type: e.type,
     messageId: e.message_id,
+    testOf: e.webhook_id,
     email: e.email,
     isHardBounce: e.is_hard_bounce === null ? null : e.is_hard_bounce === 1,
     reason: e.reason,
@@ -110,6 +112,14 @@ export class FeedbackStore implements FeedbackRepository {
 
   async eventsOf(messageId: string): Promise<OutboxEvent[]> {
     return (await this.sql.all('SELECT * FROM events WHERE message_id = ? ORDER BY occurred_at, id', [messageId])).map(decodeEvent);
+  }
+
+  async addTestEvent(e: NewTestEvent): Promise<OutboxEvent> {
+    const [row] = await this.sql.returning(
+      `INSERT INTO events (team_id, type, webhook_id, email, is_hard_bounce, reason, occurred_at) VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING *`,
+      [e.teamId, e.type, e.webhookId, e.email, e.isHardBounce === null ? null : e.isHardBounce ? 1 : 0, e.reason, nowIso()],
+    );
+    return decodeEvent(row!);
   }
 
   async markDelivered(eventId: number): Promise<void> {

@@ -835,4 +835,18 @@ CREATE TABLE password_resets (
 CREATE INDEX password_resets_by_user ON password_resets(user_id);
 `,
   },
+  {
+    version: 26,
+    name: 'webhook test events: an outbox event for one webhook, about no message',
+    // The dashboard's "Send a test event" goes through the outbox and the dispatcher as a real event does (same
+    // signer, same delivery record), to the one webhook it names instead of every subscriber; it has no message
+    // and no recipient. Loosening NOT NULL leaves every row valid, so the CREATE statement is rewritten in place.
+    // PostgreSQL: ALTER TABLE events ALTER COLUMN message_id DROP NOT NULL, ALTER COLUMN recipient_id DROP NOT NULL,
+    //   ADD COLUMN webhook_id INTEGER, ADD CONSTRAINT test_event_names_its_webhook CHECK ((message_id IS NULL) = (webhook_id IS NOT NULL));
+    sql: `ALTER TABLE events ADD COLUMN webhook_id INTEGER CONSTRAINT test_event_names_its_webhook CHECK ((message_id IS NULL) = (webhook_id IS NOT NULL));`,
+    edit: async (q) => {
+      await rewriteTableSchema(q, 'events', 'message_id TEXT NOT NULL REFERENCES messages(id)', 'message_id TEXT REFERENCES messages(id)');
+      await rewriteTableSchema(q, 'events', 'recipient_id INTEGER NOT NULL REFERENCES recipients(id)', 'recipient_id INTEGER REFERENCES recipients(id)');
+    },
+  },
 ];

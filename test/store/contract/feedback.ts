@@ -3,6 +3,45 @@
 import { accountOf, at, messageOf, record, recipient, check, type ContractCheck } from './fixtures.js';
 
 export const feedbackChecks: ContractCheck[] = [
+  check('a test event waits in the outbox for its one webhook, about no message, and leaves it as a real event does', async (t, engine) => {
+    const { store } = await engine.open(t);
+    const team = await accountOf(store);
+    const hook = await store.webhooks.create(team.id, { title: 'T', url: 'https://hooks.example.com/x', events: ['complaint'], includeMessage: false }, 'sealed', 10);
+    if (hook === 'limit_reached') throw new Error('no webhook');
+    const event = await store.feedback.addTestEvent({
+      teamId: team.id,
+      webhookId: hook.id,
+      type: 'complaint',
+      email: 'test@example.com',
+      isHardBounce: null,
+      reason: 'test',
+    });
+    t.match(event, {
+      teamId: team.id,
+      type: 'complaint',
+      messageId: null,
+      testOf: hook.id,
+      email: 'test@example.com',
+      isHardBounce: null,
+      reason: 'test',
+      state: 'pending',
+    });
+    t.same(await store.feedback.pendingEvents(10), [event]);
+    await store.feedback.logDelivery({
+      webhookId: hook.id,
+      teamId: team.id,
+      eventId: event.id,
+      eventType: 'complaint',
+      url: hook.url,
+      statusCode: 204,
+      error: null,
+      latencyMs: 3,
+    });
+    await store.feedback.markDelivered(event.id);
+    t.same(await store.feedback.pendingEvents(10), []);
+    t.match(await store.feedback.deliveriesOf(team.id), [{ webhookId: hook.id, eventId: event.id, statusCode: 204 }], 'its attempt is recorded as any');
+  }),
+
   check('a complaint suppresses the address and adds one event; a repeated one adds none; the outbox empties as events are delivered', async (t, engine) => {
     const { store } = await engine.open(t);
     const team = await accountOf(store);
