@@ -4,6 +4,7 @@
 import t from 'tap';
 import { startHarness, type Harness } from './helpers/harness.js';
 import { signedInOn, withSession } from './helpers/dashboard-session.js';
+import { formGuardOf, page, signInOverHttp } from './helpers/web-pages.js';
 
 const WRITES = 3;
 const DOMAIN_CREATES = 2;
@@ -61,4 +62,21 @@ t.test('each item of a batch is counted, and an item past the limit is refused i
   t.equal(batch.status, 207, batch.text);
   const statuses = (batch.body as { responses: Array<{ status: number }> }).responses.map((r) => r.status);
   t.same(statuses, [...Array.from({ length: WRITES }, () => 201), 429]);
+});
+
+t.test('the web pages count against the same allowance: a form past it answers 429 and changes nothing; switching team does not count', async (t) => {
+  const { session, email } = await signedInOn(h, 'owner');
+  for (let n = 1; n <= WRITES; n++) t.equal((await h.request('POST', '/api/tern/v2/webhooks', { ...withSession(session), body: webhook(n) })).status, 201);
+  const cookie = await signInOverHttp(h, email);
+  const guard = await formGuardOf(h, cookie, '/webhooks');
+  t.equal(
+    (await page(h, 'POST', '/switch-team', { cookie, form: { _wpnonce: guard._wpnonce!, team: guard._team!, redirect_to: '/' } })).status,
+    303,
+    'switching team is not a change',
+  );
+  const refused = await page(h, 'POST', '/webhooks', { cookie, form: { ...guard, url: 'https://hooks.example.com/page', events: 'bounced' } });
+  t.equal(refused.status, 429);
+  t.ok(Number(refused.headers.get('retry-after')) >= 1, 'Retry-After');
+  t.match(refused.text, /Too many changes: at most 3 a minute/);
+  t.equal(((await h.request('GET', '/api/tern/v2/webhooks', withSession(session))).body as unknown[]).length, WRITES, 'nothing was made');
 });

@@ -6,6 +6,7 @@ import type { AppContext } from '../http/context.js';
 import type { Logger } from '../shared/log.js';
 import type { PageReply } from './reply.js';
 import type { PageRequest } from './request.js';
+import type { WriteBucket } from '../core/write-rates.js';
 import type { AccountViewer, OperatorViewer, Viewer } from './viewer.js';
 
 export type PageMethod = 'GET' | 'POST';
@@ -27,6 +28,12 @@ interface PageShape {
   title: string;
   /** The navigation section it belongs to (highlighted); defaults to its path. */
   section?: string;
+  /**
+   * The account's write bucket a form counts against, the one the REST routes and /v2 count against too (so no
+   * interface doubles the allowance); by default every POST of an account's user counts against `writes`. null
+   * for the forms about the session itself (switching team, logging out, the forced password change).
+   */
+  rate?: WriteBucket | null;
 }
 
 export interface PublicPage extends PageShape {

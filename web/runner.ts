@@ -7,7 +7,8 @@ import type { AppContext } from '../http/context.js';
 import { requestLog } from '../http/request-id.js';
 import type { Logger } from '../shared/log.js';
 import { observeHttp } from '../shared/metrics.js';
-import { pageError, type PageError } from './errors.js';
+import { pageError, PageError } from './errors.js';
+import { accountIdOf } from '../domain/team.js';
 import type { Page, PageCall } from './page.js';
 import { failurePage, writeReply, type PageReply } from './reply.js';
 import { readForm, requireSameOrigin, pageRequestOf, type PageRequest } from './request.js';
@@ -51,6 +52,18 @@ async function admit(ctx: AppContext, page: Exclude<Page, { access: 'public' }>,
   return viewer;
 }
 
+/** A form counts against its account's write bucket (web/page.ts rate); past the limit, 429 and nothing done. */
+async function takeWrite(ctx: AppContext, page: Exclude<Page, { access: 'public' }>, viewer: Viewer): Promise<void> {
+  const bucket = page.rate === undefined ? 'writes' : page.rate;
+  if (page.method !== 'POST' || bucket === null || viewer.kind !== 'account') return;
+  const decision = await ctx.core.writeRates.take(accountIdOf(viewer.acting), bucket);
+  if (!decision.allowed) {
+    throw new PageError('too_many_requests', `Too many changes: at most ${decision.limit} a minute. Try again in ${decision.resetS} s.`, undefined, {
+      'Retry-After': String(decision.resetS),
+    });
+  }
+}
+
 async function handleSignedIn(ctx: AppContext, page: Exclude<Page, { access: 'public' }>, call: Omit<PageCall<Viewer>, 'viewer'>, viewer: Viewer): Promise<PageReply> {
   // admit() has matched the viewer's kind to the page's access.
   if (page.access === 'self') return page.handle({ ...call, viewer });
@@ -76,6 +89,7 @@ async function run(ctx: AppContext, page: Page, r: PageRequest, log: Logger, sta
   const admitted = await admit(ctx, page, r, form);
   if (!isViewer(admitted)) return admitted;
   state.viewer = admitted;
+  await takeWrite(ctx, page, admitted);
   return handleSignedIn(ctx, page, { ctx, r, log, form }, admitted);
 }
 

@@ -63,8 +63,16 @@ async function changePassword({ ctx, form, viewer, log }: PageCall<Viewer>): Pro
 const showChange = ({ viewer }: PageCall<Viewer>): Promise<PageReply> => Promise.resolve(changeForm(viewer));
 
 export const SESSION_PAGES = [
-  accountPage({ method: 'POST', path: '/switch-team', title: 'Switch team', access: 'read', handle: switchTeam }),
-  selfPage({ method: 'POST', path: '/logout', title: 'Log out', duringPasswordChange: true, handle: logOut }),
+  accountPage({ method: 'POST', path: '/switch-team', title: 'Switch team', access: 'read', rate: null, handle: switchTeam }),
+  selfPage({ method: 'POST', path: '/logout', title: 'Log out', duringPasswordChange: true, rate: null, handle: logOut }),
   selfPage({ method: 'GET', path: PASSWORD_CHANGE_PATH, title: 'Choose your password', duringPasswordChange: true, section: '/profile', handle: showChange }),
-  selfPage({ method: 'POST', path: PASSWORD_CHANGE_PATH, title: 'Choose your password', duringPasswordChange: true, section: '/profile', handle: changePassword }),
+  selfPage({
+    method: 'POST',
+    path: PASSWORD_CHANGE_PATH,
+    title: 'Choose your password',
+    duringPasswordChange: true,
+    rate: null,
+    section: '/profile',
+    handle: changePassword,
+  }),
 ];

@@ -119,7 +119,7 @@ async function addDomains(call: Call): Promise<PageReply> {
 
 export const DOMAIN_PAGES = [
   accountPage({ method: 'GET', path: '/domains', title: 'Domains', access: 'read', handle: (c) => listPage(c) }),
-  accountPage({ method: 'POST', path: '/domains', title: 'Domains', access: 'write', handle: addDomain }),
-  accountPage({ method: 'POST', path: '/domains/bulk', title: 'Domains', access: 'write', section: '/domains', handle: addDomains }),
+  accountPage({ method: 'POST', path: '/domains', title: 'Domains', access: 'write', rate: 'domains', handle: addDomain }),
+  accountPage({ method: 'POST', path: '/domains/bulk', title: 'Domains', access: 'write', rate: 'domains', section: '/domains', handle: addDomains }),
   ...DOMAIN_ITEM_PAGES,
 ];
