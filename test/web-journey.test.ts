@@ -4,7 +4,8 @@
 // page visited is checked with axe-core, and screenshotted (desktop and 360 px) when TERN_SCREENSHOTS_DIR is set.
 import t, { type Test } from 'tap';
 import { join } from 'node:path';
-import { rmSync } from 'node:fs';
+import { rmSync, writeFileSync } from 'node:fs';
+import nodemailer from 'nodemailer';
 import type { Page } from 'playwright-core';
 import { startDnsServer, type TestDnsServer } from './helpers/dns-server.js';
 import { startSink, type Sink } from './helpers/sink.js';
@@ -13,11 +14,15 @@ import { cleanEnv, http, processesMentioning, spawnTernmail, tempHome, waitForAp
 import { startBrowser, type TestBrowser } from './helpers/browser.js';
 import { seriousViolations } from './helpers/axe.js';
 import { screenshots } from './helpers/screenshots.js';
+import { certificate, startReceiver, verifies, type Receiver } from './helpers/webhook-receiver.js';
+import { eventually, runCli } from './helpers/cli.js';
 
 const KEY_LINE = /Admin key:\s+(tern_admin_[A-Za-z0-9_-]+)/;
 const OWNER_LINES = /Dashboard:\s+(\S+)\n\s+Login:\s+(\S+)\n\s+Password:\s+(\S+)\n/;
 const NEW_PASSWORD = 'a long password of our own';
 const DOMAIN = 'tern-journey.com';
+const GONE = 'gone@dest.test';
+const SUBJECT = 'Your order 4711 <script>alert(1)</script>';
 
 let dns: TestDnsServer;
 let sink: Sink;
@@ -27,13 +32,23 @@ let base = '';
 let owner = { email: '', oneTime: '' };
 let adminKey = '';
 let page: Page;
+let receiver: Receiver;
+let env: NodeJS.ProcessEnv = {};
+let submissionPort = 0;
 const home = tempHome('tern-journey-');
 const dataDir = join(home.dir, 'data');
 
 t.before(async () => {
-  [dns, sink] = await Promise.all([startDnsServer(), startSink()]);
+  const tlsPair = await certificate();
+  writeFileSync(join(home.dir, 'hooks-ca.pem'), tlsPair.cert);
+  [dns, sink, receiver] = await Promise.all([startDnsServer(), startSink(), startReceiver({ tls: tlsPair, hosts: ['127.0.0.1', '::1'] })]);
+  dns.set('dest.test', [{ type: 'MX', data: { preference: 10, exchange: 'mx.dest.test' } }]);
+  dns.set('mx.dest.test', [{ type: 'A', data: '127.0.0.1' }]);
+  dns.set('hooks.example.com', [{ type: 'A', data: '127.0.0.1' }]);
+  sink.rcptReply = (address) => (address === GONE ? { code: 550, message: `5.1.1 <${address}>: Recipient address rejected: User unknown` } : null);
   const [api, starttls, tls, mx, metrics] = await Promise.all([freePort(), freePort(), freePort(), freePort(), freePort()]);
-  const env = cleanEnv({
+  submissionPort = starttls;
+  env = cleanEnv({
     TERNMAIL_DATA_DIR: dataDir,
     TERNMAIL_CONFIG: home.configFile,
     TERNMAIL_API_PORT: String(api),
@@ -44,6 +59,8 @@ t.before(async () => {
     TERNMAIL_DNS_SERVERS: dns.address,
     TERNMAIL_REMOTE_SMTP_PORT: String(sink.port),
     TERNMAIL_PUBLIC_HOSTNAME: 'mx.tern.test',
+    TERNMAIL_WEBHOOK_ALLOW_PRIVATE: 'true',
+    TERNMAIL_WEBHOOK_CA_FILE: join(home.dir, 'hooks-ca.pem'),
   });
   tern = spawnTernmail(['start'], env);
   const out = await tern.waitForOutput((o) => OWNER_LINES.test(o) && KEY_LINE.test(o), 90_000);
@@ -60,7 +77,7 @@ t.teardown(async () => {
   await browser?.close();
   if (tern && !tern.exited()) await tern.stop('SIGTERM', 20_000).catch(() => tern.stop('SIGKILL'));
   for (const pid of processesMentioning(dataDir)) process.kill(pid, 'SIGKILL');
-  await Promise.all([dns?.close(), sink?.close()]);
+  await Promise.all([dns?.close(), sink?.close(), receiver?.close()]);
   rmSync(home.dir, { recursive: true, force: true });
 });
 
@@ -103,7 +120,10 @@ async function publishRecords(domainId: string): Promise<void> {
   const d = (await http(base, 'GET', `/v2/domains/${domainId}`, { key: adminKey })).body.data as DnsRecords;
   dns.set(`${d.dns_records.dkim.name}.${d.domain_name}`, [{ type: 'TXT', data: d.dns_records.dkim.content }]);
   for (const r of d.dns_records.spf) {
-    dns.add(`${r.name}.${d.domain_name}`, r.type === 'MX' ? { type: 'MX', data: { preference: Number(r.priority), exchange: r.content } } : { type: 'TXT', data: r.content });
+    dns.add(
+      `${r.name}.${d.domain_name}`,
+      r.type === 'MX' ? { type: 'MX', data: { preference: Number(r.priority), exchange: r.content } } : { type: 'TXT', data: r.content },
+    );
   }
 }
 
@@ -124,4 +144,138 @@ t.test('the owner adds a domain, publishes its records, and sees it verified wit
   await p.goto(`${base}/domains`);
   t.match(await p.textContent('main table'), /Verified/);
   await checkPage(t, p, 'domains');
+});
+
+let sendingKey = '';
+
+t.test('the owner creates a sending key (shown once) and a webhook, and its test event is delivered, signed, and logged', async (t) => {
+  const p = page;
+  await p.goto(`${base}/keys`);
+  await p.fill('#sending-name', 'Web shop');
+  await Promise.all([p.waitForLoadState('load'), p.click('#create-sending-key')]);
+  sendingKey = ((await p.textContent('#new-key')) ?? '').trim();
+  t.match(sendingKey, /^tern_/, 'the new key is shown');
+  await checkPage(t, p, 'keys');
+  await p.goto(`${base}/keys`);
+  t.notOk((await p.content()).includes(sendingKey), 'and never again');
+
+  await p.goto(`${base}/webhooks`);
+  await p.fill('#new-title', 'Shop events');
+  await p.fill('#new-url', `https://hooks.example.com:${receiver.port}/journey`);
+  await Promise.all([p.waitForLoadState('load'), p.click('#create-webhook')]);
+  const secret = ((await p.textContent('#new-secret')) ?? '').trim();
+  t.ok(secret, 'the secret is shown once');
+  await p.goto(`${base}/webhooks`);
+  await p.click('tr:has-text("/journey") a');
+  await Promise.all([p.waitForURL((u) => u.search.includes('done=test_sent')), p.click('#send-test-event')]);
+  const got = await eventually(() => receiver.to('/journey')[0], 30_000, 'the test event');
+  t.ok(verifies(secret, got.headers, got.body), 'signed with the secret the page showed');
+  await eventually(
+    async () => {
+      await p.reload();
+      return (await p.locator('#deliveries .status.good').count()) > 0 ? true : undefined;
+    },
+    30_000,
+    'the delivery in the log',
+  );
+  await checkPage(t, p, 'webhook');
+});
+
+t.test('mail sent over SMTP with the key is found in the logs, with its delivery attempt and the hard bounce', async (t) => {
+  const transport = nodemailer.createTransport({
+    host: '127.0.0.1',
+    port: submissionPort,
+    secure: false,
+    requireTLS: true,
+    auth: { user: 'web-shop', pass: sendingKey },
+    tls: { rejectUnauthorized: false },
+  });
+  const info = await transport.sendMail({ from: `shop@${DOMAIN}`, to: ['ok@dest.test', GONE], subject: SUBJECT, text: 'Thanks' });
+  t.match(info.response, /^250 /, 'accepted over SMTP');
+  await sink.waitFor(1, 60_000);
+
+  const p = page;
+  await p.goto(`${base}/logs`);
+  await p.fill('#search', '4711');
+  await Promise.all([p.waitForURL((u) => u.searchParams.get('search') === '4711'), p.click('#apply-filters')]);
+  await checkPage(t, p, 'logs');
+  await Promise.all([p.waitForURL((u) => /^\/logs\/[^/]+$/.test(u.pathname)), p.click('main table a[href^="/logs/"]')]);
+  t.equal(await p.textContent('h1'), SUBJECT, 'the subject as the heading, as text');
+  t.equal(await p.locator('main script').count(), 0, 'nothing injected');
+  await eventually(
+    async () => {
+      await p.reload();
+      return /Recipient address rejected/.test((await p.textContent('main')) ?? '') ? true : undefined;
+    },
+    60_000,
+    'the refused attempt',
+  );
+  t.match(await p.textContent('main'), /mx\.dest\.test/, 'the remote MX of the attempt');
+  t.match(await p.textContent('main'), /250/, 'and the accepted attempt’s reply');
+  await checkPage(t, p, 'message');
+});
+
+t.test('the hard-bounced address is in the suppressions, exported as CSV, and removed', async (t) => {
+  const p = page;
+  await eventually(
+    async () => {
+      await p.goto(`${base}/suppressions`);
+      return ((await p.textContent('main')) ?? '').includes(GONE) ? true : undefined;
+    },
+    30_000,
+    'the suppression',
+  );
+  await checkPage(t, p, 'suppressions');
+  const href = await p.getAttribute('a[href^="/suppressions/export"]', 'href');
+  const csv = await p.request.get(`${base}${href}`);
+  t.equal(csv.status(), 200);
+  t.match(csv.headers()['content-type'], /^text\/csv/);
+  const rows = (await csv.text()).trim().split(/\r?\n/);
+  t.match(rows[0], /email/, 'a header row');
+  t.ok(
+    rows.slice(1).some((r) => r.includes(GONE)),
+    'the bounced address is a row',
+  );
+  p.once('dialog', (d) => void d.accept());
+  const remove = p.locator('tr', { has: p.locator('th', { hasText: GONE }) }).locator('button', { hasText: 'Remove' });
+  await Promise.all([p.waitForURL((u) => u.searchParams.get('done') === 'removed'), remove.click()]);
+  t.match(await p.textContent('.notice'), /removed/, 'removed');
+  t.equal(await p.locator('main th', { hasText: GONE }).count(), 0, 'and no longer listed');
+});
+
+/** A form post as a browser sends it, with the page's CSRF token, without following redirects. */
+async function post(cookie: string, path: string, form: Record<string, string>) {
+  const res = await fetch(base + path, {
+    method: 'POST',
+    redirect: 'manual',
+    headers: { cookie, 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams(form).toString(),
+  });
+  return { status: res.status, cookie: (res.headers.get('set-cookie') ?? '').split(';')[0]!, text: await res.text() };
+}
+
+async function guardOf(cookie: string, path: string): Promise<Record<string, string>> {
+  const text = await (await fetch(base + path, { headers: { cookie } })).text();
+  return { _wpnonce: /name="_wpnonce" value="([0-9a-f]{10})"/.exec(text)?.[1] ?? '', _team: /name="_team" value="(\d+)"/.exec(text)?.[1] ?? '' };
+}
+
+t.test('a viewer sees no write buttons and its forged write is refused; another account’s domain is 404', async (t) => {
+  const made = await runCli(['user', 'create', '--account', '1', '--email', 'viewer@tern-journey.com', '--role', 'viewer'], env);
+  const oneTime = (made.json as { one_time_password: string }).one_time_password;
+  const cookie = (await post('', '/wp-login.php', { email: 'viewer@tern-journey.com', password: oneTime })).cookie;
+  const changed = await post(cookie, '/change-password', { ...(await guardOf(cookie, '/change-password')), current_password: oneTime, new_password: NEW_PASSWORD });
+  t.equal(changed.status, 303);
+  const domains = await (await fetch(`${base}/domains`, { headers: { cookie } })).text();
+  t.notMatch(domains, /id="add-domain"/, 'no add button for a viewer');
+  const guard = await guardOf(cookie, '/');
+  const forged = await post(cookie, '/domains', { ...guard, _team: '1', name: 'forged-by-viewer.com' });
+  t.equal(forged.status, 403, 'the server refuses the forged write');
+  t.notMatch(await (await fetch(`${base}/domains`, { headers: { cookie } })).text(), /forged-by-viewer/, 'and nothing was added');
+
+  const other = await runCli(['account', 'create', '--name', 'Other', '--credits', '10'], env);
+  const otherKey = await runCli(['admin-key', 'create', '--account', String((other.json as { id: number }).id), '--title', 't', '--scopes', 'all'], env);
+  const created = await http(base, 'POST', '/v2/domains', { key: (otherKey.json as { key: string }).key, body: { name: 'other-account.com' } });
+  const otherDomain = (created.body as { data: { id: string } }).data.id;
+  const ownerCookie = (await page.context().cookies()).map((c) => `${c.name}=${c.value}`).join('; ');
+  t.equal((await fetch(`${base}/domains/${otherDomain}`, { headers: { cookie: ownerCookie } })).status, 404, 'another account’s domain page is 404');
 });
