@@ -26,6 +26,7 @@ const rand = () => (state = (state * 1103515245 + 12345) & 0x7fffffff) / 0x80000
 
 /** Ids of some of the messages written, spread over the log: the message page is asked for each in turn. */
 const sampleIds: string[] = [];
+let domainId = '';
 
 async function loadMessages(dbFile: string, sender: Sender): Promise<void> {
   const loader = await openLogLoader(dbFile);
@@ -126,6 +127,16 @@ function pages(): Array<{ name: string; path(i: number): string }> {
     { name: 'logs status', path: (i) => `/logs?status=${['sent', 'bounced', 'pending'][i % 3]!}` },
     { name: 'message', path: (i) => `/logs/${sampleIds[i % sampleIds.length]!}` },
     { name: 'suppressions', path: () => '/suppressions' },
+    { name: 'domains', path: () => '/domains' },
+    { name: 'domain', path: () => `/domains/${domainId}` },
+    { name: 'statistics (30 days by day)', path: () => '/statistics' },
+    { name: 'statistics (7 days by hour)', path: () => '/statistics?interval=hour&days=7' },
+    { name: 'keys', path: () => '/keys' },
+    { name: 'webhooks', path: () => '/webhooks' },
+    { name: 'team', path: () => '/team' },
+    { name: 'profile', path: () => '/profile' },
+    { name: 'security', path: () => '/security' },
+    { name: 'billing', path: () => '/billing' },
   ];
 }
 
@@ -144,6 +155,7 @@ runBench('pages', 5400, async () => {
   const sender = await benchSender(d);
   await stopTern(d.api!);
   log(`\n[pages] writing ${fmt(messageCount)} messages into the team's log`);
+  domainId = sender.domainId;
   await loadMessages(join(d.dataDir, 'tern.db'), sender);
   await d.startApi();
   const cookie = await ownerSession(d.apiUrl, d.env, sender.accountId);
