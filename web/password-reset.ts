@@ -5,6 +5,7 @@
 import type { AppContext } from '../http/context.js';
 import type { Logger } from '../shared/log.js';
 import { PASSWORD_LENGTH, type IdentityRefusal } from '../core/identity/index.js';
+import { newPasswordField } from './password-fields.js';
 import { html, type Html } from './html.js';
 import { pageErrorForIdentity, type PageError } from './errors.js';
 import { formError } from './parts.js';
@@ -70,19 +71,7 @@ function resetForm(s: ResetFormState): PageAnswer {
       <form method="post" action="${RESET_PASSWORD_PATH}">
         <input type="hidden" name="token" value="${s.token}" />
         <input type="hidden" name="username" value="${s.email}" autocomplete="username" />
-        <label for="password">New password</label>
-        <input
-          type="password"
-          id="password"
-          name="password"
-          minlength="${PASSWORD_LENGTH.min}"
-          maxlength="${PASSWORD_LENGTH.max}"
-          autocomplete="new-password"
-          required
-          autofocus
-          aria-describedby="password-hint"
-        />
-        <p class="hint" id="password-hint">${PASSWORD_LENGTH.min} to ${PASSWORD_LENGTH.max} characters.</p>
+        ${newPasswordField({ name: 'password', label: 'New password', autofocus: true })}
         <label for="password_again">The new password again</label>
         <input type="password" id="password_again" name="password_again" maxlength="${PASSWORD_LENGTH.max}" autocomplete="new-password" required />
         <button type="submit" class="primary" id="set-password">Set the new password</button>

@@ -1,7 +1,7 @@
 // The pages about the session itself: switching the team acted on, logging out, and the password change a user
 // must make before anything else when its password is a one-time one (first start, `ternmail user create`).
 import { clearedSessionCookie, secureCookies, sessionToken } from '../http/dashboard/credentials.js';
-import { PASSWORD_LENGTH } from '../core/identity/index.js';
+import { currentPasswordField, newPasswordField } from './password-fields.js';
 import { html } from './html.js';
 import { pageError, pageErrorForIdentity } from './errors.js';
 import { formGuard } from './layout.js';
@@ -33,21 +33,7 @@ function changeForm(v: Viewer, error?: string): PageAnswer {
     title: 'Choose your password',
     body: html`${v.user.mustChangePassword ? html`<p>Your password was given to you once; choose your own before going on.</p>` : undefined} ${formError(error)}
       <form method="post" action="${PASSWORD_CHANGE_PATH}">
-        ${formGuard(v)}
-        <label for="current_password">Current password</label>
-        <input type="password" id="current_password" name="current_password" autocomplete="current-password" required />
-        <label for="new_password">New password</label>
-        <input
-          type="password"
-          id="new_password"
-          name="new_password"
-          minlength="${PASSWORD_LENGTH.min}"
-          maxlength="${PASSWORD_LENGTH.max}"
-          autocomplete="new-password"
-          required
-          aria-describedby="new-password-hint"
-        />
-        <p class="hint" id="new-password-hint">${PASSWORD_LENGTH.min} to ${PASSWORD_LENGTH.max} characters, not the current one.</p>
+        ${formGuard(v)} ${currentPasswordField()} ${newPasswordField({ name: 'new_password', label: 'New password', more: 'not the current one.' })}
         <button type="submit" class="primary" id="change-password">Change password</button>
       </form>`,
   };

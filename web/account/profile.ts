@@ -2,8 +2,8 @@
 // only with the current password) and its password (the change ends its other sessions). The same use cases as
 // /api/tern/v2/profile and /profile/update-password (core.users).
 import type { Profile } from '../../core/identity/index.js';
-import { PASSWORD_LENGTH } from '../../core/identity/index.js';
 import { isOperator } from '../../domain/user.js';
+import { currentPasswordField, newPasswordField } from '../password-fields.js';
 import { html, type Html } from '../html.js';
 import { pageErrorForIdentity } from '../errors.js';
 import { formGuard } from '../layout.js';
@@ -94,21 +94,8 @@ function passwordForm(v: Viewer, s: Shown): Html {
   return html`<h2 id="password-heading">Password</h2>
     ${errorFor(s, 'password')}
     <form method="post" action="${PROFILE_PATH}/password" aria-labelledby="password-heading">
-      ${formGuard(v)}
-      <label for="current_password">Current password</label>
-      <input type="password" id="current_password" name="current_password" autocomplete="current-password" required />
-      <label for="new_password">New password</label>
-      <input
-        type="password"
-        id="new_password"
-        name="new_password"
-        minlength="${PASSWORD_LENGTH.min}"
-        maxlength="${PASSWORD_LENGTH.max}"
-        autocomplete="new-password"
-        required
-        aria-describedby="new-password-hint"
-      />
-      <p class="hint" id="new-password-hint">${PASSWORD_LENGTH.min} to ${PASSWORD_LENGTH.max} characters, not the current one. Your other sessions end.</p>
+      ${formGuard(v)} ${currentPasswordField()}
+      ${newPasswordField({ name: 'new_password', label: 'New password', more: 'not the current one. Your other sessions end.' })}
       <button type="submit" class="primary" id="change-password">Change password</button>
     </form>`;
 }
