@@ -38,10 +38,24 @@ const USAGE = `usage: ternmail <command>
 
 type Flags = Record<string, string | boolean | undefined>;
 
+/**
+ * `--name value` as `--name=value` for every string option: a value may begin with a dash (a domain id is
+ * base64url, so one in 64 does), which parseArgs would otherwise refuse as ambiguous.
+ */
+function joinValues(args: string[], spec: Record<string, 'string' | 'boolean'>): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < args.length; i++) {
+    const name = args[i]!.startsWith('--') ? args[i]!.slice(2) : undefined;
+    if (name !== undefined && spec[name] === 'string' && i + 1 < args.length) out.push(`--${name}=${args[++i]!}`);
+    else out.push(args[i]!);
+  }
+  return out;
+}
+
 function flags(args: string[], spec: Record<string, 'string' | 'boolean'>): Flags {
   const options = Object.fromEntries(Object.entries(spec).map(([k, type]) => [k, { type }]));
   try {
-    return parseArgs({ args, options, allowPositionals: false, strict: true }).values;
+    return parseArgs({ args: joinValues(args, spec), options, allowPositionals: false, strict: true }).values;
   } catch (err) {
     throw new UsageError((err as Error).message);
   }

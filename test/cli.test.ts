@@ -71,6 +71,14 @@ t.test('account create prints one JSON object with the new id and name', async (
   t.match(badCredits.stderr, /--credits must be an integer/);
 });
 
+t.test('a value beginning with a dash is the option’s value (a domain id may begin with one)', async (t) => {
+  const res = await cli('account', 'create', '--name', '-Dash Co');
+  t.equal(res.code, 0, res.stderr);
+  t.equal(res.json.name, '-Dash Co');
+  const id = await cli('domain', 'check', '--id', '-AbCdEfGhIjKlMnOp');
+  t.notMatch(id.stderr, /ambiguous/, 'the id is read as the id');
+});
+
 t.test('account update changes the sending rate and plan that GET /v2/info shows', async (t) => {
   const { id, key } = await accountWithKey('Rate Co', ['--limit-per-second', '5']);
   const before = await http(base, 'GET', '/v2/info', { key });

@@ -168,7 +168,7 @@ t.test('an unknown route answers 404 route_not_found in the admin shape, with or
   for (const [method, path] of [
     ['GET', '/v2/nothing-here'],
     ['GET', '/v3/info'],
-    ['GET', '/'],
+    ['GET', '/nothing-here'],
     ['PATCH', '/v2/teams'],
     ['POST', '/v2/info'],
     ['GET', '/v2/webhooks/1'],
