@@ -103,11 +103,10 @@ function postForm(baseUrl: string, path: string, cookie: string, form: Record<st
   }).then((res) => ({ status: res.status, setCookie: (res.headers.get('set-cookie') ?? '').split(';')[0]! }));
 }
 
-/** An owner made with the CLI, signed in through the page's form, its one-time password changed on the page. */
-async function ownerSession(baseUrl: string, env: NodeJS.ProcessEnv, accountId: number): Promise<string> {
-  const email = 'owner@bench.test';
-  const made = await runCli(['user', 'create', '--account', String(accountId), '--email', email, '--role', 'owner'], env);
-  if (made.code !== 0) throw new Error(`user create: ${made.stderr}`);
+/** A user made with the CLI (`create`: its arguments), signed in through the page's form, its one-time password changed on the page. */
+async function pageSession(baseUrl: string, env: NodeJS.ProcessEnv, email: string, create: string[]): Promise<string> {
+  const made = await runCli([...create, '--email', email], env);
+  if (made.code !== 0) throw new Error(`${create.join(' ')}: ${made.stderr}`);
   const oneTime = (made.json as { one_time_password: string }).one_time_password;
   const signedIn = await postForm(baseUrl, '/wp-login.php', '', { email, password: oneTime });
   const shown = textOf(await get(baseUrl, '/change-password', signedIn.setCookie));
@@ -119,7 +118,15 @@ async function ownerSession(baseUrl: string, env: NodeJS.ProcessEnv, accountId: 
 }
 
 /** The pages measured; `path(i)` gives each request another value where the page takes one. */
-function pages(): Array<{ name: string; path(i: number): string }> {
+interface MeasuredPage {
+  name: string;
+  path(i: number): string;
+  /** Who asks for it: the account's owner (default) or a platform operator. */
+  as?: 'operator';
+}
+
+function pages(accountId: number): MeasuredPage[] {
+  const op = (name: string, path: (i: number) => string): MeasuredPage => ({ name: `admin: ${name}`, path, as: 'operator' });
   return [
     { name: 'overview', path: () => '/' },
     { name: 'logs', path: () => '/logs' },
@@ -137,6 +144,17 @@ function pages(): Array<{ name: string; path(i: number): string }> {
     { name: 'profile', path: () => '/profile' },
     { name: 'security', path: () => '/security' },
     { name: 'billing', path: () => '/billing' },
+    op('platform', () => '/admin'),
+    op('tenants', () => '/admin/tenants'),
+    op('a tenant', () => `/admin/tenants/${accountId}`),
+    op('domains', () => '/admin/domains'),
+    op('logs', () => '/admin/logs'),
+    op('logs search', (i) => `/admin/logs?search=${WORDS[i % WORDS.length]!}`),
+    op('a message', (i) => `/admin/logs/${1 + ((i * 4999) % messageCount)}`),
+    op('credits', () => '/admin/credits'),
+    op('invitations', () => '/admin/invitations'),
+    op('suppressions', () => '/admin/suppressions'),
+    op('audit log', () => '/admin/audit-log'),
   ];
 }
 
@@ -158,12 +176,14 @@ runBench('pages', 5400, async () => {
   domainId = sender.domainId;
   await loadMessages(join(d.dataDir, 'tern.db'), sender);
   await d.startApi();
-  const cookie = await ownerSession(d.apiUrl, d.env, sender.accountId);
+  const owner = await pageSession(d.apiUrl, d.env, 'owner@bench.test', ['user', 'create', '--account', String(sender.accountId), '--role', 'owner']);
+  const operator = await pageSession(d.apiUrl, d.env, 'operator@bench.test', ['operator', 'create']);
 
   log(`\n[pages] ${requests} sequential requests per page, ${fmt(messageCount)} messages in the log`);
   const lines: string[][] = [];
   const rows: BenchRow[] = [];
-  for (const p of pages()) {
+  for (const p of pages(sender.accountId)) {
+    const cookie = p.as === 'operator' ? operator : owner;
     const first = await get(d.apiUrl, p.path(0), cookie);
     if (first.status !== 200) throw new Error(`GET ${p.path(0)}: ${first.status}`);
     const times: number[] = [];
