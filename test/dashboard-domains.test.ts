@@ -3,7 +3,7 @@
 // demand (per record, rate-limited), and who may do what.
 import t from 'tap';
 import { startHarness } from './helpers/harness.js';
-import { startDnsServer, type TestDnsServer } from './helpers/dns-server.js';
+import { publishRecords, startDnsServer } from './helpers/dns-server.js';
 import { logIn, signedInOn, userOn, withSession, type SignedIn } from './helpers/dashboard-session.js';
 
 const dns = await startDnsServer();
@@ -32,14 +32,6 @@ async function added(s: SignedIn, name = fresh()): Promise<Shown> {
   const reply = await h.request<Shown>('POST', API, as(s, { body: { name } }));
   if (reply.status !== 201) throw new Error(`adding ${name}: ${reply.status} ${reply.text}`);
   return reply.body;
-}
-
-function publish(server: TestDnsServer, d: Shown) {
-  server.set(`${d.dns_records.dkim.name}.${d.domain_name}`, [{ type: 'TXT', data: d.dns_records.dkim.content }]);
-  for (const r of d.dns_records.spf) {
-    const record = r.type === 'MX' ? { type: 'MX' as const, data: { preference: Number(r.priority), exchange: r.content } } : { type: 'TXT' as const, data: r.content };
-    server.add(`${r.name}.${d.domain_name}`, record);
-  }
 }
 
 t.test('without a signed-in caller the domain routes answer 401, a cookie without its nonce too, a wrong nonce 403', async (t) => {
@@ -151,7 +143,7 @@ t.test('verify runs the DNS check now: per record expected, found, ok; verified 
       { role: 'mx', type: 'MX', expected: 'mx.tern.test', found: [], ok: false },
     ],
   });
-  publish(dns, d);
+  publishRecords(dns, d);
   const second = await h.request('GET', `${API}/${d.id}/verify`, as(session));
   t.match(second.body, {
     verified: true,

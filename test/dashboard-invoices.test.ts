@@ -8,34 +8,15 @@ import { spawnSync } from 'node:child_process';
 import { startHarness, type Harness } from './helpers/harness.js';
 import { logIn, operatorOn, userOn, withSession, type SignedIn } from './helpers/dashboard-session.js';
 import { Billing } from '../core/billing.js';
-
-const SELLER = {
-  name: 'Tern Platform SAS',
-  addressLines: ['12 rue des Postiers'],
-  postalCode: '75011',
-  city: 'Paris',
-  region: '',
-  country: 'FR',
-  taxId: 'FR40303265045',
-  invoiceEmail: 'billing@tern.example',
-};
+import { INVOICING } from './helpers/billing-setup.js';
 
 let h: Harness;
 let operator: SignedIn;
 t.before(async () => {
   h = await startHarness({
     overrides: {
-      billing: {
-        provider: 'offline',
-        lowBalanceThreshold: 0,
-        lowBalanceCheckS: 60,
-        currency: 'EUR',
-        pricePerThousandCreditsMinor: 100,
-        taxRatePercent: 20,
-        reverseChargeEu: true,
-        invoiceNumberPrefix: 'TEST-',
-        seller: SELLER,
-      },
+      // The billing tests' invoicing platform, with invoice numbers of its own.
+      billing: { ...INVOICING.billing, invoiceNumberPrefix: 'TEST-' },
     },
   });
   operator = await logIn(h, await operatorOn(h));

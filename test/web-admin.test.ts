@@ -6,10 +6,10 @@
 import t, { type Test } from 'tap';
 import type { Page } from 'playwright-core';
 import { startHarness, type Harness } from './helpers/harness.js';
-import { logIn, operatorOn, PASSWORD, userOn, withSession, type SignedIn } from './helpers/dashboard-session.js';
+import { logIn, operatorOn, userOn, withSession, type SignedIn } from './helpers/dashboard-session.js';
 import { startBrowser, type TestBrowser } from './helpers/browser.js';
 import { seriousViolations } from './helpers/axe.js';
-import { formGuardOf, page, signInOverHttp } from './helpers/web-pages.js';
+import { formGuardOf, page, signInOverHttp, signedInTab } from './helpers/web-pages.js';
 import { INVOICING } from './helpers/billing-setup.js';
 import { storedDomain } from './helpers/sending-setup.js';
 import { newMessage } from './helpers/new-message.js';
@@ -322,13 +322,7 @@ t.test('invitations: a refused invitation is shown with what was typed and sends
 });
 
 async function signInInBrowser(email: string): Promise<Page> {
-  await browser.context.clearCookies();
-  const p = await browser.context.newPage();
-  await p.goto(`${h.url}/wp-login.php`);
-  await p.fill('#email', email);
-  await p.fill('#password', PASSWORD);
-  await Promise.all([p.waitForURL((u) => u.pathname === '/admin'), p.click('#sign-in')]);
-  return p;
+  return signedInTab(browser, h.url, email, '/admin');
 }
 
 async function checkAccessible(t: Test, p: Page, path: string): Promise<void> {

@@ -5,10 +5,10 @@
 import t, { type Test } from 'tap';
 import { spawnSync } from 'node:child_process';
 import { startHarness, type Harness } from './helpers/harness.js';
-import { logIn, operatorOn, PASSWORD, userOn, withSession, type SignedIn } from './helpers/dashboard-session.js';
+import { logIn, operatorOn, userOn, withSession, type SignedIn } from './helpers/dashboard-session.js';
 import { startBrowser, type TestBrowser } from './helpers/browser.js';
 import { seriousViolations } from './helpers/axe.js';
-import { formGuardOf, page, signInOverHttp } from './helpers/web-pages.js';
+import { formGuardOf, page, signInOverHttp, signedInTab } from './helpers/web-pages.js';
 import { INVOICING } from './helpers/billing-setup.js';
 
 const SCRIPT = '<script>alert(1)</script>';
@@ -185,13 +185,7 @@ t.test('in Chromium the billing page passes axe at desktop size and at 360 px', 
   const o = await ownedAccount(50);
   await childTeam(o.key, `Browser ${IMG}`);
   await pay(o.id, 1000);
-  await browser.context.clearCookies();
-  const p = await browser.context.newPage();
-  await p.goto(`${h.url}/wp-login.php`);
-  await p.fill('#email', o.email);
-  await p.fill('#password', PASSWORD);
-  await Promise.all([p.waitForURL((u) => u.pathname === '/'), p.click('#sign-in')]);
-  await p.goto(`${h.url}/billing`);
+  const p = await signedInTab(browser, h.url, o.email, '/billing');
   t.equal(await p.textContent('h1'), 'Billing');
   t.same(await seriousViolations(p), [], 'no serious accessibility violation');
   t.equal(await p.locator('img[src="x"]').count(), 0, 'no injected image');

@@ -8,7 +8,7 @@ import { startHarness, type Harness } from './helpers/harness.js';
 import { PASSWORD, userOn } from './helpers/dashboard-session.js';
 import { startBrowser, type TestBrowser } from './helpers/browser.js';
 import { seriousViolations } from './helpers/axe.js';
-import { formGuardOf, page, signInOverHttp } from './helpers/web-pages.js';
+import { formGuardOf, page, signInOverHttp, signedInTab } from './helpers/web-pages.js';
 import { createIdentity } from '../core/identity/index.js';
 import { createLogger } from '../shared/log.js';
 
@@ -27,13 +27,7 @@ t.teardown(async () => {
 const newOwner = async () => userOn(h, (await h.account()).id, 'owner');
 
 async function signInInBrowser(email: string): Promise<Page> {
-  await browser.context.clearCookies();
-  const p = await browser.context.newPage();
-  await p.goto(`${h.url}/`);
-  await p.fill('#email', email);
-  await p.fill('#password', PASSWORD);
-  await Promise.all([p.waitForURL((u) => u.pathname === '/'), p.click('#sign-in')]);
-  return p;
+  return signedInTab(browser, h.url, email);
 }
 
 t.test('a visitor without a session is sent to sign in, and comes back to the page asked for', async (t) => {

@@ -6,12 +6,12 @@
 import t, { type Test } from 'tap';
 import type { Page } from 'playwright-core';
 import { startHarness } from './helpers/harness.js';
-import { startDnsServer, type TestDnsServer } from './helpers/dns-server.js';
+import { publishRecords, startDnsServer } from './helpers/dns-server.js';
 import { startCloudflareDouble } from './helpers/cloudflare-double.js';
-import { PASSWORD, logIn, userOn, withSession } from './helpers/dashboard-session.js';
+import { logIn, userOn, withSession } from './helpers/dashboard-session.js';
 import { startBrowser, type TestBrowser } from './helpers/browser.js';
 import { seriousViolations } from './helpers/axe.js';
-import { formGuardOf, page, signInOverHttp } from './helpers/web-pages.js';
+import { formGuardOf, page, signInOverHttp, signedInTab } from './helpers/web-pages.js';
 
 const SYSTEM_DOMAIN = `system-${process.pid}.com`;
 const dns = await startDnsServer();
@@ -72,14 +72,6 @@ async function addThroughPage(o: Owner, name = fresh()): Promise<string> {
 const v2Domain = async (o: Owner, id: string) => h.request<{ data: Shown }>('GET', `/v2/domains/${id}`, { key: o.key });
 const v2Total = async (o: Owner) => (await h.request<{ total: number }>('GET', '/v2/domains', { key: o.key })).body.total;
 
-function publish(server: TestDnsServer, d: Shown) {
-  server.set(`${d.dns_records.dkim.name}.${d.domain_name}`, [{ type: 'TXT', data: d.dns_records.dkim.content }]);
-  for (const r of d.dns_records.spf) {
-    const record = r.type === 'MX' ? { type: 'MX' as const, data: { preference: Number(r.priority), exchange: r.content } } : { type: 'TXT' as const, data: r.content };
-    server.add(`${r.name}.${d.domain_name}`, record);
-  }
-}
-
 t.test('an owner adds a domain through the page, sees its records with copy buttons, and "Check now" verifies it once published', async (t) => {
   const o = await newOwner();
   const empty = await page(h, 'GET', '/domains', { cookie: o.cookie });
@@ -105,7 +97,7 @@ t.test('an owner adds a domain through the page, sees its records with copy butt
   t.match(missing.text, /Not every record is found yet/);
   t.match(missing.text, /Missing or different/);
 
-  publish(dns, d);
+  publishRecords(dns, d);
   const checked = await post(o, `/domains/${id}/verify`);
   t.equal(checked.status, 303, 'without htmx, a redirect');
   t.equal(checked.headers.get('location'), `/domains/${id}?done=checked#checks`);
@@ -171,7 +163,7 @@ t.test('DMARC on demand: the status, the alignment and a suggested record; in pl
 t.test('the records are emailed to an address through the page; a bad address is refused', async (t) => {
   const system = await newOwner();
   const sys = (await v2Domain(system, await addThroughPage(system, SYSTEM_DOMAIN))).body.data;
-  publish(dns, sys);
+  publishRecords(dns, sys);
   t.equal((await post(system, `/domains/${sys.id}/verify`)).status, 303, 'the system sender’s domain is verified');
 
   const o = await newOwner();
@@ -285,13 +277,7 @@ t.test('names holding markup are shown as text', async (t) => {
 
 async function signInInBrowser(email: string): Promise<Page> {
   browser ??= await startBrowser();
-  await browser.context.clearCookies();
-  const p = await browser.context.newPage();
-  await p.goto(`${h.url}/domains`);
-  await p.fill('#email', email);
-  await p.fill('#password', PASSWORD);
-  await Promise.all([p.waitForURL((u) => u.pathname === '/domains'), p.click('#sign-in')]);
-  return p;
+  return signedInTab(browser, h.url, email, '/domains');
 }
 
 async function accessible(t: Test, p: Page, what: string) {
@@ -324,7 +310,7 @@ t.test('in Chromium: add a domain, publish its records, "Check now" shows it ver
   await Promise.all([p.waitForURL((u) => u.pathname.startsWith('/domains/')), p.click('#add-domain')]);
   t.equal(await p.textContent('h1'), name);
   const id = new URL(p.url()).pathname.split('/')[2]!;
-  publish(dns, (await h.request<{ data: Shown }>('GET', `/v2/domains/${id}`, { key: account.key })).body.data);
+  publishRecords(dns, (await h.request<{ data: Shown }>('GET', `/v2/domains/${id}`, { key: account.key })).body.data);
   await p.click('#check-now');
   await p.waitForSelector('#checks .status.good >> text=All records found');
   t.equal(new URL(p.url()).pathname, `/domains/${id}`, 'the page stayed: htmx replaced the block');

@@ -5,10 +5,10 @@
 import t from 'tap';
 import nodemailer from 'nodemailer';
 import { startMailWorld, type MailWorld } from './helpers/mail-world.js';
-import { PASSWORD, userOn } from './helpers/dashboard-session.js';
+import { userOn } from './helpers/dashboard-session.js';
 import { startBrowser, type TestBrowser } from './helpers/browser.js';
 import { seriousViolations } from './helpers/axe.js';
-import { formGuardOf, page, signInOverHttp } from './helpers/web-pages.js';
+import { formGuardOf, page, signInOverHttp, signedInTab } from './helpers/web-pages.js';
 
 let w: MailWorld;
 let browser: TestBrowser;
@@ -186,12 +186,7 @@ t.test('key names render as text', async (t) => {
 
 t.test('in Chromium: create a key through the form, copy button, no img injected, axe clean at desktop and 360 px', async (t) => {
   const email = await userOn(w.h, w.accountId, 'owner');
-  await browser.context.clearCookies();
-  const p = await browser.context.newPage();
-  await p.goto(`${w.h.url}/keys`);
-  await p.fill('#email', email);
-  await p.fill('#password', PASSWORD);
-  await Promise.all([p.waitForURL((u) => u.pathname === '/keys'), p.click('#sign-in')]);
+  const p = await signedInTab(browser, w.h.url, email, '/keys');
   await p.fill('#sending-name', IMG);
   await Promise.all([p.waitForLoadState('load'), p.click('#create-sending-key')]);
   await p.waitForSelector('#new-key');

@@ -8,7 +8,7 @@ import { startHarness, type Harness } from './helpers/harness.js';
 import { logIn, operatorOn, PASSWORD, userOn, withSession } from './helpers/dashboard-session.js';
 import { startBrowser, type TestBrowser } from './helpers/browser.js';
 import { seriousViolations } from './helpers/axe.js';
-import { formGuardOf, page, signInOverHttp } from './helpers/web-pages.js';
+import { formGuardOf, page, signInOverHttp, signedInTab } from './helpers/web-pages.js';
 
 let h: Harness;
 let browser: TestBrowser;
@@ -194,11 +194,7 @@ t.test('an operator has a profile and application passwords, no login security',
 t.test('in Chromium: the profile and security pages have no serious accessibility violation at desktop size and 360 px', async (t) => {
   const me = await owner();
   await page(h, 'POST', '/security/application-passwords', { cookie: me.cookie, form: { ...(await formGuardOf(h, me.cookie, '/security')), name: `ci ${IMG}` } });
-  const p = await browser.context.newPage();
-  await p.goto(`${h.url}/wp-login.php`);
-  await p.fill('#email', me.email);
-  await p.fill('#password', PASSWORD);
-  await Promise.all([p.waitForURL((u) => u.pathname === '/'), p.click('#sign-in')]);
+  const p = await signedInTab(browser, h.url, me.email);
   for (const path of ['/profile', '/security']) {
     await p.setViewportSize({ width: 1280, height: 800 });
     await p.goto(`${h.url}${path}`);

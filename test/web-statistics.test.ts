@@ -7,11 +7,10 @@ import { startHarness, type Harness } from './helpers/harness.js';
 import { logIn, userOn, withSession, type SignedIn } from './helpers/dashboard-session.js';
 import { startBrowser, type TestBrowser } from './helpers/browser.js';
 import { seriousViolations } from './helpers/axe.js';
-import { page, signInOverHttp } from './helpers/web-pages.js';
+import { page, signInOverHttp, signedInTab } from './helpers/web-pages.js';
 import { newMessage } from './helpers/new-message.js';
 import { storedDomain } from './helpers/sending-setup.js';
 import type { NewRecipient } from '../store/message-log.js';
-import { PASSWORD } from './helpers/dashboard-session.js';
 
 let h: Harness;
 let browser: TestBrowser;
@@ -149,12 +148,7 @@ t.test('a viewer reads the statistics and is offered no form that writes', async
 });
 
 t.test('in Chromium: the chart is drawn, no serious accessibility violation at desktop size and at 360 px', async (t) => {
-  const p = await browser.context.newPage();
-  await p.goto(`${h.url}/wp-login.php`);
-  await p.fill('#email', ownerEmail);
-  await p.fill('#password', PASSWORD);
-  await Promise.all([p.waitForURL((u) => u.pathname === '/'), p.click('#sign-in')]);
-  await p.goto(`${h.url}/statistics`);
+  const p = await signedInTab(browser, h.url, ownerEmail, '/statistics');
   await p.selectOption('#interval', 'hour');
   await p.selectOption('#days', '1');
   await Promise.all([p.waitForURL((u) => u.searchParams.get('interval') === 'hour'), p.click('#show-statistics')]);

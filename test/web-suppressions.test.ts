@@ -6,8 +6,8 @@
 import t, { type Test } from 'tap';
 import type { Page } from 'playwright-core';
 import { settled, startMailWorld, type MailWorld } from './helpers/mail-world.js';
-import { PASSWORD, userOn } from './helpers/dashboard-session.js';
-import { formGuardOf, page, signInOverHttp } from './helpers/web-pages.js';
+import { userOn } from './helpers/dashboard-session.js';
+import { formGuardOf, page, signInOverHttp, signedInTab } from './helpers/web-pages.js';
 import { startBrowser, type TestBrowser } from './helpers/browser.js';
 import { seriousViolations } from './helpers/axe.js';
 import { DESKTOP, PHONE, screenshots } from './helpers/screenshots.js';
@@ -180,13 +180,7 @@ t.test('removing through the page takes the address off the list, as the core an
 });
 
 async function signInInBrowser(): Promise<Page> {
-  await browser.context.clearCookies();
-  const p = await browser.context.newPage();
-  await p.goto(`${w.h.url}/`);
-  await p.fill('#email', ownerEmail);
-  await p.fill('#password', PASSWORD);
-  await Promise.all([p.waitForURL((u) => u.pathname === '/'), p.click('#sign-in')]);
-  return p;
+  return signedInTab(browser, w.h.url, ownerEmail);
 }
 
 async function checkAccessibleAtBothSizes(t: Test, p: Page): Promise<void> {

@@ -5,10 +5,10 @@
 // violation at desktop size and 360 px.
 import t from 'tap';
 import { startHarness, type Harness } from './helpers/harness.js';
-import { logIn, PASSWORD, userOn, withSession, type SignedIn } from './helpers/dashboard-session.js';
+import { logIn, userOn, withSession, type SignedIn } from './helpers/dashboard-session.js';
 import { startBrowser, type TestBrowser } from './helpers/browser.js';
 import { seriousViolations } from './helpers/axe.js';
-import { formGuardOf, page, signInOverHttp } from './helpers/web-pages.js';
+import { formGuardOf, page, signInOverHttp, signedInTab } from './helpers/web-pages.js';
 import { storedDomain } from './helpers/sending-setup.js';
 
 let h: Harness;
@@ -150,12 +150,7 @@ t.test('in Chromium: the team page has no serious accessibility violation at des
   const guard = await formGuardOf(h, w.cookie, '/team');
   await page(h, 'POST', '/team/teams', { cookie: w.cookie, form: { ...guard, name: `Shop ${IMG}` } });
   await page(h, 'POST', '/team/invitations', { cookie: w.cookie, form: { ...guard, email: invitee(), role: 'viewer' } });
-  const p = await browser.context.newPage();
-  await p.goto(`${h.url}/wp-login.php`);
-  await p.fill('#email', w.email);
-  await p.fill('#password', PASSWORD);
-  await Promise.all([p.waitForURL((u) => u.pathname === '/'), p.click('#sign-in')]);
-  await p.goto(`${h.url}/team`);
+  const p = await signedInTab(browser, h.url, w.email, '/team');
   t.equal(await p.locator('img[src="x"]').count(), 0, 'no injected image');
   t.equal(await p.locator('table').count(), 3, 'members, invitations and teams');
   t.same(await seriousViolations(p), [], 'at desktop size');

@@ -9,11 +9,11 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startMailWorld, type MailWorld } from './helpers/mail-world.js';
-import { PASSWORD, userOn } from './helpers/dashboard-session.js';
+import { userOn } from './helpers/dashboard-session.js';
 import { startBrowser, type TestBrowser } from './helpers/browser.js';
 import { seriousViolations } from './helpers/axe.js';
 import { certificate, startReceiver, verifies, type Receiver } from './helpers/webhook-receiver.js';
-import { formGuardOf, page, signInOverHttp } from './helpers/web-pages.js';
+import { formGuardOf, page, signInOverHttp, signedInTab } from './helpers/web-pages.js';
 import { until } from './helpers/wait.js';
 
 let w: MailWorld;
@@ -216,12 +216,7 @@ t.test('names and URLs render as text', async (t) => {
 
 t.test('in Chromium: add a webhook, open it, send a test event; axe clean at desktop and 360 px', async (t) => {
   const email = await userOn(w.h, w.accountId, 'owner');
-  await browser.context.clearCookies();
-  const p = await browser.context.newPage();
-  await p.goto(`${w.h.url}/webhooks`);
-  await p.fill('#email', email);
-  await p.fill('#password', PASSWORD);
-  await Promise.all([p.waitForURL((u) => u.pathname === '/webhooks'), p.click('#sign-in')]);
+  const p = await signedInTab(browser, w.h.url, email, '/webhooks');
   await p.fill('#new-title', IMG);
   await p.fill('#new-url', hookUrl('/browser'));
   await Promise.all([p.waitForLoadState('load'), p.click('#create-webhook')]);

@@ -1,4 +1,4 @@
-// A platform that invoices (offline payments, a seller, tax), as the billing and admin page tests start it.
+// A platform that invoices (offline payments, a seller, tax), as the billing tests (REST and pages) start it.
 export const SELLER = {
   name: 'Tern Platform SAS',
   addressLines: ['12 rue des Postiers'],

@@ -1,6 +1,9 @@
 // The dashboard's web pages over plain HTTP, for tests: a request that never follows redirects (a form posted
-// urlencoded), signing in through the sign-in page's form, and the CSRF token and team a page's forms carry.
+// urlencoded), signing in through the sign-in page's form (over HTTP, or in a browser's tab), and the CSRF token
+// and team a page's forms carry.
+import type { Page } from 'playwright-core';
 import type { Harness } from './harness.js';
+import type { TestBrowser } from './browser.js';
 import { PASSWORD } from './dashboard-session.js';
 
 export interface PageReply {
@@ -38,4 +41,18 @@ export async function formGuardOf(h: Harness, cookie: string, path = '/'): Promi
   if (!nonce) throw new Error(`no form token on ${path}: ${shown.status} ${shown.text.slice(0, 300)}`);
   const team = /name="_team" value="(\d+)"/.exec(shown.text)?.[1];
   return team ? { _wpnonce: nonce, _team: team } : { _wpnonce: nonce };
+}
+
+/**
+ * A new tab signed in as `email` (every cookie cleared first) the way a person does it: it asks for `path`, is sent
+ * to the sign-in page, signs in there and comes back to `path`.
+ */
+export async function signedInTab(browser: TestBrowser, baseUrl: string, email: string, path = '/', password = PASSWORD): Promise<Page> {
+  await browser.context.clearCookies();
+  const p = await browser.context.newPage();
+  await p.goto(`${baseUrl}${path}`);
+  await p.fill('#email', email);
+  await p.fill('#password', password);
+  await Promise.all([p.waitForURL((u) => u.pathname === path), p.click('#sign-in')]);
+  return p;
 }
