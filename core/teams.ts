@@ -36,8 +36,12 @@ export class Teams {
 
   /** The team owning the key and, for an account, its child teams. */
   async overview(owner: Team): Promise<TeamOverview> {
-    const teams = owner.parentId === null ? await this.d.store.teams.children(owner.id) : [];
-    return { owner, balance: await this.d.store.teams.pooledBalance(owner), teams };
+    return { owner, balance: await this.d.store.teams.pooledBalance(owner), teams: await this.children(owner) };
+  }
+
+  /** An account's child teams; a child team has none. */
+  async children(owner: Team): Promise<Team[]> {
+    return owner.parentId === null ? this.d.store.teams.children(owner.id) : [];
   }
 
   async create(owner: Team, rawName: string, log: Logger): Promise<Managed<Team>> {

@@ -52,10 +52,6 @@ export const pickedTeam = (r: PageRequest): number | undefined => {
 /** The cookie remembering the team picked (path /, the session's lifetime, not readable by scripts). */
 export const teamCookie = (teamId: number, secure: boolean): string => serialize(TEAM_COOKIE, String(teamId), { httpOnly: true, sameSite: 'lax', secure, path: '/' });
 
-async function teamsReached(ctx: AppContext, own: Team): Promise<Team[]> {
-  return own.parentId === null ? [own, ...(await ctx.core.teams.overview(own)).teams] : [own];
-}
-
 /**
  * The viewer of a request; undefined without a live session. `requestedTeam`: the team asked for (the form's
  * field, or the cookie's); one out of reach is 'not_found' for a form and the user's own team for a cookie.
@@ -65,13 +61,16 @@ export async function viewerOf(ctx: AppContext, r: PageRequest, requestedTeam: {
   if (!me) return undefined;
   const nonces = { formNonce: ctx.core.nonces.nonceFor(me.session, PAGE_ACTION), restNonce: ctx.core.nonces.nonceFor(me.session, REST_ACTION) };
   if (isOperator(me.user)) return { kind: 'operator', user: me.user, session: me.session, ...nonces };
-  let acting = await ctx.core.access.actingTeam(me.user, requestedTeam.id);
-  if (!acting.ok && requestedTeam.strict) return 'not_found';
-  if (!acting.ok) acting = await ctx.core.access.actingTeam(me.user);
-  if (!acting.ok) return undefined;
   const own = await ctx.core.access.actingTeam(me.user);
-  const teams = own.ok ? await teamsReached(ctx, own.value) : [acting.value];
-  return { kind: 'account', user: me.user, session: me.session, acting: acting.value, teams, ...nonces };
+  if (!own.ok) return undefined;
+  let acting = own.value;
+  if (requestedTeam.id !== undefined && requestedTeam.id !== own.value.id) {
+    const asked = await ctx.core.access.actingTeam(me.user, requestedTeam.id);
+    if (asked.ok) acting = asked.value;
+    else if (requestedTeam.strict) return 'not_found';
+  }
+  const teams = [own.value, ...(await ctx.core.teams.children(own.value))];
+  return { kind: 'account', user: me.user, session: me.session, acting, teams, ...nonces };
 }
 
 /** What the viewer's role allows (the same rule the REST routes and the core apply). */
