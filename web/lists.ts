@@ -12,12 +12,17 @@ import type { PageRequest } from './request.js';
 /** Rows per page of every list. */
 export const PER_PAGE = 25;
 
+/** Why page `page` of a list is not shown (past the REST routes' paging depth), in the words of its `rows`. */
+export function pagingProblem(ctx: AppContext, page: number, rows = 'records'): string | undefined {
+  const depth = ctx.config.limits.pagingDepth;
+  return page * PER_PAGE > depth ? `Paging reaches beyond ${depth} ${rows}; narrow the filters instead.` : undefined;
+}
+
 /** The page asked for, refused (400) beyond the paging depth as the REST routes refuse it. */
 export function listPage(ctx: AppContext, r: PageRequest): CorePage {
   const page = pageAsked(r);
-  if (page * PER_PAGE > ctx.config.limits.pagingDepth) {
-    throw pageError('invalid_request', `Paging reaches beyond ${ctx.config.limits.pagingDepth} records; narrow the filters instead.`);
-  }
+  const problem = pagingProblem(ctx, page);
+  if (problem) throw pageError('invalid_request', problem);
   return { page, perPage: PER_PAGE };
 }
 

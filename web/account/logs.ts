@@ -5,6 +5,7 @@ import type { Domain } from '../../domain/sending-domain.js';
 import { MESSAGE_STATUSES, type MessageStatus } from '../../domain/queue-state.js';
 import type { NumberedLogEntry } from '../../domain/message-log.js';
 import type { LogFilters, LogPage } from '../../core/message-log.js';
+import { PER_PAGE, pagingProblem } from '../lists.js';
 import { html, type Html } from '../html.js';
 import { pageErrorFor } from '../errors.js';
 import { accountPage, type PageCall } from '../page.js';
@@ -14,7 +15,6 @@ import type { PageReply } from '../reply.js';
 import type { AccountViewer } from '../viewer.js';
 
 export const LOGS_PATH = '/logs';
-const PER_PAGE = 25;
 
 /** A message's status as a badge: words first, the colour only repeats them. */
 const STATUS_TONES: Readonly<Record<MessageStatus, Tone>> = {
@@ -123,9 +123,8 @@ async function showLogs({ ctx, r, viewer }: PageCall<AccountViewer>): Promise<Pa
   const f = asked(r);
   const pageNo = pageAsked(r);
   const filters = coreFilters(f);
-  const depth = ctx.config.limits.pagingDepth;
   let error: string | undefined = typeof filters === 'string' ? filters : undefined;
-  if (!error && pageNo * PER_PAGE > depth) error = `Paging reaches beyond ${depth} messages; narrow the search instead.`;
+  error ??= pagingProblem(ctx, pageNo, 'messages');
   let shown: Html | undefined;
   // The domains (for the filter) are read while the log is.
   const domainsRead = ctx.core.domains.all(team);

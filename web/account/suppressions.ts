@@ -5,6 +5,7 @@ import { accountIdOf } from '../../domain/team.js';
 import { SUPPRESSION_STATUSES, type Suppression, type SuppressionStatus } from '../../domain/suppression.js';
 import type { RemovalAllowance, SuppressionFilter } from '../../core/suppressions.js';
 import { csvOf } from '../../http/dashboard/suppression-routes.js';
+import { PER_PAGE, pagingProblem } from '../lists.js';
 import { html, type Html } from '../html.js';
 import { pageErrorFor } from '../errors.js';
 import { accountPage, type PageCall } from '../page.js';
@@ -17,7 +18,6 @@ import { messagePath } from './logs.js';
 export const SUPPRESSIONS_PATH = '/suppressions';
 const REMOVE_PATH = `${SUPPRESSIONS_PATH}/remove`;
 const EXPORT_PATH = `${SUPPRESSIONS_PATH}/export`;
-const PER_PAGE = 25;
 const SEARCH_MAX = 254;
 
 const NOTICES = { removed: 'The address is removed from the suppression list: mail to it is sent again.' };
@@ -96,9 +96,8 @@ async function listPage(
   const team = viewer.acting;
   const filter = filterOf(r);
   const pageNo = pageAsked(r);
-  const depth = ctx.config.limits.pagingDepth;
   let error = refused?.message ?? (typeof filter === 'string' ? filter : undefined);
-  if (!error && pageNo * PER_PAGE > depth) error = `Paging reaches beyond ${depth} addresses; narrow the search instead.`;
+  error ??= pagingProblem(ctx, pageNo, 'addresses');
   const may = viewerMay(ctx, viewer, 'write');
   let shown: Html | undefined;
   if (typeof filter !== 'string' && (refused || !error)) {
