@@ -96,3 +96,17 @@ export const pageAsked = (r: PageRequest): number => {
   const n = Number(r.query.page ?? '1');
   return Number.isInteger(n) && n >= 1 ? n : 1;
 };
+
+/** A table of named figures, one row each: the name heads its row, the figure is right-aligned. */
+export const figuresTable = (caption: string, head: readonly [string, string], figures: ReadonlyArray<readonly [string, string | number]>): Html =>
+  table(
+    caption,
+    head,
+    figures.map(
+      ([label, value]) =>
+        html`<tr>
+          <th scope="row">${label}</th>
+          <td class="number">${value}</td>
+        </tr>`,
+    ),
+  );

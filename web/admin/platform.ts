@@ -5,7 +5,7 @@ import { MESSAGE_STATUSES } from '../../domain/queue-state.js';
 import type { PlatformStats } from '../../core/admin/platform-statistics.js';
 import { html, type Html } from '../html.js';
 import { operatorPage, type PageCall } from '../page.js';
-import { noticeOf, table } from '../parts.js';
+import { figuresTable, noticeOf, table } from '../parts.js';
 import type { PageReply } from '../reply.js';
 import type { OperatorViewer } from '../viewer.js';
 import { percent } from './shared.js';
@@ -26,26 +26,11 @@ function figures(s: PlatformStats): Html {
 }
 
 function byStatus(s: PlatformStats): Html {
-  const rows = STATUS_LABELS.map(
-    ([key, label]) =>
-      html`<tr>
-        <th scope="row">${label}</th>
-        <td class="number">${s.messages[key]}</td>
-      </tr>`,
+  return figuresTable(
+    `Messages of the last ${DAYS} days by status`,
+    ['Status', 'Messages'],
+    [...STATUS_LABELS.map(([key, label]) => [label, s.messages[key]] as const), ['Bounce rate', percent(s.bounceRate)], ['Complaint rate', percent(s.complaintRate)]],
   );
-  rows.push(
-    html`<tr>
-      <th scope="row">Bounce rate</th>
-      <td class="number">${percent(s.bounceRate)}</td>
-    </tr>`,
-  );
-  rows.push(
-    html`<tr>
-      <th scope="row">Complaint rate</th>
-      <td class="number">${percent(s.complaintRate)}</td>
-    </tr>`,
-  );
-  return table(`Messages of the last ${DAYS} days by status`, ['Status', 'Messages'], rows);
 }
 
 function chart(s: PlatformStats): Html {
@@ -70,7 +55,9 @@ function chart(s: PlatformStats): Html {
 
 function credits(s: PlatformStats): Html {
   const c = s.credits;
-  const rows = (
+  return figuresTable(
+    'Credits across the platform',
+    ['Kind', 'Credits'],
     [
       ['Granted', c.granted],
       ['Purchased', c.purchased],
@@ -78,15 +65,8 @@ function credits(s: PlatformStats): Html {
       ['Refunded', c.refunded],
       ['Removed', c.removed],
       ['Outstanding', c.outstanding],
-    ] as const
-  ).map(
-    ([label, n]) =>
-      html`<tr>
-        <th scope="row">${label}</th>
-        <td class="number">${n}</td>
-      </tr>`,
+    ],
   );
-  return table('Credits across the platform', ['Kind', 'Credits'], rows);
 }
 
 async function platform({ ctx, r }: PageCall<OperatorViewer>): Promise<PageReply> {

@@ -10,7 +10,7 @@ import { html, type Html } from '../html.js';
 import { pageErrorFor, valueOrPageError, type PageError } from '../errors.js';
 import { formGuard } from '../layout.js';
 import { operatorPage, type PageCall } from '../page.js';
-import { actionButton, badge, doneAt, formError, noticeOf, table, when } from '../parts.js';
+import { actionButton, badge, doneAt, figuresTable, formError, noticeOf, table, when } from '../parts.js';
 import type { PageAnswer, PageReply } from '../reply.js';
 import type { OperatorViewer } from '../viewer.js';
 import { choiceQuery, filterForm, idParam, idQuery, listPage, listPager, textQuery } from '../lists.js';
@@ -80,22 +80,17 @@ async function tenants({ ctx, r }: PageCall<OperatorViewer>): Promise<PageReply>
 }
 
 function sendingTable(s: SendingFigures): Html {
-  const rows = (
+  return figuresTable(
+    `Sending over the last ${s.windowDays} days`,
+    ['Figure', 'Value'],
     [
       ['Sent', s.sent],
       ['Bounced', s.bounced],
       ['Complained', s.complained],
       ['Bounce rate', percent(s.bounceRate)],
       ['Complaint rate', percent(s.complaintRate)],
-    ] as const
-  ).map(
-    ([label, n]) =>
-      html`<tr>
-        <th scope="row">${label}</th>
-        <td class="number">${n}</td>
-      </tr>`,
+    ],
   );
-  return table(`Sending over the last ${s.windowDays} days`, ['Figure', 'Value'], rows);
 }
 
 function facts(d: TenantDetail): Html {
