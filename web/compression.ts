@@ -2,22 +2,16 @@
 // none. Pages are compressed as they are sent; the static files once, when first read (web/assets.ts).
 import type { IncomingMessage } from 'node:http';
 import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
+import Negotiator from 'negotiator';
 
 export type Encoding = 'br' | 'gzip' | 'identity';
 
-/** The encodings Accept-Encoding allows (a q=0 refuses one), Brotli first. */
+const ENCODINGS: readonly Encoding[] = ['br', 'gzip', 'identity'];
+
+/** The encoding Accept-Encoding prefers (negotiator; Brotli first on a tie), identity when it refuses both. */
 export function encodingFor(req: IncomingMessage): Encoding {
-  const header = req.headers['accept-encoding'];
-  const offered = new Map<string, number>();
-  for (const part of (Array.isArray(header) ? header.join(',') : (header ?? '')).split(',')) {
-    const [name, ...params] = part.trim().toLowerCase().split(';');
-    const q = params.map((p) => p.trim()).find((p) => p.startsWith('q='));
-    if (name) offered.set(name, q ? Number(q.slice(2)) : 1);
-  }
-  const accepts = (name: string) => (offered.get(name) ?? offered.get('*') ?? 0) > 0;
-  if (accepts('br')) return 'br';
-  if (accepts('gzip')) return 'gzip';
-  return 'identity';
+  const chosen = new Negotiator(req).encoding(ENCODINGS, { preferred: ENCODINGS });
+  return ENCODINGS.find((e) => e === chosen) ?? 'identity';
 }
 
 /** A page's HTML in the encoding chosen; a fast Brotli level, since each page is compressed once per request. */
