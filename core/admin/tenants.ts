@@ -115,26 +115,24 @@ export class TenantAdministration {
   async get(id: number): Promise<Managed<TenantDetail>> {
     const team = await this.d.store.teams.get(id);
     if (!team) return notFound('team', 'Tenant not found');
-    const [[summary], users, domains, teams] = await Promise.all([
-      this.summaries([team]),
-      this.d.store.users.listByTeam(team.id),
-      this.d.store.domains.list(team.id, { page: 1, perPage: 1 }),
-      team.parentId === null ? this.d.store.teams.children(team.id) : Promise.resolve([]),
-    ]);
-    return done({ ...summary!, users: users.filter(isAccountUser), domainsCount: domains.total, teamsCount: teams.length });
+    const [summary] = await this.summaries([team]);
+    return done(await this.detailOf(summary!));
   }
 
   async mtaStatus(id: number): Promise<Managed<MtaStatus>> {
     const team = await this.d.store.teams.get(id);
     if (!team) return notFound('team', 'Tenant not found');
-    const [queueDepth, destinations, lastErrors, counts] = await Promise.all([
-      this.d.store.statistics.queueDepth(team.id),
-      this.d.store.adminTenants.queueByDestination(team.id, DESTINATIONS_SHOWN),
-      this.d.store.adminTenants.lastErrors(team.id, ERRORS_SHOWN),
-      this.d.store.adminTenants.sendingCounts([team.id], this.fromDay(this.windowDays)),
-    ]);
-    const oldest = destinations.length ? Math.min(...destinations.map((q) => q.oldestQueuedAt)) : null;
-    return done({ team, queueDepth, oldestQueuedAt: oldest, destinations, lastErrors, sending: figures(counts.get(team.id) ?? NO_SENDING, this.windowDays) });
+    const counts = await this.d.store.adminTenants.sendingCounts([team.id], this.fromDay(this.windowDays));
+    return done(await this.mtaStatusOf(team, figures(counts.get(team.id) ?? NO_SENDING, this.windowDays)));
+  }
+
+  /** A tenant and what the MTA holds of it, as its page shows them together: the tenant and its figures read once. */
+  async getWithMtaStatus(id: number): Promise<Managed<{ detail: TenantDetail; mta: MtaStatus }>> {
+    const team = await this.d.store.teams.get(id);
+    if (!team) return notFound('team', 'Tenant not found');
+    const [summary] = await this.summaries([team]);
+    const [detail, mta] = await Promise.all([this.detailOf(summary!), this.mtaStatusOf(team, summary!.sending)]);
+    return done({ detail, mta });
   }
 
   /** Suspends a tenant as the platform (its owner cannot lift it); recorded with the tenant before and after. */
@@ -176,6 +174,26 @@ export class TenantAdministration {
       Promise.all(teams.map((t) => this.d.store.teams.pooledBalance(t))),
     ]);
     return teams.map((team, i) => ({ team, balance: balances[i]!, sending: figures(counts.get(team.id) ?? NO_SENDING, days) }));
+  }
+
+  private async detailOf(summary: TenantSummary): Promise<TenantDetail> {
+    const team = summary.team;
+    const [users, domains, teams] = await Promise.all([
+      this.d.store.users.listByTeam(team.id),
+      this.d.store.domains.list(team.id, { page: 1, perPage: 1 }),
+      team.parentId === null ? this.d.store.teams.children(team.id) : Promise.resolve([]),
+    ]);
+    return { ...summary, users: users.filter(isAccountUser), domainsCount: domains.total, teamsCount: teams.length };
+  }
+
+  private async mtaStatusOf(team: Team, sending: SendingFigures): Promise<MtaStatus> {
+    const [queueDepth, destinations, lastErrors] = await Promise.all([
+      this.d.store.statistics.queueDepth(team.id),
+      this.d.store.adminTenants.queueByDestination(team.id, DESTINATIONS_SHOWN),
+      this.d.store.adminTenants.lastErrors(team.id, ERRORS_SHOWN),
+    ]);
+    const oldest = destinations.length ? Math.min(...destinations.map((q) => q.oldestQueuedAt)) : null;
+    return { team, queueDepth, oldestQueuedAt: oldest, destinations, lastErrors, sending };
   }
 
   /** The first UTC day of a window of `days` days ending today. */

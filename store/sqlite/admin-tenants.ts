@@ -1,6 +1,6 @@
 // The operators' reads across tenants in SQLite. Sending counts come from the day counters (message_counts, on its
-// primary key: team, then day), never from the log; a tenant's queue from its pending messages (messages_by_status)
-// and their recipients (recipients_by_message).
+// primary key: team, then day), never from the log; a tenant's queue from the partial indexes of its recipients in
+// flight (migration 27).
 import { Type } from '@sinclair/typebox';
 import type { Sql, SqlValue } from './sql.js';
 import { countOf, Int, OneOf, rowDecoder, Text } from './decode.js';
@@ -101,34 +101,31 @@ export class AdminTenantStore implements AdminTenantRepository {
   }
 
   async queueByDestination(teamId: number, limit: number): Promise<DestinationQueue[]> {
-    // A message is pending exactly while a recipient of it is in flight (domain/queue-state.ts).
+    // One walk of the tenant's part of recipients_in_flight_by_team (migration 27), already in domain order.
     const rows = await this.sql.all(
-      `SELECT r.domain AS domain, SUM(r.state = 'queued') AS queued, SUM(r.state = 'sending') AS sending, SUM(r.state = 'deferred') AS deferred,
-         MIN(r.queued_at) AS oldest
-       FROM messages m JOIN recipients r ON r.message_id = m.id
-       WHERE m.team_id = ? AND m.status = 'pending' AND r.state IN ('queued', 'sending', 'deferred')
-       GROUP BY r.domain ORDER BY COUNT(*) DESC, r.domain LIMIT ?`,
+      `SELECT domain, SUM(state = 'queued') AS queued, SUM(state = 'sending') AS sending, SUM(state = 'deferred') AS deferred, MIN(queued_at) AS oldest
+       FROM recipients WHERE team_id = ? AND state IN ('queued', 'sending', 'deferred')
+       GROUP BY domain ORDER BY COUNT(*) DESC, domain LIMIT ?`,
       [teamId, limit],
     );
     return rows.map(decodeDestination);
   }
 
   async lastErrors(teamId: number, limit: number): Promise<RecipientError[]> {
-    // Deferred recipients belong to pending messages; failed and bounced ones are looked for among the tenant's
-    // latest messages of that status only, so a long history is never read.
+    // The newest deferrals come from recipients_deferred_by_team (migration 27); failed and bounced recipients are
+    // looked for among the tenant's latest messages of that status only, so a long history is never read.
     const finished = (status: 'failed' | 'bounced') =>
       `SELECT r.message_id, r.email, r.domain, r.state, COALESCE(r.last_reply, r.reason) AS reply, r.attempts, r.updated_at AS at
        FROM (SELECT id FROM messages WHERE team_id = ? AND status = '${status}' ORDER BY created_at DESC LIMIT ${FINISHED_LOOKBACK}) f
        JOIN recipients r ON r.message_id = f.id WHERE r.state = '${status}'`;
     const rows = await this.sql.all(
       `SELECT message_id, email, domain, state, reply, attempts, at FROM (
-         SELECT r.message_id, r.email, r.domain, r.state, COALESCE(r.last_reply, r.reason) AS reply, r.attempts, r.updated_at AS at
-         FROM messages m JOIN recipients r ON r.message_id = m.id
-         WHERE m.team_id = ? AND m.status = 'pending' AND r.state = 'deferred'
+         SELECT * FROM (SELECT message_id, email, domain, state, COALESCE(last_reply, reason) AS reply, attempts, updated_at AS at
+           FROM recipients WHERE team_id = ? AND state = 'deferred' AND COALESCE(last_reply, reason) <> '' ORDER BY updated_at DESC LIMIT ?)
          UNION ALL ${finished('failed')}
          UNION ALL ${finished('bounced')}
        ) WHERE reply <> '' ORDER BY at DESC LIMIT ?`,
-      [teamId, teamId, teamId, limit],
+      [teamId, limit, teamId, teamId, limit],
     );
     return rows.map(decodeError);
   }

@@ -61,13 +61,14 @@ const close = (db: sqlite3.Database) => new Promise<void>((resolve) => db.close(
 const MAX_PARAMS = 30_000;
 
 const MESSAGE_COLUMNS = `rowid, ${LOGGED_COLUMNS}, status, error, created_at, sent_at, updated_at`;
-const RECIPIENT_COLUMNS = 'message_id, email, name, kind, domain, state, reason, next_attempt_at, queued_at, updated_at';
+const RECIPIENT_COLUMNS = 'message_id, team_id, email, name, kind, domain, state, reason, next_attempt_at, queued_at, updated_at';
 
 /** A message's row, its rowid first: the loader numbers the messages itself, in the order they come. */
 const messageRow = (m: LoadedMessage, rowid: number): unknown[] => [rowid, ...loggedValues(m), m.status, m.error, m.createdAt, m.sentAt, m.updatedAt];
 
-const recipientRow = (messageId: string, r: LoadedRecipient): unknown[] => [
+const recipientRow = (messageId: string, teamId: number, r: LoadedRecipient): unknown[] => [
   messageId,
+  teamId,
   r.email,
   r.name,
   r.kind,
@@ -113,7 +114,7 @@ export async function openLogLoader(dbFile: string): Promise<LogLoader> {
         await insertRows(
           db,
           `INSERT INTO recipients (${RECIPIENT_COLUMNS})`,
-          messages.flatMap((m) => m.recipients.map((r) => recipientRow(m.id, r))),
+          messages.flatMap((m) => m.recipients.map((r) => recipientRow(m.id, m.teamId, r))),
         );
         // As insert() indexes them: from the view that says what an index row holds (migration 6).
         await run(db, 'INSERT INTO messages_fts (rowid, subject, from_email, recipients, status) SELECT * FROM message_search_rows WHERE rowid BETWEEN ? AND ?', [

@@ -53,7 +53,7 @@ export const loggedValues = (m: Logged): SqlValue[] => [
 
 /** The logged columns, then status, error, created_at and updated_at. */
 const MESSAGE_COLUMNS = LOGGED_COLUMNS.split(',').length + 4;
-const RECIPIENT_COLUMNS = 10;
+const RECIPIENT_COLUMNS = 11;
 
 async function insertMessageRows(q: Queryable, messages: readonly NewMessage[], now: string): Promise<Map<string, number>> {
   const rowids = new Map<string, number>();
@@ -72,12 +72,24 @@ async function insertMessageRows(q: Queryable, messages: readonly NewMessage[], 
 async function insertRecipientRows(q: Queryable, messages: readonly NewMessage[], now: string): Promise<Map<string, Array<{ id: number; due: number }>>> {
   const queuedAt = Date.now();
   const due = new Map<string, Array<{ id: number; due: number }>>(messages.map((m) => [m.id, []]));
-  const rows = messages.flatMap((m) => m.recipients.map((r) => ({ messageId: m.id, r })));
+  const rows = messages.flatMap((m) => m.recipients.map((r) => ({ messageId: m.id, teamId: m.teamId, r })));
   for (const chunk of chunksByParams(rows, RECIPIENT_COLUMNS)) {
     const inserted = await q.all(
-      `INSERT INTO recipients (message_id, email, name, kind, domain, state, reason, next_attempt_at, queued_at, updated_at)
-       VALUES ${chunk.map(() => '(?, ?, ?, ?, ?, ?, ?, ?, ?, ?)').join(', ')} RETURNING id, message_id, state`,
-      chunk.flatMap(({ messageId, r }) => [messageId, r.email, r.name, r.kind, r.domain, r.state, r.reason, r.state === 'queued' ? queuedAt : null, queuedAt, now]),
+      `INSERT INTO recipients (message_id, team_id, email, name, kind, domain, state, reason, next_attempt_at, queued_at, updated_at)
+       VALUES ${chunk.map(() => '(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)').join(', ')} RETURNING id, message_id, state`,
+      chunk.flatMap(({ messageId, teamId, r }) => [
+        messageId,
+        teamId,
+        r.email,
+        r.name,
+        r.kind,
+        r.domain,
+        r.state,
+        r.reason,
+        r.state === 'queued' ? queuedAt : null,
+        queuedAt,
+        now,
+      ]),
     );
     for (const r of inserted.map(decodeInsertedRecipient)) if (r.state === 'queued') due.get(r.message_id)!.push({ id: r.id, due: queuedAt });
   }

@@ -79,11 +79,13 @@ async function writeRaw(q: Queryable, m: RawMessage): Promise<void> {
      VALUES (?, ?, ?, 'http', 'a@one.test', 'a@one.test', ?, ?, 1, ?, ?, ?)`,
     [m.id, m.teamId, m.domainId, m.subject, `<${m.id}@one.test>`, m.status, m.createdAt, m.createdAt],
   );
-  await q.run(`INSERT INTO recipients (message_id, email, kind, domain, state, queued_at, updated_at) VALUES (?, ?, 'to', 'dest.test', 'sent', 0, ?)`, [
-    m.id,
-    m.recipient,
-    m.createdAt,
-  ]);
+  // From migration 27 on, a recipient holds its message's team too.
+  const withTeam = Boolean(await q.get(`SELECT 1 FROM pragma_table_info('recipients') WHERE name = 'team_id'`));
+  await q.run(
+    `INSERT INTO recipients (message_id, email, kind, domain, state, queued_at, updated_at${withTeam ? ', team_id' : ''})
+     VALUES (?, ?, 'to', 'dest.test', 'sent', 0, ?${withTeam ? ', ?' : ''})`,
+    [m.id, m.recipient, m.createdAt, ...(withTeam ? [m.teamId] : [])],
+  );
   // From migration 6 on, insert() indexes from the view message_search_rows; before it, the index had three columns.
   const viewed = await q.get(`SELECT 1 FROM sqlite_master WHERE type = 'view' AND name = 'message_search_rows'`);
   if (viewed) {

@@ -75,12 +75,14 @@ function randomBound(): number {
 async function writeRecipients(sql: Sql, prefix: string): Promise<void> {
   const ids = await sql.all<{ id: string }>(`SELECT id FROM messages WHERE id LIKE ? AND substr(id, -1) < '5'`, [`${prefix}%`]);
   const states = ['queued', 'sending', 'deferred', 'sent', 'bounced', 'failed'];
+  // From migration 27 on, a recipient holds its message's team too.
+  const withTeam = Boolean(await sql.get(`SELECT 1 FROM pragma_table_info('recipients') WHERE name = 'team_id'`));
   for (const { id } of ids) {
-    await sql.run(`INSERT INTO recipients (message_id, email, kind, domain, state, queued_at, updated_at) VALUES (?, 'r@d.test', 'to', 'd.test', ?, 0, ?)`, [
-      id,
-      states[Math.floor(rand() * states.length)]!,
-      iso(START),
-    ]);
+    await sql.run(
+      `INSERT INTO recipients (message_id, email, kind, domain, state, queued_at, updated_at${withTeam ? ', team_id' : ''})
+       SELECT id, 'r@d.test', 'to', 'd.test', ?, 0, ?${withTeam ? ', team_id' : ''} FROM messages WHERE id = ?`,
+      [states[Math.floor(rand() * states.length)]!, iso(START), id],
+    );
   }
 }
 

@@ -179,9 +179,7 @@ function statusForms(v: OperatorViewer, t: Team): Html {
 }
 
 async function tenantAnswer(ctx: AppContext, call: PageCall<OperatorViewer>, id: number, error?: PageError): Promise<PageAnswer> {
-  const [detail, mta] = await Promise.all([ctx.core.tenants.get(id), ctx.core.tenants.mtaStatus(id)]);
-  const d = valueOrPageError(detail);
-  const m = valueOrPageError(mta);
+  const { detail: d, mta: m } = valueOrPageError(await ctx.core.tenants.getWithMtaStatus(id));
   const t = d.team;
   const body = html`${noticeOf(call.r, NOTICES)} ${formError(error?.message)} ${facts(d)}
     <h2>Actions</h2>
