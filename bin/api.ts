@@ -18,7 +18,7 @@ export interface RunningApi {
 
 export async function startApi(config: Config, runtime?: Runtime, options: ApiOptions = {}): Promise<RunningApi> {
   const rt = runtime ?? (await openRuntime(config, 'api'));
-  const core = createCore(rt, new Queue(rt.store.queue, rt.redis, rt.log));
+  const core = createCore(rt, new Queue(rt.store, rt.redis, rt.log));
   const composer = new ComposePool(config.api.composeWorkers);
   const server = createApiServer({ config, redis: rt.redis, log: rt.log, core, composer }, options);
   await new Promise<void>((resolve, reject) => {

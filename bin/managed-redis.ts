@@ -26,6 +26,9 @@ function waitForPing(socket: string, child: ChildProcess, timeoutMs: number): Pr
   );
 }
 
+/** Where `ternmail start` puts its own Redis's unix socket: the operator commands reach it there. */
+export const managedRedisSocket = (dataDir: string): string => join(dataDir, 'redis', 'redis.sock');
+
 export async function startManagedRedis(dataDir: string): Promise<ManagedRedis> {
   const dir = join(dataDir, 'redis');
   mkdirSync(dir, { recursive: true, mode: 0o700 });

@@ -104,7 +104,7 @@ export async function startMta(config: Config, runtime?: Runtime): Promise<Runni
   wakers.push(() => webhooks.wake());
   const outcomes = new Outcomes({ rt, reputation: new Reputation(rt, config.reputation), wake: () => wakers.forEach((wake) => wake()) });
   const connections = new ConnectionCache();
-  const queue = new Queue(rt.store.queue, rt.redis, rt.log);
+  const queue = new Queue(rt.store, rt.redis, rt.log);
   const scheduler = createScheduler(rt, config, { queue, outcomes, resolver, connections, retry });
   const core = createCore(rt, queue);
   measureQueueDepth(() => queue.depth());

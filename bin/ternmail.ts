@@ -3,7 +3,6 @@
 // Operator commands print one JSON object on stdout, or a message on stderr with a non-zero exit.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { parseArgs } from 'node:util';
 import { loadConfig, type Config } from '../shared/config.js';
 import { openStore } from '../store/index.js';
 import { type Store } from '../store/index.js';
@@ -18,9 +17,10 @@ import { createLogger } from '../shared/log.js';
 import { operatorUsers, type IdentityRefusal } from '../core/identity/index.js';
 import { isOperator, type User } from '../domain/user.js';
 
-// The processes' modules are imported when needed, so that operator commands start quickly.
+import { flags, integer, required, UsageError } from './cli-flags.js';
+import { PrintedLines, queueCommands } from './queue-commands.js';
 
-class UsageError extends Error {}
+// The processes' modules are imported when needed, so that operator commands start quickly.
 
 const USAGE = `usage: ternmail <command>
   api | mta | start
@@ -34,50 +34,12 @@ const USAGE = `usage: ternmail <command>
   user create --account ID --email EMAIL --role owner|admin|viewer [--name NAME] [--team ID]
   user reset-password --email EMAIL
   operator create --email EMAIL [--name NAME]
-  operator list`;
-
-type Flags = Record<string, string | boolean | undefined>;
-
-/**
- * `--name value` as `--name=value` for every string option: a value may begin with a dash (a domain id is
- * base64url, so one in 64 does), which parseArgs would otherwise refuse as ambiguous.
- */
-function joinValues(args: string[], spec: Record<string, 'string' | 'boolean'>): string[] {
-  const out: string[] = [];
-  for (let i = 0; i < args.length; i++) {
-    const name = args[i]!.startsWith('--') ? args[i]!.slice(2) : undefined;
-    if (name !== undefined && spec[name] === 'string' && i + 1 < args.length) out.push(`--${name}=${args[++i]!}`);
-    else out.push(args[i]!);
-  }
-  return out;
-}
-
-function flags(args: string[], spec: Record<string, 'string' | 'boolean'>): Flags {
-  const options = Object.fromEntries(Object.entries(spec).map(([k, type]) => [k, { type }]));
-  try {
-    return parseArgs({ args: joinValues(args, spec), options, allowPositionals: false, strict: true }).values;
-  } catch (err) {
-    throw new UsageError((err as Error).message);
-  }
-}
-
-function required(f: Flags, name: string): string {
-  const v = f[name];
-  if (typeof v !== 'string' || v === '') throw new UsageError(`--${name} is required`);
-  return v;
-}
-
-function integer(f: Flags, name: string, options: { required?: boolean; min?: number } = {}): number | undefined {
-  const v = f[name];
-  if (v === undefined) {
-    if (options.required) throw new UsageError(`--${name} is required`);
-    return undefined;
-  }
-  if (typeof v !== 'string' || !/^-?\d+$/.test(v) || !Number.isSafeInteger(Number(v)) || Number(v) < (options.min ?? 0)) {
-    throw new UsageError(`--${name} must be an integer${options.min !== undefined ? ` of at least ${options.min}` : ''}`);
-  }
-  return Number(v);
-}
+  operator list
+  queue list [SELECTORS] [--limit N] [--json]
+  queue summary [SELECTORS] [--json]
+  queue flush|hold|release SELECTORS|--all [--reason TEXT] [--json]
+  queue purge SELECTORS|--all --reason TEXT [--notify] [--json]
+    SELECTORS: [--team ID] [--domain D] [--state queued|deferred|sending|held] [--older-than 90s|15m|1h|2d] [--message ID]`;
 
 async function withStore<T>(config: Config, work: (store: Store) => Promise<T>): Promise<T> {
   const store = await openStore(config.dataDir);
@@ -405,10 +367,10 @@ async function main(argv: string[]): Promise<void> {
   if (first === 'api') return runApi(config);
   if (first === 'mta') return runMta(config);
   if (first === 'start') return runStart(config);
-  const command = operatorCommands[`${first} ${second ?? ''}`];
+  const command = { ...operatorCommands, ...queueCommands }[`${first} ${second ?? ''}`];
   if (!command) throw new UsageError(`unknown command: ${argv.join(' ')}`);
   const result = await command(config, argv.slice(2));
-  process.stdout.write(JSON.stringify(result) + '\n');
+  process.stdout.write(result instanceof PrintedLines ? result.lines.map((l) => `${l}\n`).join('') : JSON.stringify(result) + '\n');
 }
 
 main(process.argv.slice(2)).catch((err: Error) => {

@@ -154,7 +154,7 @@ export class Scheduler {
   private async deliverBatch(domain: string, batch: DueRecipient[]): Promise<void> {
     const now = Date.now();
     // A retry is scheduled at the deadline at the latest; only one that missed it by a lease is expired unseen.
-    const expired = batch.filter((r) => now >= r.queuedAt + this.d.retry.maxQueueAgeS * 1000 + this.leaseMs());
+    const expired = batch.filter((r) => now >= r.ageFrom + this.d.retry.maxQueueAgeS * 1000 + this.leaseMs());
     const live = batch.filter((r) => !expired.includes(r));
     const results: AttemptResult[] = expired.map((r) => expiry(r, 'expired: too long in the queue'));
     // Recipients of one batch share a connection, so they share the pool of the first one's team.
@@ -181,7 +181,7 @@ export class Scheduler {
     const base = { recipientId: res.recipientId, leaseToken: r.leaseToken, reply: res.outcome.reply, mxHost: res.mxHost, ip: res.ip };
     if (res.outcome.kind === 'delivered') return { ...base, to: 'sent' };
     if (res.outcome.kind === 'bounced') return { ...base, to: 'bounced', hard: res.outcome.hard };
-    const next = nextAttemptAt(r.attempts + 1, new Date(r.queuedAt), new Date(), this.d.retry);
+    const next = nextAttemptAt(r.attempts + 1, new Date(r.ageFrom), new Date(), this.d.retry);
     if (next === 'expired') return { ...base, to: 'failed', reply: `expired after temporary failures: ${res.outcome.reply}` };
     return { ...base, to: 'deferred', nextAttemptAt: next.getTime() };
   }

@@ -11,11 +11,15 @@ export const AUDIT_ACTIONS = [
   'tenant.low_credit_email',
   'invitation.create',
   'invitation.revoke',
+  'queue.hold',
+  'queue.release',
+  'queue.flush',
+  'queue.purge',
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 
 /** The kinds of thing an action is done to. */
-export const AUDIT_TARGET_KINDS = ['tenant', 'invitation'] as const;
+export const AUDIT_TARGET_KINDS = ['tenant', 'invitation', 'queue'] as const;
 export type AuditTargetKind = (typeof AUDIT_TARGET_KINDS)[number];
 
 /** A value as JSON holds it: what a snapshot of a target is made of. */
@@ -23,15 +27,18 @@ export type JsonValue = string | number | boolean | null | JsonValue[] | { [key:
 
 export interface AuditTarget {
   kind: AuditTargetKind;
-  /** The target's id as text (a tenant's is its team id, an invitation's its platform invitation id). */
+  /**
+   * The target's id as text (a tenant's is its team id, an invitation's its platform invitation id, the queue's
+   * the selector of the recipients an operation chose, such as `team=3 domain=example.net` or `all`).
+   */
   id: string;
 }
 
 export interface AuditEntry {
   id: number;
-  /** Null once the operator's user is removed; its email stays. */
+  /** Null once the operator's user is removed (its email stays), and for the host's CLI. */
   operatorId: number | null;
-  /** The operator's email when it acted. */
+  /** The operator's email when it acted; for the CLI, `ternmail CLI (user)` with the host's user name. */
   operatorEmail: string;
   action: AuditAction;
   target: AuditTarget;

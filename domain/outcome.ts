@@ -13,6 +13,8 @@ export type RecipientOutcome =
   | { kind: 'bounced'; hard: boolean; source: 'smtp' | 'report' }
   /** Deferred for longer than the queue keeps mail: a soft bounce. */
   | { kind: 'expired' }
+  /** An operator ended it in the queue (purge): failed, reported as a soft bounce only when the operator asks. */
+  | { kind: 'purged'; notify: boolean }
   /** The recipient reported the message as spam (a feedback-loop report). */
   | { kind: 'complained' };
 
@@ -57,6 +59,10 @@ export function effectsOf(outcome: RecipientOutcome, now: RecipientNow): Outcome
     case 'expired':
       // Expiry is a soft bounce: reported to webhooks, never a reason to suppress the address.
       return canMove(now.state, 'failed') ? { moveTo: 'failed', count: null, feedback: bounceFeedback(false) } : null;
+    case 'purged':
+      return canMove(now.state, 'failed') && now.state !== 'sending'
+        ? { moveTo: 'failed', count: null, feedback: outcome.notify ? bounceFeedback(false) : NO_FEEDBACK }
+        : null;
     case 'bounced':
       return bounced(outcome, now);
     case 'complained':

@@ -1,16 +1,34 @@
 // The delivery queue: the one owner of a recipient's way from recorded to finished. It enqueues what the
 // intake recorded, claims due recipients under a lease token, finishes them (fenced on that token), releases
 // leases, expires recipients too long in the queue, rebuilds the Redis schedule from SQLite and sweeps what
-// the schedule lost. SQLite is the authority (store/sqlite/queue.ts); Redis only says what is due when
-// (schedule.ts). The intake (API and MTA processes) and the scheduler (MTA) reach the queue only through here.
+// the schedule lost; and it carries out operators' holds, releases, flushes and purges. SQLite is the authority
+// (store/sqlite/queue.ts, queue-control.ts); Redis only says what is due when (schedule.ts). The intake (API and
+// MTA processes), the scheduler (MTA) and operators (API, CLI) reach the queue only through here.
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { Redis } from 'ioredis';
 import type { Logger } from '../shared/log.js';
 import type { AttemptResult, DueRecipient, FinishOutcome, Lease, QueueRepository } from '../store/queue.js';
+import type {
+  ChangedRecipient,
+  DestinationSummary,
+  DueAgain,
+  PurgeOutcome,
+  QueueAudit,
+  QueueControlRepository,
+  QueuedRecipient,
+  QueueSelector,
+} from '../store/queue-control.js';
 import { Schedule, type Due } from './schedule.js';
 
 export type { AttemptResult, DueRecipient, FinishOutcome, Lease } from '../store/queue.js';
+export type { ChangedRecipient, DestinationSummary, DueAgain, PurgeOutcome, QueueAudit, QueuedRecipient, QueueSelector } from '../store/queue-control.js';
+
+/** The queue's repositories: its rows as delivery moves them, and operators' reads and moves. */
+export interface QueueRepositories {
+  queue: QueueRepository;
+  queueControl: QueueControlRepository;
+}
 
 /** The most overdue recipients one sweep puts back on the schedule. */
 const SWEEP_LIMIT = 10_000;
@@ -25,11 +43,16 @@ export class Queue {
   /** Who claims, in every token this process hands out: which host and process held a lease shows in the logs. */
   private readonly owner = `${hostname()}/${process.pid}`;
 
+  private readonly store: QueueRepository;
+  private readonly control: QueueControlRepository;
+
   constructor(
-    private readonly store: QueueRepository,
+    repositories: QueueRepositories,
     redis: Redis,
     private readonly log: Logger,
   ) {
+    this.store = repositories.queue;
+    this.control = repositories.queueControl;
     this.schedule = new Schedule(redis);
   }
 
@@ -123,6 +146,54 @@ export class Queue {
    */
   watch(onWake: () => void): Promise<() => void> {
     return this.schedule.watch(onWake, () => void this.rebuild());
+  }
+
+  /** The recipients in the queue an operator chose, oldest first. */
+  listQueued(selector: QueueSelector, limit: number): Promise<QueuedRecipient[]> {
+    return this.control.listQueued(selector, limit);
+  }
+
+  /** The chosen recipients by destination domain (qshape). */
+  summarize(selector: QueueSelector): Promise<DestinationSummary[]> {
+    return this.control.summarize(selector);
+  }
+
+  /** Holds the chosen waiting recipients: never claimed (their schedule entries are dropped at claim) nor expired. */
+  hold(selector: QueueSelector, audit: QueueAudit): Promise<ChangedRecipient[]> {
+    return this.control.hold(selector, Date.now(), audit);
+  }
+
+  /** Releases the chosen held recipients, due now. */
+  async releaseHeld(selector: QueueSelector, audit: QueueAudit): Promise<DueAgain[]> {
+    const due = await this.control.release(selector, Date.now(), audit);
+    await this.scheduleNow(due);
+    return due;
+  }
+
+  /** Makes the chosen waiting recipients due now (postqueue -f). */
+  async flush(selector: QueueSelector, audit: QueueAudit): Promise<DueAgain[]> {
+    const due = await this.control.flush(selector, Date.now(), audit);
+    await this.scheduleNow(due);
+    return due;
+  }
+
+  /** Ends the chosen recipients not being attempted as failed, refunded; soft bounces reported only with `notify`. */
+  purge(selector: QueueSelector, reason: string, notify: boolean, audit: QueueAudit): Promise<PurgeOutcome> {
+    return this.control.purge(selector, reason, notify, audit);
+  }
+
+  /**
+   * Puts recipients an operator made due on the schedule at their new time and wakes the schedulers. Never
+   * fails: SQLite already says they are due, and the MTA's sweep finds them without Redis.
+   */
+  private async scheduleNow(due: readonly Due[]): Promise<void> {
+    if (!due.length) return;
+    try {
+      await this.schedule.add(due, null);
+      await this.schedule.wake('operator');
+    } catch (err) {
+      this.log.warn({ err: (err as Error).message, recipients: due.length }, 'not scheduled in Redis; the MTA sweep will pick them up from SQLite');
+    }
   }
 
   private newToken(): string {

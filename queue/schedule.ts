@@ -33,6 +33,11 @@ export class Schedule {
     await Promise.all([this.redis.zadd(redisKeys.queueDue(), ...args), this.redis.publish(redisKeys.queueWakeChannel(), messageId)]);
   }
 
+  /** Wakes idle schedulers: something is due now. */
+  async wake(reason: string): Promise<void> {
+    await this.redis.publish(redisKeys.queueWakeChannel(), reason);
+  }
+
   async popDue(now: number, max: number): Promise<number[]> {
     const ids = (await this.redis.eval(POP_DUE, 1, redisKeys.queueDue(), now, max)) as string[];
     return ids.map(Number);

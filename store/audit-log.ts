@@ -3,8 +3,8 @@
 import type { AuditAction, AuditEntry, AuditTargetKind } from '../domain/audit-log.js';
 import type { PageOf, PageRequest } from './paging.js';
 
-/** An entry to append: the operator acting is a user that exists now. */
-export type NewAuditEntry = Omit<AuditEntry, 'id' | 'operatorId'> & { operatorId: number };
+/** An entry to append: the operator acting is a user that exists now, or null for the host's CLI. */
+export type NewAuditEntry = Omit<AuditEntry, 'id'>;
 
 /** Every field given narrows the list. */
 export interface AuditFilter {

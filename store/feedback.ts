@@ -4,7 +4,8 @@ import type { InboundReport, OutboxEvent, WebhookDeliveryRecord } from '../domai
 import type { PageOf, PageRequest } from './paging.js';
 import type { WebhookEvent } from '../domain/webhook.js';
 
-export type BounceSource = 'smtp' | 'report' | 'expiry';
+/** Where a bounce comes from: a reply, a report (DSN), the queue's expiry, or an operator's purge with notice. */
+export type BounceSource = 'smtp' | 'report' | 'expiry' | 'purge';
 
 export interface BounceInput {
   recipientId: number;

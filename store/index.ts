@@ -8,6 +8,7 @@ import type { SuppressionRepository } from './suppressions.js';
 import type { MessageLogRepository } from './message-log.js';
 import type { FeedbackRepository } from './feedback.js';
 import type { QueueRepository } from './queue.js';
+import type { QueueControlRepository } from './queue-control.js';
 import type { StatisticsRepository } from './statistics.js';
 import type { ApplicationPasswordRepository, SessionRepository, UserRepository } from './users.js';
 import type { AuthLogRepository, LoginSettingsRepository } from './login-security.js';
@@ -33,6 +34,8 @@ export interface Store {
   readonly messages: MessageLogRepository;
   /** The queue's rows; only the queue module (queue/) uses it. */
   readonly queue: QueueRepository;
+  /** What operators read and steer of the queue; only the queue module (queue/) uses it. */
+  readonly queueControl: QueueControlRepository;
   readonly feedback: FeedbackRepository;
   /** Message counts over periods, kept on write, and queue depth: the dashboard's statistics. */
   readonly statistics: StatisticsRepository;

@@ -14,7 +14,10 @@ export interface DueRecipient {
   email: string;
   domain: string;
   attempts: number;
+  /** Epoch ms: when it was queued (what delivery latency is measured from). */
   queuedAt: number;
+  /** Epoch ms the max queue age counts from: queuedAt, moved later by the time it spent held by an operator. */
+  ageFrom: number;
   /** The lease this worker holds: its results and its release count only while the recipient still carries it. */
   leaseToken: string;
 }

@@ -2,7 +2,7 @@
 // the states they meet, with the effects the store then applies.
 import t from 'tap';
 import { effectsOf, outcomeOfAttempt, type FeedbackEffects, type OutcomeEffects, type RecipientOutcome } from '../domain/outcome.js';
-import type { RecipientState } from '../domain/queue-state.js';
+import { canMove, messageStatusOf, OPERATION_APPLIES_TO, type RecipientState } from '../domain/queue-state.js';
 
 const none: FeedbackEffects = { hardBounce: null, suppress: null, event: null };
 const hardBounce: FeedbackEffects = { hardBounce: true, suppress: 'bounced', event: { type: 'bounced', hard: true } };
@@ -64,6 +64,16 @@ const ROWS: Array<[string, RecipientOutcome, RecipientState, boolean, OutcomeEff
     { moveTo: null, count: 'complained', feedback: complaint },
   ],
   ['a second complaint counts nothing more', { kind: 'complained' }, 'complained', true, { moveTo: null, count: null, feedback: complaint }],
+  ['a purge ends a held recipient as failed, reported to nobody', { kind: 'purged', notify: false }, 'held', false, { moveTo: 'failed', count: null, feedback: none }],
+  [
+    'a purge with notice is a soft bounce: reported, never suppressed, not counted',
+    { kind: 'purged', notify: true },
+    'deferred',
+    false,
+    { moveTo: 'failed', count: null, feedback: softBounce },
+  ],
+  ['a purge leaves a recipient being attempted alone', { kind: 'purged', notify: true }, 'sending', false, null],
+  ['a purge does nothing to a finished recipient', { kind: 'purged', notify: false }, 'sent', false, null],
 ];
 
 t.test('each outcome has the effects the table gives, whatever path it came by', async (t) => {
@@ -75,4 +85,17 @@ t.test('a delivery attempt result stands for its outcome', async (t) => {
   t.same(outcomeOfAttempt('deferred'), { kind: 'deferred' });
   t.same(outcomeOfAttempt('bounced', true), { kind: 'bounced', hard: true, source: 'smtp' });
   t.same(outcomeOfAttempt('failed'), { kind: 'expired' });
+});
+
+t.test("an operator's queue operations apply only to recipients the state rules let them move, never to one being attempted", async (t) => {
+  t.ok(OPERATION_APPLIES_TO.hold.every((s) => canMove(s, 'held')));
+  t.ok(OPERATION_APPLIES_TO.release.every((s) => canMove(s, 'queued') && canMove(s, 'deferred')));
+  t.ok(OPERATION_APPLIES_TO.purge.every((s) => canMove(s, 'failed')));
+  t.ok(Object.values(OPERATION_APPLIES_TO).every((states) => !states.includes('sending')));
+  t.notOk(canMove('held', 'sending'), 'a held recipient is never attempted');
+});
+
+t.test('a message with a held recipient is still pending', async (t) => {
+  t.equal(messageStatusOf(['held', 'sent']), 'pending');
+  t.equal(messageStatusOf(['failed', 'sent']), 'sent');
 });

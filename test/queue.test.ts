@@ -38,7 +38,7 @@ async function twoWorkers(t: Test): Promise<{ a: Worker; b: Worker; redis: Redis
       connection.disconnect();
       await store.close();
     });
-    return { store, queue: new Queue(store.queue, connection, log), logged };
+    return { store, queue: new Queue(store, connection, log), logged };
   };
   const a = await worker();
   const b = await worker();

@@ -86,7 +86,12 @@ export async function applyFeedbackAfterMove(q: Queryable, recipientId: number, 
 }
 
 export function applyBounce(q: Queryable, input: BounceInput): Promise<Applied | null> {
-  const outcome: RecipientOutcome = input.source === 'expiry' ? { kind: 'expired' } : { kind: 'bounced', hard: input.hard, source: input.source };
+  const outcome: RecipientOutcome =
+    input.source === 'expiry'
+      ? { kind: 'expired' }
+      : input.source === 'purge'
+        ? { kind: 'purged', notify: true }
+        : { kind: 'bounced', hard: input.hard, source: input.source };
   return applyOutcome(q, input.recipientId, outcome, input.reason);
 }
 

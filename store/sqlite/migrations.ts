@@ -866,4 +866,25 @@ CREATE INDEX recipients_deferred_by_team ON recipients(team_id, updated_at) WHER
 `,
     edit: (q) => rewriteTableSchema(q, 'recipients', 'team_id INTEGER REFERENCES teams(id)', 'team_id INTEGER NOT NULL REFERENCES teams(id)'),
   },
+  {
+    version: 28,
+    name: 'held recipients: an operator keeps them out of delivery until released',
+    // 'held' is a new state (domain/queue-state.ts): the scheduler never claims it (the in-flight indexes and
+    // the claim leave it out) and it never expires while held. held_at is when the hold began; held_ms sums
+    // the time spent held, which the max queue age does not count (the age runs from queued_at + held_ms).
+    // Adding a value to the CHECK leaves every stored row valid, so the CREATE statement is rewritten in place.
+    // PostgreSQL: DROP and ADD the state CHECK constraint with 'held'; the same columns and index.
+    sql: `
+ALTER TABLE recipients ADD COLUMN held_at INTEGER;
+ALTER TABLE recipients ADD COLUMN held_ms INTEGER NOT NULL DEFAULT 0;
+CREATE INDEX recipients_held ON recipients(team_id, domain, held_at) WHERE state = 'held';
+`,
+    edit: (q) =>
+      rewriteTableSchema(
+        q,
+        'recipients',
+        "CHECK (state IN ('queued', 'sending', 'sent', 'deferred', 'bounced', 'complained', 'failed', 'suppressed'))",
+        "CHECK (state IN ('queued', 'sending', 'sent', 'deferred', 'held', 'bounced', 'complained', 'failed', 'suppressed'))",
+      ),
+  },
 ];

@@ -10,6 +10,7 @@ import { WebhookStore } from './webhooks.js';
 import { SuppressionStore } from './suppressions.js';
 import { MessageStore } from './messages.js';
 import { QueueStore } from './queue.js';
+import { QueueControlStore } from './queue-control.js';
 import { FeedbackStore } from './feedback.js';
 import { StatisticsStore } from './statistics.js';
 import { UserStore } from './users.js';
@@ -50,6 +51,7 @@ export async function openSqliteStore(dataDir: string): Promise<Store> {
     suppressions: new SuppressionStore(sql),
     messages: new MessageStore(sql),
     queue: new QueueStore(sql),
+    queueControl: new QueueControlStore(sql),
     feedback: new FeedbackStore(sql),
     statistics: new StatisticsStore(sql),
     users: new UserStore(sql),

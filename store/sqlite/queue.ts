@@ -37,14 +37,15 @@ export class QueueStore implements QueueRepository {
         domain: string;
         attempts: number;
         queued_at: number;
+        age_from: number;
         team_id: number;
         domain_id: string | null;
         envelope_from: string;
       }>(
         `UPDATE recipients SET state = 'sending', lease_until = ?, lease_token = ?, updated_at = ?
          WHERE id IN (${marks}) AND ((state IN ('queued', 'deferred') AND next_attempt_at <= ?) OR (state = 'sending' AND lease_until <= ?))
-         RETURNING id, message_id, email, domain, attempts, queued_at,
-           (SELECT team_id FROM messages WHERE id = message_id) AS team_id,
+         RETURNING id, message_id, email, domain, attempts, queued_at, queued_at + held_ms AS age_from,
+           team_id,
            (SELECT domain_id FROM messages WHERE id = message_id) AS domain_id,
            (SELECT envelope_from FROM messages WHERE id = message_id) AS envelope_from`,
         [leaseUntil, token, nowIso(), ...ids, now, now],
@@ -60,6 +61,7 @@ export class QueueStore implements QueueRepository {
       domain: r.domain,
       attempts: r.attempts,
       queuedAt: r.queued_at,
+      ageFrom: r.age_from,
       leaseToken: token,
     }));
   }

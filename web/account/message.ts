@@ -19,6 +19,7 @@ const STATE_TONES: Readonly<Record<RecipientState, Tone>> = {
   queued: 'pending',
   sending: 'pending',
   deferred: 'pending',
+  held: 'pending',
   sent: 'good',
   bounced: 'bad',
   complained: 'bad',

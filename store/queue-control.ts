@@ -1,0 +1,88 @@
+// What an operator reads and steers of the queue (like Postfix's mailq, qshape, postqueue -f and postsuper):
+// recipients in the queue chosen by a selector, listed or summed by destination, held, released, made due now or
+// purged. Each change and its audit entry commit together. The queue module (queue/queue.ts) is the only caller.
+import type { RecipientState } from '../domain/queue-state.js';
+import type { Applied, BounceInput } from './feedback.js';
+import type { NewAuditEntry } from './audit-log.js';
+
+/** Which recipients in the queue an operation applies to; every field given narrows the choice. */
+export interface QueueSelector {
+  teamId?: number;
+  /** The recipient's domain (the destination), lower case. */
+  domain?: string;
+  states?: readonly RecipientState[];
+  /** Epoch ms: only recipients queued before it. */
+  queuedBefore?: number;
+  messageId?: string;
+}
+
+/** A recipient in the queue as an operator sees it. */
+export interface QueuedRecipient {
+  id: number;
+  messageId: string;
+  teamId: number;
+  email: string;
+  domain: string;
+  state: RecipientState;
+  attempts: number;
+  /** Epoch ms; null while held or being attempted. */
+  nextAttemptAt: number | null;
+  lastReply: string | null;
+  /** Epoch ms. */
+  queuedAt: number;
+  /** Epoch ms: when its hold began; null when it is not held. */
+  heldAt: number | null;
+}
+
+/** One destination domain's part of the queue (qshape's line). */
+export interface DestinationSummary {
+  domain: string;
+  queued: number;
+  sending: number;
+  deferred: number;
+  held: number;
+  /** Epoch ms: when its oldest recipient was queued. */
+  oldestQueuedAt: number;
+  /** The last temporary failure's reply among its deferred or held recipients; null when there is none. */
+  lastError: string | null;
+}
+
+/** A recipient an operation moved. */
+export interface ChangedRecipient {
+  id: number;
+  messageId: string;
+}
+
+/** A recipient made due: what goes back on the schedule. */
+export interface DueAgain extends ChangedRecipient {
+  due: number;
+}
+
+/** The audit entry of an operation, from how many recipients it changed. */
+export type QueueAudit = (changed: number) => NewAuditEntry;
+
+export interface PurgeOutcome {
+  purged: ChangedRecipient[];
+  /** Messages with nothing left in the queue (their bodies deleted in the same transaction). */
+  finished: string[];
+  /** With notify: the soft bounces recorded (their webhook events are in the outbox). */
+  bounces: Array<{ input: BounceInput; applied: Applied }>;
+}
+
+export interface QueueControlRepository {
+  /** The recipients chosen, oldest first. */
+  listQueued(selector: QueueSelector, limit: number): Promise<QueuedRecipient[]>;
+  /** The chosen recipients by destination domain, the most first. */
+  summarize(selector: QueueSelector): Promise<DestinationSummary[]>;
+  /** Moves the chosen recipients that wait (queued or deferred) to held, as of `now` (epoch ms). */
+  hold(selector: QueueSelector, now: number, audit: QueueAudit): Promise<ChangedRecipient[]>;
+  /** Moves the chosen held recipients back (queued if never attempted, deferred otherwise), due at `now`. */
+  release(selector: QueueSelector, now: number, audit: QueueAudit): Promise<DueAgain[]>;
+  /** Makes the chosen waiting recipients due at `now`. */
+  flush(selector: QueueSelector, now: number, audit: QueueAudit): Promise<DueAgain[]>;
+  /**
+   * Ends the chosen recipients not being attempted (queued, deferred or held) as failed with `reason`, refunds
+   * their credits, and with `notify` records each as a soft bounce (webhook event, never a suppression).
+   */
+  purge(selector: QueueSelector, reason: string, notify: boolean, audit: QueueAudit): Promise<PurgeOutcome>;
+}
