@@ -34,7 +34,9 @@ const USAGE = `usage: ternmail <command>
   user create --account ID --email EMAIL --role owner|admin|viewer [--name NAME] [--team ID]
   user reset-password --email EMAIL
   operator create --email EMAIL [--name NAME]
-  operator list`;
+  operator list
+  backup --to FILE
+  restore --from FILE --data-dir DIR`;
 
 type Flags = Record<string, string | boolean | undefined>;
 
@@ -266,6 +268,19 @@ const operatorCommands: Record<string, Command> = {
   },
 };
 
+/** Commands of one word, followed by their options. */
+const oneWordCommands: Record<string, Command> = {
+  backup: async (config, args) => {
+    const { backupCommand } = await import('./backup-commands.js');
+    return backupCommand(config, required(flags(args, { to: 'string' }), 'to'));
+  },
+  restore: async (_config, args) => {
+    const f = flags(args, { from: 'string', 'data-dir': 'string' });
+    const { restoreCommand } = await import('./backup-commands.js');
+    return restoreCommand(required(f, 'from'), required(f, 'data-dir'));
+  },
+};
+
 function onStop(stop: () => Promise<void>): void {
   let stopping = false;
   const handler = () => {
@@ -405,9 +420,10 @@ async function main(argv: string[]): Promise<void> {
   if (first === 'api') return runApi(config);
   if (first === 'mta') return runMta(config);
   if (first === 'start') return runStart(config);
-  const command = operatorCommands[`${first} ${second ?? ''}`];
+  const oneWord = Object.hasOwn(oneWordCommands, first);
+  const command = oneWord ? oneWordCommands[first] : operatorCommands[`${first} ${second ?? ''}`];
   if (!command) throw new UsageError(`unknown command: ${argv.join(' ')}`);
-  const result = await command(config, argv.slice(2));
+  const result = await command(config, argv.slice(oneWord ? 1 : 2));
   process.stdout.write(JSON.stringify(result) + '\n');
 }
 
