@@ -5,7 +5,7 @@
 // final name, and an existing file is never replaced.
 import { randomBytes } from 'node:crypto';
 import { createWriteStream, existsSync } from 'node:fs';
-import { access, constants, link, mkdtemp, open, rm, unlink, writeFile } from 'node:fs/promises';
+import { access, constants, link, mkdir, mkdtemp, open, rm, unlink, writeFile } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { create as createTar } from 'tar';
@@ -74,6 +74,7 @@ async function copySpool(dataDir: string, staged: string, copied: Set<string>): 
  * in the database's snapshot has its body copied, unless it arrived and was applied during the copy itself.
  */
 async function stageData(config: Config, staged: string, tls: TlsPair | null): Promise<number> {
+  await mkdir(staged, { mode: 0o700 });
   const copied = new Set<string>();
   await copySpool(config.dataDir, staged, copied);
   const { schemaVersion } = await databaseBackup.copy(config.dataDir, join(staged, databaseBackup.fileName));
