@@ -13,6 +13,8 @@ function refusalMessage(r: BackupRefusal): string {
       return `no master key at ${r.path}: a backup without it could not open the sealed secrets`;
     case 'tls_unreadable':
       return `the TLS file ${r.path} cannot be read: ${r.reason}`;
+    case 'no_archive_dir':
+      return `no directory ${r.path} to write the backup in`;
     case 'archive_exists':
       return `${r.path} exists already; a backup never replaces a file`;
     case 'target_not_empty':

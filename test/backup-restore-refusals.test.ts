@@ -138,10 +138,13 @@ t.test('restore refuses an entry that climbs out of the target, and a link, writ
   t.same(readdirSync(withLink.parent), []);
 });
 
-t.test('backup refuses to replace a file, and a data dir without a database, leaving no file behind', async (t) => {
+t.test('backup refuses to replace a file, a missing directory, and a data dir without a database, leaving no file behind', async (t) => {
   const again = await runCli(['backup', '--to', archive], env);
   t.equal(again.code, 1);
   t.match(again.stderr, `${archive} exists already`);
+  const nowhere = await runCli(['backup', '--to', join(home.dir, 'missing', 'tern.tar.gz')], env);
+  t.equal(nowhere.code, 1);
+  t.match(nowhere.stderr, `no directory ${join(home.dir, 'missing')} to write the backup in`);
   const empty = mkdtempSync(join(home.dir, 'empty-'));
   const out = join(home.dir, 'nothing.tar.gz');
   const none = await runCli(['backup', '--to', out], cleanEnv({ TERNMAIL_CONFIG: home.configFile, TERNMAIL_DATA_DIR: empty }));
@@ -153,4 +156,13 @@ t.test('backup refuses to replace a file, and a data dir without a database, lea
     [],
     'no staging directory or partial archive is left',
   );
+});
+
+t.test('backup without --to and restore without --data-dir are usage errors', async (t) => {
+  const backup = await runCli(['backup'], env);
+  t.equal(backup.code, 2);
+  t.match(backup.stderr, '--to is required');
+  const restore = await runCli(['restore', '--from', archive], env);
+  t.equal(restore.code, 2);
+  t.match(restore.stderr, '--data-dir is required');
 });

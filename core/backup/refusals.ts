@@ -7,6 +7,8 @@ export type BackupRefusal =
   | { kind: 'no_master_key'; path: string }
   /** The configured TLS certificate or key cannot be read. */
   | { kind: 'tls_unreadable'; path: string; reason: string }
+  /** The directory the archive is to be written in does not exist. */
+  | { kind: 'no_archive_dir'; path: string }
   /** A backup never replaces a file. */
   | { kind: 'archive_exists'; path: string }
   /** A restore goes only into a missing or empty directory. */

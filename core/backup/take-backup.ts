@@ -47,6 +47,7 @@ async function unreadable(path: string): Promise<string | null> {
 async function preconditions(config: Config, to: string, tls: TlsPair | null): Promise<BackupOutcome<null>> {
   if (!existsSync(join(config.dataDir, databaseBackup.fileName))) return refusedBackup({ kind: 'no_database', dataDir: config.dataDir });
   if (!existsSync(masterKeyFile(config.dataDir))) return refusedBackup({ kind: 'no_master_key', path: masterKeyFile(config.dataDir) });
+  if (!existsSync(dirname(to))) return refusedBackup({ kind: 'no_archive_dir', path: dirname(to) });
   if (existsSync(to)) return refusedBackup({ kind: 'archive_exists', path: to });
   for (const path of tls ? [tls.cert, tls.key] : []) {
     const reason = await unreadable(path);
