@@ -1,6 +1,7 @@
 // What `ternmail restore` refuses, as a real process on archives made by `ternmail backup` and then altered:
 // a non-empty target, a file that does not match its checksum or has none, an unknown manifest version, an
-// entry that climbs out of the target or is a link. Each refusal names the culprit and writes nothing.
+// entry that climbs out of the target or is a link. Each refusal names the culprit and writes nothing. Also
+// what `ternmail backup` refuses, and a configured TLS pair going through a backup and a restore.
 import t from 'tap';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -165,4 +166,30 @@ t.test('backup without --to and restore without --data-dir are usage errors', as
   const restore = await runCli(['restore', '--from', archive], env);
   t.equal(restore.code, 2);
   t.match(restore.stderr, '--data-dir is required');
+});
+
+t.test('a configured TLS pair is backed up, and restored as the data dir’s pair with the paths it came from', async (t) => {
+  const tlsDir = mkdtempSync(join(home.dir, 'tls-'));
+  const cert = join(tlsDir, 'fullchain.pem');
+  const key = join(tlsDir, 'privkey.pem');
+  writeFileSync(cert, '-----BEGIN CERTIFICATE-----\nconfigured\n-----END CERTIFICATE-----\n');
+  writeFileSync(key, '-----BEGIN PRIVATE KEY-----\nconfigured\n-----END PRIVATE KEY-----\n', { mode: 0o600 });
+  const configured = { ...env, TERNMAIL_TLS_CERT: cert, TERNMAIL_TLS_KEY: key };
+  const file = join(home.dir, 'configured-tls.tar.gz');
+  const backup = await runCli(['backup', '--to', file], configured);
+  t.equal(backup.code, 0, backup.stderr);
+  t.match(backup.json, { tls: { source: 'configured', cert_path: cert, key_path: key } });
+  const { target } = freshTarget();
+  const restored = await restore(file, target);
+  t.equal(restored.code, 0, restored.stderr);
+  t.match(restored.json, {
+    tls: { source: 'configured', cert_path: cert, restored_as: { cert_path: join(target, 'tls', 'cert.pem'), key_path: join(target, 'tls', 'key.pem') } },
+  });
+  t.same(readFileSync(join(target, 'tls', 'key.pem')), readFileSync(key));
+
+  rmSync(key);
+  const unreadable = await runCli(['backup', '--to', join(home.dir, 'no-key.tar.gz')], configured);
+  t.equal(unreadable.code, 1);
+  t.match(unreadable.stderr, `the TLS file ${key} cannot be read`);
+  t.notOk(existsSync(join(home.dir, 'no-key.tar.gz')));
 });
