@@ -1,6 +1,6 @@
 // `ternmail mta`: the mail transfer agent. It runs the automatic domain verification, the delivery
 // scheduler and (with submission.ts) the SMTP submission listeners.
-import { join } from 'node:path';
+import { inboundSpoolDir } from '../shared/data-dir.js';
 import type { Config } from '../shared/config.js';
 import type { Resolver } from 'node:dns/promises';
 import { createResolver } from '../shared/dns.js';
@@ -83,7 +83,7 @@ async function startReports(
   outcomes: Outcomes,
   tlsFiles: TlsFiles,
 ): Promise<{ inboundSpool: Spool; reports: ReportWorker; mx: MxListener }> {
-  const inboundSpool = new Spool(join(config.dataDir, 'spool-inbound'));
+  const inboundSpool = new Spool(inboundSpoolDir(config.dataDir));
   const reports = new ReportWorker({ rt, spool: inboundSpool, outcomes, verpSecret: rt.secrets.derive('verp') });
   const mx = new MxListener({ rt, spool: inboundSpool, tls: readTls(tlsFiles), verpSecret: rt.secrets.derive('verp'), onReport: () => reports.wake() });
   await reports.start();

@@ -39,7 +39,9 @@ const USAGE = `usage: ternmail <command>
   queue summary [SELECTORS] [--json]
   queue flush|hold|release SELECTORS|--all [--reason TEXT] [--json]
   queue purge SELECTORS|--all --reason TEXT [--notify] [--json]
-    SELECTORS: [--team ID] [--domain D] [--state queued|deferred|sending|held] [--older-than 90s|15m|1h|2d] [--message ID]`;
+    SELECTORS: [--team ID] [--domain D] [--state queued|deferred|sending|held] [--older-than 90s|15m|1h|2d] [--message ID]
+  backup --to FILE
+  restore --from FILE --data-dir DIR`;
 
 async function withStore<T>(config: Config, work: (store: Store) => Promise<T>): Promise<T> {
   const store = await openStore(config.dataDir);
@@ -228,6 +230,19 @@ const operatorCommands: Record<string, Command> = {
   },
 };
 
+/** Commands of one word, followed by their options. */
+const oneWordCommands: Record<string, Command> = {
+  backup: async (config, args) => {
+    const { backupCommand } = await import('./backup-commands.js');
+    return backupCommand(config, required(flags(args, { to: 'string' }), 'to'));
+  },
+  restore: async (_config, args) => {
+    const f = flags(args, { from: 'string', 'data-dir': 'string' });
+    const { restoreCommand } = await import('./backup-commands.js');
+    return restoreCommand(required(f, 'from'), required(f, 'data-dir'));
+  },
+};
+
 function onStop(stop: () => Promise<void>): void {
   let stopping = false;
   const handler = () => {
@@ -367,9 +382,10 @@ async function main(argv: string[]): Promise<void> {
   if (first === 'api') return runApi(config);
   if (first === 'mta') return runMta(config);
   if (first === 'start') return runStart(config);
-  const command = { ...operatorCommands, ...queueCommands }[`${first} ${second ?? ''}`];
+  const oneWord = Object.hasOwn(oneWordCommands, first);
+  const command = oneWord ? oneWordCommands[first] : { ...operatorCommands, ...queueCommands }[`${first} ${second ?? ''}`];
   if (!command) throw new UsageError(`unknown command: ${argv.join(' ')}`);
-  const result = await command(config, argv.slice(2));
+  const result = await command(config, argv.slice(oneWord ? 1 : 2));
   process.stdout.write(result instanceof PrintedLines ? result.lines.map((l) => `${l}\n`).join('') : JSON.stringify(result) + '\n');
 }
 

@@ -2,7 +2,8 @@
 // AES-256-GCM under a master key kept in the data dir with mode 0600.
 import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from 'node:crypto';
 import { closeSync, existsSync, fsyncSync, linkSync, mkdirSync, openSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
+import { masterKeyFile } from './data-dir.js';
 
 const VERSION = 'v1';
 
@@ -40,8 +41,8 @@ export class SecretBox {
  * that, when the API and the MTA started together on a fresh data dir).
  */
 export function loadSecretBox(dataDir: string): SecretBox {
-  const dir = join(dataDir, 'keys');
-  const file = join(dir, 'master.key');
+  const file = masterKeyFile(dataDir);
+  const dir = dirname(file);
   mkdirSync(dir, { recursive: true, mode: 0o700 });
   if (!existsSync(file)) createKeyFile(dir, file);
   return new SecretBox(Buffer.from(readFileSync(file, 'utf8').trim(), 'base64'));

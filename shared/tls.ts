@@ -3,6 +3,7 @@ import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync
 import { join } from 'node:path';
 import { generate } from 'selfsigned';
 import type { Config } from './config.js';
+import { selfSignedTlsDir } from './data-dir.js';
 
 export interface TlsFiles {
   certPath: string;
@@ -12,7 +13,7 @@ export interface TlsFiles {
 
 export async function ensureTlsCertificate(config: Config): Promise<TlsFiles> {
   if (config.tls.cert && config.tls.key) return { certPath: config.tls.cert, keyPath: config.tls.key, selfSigned: false };
-  const dir = join(config.dataDir, 'tls');
+  const dir = selfSignedTlsDir(config.dataDir);
   const certPath = join(dir, 'cert.pem');
   const keyPath = join(dir, 'key.pem');
   if (existsSync(certPath) && existsSync(keyPath)) return { certPath, keyPath, selfSigned: true };

@@ -23,7 +23,9 @@ import type { AuditLogRepository } from './audit-log.js';
 import type { AdminTenantRepository } from './admin-tenants.js';
 import type { AdminDomainRepository } from './admin-domains.js';
 import type { PasswordResetRepository } from './password-resets.js';
+import type { DatabaseBackup } from './database-backup.js';
 import { openSqliteStore } from './sqlite/open.js';
+import { sqliteDatabaseBackup } from './sqlite/online-backup.js';
 
 export interface Store {
   readonly teams: TeamRepository;
@@ -75,3 +77,6 @@ export interface Store {
 export function openStore(dataDir: string): Promise<Store> {
   return openSqliteStore(dataDir);
 }
+
+/** Consistent copies of the live database, for `ternmail backup` and `ternmail restore`. */
+export const databaseBackup: DatabaseBackup = sqliteDatabaseBackup;

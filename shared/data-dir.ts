@@ -1,0 +1,12 @@
+// Where Tern keeps each thing in its data directory: named once, for the processes that write them and for the
+// backup that copies them (core/backup).
+import { join } from 'node:path';
+
+/** The master key that seals secrets at rest (shared/secret-box.ts). */
+export const masterKeyFile = (dataDir: string): string => join(dataDir, 'keys', 'master.key');
+
+/** The self-signed TLS pair made on first start when no certificate is configured (shared/tls.ts). */
+export const selfSignedTlsDir = (dataDir: string): string => join(dataDir, 'tls');
+
+/** The bodies of DSN and ARF reports received on the MX port, until the report worker applies them. */
+export const inboundSpoolDir = (dataDir: string): string => join(dataDir, 'spool-inbound');
