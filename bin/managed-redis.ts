@@ -26,10 +26,13 @@ function waitForPing(socket: string, child: ChildProcess, timeoutMs: number): Pr
   );
 }
 
+/** Where the managed Redis of a data dir listens (the operator's commands reach it there too). */
+export const managedRedisSocket = (dataDir: string): string => join(dataDir, 'redis', 'redis.sock');
+
 export async function startManagedRedis(dataDir: string): Promise<ManagedRedis> {
   const dir = join(dataDir, 'redis');
   mkdirSync(dir, { recursive: true, mode: 0o700 });
-  const socket = join(dir, 'redis.sock');
+  const socket = managedRedisSocket(dataDir);
   // A unix socket path is limited to 107 bytes on Linux.
   if (Buffer.byteLength(socket) > 107) {
     throw new Error(`the data dir path is too long for Redis's unix socket (${socket}); use a shorter TERNMAIL_DATA_DIR or set TERNMAIL_REDIS_URL`);

@@ -38,6 +38,7 @@ import { PlatformInvitations } from './admin/invitations.js';
 import { PlatformStatistics } from './admin/platform-statistics.js';
 import { Billing } from './billing.js';
 import { CardPayments, paymentProviderFrom } from './payments.js';
+import { Health } from './health.js';
 
 export type { PageOf, PageRequest } from '../store/paging.js';
 export type * from './identity/index.js';
@@ -99,6 +100,8 @@ export interface Core extends Identity {
   readonly billing: Billing;
   /** Card payments of credits through the configured provider (none offline). */
   readonly payments: CardPayments;
+  /** Whether this process is ready: its store and Redis answer (the MTA adds its listeners); /readyz. */
+  readonly health: Health;
 }
 
 /** `queue` is the process's one queue owner: the intake schedules what it records there. */
@@ -146,5 +149,6 @@ export function createCore(rt: Runtime, queue: Queue): Core {
     platformInvitations: new PlatformInvitations({ ...rt, now: Date.now }, systemMail),
     billing,
     payments: new CardPayments(rt, paymentProviderFrom(rt.config), billing),
+    health: new Health(rt),
   };
 }

@@ -22,6 +22,7 @@ import type { AuditLogRepository } from './audit-log.js';
 import type { AdminTenantRepository } from './admin-tenants.js';
 import type { AdminDomainRepository } from './admin-domains.js';
 import type { PasswordResetRepository } from './password-resets.js';
+import type { SystemRepository } from './system.js';
 import { openSqliteStore } from './sqlite/open.js';
 
 export interface Store {
@@ -65,6 +66,8 @@ export interface Store {
   readonly adminDomains: AdminDomainRepository;
   /** Links users ask for by mail to set a new password. */
   readonly passwordResets: PasswordResetRepository;
+  /** The database itself: its schema version and engine, for the operator's status and the readiness probe. */
+  readonly system: SystemRepository;
   close(): Promise<void>;
 }
 
