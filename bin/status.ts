@@ -40,7 +40,12 @@ function humanText(r: SystemStatusReport): string {
     ['Redis', r.redis.up ? 'up' : 'DOWN'],
     ...r.processes.map((p): [string, string] => [p.name.toUpperCase(), processLine(p)]),
     ['Listeners', r.listeners.map((l) => `${l.name} ${l.port} ${l.up ? 'up' : 'DOWN'}`).join(', ')],
-    ['Queue', Object.entries(r.queue).map(([state, n]) => `${state} ${n}`).join(', ') + ' (recipients in flight)'],
+    [
+      'Queue',
+      Object.entries(r.queue)
+        .map(([state, n]) => `${state} ${n}`)
+        .join(', ') + ' (recipients in flight)',
+    ],
     ['Domain check', domainCheckLine(r)],
     ['Webhooks', `${r.webhookOutbox} event(s) waiting in the outbox`],
     ['Status', r.down.length === 0 ? 'ok' : `DOWN: ${r.down.join(', ')}`],
@@ -67,7 +72,10 @@ function jsonObject(r: SystemStatusReport): Record<string, unknown> {
     })),
     listeners: r.listeners,
     queue: r.queue,
-    domain_check: { known: r.domainCheck.known, last_round: round && { ended_at: round.endedAt, checked: round.checked, verified: round.verified, expired: round.expired } },
+    domain_check: {
+      known: r.domainCheck.known,
+      last_round: round && { ended_at: round.endedAt, checked: round.checked, verified: round.verified, expired: round.expired },
+    },
     webhook_outbox: r.webhookOutbox,
   };
 }

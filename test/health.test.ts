@@ -18,10 +18,11 @@ async function get(url: string): Promise<Answer> {
 }
 
 /** Both ports that answer health questions: the API's and the MTA's metrics listener. */
-const ports = (d: Deployment) => [
-  ['API', d.apiUrl],
-  ['MTA', `http://127.0.0.1:${d.metricsPort}`],
-] as const;
+const ports = (d: Deployment) =>
+  [
+    ['API', d.apiUrl],
+    ['MTA', `http://127.0.0.1:${d.metricsPort}`],
+  ] as const;
 
 /** Stops Redis (SIGKILL) and resolves once its process is gone. */
 function stopRedis(d: Deployment): Promise<void> {
