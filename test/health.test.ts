@@ -1,10 +1,14 @@
 // /healthz and /readyz on the API's port and the MTA's metrics port, and `ternmail status`, against a real
 // deployment (`ternmail api` and `ternmail mta` processes, a real redis-server): ready while everything
-// answers, 503 naming Redis (and nothing of its internals) while Redis is down, ready again once it is back.
+// answers, 503 naming Redis (and nothing of its internals) while Redis is down, ready again once it is back;
+// and an MTA in process whose SMTP listeners stop, named by its /readyz.
 import t from 'tap';
 import { runCli } from './helpers/cli.js';
 import { startDeployment, type Deployment } from './helpers/processes.js';
 import { until } from './helpers/wait.js';
+import { startHarness } from './helpers/harness.js';
+import { freePort } from './helpers/redis.js';
+import { startMta } from '../bin/mta.js';
 
 interface Answer {
   status: number;
@@ -153,4 +157,18 @@ t.test('with the MTA stopped ternmail status names it and its listeners, and exi
   t.ok(res.json.down.includes('mta'), 'the MTA is down');
   t.ok(res.json.down.includes(`smtp:${d.starttlsPort}`), 'and its submission port does not answer');
   t.ok(!res.json.down.includes('api'), 'the API is still ready');
+});
+
+t.test("the MTA's /readyz names its listeners once its SMTP submission ports stop accepting", async (t) => {
+  const metricsPort = await freePort();
+  const h = await startHarness({ env: { TERNMAIL_METRICS_PORT: String(metricsPort), TERNMAIL_VERIFY_INTERVAL_S: '3600' } });
+  t.teardown(() => h.close());
+  const mta = await startMta(h.config, h.rt);
+  t.teardown(() => mta.close());
+  const readyz = `http://127.0.0.1:${metricsPort}/readyz`;
+  t.equal((await get(readyz)).status, 200, 'ready with every listener up');
+  await mta.submission.close();
+  const res = await get(readyz);
+  t.equal(res.status, 503);
+  t.same(JSON.parse(res.text), { status: 'unavailable', failing: ['listeners'] });
 });
