@@ -79,7 +79,8 @@ export class DomainVerifier {
     try {
       const round = await this.checkAll();
       const recorded: RecordedRound = { endedAt: new Date().toISOString(), checked: round.checked, verified: round.verified, expired: round.expired };
-      await redis.set(redisKeys.verifyLastRound(), JSON.stringify(recorded));
+      // The round's work is done; a record that cannot be written only leaves the status one round behind.
+      await redis.set(redisKeys.verifyLastRound(), JSON.stringify(recorded)).catch((err: Error) => this.rt.log.warn({ err: err.message }, 'last round not recorded'));
       return round;
     } finally {
       await redis.eval(RELEASE_LOCK_SCRIPT, 1, lock, this.holder).catch(() => undefined);
