@@ -5,7 +5,7 @@ import { readFileSync } from 'node:fs';
 import type { Redis } from 'ioredis';
 import type { Config } from '../shared/config.js';
 import { projectPath } from '../shared/paths.js';
-import { askReadiness, portAnswers, processStartedAt, reachableHost, type ProcessReadiness } from '../shared/process-probe.js';
+import { askReadiness, processStartedAt, smtpGreets, reachableHost, type ProcessReadiness } from '../shared/process-probe.js';
 import { redisAnswers } from '../shared/redis.js';
 import type { Queue } from '../queue/queue.js';
 import type { Store } from '../store/index.js';
@@ -120,6 +120,8 @@ export class SystemStatus {
       ...smtp.tlsPorts.map((port): [ListenerName, number] => ['submission-tls', port]),
       ['mx', smtp.mxPort],
     ];
-    return Promise.all(wanted.map(async ([name, port]) => ({ name, port, up: await portAnswers('127.0.0.1', port, health.probeTimeoutMs) })));
+    return Promise.all(
+      wanted.map(async ([name, port]) => ({ name, port, up: await smtpGreets('127.0.0.1', port, { tls: name === 'submission-tls', timeoutMs: health.probeTimeoutMs }) })),
+    );
   }
 }

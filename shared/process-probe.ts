@@ -1,7 +1,8 @@
-// Asks Tern's running processes from outside, as `ternmail status` does: whether a port takes a TCP
-// connection, what a process's /readyz says, and when it started (the standard process start-time gauge
-// its /metrics already serves). Every question has a time limit; no answer is an answer.
+// Asks Tern's running processes from outside, as `ternmail status` does: whether an SMTP listener greets,
+// what a process's /readyz says, and when it started (the standard process start-time gauge its /metrics
+// already serves). Every question has a time limit; no answer is an answer.
 import { connect } from 'node:net';
+import { connect as tlsConnect } from 'node:tls';
 import { READINESS_PARTS, type ReadinessPart } from './readiness.js';
 
 /** What a process's /readyz said: ready, up but with failing parts, or no answer at all. */
@@ -16,17 +17,33 @@ export function reachableHost(host: string): string {
   return reached.includes(':') ? `[${reached}]` : reached;
 }
 
-/** Whether something accepts a TCP connection on host:port within `timeoutMs` (closed at once). */
-export function portAnswers(host: string, port: number, timeoutMs: number): Promise<boolean> {
+/**
+ * Whether an SMTP listener greets (220) within `timeoutMs`, over implicit TLS when `tls`; the probe then says QUIT,
+ * so the listener sees a whole, polite session rather than a dropped connection to log.
+ */
+export function smtpGreets(host: string, port: number, o: { tls: boolean; timeoutMs: number }): Promise<boolean> {
   return new Promise((resolve) => {
-    const socket = connect({ host: host.replace(/^\[|\]$/g, ''), port });
-    const done = (up: boolean) => {
-      socket.destroy();
+    const target = { host: host.replace(/^\[|\]$/g, ''), port };
+    // Any certificate: the question is whether the listener answers, not whom it claims to be.
+    const socket = o.tls ? tlsConnect({ ...target, rejectUnauthorized: false }) : connect(target);
+    // Whatever happens after the verdict, the socket goes within the limit.
+    socket.setTimeout(o.timeoutMs, () => socket.destroy());
+    let greeting = '';
+    let settled = false;
+    const settle = (up: boolean) => {
+      if (settled) return;
+      settled = true;
+      if (up) socket.end('QUIT\r\n');
+      else socket.destroy();
       resolve(up);
     };
-    socket.setTimeout(timeoutMs, () => done(false));
-    socket.once('connect', () => done(true));
-    socket.once('error', () => done(false));
+    socket.on('data', (chunk: Buffer) => {
+      greeting += chunk.toString('latin1');
+      if (greeting.includes('\n')) settle(greeting.startsWith('220'));
+    });
+    socket.once('timeout', () => settle(false));
+    socket.on('error', () => settle(false));
+    socket.once('close', () => settle(false));
   });
 }
 
