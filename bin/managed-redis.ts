@@ -32,7 +32,7 @@ export const managedRedisSocket = (dataDir: string): string => join(dataDir, 're
 export async function startManagedRedis(dataDir: string): Promise<ManagedRedis> {
   const dir = join(dataDir, 'redis');
   mkdirSync(dir, { recursive: true, mode: 0o700 });
-  const socket = join(dir, 'redis.sock');
+  const socket = managedRedisSocket(dataDir);
   // A unix socket path is limited to 107 bytes on Linux.
   if (Buffer.byteLength(socket) > 107) {
     throw new Error(`the data dir path is too long for Redis's unix socket (${socket}); use a shorter TERNMAIL_DATA_DIR or set TERNMAIL_REDIS_URL`);

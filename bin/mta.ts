@@ -108,10 +108,14 @@ export async function startMta(config: Config, runtime?: Runtime): Promise<Runni
   const scheduler = createScheduler(rt, config, { queue, outcomes, resolver, connections, retry });
   const core = createCore(rt, queue);
   measureQueueDepth(() => queue.depth());
-  const metricsServer = await serveMetrics(config.metrics.host, config.metrics.mtaPort);
   const submission = new SubmissionListener(rt, core, readTls(tlsFiles));
+  // Ready once the store, Redis and every SMTP listener answer; until the listeners are up, /readyz names them.
+  let mxListener: MxListener | null = null;
+  const listening = () => Promise.resolve(submission.listening() && (mxListener?.listening() ?? false));
+  const metricsServer = await serveMetrics(config.metrics.host, config.metrics.mtaPort, () => core.health.readiness({ listeners: listening }));
   await submission.listen();
   const { inboundSpool, reports, mx } = await startReports(rt, config, outcomes, tlsFiles);
+  mxListener = mx;
   verifier.start();
   await scheduler.start();
   webhooks.start();

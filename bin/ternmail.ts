@@ -41,7 +41,9 @@ const USAGE = `usage: ternmail <command>
   queue purge SELECTORS|--all --reason TEXT [--notify] [--json]
     SELECTORS: [--team ID] [--domain D] [--state queued|deferred|sending|held] [--older-than 90s|15m|1h|2d] [--message ID]
   backup --to FILE
-  restore --from FILE --data-dir DIR`;
+  restore --from FILE --data-dir DIR
+  status [--json]
+  config check`;
 
 async function withStore<T>(config: Config, work: (store: Store) => Promise<T>): Promise<T> {
   const store = await openStore(config.dataDir);
@@ -369,6 +371,20 @@ async function runStart(config: Config): Promise<void> {
   process.on('SIGHUP', () => void children[1]?.kill('SIGHUP'));
 }
 
+/** `ternmail status`: exit 1 when a part is down. */
+async function runStatus(config: Config, args: string[]): Promise<void> {
+  const f = flags(args, { json: 'boolean' });
+  const { printStatus } = await import('./status.js');
+  process.exitCode = await printStatus(config, f.json === true);
+}
+
+/** `ternmail config check`: before loadConfig, whose failure it reports setting by setting. */
+async function runConfigCheck(args: string[]): Promise<void> {
+  flags(args, {});
+  const { checkConfig } = await import('./config-check.js');
+  process.exitCode = checkConfig();
+}
+
 async function main(argv: string[]): Promise<void> {
   // fsyncs, SQLite statements and RSA signatures all run on libuv's pool; 4 threads queue them up.
   // Set before the first pooled call, which creates the pool with this size.
@@ -378,7 +394,9 @@ async function main(argv: string[]): Promise<void> {
     process.stdout.write(USAGE + '\n');
     return;
   }
+  if (first === 'config' && second === 'check') return runConfigCheck(argv.slice(2));
   const config = loadConfig();
+  if (first === 'status') return runStatus(config, argv.slice(1));
   if (first === 'api') return runApi(config);
   if (first === 'mta') return runMta(config);
   if (first === 'start') return runStart(config);

@@ -39,6 +39,7 @@ import { PlatformStatistics } from './admin/platform-statistics.js';
 import { Billing } from './billing.js';
 import { CardPayments, paymentProviderFrom } from './payments.js';
 import { QueueControl } from './queue-control.js';
+import { Health } from './health.js';
 
 export type { PageOf, PageRequest } from '../store/paging.js';
 export type * from './identity/index.js';
@@ -102,6 +103,8 @@ export interface Core extends Identity {
   readonly payments: CardPayments;
   /** Operators' view of the queue and their holds, releases, flushes and purges (also the CLI's). */
   readonly queueControl: QueueControl;
+  /** Whether this process is ready: its store and Redis answer (the MTA adds its listeners); /readyz. */
+  readonly health: Health;
 }
 
 /** `queue` is the process's one queue owner: the intake schedules what it records there. */
@@ -150,5 +153,6 @@ export function createCore(rt: Runtime, queue: Queue): Core {
     billing,
     payments: new CardPayments(rt, paymentProviderFrom(rt.config), billing),
     queueControl: new QueueControl({ store: rt.store, queue }),
+    health: new Health(rt),
   };
 }

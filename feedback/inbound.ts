@@ -4,7 +4,7 @@
 // store before the 250, then the report worker applies it: a crash between the two loses nothing.
 import { randomBytes } from 'node:crypto';
 import { SMTPServer, type SMTPServerAddress, type SMTPServerDataStream, type SMTPServerSession } from 'smtp-server';
-import { answer, listenSmtp } from '../shared/smtp-listen.js';
+import { answer, isListening, listenSmtp } from '../shared/smtp-listen.js';
 import type { Runtime } from '../shared/runtime.js';
 import type { Spool } from './spool.js';
 import { parseVerp } from '../shared/verp.js';
@@ -51,6 +51,11 @@ export class MxListener {
     await listenSmtp(server, port, host);
     this.server = server;
     this.d.rt.log.info({ port, fbl: this.fblAddress }, 'mx listener listening');
+  }
+
+  /** Whether the MX port is bound and accepting (the MTA's readiness). */
+  listening(): boolean {
+    return this.server !== null && isListening(this.server);
   }
 
   reloadCertificate(tls: { key: Buffer; cert: Buffer }): void {

@@ -1,7 +1,7 @@
-// The HTTP sidecar: gives every request its id, mounts the route groups (sending, admin) on tinyhttp, where
-// each runs the one pipeline (http/pipeline.ts), hands /api to the dashboard group (its own router, the same
-// pipeline), and answers what no route takes under /v2 (an unknown path, an undecodable one) in the admin error
-// shape. Nothing unexpected leaks a stack trace.
+// The HTTP sidecar: answers /healthz and /readyz before anything else, gives every request its id, mounts the
+// route groups (sending, admin) on tinyhttp, where each runs the one pipeline (http/pipeline.ts), hands /api to
+// the dashboard group (its own router, the same pipeline), and answers what no route takes under /v2 (an
+// unknown path, an undecodable one) in the admin error shape. Nothing unexpected leaks a stack trace.
 import { createServer, type Server } from 'node:http';
 import { App, type Request, type Response } from '@tinyhttp/app';
 import { adminError } from '../shared/errors.js';
@@ -14,6 +14,7 @@ import { adminErrors } from './admin/error-mapper.js';
 import { sendingGroup } from './send/group.js';
 import { sendingPaths } from './send/openapi.js';
 import { metricsText } from '../shared/metrics.js';
+import { answerHealth } from '../shared/health-endpoints.js';
 import type { Dashboard } from './dashboard/group.js';
 import { productDashboard } from './dashboard/index.js';
 import { dashboardPaths, dashboardSecuritySchemes } from './dashboard/openapi.js';
@@ -76,6 +77,8 @@ export function createApiServer(ctx: AppContext, options: ApiOptions = {}): Serv
   const dashboard = options.dashboard ?? productDashboard();
   const app = createApp(ctx, dashboard);
   const server = createServer((req, res) => {
+    // Before everything else, authentication included: load balancers and service managers ask these.
+    if (answerHealth(req, res, () => ctx.core.health.readiness())) return;
     requestIdOf(req, res);
     if (isDashboardPath(req.url)) {
       dashboard.serve(ctx, req, res).catch((err: unknown) => {

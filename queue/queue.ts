@@ -135,7 +135,7 @@ export class Queue {
     }
   }
 
-  /** Recipients in flight, by state (the queue depth metric). */
+  /** Recipients in the queue (in flight, and held), by state: the queue depth metric and `ternmail status`. */
   depth(): Promise<Record<string, number>> {
     return this.store.countInFlight();
   }

@@ -152,6 +152,8 @@ const ConfigSchema = Obj({
   }),
   /** The MTA's /metrics listener (the API serves /metrics on its own port). */
   metrics: Obj({ host: Type.String({ minLength: 1 }), mtaPort: Type.Integer({ minimum: 0, maximum: 65535 }) }),
+  /** /readyz and `ternmail status`: how long each part (store, Redis, a listener, a process) has to answer. */
+  health: Obj({ probeTimeoutMs: Type.Integer({ minimum: 50, maximum: 30_000 }) }),
   log: Obj({ level: Type.Unsafe<LogLevel>({ type: 'string', enum: [...LOG_LEVELS] }) }),
   /** Dashboard users: the owner made at first start, cookie and session lifetimes, login throttling. The
    * session and per-email figures are defaults an account's login settings may override (within bounds). */

@@ -1,7 +1,9 @@
 // Prometheus metrics (prom-client), one registry per process. Both processes serve it at /metrics: the
-// API on its own port, the MTA on a separate local port.
+// API on its own port, the MTA on a separate local port (with its /healthz and /readyz).
 import { createServer, type Server, type ServerResponse } from 'node:http';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { answerHealth } from './health-endpoints.js';
+import type { Readiness } from './readiness.js';
 
 export const registry = new Registry();
 collectDefaultMetrics({ register: registry, prefix: 'tern_process_' });
@@ -79,9 +81,10 @@ export async function metricsText(): Promise<{ contentType: string; body: string
   return { contentType: registry.contentType, body: await registry.metrics() };
 }
 
-/** The MTA's own metrics listener. */
-export async function serveMetrics(host: string, port: number): Promise<Server> {
+/** The MTA's own metrics listener; it answers /healthz and /readyz too, from `readiness`. */
+export async function serveMetrics(host: string, port: number, readiness: () => Promise<Readiness>): Promise<Server> {
   const server = createServer((req, res) => {
+    if (answerHealth(req, res, readiness)) return;
     if (req.url !== '/metrics') {
       res.writeHead(404).end();
       return;

@@ -7,6 +7,16 @@ import { Ajv, type ErrorObject } from 'ajv';
 
 export class ConfigError extends Error {
   override readonly name = 'ConfigError';
+
+  constructor(
+    message: string,
+    /** Each wrong setting, by name, as the message lists them (none when a file could not be read at all). */
+    readonly problems: readonly string[] = [],
+    /** Where the settings came from: the files, and "the environment" when a variable set one. */
+    readonly sources = '',
+  ) {
+    super(message);
+  }
 }
 
 export type Json = Record<string, unknown>;
@@ -172,7 +182,7 @@ export function loadPolicy<S extends TSchema, R>(spec: PolicySpec<S, R>): R {
   const fromEnv = applyEnv(raw, spec.envSettings ?? [], spec.env ?? process.env);
   // The message names every source of the settings; each problem names the setting or the variable.
   const sources = [...spec.files, ...(fromEnv.size > 0 ? ['the environment'] : [])].join(' + ');
-  const fail = (problems: string[]) => new ConfigError(`invalid ${spec.what} in ${sources}: ${problems.join('; ')}`);
+  const fail = (problems: string[]) => new ConfigError(`invalid ${spec.what} in ${sources}: ${problems.join('; ')}`, problems, sources);
   const validate = ajv.compile<Static<S>>(spec.schema);
   if (!validate(raw)) throw fail(schemaProblems(validate.errors ?? [], (keys) => settingName(keys, raw, fromEnv)));
   const named = (key: string) => {

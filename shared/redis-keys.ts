@@ -14,6 +14,8 @@ export const redisKeys = {
   domainDmarcChecks: (domainId: string) => `${P}rl:domain-dmarc:${domainId}`,
   /** Held by the process running the automatic domain check. */
   verifyLock: () => `${P}lock:verify-domains`,
+  /** When the last automatic domain-check round ended and what it did (JSON), for `ternmail status`. */
+  verifyLastRound: () => `${P}verify:last-round`,
   /** Held by the process draining the webhook event outbox. */
   webhooksLock: () => `${P}lock:webhooks`,
   /** Published when a key is revoked, so every process drops it from its cache at once. */

@@ -1,5 +1,6 @@
 // Connections to Redis (TCP, TLS or a unix socket), and the lock-release script every holder uses.
 import { Redis, type RedisOptions } from 'ioredis';
+import { answersWithin } from './readiness.js';
 
 /**
  * Connects to the Redis named by a redis:// URL or a unix:// (or bare) socket path. Commands issued in the same
@@ -10,6 +11,29 @@ export function connectRedis(url: string, name: string): Redis {
   if (url.startsWith('unix://')) return new Redis({ ...options, path: url.slice('unix://'.length) });
   if (url.startsWith('/')) return new Redis({ ...options, path: url });
   return new Redis(url, options);
+}
+
+/**
+ * Whether Redis answers PING now. A connection that is not up is given until `timeoutMs` to come up (a CLI's new
+ * one is still connecting); no PING is queued on one that is down, since the offline queue would hold it.
+ */
+export async function redisAnswers(redis: Redis, timeoutMs: number): Promise<boolean> {
+  const deadline = Date.now() + timeoutMs;
+  if (redis.status !== 'ready' && !(await becomesReady(redis, timeoutMs))) return false;
+  return answersWithin(async () => (await redis.ping()) === 'PONG', Math.max(1, deadline - Date.now()));
+}
+
+function becomesReady(redis: Redis, timeoutMs: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const done = (ready: boolean) => {
+      clearTimeout(timer);
+      redis.off('ready', onReady);
+      resolve(ready);
+    };
+    const onReady = () => done(true);
+    const timer = setTimeout(() => done(false), timeoutMs);
+    redis.on('ready', onReady);
+  });
 }
 
 /** Deletes a lock only if this holder still owns it. */

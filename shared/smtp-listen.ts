@@ -1,5 +1,5 @@
 // Binds an smtp-server instance, turning a bind failure (port in use, no permission) into a rejection
-// instead of an unhandled 'error' event; and answers smtp-server's callbacks from promises.
+// instead of an unhandled 'error' event; tells whether one still listens (readiness); and answers smtp-server's callbacks from promises.
 import type { Server } from 'node:net';
 import type { SMTPServer } from 'smtp-server';
 
@@ -12,6 +12,11 @@ export function listenSmtp(server: SMTPServer, port: number, host: string): Prom
       resolve();
     });
   });
+}
+
+/** Whether an smtp-server instance's socket is bound and accepting (false once it is closed). */
+export function isListening(server: SMTPServer): boolean {
+  return (server as unknown as { server: Server }).server.listening;
 }
 
 /**

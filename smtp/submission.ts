@@ -2,7 +2,7 @@
 // the password being a sending key; no relay without it. Each refusal carries its SMTP reply code here,
 // where the decision is made. Accepted messages go through the same intake as HTTP sends.
 import { type SMTPServer, type SMTPServerAddress, type SMTPServerAuthentication, type SMTPServerDataStream, type SMTPServerSession } from 'smtp-server';
-import { answer, listenSmtp } from '../shared/smtp-listen.js';
+import { answer, isListening, listenSmtp } from '../shared/smtp-listen.js';
 import { PromptGreetingSmtpServer } from '../shared/prompt-greeting.js';
 import type { AddressObject } from 'mailparser';
 import { parseLogFields, type LogFields } from './log-fields.js';
@@ -44,6 +44,12 @@ export class SubmissionListener {
     const { starttlsPorts, tlsPorts } = this.rt.config.smtp;
     for (const port of starttlsPorts) await this.open(port, false, host);
     for (const port of tlsPorts) await this.open(port, true, host);
+  }
+
+  /** Whether every configured port is bound and accepting (the MTA's readiness). */
+  listening(): boolean {
+    const { starttlsPorts, tlsPorts } = this.rt.config.smtp;
+    return this.servers.length === starttlsPorts.length + tlsPorts.length && this.servers.every(isListening);
   }
 
   reloadCertificate(tls: { key: Buffer; cert: Buffer }): void {

@@ -67,6 +67,8 @@ export interface FeedbackRepository {
   recipientByMessageIdHeader(messageIdHeader: string, email: string | null): Promise<number | null>;
   /** Events still in the outbox, oldest first. */
   pendingEvents(limit: number): Promise<OutboxEvent[]>;
+  /** How many events wait in the outbox (the operator's status). */
+  countPendingEvents(): Promise<number>;
   /** Every event of a message, delivered or not, oldest first. */
   eventsOf(messageId: string): Promise<OutboxEvent[]>;
   /** Puts a test event in the outbox (pending, for `webhookId` only). */

@@ -24,6 +24,7 @@ import type { AdminTenantRepository } from './admin-tenants.js';
 import type { AdminDomainRepository } from './admin-domains.js';
 import type { PasswordResetRepository } from './password-resets.js';
 import type { DatabaseBackup } from './database-backup.js';
+import type { SystemRepository } from './system.js';
 import { openSqliteStore } from './sqlite/open.js';
 import { sqliteDatabaseBackup } from './sqlite/online-backup.js';
 
@@ -70,6 +71,8 @@ export interface Store {
   readonly adminDomains: AdminDomainRepository;
   /** Links users ask for by mail to set a new password. */
   readonly passwordResets: PasswordResetRepository;
+  /** The database itself: its schema version and engine, for the operator's status and the readiness probe. */
+  readonly system: SystemRepository;
   close(): Promise<void>;
 }
 

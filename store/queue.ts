@@ -69,6 +69,6 @@ export interface QueueRepository {
   overdue(before: number, limit: number): Promise<Array<{ id: number; due: number }>>;
   /** Every recipient still in flight and when it is due: what the schedule is rebuilt from. */
   inFlight(): Promise<Array<{ id: number; due: number }>>;
-  /** Recipients in flight, by state, every state listed (0 when none). */
+  /** Recipients in the queue (in flight or held), by state, every state listed (0 when none). */
   countInFlight(): Promise<Record<string, number>>;
 }

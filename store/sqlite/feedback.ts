@@ -110,6 +110,11 @@ export class FeedbackStore implements FeedbackRepository {
     return (await this.sql.all(`SELECT * FROM events WHERE state = 'pending' ORDER BY id LIMIT ?`, [limit])).map(decodeEvent);
   }
 
+  async countPendingEvents(): Promise<number> {
+    const row = await this.sql.get<{ n: number }>(`SELECT COUNT(*) AS n FROM events WHERE state = 'pending'`);
+    return row?.n ?? 0;
+  }
+
   async eventsOf(messageId: string): Promise<OutboxEvent[]> {
     return (await this.sql.all('SELECT * FROM events WHERE message_id = ? ORDER BY occurred_at, id', [messageId])).map(decodeEvent);
   }

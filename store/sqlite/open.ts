@@ -28,6 +28,7 @@ import { AuditLogStore } from './audit-log.js';
 import { AdminTenantStore } from './admin-tenants.js';
 import { AdminDomainStore } from './admin-domains.js';
 import { PasswordResetStore } from './password-resets.js';
+import { SystemStore } from './system.js';
 import type { Store } from '../index.js';
 
 /** The database file of a data directory. */
@@ -70,6 +71,7 @@ export async function openSqliteStore(dataDir: string): Promise<Store> {
     adminTenants: new AdminTenantStore(sql),
     adminDomains: new AdminDomainStore(sql),
     passwordResets: new PasswordResetStore(sql),
+    system: new SystemStore(sql),
     close: () => sql.close(),
   };
 }

@@ -5,7 +5,7 @@
 import { refundUnsent } from './credits.js';
 import type { Queryable, Sql } from './sql.js';
 import { nowIso } from '../../shared/time.js';
-import { canMove, IN_FLIGHT, type MessageStatus, type RecipientState } from '../../domain/queue-state.js';
+import { canMove, IN_FLIGHT, IN_QUEUE, type MessageStatus, type RecipientState } from '../../domain/queue-state.js';
 import { refreshStatuses } from './message-status.js';
 import { applyFeedbackAfterMove } from './feedback-apply.js';
 import { effectsOf, outcomeOfAttempt, type DomainCounter, type OutcomeEffects } from '../../domain/outcome.js';
@@ -114,15 +114,16 @@ export class QueueStore implements QueueRepository {
   }
 
   /**
-   * The queue's depth: recipients in flight, by state, every one of them listed (0 when none). It reads the
-   * partial index of in-flight recipients, so it costs the size of the queue, not of the log's history
-   * (it is read on every metrics scrape).
+   * The queue's depth: recipients in the queue, by state (in flight, and held), every one of them listed (0 when
+   * none). Each part reads its own partial index (recipients_in_flight, recipients_held), so it costs the size
+   * of the queue, not of the log's history (it is read on every metrics scrape).
    */
   async countInFlight(): Promise<Record<string, number>> {
     const rows = await this.sql.all<{ state: string; n: number }>(
-      `SELECT state, COUNT(*) AS n FROM recipients WHERE state IN (${IN_FLIGHT.map((s) => `'${s}'`).join(', ')}) GROUP BY state`,
+      `SELECT state, COUNT(*) AS n FROM recipients WHERE state IN (${IN_FLIGHT.map((s) => `'${s}'`).join(', ')}) GROUP BY state
+       UNION ALL SELECT 'held', COUNT(*) FROM recipients WHERE state = 'held'`,
     );
-    return { ...Object.fromEntries(IN_FLIGHT.map((s) => [s, 0])), ...Object.fromEntries(rows.map((r) => [r.state, r.n])) };
+    return { ...Object.fromEntries(IN_QUEUE.map((s) => [s, 0])), ...Object.fromEntries(rows.map((r) => [r.state, r.n])) };
   }
 }
 

@@ -16,6 +16,7 @@ import { dnsConnectionChecks } from './contract/dns-connections.js';
 import { concurrentReadChecks } from './contract/concurrent-reads.js';
 import { creditChecks } from './contract/credits.js';
 import { passwordResetChecks } from './contract/password-resets.js';
+import { systemChecks } from './contract/system.js';
 
 export type { ContractEngine } from './contract/fixtures.js';
 
@@ -33,6 +34,7 @@ const REPOSITORIES = [
   ['DNS-provider connections', dnsConnectionChecks],
   ['the credit ledger', creditChecks],
   ['password resets', passwordResetChecks],
+  ['the database itself (schema and engine versions)', systemChecks],
   ['lookups of the send path made at the same moment', concurrentReadChecks],
 ] as const;
 

@@ -59,8 +59,10 @@ export const feedbackChecks: ContractCheck[] = [
       (await store.feedback.pendingEvents(10)).map((e) => e.id),
       [applied!.eventId],
     );
+    t.equal(await store.feedback.countPendingEvents(), 1, 'the outbox depth counts it');
     await store.feedback.markDelivered(applied!.eventId!);
     t.same(await store.feedback.pendingEvents(10), []);
+    t.equal(await store.feedback.countPendingEvents(), 0, 'and no longer once it is delivered');
     t.equal((await store.feedback.eventsOf(m.id))[0]?.state, 'delivered');
     t.equal(await store.feedback.recordComplaint({ recipientId: recipientId! + 1000, reason: 'x' }), null, 'an unknown recipient changes nothing');
   }),
