@@ -19,6 +19,7 @@ import { adminCreditRoutes } from './admin-credit-routes.js';
 import { invoiceRoutes } from './invoice-routes.js';
 import { paymentRoutes } from './payment-routes.js';
 import { adminTenantRoutes } from './admin-tenant-routes.js';
+import { adminQueueRoutes } from './admin-queue-routes.js';
 import { adminAuditLogRoutes } from './admin-audit-log-routes.js';
 import { adminDomainRoutes } from './admin-domain-routes.js';
 import { adminLogRoutes } from './admin-log-routes.js';
@@ -45,6 +46,7 @@ export const dashboardRoutes: ReadonlyArray<DashboardRoute<DashboardCaller>> = [
   ...invoiceRoutes,
   ...paymentRoutes,
   ...adminTenantRoutes,
+  ...adminQueueRoutes,
   ...adminAuditLogRoutes,
   ...adminDomainRoutes,
   ...adminLogRoutes,
