@@ -44,7 +44,7 @@ function humanText(r: SystemStatusReport): string {
       'Queue',
       Object.entries(r.queue)
         .map(([state, n]) => `${state} ${n}`)
-        .join(', ') + ' (recipients in flight)',
+        .join(', ') + ' (recipients in the queue)',
     ],
     ['Domain check', domainCheckLine(r)],
     ['Webhooks', `${r.webhookOutbox} event(s) waiting in the outbox`],

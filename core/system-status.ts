@@ -43,7 +43,7 @@ export interface SystemStatusReport {
   redis: { up: boolean };
   processes: ProcessStatus[];
   listeners: ListenerStatus[];
-  /** Recipients in flight, by state. */
+  /** Recipients in the queue (in flight, and held), by state. */
   queue: Record<string, number>;
   domainCheck: DomainCheckStatus;
   /** Webhook events waiting in the outbox. */

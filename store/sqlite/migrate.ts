@@ -5,6 +5,7 @@ import { MIGRATIONS } from './migrations.js';
 /** Applies every migration not yet applied. Safe to run from several processes: each takes the write lock. */
 export async function migrate(sql: Sql): Promise<number[]> {
   await sql.exec('CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)');
+  await refuseNewerSchema(sql);
   const applied: number[] = [];
   for (const migration of MIGRATIONS) {
     const done = await sql.tx(async (q) => {
@@ -17,4 +18,18 @@ export async function migrate(sql: Sql): Promise<number[]> {
     if (done) applied.push(migration.version);
   }
   return applied;
+}
+
+/**
+ * A database a newer release migrated holds tables and states this release does not know (a rolled-back
+ * upgrade): running on it could lose what they say, so this release refuses to start.
+ */
+async function refuseNewerSchema(sql: Sql): Promise<void> {
+  const row = await sql.get<{ version: number | null }>('SELECT MAX(version) AS version FROM schema_migrations');
+  const known = MIGRATIONS[MIGRATIONS.length - 1]!.version;
+  if (row && row.version !== null && row.version > known) {
+    throw new Error(
+      `the database is at schema version ${row.version}, newer than this release's ${known}: run the release that migrated it, or restore a backup taken before the upgrade`,
+    );
+  }
 }
