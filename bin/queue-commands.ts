@@ -99,6 +99,8 @@ function summaryLines(rows: readonly DestinationSummary[], now: number): string[
 function failure(refusal: ManagementRefusal): Error {
   if (refusal.kind === 'invalid_field') return new UsageError(`--${refusal.field.replace(/_/g, '-')}: ${refusal.message}`);
   if (refusal.kind === 'not_found') return new Error(refusal.message);
+  if (refusal.kind === 'suppressed_addresses') return new Error(`not requeued: on the suppression list: ${refusal.emails.join(', ')}`);
+  if (refusal.kind === 'insufficient_credits') return new Error(`not requeued: not enough credits to pay for the new attempts (the balance is ${refusal.balance})`);
   return new Error(`refused: ${refusal.kind}`);
 }
 const valueOf = <T>(m: Managed<T>): T => {
@@ -157,6 +159,20 @@ export const queueCommands: Record<string, Command> = {
   'queue hold': simpleChange('held', (c, s, reason) => c.hold(cliActor(), s, reason)),
   'queue release': simpleChange('released', (c, s, reason) => c.release(cliActor(), s, reason)),
   'queue flush': simpleChange('flushed', (c, s, reason) => c.flush(cliActor(), s, reason)),
+  'queue requeue': (config, args) => {
+    const f = flags(args, { ...SELECTOR_FLAGS, reason: 'string' });
+    const selection = selectionOf(f);
+    const reason = typeof f.reason === 'string' ? f.reason : '';
+    return withQueueControl(config, async (control) => {
+      const change = valueOf(await control.requeue(cliActor(), selection, reason));
+      const skipped = change.suppressed.map((r) => `  ${r.messageId}  recipient_id=${r.id}  ${r.email}: on the suppression list, not requeued`);
+      return printed(f.json === true, [...changeLines('requeued', change), ...skipped], {
+        requeued: change.changed,
+        recipients: change.recipients.map((r) => ({ recipient_id: r.id, message_id: r.messageId })),
+        suppressed: change.suppressed.map((r) => ({ recipient_id: r.id, message_id: r.messageId, email: r.email })),
+      });
+    });
+  },
   'queue purge': (config, args) => {
     const f = flags(args, { ...SELECTOR_FLAGS, reason: 'string', notify: 'boolean' });
     const selection = selectionOf(f);

@@ -39,6 +39,7 @@ const USAGE = `usage: ternmail <command>
   queue summary [SELECTORS] [--json]
   queue flush|hold|release SELECTORS|--all [--reason TEXT] [--json]
   queue purge SELECTORS|--all --reason TEXT [--notify] [--json]
+  queue requeue SELECTORS|--all [--reason TEXT] [--json]   (bounced or failed recipients; --state bounced|failed)
     SELECTORS: [--team ID] [--domain D] [--state queued|deferred|sending|held] [--older-than 90s|15m|1h|2d] [--message ID]
   backup --to FILE
   restore --from FILE --data-dir DIR

@@ -29,6 +29,8 @@ export type ManagementRefusal =
   | { kind: 'payment_failed'; reason: string }
   /** A charge needs a saved card first. */
   | { kind: 'no_saved_card' }
+  /** The addresses chosen are on their team's suppression list: never sent again (a requeue). */
+  | { kind: 'suppressed_addresses'; emails: string[] }
   /** Tern cannot send mail itself now: no system sender is configured, or its domain is not a verified one. */
   | { kind: 'system_mail_unavailable'; reason: string };
 

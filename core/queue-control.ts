@@ -4,15 +4,15 @@
 // queue module carries the moves out.
 import { userInfo } from 'node:os';
 import type { Store } from '../store/index.js';
-import type { Queue, ChangedRecipient, DestinationSummary, QueuedRecipient, QueueSelector } from '../queue/queue.js';
-import { IN_QUEUE, type QueueOperation, type RecipientState } from '../domain/queue-state.js';
+import type { Queue, ChangedRecipient, DestinationSummary, QueuedRecipient, QueueSelector, SuppressedRecipient } from '../queue/queue.js';
+import { IN_QUEUE, REQUEUEABLE, type QueueOperation, type RecipientState } from '../domain/queue-state.js';
 import type { AuditAction } from '../domain/audit-log.js';
 import type { Operator } from '../domain/user.js';
 import type { NewAuditEntry } from '../store/audit-log.js';
 import { done, notFound, refuse, type Managed } from './management-refusals.js';
 import { reasonProblem } from './admin/tenants.js';
 
-export type { ChangedRecipient, DestinationSummary, QueuedRecipient } from '../queue/queue.js';
+export type { ChangedRecipient, DestinationSummary, QueuedRecipient, SuppressedRecipient } from '../queue/queue.js';
 
 /** Who steers the queue: a platform operator over HTTP, or the host's sysadmin through the CLI. */
 export type QueueActor = { kind: 'operator'; operator: Operator } | { kind: 'cli'; user: string };
@@ -43,6 +43,11 @@ export interface QueueChange {
 export interface PurgeChange extends QueueChange {
   finished: number;
   notified: number;
+}
+
+/** A requeue's change, with the recipients it left alone because their address is suppressed. */
+export interface RequeueChange extends QueueChange {
+  suppressed: SuppressedRecipient[];
 }
 
 /** The most recipients a list shows at once, and its default. */
@@ -91,6 +96,22 @@ export class QueueControl {
     return done({ changed: recipients.length, recipients, finished: finished.length, notified: bounces.length });
   }
 
+  /**
+   * Sends bounced or failed recipients again, as new attempts paid for again, while their message's body is kept
+   * (config/retry.json requeueWindowS); a suppressed address is never sent again. A requeue that chose only
+   * suppressed addresses is refused, naming them; one the team's credits cannot pay for changes nothing.
+   */
+  async requeue(actor: QueueActor, selection: QueueSelection, reason = ''): Promise<Managed<RequeueChange>> {
+    const made = await this.change(actor, 'requeue', selection, reason, (selector, audit) => this.d.queue.requeue(selector, audit), REQUEUEABLE);
+    if (!made.ok) return made;
+    const outcome = made.value;
+    if (!outcome.ok) return refuse({ kind: 'insufficient_credits', balance: outcome.balance, field: 'all' });
+    if (outcome.requeued.length === 0 && outcome.suppressed.length > 0) {
+      return refuse({ kind: 'suppressed_addresses', emails: outcome.suppressed.map((s) => s.email) });
+    }
+    return done({ changed: outcome.requeued.length, recipients: outcome.requeued, suppressed: outcome.suppressed });
+  }
+
   /** A change names some recipients (or says all), its reason is one line, its selection holds; then it is made and audited. */
   private async change<T>(
     actor: QueueActor,
@@ -98,6 +119,7 @@ export class QueueControl {
     selection: QueueSelection,
     reason: string,
     move: (selector: QueueSelector, audit: (changed: number) => NewAuditEntry) => Promise<T>,
+    states: readonly RecipientState[] = IN_QUEUE,
   ): Promise<Managed<T>> {
     const named = Object.keys(described(selection)).length > 0;
     if (!named && selection.all !== true) {
@@ -109,14 +131,14 @@ export class QueueControl {
     }
     const bad = reason === '' ? undefined : reasonProblem(reason);
     if (bad) return bad;
-    const selector = await this.selectorOf(selection);
+    const selector = await this.selectorOf(selection, states);
     if (!selector.ok) return selector;
     const at = new Date(this.now()).toISOString();
     return done(await move(selector.value, (changed) => auditOf(actor, operation, selection, changed, reason, at)));
   }
 
   /** A selection checked and turned into the store's selector; an unknown team is refused, not an empty answer. */
-  private async selectorOf(s: QueueSelection): Promise<Managed<QueueSelector>> {
+  private async selectorOf(s: QueueSelection, states: readonly RecipientState[] = IN_QUEUE): Promise<Managed<QueueSelector>> {
     const selector: QueueSelector = {};
     if (s.teamId !== undefined) {
       if (!(await this.d.store.teams.get(s.teamId))) return notFound('team', 'Team not found', 'team');
@@ -127,8 +149,8 @@ export class QueueControl {
       selector.domain = s.domain.toLowerCase();
     }
     if (s.state !== undefined) {
-      if (!(IN_QUEUE as readonly string[]).includes(s.state))
-        return refuse({ kind: 'invalid_field', field: 'state', message: `state must be one of ${IN_QUEUE.join(', ')}` });
+      if (!(states as readonly string[]).includes(s.state))
+        return refuse({ kind: 'invalid_field', field: 'state', message: `state must be one of ${states.join(', ')}` });
       selector.states = [s.state as RecipientState];
     }
     if (s.olderThan !== undefined) {

@@ -10,11 +10,18 @@ const RetryFileSchema = Type.Object(
     delaysS: Type.Array(Type.Integer({ minimum: 1 }), { minItems: 1, maxItems: 100 }),
     maxQueueAgeS: Type.Integer({ minimum: 1 }),
     jitterRatio: Type.Number({ minimum: 0, maximum: 0.5 }),
+    requeueWindowS: Type.Integer({ minimum: 0 }),
   },
   { additionalProperties: false },
 );
 
-export type RetryPolicy = Readonly<{ delaysS: readonly number[]; maxQueueAgeS: number; jitterRatio: number }>;
+export type RetryPolicy = Readonly<{
+  delaysS: readonly number[];
+  maxQueueAgeS: number;
+  jitterRatio: number;
+  /** How long a finished message's body is kept when a recipient of it bounced or failed: what requeue can send again. */
+  requeueWindowS: number;
+}>;
 
 export interface RetryPolicyOptions {
   env?: NodeJS.ProcessEnv;
@@ -35,7 +42,7 @@ export function loadRetryPolicy(options: RetryPolicyOptions = {}): RetryPolicy {
     files: [options.path ?? projectPath('config', 'retry.json')],
     env: options.env ?? process.env,
     envSettings: ENV_SETTINGS,
-    build: ({ delaysS, maxQueueAgeS, jitterRatio }) => ({ delaysS, maxQueueAgeS, jitterRatio }),
+    build: ({ delaysS, maxQueueAgeS, jitterRatio, requeueWindowS }) => ({ delaysS, maxQueueAgeS, jitterRatio, requeueWindowS }),
   });
 }
 

@@ -57,7 +57,10 @@ export class Scheduler {
     // Woken by new mail; after Redis comes back (possibly empty), the queue rebuilds its schedule.
     this.unwatch = await this.d.queue.watch(() => this.wake());
     this.timer = setInterval(() => void this.tick(), POLL_MS);
-    this.sweepTimer = setInterval(() => void this.d.queue.sweep(SWEEP_MS), SWEEP_MS);
+    this.sweepTimer = setInterval(() => {
+      void this.d.queue.sweep(SWEEP_MS);
+      void this.d.queue.dropKeptBodies(Date.now() - this.d.retry.requeueWindowS * 1000);
+    }, SWEEP_MS);
     void this.tick();
   }
 

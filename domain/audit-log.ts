@@ -15,6 +15,7 @@ export const AUDIT_ACTIONS = [
   'queue.release',
   'queue.flush',
   'queue.purge',
+  'queue.requeue',
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 

@@ -22,9 +22,10 @@ const MOVES: Readonly<Record<RecipientState, readonly RecipientState[]>> = {
   held: ['queued', 'deferred', 'failed'],
   // A bounce report (DSN) or a complaint (ARF) may arrive after a 250.
   sent: ['bounced', 'complained'],
-  bounced: [],
+  // An operator's requeue: sent again as a new attempt (only while its message's body is kept).
+  bounced: ['queued'],
   complained: [],
-  failed: [],
+  failed: ['queued'],
   suppressed: [],
 };
 
@@ -35,11 +36,15 @@ export function canMove(from: RecipientState, to: RecipientState): boolean {
 /** Recipients waiting for an attempt (not being attempted now): what an operator may hold or make due now. */
 export const WAITING: readonly RecipientState[] = ['queued', 'deferred'];
 
-export type QueueOperation = 'hold' | 'release' | 'flush' | 'purge';
+/** Finished recipients an operator may send again (requeue), while their message's body is kept. */
+export const REQUEUEABLE: readonly RecipientState[] = ['bounced', 'failed'];
+
+export type QueueOperation = 'hold' | 'release' | 'flush' | 'purge' | 'requeue';
 
 /**
  * The recipients each of an operator's queue operations applies to: hold moves them to held, release back to
- * queued or deferred, flush makes them due now, purge ends them as failed (all moves MOVES allows). A recipient
+ * queued or deferred, flush makes them due now, purge ends them as failed, requeue sends finished ones again
+ * (all moves MOVES allows). A recipient
  * being attempted (sending) is left alone by all: its worker holds a lease and the remote server may have it.
  */
 export const OPERATION_APPLIES_TO: Readonly<Record<QueueOperation, readonly RecipientState[]>> = {
@@ -47,6 +52,7 @@ export const OPERATION_APPLIES_TO: Readonly<Record<QueueOperation, readonly Reci
   release: ['held'],
   flush: WAITING,
   purge: [...WAITING, 'held'],
+  requeue: REQUEUEABLE,
 };
 
 /**

@@ -18,17 +18,31 @@ import type {
   QueueControlRepository,
   QueuedRecipient,
   QueueSelector,
+  RequeueOutcome,
 } from '../store/queue-control.js';
 import { Schedule, type Due } from './schedule.js';
 
 export type { AttemptResult, DueRecipient, FinishOutcome, Lease } from '../store/queue.js';
-export type { ChangedRecipient, DestinationSummary, DueAgain, PurgeOutcome, QueueAudit, QueuedRecipient, QueueSelector } from '../store/queue-control.js';
+export type {
+  ChangedRecipient,
+  DestinationSummary,
+  DueAgain,
+  PurgeOutcome,
+  QueueAudit,
+  QueuedRecipient,
+  QueueSelector,
+  RequeueOutcome,
+  SuppressedRecipient,
+} from '../store/queue-control.js';
 
 /** The queue's repositories: its rows as delivery moves them, and operators' reads and moves. */
 export interface QueueRepositories {
   queue: QueueRepository;
   queueControl: QueueControlRepository;
 }
+
+/** Kept bodies deleted per statement: short write transactions beside the deliveries. */
+const KEPT_BODIES_BATCH = 500;
 
 /** The most overdue recipients one sweep puts back on the schedule. */
 const SWEEP_LIMIT = 10_000;
@@ -180,6 +194,22 @@ export class Queue {
   /** Ends the chosen recipients not being attempted as failed, refunded; soft bounces reported only with `notify`. */
   purge(selector: QueueSelector, reason: string, notify: boolean, audit: QueueAudit): Promise<PurgeOutcome> {
     return this.control.purge(selector, reason, notify, audit);
+  }
+
+  /** Sends the chosen bounced or failed recipients again (while their bodies are kept), due now. */
+  async requeue(selector: QueueSelector, audit: QueueAudit): Promise<RequeueOutcome> {
+    const outcome = await this.control.requeue(selector, Date.now(), audit);
+    if (outcome.ok) await this.scheduleNow(outcome.requeued);
+    return outcome;
+  }
+
+  /** Deletes the bodies kept for requeue of messages finished before `finishedBefore` (epoch ms), a batch at a time. */
+  async dropKeptBodies(finishedBefore: number): Promise<void> {
+    try {
+      while ((await this.control.dropKeptBodies(new Date(finishedBefore).toISOString(), KEPT_BODIES_BATCH)) === KEPT_BODIES_BATCH);
+    } catch (err) {
+      this.log.warn({ err: (err as Error).message }, 'kept bodies not dropped; the next sweep tries again');
+    }
   }
 
   /**

@@ -69,6 +69,14 @@ export interface PurgeOutcome {
   bounces: Array<{ input: BounceInput; applied: Applied }>;
 }
 
+/** A recipient a requeue left alone because its address is on its team's suppression list. */
+export interface SuppressedRecipient extends ChangedRecipient {
+  email: string;
+}
+
+/** What a requeue did; nothing at all when the team's credits could not pay for the new attempts. */
+export type RequeueOutcome = { ok: true; requeued: DueAgain[]; suppressed: SuppressedRecipient[] } | { ok: false; reason: 'insufficient_credits'; balance: number };
+
 export interface QueueControlRepository {
   /** The recipients chosen, oldest first. */
   listQueued(selector: QueueSelector, limit: number): Promise<QueuedRecipient[]>;
@@ -85,4 +93,12 @@ export interface QueueControlRepository {
    * their credits, and with `notify` records each as a soft bounce (webhook event, never a suppression).
    */
   purge(selector: QueueSelector, reason: string, notify: boolean, audit: QueueAudit): Promise<PurgeOutcome>;
+  /**
+   * Sends the chosen bounced or failed recipients again, as new attempts due at `now`: only those whose
+   * message's body is still kept (the requeue window) and whose address is not suppressed. Each is paid for
+   * again from the pool that paid its message; when that pool cannot pay, nothing is changed.
+   */
+  requeue(selector: QueueSelector, now: number, audit: QueueAudit): Promise<RequeueOutcome>;
+  /** Deletes up to `limit` bodies kept for requeue of messages finished before `finishedBefore` (ISO 8601); the number deleted. */
+  dropKeptBodies(finishedBefore: string, limit: number): Promise<number>;
 }

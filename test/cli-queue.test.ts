@@ -68,7 +68,7 @@ t.test('the queue commands list, sum up, hold, flush, release and purge real que
   await d.startApi();
   const sender = await d.sender('queue.example.com', { credits: 100 });
   // Every destination's mail goes to the sink (an A record and no MX: the host itself).
-  for (const domain of ['slow.test', 'other.test', 'gone.test']) d.dns.set(domain, [{ type: 'A', data: '127.0.0.1' }]);
+  for (const domain of ['slow.test', 'other.test', 'gone.test', 'hard.test']) d.dns.set(domain, [{ type: 'A', data: '127.0.0.1' }]);
   await d.startMta();
   d.sink.rcptReply = () => ({ code: 451, message: DEFERRAL });
 
@@ -177,6 +177,37 @@ t.test('the queue commands list, sum up, hold, flush, release and purge real que
     t.same(await sql.all(`SELECT email FROM suppressions WHERE email LIKE '%@gone.test'`), [], 'a purge suppresses nobody');
   });
 
+  await t.test('a requeue sends a failed recipient again, paid again, and refuses a suppressed address', async (t) => {
+    d.sink.rcptReply = (address) => (address === 'nobody@hard.test' ? { code: 550, message: '5.1.1 no such user' } : null);
+    const sql = await openSqlite(databaseFile(d.dataDir));
+    t.teardown(() => sql.close());
+    const quiet = (await sql.get<{ message_id: string }>(`SELECT message_id FROM recipients WHERE email = 'quiet@gone.test'`))!.message_id;
+    const before = await balanceOf(d, sender);
+    const requeued = await queue(d, 'requeue', '--message', quiet);
+    t.equal(requeued.code, 0, requeued.stderr);
+    t.match(requeued.stdout, /^requeued 1 recipient\n/);
+    await eventually(() => (d.sink.messages.some((m) => m.to.includes('quiet@gone.test')) ? true : undefined), 20_000, 'the requeued delivery');
+    await eventually(
+      async () => ((await sql.get<{ status: string }>('SELECT status FROM messages WHERE id = ?', [quiet]))!.status === 'sent' ? true : undefined),
+      20_000,
+      'sent',
+    );
+    t.equal(await balanceOf(d, sender), before - 1, 'the new attempt is paid for');
+
+    await send(d, sender, 'nobody@hard.test');
+    const bounced = await eventually(
+      async () => (await sql.get<{ message_id: string }>(`SELECT message_id FROM recipients WHERE email = 'nobody@hard.test' AND state = 'bounced'`))?.message_id,
+      20_000,
+      'a hard bounce',
+    );
+    const refused = await queue(d, 'requeue', '--message', bounced);
+    t.equal(refused.code, 1);
+    t.match(refused.stderr, /not requeued: on the suppression list: nobody@hard\.test/);
+    t.same(await sql.all(`SELECT state FROM recipients WHERE email = 'nobody@hard.test'`), [{ state: 'bounced' }], 'left as it was');
+    const bare = await queue(d, 'requeue', '--state', 'deferred');
+    t.equal(bare.code, 2, 'only bounced or failed recipients are requeued');
+  });
+
   await t.test('every change is in the audit log, as the CLI’s', async (t) => {
     const sql = await openSqlite(databaseFile(d.dataDir));
     t.teardown(() => sql.close());
@@ -191,6 +222,8 @@ t.test('the queue commands list, sum up, hold, flush, release and purge real que
         ['queue.release', 'domain=slow.test', 2],
         ['queue.purge', `message=${rows[3]!.target_id.slice('message='.length)}`, 1],
         ['queue.purge', `message=${rows[4]!.target_id.slice('message='.length)}`, 1],
+        ['queue.requeue', `message=${rows[5]!.target_id.slice('message='.length)}`, 1],
+        ['queue.requeue', `message=${rows[6]!.target_id.slice('message='.length)}`, 0],
       ],
     );
     t.ok(

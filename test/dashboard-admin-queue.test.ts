@@ -21,7 +21,7 @@ const recipient = (email: string): NewRecipient => ({ email, name: '', kind: 'to
 /** Three recipients in the queue: one deferred and one never tried at slow.test, one deferred at other.test. */
 async function queuedMail(teamId: number): Promise<void> {
   for (const email of ['later@slow.test', 'waiting@slow.test', 'busy@other.test']) {
-    await h.rt.store.messages.insert(newMessage({ id: randomUUID(), teamId, domainId: null, recipients: [recipient(email)], cost: 0 }));
+    await h.rt.store.messages.insert(newMessage({ id: randomUUID(), teamId, domainId: null, recipients: [recipient(email)], cost: 1 }));
   }
   const ids = (await h.rt.store.queue.inFlight()).map((r) => r.id);
   const claimed = await h.rt.store.queue.claim(ids, Date.now(), Date.now() + 60_000, 'admin-queue-test');
@@ -115,18 +115,27 @@ t.test('an operator holds, releases, flushes and purges, each in the audit log a
   t.match(purged.body, { changed: 1, finished: 1, notified: 0 });
   t.equal(Object.keys(await states()).length, 2, 'the purged recipient has left the queue');
 
+  const wrongState = await asOperator('POST', '/queue/requeue', { state: 'deferred' });
+  t.equal(wrongState.status, 400, 'only bounced or failed recipients are requeued');
+  const purgedMessage = (purged.body as { recipients: Array<{ message_id: string }> }).recipients[0]!.message_id;
+  const requeued = await asOperator('POST', '/queue/requeue', { message_id: purgedMessage });
+  t.equal(requeued.status, 200, requeued.text);
+  t.match(requeued.body, { changed: 1, suppressed: [] });
+  t.equal(Object.keys(await states()).length, 3, 'back in the queue, as a new attempt');
+
   const audit = await asOperator('GET', '/audit-log?target_kind=queue&per_page=20');
   t.equal(audit.status, 200, audit.text);
   t.match(
     (audit.body as Array<Record<string, unknown>>).map((e) => [e.action, e.reason]),
     [
+      ['queue.requeue', ''],
       ['queue.purge', 'the customer asked'],
       ['queue.flush', ''],
       ['queue.release', ''],
       ['queue.hold', 'the destination is down'],
     ],
   );
-  t.match((audit.body as Array<Record<string, unknown>>)[3], { target: { kind: 'queue', id: `team=${account.id} domain=slow.test` }, after: { changed: 2 } });
+  t.match((audit.body as Array<Record<string, unknown>>)[4], { target: { kind: 'queue', id: `team=${account.id} domain=slow.test` }, after: { changed: 2 } });
   t.match(JSON.stringify(audit.body), operatorEmail, 'made by the operator');
 });
 
@@ -142,4 +151,28 @@ t.test('account users, owners included, get 403 on the queue routes', async (t) 
     const res = await h.request(method, `${ADMIN}${path}`, { ...withSession(owner), body: method === 'POST' ? { all: true, reason: 'x' } : undefined });
     t.equal(res.status, 403, `${method} ${path}`);
   }
+});
+
+t.test('a finished message keeps its body only while a bounced or failed recipient may be requeued', async (t) => {
+  const ids = { sent: randomUUID(), bounced: randomUUID(), pending: randomUUID() };
+  for (const [kind, id] of Object.entries(ids)) {
+    await h.rt.store.messages.insert(newMessage({ id, teamId: account.id, domainId: null, recipients: [recipient(`${kind}@kept.test`)], cost: 1 }));
+  }
+  const due = (await h.rt.store.queue.inFlight()).map((r) => r.id);
+  const claimed = (await h.rt.store.queue.claim(due, Date.now(), Date.now() + 60_000, 'kept-bodies-test')).filter((c) => c.domain === 'kept.test');
+  const lease = (kind: string) => claimed.find((c) => c.email === `${kind}@kept.test`)!;
+  await h.rt.store.queue.finish([
+    { recipientId: lease('sent').id, leaseToken: lease('sent').leaseToken, to: 'sent', reply: '250 ok', mxHost: null, ip: null },
+    { recipientId: lease('bounced').id, leaseToken: lease('bounced').leaseToken, to: 'bounced', reply: '550 5.7.1 policy', mxHost: null, ip: null, hard: false },
+  ]);
+  await h.rt.store.queue.release([lease('pending')], Date.now());
+  t.equal(await h.rt.store.messages.body(ids.sent), undefined, 'a delivered message loses its body when it finishes');
+  t.ok(await h.rt.store.messages.body(ids.bounced), 'a bounced one keeps it for a requeue');
+
+  const later = new Date(Date.now() + 60_000).toISOString();
+  t.ok((await h.rt.store.queueControl.dropKeptBodies(later, 100)) >= 1);
+  t.equal(await h.rt.store.messages.body(ids.bounced), undefined, 'past the requeue window it is gone');
+  t.ok(await h.rt.store.messages.body(ids.pending), 'a message still in the queue keeps its body');
+  const requeue = await asOperator('POST', '/queue/requeue', { message_id: ids.bounced });
+  t.match(requeue.body, { changed: 0 }, 'without its body a message cannot be requeued');
 });

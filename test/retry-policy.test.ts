@@ -20,6 +20,7 @@ t.test('the default schedule is 1m, 5m, 15m, 30m, 1h, 2h, 4h within a 5-day queu
   t.same(policy.delaysS, [60, 300, 900, 1800, 3600, 7200, 14400]);
   t.equal(policy.maxQueueAgeS, 432000);
   t.equal(policy.jitterRatio, 0.1);
+  t.equal(policy.requeueWindowS, 259200, 'bodies of bounced or failed messages are kept three days for requeue');
   t.ok(Object.isFrozen(policy) && Object.isFrozen(policy.delaysS));
 });
 
@@ -130,15 +131,15 @@ t.test('a malformed policy file is rejected', async (t) => {
   };
   t.throws(() => loadRetryPolicy({ env: {}, path: write('{') }), { message: /cannot read retry policy/ });
   t.throws(() => loadRetryPolicy({ env: {}, path: write('[]') }), { message: /not a JSON object/ });
-  const noJitter = write(JSON.stringify({ delaysS: [60], maxQueueAgeS: 600 }));
+  const noJitter = write(JSON.stringify({ delaysS: [60], maxQueueAgeS: 600, requeueWindowS: 0 }));
   t.throws(() => loadRetryPolicy({ env: {}, path: noJitter }), { message: /missing setting jitterRatio/ });
-  const hugeJitter = write(JSON.stringify({ delaysS: [60], maxQueueAgeS: 600, jitterRatio: 2 }));
+  const hugeJitter = write(JSON.stringify({ delaysS: [60], maxQueueAgeS: 600, jitterRatio: 2, requeueWindowS: 0 }));
   t.throws(() => loadRetryPolicy({ env: {}, path: hugeJitter }), { message: /jitterRatio: must be <= 0.5/ });
-  const empty = write(JSON.stringify({ delaysS: [], maxQueueAgeS: 600, jitterRatio: 0 }));
+  const empty = write(JSON.stringify({ delaysS: [], maxQueueAgeS: 600, jitterRatio: 0, requeueWindowS: 0 }));
   t.throws(() => loadRetryPolicy({ env: {}, path: empty }), { message: /delaysS: must NOT have fewer than 1 items/ });
 });
 
 t.test('a policy without jitter retries on the exact schedule', async (t) => {
-  const exact: RetryPolicy = { delaysS: [30], maxQueueAgeS: 3600, jitterRatio: 0 };
+  const exact: RetryPolicy = { delaysS: [30], maxQueueAgeS: 3600, jitterRatio: 0, requeueWindowS: 0 };
   t.equal(secondsAfter(at(0), nextAttemptAt(1, queuedAt, at(0), exact)), 30);
 });

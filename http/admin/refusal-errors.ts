@@ -44,6 +44,9 @@ export function adminErrorFor(refusal: ManagementRefusal): AdminError {
       return adminError('rate_limited', refusal.message, {}, { 'Retry-After': String(refusal.retryAfterS) });
     case 'system_mail_unavailable':
       return adminError('unavailable', refusal.reason);
+    // Requeue is the platform operators' (dashboard and CLI); /v2 never meets it, but says it plainly.
+    case 'suppressed_addresses':
+      return adminError('validation_failed', `On the suppression list: ${refusal.emails.join(', ')}`);
     // Card payments are the dashboard's; /v2 never asks for them.
     case 'payments_offline':
     case 'payment_failed':

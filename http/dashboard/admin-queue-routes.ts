@@ -7,7 +7,7 @@ import { endpoint, type DashboardRoute } from './route.js';
 import { operatorOf, type DashboardCaller } from './authentication.js';
 import { oneOf } from './collection.js';
 import { valueOf } from './refusal-errors.js';
-import { IN_QUEUE } from '../../domain/queue-state.js';
+import { IN_QUEUE, REQUEUEABLE } from '../../domain/queue-state.js';
 import { LIST_DEFAULT, LIST_MAX, type ChangedRecipient, type DestinationSummary, type QueuedRecipient, type QueueSelection } from '../../core/queue-control.js';
 
 type Route = DashboardRoute<DashboardCaller>;
@@ -149,6 +149,27 @@ const purge: Route = {
   ],
 };
 
+const requeue: Route = {
+  namespace: 'tern/v2',
+  path: '/admin/queue/requeue',
+  endpoints: [
+    endpoint({
+      methods: ['POST'],
+      permission: 'operator',
+      rate: null,
+      summary:
+        'Sends the chosen bounced or failed recipients again as new attempts, paid for again, while their message’s body is kept; never a suppressed address (operators, audited)',
+      args: Type.Object({ ...changeArgs, state: Type.Optional(oneOf(REQUEUEABLE, { description: 'Only recipients that ended in this state.' })) }),
+      async handle({ ctx, user, params }) {
+        const actor = { kind: 'operator' as const, operator: operatorOf(user).user };
+        const change = valueOf(await ctx.core.queueControl.requeue(actor, selectionOf(params), params.reason ?? ''));
+        const suppressed = change.suppressed.map((r) => ({ recipient_id: r.id, message_id: r.messageId, email: r.email }));
+        return { body: { changed: change.changed, recipients: changedView(change.recipients), suppressed } };
+      },
+    }),
+  ],
+};
+
 export const adminQueueRoutes: readonly Route[] = [
   list,
   summary,
@@ -156,4 +177,5 @@ export const adminQueueRoutes: readonly Route[] = [
   simpleChange('release', 'Releases the chosen held recipients, due now; the time held does not count toward the max queue age (operators, audited)'),
   simpleChange('flush', 'Makes the chosen waiting recipients due now (operators, audited)'),
   purge,
+  requeue,
 ];

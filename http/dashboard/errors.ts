@@ -56,6 +56,7 @@ export const DASHBOARD_ERRORS = {
   rest_payments_offline: 409,
   rest_payment_failed: 402,
   rest_no_saved_card: 409,
+  rest_suppressed_addresses: 409,
   rest_invalid_signature: 400,
   rest_invitation_invalid_id: 404,
   rest_invitation_invalid: 400,

@@ -154,7 +154,8 @@ export async function refundUnsent(q: Queryable, unsent: ReadonlyMap<string, num
   if (!unsent.size) return;
   const ids = [...unsent.keys()];
   for (const chunk of chunksByParams(ids, 1)) {
-    const rows = await q.all(`SELECT reference, pool_id FROM credit_entries WHERE kind = 'send' AND reference IN (${chunk.map(() => '?').join(', ')})`, chunk);
+    // DISTINCT: a requeued message has a second send entry, and its unsent recipients are refunded once.
+    const rows = await q.all(`SELECT DISTINCT reference, pool_id FROM credit_entries WHERE kind = 'send' AND reference IN (${chunk.map(() => '?').join(', ')})`, chunk);
     for (const { reference, pool_id } of rows.map(decodeSendPool)) {
       const entry: NewCreditEntry = { poolId: pool_id, kind: 'refund', amount: unsent.get(reference)!, actor: TERN, reference, reason: 'recipient not sent' };
       await applyEntry(q, entry, at);

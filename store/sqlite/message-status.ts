@@ -2,7 +2,7 @@
 import type { Queryable } from './sql.js';
 import { nowIso } from '../../shared/time.js';
 import { groupBy } from '../../shared/group-by.js';
-import { messageStatusOf, type MessageStatus, type RecipientState } from '../../domain/queue-state.js';
+import { messageStatusOf, REQUEUEABLE, type MessageStatus, type RecipientState } from '../../domain/queue-state.js';
 
 /** Re-derives a message's status from its recipients' states. */
 export async function refreshStatus(q: Queryable, messageId: string): Promise<MessageStatus> {
@@ -13,7 +13,9 @@ export async function refreshStatus(q: Queryable, messageId: string): Promise<Me
 /**
  * Re-derives the statuses of several messages with one read and one write per distinct outcome, so a batch
  * of deliveries costs the writer a few statements rather than two per message. A message left with nothing
- * in flight loses its body here, in the same transaction, whichever path finished it.
+ * in the queue loses its body here, in the same transaction, whichever path finished it, unless a recipient of
+ * it bounced or failed: that body is kept for an operator's requeue, and the queue's sweep deletes it once the
+ * requeue window has passed (dropKeptBodies).
  */
 export async function refreshStatuses(q: Queryable, messageIds: readonly string[]): Promise<Map<string, MessageStatus>> {
   const statuses = new Map<string, MessageStatus>();
@@ -25,7 +27,7 @@ export async function refreshStatuses(q: Queryable, messageIds: readonly string[
   const statesOf = groupBy(rows, (r) => r.message_id);
   const derived = messageIds.map((id) => {
     const states = (statesOf.get(id) ?? []).map((r) => r.state);
-    return { id, status: messageStatusOf(states), anySent: states.includes('sent') };
+    return { id, status: messageStatusOf(states), anySent: states.includes('sent'), requeueable: states.some((s) => REQUEUEABLE.includes(s)) };
   });
   for (const d of derived) statuses.set(d.id, d.status);
   // Messages that take the same status (and the same sent_at rule) are updated together.
@@ -37,7 +39,7 @@ export async function refreshStatuses(q: Queryable, messageIds: readonly string[
       [group[0]!.status, now, Number(group[0]!.anySent), now, ...group.map((d) => d.id)],
     );
   }
-  const finished = messageIds.filter((id) => statuses.get(id) !== 'pending');
+  const finished = derived.filter((d) => d.status !== 'pending' && !d.requeueable).map((d) => d.id);
   if (finished.length) await q.run(`DELETE FROM message_bodies WHERE message_id IN (${finished.map(() => '?').join(',')})`, finished);
   return statuses;
 }

@@ -6,7 +6,8 @@ import { Type } from '@sinclair/typebox';
 import type { Queryable, Sql, SqlValue } from './sql.js';
 import { Int, Nullable, OneOf, rowDecoder, Text } from './decode.js';
 import { AuditLogStore } from './audit-log.js';
-import { refundUnsent } from './credits.js';
+import { debitSends, refundUnsent } from './credits.js';
+import { chunksByParams } from './write-batch.js';
 import { refreshStatuses } from './message-status.js';
 import { applyFeedbackAfterMove } from './feedback-apply.js';
 import { nowIso } from '../../shared/time.js';
@@ -22,6 +23,7 @@ import type {
   QueueControlRepository,
   QueuedRecipient,
   QueueSelector,
+  RequeueOutcome,
 } from '../queue-control.js';
 
 const decodeQueued = rowDecoder(
@@ -204,6 +206,34 @@ export class QueueControlStore implements QueueControlRepository {
     );
   }
 
+  async requeue(selector: QueueSelector, now: number, audit: QueueAudit): Promise<RequeueOutcome> {
+    const [where, params] = whereOf(selector, within('requeue'));
+    return this.sql.tx(async (q) => {
+      // Only messages whose body is kept: message_bodies holds the queue's messages and those kept for requeue.
+      const chosen = (
+        await q.all(`SELECT id, message_id, team_id, email FROM recipients WHERE ${where} AND message_id IN (SELECT message_id FROM message_bodies)`, params)
+      ).map(decodeChosen);
+      const suppressed = await suppressedOf(q, chosen);
+      const sending = chosen.filter((r) => !suppressed.has(r.id));
+      const at = nowIso();
+      const paid = await payAgain(q, sending, at);
+      if (!paid.ok) return { ok: false, reason: 'insufficient_credits', balance: paid.balance };
+      const requeued = sending.length ? await moveToQueued(q, sending, now, at) : [];
+      await refreshStatuses(q, [...new Set(requeued.map((r) => r.messageId))]);
+      await AuditLogStore.insert(q, audit(requeued.length));
+      return { ok: true, requeued, suppressed: chosen.filter((r) => suppressed.has(r.id)).map(({ id, messageId, email }) => ({ id, messageId, email })) };
+    });
+  }
+
+  async dropKeptBodies(finishedBefore: string, limit: number): Promise<number> {
+    const res = await this.sql.run(
+      `DELETE FROM message_bodies WHERE message_id IN (
+         SELECT b.message_id FROM message_bodies b JOIN messages m ON m.id = b.message_id WHERE m.status <> 'pending' AND m.updated_at < ? LIMIT ?)`,
+      [finishedBefore, limit],
+    );
+    return res.changes;
+  }
+
   /** Runs a change and writes its audit entry, from how many recipients it changed, in the same transaction. */
   private audited<T>(audit: QueueAudit, change: (q: Queryable) => Promise<T>, count: (changed: T) => number): Promise<T> {
     return this.sql.tx(async (q) => {
@@ -214,7 +244,61 @@ export class QueueControlStore implements QueueControlRepository {
   }
 }
 
-function countByMessage(recipients: readonly ChangedRecipient[]): Map<string, number> {
+interface Chosen {
+  id: number;
+  messageId: string;
+  teamId: number;
+  email: string;
+}
+
+const decodeChosen = rowDecoder('chosen recipient', Type.Object({ id: Int, message_id: Text, team_id: Int, email: Text }), (r): Chosen => ({
+  id: r.id,
+  messageId: r.message_id,
+  teamId: r.team_id,
+  email: r.email,
+}));
+
+/** The ids of the recipients whose address is on their team's suppression list (kept lower case). */
+async function suppressedOf(q: Queryable, chosen: readonly Chosen[]): Promise<Set<number>> {
+  const out = new Set<number>();
+  for (const r of chosen) {
+    if (await q.get('SELECT 1 AS x FROM suppressions WHERE team_id = ? AND email = ?', [r.teamId, r.email.toLowerCase()])) out.add(r.id);
+  }
+  return out;
+}
+
+const decodePool = rowDecoder('send pool', Type.Object({ pool_id: Int }), (r) => r.pool_id);
+const decodeBalance = rowDecoder('credit balance', Type.Object({ credit_balance: Int }), (r) => r.credit_balance);
+
+/** Each message's requeued recipients paid for again, from the pool its send entry took from (none: it was free). */
+async function payAgain(q: Queryable, sending: readonly Chosen[], at: string): Promise<{ ok: true } | { ok: false; balance: number }> {
+  for (const [messageId, count] of countByMessage(sending)) {
+    const pool = await q.get("SELECT pool_id FROM credit_entries WHERE kind = 'send' AND reference = ? LIMIT 1", [messageId]);
+    if (!pool) continue;
+    const poolId = decodePool(pool);
+    if (!(await debitSends(q, poolId, [{ id: messageId, sendingKeyId: null, cost: count }], at))) {
+      return { ok: false, balance: decodeBalance((await q.get('SELECT credit_balance FROM teams WHERE id = ?', [poolId]))!) };
+    }
+  }
+  return { ok: true };
+}
+
+/** A new attempt: queued and due now, its age counted from now, its last reply kept for the log. */
+async function moveToQueued(q: Queryable, sending: readonly Chosen[], now: number, at: string): Promise<DueAgain[]> {
+  const moved: DueAgain[] = [];
+  for (const chunk of chunksByParams(sending, 1)) {
+    const rows = await q.all(
+      `UPDATE recipients SET state = 'queued', reason = '', next_attempt_at = ?, queued_at = ?, held_ms = 0, held_at = NULL, hard_bounce = NULL,
+         lease_until = NULL, updated_at = ?
+       WHERE id IN (${chunk.map(() => '?').join(', ')}) AND state IN (${quoted(OPERATION_APPLIES_TO.requeue)}) RETURNING id, message_id, next_attempt_at AS due`,
+      [now, now, at, ...chunk.map((r) => r.id)],
+    );
+    moved.push(...rows.map(decodeDue));
+  }
+  return moved;
+}
+
+function countByMessage(recipients: ReadonlyArray<{ messageId: string }>): Map<string, number> {
   const counts = new Map<string, number>();
   for (const r of recipients) counts.set(r.messageId, (counts.get(r.messageId) ?? 0) + 1);
   return counts;
