@@ -75,7 +75,7 @@ const recipientLine = (r: QueuedRecipient) =>
 
 const destinationJson = (d: DestinationSummary) => ({
   domain: d.domain,
-  total: d.queued + d.sending + d.deferred + d.held,
+  total: d.total,
   queued: d.queued,
   sending: d.sending,
   deferred: d.deferred,

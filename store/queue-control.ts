@@ -37,6 +37,8 @@ export interface QueuedRecipient {
 /** One destination domain's part of the queue (qshape's line). */
 export interface DestinationSummary {
   domain: string;
+  /** Its recipients in the queue, in any state. */
+  total: number;
   queued: number;
   sending: number;
   deferred: number;

@@ -8,7 +8,15 @@ import { operatorOf, type DashboardCaller } from './authentication.js';
 import { oneOf } from './collection.js';
 import { valueOf } from './refusal-errors.js';
 import { IN_QUEUE, REQUEUEABLE } from '../../domain/queue-state.js';
-import { LIST_DEFAULT, LIST_MAX, type ChangedRecipient, type DestinationSummary, type QueuedRecipient, type QueueSelection } from '../../core/queue-control.js';
+import {
+  LIST_DEFAULT,
+  LIST_MAX,
+  type ChangedRecipient,
+  type DestinationSummary,
+  type QueuedRecipient,
+  type QueueActor,
+  type QueueSelection,
+} from '../../core/queue-control.js';
 
 type Route = DashboardRoute<DashboardCaller>;
 
@@ -54,7 +62,7 @@ const recipientView = (r: QueuedRecipient) => ({
 
 const destinationView = (d: DestinationSummary) => ({
   domain: d.domain,
-  total: d.queued + d.sending + d.deferred + d.held,
+  total: d.total,
   queued: d.queued,
   sending: d.sending,
   deferred: d.deferred,
@@ -62,6 +70,9 @@ const destinationView = (d: DestinationSummary) => ({
   oldest_queued_at: isoOf(d.oldestQueuedAt),
   last_error: d.lastError,
 });
+
+/** The operator signed in, as the queue's audit entries name it. */
+const actorOf = (user: DashboardCaller | undefined): QueueActor => ({ kind: 'operator', operator: operatorOf(user).user });
 
 const changedView = (recipients: readonly ChangedRecipient[]) => recipients.map((r) => ({ recipient_id: r.id, message_id: r.messageId }));
 
@@ -116,8 +127,7 @@ function simpleChange(action: 'hold' | 'release' | 'flush', summaryText: string)
         summary: summaryText,
         args: Type.Object(changeArgs),
         async handle({ ctx, user, params }) {
-          const actor = { kind: 'operator' as const, operator: operatorOf(user).user };
-          const change = valueOf(await ctx.core.queueControl[action](actor, selectionOf(params), params.reason ?? ''));
+          const change = valueOf(await ctx.core.queueControl[action](actorOf(user), selectionOf(params), params.reason ?? ''));
           return { body: { changed: change.changed, recipients: changedView(change.recipients) } };
         },
       }),
@@ -141,8 +151,7 @@ const purge: Route = {
         notify: Type.Boolean({ description: 'Report each purged recipient to the team’s webhooks as a soft bounce.', default: false }),
       }),
       async handle({ ctx, user, params }) {
-        const actor = { kind: 'operator' as const, operator: operatorOf(user).user };
-        const change = valueOf(await ctx.core.queueControl.purge(actor, selectionOf(params), params.reason, params.notify));
+        const change = valueOf(await ctx.core.queueControl.purge(actorOf(user), selectionOf(params), params.reason, params.notify));
         return { body: { changed: change.changed, finished: change.finished, notified: change.notified, recipients: changedView(change.recipients) } };
       },
     }),
@@ -161,8 +170,7 @@ const requeue: Route = {
         'Sends the chosen bounced or failed recipients again as new attempts, paid for again, while their message’s body is kept; never a suppressed address (operators, audited)',
       args: Type.Object({ ...changeArgs, state: Type.Optional(oneOf(REQUEUEABLE, { description: 'Only recipients that ended in this state.' })) }),
       async handle({ ctx, user, params }) {
-        const actor = { kind: 'operator' as const, operator: operatorOf(user).user };
-        const change = valueOf(await ctx.core.queueControl.requeue(actor, selectionOf(params), params.reason ?? ''));
+        const change = valueOf(await ctx.core.queueControl.requeue(actorOf(user), selectionOf(params), params.reason ?? ''));
         const suppressed = change.suppressed.map((r) => ({ recipient_id: r.id, message_id: r.messageId, email: r.email }));
         return { body: { changed: change.changed, recipients: changedView(change.recipients), suppressed } };
       },

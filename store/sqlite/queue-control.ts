@@ -58,9 +58,10 @@ const decodeQueued = rowDecoder(
 
 const decodeDestination = rowDecoder(
   'destination summary',
-  Type.Object({ domain: Text, queued: Int, sending: Int, deferred: Int, held: Int, oldest: Int }),
+  Type.Object({ domain: Text, total: Int, queued: Int, sending: Int, deferred: Int, held: Int, oldest: Int }),
   (r): Omit<DestinationSummary, 'lastError'> => ({
     domain: r.domain,
+    total: r.total,
     queued: r.queued,
     sending: r.sending,
     deferred: r.deferred,
@@ -114,7 +115,7 @@ export class QueueControlStore implements QueueControlRepository {
   async summarize(selector: QueueSelector): Promise<DestinationSummary[]> {
     const [where, params] = whereOf(selector, IN_QUEUE);
     const rows = await this.sql.all(
-      `SELECT domain, SUM(state = 'queued') AS queued, SUM(state = 'sending') AS sending, SUM(state = 'deferred') AS deferred,
+      `SELECT domain, COUNT(*) AS total, SUM(state = 'queued') AS queued, SUM(state = 'sending') AS sending, SUM(state = 'deferred') AS deferred,
          SUM(state = 'held') AS held, MIN(queued_at) AS oldest
        FROM recipients WHERE ${where} GROUP BY domain ORDER BY COUNT(*) DESC, domain`,
       params,
