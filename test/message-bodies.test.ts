@@ -1,5 +1,6 @@
 // Message bodies kept in the store (migration 5): written with the message, kept while any recipient is in
-// flight, and gone with the transaction that finishes the message, whichever outcome finished it.
+// flight, and gone with the transaction that finishes the message, whichever path finished it; unless a recipient
+// of it bounced or failed, when it is kept for an operator's requeue until the requeue window has passed.
 import t, { type Test } from 'tap';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -59,8 +60,22 @@ t.test('a body is kept while any recipient is in flight and deleted with the las
   t.same(await messages.body('m1'), m.body, 'kept: one recipient is deferred');
 
   await claim(second, 'lease-3');
-  t.same((await queue.finish([attempt(second, 'lease-3', 'bounced')])).finished, ['m1']);
+  t.same((await queue.finish([attempt(second, 'lease-3', 'sent')])).finished, ['m1']);
   t.equal(await messages.body('m1'), undefined, 'deleted in the transaction that finished the message');
+});
+
+t.test('a body whose message ended with a bounce is kept for a requeue, until the requeue window has passed', async (t) => {
+  const { messages, queue, queueControl } = await store(t, 10);
+  const m = message('m2', [recipient('one@dest.test'), recipient('two@dest.test')]);
+  const due = await messages.insert(m);
+  if (due === 'insufficient_balance') throw new Error('the account can pay');
+  const [first, second] = due.map((r) => r.id) as [number, number];
+  t.equal((await queue.claim([first, second], Date.now(), Date.now() + 60_000, 'lease-1')).length, 2);
+  t.same((await queue.finish([attempt(first, 'lease-1', 'sent'), attempt(second, 'lease-1', 'bounced')])).finished, ['m2']);
+  t.same(await messages.body('m2'), m.body, 'kept: its bounced recipient may be sent again');
+  t.equal(await queueControl.dropKeptBodies(new Date(Date.now() - 60_000).toISOString(), 10), 0, 'not while the window lasts');
+  t.equal(await queueControl.dropKeptBodies(new Date(Date.now() + 60_000).toISOString(), 10), 1);
+  t.equal(await messages.body('m2'), undefined, 'deleted once it has passed');
 });
 
 t.test('a message with nothing to send keeps no body, and neither does one the account cannot pay for', async (t) => {
