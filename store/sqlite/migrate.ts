@@ -1,6 +1,6 @@
 // Brings a database up to the current schema: every migration not yet applied, each in its own transaction.
 import type { Sql } from './sql.js';
-import { MIGRATIONS } from './migrations.js';
+import { LATEST_SCHEMA_VERSION, MIGRATIONS } from './migrations.js';
 
 /** Applies every migration not yet applied. Safe to run from several processes: each takes the write lock. */
 export async function migrate(sql: Sql): Promise<number[]> {
@@ -26,10 +26,9 @@ export async function migrate(sql: Sql): Promise<number[]> {
  */
 async function refuseNewerSchema(sql: Sql): Promise<void> {
   const row = await sql.get<{ version: number | null }>('SELECT MAX(version) AS version FROM schema_migrations');
-  const known = MIGRATIONS[MIGRATIONS.length - 1]!.version;
-  if (row && row.version !== null && row.version > known) {
+  if (row && row.version !== null && row.version > LATEST_SCHEMA_VERSION) {
     throw new Error(
-      `the database is at schema version ${row.version}, newer than this release's ${known}: run the release that migrated it, or restore a backup taken before the upgrade`,
+      `the database is at schema version ${row.version}, newer than this release's ${LATEST_SCHEMA_VERSION}: run the release that migrated it, or restore a backup taken before the upgrade`,
     );
   }
 }

@@ -888,3 +888,6 @@ CREATE INDEX recipients_held ON recipients(team_id, domain, held_at) WHERE state
       ),
   },
 ];
+
+/** The schema version this release brings a database to: its newest migration. */
+export const LATEST_SCHEMA_VERSION = Math.max(...MIGRATIONS.map((m) => m.version));

@@ -7,7 +7,7 @@ import { existsSync } from 'node:fs';
 import { basename } from 'node:path';
 import sqlite3 from 'sqlite3';
 import { databaseFile } from './open.js';
-import { MIGRATIONS } from './migrations.js';
+import { LATEST_SCHEMA_VERSION } from './migrations.js';
 import type { DatabaseBackup, DatabaseCopy } from '../database-backup.js';
 
 /** How long a step refused as busy (a checkpoint, a WAL recovery by another process) is tried again. */
@@ -73,7 +73,7 @@ async function settle(file: string): Promise<DatabaseCopy> {
 
 export const sqliteDatabaseBackup: DatabaseBackup = {
   fileName: basename(databaseFile('.')),
-  latestSchemaVersion: Math.max(...MIGRATIONS.map((m) => m.version)),
+  latestSchemaVersion: LATEST_SCHEMA_VERSION,
   async copy(dataDir, target) {
     const file = databaseFile(dataDir);
     if (!existsSync(file)) throw new Error(`no database at ${file}`);
