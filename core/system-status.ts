@@ -1,10 +1,9 @@
 // The operator's view of a running Tern (`ternmail status`, later the platform-admin pages): versions, data
 // dir and schema, Redis, each process's readiness and uptime, the SMTP listeners, the queue, the last
 // domain-check round and the webhook outbox. It only reads, and decides here what counts as down.
-import { readFileSync } from 'node:fs';
 import type { Redis } from 'ioredis';
 import type { Config } from '../shared/config.js';
-import { projectPath } from '../shared/paths.js';
+import { ternVersion } from '../shared/version.js';
 import { askReadiness, processStartedAt, smtpGreets, reachableHost, type ProcessReadiness } from '../shared/process-probe.js';
 import { redisAnswers } from '../shared/redis.js';
 import type { Queue } from '../queue/queue.js';
@@ -60,8 +59,6 @@ export interface SystemStatusDeps {
   now?: () => number;
 }
 
-const packageVersion = (): string => (JSON.parse(readFileSync(projectPath('package.json'), 'utf8')) as { version: string }).version;
-
 const baseUrl = (host: string, port: number) => `http://${reachableHost(host)}:${port}`;
 
 export class SystemStatus {
@@ -85,7 +82,7 @@ export class SystemStatus {
       ...listeners.filter((l) => !l.up).map((l) => `smtp:${l.port}`),
     ];
     return {
-      versions: { tern: packageVersion(), node: process.version, database },
+      versions: { tern: ternVersion(), node: process.version, database },
       dataDir: config.dataDir,
       schemaVersion,
       redis: { up: redisUp },

@@ -1,10 +1,8 @@
 // The backup archive's format: a gzipped tar holding manifest.json and, under data/, the files of a data
 // directory; the manifest says which Tern wrote it and gives each file's size and SHA-256. The rules a
 // restore applies to an archive it did not write (entry paths, entry types, the manifest) are here too.
-import { readFileSync } from 'node:fs';
 import { Type, type Static } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
-import { projectPath } from '../../shared/paths.js';
 import { refusedBackup, succeeded, type BackupOutcome } from './refusals.js';
 
 export const FORMAT = 'tern-backup';
@@ -38,12 +36,6 @@ const ManifestSchema = Type.Object(
 
 export type Manifest = Static<typeof ManifestSchema>;
 export type ManifestFile = Manifest['files'][number];
-
-/** This build's version (package.json), written in each manifest. */
-export function ternVersion(): string {
-  const pkg: unknown = JSON.parse(readFileSync(projectPath('package.json'), 'utf8'));
-  return typeof pkg === 'object' && pkg !== null && 'version' in pkg && typeof pkg.version === 'string' ? pkg.version : 'unknown';
-}
 
 /**
  * Why a relative path could leave the directory it is resolved in, or null when it cannot: no absolute path,

@@ -12,7 +12,8 @@ import { create as createTar } from 'tar';
 import type { Config } from '../../shared/config.js';
 import { inboundSpoolDir, masterKeyFile, selfSignedTlsDir } from '../../shared/data-dir.js';
 import { databaseBackup } from '../../store/index.js';
-import { DATA_ENTRY, FORMAT, FORMAT_VERSION, MANIFEST_ENTRY, ternVersion, type Manifest } from './archive-format.js';
+import { DATA_ENTRY, FORMAT, FORMAT_VERSION, MANIFEST_ENTRY, type Manifest } from './archive-format.js';
+import { ternVersion } from '../../shared/version.js';
 import { copyIn, digest, walk } from './file-tree.js';
 import { refusedBackup, succeeded, type BackupOutcome } from './refusals.js';
 
