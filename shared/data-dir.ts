@@ -8,5 +8,8 @@ export const masterKeyFile = (dataDir: string): string => join(dataDir, 'keys', 
 /** The self-signed TLS pair made on first start when no certificate is configured (shared/tls.ts). */
 export const selfSignedTlsDir = (dataDir: string): string => join(dataDir, 'tls');
 
+/** The certificate and key of a TLS pair kept in `dir` (the self-signed pair's directory, or its staging one). */
+export const tlsPairIn = (dir: string): { cert: string; key: string } => ({ cert: join(dir, 'cert.pem'), key: join(dir, 'key.pem') });
+
 /** The bodies of DSN and ARF reports received on the MX port, until the report worker applies them. */
 export const inboundSpoolDir = (dataDir: string): string => join(dataDir, 'spool-inbound');

@@ -3,7 +3,7 @@ import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync
 import { join } from 'node:path';
 import { generate } from 'selfsigned';
 import type { Config } from './config.js';
-import { selfSignedTlsDir } from './data-dir.js';
+import { selfSignedTlsDir, tlsPairIn } from './data-dir.js';
 
 export interface TlsFiles {
   certPath: string;
@@ -14,8 +14,7 @@ export interface TlsFiles {
 export async function ensureTlsCertificate(config: Config): Promise<TlsFiles> {
   if (config.tls.cert && config.tls.key) return { certPath: config.tls.cert, keyPath: config.tls.key, selfSigned: false };
   const dir = selfSignedTlsDir(config.dataDir);
-  const certPath = join(dir, 'cert.pem');
-  const keyPath = join(dir, 'key.pem');
+  const { cert: certPath, key: keyPath } = tlsPairIn(dir);
   if (existsSync(certPath) && existsSync(keyPath)) return { certPath, keyPath, selfSigned: true };
   const host = config.publicHostname;
   const pems = await generate([{ name: 'commonName', value: host }], {
@@ -38,8 +37,9 @@ export async function ensureTlsCertificate(config: Config): Promise<TlsFiles> {
   mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
   const staging = mkdtempSync(join(config.dataDir, '.tls-'));
   try {
-    writeFileSync(join(staging, 'key.pem'), pems.private, { mode: 0o600 });
-    writeFileSync(join(staging, 'cert.pem'), pems.cert, { mode: 0o644 });
+    const staged = tlsPairIn(staging);
+    writeFileSync(staged.key, pems.private, { mode: 0o600 });
+    writeFileSync(staged.cert, pems.cert, { mode: 0o644 });
     chmodSync(staging, 0o700);
     try {
       renameSync(staging, dir);

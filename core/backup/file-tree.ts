@@ -1,8 +1,8 @@
 // The files of a backup's staging directory: walked, measured and digested, copied in, and given the modes of
-// a data directory's secrets (0600 files, 0700 directories).
+// a data directory's secrets (0600 files, 0700 directories), and flushed to disk.
 import { createHash } from 'node:crypto';
 import { createReadStream, type Dirent } from 'node:fs';
-import { chmod, copyFile, mkdir, readdir, stat } from 'node:fs/promises';
+import { chmod, copyFile, mkdir, open, readdir, stat } from 'node:fs/promises';
 import { dirname, join, posix, relative, sep } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 
@@ -57,4 +57,14 @@ export async function copyIn(from: string, to: string): Promise<boolean> {
 export async function restrictModes(root: string): Promise<void> {
   await chmod(root, 0o700);
   for (const entry of await walk(root)) await chmod(join(root, entry.path), entry.kind === 'directory' ? 0o700 : 0o600);
+}
+
+/** Flushes a file, or a directory's entries (a new name in it), to disk. */
+export async function syncPath(path: string): Promise<void> {
+  const handle = await open(path, 'r');
+  try {
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
 }

@@ -4,13 +4,13 @@
 // checked against the manifest's size and SHA-256, given mode 0600 (directories 0700), and only then is the
 // staged data directory renamed into place.
 import { existsSync, statSync } from 'node:fs';
-import { mkdir, mkdtemp, open, readdir, readFile, rename, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, rename, rm } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
 import { extract, list } from 'tar';
-import { selfSignedTlsDir } from '../../shared/data-dir.js';
+import { selfSignedTlsDir, tlsPairIn } from '../../shared/data-dir.js';
 import { databaseBackup } from '../../store/index.js';
 import { DATA_ENTRY, entryProblem, MANIFEST_ENTRY, parseManifest, type Manifest } from './archive-format.js';
-import { digest, restrictModes, walk } from './file-tree.js';
+import { digest, restrictModes, syncPath, walk } from './file-tree.js';
 import { refusedBackup, succeeded, type BackupOutcome } from './refusals.js';
 
 export interface Restored {
@@ -87,15 +87,6 @@ async function unpackAndVerify(file: string, staging: string): Promise<BackupOut
   return checked.ok ? manifest : checked;
 }
 
-async function syncDir(dir: string): Promise<void> {
-  const handle = await open(dir, 'r');
-  try {
-    await handle.sync();
-  } finally {
-    await handle.close();
-  }
-}
-
 export async function restoreBackup(from: string, dataDir: string): Promise<BackupOutcome<Restored>> {
   const file = resolve(from);
   const target = resolve(dataDir);
@@ -117,10 +108,9 @@ export async function restoreBackup(from: string, dataDir: string): Promise<Back
       if (code === 'ENOTEMPTY' || code === 'EEXIST' || code === 'ENOTDIR') return refusedBackup({ kind: 'target_not_empty', dataDir: target });
       throw err;
     }
-    await syncDir(dirname(target));
+    await syncPath(dirname(target));
     const { files, ...about } = manifest.value;
-    const tlsDir = selfSignedTlsDir(target);
-    const tls = about.tls && { cert: join(tlsDir, 'cert.pem'), key: join(tlsDir, 'key.pem') };
+    const tls = about.tls && tlsPairIn(selfSignedTlsDir(target));
     return succeeded({ dataDir: target, files: files.length, bytes: files.reduce((sum, f) => sum + f.size, 0), manifest: about, tls });
   } finally {
     await rm(staging, { recursive: true, force: true });

@@ -5,16 +5,16 @@
 // final name, and an existing file is never replaced.
 import { randomBytes } from 'node:crypto';
 import { createWriteStream, existsSync } from 'node:fs';
-import { access, constants, link, mkdir, mkdtemp, open, rm, unlink, writeFile } from 'node:fs/promises';
+import { access, constants, link, mkdir, mkdtemp, rm, unlink, writeFile } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { create as createTar } from 'tar';
 import type { Config } from '../../shared/config.js';
-import { inboundSpoolDir, masterKeyFile, selfSignedTlsDir } from '../../shared/data-dir.js';
+import { inboundSpoolDir, masterKeyFile, selfSignedTlsDir, tlsPairIn } from '../../shared/data-dir.js';
 import { databaseBackup } from '../../store/index.js';
 import { DATA_ENTRY, FORMAT, FORMAT_VERSION, MANIFEST_ENTRY, type Manifest } from './archive-format.js';
 import { ternVersion } from '../../shared/version.js';
-import { copyIn, digest, walk } from './file-tree.js';
+import { copyIn, digest, syncPath, walk } from './file-tree.js';
 import { refusedBackup, succeeded, type BackupOutcome } from './refusals.js';
 
 /** What a backup wrote: the archive and its manifest, less the list of files. */
@@ -30,8 +30,7 @@ type TlsPair = { source: 'configured' | 'self-signed'; cert: string; key: string
 /** The pair the MTA serves: the configured one, else the self-signed one made on first start (if it was). */
 function servedTls(config: Config): TlsPair | null {
   if (config.tls.cert && config.tls.key) return { source: 'configured', cert: config.tls.cert, key: config.tls.key };
-  const dir = selfSignedTlsDir(config.dataDir);
-  const pair = { cert: join(dir, 'cert.pem'), key: join(dir, 'key.pem') };
+  const pair = tlsPairIn(selfSignedTlsDir(config.dataDir));
   return existsSync(pair.cert) && existsSync(pair.key) ? { source: 'self-signed', ...pair } : null;
 }
 
@@ -64,7 +63,7 @@ async function copySpool(dataDir: string, staged: string, copied: Set<string>): 
   let count = 0;
   for (const entry of await walk(spool)) {
     if (entry.kind !== 'file' || copied.has(entry.path)) continue;
-    if (await copyIn(join(spool, entry.path), join(staged, basename(spool), entry.path))) count++;
+    if (await copyIn(join(spool, entry.path), join(inboundSpoolDir(staged), entry.path))) count++;
     copied.add(entry.path);
   }
   return count;
@@ -81,11 +80,12 @@ async function stageData(config: Config, staged: string, tls: TlsPair | null): P
   await copySpool(config.dataDir, staged, copied);
   const { schemaVersion } = await databaseBackup.copy(config.dataDir, join(staged, databaseBackup.fileName));
   await copySpool(config.dataDir, staged, copied);
-  await copyIn(masterKeyFile(config.dataDir), join(staged, 'keys', basename(masterKeyFile(config.dataDir))));
+  // The staging directory is laid out as a data directory: its paths come from the same names.
+  await copyIn(masterKeyFile(config.dataDir), masterKeyFile(staged));
   if (tls) {
-    const tlsDir = join(staged, basename(selfSignedTlsDir(config.dataDir)));
-    await copyIn(tls.cert, join(tlsDir, 'cert.pem'));
-    await copyIn(tls.key, join(tlsDir, 'key.pem'));
+    const pair = tlsPairIn(selfSignedTlsDir(staged));
+    await copyIn(tls.cert, pair.cert);
+    await copyIn(tls.key, pair.key);
   }
   return schemaVersion;
 }
@@ -110,12 +110,7 @@ async function describe(staged: string, schemaVersion: number, tls: TlsPair | nu
 async function pack(staging: string, temp: string): Promise<void> {
   const out = createWriteStream(temp, { flags: 'wx', mode: 0o600 });
   await pipeline(createTar({ gzip: true, portable: true, cwd: staging }, [MANIFEST_ENTRY, DATA_ENTRY]), out);
-  const handle = await open(temp, 'r');
-  try {
-    await handle.sync();
-  } finally {
-    await handle.close();
-  }
+  await syncPath(temp);
 }
 
 /** Gives `temp` the name `to` unless something has it already (link refuses to replace), and syncs the directory. */
@@ -126,12 +121,7 @@ async function publish(temp: string, to: string): Promise<boolean> {
     if ((err as NodeJS.ErrnoException).code === 'EEXIST') return false;
     throw err;
   }
-  const dir = await open(dirname(to), 'r');
-  try {
-    await dir.sync();
-  } finally {
-    await dir.close();
-  }
+  await syncPath(dirname(to));
   return true;
 }
 
