@@ -21,21 +21,26 @@ type Command = (config: Config, args: string[]) => Promise<unknown>;
 
 const SELECTOR_FLAGS = { team: 'string', domain: 'string', state: 'string', 'older-than': 'string', message: 'string', all: 'boolean', json: 'boolean' } as const;
 
-/** The CLI's connection to Redis: one try, no offline queue, so a Redis that is down fails a command at once. */
-async function redisOnce(config: Config): Promise<Redis> {
+/**
+ * The CLI's connection to Redis, for the commands that put recipients back on the schedule (release, flush,
+ * requeue): one try, no offline queue, so a Redis that is down fails them at once (the MTA's sweep then finds the
+ * recipients in SQLite). The others never connect: a refused connection keeps ioredis's connect timer, and so
+ * the process, alive for its whole timeout.
+ */
+async function redisFor(config: Config, schedules: boolean): Promise<Redis> {
   // Without a URL, `ternmail start`'s own Redis, on its socket in the data dir (absent when it is not running).
   const url = config.redisUrl ?? `unix://${managedRedisSocket(config.dataDir)}`;
   const options = { connectionName: 'tern-cli', lazyConnect: true, maxRetriesPerRequest: 0, enableOfflineQueue: false, retryStrategy: () => null, connectTimeout: 2000 };
   const path = url.startsWith('unix://') ? url.slice('unix://'.length) : url.startsWith('/') ? url : null;
   const redis = path ? new Redis({ ...options, path }) : new Redis(url, options);
   redis.on('error', () => undefined);
-  await redis.connect().catch(() => undefined);
+  if (schedules) await redis.connect().catch(() => undefined);
   return redis;
 }
 
-async function withQueueControl<T>(config: Config, work: (control: QueueControl) => Promise<T>): Promise<T> {
+async function withQueueControl<T>(config: Config, work: (control: QueueControl) => Promise<T>, o: { schedules?: boolean } = {}): Promise<T> {
   const store = await openStore(config.dataDir);
-  const redis = await redisOnce(config);
+  const redis = await redisFor(config, o.schedules === true);
   try {
     const queue = new Queue(store, redis, createLogger('cli', 'silent'));
     return await work(new QueueControl({ store, queue }));
@@ -122,18 +127,22 @@ const changeLines = (verb: string, change: QueueChange, extra: string[] = []): s
 const printed = (json: boolean, lines: string[], body: object) => (json ? body : new PrintedLines(lines));
 
 /** hold, release and flush: the same flags, the same output. */
-const simpleChange = (verb: string, run: (c: QueueControl, s: QueueSelection, reason: string) => ReturnType<QueueControl['hold']>): Command => {
+const simpleChange = (verb: string, schedules: boolean, run: (c: QueueControl, s: QueueSelection, reason: string) => ReturnType<QueueControl['hold']>): Command => {
   return (config, args) => {
     const f = flags(args, { ...SELECTOR_FLAGS, reason: 'string' });
     const selection = selectionOf(f);
     const reason = typeof f.reason === 'string' ? f.reason : '';
-    return withQueueControl(config, async (control) => {
-      const change = valueOf(await run(control, selection, reason));
-      return printed(f.json === true, changeLines(verb, change), {
-        [verb]: change.changed,
-        recipients: change.recipients.map((r) => ({ recipient_id: r.id, message_id: r.messageId })),
-      });
-    });
+    return withQueueControl(
+      config,
+      async (control) => {
+        const change = valueOf(await run(control, selection, reason));
+        return printed(f.json === true, changeLines(verb, change), {
+          [verb]: change.changed,
+          recipients: change.recipients.map((r) => ({ recipient_id: r.id, message_id: r.messageId })),
+        });
+      },
+      { schedules },
+    );
   };
 };
 
@@ -156,22 +165,26 @@ export const queueCommands: Record<string, Command> = {
       return new PrintedLines(rows.length ? summaryLines(rows, Date.now()) : ['the queue holds no such recipient']);
     });
   },
-  'queue hold': simpleChange('held', (c, s, reason) => c.hold(cliActor(), s, reason)),
-  'queue release': simpleChange('released', (c, s, reason) => c.release(cliActor(), s, reason)),
-  'queue flush': simpleChange('flushed', (c, s, reason) => c.flush(cliActor(), s, reason)),
+  'queue hold': simpleChange('held', false, (c, s, reason) => c.hold(cliActor(), s, reason)),
+  'queue release': simpleChange('released', true, (c, s, reason) => c.release(cliActor(), s, reason)),
+  'queue flush': simpleChange('flushed', true, (c, s, reason) => c.flush(cliActor(), s, reason)),
   'queue requeue': (config, args) => {
     const f = flags(args, { ...SELECTOR_FLAGS, reason: 'string' });
     const selection = selectionOf(f);
     const reason = typeof f.reason === 'string' ? f.reason : '';
-    return withQueueControl(config, async (control) => {
-      const change = valueOf(await control.requeue(cliActor(), selection, reason));
-      const skipped = change.suppressed.map((r) => `  ${r.messageId}  recipient_id=${r.id}  ${r.email}: on the suppression list, not requeued`);
-      return printed(f.json === true, [...changeLines('requeued', change), ...skipped], {
-        requeued: change.changed,
-        recipients: change.recipients.map((r) => ({ recipient_id: r.id, message_id: r.messageId })),
-        suppressed: change.suppressed.map((r) => ({ recipient_id: r.id, message_id: r.messageId, email: r.email })),
-      });
-    });
+    return withQueueControl(
+      config,
+      async (control) => {
+        const change = valueOf(await control.requeue(cliActor(), selection, reason));
+        const skipped = change.suppressed.map((r) => `  ${r.messageId}  recipient_id=${r.id}  ${r.email}: on the suppression list, not requeued`);
+        return printed(f.json === true, [...changeLines('requeued', change), ...skipped], {
+          requeued: change.changed,
+          recipients: change.recipients.map((r) => ({ recipient_id: r.id, message_id: r.messageId })),
+          suppressed: change.suppressed.map((r) => ({ recipient_id: r.id, message_id: r.messageId, email: r.email })),
+        });
+      },
+      { schedules: true },
+    );
   },
   'queue purge': (config, args) => {
     const f = flags(args, { ...SELECTOR_FLAGS, reason: 'string', notify: 'boolean' });
