@@ -4,6 +4,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { stopChild } from '../shared/stop-child.js';
+import type { Config } from '../shared/config.js';
 import { waitForPong } from '../shared/redis.js';
 
 export interface ManagedRedis {
@@ -28,6 +29,9 @@ function waitForPing(socket: string, child: ChildProcess, timeoutMs: number): Pr
 
 /** Where `ternmail start` puts its own Redis's unix socket: the operator commands reach it there. */
 export const managedRedisSocket = (dataDir: string): string => join(dataDir, 'redis', 'redis.sock');
+
+/** The Redis an operator command reaches: the configured one, else `ternmail start`'s own on its socket (absent when it is not running). */
+export const operatorRedisUrl = (config: Config): string => config.redisUrl ?? `unix://${managedRedisSocket(config.dataDir)}`;
 
 export async function startManagedRedis(dataDir: string): Promise<ManagedRedis> {
   const dir = join(dataDir, 'redis');

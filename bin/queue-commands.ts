@@ -2,14 +2,16 @@
 // queue control (core/queue-control.ts). Lists print one line per recipient or destination (`--json`: one JSON
 // object per line); changes print what they changed. Released and flushed recipients are put on the Redis schedule
 // when Redis answers; otherwise the MTA's sweep finds them in SQLite.
-import { Redis } from 'ioredis';
+import { userInfo } from 'node:os';
+import type { Redis } from 'ioredis';
 import type { Config } from '../shared/config.js';
 import { openStore } from '../store/index.js';
 import { createLogger } from '../shared/log.js';
 import { Queue } from '../queue/queue.js';
-import { cliActor, QueueControl, type DestinationSummary, type QueueChange, type QueuedRecipient, type QueueSelection } from '../core/queue-control.js';
+import { QueueControl, type QueueActor, type DestinationSummary, type QueueChange, type QueuedRecipient, type QueueSelection } from '../core/queue-control.js';
 import type { Managed, ManagementRefusal } from '../core/management-refusals.js';
-import { managedRedisSocket } from './managed-redis.js';
+import { operatorRedisUrl } from './managed-redis.js';
+import { connectRedis } from '../shared/redis.js';
 import { flags, integer, UsageError, type Flags } from './cli-flags.js';
 
 /** Text a command prints as it is, instead of the JSON object the other operator commands print. */
@@ -18,6 +20,9 @@ export class PrintedLines {
 }
 
 type Command = (config: Config, args: string[]) => Promise<unknown>;
+
+/** Who acts through the CLI: the host's user running `ternmail`, as the audit log names it. */
+const cliActor = (): QueueActor => ({ kind: 'cli', user: userInfo().username });
 
 const SELECTOR_FLAGS = { team: 'string', domain: 'string', state: 'string', 'older-than': 'string', message: 'string', all: 'boolean', json: 'boolean' } as const;
 
@@ -28,11 +33,8 @@ const SELECTOR_FLAGS = { team: 'string', domain: 'string', state: 'string', 'old
  * the process, alive for its whole timeout.
  */
 async function redisFor(config: Config, schedules: boolean): Promise<Redis> {
-  // Without a URL, `ternmail start`'s own Redis, on its socket in the data dir (absent when it is not running).
-  const url = config.redisUrl ?? `unix://${managedRedisSocket(config.dataDir)}`;
-  const options = { connectionName: 'tern-cli', lazyConnect: true, maxRetriesPerRequest: 0, enableOfflineQueue: false, retryStrategy: () => null, connectTimeout: 2000 };
-  const path = url.startsWith('unix://') ? url.slice('unix://'.length) : url.startsWith('/') ? url : null;
-  const redis = path ? new Redis({ ...options, path }) : new Redis(url, options);
+  const oneTry = { lazyConnect: true, maxRetriesPerRequest: 0, enableOfflineQueue: false, retryStrategy: () => null, connectTimeout: 2000 };
+  const redis = connectRedis(operatorRedisUrl(config), 'tern-cli', oneTry);
   redis.on('error', () => undefined);
   if (schedules) await redis.connect().catch(() => undefined);
   return redis;

@@ -6,7 +6,7 @@ import { createLogger } from '../shared/log.js';
 import { openStore } from '../store/index.js';
 import { Queue } from '../queue/queue.js';
 import { SystemStatus, type ProcessStatus, type SystemStatusReport } from '../core/system-status.js';
-import { managedRedisSocket } from './managed-redis.js';
+import { operatorRedisUrl } from './managed-redis.js';
 
 /** "3d 04h", "2h 05m", "4m 10s": an uptime as a person reads it. */
 export function duration(seconds: number): string {
@@ -83,7 +83,7 @@ function jsonObject(r: SystemStatusReport): Record<string, unknown> {
 /** Prints the status; the exit code: 0 when everything answers, 1 when something is down. */
 export async function printStatus(config: Config, asJson: boolean): Promise<number> {
   const store = await openStore(config.dataDir);
-  const redis = connectRedis(config.redisUrl ?? `unix://${managedRedisSocket(config.dataDir)}`, 'tern-status');
+  const redis = connectRedis(operatorRedisUrl(config), 'tern-status');
   // A Redis that is down is a finding of the report, not an error to print.
   redis.on('error', () => undefined);
   try {

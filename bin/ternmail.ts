@@ -12,6 +12,7 @@ import { DEFAULT_SUSPENSION_REASON, poolIdOf } from '../domain/team.js';
 import { CLI } from '../domain/credits.js';
 import { Credits } from '../core/credits.js';
 import { stopChild } from '../shared/stop-child.js';
+import { reachableHost } from '../shared/process-probe.js';
 import { serviceNodeFlags } from '../shared/node-flags.js';
 import { createLogger } from '../shared/log.js';
 import { operatorUsers, type IdentityRefusal } from '../core/identity/index.js';
@@ -299,8 +300,7 @@ async function firstStart(config: Config): Promise<FirstStart | null> {
 
 /** The URL to show a user: a wildcard listen address is reached through loopback. */
 function apiUrl(config: Config): string {
-  const host = config.api.host === '0.0.0.0' ? '127.0.0.1' : config.api.host === '::' ? '::1' : config.api.host;
-  return `http://${host.includes(':') ? `[${host}]` : host}:${config.api.port}`;
+  return `http://${reachableHost(config.api.host)}:${config.api.port}`;
 }
 
 function printWelcome(config: Config, first: FirstStart | null): void {

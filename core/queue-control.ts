@@ -2,7 +2,6 @@
 // the rules of a selection (which recipients, and that a change names some unless it says all), who did it, and
 // its audit entry. The CLI (the host's sysadmin) and the platform-admin HTTP routes both come through here; the
 // queue module carries the moves out.
-import { userInfo } from 'node:os';
 import type { Store } from '../store/index.js';
 import type { Queue, ChangedRecipient, DestinationSummary, QueuedRecipient, QueueSelector, SuppressedRecipient } from '../queue/queue.js';
 import { IN_QUEUE, REQUEUEABLE, type QueueOperation, type RecipientState } from '../domain/queue-state.js';
@@ -16,9 +15,6 @@ export type { ChangedRecipient, DestinationSummary, QueuedRecipient, SuppressedR
 
 /** Who steers the queue: a platform operator over HTTP, or the host's sysadmin through the CLI. */
 export type QueueActor = { kind: 'operator'; operator: Operator } | { kind: 'cli'; user: string };
-
-/** The CLI's actor: the host's user running `ternmail`. */
-export const cliActor = (): QueueActor => ({ kind: 'cli', user: userInfo().username });
 
 /** A selection as an interface receives it; every field given narrows it. */
 export interface QueueSelection {

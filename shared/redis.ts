@@ -6,8 +6,8 @@ import { answersWithin } from './readiness.js';
  * Connects to the Redis named by a redis:// URL or a unix:// (or bare) socket path. Commands issued in the same
  * turn of the event loop (many requests at once under load) go out in one write (auto-pipelining).
  */
-export function connectRedis(url: string, name: string): Redis {
-  const options = { connectionName: name, maxRetriesPerRequest: 3, lazyConnect: false, enableAutoPipelining: true };
+export function connectRedis(url: string, name: string, overrides: RedisOptions = {}): Redis {
+  const options = { connectionName: name, maxRetriesPerRequest: 3, lazyConnect: false, enableAutoPipelining: true, ...overrides };
   if (url.startsWith('unix://')) return new Redis({ ...options, path: url.slice('unix://'.length) });
   if (url.startsWith('/')) return new Redis({ ...options, path: url });
   return new Redis(url, options);
