@@ -6,6 +6,8 @@ import { Type } from '@sinclair/typebox';
 import type { Queryable, Sql, SqlValue } from './sql.js';
 import { Int, Nullable, OneOf, rowDecoder, Text } from './decode.js';
 import { AuditLogStore } from './audit-log.js';
+import { SuppressionStore } from './suppressions.js';
+import { groupBy } from '../../shared/group-by.js';
 import { debitSends, refundUnsent } from './credits.js';
 import { chunksByParams } from './write-batch.js';
 import { refreshStatuses } from './message-status.js';
@@ -262,8 +264,13 @@ const decodeChosen = rowDecoder('chosen recipient', Type.Object({ id: Int, messa
 /** The ids of the recipients whose address is on their team's suppression list (kept lower case). */
 async function suppressedOf(q: Queryable, chosen: readonly Chosen[]): Promise<Set<number>> {
   const out = new Set<number>();
-  for (const r of chosen) {
-    if (await q.get('SELECT 1 AS x FROM suppressions WHERE team_id = ? AND email = ?', [r.teamId, r.email.toLowerCase()])) out.add(r.id);
+  for (const [teamId, ofTeam] of groupBy(chosen, (r) => r.teamId)) {
+    const listed = await SuppressionStore.listedAmong(
+      q,
+      teamId,
+      ofTeam.map((r) => r.email.toLowerCase()),
+    );
+    for (const r of ofTeam) if (listed.has(r.email.toLowerCase())) out.add(r.id);
   }
   return out;
 }

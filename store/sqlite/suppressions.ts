@@ -1,6 +1,7 @@
 // A team's suppression list in SQLite: addresses that are not sent to.
 import { Type } from '@sinclair/typebox';
 import type { Queryable, Sql, SqlValue } from './sql.js';
+import { groupBy } from '../../shared/group-by.js';
 import { inList, pointReads } from './point-reads.js';
 import { countOf, Int, Nullable, OneOf, rowDecoder, Text } from './decode.js';
 import { limitOffset, type PageOf } from '../paging.js';
@@ -32,16 +33,6 @@ interface TeamAddress {
 
 /** Addresses per statement, within the point reads' longest list. */
 const MAX_ADDRESSES = 100;
-
-function byTeam(keys: readonly TeamAddress[]): Map<number, TeamAddress[]> {
-  const teams = new Map<number, TeamAddress[]>();
-  for (const key of keys) {
-    const list = teams.get(key.teamId);
-    if (list) list.push(key);
-    else teams.set(key.teamId, [key]);
-  }
-  return teams;
-}
 
 const decodeEmail = rowDecoder('suppressed address', Type.Object({ email: Text }), (r) => r.email);
 
@@ -155,17 +146,30 @@ export class SuppressionStore implements SuppressionRepository {
     return new Set(emails.filter((_, i) => found[i]));
   }
 
+  /**
+   * Which of `emails` (lower case) are on a team's list, MAX_ADDRESSES to a statement, on `q`: the send path's
+   * point reads and a requeue's transaction ask it the same way.
+   */
+  static async listedAmong(q: Queryable, teamId: number, emails: readonly string[]): Promise<Set<string>> {
+    const listed = new Set<string>();
+    for (let i = 0; i < emails.length; i += MAX_ADDRESSES) {
+      const list = inList(emails.slice(i, i + MAX_ADDRESSES));
+      const rows = await q.all(`SELECT email FROM suppressions WHERE team_id = ? AND email IN ${list.sql}`, [teamId, ...list.params]);
+      for (const email of rows.map(decodeEmail)) listed.add(email);
+    }
+    return listed;
+  }
+
   /** Whether each (team, address) is on the list, read together (see point-reads.ts): one statement per team. */
   private readonly entryOf = pointReads(async (keys: readonly TeamAddress[]) => {
     const found = new Map<TeamAddress, true>();
-    for (const [teamId, ofTeam] of byTeam(keys)) {
-      for (let i = 0; i < ofTeam.length; i += MAX_ADDRESSES) {
-        const part = ofTeam.slice(i, i + MAX_ADDRESSES);
-        const list = inList(part.map((k) => k.email));
-        const rows = await this.sql.all(`SELECT email FROM suppressions WHERE team_id = ? AND email IN ${list.sql}`, [teamId, ...list.params]);
-        const listed = new Set(rows.map(decodeEmail));
-        for (const key of part) if (listed.has(key.email)) found.set(key, true);
-      }
+    for (const [teamId, ofTeam] of groupBy(keys, (k) => k.teamId)) {
+      const listed = await SuppressionStore.listedAmong(
+        this.sql,
+        teamId,
+        ofTeam.map((k) => k.email),
+      );
+      for (const key of ofTeam) if (listed.has(key.email)) found.set(key, true);
     }
     return found;
   });
