@@ -14,8 +14,8 @@ export async function refreshStatus(q: Queryable, messageId: string): Promise<Me
  * Re-derives the statuses of several messages with one read and one write per distinct outcome, so a batch
  * of deliveries costs the writer a few statements rather than two per message. A message left with nothing
  * in the queue loses its body here, in the same transaction, whichever path finished it, unless a recipient of
- * it bounced or failed: that body is kept for an operator's requeue, and the queue's sweep deletes it once the
- * requeue window has passed (dropKeptBodies).
+ * it bounced or failed: that body is kept for an operator's requeue, marked with when (kept_since), and the
+ * queue's sweep deletes it once the requeue window has passed (dropKeptBodies).
  */
 export async function refreshStatuses(q: Queryable, messageIds: readonly string[]): Promise<Map<string, MessageStatus>> {
   const statuses = new Map<string, MessageStatus>();
@@ -39,7 +39,11 @@ export async function refreshStatuses(q: Queryable, messageIds: readonly string[
       [group[0]!.status, now, Number(group[0]!.anySent), now, ...group.map((d) => d.id)],
     );
   }
-  const finished = derived.filter((d) => d.status !== 'pending' && !d.requeueable).map((d) => d.id);
+  const ended = derived.filter((d) => d.status !== 'pending');
+  const finished = ended.filter((d) => !d.requeueable).map((d) => d.id);
   if (finished.length) await q.run(`DELETE FROM message_bodies WHERE message_id IN (${finished.map(() => '?').join(',')})`, finished);
+  // Kept for requeue from the first time the message ended; a later report about it does not extend the window.
+  const kept = ended.filter((d) => d.requeueable).map((d) => d.id);
+  if (kept.length) await q.run(`UPDATE message_bodies SET kept_since = COALESCE(kept_since, ?) WHERE message_id IN (${kept.map(() => '?').join(',')})`, [now, ...kept]);
   return statuses;
 }

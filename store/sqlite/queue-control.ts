@@ -222,16 +222,18 @@ export class QueueControlStore implements QueueControlRepository {
       const paid = await payAgain(q, sending, at);
       if (!paid.ok) return { ok: false, reason: 'insufficient_credits', balance: paid.balance };
       const requeued = sending.length ? await moveToQueued(q, sending, now, at) : [];
-      await refreshStatuses(q, [...new Set(requeued.map((r) => r.messageId))]);
+      const messageIds = [...new Set(requeued.map((r) => r.messageId))];
+      await refreshStatuses(q, messageIds);
+      await unmarkKept(q, messageIds);
       await AuditLogStore.insert(q, audit(requeued.length));
       return { ok: true, requeued, suppressed: chosen.filter((r) => suppressed.has(r.id)).map(({ id, messageId, email }) => ({ id, messageId, email })) };
     });
   }
 
   async dropKeptBodies(finishedBefore: string, limit: number): Promise<number> {
+    // A range read of message_bodies_kept (migration 29): only bodies kept for requeue, the oldest first.
     const res = await this.sql.run(
-      `DELETE FROM message_bodies WHERE message_id IN (
-         SELECT b.message_id FROM message_bodies b JOIN messages m ON m.id = b.message_id WHERE m.status <> 'pending' AND m.updated_at < ? LIMIT ?)`,
+      'DELETE FROM message_bodies WHERE message_id IN (SELECT message_id FROM message_bodies WHERE kept_since < ? ORDER BY kept_since LIMIT ?)',
       [finishedBefore, limit],
     );
     return res.changes;
@@ -304,6 +306,13 @@ async function moveToQueued(q: Queryable, sending: readonly Chosen[], now: numbe
     moved.push(...rows.map(decodeDue));
   }
   return moved;
+}
+
+/** Bodies no longer kept for requeue but for delivery: their messages are in the queue again (the only way back). */
+async function unmarkKept(q: Queryable, messageIds: readonly string[]): Promise<void> {
+  for (const chunk of chunksByParams(messageIds, 1)) {
+    await q.run(`UPDATE message_bodies SET kept_since = NULL WHERE message_id IN (${chunk.map(() => '?').join(', ')})`, chunk);
+  }
 }
 
 function countByMessage(recipients: ReadonlyArray<{ messageId: string }>): Map<string, number> {
