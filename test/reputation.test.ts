@@ -5,9 +5,8 @@
 import t from 'tap';
 import { newMessage, queuedRecipients } from './helpers/new-message.js';
 import { startHarness } from './helpers/harness.js';
-import { tempDatabase } from './helpers/temp-sql.js';
+import { migratedUpTo, tempDatabase } from './helpers/temp-sql.js';
 import { Reputation, type ReputationPolicy } from '../feedback/reputation.js';
-import { MIGRATIONS } from '../store/sqlite/migrations.js';
 import { migrate } from '../store/sqlite/migrate.js';
 import { TeamStore } from '../store/sqlite/teams.js';
 
@@ -177,11 +176,7 @@ t.test('an owner’s and an operator’s suspensions are recorded too, and clear
 
 t.test('migration 7 gives teams already suspended a record of who suspended them and since when', async (t) => {
   const { sql } = await tempDatabase(t);
-  await sql.exec('CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)');
-  for (const m of MIGRATIONS.filter((m) => m.version < 7)) {
-    await sql.exec(m.sql);
-    await sql.run('INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)', [m.version, m.name, new Date().toISOString()]);
-  }
+  await migratedUpTo(sql, 6);
   const at = '2024-05-01T10:00:00.000Z';
   for (const [id, status, by] of [
     [1, 'active', null],

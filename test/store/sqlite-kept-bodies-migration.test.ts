@@ -2,26 +2,19 @@
 // takes its message's last update as the time it is kept since, a queued message's body is not marked, and the
 // sweep then deletes the kept one once the window has passed, never the queued one.
 import t from 'tap';
+import { migratedUpTo } from '../helpers/temp-sql.js';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openSqlite, type Sql } from '../../store/sqlite/sql.js';
 import { databaseFile } from '../../store/sqlite/open.js';
-import { MIGRATIONS } from '../../store/sqlite/migrations.js';
 import { openStore } from '../../store/index.js';
 
 const NOW = '2026-01-01T10:00:00.000Z';
 const FINISHED = '2026-01-02T10:00:00.000Z';
 
 async function release28(sql: Sql): Promise<void> {
-  await sql.exec('CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)');
-  for (const m of MIGRATIONS.filter((m) => m.version <= 28)) {
-    await sql.tx(async (q) => {
-      await q.exec(m.sql);
-      if (m.edit) await m.edit(q);
-      await q.run('INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)', [m.version, m.name, NOW]);
-    });
-  }
+  await migratedUpTo(sql, 28);
   await sql.run(
     `INSERT INTO teams (id, name, plan_type, credit_balance, limit_per_second, backend_region, created_at, updated_at) VALUES (1, 'Team', 'free', 10, 10, 'eu', ?, ?)`,
     [NOW, NOW],

@@ -2,12 +2,12 @@
 // the users keep their team and sessions, an operator can be stored without a team, and the table's new CHECK
 // refuses an operator with a team and an account user without one.
 import t from 'tap';
+import { migratedUpTo } from '../helpers/temp-sql.js';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openSqlite, type Sql } from '../../store/sqlite/sql.js';
 import { databaseFile } from '../../store/sqlite/open.js';
-import { MIGRATIONS } from '../../store/sqlite/migrations.js';
 import { openStore } from '../../store/index.js';
 
 const NOW = '2026-01-01T10:00:00.000Z';
@@ -15,14 +15,7 @@ const HASH = 'a'.repeat(64);
 
 /** What release 15 left: migrations 1 to 15 applied and recorded, an account with an owner who has a session. */
 async function release15(sql: Sql): Promise<void> {
-  await sql.exec('CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)');
-  for (const m of MIGRATIONS.filter((m) => m.version <= 15)) {
-    await sql.tx(async (q) => {
-      await q.exec(m.sql);
-      if (m.edit) await m.edit(q);
-      await q.run('INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)', [m.version, m.name, NOW]);
-    });
-  }
+  await migratedUpTo(sql, 15);
   await sql.run(
     `INSERT INTO teams (id, name, plan_type, credit_balance, limit_per_second, backend_region, created_at, updated_at) VALUES (1, 'Acme', 'free', 10, 10, 'eu', ?, ?)`,
     [NOW, NOW],

@@ -2,26 +2,19 @@
 // of flight: every recipient gets its message's team, the tenant's queue and deferrals are read from the new
 // indexes, and a recipient written without a team is refused from then on.
 import t from 'tap';
+import { migratedUpTo } from '../helpers/temp-sql.js';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openSqlite, type Sql } from '../../store/sqlite/sql.js';
 import { databaseFile } from '../../store/sqlite/open.js';
-import { MIGRATIONS } from '../../store/sqlite/migrations.js';
 import { openStore } from '../../store/index.js';
 
 const NOW = '2026-01-01T10:00:00.000Z';
 
 /** What release 26 left: migrations 1 to 26 applied, two teams, each with a deferred and a sent recipient. */
 async function release26(sql: Sql): Promise<void> {
-  await sql.exec('CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)');
-  for (const m of MIGRATIONS.filter((m) => m.version <= 26)) {
-    await sql.tx(async (q) => {
-      await q.exec(m.sql);
-      if (m.edit) await m.edit(q);
-      await q.run('INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)', [m.version, m.name, NOW]);
-    });
-  }
+  await migratedUpTo(sql, 26);
   for (const team of [1, 2]) {
     await sql.run(
       `INSERT INTO teams (id, name, plan_type, credit_balance, limit_per_second, backend_region, created_at, updated_at) VALUES (?, ?, 'free', 10, 10, 'eu', ?, ?)`,

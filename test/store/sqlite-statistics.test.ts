@@ -3,9 +3,8 @@
 // hours, whole days, the wrong way round), checked against a plain GROUP BY over the messages themselves.
 import t, { type Test } from 'tap';
 import type { Sql } from '../../store/sqlite/sql.js';
-import { tempDatabase } from '../helpers/temp-sql.js';
+import { migratedUpTo, tempDatabase } from '../helpers/temp-sql.js';
 import { migrate } from '../../store/sqlite/migrate.js';
-import { MIGRATIONS } from '../../store/sqlite/migrations.js';
 import { StatisticsStore } from '../../store/sqlite/statistics.js';
 import { MESSAGE_STATUSES } from '../../domain/queue-state.js';
 
@@ -22,11 +21,7 @@ const rand = () => (seed = (seed * 1103515245 + 12345) & 0x7fffffff) / 0x8000000
 /** The schema before migration 11, two teams, two domains. */
 async function beforeMigration11(t: Test): Promise<Sql> {
   const { sql } = await tempDatabase(t);
-  await sql.exec('CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)');
-  for (const m of MIGRATIONS.filter((m) => m.version < 11)) {
-    await sql.exec(m.sql);
-    await sql.run('INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)', [m.version, m.name, iso(START)]);
-  }
+  await migratedUpTo(sql, 10, iso(START));
   for (const id of TEAMS) {
     await sql.run(`INSERT INTO teams (id, name, plan_type, limit_per_second, backend_region, created_at, updated_at) VALUES (?, 'team', 'free', 10, 'eu', ?, ?)`, [
       id,

@@ -3,6 +3,7 @@
 // reads everything back through its repositories, and the triggers (message counters, search index), the
 // search view and the foreign keys work under the new names.
 import t, { type Test } from 'tap';
+import { migratedUpTo } from '../helpers/temp-sql.js';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -20,11 +21,7 @@ const NOW = '2024-05-01T10:00:00.000Z';
 
 /** What release 8 left: migrations 1 to 8 applied and recorded, as migrate() records them. */
 async function release8(sql: Sql): Promise<void> {
-  await sql.exec('CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)');
-  for (const m of MIGRATIONS.filter((m) => m.version <= 8)) {
-    await sql.exec(m.sql);
-    await sql.run('INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)', [m.version, m.name, NOW]);
-  }
+  await migratedUpTo(sql, 8, NOW);
 }
 
 /** An account with a child team and another, suspended, account; their domains, keys, webhook, suppression. */
