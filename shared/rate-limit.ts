@@ -16,90 +16,134 @@ export interface RateDecision {
   windowS: number;
 }
 
-/** Both scripts start alike: Redis's clock in µs, the hits older than the window dropped, the hits left counted. */
-const WINDOW_NOW = `
-local limit = tonumber(ARGV[1])
-local window = tonumber(ARGV[2])
+/** A window a hit counts in: its Redis key (a name from redis-keys.ts), its limit and its length. */
+export interface Window {
+  key: string;
+  limit: number;
+  windowS: number;
+}
+
+/**
+ * What a reservation took: `granted` hits in every window (0 to the number asked; the same in each), each
+ * window's decision after it, and where the hits were put, to give them back (refund).
+ */
+export interface Reservation {
+  granted: number;
+  decisions: RateDecision[];
+  /** Per window, in order: the first and last scores of the hits added (none when granted is 0). */
+  readonly hits: ReadonlyArray<{ key: string; first: number; last: number }>;
+}
+
+/**
+ * One reservation over one or more windows, atomic, in one round trip (EVALSHA). Each bucket is a sorted set of
+ * the hits counted in the last window, scored by Redis's own clock in microseconds (one clock for every process
+ * and host). In each window the hits older than it are dropped; then `want` hits are granted, or as many as every
+ * window still has room for, and added to every window: all windows or none, so a refused attempt never fills
+ * one window while another refuses it, and refused retries never extend the wait. Scores strictly increase, so
+ * two hits in one microsecond stay two members. A key expires one window after its newest hit. Answers the number
+ * granted, then per window: the hits in it, the µs until the hit at rank count-limit (or the oldest) leaves (when
+ * it does, one more fits), and the score of the first hit added.
+ *
+ * KEYS: the windows' keys. ARGV: want, then each window's limit and length in µs.
+ */
+const SLIDING_WINDOWS_TAKE = `
+local want = tonumber(ARGV[1])
 local clock = redis.call('TIME')
 local now = tonumber(clock[1]) * 1000000 + tonumber(clock[2])
-redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now - window)
-local count = redis.call('ZCARD', KEYS[1])
-local allowed = 0
-`;
-
-/** ...and end alike: {allowed 0/1, hits in the window, µs until the hit at rank count-limit (or the oldest) leaves}. */
-const WINDOW_ANSWER = `
-local rank = math.max(0, count - limit)
-local leaving = redis.call('ZRANGE', KEYS[1], rank, rank, 'WITHSCORES')[2]
-if not leaving then return {allowed, count, window} end
-return {allowed, count, tonumber(leaving) + window - now}
-`;
-
-/**
- * One decision, atomic, in one round trip (EVALSHA). The bucket is a sorted set of the hits counted in the last
- * window, scored by Redis's own clock in microseconds (one clock for every process and host). Hits older than
- * the window are dropped; a hit is added only when it is allowed, so refused retries never extend the wait.
- * Scores strictly increase, so two hits in one microsecond stay two members. The key expires one window after
- * its newest hit. When the hit at rank count-limit (or the oldest) leaves, one more fits.
- */
-const SLIDING_WINDOW_HIT = `${WINDOW_NOW}
-if count < limit then
-  local newest = redis.call('ZRANGE', KEYS[1], -1, -1, 'WITHSCORES')[2]
-  local at = now
-  if newest and tonumber(newest) >= now then at = tonumber(newest) + 1 end
-  redis.call('ZADD', KEYS[1], at, at)
-  redis.call('PEXPIRE', KEYS[1], math.ceil((at - now + window) / 1000))
-  count = count + 1
-  allowed = 1
+local counts = {}
+local granted = want
+for i = 1, #KEYS do
+  local limit = tonumber(ARGV[2 * i])
+  local window = tonumber(ARGV[2 * i + 1])
+  redis.call('ZREMRANGEBYSCORE', KEYS[i], '-inf', now - window)
+  counts[i] = redis.call('ZCARD', KEYS[i])
+  granted = math.min(granted, math.max(0, limit - counts[i]))
 end
-${WINDOW_ANSWER}`;
+local out = {granted}
+for i = 1, #KEYS do
+  local limit = tonumber(ARGV[2 * i])
+  local window = tonumber(ARGV[2 * i + 1])
+  local first = 0
+  if granted > 0 then
+    local newest = redis.call('ZRANGE', KEYS[i], -1, -1, 'WITHSCORES')[2]
+    first = now
+    if newest and tonumber(newest) >= now then first = tonumber(newest) + 1 end
+    for j = 0, granted - 1 do redis.call('ZADD', KEYS[i], first + j, first + j) end
+    redis.call('PEXPIRE', KEYS[i], math.ceil((first + granted - 1 - now + window) / 1000))
+    counts[i] = counts[i] + granted
+  end
+  local rank = math.max(0, counts[i] - limit)
+  local leaving = redis.call('ZRANGE', KEYS[i], rank, rank, 'WITHSCORES')[2]
+  local wait = window
+  if leaving then wait = tonumber(leaving) + window - now end
+  table.insert(out, counts[i])
+  table.insert(out, wait)
+  table.insert(out, first)
+end
+return out`;
 
-/**
- * The same decision without a hit: whether one more would be allowed now, and when the window frees a place.
- * For limits that count only some outcomes (failed logins): look first, hit once the outcome is known.
- */
-const SLIDING_WINDOW_PEEK = `${WINDOW_NOW}
-if count < limit then allowed = 1 end
-${WINDOW_ANSWER}`;
-
-type WindowScript = (key: string, limit: number, windowUs: number) => Promise<[number, number, number]>;
+/** Gives back hits a reservation took (KEYS: the keys; ARGV: each key's first and last score). */
+const SLIDING_WINDOWS_REFUND = `
+for i = 1, #KEYS do redis.call('ZREMRANGEBYSCORE', KEYS[i], ARGV[2 * i - 1], ARGV[2 * i]) end
+return 0`;
 
 interface WindowCommands {
-  ternSlidingWindowHit: WindowScript;
-  ternSlidingWindowPeek: WindowScript;
+  ternSlidingWindowsTake(numberOfKeys: number, ...args: Array<string | number>): Promise<number[]>;
+  ternSlidingWindowsRefund(numberOfKeys: number, ...args: Array<string | number>): Promise<number>;
 }
 
 const hasCommands = (redis: Redis): redis is Redis & WindowCommands =>
-  typeof (redis as Partial<WindowCommands>).ternSlidingWindowHit === 'function' && typeof (redis as Partial<WindowCommands>).ternSlidingWindowPeek === 'function';
+  typeof (redis as Partial<WindowCommands>).ternSlidingWindowsTake === 'function' && typeof (redis as Partial<WindowCommands>).ternSlidingWindowsRefund === 'function';
 
 /** The client with the scripts defined on it (ioredis sends EVALSHA, and EVAL once per connection). */
 function withCommands(redis: Redis): Redis & WindowCommands {
   if (!hasCommands(redis)) {
-    redis.defineCommand('ternSlidingWindowHit', { numberOfKeys: 1, lua: SLIDING_WINDOW_HIT });
-    redis.defineCommand('ternSlidingWindowPeek', { numberOfKeys: 1, lua: SLIDING_WINDOW_PEEK });
+    // No numberOfKeys: each call says how many windows it names.
+    redis.defineCommand('ternSlidingWindowsTake', { lua: SLIDING_WINDOWS_TAKE });
+    redis.defineCommand('ternSlidingWindowsRefund', { lua: SLIDING_WINDOWS_REFUND });
   }
   if (!hasCommands(redis)) throw new Error('ioredis did not define the rate-limit scripts');
   return redis;
 }
 
-function decision([allowed, count, waitUs]: [number, number, number], limit: number, windowS: number): RateDecision {
-  return {
-    allowed: allowed === 1,
-    limit,
-    remaining: Math.max(0, limit - count),
-    resetS: Math.max(1, Math.ceil(waitUs / 1_000_000)),
-    windowS,
-  };
+/**
+ * Reserves `want` hits (at least 1) in every one of `windows` at once, or as many as all of them have room for:
+ * take the place BEFORE the work it limits, so that concurrent callers can never pass the limit between a look
+ * and a hit. A decision is allowed when every hit asked for was granted.
+ */
+export async function reserveWindows(redis: Redis, windows: readonly Window[], want = 1): Promise<Reservation> {
+  const args = windows.flatMap((w) => [w.limit, w.windowS * 1_000_000]);
+  const out = await withCommands(redis).ternSlidingWindowsTake(windows.length, ...windows.map((w) => w.key), want, ...args);
+  const granted = out[0] ?? 0;
+  const decisions: RateDecision[] = [];
+  const hits: Array<{ key: string; first: number; last: number }> = [];
+  windows.forEach((w, i) => {
+    const [count, waitUs, first] = [out[1 + 3 * i] ?? 0, out[2 + 3 * i] ?? 0, out[3 + 3 * i] ?? 0];
+    decisions.push({
+      allowed: granted === want,
+      limit: w.limit,
+      remaining: Math.max(0, w.limit - count),
+      resetS: Math.max(1, Math.ceil(waitUs / 1_000_000)),
+      windowS: w.windowS,
+    });
+    if (granted > 0) hits.push({ key: w.key, first, last: first + granted - 1 });
+  });
+  return { granted, decisions, hits };
 }
 
-/** One hit on the window kept under `key` (a name from redis-keys.ts). */
+/** Gives back the hits a reservation took in the windows under `keys` (a login that succeeded, say). */
+export async function refundHits(redis: Redis, reservation: Reservation, keys: readonly string[]): Promise<void> {
+  const hits = reservation.hits.filter((h) => keys.includes(h.key));
+  if (hits.length === 0) return;
+  await withCommands(redis).ternSlidingWindowsRefund(hits.length, ...hits.map((h) => h.key), ...hits.flatMap((h) => [h.first, h.last]));
+}
+
+/** One hit on the window kept under `key` (a name from redis-keys.ts): a reservation of one place in one window. */
 export async function hitWindow(redis: Redis, key: string, limit: number, windowS: number): Promise<RateDecision> {
-  return decision(await withCommands(redis).ternSlidingWindowHit(key, limit, windowS * 1_000_000), limit, windowS);
-}
-
-/** Whether a hit on the window under `key` would be allowed now, without making one. */
-export async function peekWindow(redis: Redis, key: string, limit: number, windowS: number): Promise<RateDecision> {
-  return decision(await withCommands(redis).ternSlidingWindowPeek(key, limit, windowS * 1_000_000), limit, windowS);
+  const { decisions } = await reserveWindows(redis, [{ key, limit, windowS }]);
+  const [decision] = decisions;
+  if (!decision) throw new Error('a reservation over one window answers one decision');
+  return decision;
 }
 
 export function hitRateLimit(redis: Redis, accountId: number, bucket: string, limit: number, windowS: number): Promise<RateDecision> {

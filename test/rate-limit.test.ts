@@ -1,11 +1,12 @@
 // The shared rate limiter against a real redis-server: "N per W seconds" holds in any W seconds (across the
 // edges of the old fixed clock windows too), the decision's remaining and reset are exact, and hits from two
-// connections at once never pass more than the limit.
+// connections at once never pass more than the limit; a reservation over several windows or of several places
+// is all-or-nothing across windows and grants what fits, and its places can be given back.
 import t from 'tap';
 import type { Redis } from 'ioredis';
 import { startRedis } from './helpers/redis.js';
 import { connectRedis } from '../shared/redis.js';
-import { hitRateLimit, rateLimitHeaders, type RateDecision } from '../shared/rate-limit.js';
+import { hitRateLimit, rateLimitHeaders, refundHits, reserveWindows, type RateDecision } from '../shared/rate-limit.js';
 import { redisKeys } from '../shared/redis-keys.js';
 
 const server = await startRedis();
@@ -172,4 +173,43 @@ t.test('buckets are per account and per bucket name, and a bucket key lives one 
   t.equal((await hitRateLimit(redis, b, 'domains', 1, 60)).allowed, true, 'the same bucket of another account');
   const ttl = await redis.pttl(redisKeys.rateLimit(a, 'domains'));
   t.ok(ttl > 59_000 && ttl <= 60_000, `expires in ${ttl} ms`);
+});
+
+t.test('a reservation over two windows takes a place in both or in neither, and a refund gives it back', async (t) => {
+  const tight = { key: redisKeys.rateLimit(freshAccount(), 'tight'), limit: 2, windowS: 60 };
+  const loose = { key: redisKeys.rateLimit(freshAccount(), 'loose'), limit: 10, windowS: 60 };
+  for (let i = 0; i < 2; i++) t.equal((await reserveWindows(redis, [tight, loose])).granted, 1);
+  const refused = await reserveWindows(redis, [tight, loose]);
+  t.equal(refused.granted, 0, 'the tight window is full');
+  t.same(
+    refused.decisions.map((d) => [d.allowed, d.remaining]),
+    [
+      [false, 0],
+      [false, 8],
+    ],
+    'and the loose one was not counted either',
+  );
+  t.equal(await redis.zcard(loose.key), 2);
+  const looseOnly = await reserveWindows(redis, [loose]);
+  await refundHits(redis, looseOnly, [loose.key]);
+  t.equal(await redis.zcard(loose.key), 2, 'the refunded hit is gone, the others stay');
+});
+
+t.test('a reservation of several places grants what fits, at once, with the remaining exact', async (t) => {
+  const w = { key: redisKeys.rateLimit(freshAccount(), 'bulk'), limit: 5, windowS: 60 };
+  const three = await reserveWindows(redis, [w], 3);
+  t.same([three.granted, three.decisions[0]!.allowed, three.decisions[0]!.remaining], [3, true, 2]);
+  const over = await reserveWindows(redis, [w], 4);
+  t.same([over.granted, over.decisions[0]!.allowed, over.decisions[0]!.remaining], [2, false, 0], 'two of four fit');
+  t.ok(over.decisions[0]!.resetS >= 59 && over.decisions[0]!.resetS <= 60, 'and the wait is until the oldest leaves');
+  t.equal(await redis.zcard(w.key), 5, 'five distinct hits');
+  const other = connectRedis(server.url, 'rate-limit-test-3');
+  t.teardown(() => other.disconnect());
+  const v = { key: redisKeys.rateLimit(freshAccount(), 'bulk'), limit: 20, windowS: 60 };
+  const all = await Promise.all(Array.from({ length: 10 }, (_, i) => reserveWindows(i % 2 ? other : redis, [v], 3)));
+  t.equal(
+    all.reduce((n, r) => n + r.granted, 0),
+    20,
+    'concurrent reservations never grant more than the limit',
+  );
 });

@@ -1,9 +1,10 @@
-// Logging in to the dashboard: throttled per email and per client address (failures in a sliding window on
-// Redis), the same answer and the same work for an unknown email as for a wrong password, a new session at
-// every success, and every attempt recorded in the auth log.
+// Logging in to the dashboard: throttled per email and per client address (attempts in a sliding window on
+// Redis, each taking its place before its password is checked and giving it back when it succeeds), the same
+// answer and the same work for an unknown email as for a wrong password, a new session at every success, and
+// every attempt recorded in the auth log.
 import { emailKey, type Session, type User } from '../../domain/user.js';
 import type { AuthResult } from '../../domain/login-security.js';
-import { hitWindow, peekWindow, type RateDecision } from '../../shared/rate-limit.js';
+import { refundHits, reserveWindows, type Reservation, type Window } from '../../shared/rate-limit.js';
 import { redisKeys } from '../../shared/redis-keys.js';
 import { sha256Hex } from '../../shared/sha256.js';
 import { accountOfUser, clip, isoAt, type IdentityDeps } from './deps.js';
@@ -25,13 +26,6 @@ export type LoginRefusal = { kind: 'invalid_credentials' } | { kind: 'throttled'
 
 export type LoginResult = { ok: true; token: string; session: Session; user: User; nonce: string } | { ok: false; refusal: LoginRefusal };
 
-/** A failure window an attempt counts in. */
-interface FailureWindow {
-  key: string;
-  limit: number;
-  windowS: number;
-}
-
 export class Logins {
   constructor(
     private readonly d: IdentityDeps,
@@ -48,21 +42,24 @@ export class Logins {
     const accountId = await accountOfUser(this.d, user);
     const windows = await this.windowsFor(a, accountId);
     const record = (result: AuthResult) => this.record(a, result, user, accountId);
-    const wait = await this.throttled(windows);
-    if (wait !== undefined) {
+    // The attempt takes its place in both windows (atomically, one script) before its password is checked: however
+    // many arrive at once, at most the limit are checked, and a full window checks none (no Argon2 work either).
+    const reservation = await reserveWindows(this.d.redis, windows);
+    if (reservation.granted === 0) {
       await record('throttled');
-      return { ok: false, refusal: { kind: 'throttled', retryAfterS: wait } };
+      return { ok: false, refusal: { kind: 'throttled', retryAfterS: waitOf(reservation) } };
     }
     // Unknown or not, one hash is read and one Argon2id verification runs.
     const stored = await this.d.store.users.passwordHash(user?.id ?? 0);
     const matches = await verifyPassword(stored ?? (await dummyHash()), a.password);
     if (!user || !stored || !matches) {
-      await Promise.all(windows.map((w) => hitWindow(this.d.redis, w.key, w.limit, w.windowS)));
+      // The places taken stay: a failure is what the windows count.
       await record('failure');
       return { ok: false, refusal: { kind: 'invalid_credentials' } };
     }
-    // A success clears the email's failures (not the address's: one address may try many emails).
-    await this.d.redis.del(windows[0].key);
+    // A success clears the email's failures, and gives the address its place back (not the address's other
+    // failures: one address may try many emails).
+    await Promise.all([this.d.redis.del(windows[0].key), refundHits(this.d.redis, reservation, [windows[1].key])]);
     const { token, session } = await this.sessions.start(user, { userAgent: a.userAgent, address: a.address });
     await record('success');
     log.info({ user: user.id, session: session.id }, 'dashboard login');
@@ -70,20 +67,13 @@ export class Logins {
   }
 
   /** The email's window (the account's settings) and the address's (the product's: an address is no account's). */
-  private async windowsFor(a: LoginAttempt, accountId: number | undefined): Promise<[FailureWindow, FailureWindow]> {
+  private async windowsFor(a: LoginAttempt, accountId: number | undefined): Promise<[Window, Window]> {
     const settings = await this.security.effective(accountId);
     const c = this.d.config.dashboard.login;
     return [
       { key: redisKeys.loginFailures('email', sha256Hex(emailKey(a.email))), limit: settings.failuresPerEmail, windowS: settings.windowMinutes * 60 },
       { key: redisKeys.loginFailures('address', sha256Hex(a.address)), limit: c.failuresPerAddress, windowS: c.windowMinutes * 60 },
     ];
-  }
-
-  /** Seconds to wait when a window is full, else undefined. */
-  private async throttled(windows: FailureWindow[]): Promise<number | undefined> {
-    const decisions: RateDecision[] = await Promise.all(windows.map((w) => peekWindow(this.d.redis, w.key, w.limit, w.windowS)));
-    const waits = decisions.filter((d) => !d.allowed).map((d) => d.resetS);
-    return waits.length > 0 ? Math.max(...waits) : undefined;
   }
 
   private async record(a: LoginAttempt, result: AuthResult, user: User | undefined, accountId: number | undefined): Promise<void> {
@@ -97,4 +87,9 @@ export class Logins {
       at: isoAt(this.d.now()),
     });
   }
+}
+
+/** Seconds to wait before a refused attempt may be made: until the fullest window has room again. */
+function waitOf(reservation: Reservation): number {
+  return Math.max(...reservation.decisions.filter((d) => d.remaining === 0).map((d) => d.resetS), 1);
 }
