@@ -12,22 +12,28 @@ import type { PageAnswer, PageReply } from './reply.js';
 export const SIGN_IN_PATH = '/wp-login.php';
 export const SIGN_IN_TITLE = 'Sign in';
 
+/** Starts with one `/` that a browser cannot read as the start of `//host`. */
+const isSingleSlashPath = (path: string): boolean => path.startsWith('/') && path[1] !== '/' && path[1] !== '\\';
+
 /**
- * redirect_to as a path of this site (normalized by the URL parser, so it is plain ASCII), undefined when none
- * was given. A scheme, another host, `//host` or `/\host` (which browsers read as another host) is refused.
+ * redirect_to as a path of this site, undefined when none was given. It is normalised first (the URL parser
+ * resolves `.`/`..` and their percent-encoded forms, turns `\` into `/` and encodes what is not ASCII), and only
+ * then checked: the result must start with a single `/`, since a browser reads `//host` (and `/\host`) as another
+ * host. Checking before normalising let `/..//evil.example` through as `//evil.example`. Anything else is refused (400).
  */
 export function localRedirect(value: string | undefined, origin: string): string | undefined {
   if (value === undefined || value === '') return undefined;
   const refused = pageError('invalid_request', 'redirect_to must be a path on this site.');
-  if (!value.startsWith('/') || value.startsWith('//') || value.startsWith('/\\') || /\p{Cc}/u.test(value)) throw refused;
+  if (!value.startsWith('/') || /\p{Cc}/u.test(value)) throw refused;
   let url: URL;
   try {
     url = new URL(value, origin);
   } catch {
     throw refused;
   }
-  if (url.origin !== new URL(origin).origin) throw refused;
-  return `${url.pathname}${url.search}${url.hash}`;
+  const path = `${url.pathname}${url.search}${url.hash}`;
+  if (url.origin !== new URL(origin).origin || !isSingleSlashPath(path) || !isSingleSlashPath(value)) throw refused;
+  return path;
 }
 
 /** The path that signs in and comes back to `path`. */
