@@ -1,10 +1,10 @@
 // The mailer's suppression list: GET /suppressions (the /v2 filters, /v2's items) and GET /suppressions/export,
-// the same filters as CSV (RFC 4180, through csv-stringify) streamed from the store a batch at a time, so an
+// the same filters as CSV (RFC 4180, through csv-stringify, formulas neutralised) streamed from the store a batch at a time, so an
 // export of any size holds one batch in memory. Translation only.
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { Type } from '@sinclair/typebox';
-import { stringify } from 'csv-stringify';
+import { csvStringifier } from '../../shared/csv.js';
 import { endpoint, StreamedBody, type DashboardRoute } from './route.js';
 import { collectionArgs, oneOf, pageReply } from './collection.js';
 import { signedIn, type DashboardCaller } from './authentication.js';
@@ -29,8 +29,9 @@ async function* records(entries: AsyncIterable<Suppression>) {
 
 /** The entries as CSV: csv-stringify fed by the store's walk, pulled only as fast as the answer is read (the web page's export too). */
 export function csvOf(entries: AsyncIterable<Suppression>): Readable {
-  // RFC 4180: CRLF between records, and any field holding a line break quoted (a lone LF included).
-  const csv = stringify({ header: true, columns: [...EXPORT_COLUMNS], record_delimiter: 'windows', quoted_match: /[\r\n]/ });
+  // RFC 4180: CRLF between records, and any field holding a line break quoted (a lone LF included); formulas
+  // neutralised (shared/csv.ts).
+  const csv = csvStringifier({ header: true, columns: [...EXPORT_COLUMNS], record_delimiter: 'windows', quoted_match: /[\r\n]/ });
   // A failure of the walk destroys csv, which cuts the answer short (sendStream logs it): nothing to add here.
   pipeline(Readable.from(records(entries)), csv).catch(() => undefined);
   return csv;
