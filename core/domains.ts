@@ -11,6 +11,9 @@ import { done, notFound, refuse, type Managed } from './management-refusals.js';
 import { checkDomainDns, type DomainCheck } from '../verification/domain-check.js';
 import { createResolver } from '../shared/dns.js';
 import { dnsCheckAllowed } from './dns-check-limit.js';
+import { WriteRates } from './write-rates.js';
+import { accountIdOf } from '../domain/team.js';
+import type { RateDecision } from '../shared/rate-limit.js';
 
 export type DomainManagementDeps = Pick<Runtime, 'config' | 'store' | 'redis' | 'secrets' | 'keyCache'>;
 
@@ -29,6 +32,12 @@ export interface BulkAdded {
   added: Managed<Domain>;
 }
 
+/** A bulk add's results, name by name, and the domain-creation window's decision after its names took their places. */
+export interface BulkAddition {
+  results: BulkAdded[];
+  rate: RateDecision;
+}
+
 export interface CheckedDomain {
   /** The domain as recorded after the check (verified when every record was found). */
   domain: Domain;
@@ -36,7 +45,11 @@ export interface CheckedDomain {
 }
 
 export class DomainManagement {
-  constructor(private readonly d: DomainManagementDeps) {}
+  private readonly rates: WriteRates;
+
+  constructor(private readonly d: DomainManagementDeps) {
+    this.rates = new WriteRates(d);
+  }
 
   list(team: Team, page: PageRequest): Promise<PageOf<Domain>> {
     return this.d.store.domains.list(team.id, page);
@@ -81,16 +94,24 @@ export class DomainManagement {
   }
 
   /**
-   * Adds each name as add() would, in order; one refused name does not stop the others. One after the other: a
-   * name given twice is then created once and refused once, deterministically.
+   * Adds each name as add() would, in order; one refused name does not stop the others. Each name counts as one
+   * domain creation against the account's domain-creation window (the one a single add is counted in): the names
+   * take their places first, before any key is made, and those past the limit are refused (rate_limited) in
+   * their place. One after the other: a name given twice is then created once and refused once, deterministically.
    */
-  async addAll(team: Team, names: readonly string[], log: Logger): Promise<Managed<BulkAdded[]>> {
+  async addAll(team: Team, names: readonly string[], log: Logger): Promise<Managed<BulkAddition>> {
     if (names.length === 0 || names.length > BULK_ADD_MAX) {
       return refuse({ kind: 'invalid_field', field: 'names', message: `Give 1 to ${BULK_ADD_MAX} domain names` });
     }
+    const { granted, decision } = await this.rates.reserve(accountIdOf(team), 'domains', names.length);
+    const pastLimit: Managed<Domain> = refuse({
+      kind: 'rate_limited',
+      message: `Domain creation is limited to ${decision.limit} domains a minute; retry in ${decision.resetS} s.`,
+      retryAfterS: decision.resetS,
+    });
     const results: BulkAdded[] = [];
-    for (const name of names) results.push({ name, added: await this.add(team, name, log) });
-    return done(results);
+    for (const [i, name] of names.entries()) results.push({ name, added: i < granted ? await this.add(team, name, log) : pastLimit });
+    return done({ results, rate: decision });
   }
 
   /** The findings of the domain's last DNS check (automatic or on demand), or null before its first. */

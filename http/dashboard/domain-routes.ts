@@ -9,6 +9,7 @@ import { dashboardErrorFor, valueOf } from './refusal-errors.js';
 import { domainDetail, domainListItem } from '../admin/domains.js';
 import { domainFiguresView, periodArgs } from './statistics-views.js';
 import type { AppContext } from '../context.js';
+import { rateLimitHeaders } from '../../shared/rate-limit.js';
 import { BULK_ADD_MAX, type BulkAdded, type CheckedDomain } from '../../core/domains.js';
 
 type Route = DashboardRoute<DashboardCaller>;
@@ -92,13 +93,15 @@ const bulk: Route = {
     endpoint({
       methods: ['POST'],
       permission: 'write',
-      rate: 'domains',
-      summary: `Adds up to ${BULK_MAX} domains, each as POST /api/domains would; one refused name does not stop the others`,
+      // Counted per name by the core (addAll), not once per request: the RateLimit-* headers are its decision.
+      rate: null,
+      summary: `Adds up to ${BULK_MAX} domains, each as POST /api/domains would and each counted against the domain-creation limit; one refused name does not stop the others`,
       args: Type.Object({ names: Type.Array(domainName, { description: 'The domains to add, in order.', minItems: 1, maxItems: BULK_MAX }) }),
       async handle({ ctx, user, params, log }) {
-        const results = valueOf(await ctx.core.domains.addAll(signedIn(user).acting, params.names, log)).map((r) => bulkResult(ctx, r));
+        const added = valueOf(await ctx.core.domains.addAll(signedIn(user).acting, params.names, log));
+        const results = added.results.map((r) => bulkResult(ctx, r));
         const created = results.filter((r) => r.status === 201).length;
-        return { body: { created, failed: results.length - created, results } };
+        return { body: { created, failed: results.length - created, results }, headers: rateLimitHeaders(added.rate) };
       },
     }),
   ],

@@ -113,13 +113,16 @@ async function addDomains(call: Call): Promise<PageReply> {
     const e = pageErrorFor(results.refusal);
     return listPage(call, { status: e.status, bulkProblem: { message: e.message, names: text } });
   }
-  const none = results.value.every((x) => !x.added.ok);
-  return listPage(call, { status: none ? 400 : 200, bulkResults: results.value });
+  const added = results.value.results;
+  const none = added.every((x) => !x.added.ok);
+  const limited = added.every((x) => !x.added.ok && x.added.refusal.kind === 'rate_limited');
+  return listPage(call, { status: limited ? 429 : none ? 400 : 200, bulkResults: added });
 }
 
 export const DOMAIN_PAGES = [
   accountPage({ method: 'GET', path: '/domains', title: 'Domains', access: 'read', handle: (c) => listPage(c) }),
   accountPage({ method: 'POST', path: '/domains', title: 'Domains', access: 'write', rate: 'domains', handle: addDomain }),
-  accountPage({ method: 'POST', path: '/domains/bulk', title: 'Domains', access: 'write', rate: 'domains', section: '/domains', handle: addDomains }),
+  // Counted per name by the core (addAll), not once per form.
+  accountPage({ method: 'POST', path: '/domains/bulk', title: 'Domains', access: 'write', rate: null, section: '/domains', handle: addDomains }),
   ...DOMAIN_ITEM_PAGES,
 ];
