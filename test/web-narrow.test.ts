@@ -48,7 +48,10 @@ async function accountWithLongValues(): Promise<{ ownerEmail: string; tenantId: 
   const key = { key: account.key };
   for (const [path, body] of [
     ['/v2/api-keys', { name: 'Web shop checkout and order confirmation service (production)' }],
-    ['/v2/webhooks', { title: 'Order events', url: `https://hooks.example.com/tern/events/${'a1b2c3d4'.repeat(12)}?token=${'x'.repeat(40)}`, events: ['bounced', 'complaint'] }],
+    [
+      '/v2/webhooks',
+      { title: 'Order events', url: `https://hooks.example.com/tern/events/${'a1b2c3d4'.repeat(12)}?token=${'x'.repeat(40)}`, events: ['bounced', 'complaint'] },
+    ],
     ['/v2/teams', { name: LONG_TEAM }],
   ] as const) {
     const made = await h.request('POST', path, { ...key, body });
