@@ -146,6 +146,10 @@ async function fits(t: Test, p: Page, path: string): Promise<void> {
     const o = await overflowOf(p);
     t.ok(o.scrollWidth <= o.width, `${path} at ${size.width} px: no sideways scroll (${o.scrollWidth} ≤ ${o.width})`);
     t.same(o.wider, [], `${path} at ${size.width} px: no element wider than the screen`);
+    if (size === PHONE) {
+      const unlabelled = await p.locator('.table-wrap tbody td:not([data-label])').count();
+      t.equal(unlabelled, 0, `${path}: each stacked cell shows its column's heading`);
+    }
   }
 }
 

@@ -1,8 +1,7 @@
 // Small pieces the dashboard's pages share: a notice after a change (by code, from the page's own table, so no
 // text travels in a URL), a value shown once with its copy button, a status badge, a table that scrolls on a
 // narrow screen, paging links, a form's error, dates as people read them.
-import escapeHtml from 'escape-html';
-import { Html, html } from './html.js';
+import { html, type Html } from './html.js';
 import { formGuard } from './layout.js';
 import type { PageRequest } from './request.js';
 import type { Viewer } from './viewer.js';
@@ -37,31 +36,14 @@ export const copyable = (id: string, value: string): Html =>
 export type Tone = 'good' | 'bad' | 'pending';
 export const badge = (text: string, tone: Tone): Html => html`<span class="status ${tone}">${text}</span>`;
 
-/** A column heading as plain text (a heading given as markup loses its tags), for a cell's data-label. */
-const headingText = (h: string | Html): string => (typeof h === 'string' ? h : h.text.replace(/<[^>]*>/g, '').trim());
-
 /**
- * Each cell of a row (this module's own markup: `<td` or `<th` opens one) given its column's heading as
- * data-label, which the stylesheet shows above the value when a narrow screen stacks the row's cells.
- */
-function labelled(row: Html, labels: readonly string[]): Html {
-  let column = 0;
-  return new Html(
-    row.text.replace(/<(td|th)(?=[\s>])/g, (opening) => {
-      const label = labels[column++];
-      return label ? `${opening} data-label="${escapeHtml(label)}"` : opening;
-    }),
-  );
-}
-
-/**
- * A table under its caption. On a narrow screen each row is stacked, its cells one under the other each under its
- * column's heading (web/static/app.css), so no table is wider than a phone; `empty` when it has no rows.
+ * A table under its caption. On a narrow screen each row is stacked, its cells one under the other (web/static/
+ * app.css; app.js gives each cell its column's heading to show above it), so no table is wider than a phone;
+ * `empty` when it has no rows.
  */
 export function table(caption: string, head: readonly (string | Html)[], rows: readonly Html[], empty = 'Nothing yet.'): Html {
   if (rows.length === 0) return html`<p class="muted">${empty}</p>`;
   const th = head.map((h) => html`<th scope="col">${h}</th>`);
-  const labels = head.map(headingText);
   // Focusable and named: a keyboard user can scroll it too when a desktop is too narrow for it (axe:
   // scrollable-region-focusable).
   return html`<div class="table-wrap" tabindex="0" role="region" aria-label="${caption}">
@@ -75,7 +57,7 @@ export function table(caption: string, head: readonly (string | Html)[], rows: r
         </tr>
       </thead>
       <tbody>
-        ${rows.map((row) => labelled(row, labels))}
+        ${rows}
       </tbody>
     </table>
   </div>`;
