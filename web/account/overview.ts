@@ -29,7 +29,7 @@ async function periodFigures(ctx: AppContext, team: Team, hours: number) {
 
 function periodsTable(rows: ReadonlyArray<{ label: string; f: MessageFigures }>): Html {
   return table(
-    'Messages by period',
+    'Recipients by period',
     ['Period', ...CHARTED.map(([, label]) => label)],
     rows.map(
       ({ label, f }) =>
@@ -85,7 +85,7 @@ async function overview({ ctx, r, viewer }: PageCall<AccountViewer>): Promise<Pa
   const figures = await Promise.all(PERIODS.map(async (p) => ({ label: p.label, f: await periodFigures(ctx, team, p.hours) })));
   const last = figures[figures.length - 1]!.f;
   const standing = await ctx.core.credits.standing(team);
-  const chart = await dailyChart(ctx, team, { days: 30, caption: 'Messages per day, last 30 days' });
+  const chart = await dailyChart(ctx, team, { days: 30, caption: 'Recipients per day, last 30 days' });
   const body = html`${noticeOf(r, NOTICES)} ${await firstSteps(ctx, team)}
     <div class="cards">
       <div class="card"><span class="figure" id="queue-depth">${last.queueDepth}</span> in the queue now</div>
