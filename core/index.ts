@@ -40,6 +40,7 @@ import { Billing } from './billing.js';
 import { CardPayments, paymentProviderFrom } from './payments.js';
 import { QueueControl } from './queue-control.js';
 import { Health } from './health.js';
+import { Onboarding } from './onboarding.js';
 
 export type { PageOf, PageRequest } from '../store/paging.js';
 export type * from './identity/index.js';
@@ -105,6 +106,8 @@ export interface Core extends Identity {
   readonly queueControl: QueueControl;
   /** Whether this process is ready: its store and Redis answer (the MTA adds its listeners); /readyz. */
   readonly health: Health;
+  /** A new team's first steps (the Overview's checklist) and the SMTP settings its keys are used with. */
+  readonly onboarding: Onboarding;
 }
 
 /** `queue` is the process's one queue owner: the intake schedules what it records there. */
@@ -154,5 +157,6 @@ export function createCore(rt: Runtime, queue: Queue): Core {
     payments: new CardPayments(rt, paymentProviderFrom(rt.config), billing),
     queueControl: new QueueControl({ store: rt.store, queue }),
     health: new Health(rt),
+    onboarding: new Onboarding(rt),
   };
 }

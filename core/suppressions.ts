@@ -1,4 +1,4 @@
-// A team's suppression list: read (a page, or all of it walked for an export), and removals, of which an account has a daily allowance (UTC days),
+// A team's suppression list: read (a page, or all of it walked for an export), addresses added by hand, and removals, of which an account has a daily allowance (UTC days),
 // counted in Redis so that every interface and process shares one counter.
 import type { Redis } from 'ioredis';
 import type { Config } from '../shared/config.js';
@@ -8,6 +8,7 @@ import type { Store } from '../store/index.js';
 import type { Suppression } from '../domain/suppression.js';
 import type { PlatformSuppressionQuery, SuppressionFilter, SuppressionQuery, TeamSuppression } from '../store/suppressions.js';
 import type { Team } from '../domain/team.js';
+import validator from 'validator';
 import { redisKeys } from '../shared/redis-keys.js';
 import { secondsUntilNextUtcDay, utcDay } from '../shared/time.js';
 import { done, notFound, refuse, type Managed } from './management-refusals.js';
@@ -41,6 +42,10 @@ export interface Removal {
  */
 const WALK_BATCH = 100;
 
+/** The longest address (RFC 5321's path limit) and reason an entry added by hand may have. */
+const MAX_EMAIL = 254;
+const MAX_REASON = 500;
+
 export class Suppressions {
   constructor(private readonly d: SuppressionDeps) {}
 
@@ -63,6 +68,25 @@ export class Suppressions {
     const limit = this.d.config.limits.suppressionRemovalsPerDay;
     const used = Math.min(limit, Number((await this.d.redis.get(redisKeys.suppressionRemovals(accountId, utcDay()))) ?? 0));
     return { usedToday: used, remainingToday: Math.max(0, limit - used), dailyLimit: limit };
+  }
+
+  /**
+   * Adds an address by hand ('suppressed': mail to it is not sent), with an optional reason of one line. An address
+   * already suppressed by a bounce or a complaint keeps that entry (SUPPRESSION_RANK); the entry standing is returned.
+   */
+  async add(team: Team, rawEmail: string, rawReason: string, log: Logger): Promise<Managed<Suppression>> {
+    const email = rawEmail.trim().toLowerCase();
+    const reason = rawReason.trim();
+    if (email.length > MAX_EMAIL || !validator.isEmail(email))
+      return refuse({ kind: 'invalid_field', field: 'email', message: 'The address must be an email address such as someone@example.com.' });
+    // One line of text: it is shown in lists and written to the CSV export.
+    if (reason.length > MAX_REASON || /\p{Cc}/u.test(reason))
+      return refuse({ kind: 'invalid_field', field: 'reason', message: `The reason must be one line of at most ${MAX_REASON} characters.` });
+    await this.d.store.suppressions.add(team.id, { email, status: 'suppressed', reason, messageId: null });
+    const standing = await this.d.store.suppressions.get(team.id, email);
+    if (!standing) return notFound('suppression', `${email} is not on the suppression list`);
+    log.info({ team: team.id, email }, 'suppression added by hand');
+    return done(standing);
   }
 
   /** Removes an address; only a real removal uses the account's daily allowance. */

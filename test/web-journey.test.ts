@@ -1,7 +1,8 @@
 // Issue 13, Must show 1 and 2: a real `ternmail start` (its managed Redis, its MTA and API) on loopback, a DNS
 // server the test publishes records in, an MX sink the MTA delivers to, and Chromium driving the dashboard the way
 // a new owner would: sign in with the printed one-time password, choose a password, look at the overview. Every
-// page visited is checked with axe-core, and screenshotted (desktop and 360 px) when TERN_SCREENSHOTS_DIR is set.
+// page visited is checked with axe-core and for overflow at 360 px, and screenshotted (desktop and 360 px, light and
+// dark) when TERN_SCREENSHOTS_DIR is set: the account pages, the team and statistics, and the operator's pages.
 import t, { type Test } from 'tap';
 import { join } from 'node:path';
 import { rmSync, writeFileSync } from 'node:fs';
@@ -266,4 +267,49 @@ t.test('a viewer sees no write buttons and its forged write is refused; another 
   const otherDomain = (created.body as { data: { id: string } }).data.id;
   const ownerCookie = (await page.context().cookies()).map((c) => `${c.name}=${c.value}`).join('; ');
   t.equal((await fetch(`${base}/domains/${otherDomain}`, { headers: { cookie: ownerCookie } })).status, 404, 'another account’s domain page is 404');
+});
+
+t.test('the owner’s team and statistics pages', async (t) => {
+  const p = page;
+  for (const [path, name] of [
+    ['/team', 'team'],
+    ['/statistics', 'statistics'],
+  ] as const) {
+    await p.goto(`${base}${path}`);
+    await p.waitForLoadState('networkidle');
+    await checkPage(t, p, name);
+  }
+});
+
+t.test('an operator signs in and grants credits; the platform, tenants, a tenant, credits and the audit log', async (t) => {
+  const made = await runCli(['operator', 'create', '--email', 'ops@tern-journey.com', '--name', 'Platform Ops'], env);
+  const oneTime = (made.json as { one_time_password: string }).one_time_password;
+  const p = await browser.context.newPage();
+  await p.context().clearCookies();
+  await p.goto(`${base}/admin`);
+  await p.fill('#email', 'ops@tern-journey.com');
+  await p.fill('#password', oneTime);
+  await Promise.all([p.waitForURL((u) => u.pathname === '/change-password'), p.click('#sign-in')]);
+  await p.fill('#current_password', oneTime);
+  await p.fill('#new_password', NEW_PASSWORD);
+  await Promise.all([p.waitForURL((u) => u.pathname !== '/change-password'), p.click('#change-password')]);
+  await p.goto(`${base}/admin/credits`);
+  await p.fill('#grant-account', '1');
+  await p.fill('#grant-amount', '500');
+  await p.fill('#grant-reason', 'Welcome credits for the launch');
+  p.once('dialog', (d) => void d.accept());
+  await Promise.all([p.waitForURL((u) => u.searchParams.get('done') === 'granted'), p.click('#grant')]);
+  for (const [path, name] of [
+    ['/admin', 'admin-platform'],
+    ['/admin/tenants', 'admin-tenants'],
+    ['/admin/tenants/1', 'admin-tenant'],
+    ['/admin/credits', 'admin-credits'],
+    ['/admin/audit-log', 'admin-audit-log'],
+  ] as const) {
+    await p.goto(`${base}${path}`);
+    await p.waitForLoadState('networkidle');
+    await checkPage(t, p, name);
+  }
+  t.match(await p.textContent('main table'), /balance: \d+ → \d+/, 'the audit log shows the change, old → new');
+  await p.close();
 });

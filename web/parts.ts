@@ -36,11 +36,16 @@ export const copyable = (id: string, value: string): Html =>
 export type Tone = 'good' | 'bad' | 'pending';
 export const badge = (text: string, tone: Tone): Html => html`<span class="status ${tone}">${text}</span>`;
 
-/** A table under its caption, scrolling sideways when the screen is narrow; `empty` when it has no rows. */
+/**
+ * A table under its caption. On a narrow screen each row is stacked, its cells one under the other (web/static/
+ * app.css; app.js gives each cell its column's heading to show above it), so no table is wider than a phone;
+ * `empty` when it has no rows.
+ */
 export function table(caption: string, head: readonly (string | Html)[], rows: readonly Html[], empty = 'Nothing yet.'): Html {
   if (rows.length === 0) return html`<p class="muted">${empty}</p>`;
   const th = head.map((h) => html`<th scope="col">${h}</th>`);
-  // Focusable and named: a keyboard user can scroll it too (axe: scrollable-region-focusable).
+  // Focusable and named: a keyboard user can scroll it too when a desktop is too narrow for it (axe:
+  // scrollable-region-focusable).
   return html`<div class="table-wrap" tabindex="0" role="region" aria-label="${caption}">
     <table>
       <caption>

@@ -112,6 +112,13 @@ export class TenantAdministration {
     return done({ rows, total: ranked.total });
   }
 
+  /** The names of these tenants (a list's rows name them, not number them); a tenant since deleted is missing. */
+  async names(ids: Iterable<number>): Promise<ReadonlyMap<number, string>> {
+    const unique = [...new Set(ids)];
+    const teams = await Promise.all(unique.map((id) => this.d.store.teams.get(id)));
+    return new Map(teams.flatMap((t) => (t ? [[t.id, t.name] as const] : [])));
+  }
+
   async get(id: number): Promise<Managed<TenantDetail>> {
     const team = await this.d.store.teams.get(id);
     if (!team) return notFound('team', 'Tenant not found');

@@ -13,7 +13,7 @@ import { html, type Html } from '../html.js';
 import { pageError, pageErrorFor, valueOrPageError } from '../errors.js';
 import { formGuard } from '../layout.js';
 import { accountPage, type PageCall } from '../page.js';
-import { actionButton, doneAt, formError, noticeOf, pageAsked, pager, shownOnce, table, when } from '../parts.js';
+import { actionButton, copyable, doneAt, formError, noticeOf, pageAsked, pager, shownOnce, table, when } from '../parts.js';
 import type { PageAnswer, PageReply } from '../reply.js';
 import { viewerMay, type AccountViewer } from '../viewer.js';
 
@@ -77,6 +77,27 @@ async function adminKeys(c: Call): Promise<Html> {
   return table('Admin keys', ['Name', 'Key', 'Scopes', 'Created', html`<span class="muted">Actions</span>`], rows, 'No admin keys.');
 }
 
+/** How to send over SMTP with a sending key (core.onboarding.smtpSettings, from the configuration), to copy. */
+function smtpSettings(c: Call): Html {
+  const s = c.ctx.core.onboarding.smtpSettings();
+  const ports = (list: readonly number[]) => list.join(', ');
+  return html`<section class="card" id="smtp-settings" aria-labelledby="smtp-settings-title">
+    <h2 id="smtp-settings-title">SMTP settings</h2>
+    <dl class="facts">
+      <dt>Host</dt>
+      <dd>${copyable('smtp-host', s.host)}</dd>
+      <dt>Port (STARTTLS)</dt>
+      <dd><code>${ports(s.starttlsPorts)}</code> <span class="hint">plain SMTP upgraded with STARTTLS, required before logging in</span></dd>
+      <dt>Port (TLS)</dt>
+      <dd><code>${ports(s.tlsPorts)}</code> <span class="hint">TLS from the start (implicit TLS, sometimes called SSL)</span></dd>
+      <dt>Username</dt>
+      <dd>Any name, e.g. the key’s: Tern knows the sender by its key</dd>
+      <dt>Password</dt>
+      <dd>A sending key of this team (shown once, when it is created)</dd>
+    </dl>
+  </section>`;
+}
+
 async function sendingKeyForm(c: Call): Promise<Html> {
   const domains = await c.ctx.core.domains.all(c.viewer.acting);
   return html`<form method="post" action="${KEYS_PATH}" class="card">
@@ -120,7 +141,7 @@ async function keysPage(c: Call, o: Outcome = {}): Promise<PageAnswer> {
   const body = html`${noticeOf(c.r, NOTICES)} ${formError(o.error?.message)} ${o.created ? shownOnce('new-key', o.created.label, o.created.value) : undefined}
     <h2>Sending keys</h2>
     <p class="hint">Sending keys send mail: as the API's Bearer token, or as the SMTP password.</p>
-    ${await sendingKeys(c)}
+    ${await sendingKeys(c)} ${smtpSettings(c)}
     <h2>Admin keys</h2>
     ${await adminKeys(c)} ${forms}`;
   return { kind: 'page', status: o.error?.status, title: TITLE, body };

@@ -1,6 +1,6 @@
 // The statistics page: the team's figures over a period chosen by interval (hour or day) and length, of all its
 // domains or one; the chart of the period with its table, the totals of the same period, each domain's figures,
-// and the last 12 months. Every number comes from the core use cases the REST statistics routes answer from.
+// and the last 12 months (one line when none had mail). Each figure counts recipients, and the labels say so. Every number comes from the core use cases the REST statistics routes answer from.
 import { figuresOf, type DomainFigures, type MessageFigures, type MonthFigures, type Interval } from '../../core/statistics.js';
 import { MESSAGE_STATUSES } from '../../domain/queue-state.js';
 import type { Team } from '../../domain/team.js';
@@ -108,7 +108,7 @@ function filters(s: Selection, domains: ReadonlyArray<{ id: string; name: string
 
 function domainTable(domains: readonly DomainFigures[]): Html {
   return table(
-    'Messages by domain over the period',
+    'Recipients by domain over the period',
     figureHead('Domain'),
     domains.map(
       (d) =>
@@ -121,9 +121,11 @@ function domainTable(domains: readonly DomainFigures[]): Html {
   );
 }
 
+/** The last 12 months; none at all with mail in them is one line, not a table of zeros. */
 function monthlyTable(months: readonly MonthFigures[]): Html {
+  if (months.every((m) => m.accepted === 0)) return html`<p class="muted" id="no-months">No mail in the last 12 months.</p>`;
   return table(
-    'Messages by month, last 12 months (UTC)',
+    'Recipients by month, last 12 months (UTC)',
     figureHead('Month'),
     months.map(
       (m) =>
@@ -156,12 +158,13 @@ async function statistics({ ctx, r, viewer }: PageCall<AccountViewer>): Promise<
     period,
     interval: s.interval,
     domainId: s.domainId,
-    caption: `Messages ${INTERVAL_LABELS[s.interval].toLowerCase()}, ${range.toLowerCase()}, ${scope}`,
+    caption: `Recipients ${INTERVAL_LABELS[s.interval].toLowerCase()}, ${range.toLowerCase()}, ${scope}`,
   });
   const totals = await periodTotals(ctx, team, period, s.domainId);
   const byDomain = valueOrPageError(await ctx.core.statistics.domainSendingStats(team, period));
   const monthly = await ctx.core.statistics.monthly(team);
   const body = html`${filters(s, domains)}
+    <p class="hint" id="counting">Each figure counts recipients: a message to three addresses counts three, each in the state it reached.</p>
     <h2>${range}, ${scope}</h2>
     ${table(`Totals, ${range.toLowerCase()}, ${scope}`, figureHead('Period'), [
       html`<tr>

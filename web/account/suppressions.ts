@@ -1,5 +1,5 @@
 // The suppression list page: the team's suppressed addresses newest first, searched and filtered by reason,
-// a page at a time; removing one (the account's daily allowance shown, used only by a real removal, as
+// a page at a time; adding one by hand (the same use case as POST /v2/suppressions); removing one (the account's daily allowance shown, used only by a real removal, as
 // DELETE /v2/suppressions does); and the CSV export, the same stream as GET /api/tern/v2/suppressions/export.
 import { accountIdOf } from '../../domain/team.js';
 import { SUPPRESSION_STATUSES, type Suppression, type SuppressionStatus } from '../../domain/suppression.js';
@@ -8,6 +8,7 @@ import { csvOf } from '../../http/dashboard/suppression-routes.js';
 import { PER_PAGE, pagingProblem } from '../lists.js';
 import { html, type Html } from '../html.js';
 import { pageErrorFor } from '../errors.js';
+import { formGuard } from '../layout.js';
 import { accountPage, type PageCall } from '../page.js';
 import { actionButton, badge, doneAt, formError, noticeOf, pageAsked, pager, table, when, type Tone } from '../parts.js';
 import type { PageRequest } from '../request.js';
@@ -20,7 +21,12 @@ const REMOVE_PATH = `${SUPPRESSIONS_PATH}/remove`;
 const EXPORT_PATH = `${SUPPRESSIONS_PATH}/export`;
 const SEARCH_MAX = 254;
 
-const NOTICES = { removed: 'The address is removed from the suppression list: mail to it is sent again.' };
+const ADD_PATH = `${SUPPRESSIONS_PATH}/add`;
+
+const NOTICES = {
+  removed: 'The address is removed from the suppression list: mail to it is sent again.',
+  added: 'The address is on the suppression list: mail to it is not sent.',
+};
 
 const LABELS: Readonly<Record<SuppressionStatus, string>> = { bounced: 'hard bounce', complained: 'complaint', suppressed: 'added by hand' };
 const TONES: Readonly<Record<SuppressionStatus, Tone>> = { bounced: 'bad', complained: 'bad', suppressed: 'pending' };
@@ -85,13 +91,28 @@ function row(s: Suppression, removable: AccountViewer | undefined): Html {
   </tr>`;
 }
 
+/** Adding an address by hand (core.suppressions.add, as POST /v2/suppressions), with what was typed when refused. */
+function addForm(v: AccountViewer, typed: Readonly<Record<string, string>> = {}): Html {
+  return html`<details class="card" ${typed.email !== undefined ? html`open` : undefined}>
+    <summary>Add an address by hand</summary>
+    <form method="post" action="${ADD_PATH}">
+      ${formGuard(v)}
+      <label for="add-email">Email address</label>
+      <input type="email" id="add-email" name="email" maxlength="254" required value="${typed.email ?? ''}" />
+      <label for="add-reason">Reason (optional)</label>
+      <input type="text" id="add-reason" name="reason" maxlength="500" value="${typed.reason ?? ''}" />
+      <button type="submit" class="primary" id="add-suppression">Add to the list</button>
+    </form>
+  </details>`;
+}
+
 const allowanceLine = (a: RemovalAllowance): Html =>
   html`<p class="hint" id="removals-left">${a.remainingToday} of ${a.dailyLimit} removals left today (UTC); the allowance is the account’s, shared by its teams.</p>`;
 
 /** The list page, with an error when a filter or a removal was refused (its status then). */
 async function listPage(
   { ctx, r, viewer }: PageCall<AccountViewer>,
-  refused?: { status: number; message: string; headers?: Readonly<Record<string, string>> },
+  refused?: { status: number; message: string; headers?: Readonly<Record<string, string>>; typed?: Readonly<Record<string, string>> },
 ): Promise<PageAnswer> {
   const team = viewer.acting;
   const filter = filterOf(r);
@@ -115,7 +136,7 @@ async function listPage(
       ${pager(r, pageNo, Math.ceil(found.total / PER_PAGE))}`;
   }
   const allowance = may ? allowanceLine(await ctx.core.suppressions.allowance(accountIdOf(team))) : undefined;
-  const body = html`${noticeOf(r, NOTICES)} ${formError(error)} ${filtersForm(r)} ${allowance} ${shown}`;
+  const body = html`${noticeOf(r, NOTICES)} ${formError(error)} ${may ? addForm(viewer, refused?.typed) : undefined} ${filtersForm(r)} ${allowance} ${shown}`;
   return { kind: 'page', status: refused?.status ?? (error ? 400 : undefined), title: 'Suppressions', body, headers: { ...refused?.headers } };
 }
 
@@ -133,6 +154,17 @@ async function removeSuppression(call: PageCall<AccountViewer>): Promise<PageRep
   return { kind: 'redirect', status: 303, location: doneAt(SUPPRESSIONS_PATH, 'removed') };
 }
 
+async function addSuppression(call: PageCall<AccountViewer>): Promise<PageReply> {
+  const { ctx, form, viewer, log } = call;
+  const typed = { email: form.get('email') ?? '', reason: form.get('reason') ?? '' };
+  const added = await ctx.core.suppressions.add(viewer.acting, typed.email, typed.reason, log);
+  if (!added.ok) {
+    const e = pageErrorFor(added.refusal);
+    return listPage(call, { status: e.status, message: e.message, headers: e.headers, typed });
+  }
+  return { kind: 'redirect', status: 303, location: doneAt(SUPPRESSIONS_PATH, 'added') };
+}
+
 function exportSuppressions({ ctx, r, viewer }: PageCall<AccountViewer>): Promise<PageReply> {
   const filter = filterOf(r);
   if (typeof filter === 'string') return Promise.resolve({ kind: 'page', status: 400, title: 'Export suppressions', body: html`${formError(filter)}` });
@@ -148,6 +180,7 @@ function exportSuppressions({ ctx, r, viewer }: PageCall<AccountViewer>): Promis
 
 export const SUPPRESSION_PAGES = [
   accountPage({ method: 'GET', path: SUPPRESSIONS_PATH, title: 'Suppressions', access: 'read', handle: showSuppressions }),
+  accountPage({ method: 'POST', path: ADD_PATH, title: 'Suppressions', section: SUPPRESSIONS_PATH, access: 'write', handle: addSuppression }),
   accountPage({ method: 'POST', path: REMOVE_PATH, title: 'Suppressions', section: SUPPRESSIONS_PATH, access: 'write', handle: removeSuppression }),
   accountPage({ method: 'GET', path: EXPORT_PATH, title: 'Export suppressions', section: SUPPRESSIONS_PATH, access: 'read', handle: exportSuppressions }),
 ];

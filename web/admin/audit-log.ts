@@ -1,5 +1,5 @@
 // The audit log of the platform operators' actions (/admin/audit-log): who did what to which tenant or
-// invitation, when, why, and the target before and after; filtered by action, target and operator. The same
+// invitation (a tenant by its name), when, why, and what changed, field by field (old → new); filtered by action, target and operator. The same
 // core use case as the REST route (core.auditLog).
 import { AUDIT_ACTIONS, AUDIT_TARGET_KINDS, type AuditEntry, type JsonValue } from '../../domain/audit-log.js';
 import { html, type Html } from '../html.js';
@@ -8,22 +8,54 @@ import { operatorPage, type PageCall } from '../page.js';
 import { table, when } from '../parts.js';
 import type { PageReply } from '../reply.js';
 import type { OperatorViewer } from '../viewer.js';
+import { namedTenant } from './shared.js';
 import { choiceQuery, choicesOf, filterForm, idQuery, listPage, listPager, textQuery } from '../lists.js';
 
-const snapshot = (v: JsonValue): Html => (v === null ? html`—` : html`<code>${JSON.stringify(v)}</code>`);
+type Flat = Map<string, JsonValue>;
 
-const targetOf = (e: AuditEntry): Html =>
-  e.target.kind === 'tenant' ? html`<a href="/admin/tenants/${e.target.id}">tenant #${e.target.id}</a>` : html`invitation #${e.target.id}`;
+/** A snapshot as `field → value`, nested objects under dotted names (`payment.currency`); none is empty. */
+function flatten(v: JsonValue | null, prefix = '', into: Flat = new Map()): Flat {
+  if (v !== null && typeof v === 'object' && !Array.isArray(v)) {
+    for (const [key, inner] of Object.entries(v)) flatten(inner, prefix ? `${prefix}.${key}` : key, into);
+  } else if (prefix) into.set(prefix, v);
+  else if (v !== null) into.set('value', v);
+  return into;
+}
 
-function entryRow(e: AuditEntry): Html {
+/** A value as people read it: none as a dash, a list comma-separated. */
+const shown = (v: JsonValue | undefined): string => {
+  if (v === undefined || v === null || v === '') return '—';
+  if (Array.isArray(v)) return v.map((item) => shown(item)).join(', ');
+  return typeof v === 'object' ? JSON.stringify(v) : String(v);
+};
+
+/** What the action changed, one line per field that differs: `field: old → new`. */
+function changes(e: AuditEntry): Html {
+  const before = flatten(e.before);
+  const after = flatten(e.after);
+  const fields = [...new Set([...after.keys(), ...before.keys()])].filter((f) => JSON.stringify(before.get(f)) !== JSON.stringify(after.get(f)));
+  if (fields.length === 0) return html`<span class="muted">no change</span>`;
+  return html`<ul class="changes">
+    ${fields.map((f) => html`<li><span class="field">${f}</span>: ${shown(before.get(f))} → ${shown(after.get(f))}</li>`)}
+  </ul>`;
+}
+
+const tenantIdOf = (e: AuditEntry): number | undefined => (e.target.kind === 'tenant' && /^\d+$/.test(e.target.id) ? Number(e.target.id) : undefined);
+
+function targetOf(e: AuditEntry, names: ReadonlyMap<number, string>): Html {
+  const tenant = tenantIdOf(e);
+  if (tenant !== undefined) return namedTenant(tenant, names);
+  return e.target.kind === 'invitation' ? html`invitation ${e.target.id}` : html`${e.target.kind} ${e.target.id}`;
+}
+
+function entryRow(e: AuditEntry, names: ReadonlyMap<number, string>): Html {
   return html`<tr>
     <th scope="row">${when(e.at)}</th>
     <td>${e.operatorEmail}</td>
     <td>${e.action}</td>
-    <td>${targetOf(e)}</td>
+    <td>${targetOf(e, names)}</td>
     <td>${e.reason}</td>
-    <td>${snapshot(e.before)}</td>
-    <td>${snapshot(e.after)}</td>
+    <td>${changes(e)}</td>
   </tr>`;
 }
 
@@ -44,8 +76,15 @@ async function auditLog({ ctx, r }: PageCall<OperatorViewer>): Promise<PageReply
     { name: 'target_id', label: 'Target id' },
     { name: 'operator_id', label: 'Operator (user id)', type: 'number' },
   ]);
-  const head = ['When', 'Operator', 'Action', 'Target', 'Reason', 'Before', 'After'];
-  const body = html`${filters} ${table('Operators’ actions, newest first', head, found.rows.map(entryRow), 'No action matches these filters.')}
+  const names = await ctx.core.tenants.names(found.rows.flatMap((e) => tenantIdOf(e) ?? []));
+  const head = ['When', 'Operator', 'Action', 'Target', 'Reason', 'Change'];
+  const body = html`${filters}
+  ${table(
+    'Operators’ actions, newest first',
+    head,
+    found.rows.map((e) => entryRow(e, names)),
+    'No action matches these filters.',
+  )}
   ${listPager(r, page, found.total)}`;
   return { kind: 'page', title: 'Audit log', body };
 }

@@ -13,6 +13,8 @@ import { doneAt, formError, noticeOf, table, when } from '../parts.js';
 import type { PageAnswer, PageReply } from '../reply.js';
 import type { PageRequest } from '../request.js';
 import type { OperatorViewer } from '../viewer.js';
+import { namedTenant } from './shared.js';
+import { currencyDigits, minorUnitsOf } from '../../shared/money.js';
 import { choiceQuery, choicesOf, filterForm, idQuery, listPage, listPager, textQuery } from '../lists.js';
 
 const PATH = '/admin/credits';
@@ -25,10 +27,10 @@ const NOTICES = {
 
 export const actorText = (e: CreditEntry): string => (e.actor.id === null ? e.actor.kind : `${e.actor.kind} ${e.actor.id}`);
 
-function entryRow(e: CreditEntry): Html {
+function entryRow(e: CreditEntry, names: ReadonlyMap<number, string>): Html {
   return html`<tr>
     <th scope="row">${when(e.createdAt)}</th>
-    <td><a href="/admin/tenants/${e.poolId}">#${e.poolId}</a></td>
+    <td>${namedTenant(e.poolId, names)}</td>
     <td>${e.kind}</td>
     <td class="number">${e.amount}</td>
     <td class="number">${e.balanceAfter}</td>
@@ -67,7 +69,7 @@ function paymentForm(v: OperatorViewer, r: PageRequest, sent: Sent): Html {
   return html`<form method="post" action="${PATH}/payment" data-confirm="Record this payment and issue its invoice?">
     ${formGuard(v)} ${field('payment-account', 'account_id', 'Account (its id)', values, html`inputmode="numeric" pattern="[0-9]+"`)}
     ${field('payment-credits', 'amount', 'Credits bought', values, html`inputmode="numeric" pattern="[0-9]+"`)}
-    ${field('payment-paid', 'paid_amount_minor', 'Amount paid, tax included, in cents', values, html`inputmode="numeric" pattern="[0-9]+"`)}
+    ${field('payment-paid', 'paid_amount', 'Amount paid, tax included, in the currency (e.g. 49.90)', values, html`inputmode="decimal"`)}
     ${field('payment-currency', 'currency', 'Currency (ISO 4217, e.g. EUR)', values, html`maxlength="3"`)}
     ${field('payment-reference', 'payment_reference', 'Payment reference (the bank transfer’s)', values, html`maxlength="100"`)}
     ${field('payment-reason', 'reason', 'Why (kept in the audit log)', values, html`maxlength="500"`)}
@@ -90,6 +92,7 @@ async function creditsAnswer(
   const page = listPage(ctx, r);
   const [found, summary] = await Promise.all([ctx.core.platformCredits.list(filter, page), ctx.core.platformCredits.summary()]);
   const entries = valueOrPageError(found);
+  const names = await ctx.core.tenants.names(entries.rows.map((e) => e.poolId));
   const errorOf = (f: 'grant' | 'payment') => (refused?.form === f ? formError(refused.error.message) : undefined);
   const sentTo = (f: 'grant' | 'payment') => (refused?.form === f ? refused.sent : {});
   const filters = filterForm(r, PATH, [
@@ -106,7 +109,13 @@ async function creditsAnswer(
     <p class="hint">A bank transfer, say: its credits are a purchase, once per payment reference, and its invoice is issued.</p>
     ${errorOf('payment')} ${paymentForm(viewer, r, sentTo('payment'))}
     <h2>Entries</h2>
-    ${filters} ${table('Grants, purchases, adjustments and expiries, newest first', head, entries.rows.map(entryRow), 'No entry matches these filters.')}
+    ${filters}
+    ${table(
+      'Grants, purchases, adjustments and expiries, newest first',
+      head,
+      entries.rows.map((e) => entryRow(e, names)),
+      'No entry matches these filters.',
+    )}
     ${listPager(r, page, entries.total)}`;
   return { kind: 'page', status: refused?.error.status, title: 'Credits', body };
 }
@@ -118,6 +127,19 @@ const wholeOf = (form: URLSearchParams, name: string): number => {
   const text = (form.get(name) ?? '').trim();
   return /^-?\d{1,15}$/.test(text) ? Number(text) : Number.NaN;
 };
+
+/**
+ * The amount paid as typed in the currency's units ("49.90"), in minor units exactly (4990); or what is wrong with
+ * it, in the form's words. A currency that is none is left to the core to refuse (its amount is then 0).
+ */
+function paidOf(text: string, currency: string): number | string {
+  const digits = currencyDigits(currency);
+  if (digits === undefined) return 0;
+  const minor = minorUnitsOf(text, digits);
+  if (minor !== undefined) return minor;
+  const example = digits === 0 ? '4990' : `49.${'9'.padEnd(digits, '0')}`;
+  return `Amount paid must be a number in ${currency} such as ${example}: digits${digits === 0 ? ', without decimals' : `, and at most ${digits} decimals after a point`}.`;
+}
 
 const sentOf = (form: URLSearchParams, names: readonly string[]): Sent => Object.fromEntries(names.map((n) => [n, form.get(n) ?? '']));
 
@@ -139,13 +161,12 @@ async function grant(call: PageCall<OperatorViewer>): Promise<PageReply> {
 async function recordPayment(call: PageCall<OperatorViewer>): Promise<PageReply> {
   const { ctx, form, viewer, log } = call;
   const poolId = wholeOf(form, 'account_id');
-  const sent = sentOf(form, ['account_id', 'amount', 'paid_amount_minor', 'currency', 'payment_reference', 'reason']);
+  const sent = sentOf(form, ['account_id', 'amount', 'paid_amount', 'currency', 'payment_reference', 'reason']);
   if (Number.isNaN(poolId)) return creditsAnswer(ctx, call, { error: NO_ACCOUNT(), form: 'payment', sent });
-  const payment = {
-    amountMinor: wholeOf(form, 'paid_amount_minor'),
-    currency: (form.get('currency') ?? '').trim(),
-    reference: (form.get('payment_reference') ?? '').trim(),
-  };
+  const currency = (form.get('currency') ?? '').trim();
+  const paid = paidOf((form.get('paid_amount') ?? '').trim(), currency);
+  if (typeof paid === 'string') return creditsAnswer(ctx, call, { error: pageError('invalid_request', paid), form: 'payment', sent });
+  const payment = { amountMinor: paid, currency, reference: (form.get('payment_reference') ?? '').trim() };
   const made = await ctx.core.platformCredits.recordPayment(viewer.user, poolId, wholeOf(form, 'amount'), payment, form.get('reason') ?? '', log);
   if (!made.ok) return creditsAnswer(ctx, call, { error: pageErrorFor(made.refusal), form: 'payment', sent });
   return { kind: 'redirect', status: 303, location: back(poolId, 'payment_recorded') };

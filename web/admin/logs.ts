@@ -10,18 +10,19 @@ import { operatorPage, type PageCall } from '../page.js';
 import { badge, table, when, type Tone } from '../parts.js';
 import type { PageReply } from '../reply.js';
 import type { OperatorViewer } from '../viewer.js';
+import { namedTenant } from './shared.js';
 import { choiceQuery, choicesOf, filterForm, idParam, idQuery, listPage, listPager, textQuery } from '../lists.js';
 
 const TONES: Readonly<Record<MessageStatus, Tone>> = { pending: 'pending', sent: 'good', bounced: 'bad', complained: 'bad', suppressed: 'bad', failed: 'bad' };
 
 const recipientsOf = (m: NumberedLogEntry): string => m.to.map((a) => a.email).join(', ');
 
-function messageRow(m: NumberedLogEntry): Html {
+function messageRow(m: NumberedLogEntry, names: ReadonlyMap<number, string>): Html {
   return html`<tr>
     <th scope="row"><a href="/admin/logs/${m.logId}">${m.subject || '(no subject)'}</a></th>
     <td>${m.fromEmail}</td>
     <td>${recipientsOf(m)}</td>
-    <td><a href="/admin/tenants/${m.teamId}">#${m.teamId}</a></td>
+    <td>${namedTenant(m.teamId, names)}</td>
     <td>${badge(m.status, TONES[m.status])}</td>
     <td>${when(m.createdAt)}</td>
   </tr>`;
@@ -46,8 +47,15 @@ async function logs({ ctx, r }: PageCall<OperatorViewer>): Promise<PageReply> {
     { name: 'from', label: 'From', type: 'date' },
     { name: 'to', label: 'To', type: 'date' },
   ]);
+  const names = await ctx.core.tenants.names(found.rows.map((m) => m.teamId));
   const head = ['Subject', 'From', 'To', 'Tenant', 'Status', 'Created'];
-  const body = html`${form} ${table('Messages of every tenant, newest first', head, found.rows.map(messageRow), 'No message matches these filters.')}
+  const body = html`${form}
+  ${table(
+    'Messages of every tenant, newest first',
+    head,
+    found.rows.map((m) => messageRow(m, names)),
+    'No message matches these filters.',
+  )}
   ${listPager(r, page, found.total)}`;
   return { kind: 'page', title: 'Logs', body };
 }
@@ -93,7 +101,7 @@ async function message({ ctx, r }: PageCall<OperatorViewer>): Promise<PageReply>
       <dt>To</dt>
       <dd>${m.to.map((a) => a.email).join(', ')}</dd>
       <dt>Tenant</dt>
-      <dd><a href="/admin/tenants/${m.teamId}">#${m.teamId}</a></dd>
+      <dd>${namedTenant(m.teamId, await ctx.core.tenants.names([m.teamId]))}</dd>
       <dt>Message-ID</dt>
       <dd><code>${m.messageIdHeader}</code></dd>
       <dt>Created</dt>

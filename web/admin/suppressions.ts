@@ -6,6 +6,7 @@ import { operatorPage, type PageCall } from '../page.js';
 import { table, when } from '../parts.js';
 import type { PageReply } from '../reply.js';
 import type { OperatorViewer } from '../viewer.js';
+import { namedTenant } from './shared.js';
 import { choiceQuery, choicesOf, filterForm, idQuery, listPage, listPager, textQuery } from '../lists.js';
 
 async function suppressions({ ctx, r }: PageCall<OperatorViewer>): Promise<PageReply> {
@@ -16,11 +17,12 @@ async function suppressions({ ctx, r }: PageCall<OperatorViewer>): Promise<PageR
     teamId: idQuery(r, 'tenant_id', 'The tenant'),
   };
   const found = await ctx.core.suppressions.listAcrossTeams(query);
+  const names = await ctx.core.tenants.names(found.rows.map((row) => row.teamId));
   const rows = found.rows.map(
     ({ teamId, suppression: s }) =>
       html`<tr>
         <th scope="row">${s.email}</th>
-        <td><a href="/admin/tenants/${teamId}">#${teamId}</a></td>
+        <td>${namedTenant(teamId, names)}</td>
         <td>${s.status}</td>
         <td>${s.reason}</td>
         <td>${when(s.createdAt)}</td>

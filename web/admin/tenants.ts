@@ -14,7 +14,7 @@ import { actionButton, badge, doneAt, figuresTable, formError, noticeOf, table, 
 import type { PageAnswer, PageReply } from '../reply.js';
 import type { OperatorViewer } from '../viewer.js';
 import { choiceQuery, filterForm, idParam, idQuery, listPage, listPager, textQuery } from '../lists.js';
-import { percent, tenantLink } from './shared.js';
+import { namedTenant, percent, tenantLink } from './shared.js';
 
 const STATUSES = ['active', 'suspended'] as const;
 const KINDS = ['account', 'team'] as const;
@@ -29,12 +29,16 @@ const kindOf = (t: Team): string => (t.parentId === null ? 'Account' : 'Team');
 
 export const statusBadge = (t: Team): Html => (t.status === 'active' ? badge('Active', 'good') : badge(`Suspended by the ${t.suspendedBy ?? 'platform'}`, 'bad'));
 
-function tenantRow(s: TenantSummary): Html {
+/** "Account", or "Team of <its account, named>". */
+const kindText = (t: Team, names: ReadonlyMap<number, string>): Html =>
+  t.parentId === null ? html`${kindOf(t)}` : html`${kindOf(t)} of ${namedTenant(t.parentId, names)}`;
+
+function tenantRow(s: TenantSummary, names: ReadonlyMap<number, string>): Html {
   const t = s.team;
   return html`<tr>
     <th scope="row">${tenantLink(t)}</th>
     <td class="number">${t.id}</td>
-    <td>${kindOf(t)}${t.parentId === null ? undefined : html` of <a href="/admin/tenants/${t.parentId}">#${t.parentId}</a>`}</td>
+    <td>${kindText(t, names)}</td>
     <td>${statusBadge(t)}</td>
     <td class="number">${s.balance}</td>
     <td class="number">${s.sending.volume}</td>
@@ -72,10 +76,17 @@ async function tenants({ ctx, r }: PageCall<OperatorViewer>): Promise<PageReply>
     },
     { name: 'parent_id', label: 'Teams of account (id)', type: 'number' },
   ]);
+  const names = await ctx.core.tenants.names(found.rows.flatMap((s) => (s.team.parentId === null ? [] : [s.team.parentId])));
   const head = ['Name', 'Id', 'Kind', 'Status', 'Balance', `Sent, ${ctx.core.tenants.windowDays} days`, 'Bounce rate', 'Created'];
   const body = html`${filters}
     <p class="muted">${found.total} tenant${found.total === 1 ? '' : 's'}</p>
-    ${table('Tenants', head, found.rows.map(tenantRow), 'No tenant matches these filters.')} ${listPager(r, page, found.total)}`;
+    ${table(
+      'Tenants',
+      head,
+      found.rows.map((s) => tenantRow(s, names)),
+      'No tenant matches these filters.',
+    )}
+    ${listPager(r, page, found.total)}`;
   return { kind: 'page', title: 'Tenants', body };
 }
 
@@ -93,7 +104,7 @@ function sendingTable(s: SendingFigures): Html {
   );
 }
 
-function facts(d: TenantDetail): Html {
+function facts(d: TenantDetail, names: ReadonlyMap<number, string>): Html {
   const t = d.team;
   const suspension = t.suspension
     ? html`<p class="suspended" id="suspension"><strong>Suspended by the ${t.suspension.by}</strong> on ${when(t.suspension.at)}: ${t.suspension.reason}</p>`
@@ -108,7 +119,7 @@ function facts(d: TenantDetail): Html {
       <dt>Status</dt>
       <dd id="tenant-status">${statusBadge(t)}</dd>
       <dt>Kind</dt>
-      <dd>${kindOf(t)}${t.parentId === null ? undefined : html` of <a href="/admin/tenants/${t.parentId}">account #${t.parentId}</a>`}</dd>
+      <dd>${kindText(t, names)}</dd>
       <dt>Plan</dt>
       <dd>${t.planType}</dd>
       <dt>Created</dt>
@@ -181,7 +192,7 @@ function statusForms(v: OperatorViewer, t: Team): Html {
 async function tenantAnswer(ctx: AppContext, call: PageCall<OperatorViewer>, id: number, error?: PageError): Promise<PageAnswer> {
   const { detail: d, mta: m } = valueOrPageError(await ctx.core.tenants.getWithMtaStatus(id));
   const t = d.team;
-  const body = html`${noticeOf(call.r, NOTICES)} ${formError(error?.message)} ${facts(d)}
+  const body = html`${noticeOf(call.r, NOTICES)} ${formError(error?.message)} ${facts(d, await ctx.core.tenants.names(t.parentId === null ? [] : [t.parentId]))}
     <h2>Actions</h2>
     ${statusForms(call.viewer, t)}
     <p>

@@ -84,7 +84,16 @@
               return { label: s.label, stroke: palette[i % palette.length], width: 2 };
             }),
           ),
-          axes: [{ stroke: getComputedStyle(body).color }, { stroke: getComputedStyle(body).color }],
+          // Counts: the y axis from 0, ticks at whole steps only (1, 2, 5, 10, …), and 0 to 1 when nothing was sent
+          // (uPlot would otherwise draw 0 to 100, or ticks of 0.25 recipient).
+          scales: {
+            y: {
+              range: function (u, min, max) {
+                return [0, Math.max(1, Math.ceil(max * 1.1))];
+              },
+            },
+          },
+          axes: [{ stroke: getComputedStyle(body).color }, { stroke: getComputedStyle(body).color, incrs: WHOLE_STEPS, values: yValues(figure) }],
         };
         var holder = figure.querySelector('.plot');
         holder.textContent = '';
@@ -99,14 +108,47 @@
       });
   }
 
+  /** The steps a count's axis may tick at: whole numbers only. */
+  var WHOLE_STEPS = [1, 2, 5, 10, 20, 25, 50, 100, 200, 250, 500, 1e3, 2e3, 2.5e3, 5e3, 1e4, 2e4, 5e4, 1e5, 2e5, 5e5, 1e6, 2e6, 5e6, 1e7, 1e8, 1e9];
+
+  /** The y axis's labels, also written to the figure's data-y-ticks (what was drawn, for tests and tools). */
+  function yValues(figure) {
+    return function (u, splits) {
+      var labels = splits.map(function (v) {
+        return String(v);
+      });
+      figure.setAttribute('data-y-ticks', labels.join(' '));
+      return labels;
+    };
+  }
+
+  /**
+   * Each cell of a dashboard table gets its column's heading as data-label, which the stylesheet shows above the
+   * value when a narrow screen stacks the row's cells (the heading row is hidden then).
+   */
+  function labelCells(root) {
+    root.querySelectorAll('.table-wrap table').forEach(function (table) {
+      var headings = Array.prototype.map.call(table.querySelectorAll('thead th'), function (th) {
+        return th.textContent.trim();
+      });
+      table.querySelectorAll('tbody tr').forEach(function (row) {
+        Array.prototype.forEach.call(row.cells, function (cell, i) {
+          if (headings[i]) cell.setAttribute('data-label', headings[i]);
+        });
+      });
+    });
+  }
+
   function drawCharts(root) {
     root.querySelectorAll('figure.chart[data-src]').forEach(drawChart);
   }
 
   document.addEventListener('DOMContentLoaded', function () {
+    labelCells(document);
     drawCharts(document);
   });
   document.addEventListener('htmx:afterSwap', function (event) {
+    labelCells(event.target);
     drawCharts(event.target);
   });
 })();
