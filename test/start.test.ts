@@ -1,7 +1,7 @@
 // The run contract: `ternmail start` on embedded defaults (a managed redis-server, a fresh data dir, the
 // first admin key printed once), its clean shutdown, and `ternmail api` and `ternmail mta` run as
 // separate processes sharing one Redis and one data dir.
-import t from 'tap';
+import t, { type Test } from 'tap';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { rmSync, statSync } from 'node:fs';
@@ -127,6 +127,7 @@ t.test('ternmail start on embedded defaults, restarted, then stopped with SIGTER
     t.notMatch(start.output(), /tern_admin_/, 'no key is printed');
     t.notMatch(start.output(), /Password:/, 'nor a password');
     t.match(start.output(), `${base}/v2`, 'the API URL is printed again');
+    t.match(start.output(), `Dashboard: ${base}/`, 'and the dashboard URL');
 
     const info = await http(base, 'GET', '/v2/info', { key: firstKey });
     t.equal(info.status, 200);
@@ -143,24 +144,32 @@ t.test('ternmail start on embedded defaults, restarted, then stopped with SIGTER
   });
 });
 
-t.test('ternmail start gives up cleanly, with its Redis stopped, when the API port is taken', async (t) => {
-  const home = tempHome('tern-start-busy-');
-  const dataDir = join(home.dir, 'data');
-  const { env } = await startEnv(dataDir, home.configFile);
+/** A listener on a port, as another program holding it would be. */
+async function holdPort(port: number, t: Test): Promise<void> {
   const blocker = createServer();
-  await new Promise<void>((resolve) => blocker.listen(Number(env.TERNMAIL_API_PORT), '127.0.0.1', () => resolve()));
-  t.teardown(() => {
-    blocker.close();
-    for (const pid of processesMentioning(dataDir)) process.kill(pid, 'SIGKILL');
-    rmSync(home.dir, { recursive: true, force: true });
+  await new Promise<void>((resolve) => blocker.listen(port, '127.0.0.1', () => resolve()));
+  t.teardown(() => blocker.close());
+}
+
+for (const setting of ['TERNMAIL_API_PORT', 'TERNMAIL_MX_PORT', 'TERNMAIL_METRICS_PORT'] as const) {
+  t.test(`a first start whose ${setting} is taken names it, exits 1 and creates nothing`, async (t) => {
+    const home = tempHome('tern-start-busy-');
+    const dataDir = join(home.dir, 'data');
+    const { env } = await startEnv(dataDir, home.configFile);
+    await holdPort(Number(env[setting]), t);
+    t.teardown(() => {
+      for (const pid of processesMentioning(dataDir)) process.kill(pid, 'SIGKILL');
+      rmSync(home.dir, { recursive: true, force: true });
+    });
+    const start = spawnTernmail(['start'], env);
+    const exit = await eventually(() => (start.exited() ? start.child.exitCode : undefined), 60_000, 'start to give up');
+    t.equal(exit, 1, 'a start that cannot listen fails with 1');
+    t.match(start.errors(), new RegExp(`port ${env[setting]} .*in use.*${setting}`), 'the error names the port and the setting');
+    t.notMatch(start.output(), /tern_admin_|Password:/, 'no key nor password is printed');
+    t.notOk(fileExists(dataDir), 'the data dir is not created');
+    t.same(processesMentioning(dataDir), [], 'no redis-server or child is left behind');
   });
-  const start = spawnTernmail(['start'], env);
-  const exit = await eventually(() => (start.exited() ? start.child.exitCode : undefined), 60_000, 'start to give up');
-  t.not(exit, 0, 'a start whose API cannot listen fails');
-  t.match(start.errors(), /EADDRINUSE/);
-  await eventually(() => (processesMentioning(dataDir).length === 0 ? true : undefined), 10_000, 'the managed Redis to stop');
-  t.pass('no redis-server or child is left behind');
-});
+}
 
 t.test('ternmail api and ternmail mta as separate processes share one Redis and one data dir', async (t) => {
   const home = tempHome('tern-split-');
