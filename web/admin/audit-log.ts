@@ -13,7 +13,11 @@ import { choiceQuery, choicesOf, filterForm, idQuery, listPage, listPager, textQ
 const snapshot = (v: JsonValue): Html => (v === null ? html`—` : html`<code>${JSON.stringify(v)}</code>`);
 
 const targetOf = (e: AuditEntry): Html =>
-  e.target.kind === 'tenant' ? html`<a href="/admin/tenants/${e.target.id}">tenant #${e.target.id}</a>` : html`invitation #${e.target.id}`;
+  e.target.kind === 'tenant'
+    ? html`<a href="/admin/tenants/${e.target.id}">tenant #${e.target.id}</a>`
+    : e.target.kind === 'platform'
+      ? html`platform setting ${e.target.id}`
+      : html`invitation #${e.target.id}`;
 
 function entryRow(e: AuditEntry): Html {
   return html`<tr>
