@@ -332,6 +332,7 @@ function printWelcome(config: Config, first: FirstStart | null): void {
         `  Dashboard: ${url}/  (first admin key lost? ternmail admin-key create; a password: ternmail user reset-password)`,
       ];
   process.stdout.write(lines.join('\n') + '\n');
+  if (config.publicHostnameProblem !== null) process.stdout.write(`\n  WARNING: ${config.publicHostnameProblem}\n\n`);
 }
 
 /** How long `start` waits for its children to stop after SIGTERM before it kills them. */

@@ -4,6 +4,8 @@
 import t, { type Test } from 'tap';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
+import { hostname } from 'node:os';
+import { publicHostnameProblem } from '../shared/public-hostname.js';
 import { rmSync, statSync } from 'node:fs';
 import { Redis } from 'ioredis';
 import { freePort, startRedis } from './helpers/redis.js';
@@ -72,6 +74,9 @@ t.test('ternmail start on embedded defaults, restarted, then stopped with SIGTER
     t.match(ownerPassword, /^[A-Za-z0-9]{24}$/, 'a one-time password');
     owner = { email: ownerEmail!, password: ownerPassword! };
     t.equal(out.match(/tern_admin_/g)?.length, 2, 'the key is printed in the welcome and in the curl example only');
+    // No TERNMAIL_PUBLIC_HOSTNAME here: the machine's own name is used, and the start says when it is not public.
+    if (publicHostnameProblem(hostname().toLowerCase()) === null) t.notMatch(out, /WARNING: TERNMAIL_PUBLIC_HOSTNAME/);
+    else t.match(out, /WARNING: TERNMAIL_PUBLIC_HOSTNAME is not set, and this machine's name "[^"]+" cannot be the public host name/, 'the start warns');
     await waitForApi(base, start, 60_000);
 
     t.ok(statSync(join(dataDir, 'tern.db')).isFile(), 'tern.db');
