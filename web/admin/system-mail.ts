@@ -3,7 +3,7 @@
 // (POST /admin/system-sender, core.systemMail.useDomain: stored as a platform setting, audited).
 import type { AppContext } from '../../http/context.js';
 import { html, type Html } from '../html.js';
-import { pageError, pageErrorFor } from '../errors.js';
+import { PageError, pageError, pageErrorFor } from '../errors.js';
 import { formGuard } from '../layout.js';
 import { operatorPage, type PageCall } from '../page.js';
 import { doneAt } from '../parts.js';
@@ -35,6 +35,18 @@ export async function systemMailSection(ctx: AppContext, viewer: OperatorViewer)
     <h2 id="system-mail-heading">Tern’s own mail</h2>
     ${status} ${offer}
   </section>`;
+}
+
+/** A refusal an operator reads on its own pages: when Tern's own mail is what is missing, it says where to set it
+ * up (the sentence end users read asks the operator, who is the reader here). */
+export function forOperator(e: PageError, refusalKind: string): PageError {
+  if (refusalKind !== 'system_mail_unavailable') return e;
+  return new PageError(
+    e.code,
+    `${e.message.replace(/ Ask (them|the platform’s operator)[^.]*\.( Then try again\.)?$/, '')} Choose Tern’s sender on the Platform page (/admin).`,
+    e.status,
+    e.headers,
+  );
 }
 
 async function useDomain({ ctx, form, viewer, log }: PageCall<OperatorViewer>): Promise<PageReply> {
