@@ -176,6 +176,21 @@ for (const setting of ['TERNMAIL_API_PORT', 'TERNMAIL_MX_PORT', 'TERNMAIL_METRIC
   });
 }
 
+t.test('ternmail api alone on a taken port names TERNMAIL_API_PORT and exits 1', async (t) => {
+  const home = tempHome('tern-api-busy-');
+  const redis = await startRedis();
+  const { env } = await startEnv(home.dir, home.configFile);
+  await holdPort(Number(env.TERNMAIL_API_PORT), t);
+  t.teardown(async () => {
+    await redis.stop();
+    rmSync(home.dir, { recursive: true, force: true });
+  });
+  const api = spawnTernmail(['api'], { ...env, TERNMAIL_REDIS_URL: redis.url });
+  const exit = await eventually(() => (api.exited() ? api.child.exitCode : undefined), 60_000, 'the api to give up');
+  t.equal(exit, 1);
+  t.match(api.errors(), new RegExp(`port ${env.TERNMAIL_API_PORT} .*in use.*TERNMAIL_API_PORT`), 'the error names the setting');
+});
+
 t.test('ternmail api and ternmail mta as separate processes share one Redis and one data dir', async (t) => {
   const home = tempHome('tern-split-');
   const redis = await startRedis();
