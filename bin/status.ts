@@ -89,7 +89,13 @@ export async function printStatus(config: Config, asJson: boolean): Promise<numb
   try {
     const queue = new Queue(store, redis, createLogger('status', 'silent'));
     const report = await new SystemStatus({ config, store, redis, queue }).report();
-    process.stdout.write(asJson ? JSON.stringify(jsonObject(report)) + '\n' : humanText(report));
+    const problems = config.publicHostnameProblem === null ? [] : [config.publicHostnameProblem];
+    // A configuration problem is a finding beside the report: the parts may all be up and still publish nothing usable.
+    process.stdout.write(
+      asJson
+        ? JSON.stringify({ ...jsonObject(report), configuration_problems: problems }) + '\n'
+        : humanText(report) + problems.map((p) => `${'Configuration'.padEnd(14)}PROBLEM: ${p}\n`).join(''),
+    );
     return report.down.length === 0 ? 0 : 1;
   } finally {
     redis.disconnect();

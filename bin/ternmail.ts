@@ -20,6 +20,7 @@ import { isOperator, type User } from '../domain/user.js';
 
 import { flags, integer, required, UsageError } from './cli-flags.js';
 import { PrintedLines, queueCommands } from './queue-commands.js';
+import { busyListeners, explainBindError } from './listeners.js';
 
 // The processes' modules are imported when needed, so that operator commands start quickly.
 
@@ -265,13 +266,17 @@ function onStop(stop: () => Promise<void>): void {
 
 async function runApi(config: Config): Promise<void> {
   const { startApi } = await import('./api.js');
-  const api = await startApi(config);
+  const api = await startApi(config).catch((err: unknown) => {
+    throw explainBindError(config, err);
+  });
   onStop(() => api.close());
 }
 
 async function runMta(config: Config): Promise<void> {
   const { startMta } = await import('./mta.js');
-  const mta = await startMta(config);
+  const mta = await startMta(config).catch((err: unknown) => {
+    throw explainBindError(config, err);
+  });
   onStop(() => mta.close());
   process.on('SIGHUP', () => {
     mta.reloadTls();
@@ -321,8 +326,13 @@ function printWelcome(config: Config, first: FirstStart | null): void {
         '  A one-time password: you choose your own at the first login.',
         '',
       ]
-    : [`Tern is starting. API: ${url}/v2  Data dir: ${config.dataDir}`];
+    : [
+        `Tern is starting. API: ${url}/v2  Data dir: ${config.dataDir}`,
+        // The key and password were shown once, at the first start; the way in is still worth printing.
+        `  Dashboard: ${url}/  (first admin key lost? ternmail admin-key create; a password: ternmail user reset-password)`,
+      ];
   process.stdout.write(lines.join('\n') + '\n');
+  if (config.publicHostnameProblem !== null) process.stdout.write(`\n  WARNING: ${config.publicHostnameProblem}\n\n`);
 }
 
 /** How long `start` waits for its children to stop after SIGTERM before it kills them. */
@@ -335,6 +345,9 @@ async function runStart(config: Config): Promise<void> {
     import('../shared/tls.js'),
     import('./managed-redis.js'),
   ]);
+  // Every port first: one another program holds stops the start before the data dir, an account or a key exists.
+  const busy = await busyListeners(config);
+  if (busy.length > 0) throw new Error(`cannot start: ${busy.join('; ')}`);
   loadSecretBox(config.dataDir);
   await ensureTlsCertificate(config);
   const redis = config.redisUrl ? null : await startManagedRedis(config.dataDir);

@@ -2,6 +2,7 @@
 // (checked with the provider first, stored sealed, never shown again), publishing a domain's records in the
 // zone that holds it, and disconnecting. The dashboard's /api-keys/verify-connect/<provider> routes call these.
 import type { Config } from '../shared/config.js';
+import { RECORDS_UNAVAILABLE } from './domains.js';
 import type { Logger } from '../shared/log.js';
 import type { SecretBox } from '../shared/secret-box.js';
 import type { Store } from '../store/index.js';
@@ -29,7 +30,9 @@ export type DnsConnectionRefusal =
   /** The provider answered and refused (a bad or expired token, a missing permission): its own message. */
   | { kind: 'provider_refused'; provider: DnsProviderName; status: number; message: string }
   /** The provider could not be reached. */
-  | { kind: 'provider_unavailable'; provider: DnsProviderName; message: string };
+  | { kind: 'provider_unavailable'; provider: DnsProviderName; message: string }
+  /** Tern's public host name is not a public name: records pointing at it are not published (nothing sent). */
+  | { kind: 'records_unavailable'; message: string };
 
 export type DnsOutcome<T> = { ok: true; value: T } | { ok: false; refusal: DnsConnectionRefusal };
 
@@ -126,6 +129,7 @@ export class DnsConnections {
     if (!connection) return refuse(this.notConnected(provider));
     const domain = await this.d.store.domains.get(domainId, team.id);
     if (!domain) return refuse({ kind: 'not_found', what: 'domain', message: 'Domain not found' });
+    if (this.d.config.publicHostnameProblem !== null) return refuse({ kind: 'records_unavailable', message: RECORDS_UNAVAILABLE });
     const dns = this.open(connection);
     const zone = await dns.zoneOf(domain.name);
     if (!zone.ok) return refuse(providerRefusal(provider, zone.failure, `finding the zone of ${domain.name}`));

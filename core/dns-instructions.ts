@@ -93,6 +93,8 @@ export class DnsInstructions {
     const found = await this.domains.get(team, domainId);
     if (!found.ok) return found;
     const domain = found.value;
+    const unavailable = this.domains.recordsUnavailable();
+    if (unavailable !== null) return refuse({ kind: 'forbidden', message: unavailable });
     // Checked before the domain's window counts a request that could not be sent anyway.
     const sender = await this.mail.sender();
     if (!sender.ok) return sender;

@@ -23,6 +23,11 @@ export interface RemovedDomain {
   recordsToRemove: string[];
 }
 
+/** What a domain's owner reads while Tern's public host name is not a public name (the operator reads the setting's
+ * name in `ternmail config check`, `ternmail status` and at start). */
+export const RECORDS_UNAVAILABLE =
+  'The DNS records cannot be shown yet: this Tern server’s public host name is not set up, and records pointing at it would not work. Ask the platform’s operator to set it; the domain cannot be verified until then.';
+
 /** Names one bulk add may carry (the dashboard's POST /api/domains/bulk and its Domains page). */
 export const BULK_ADD_MAX = 50;
 
@@ -68,6 +73,17 @@ export class DomainManagement {
   /** The records the domain must publish: DKIM, and the return path's MX and SPF. */
   dnsRecords(domain: Domain): DomainDnsRecords {
     return dnsRecordsFor(domain, this.d.config.publicHostname);
+  }
+
+  /** Why the records cannot be shown to be published now (the public host name is not a public name), in the
+   * words of a domain's owner; null when they can. */
+  recordsUnavailable(): string | null {
+    return this.d.config.publicHostnameProblem === null ? null : RECORDS_UNAVAILABLE;
+  }
+
+  /** The records to publish, or null while recordsUnavailable() says why not. */
+  publishableRecords(domain: Domain): DomainDnsRecords | null {
+    return this.recordsUnavailable() === null ? this.dnsRecords(domain) : null;
   }
 
   /** Adds a draft domain. Its name must be a public domain no one uses yet; a subdomain needs credits. */

@@ -16,11 +16,12 @@ export const AUDIT_ACTIONS = [
   'queue.flush',
   'queue.purge',
   'queue.requeue',
+  'system_mail.sender',
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 
 /** The kinds of thing an action is done to. */
-export const AUDIT_TARGET_KINDS = ['tenant', 'invitation', 'queue'] as const;
+export const AUDIT_TARGET_KINDS = ['tenant', 'invitation', 'queue', 'platform'] as const;
 export type AuditTargetKind = (typeof AUDIT_TARGET_KINDS)[number];
 
 /** A value as JSON holds it: what a snapshot of a target is made of. */
@@ -30,7 +31,8 @@ export interface AuditTarget {
   kind: AuditTargetKind;
   /**
    * The target's id as text (a tenant's is its team id, an invitation's its platform invitation id, the queue's
-   * the selector of the recipients an operation chose, such as `team=3 domain=example.net` or `all`).
+   * the selector of the recipients an operation chose, such as `team=3 domain=example.net` or `all`; a platform
+   * setting's its name, such as `system_mail.from`).
    */
   id: string;
 }

@@ -7,6 +7,7 @@ import { resolve } from 'node:path';
 import { Type, type Static, type TProperties } from '@sinclair/typebox';
 import { projectPath } from './paths.js';
 import { isValidEmail } from './email-address.js';
+import { publicHostnameProblem } from './public-hostname.js';
 import { ConfigError, envText, loadPolicy, type EnvSetting, type Json } from './policy-file.js';
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
@@ -188,6 +189,10 @@ type RawConfig = Static<typeof ConfigSchema>;
 export type Config = Readonly<
   Omit<RawConfig, 'smtp' | 'publicHostname'> & {
     publicHostname: string;
+    /** Why publicHostname cannot be published as the MX target and SPF include (unset on a machine with a bare
+     * name, or not a public name), in the operator's words naming the setting; null when it can. The processes
+     * start all the same; domains' records are not shown and no domain is verified against it. */
+    publicHostnameProblem: string | null;
     smtp: { starttlsPorts: number[]; tlsPorts: number[]; mxPort: number };
   }
 >;
@@ -251,12 +256,23 @@ export function mayBindPrivileged(): boolean {
   }
 }
 
+/** The operator's sentence for a public host name that cannot be used, naming the variable to set. */
+function hostnameProblemOf(raw: RawConfig, host: string): string | null {
+  const problem = publicHostnameProblem(host);
+  if (problem === null) return null;
+  const what =
+    raw.publicHostname === null ? `TERNMAIL_PUBLIC_HOSTNAME is not set, and this machine's name "${host}"` : `TERNMAIL_PUBLIC_HOSTNAME (publicHostname) "${host}"`;
+  return `${what} cannot be the public host name domains point their MX and SPF records at: ${problem}. Set TERNMAIL_PUBLIC_HOSTNAME to this server's public DNS name (such as mx.example.com); until then no domain's DNS records are shown and no domain is verified.`;
+}
+
 function withMachineDefaults(raw: RawConfig): Config {
   const privileged = mayBindPrivileged();
+  const publicHostname = (raw.publicHostname ?? hostname()).toLowerCase().replace(/\.$/, '');
   return {
     ...raw,
     dataDir: resolve(raw.dataDir),
-    publicHostname: (raw.publicHostname ?? hostname()).toLowerCase().replace(/\.$/, ''),
+    publicHostname,
+    publicHostnameProblem: hostnameProblemOf(raw, publicHostname),
     smtp: {
       starttlsPorts: raw.smtp.starttlsPorts ?? (privileged ? [587, 2587] : [2587]),
       tlsPorts: raw.smtp.tlsPorts ?? (privileged ? [465, 2465] : [2465]),

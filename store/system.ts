@@ -1,9 +1,23 @@
 // The system repository: what the operator's status and the readiness probe ask of the database itself,
-// not of any record in it.
+// not of any record in it, and the platform's settings an operator makes from the dashboard.
+import type { NewAuditEntry } from './audit-log.js';
+
+/** Tern's own sender as an operator chose it on the dashboard. */
+export interface StoredSystemSender {
+  address: string;
+  /** The operator who chose it; null once that user is removed. */
+  setBy: number | null;
+  /** ISO 8601 UTC. */
+  at: string;
+}
 
 export interface SystemRepository {
   /** The newest migration applied: the schema version. A trivial read, so also the readiness probe's. */
   schemaVersion(): Promise<number>;
   /** The engine and its version as an operator reads it, e.g. "SQLite 3.45.1". */
   engineVersion(): Promise<string>;
+  /** Tern's own sender as stored, or null when none was chosen. */
+  systemSender(): Promise<StoredSystemSender | null>;
+  /** Stores the sender and appends `audit(before)` in the same transaction; the sender before the change. */
+  setSystemSender(sender: StoredSystemSender, audit: (before: StoredSystemSender | null) => NewAuditEntry): Promise<StoredSystemSender | null>;
 }

@@ -16,8 +16,9 @@ function configFile(name: string, content: unknown): string {
   return file;
 }
 
+// A public host name, so that only the settings each test gives are judged (public-hostname.test.ts has the rest).
 const check = (configPath: string, vars: Record<string, string> = {}) =>
-  runCli(['config', 'check'], cleanEnv({ TERNMAIL_CONFIG: configPath, TERNMAIL_DATA_DIR: dataDir, ...vars }));
+  runCli(['config', 'check'], cleanEnv({ TERNMAIL_CONFIG: configPath, TERNMAIL_DATA_DIR: dataDir, TERNMAIL_PUBLIC_HOSTNAME: 'mx.example.com', ...vars }));
 
 t.test('a valid configuration is reported valid, exit 0, and nothing is started or created', async (t) => {
   const res = await check(configFile('good.json', { api: { port: 9000 }, limits: { teamsPerAccount: 50 } }), { TERNMAIL_API_PORT: '9100' });

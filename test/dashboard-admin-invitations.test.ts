@@ -242,7 +242,7 @@ t.test('without a system sender, inviting answers 503 rest_system_mail_unavailab
   t.teardown(() => bare.close());
   const op = await logIn(bare, await operatorOn(bare));
   const reply = await bare.request('POST', INVITATIONS, { ...withSession(op), body: { email: invitee(), account_name: 'No Mail', credits: 5 } });
-  t.match(reply, { status: 503, body: { code: 'rest_system_mail_unavailable', message: /systemMail\.from/ } });
+  t.match(reply, { status: 503, body: { code: 'rest_system_mail_unavailable', message: /has not chosen the address Tern sends from/ } });
   t.equal((await bare.request<Shown[]>('GET', INVITATIONS, withSession(op))).body.length, 0, 'no invitation stored');
   t.equal((await bare.request<unknown[]>('GET', '/api/tern/v2/admin/audit-log', withSession(op))).body.length, 0, 'nothing in the audit log');
 });

@@ -240,14 +240,21 @@ t.test('invitations to one address are rate-limited like all mail Tern sends (42
   t.ok(Number(refused.headers.get('retry-after')) > 0);
 });
 
-t.test('without a system sender, sending an invitation answers 503 rest_system_mail_unavailable and stores nothing', async (t) => {
+t.test('without a system sender, an invitation is made all the same and its link given to the inviter, in that answer only', async (t) => {
   const bare = await startHarness();
   t.teardown(() => bare.close());
   const { session, adminKey } = await signedInOn(bare);
-  const reply = await bare.request('POST', SEND, as(session, { body: { email: invitee(), role: 'viewer' } }));
-  t.match(reply, { status: 503, body: { code: 'rest_system_mail_unavailable', message: /systemMail\.from/ } });
-  t.equal((await bare.request<Shown[]>('GET', LIST, as(session))).body.length, 0, 'no invitation stored');
+  const email = invitee();
+  const reply = await bare.request<Shown & { invitation_link: string; mail_problem: string }>('POST', SEND, as(session, { body: { email, role: 'viewer' } }));
+  t.match(reply, { status: 201, body: { email, status: 'open', message_id: null, invitation_link: /\/accept-invitation\?token=[A-Za-z0-9_-]{43}$/ } });
+  t.notMatch(reply.body.mail_problem, /systemMail|TERNMAIL_/, 'the reason is meant for the user, naming no setting');
+  const listed = (await bare.request<Array<Record<string, unknown>>>('GET', LIST, as(session))).body;
+  t.equal(listed.length, 1, 'the invitation is stored');
+  t.notOk('invitation_link' in listed[0]!, 'the list never shows the link again');
   t.equal((await bare.request<{ data: unknown[] }>('GET', '/v2/emails', { key: adminKey })).body.data.length, 0, 'no message recorded');
+  const token = new URL(reply.body.invitation_link).searchParams.get('token')!;
+  const accepted = await bare.request('POST', ACCEPT, { body: { token, name: 'Linked', password: NEW_PASSWORD } });
+  t.equal(accepted.status, 200, 'the link works');
 });
 
 t.test('two acceptances of one link at the same moment: one creates the user, the other is refused', async (t) => {

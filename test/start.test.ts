@@ -1,9 +1,11 @@
 // The run contract: `ternmail start` on embedded defaults (a managed redis-server, a fresh data dir, the
 // first admin key printed once), its clean shutdown, and `ternmail api` and `ternmail mta` run as
 // separate processes sharing one Redis and one data dir.
-import t from 'tap';
+import t, { type Test } from 'tap';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
+import { hostname } from 'node:os';
+import { publicHostnameProblem } from '../shared/public-hostname.js';
 import { rmSync, statSync } from 'node:fs';
 import { Redis } from 'ioredis';
 import { freePort, startRedis } from './helpers/redis.js';
@@ -72,6 +74,9 @@ t.test('ternmail start on embedded defaults, restarted, then stopped with SIGTER
     t.match(ownerPassword, /^[A-Za-z0-9]{24}$/, 'a one-time password');
     owner = { email: ownerEmail!, password: ownerPassword! };
     t.equal(out.match(/tern_admin_/g)?.length, 2, 'the key is printed in the welcome and in the curl example only');
+    // No TERNMAIL_PUBLIC_HOSTNAME here: the machine's own name is used, and the start says when it is not public.
+    if (publicHostnameProblem(hostname().toLowerCase()) === null) t.notMatch(out, /WARNING: TERNMAIL_PUBLIC_HOSTNAME/);
+    else t.match(out, /WARNING: TERNMAIL_PUBLIC_HOSTNAME is not set, and this machine's name "[^"]+" cannot be the public host name/, 'the start warns');
     await waitForApi(base, start, 60_000);
 
     t.ok(statSync(join(dataDir, 'tern.db')).isFile(), 'tern.db');
@@ -127,6 +132,7 @@ t.test('ternmail start on embedded defaults, restarted, then stopped with SIGTER
     t.notMatch(start.output(), /tern_admin_/, 'no key is printed');
     t.notMatch(start.output(), /Password:/, 'nor a password');
     t.match(start.output(), `${base}/v2`, 'the API URL is printed again');
+    t.match(start.output(), `Dashboard: ${base}/`, 'and the dashboard URL');
 
     const info = await http(base, 'GET', '/v2/info', { key: firstKey });
     t.equal(info.status, 200);
@@ -143,23 +149,46 @@ t.test('ternmail start on embedded defaults, restarted, then stopped with SIGTER
   });
 });
 
-t.test('ternmail start gives up cleanly, with its Redis stopped, when the API port is taken', async (t) => {
-  const home = tempHome('tern-start-busy-');
-  const dataDir = join(home.dir, 'data');
-  const { env } = await startEnv(dataDir, home.configFile);
+/** A listener on a port, as another program holding it would be. */
+async function holdPort(port: number, t: Test): Promise<void> {
   const blocker = createServer();
-  await new Promise<void>((resolve) => blocker.listen(Number(env.TERNMAIL_API_PORT), '127.0.0.1', () => resolve()));
-  t.teardown(() => {
-    blocker.close();
-    for (const pid of processesMentioning(dataDir)) process.kill(pid, 'SIGKILL');
+  await new Promise<void>((resolve) => blocker.listen(port, '127.0.0.1', () => resolve()));
+  t.teardown(() => blocker.close());
+}
+
+for (const setting of ['TERNMAIL_API_PORT', 'TERNMAIL_MX_PORT', 'TERNMAIL_METRICS_PORT'] as const) {
+  t.test(`a first start whose ${setting} is taken names it, exits 1 and creates nothing`, async (t) => {
+    const home = tempHome('tern-start-busy-');
+    const dataDir = join(home.dir, 'data');
+    const { env } = await startEnv(dataDir, home.configFile);
+    await holdPort(Number(env[setting]), t);
+    t.teardown(() => {
+      for (const pid of processesMentioning(dataDir)) process.kill(pid, 'SIGKILL');
+      rmSync(home.dir, { recursive: true, force: true });
+    });
+    const start = spawnTernmail(['start'], env);
+    const exit = await eventually(() => (start.exited() ? start.child.exitCode : undefined), 60_000, 'start to give up');
+    t.equal(exit, 1, 'a start that cannot listen fails with 1');
+    t.match(start.errors(), new RegExp(`port ${env[setting]} .*in use.*${setting}`), 'the error names the port and the setting');
+    t.notMatch(start.output(), /tern_admin_|Password:/, 'no key nor password is printed');
+    t.notOk(fileExists(dataDir), 'the data dir is not created');
+    t.same(processesMentioning(dataDir), [], 'no redis-server or child is left behind');
+  });
+}
+
+t.test('ternmail api alone on a taken port names TERNMAIL_API_PORT and exits 1', async (t) => {
+  const home = tempHome('tern-api-busy-');
+  const redis = await startRedis();
+  const { env } = await startEnv(home.dir, home.configFile);
+  await holdPort(Number(env.TERNMAIL_API_PORT), t);
+  t.teardown(async () => {
+    await redis.stop();
     rmSync(home.dir, { recursive: true, force: true });
   });
-  const start = spawnTernmail(['start'], env);
-  const exit = await eventually(() => (start.exited() ? start.child.exitCode : undefined), 60_000, 'start to give up');
-  t.not(exit, 0, 'a start whose API cannot listen fails');
-  t.match(start.errors(), /EADDRINUSE/);
-  await eventually(() => (processesMentioning(dataDir).length === 0 ? true : undefined), 10_000, 'the managed Redis to stop');
-  t.pass('no redis-server or child is left behind');
+  const api = spawnTernmail(['api'], { ...env, TERNMAIL_REDIS_URL: redis.url });
+  const exit = await eventually(() => (api.exited() ? api.child.exitCode : undefined), 60_000, 'the api to give up');
+  t.equal(exit, 1);
+  t.match(api.errors(), new RegExp(`port ${env.TERNMAIL_API_PORT} .*in use.*TERNMAIL_API_PORT`), 'the error names the setting');
 });
 
 t.test('ternmail api and ternmail mta as separate processes share one Redis and one data dir', async (t) => {

@@ -164,7 +164,7 @@ t.test('the low-credit email without a system sender: the tenant page says why, 
   const guard = await formGuardOf(h, operator, `/admin/tenants/${tenant.id}`);
   const refused = await page(h, 'POST', `/admin/tenants/${tenant.id}/low-credit-email`, { cookie: operator, form: guard });
   t.equal(refused.status, 503);
-  t.match(refused.text, /role="alert">Tern has no system sender/);
+  t.match(refused.text, /role="alert">Tern cannot send email yet[^<]*Choose Tern’s sender on the Platform page \(\/admin\)\./, 'the operator is told where to set it up');
   t.same(await auditOf(tenant.id), []);
 });
 

@@ -4,6 +4,7 @@ import type { Resolver } from 'node:dns/promises';
 import { orEmpty } from '../shared/dns.js';
 import { bareHost, dkimCarriesKey, isSpf, recordTags as tags, RETURN_PATH_LABEL, spfIncludes } from '../shared/dns-records.js';
 import type { Domain } from '../domain/sending-domain.js';
+import { publicHostnameProblem } from '../shared/public-hostname.js';
 
 export interface RecordCheck {
   name: string;
@@ -39,6 +40,8 @@ const shortfall = (what: string, check: RecordCheck): string =>
 
 export async function checkDomainDns(domain: Domain, resolver: Resolver, publicHostname: string): Promise<DomainCheck> {
   const host = bareHost(publicHostname);
+  // Records pointing at a name the Internet cannot reach prove nothing: no lookup, and never verified.
+  if (publicHostnameProblem(host) !== null) return unusableHost(domain, host);
   const returnPath = `${RETURN_PATH_LABEL}.${domain.name}`;
   const dkimName = `${domain.dkimSelector}._domainkey.${domain.name}`;
   const [dkim, spf, mx, dmarc] = await Promise.all([
@@ -81,5 +84,20 @@ export async function checkDomainDns(domain: Domain, resolver: Resolver, publicH
     mx,
     dmarcPolicy: dmarcRecord ? (tags(dmarcRecord).get('p') ?? null) : null,
     summary: verified ? '' : `Waiting for DNS records not yet found as published: ${missing.join(', ')}`,
+  };
+}
+
+/** The check of a domain while Tern's public host name is not a public one: every return-path record unusable. */
+function unusableHost(domain: Domain, host: string): DomainCheck {
+  const error = 'Tern’s public host name is not set up';
+  const returnPath = `${RETURN_PATH_LABEL}.${domain.name}`;
+  const record = (name: string, expected: string): RecordCheck => ({ name, ok: false, expected, found: [], error });
+  return {
+    verified: false,
+    dkim: record(`${domain.dkimSelector}._domainkey.${domain.name}`, `p=${domain.dkimPublicKey}`),
+    spf: record(returnPath, `include:${host}`),
+    mx: record(returnPath, host),
+    dmarcPolicy: domain.dmarcPolicy,
+    summary: `Not checked: ${error}; ask the platform’s operator. No record can be verified until then.`,
   };
 }

@@ -30,8 +30,11 @@ export interface InvitationRequest {
 
 export interface SentInvitation {
   invitation: Invitation;
-  /** The system message that carries the link. */
-  messageId: string;
+  /** The system message that carries the link; null when Tern could not mail it. */
+  messageId: string | null;
+  /** When it was not mailed (no usable system sender): the link, for the inviter to pass on, shown this once (only
+   * its hash is kept), and why, in the inviter's words. Absent when the mail carries it. */
+  unmailed?: { link: string; reason: string };
 }
 
 export interface ListedInvitation extends Invitation {
@@ -71,16 +74,23 @@ export class Invitations {
     private readonly nonces: Nonces,
   ) {}
 
-  /** Checks the request, mails the link, then stores the invitation (replacing the open one to the same email). */
+  /**
+   * Checks the request, mails the link, then stores the invitation (replacing the open one to the same email).
+   * When Tern has no usable system sender the invitation is stored all the same and its link handed to the
+   * inviter (a first install works before the operator has chosen a sender); any other refusal (the per-recipient
+   * limit) stores nothing and the open invitation (if any) stays.
+   */
   async send(inviter: AccountUser, r: InvitationRequest, dashboardUrl: string, log: Logger): Promise<Identified<SentInvitation>> {
     const target = await this.checkedTarget(inviter, r);
     if (!target.ok) return target;
     const { account, team } = target.value;
     const token = randomBytes(32).toString('base64url');
     const expiresAt = isoAt(this.d.now() + this.d.config.invitations.expiryDays * 86_400_000);
-    // Mailed first: when the mail cannot go, nothing is stored and the open invitation (if any) stays.
-    const sent = await this.mail.send(invitationMessage({ inviter, account, team, role: r.role, to: r.email, link: acceptLink(dashboardUrl, token), expiresAt }), log);
-    if (!sent.ok) return refused(sent.refusal);
+    const link = acceptLink(dashboardUrl, token);
+    const sent = await this.mail.send(invitationMessage({ inviter, account, team, role: r.role, to: r.email, link, expiresAt }), log);
+    if (!sent.ok && sent.refusal.kind !== 'system_mail_unavailable') return refused(sent.refusal);
+    const messageId = sent.ok ? sent.value.messageId : null;
+    const notMailed = !sent.ok && sent.refusal.kind === 'system_mail_unavailable' ? sent.refusal.reason : null;
     const invitation = await this.d.store.invitations.create({
       accountId: account.id,
       teamId: team.id,
@@ -88,12 +98,16 @@ export class Invitations {
       role: r.role as AccountRole,
       tokenHash: hashToken(token),
       invitedBy: inviter.id,
-      messageId: sent.value.messageId,
+      messageId,
       at: isoAt(this.d.now()),
       expiresAt,
     });
-    log.info({ invitation: invitation.id, team: team.id, role: invitation.role, by: inviter.id, msg_id: sent.value.messageId }, 'invitation sent');
-    return granted({ invitation, messageId: sent.value.messageId });
+    if (notMailed !== null) {
+      log.warn({ invitation: invitation.id, team: team.id, role: invitation.role, by: inviter.id }, 'invitation made without mail: its link is handed to the inviter');
+      return granted({ invitation, messageId, unmailed: { link, reason: notMailed } });
+    }
+    log.info({ invitation: invitation.id, team: team.id, role: invitation.role, by: inviter.id, msg_id: messageId }, 'invitation sent');
+    return granted({ invitation, messageId });
   }
 
   /** The invitations the caller manages, newest first, each with its state now. */

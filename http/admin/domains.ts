@@ -43,7 +43,9 @@ const DomainDetail = Type.Object({
   verification_status: Type.Union([Type.Literal('draft'), Type.Literal('verified')]),
   created_at: DisplayDateTime,
   dmarc_policy: Type.Union([Type.String(), Type.Null()]),
-  dns_records: Type.Object({ dkim: DnsRecord, spf: Type.Array(DnsRecord) }),
+  dns_records: Type.Union([Type.Object({ dkim: DnsRecord, spf: Type.Array(DnsRecord) }), Type.Null()]),
+  /** Why dns_records is null: the server's public host name is not a public name yet. */
+  dns_records_unavailable: Type.Union([Type.String(), Type.Null()]),
   auto_verification: Type.Object({ active: Type.Boolean(), reason: Type.String() }),
   last_checked_at: Type.Union([IsoDateTime, Type.Null()]),
 });
@@ -66,7 +68,8 @@ export const domainDetail = (d: Domain, ctx: AppContext) => ({
   verification_status: d.verificationStatus,
   created_at: toDisplayDateTime(d.createdAt),
   dmarc_policy: d.dmarcPolicy,
-  dns_records: ctx.core.domains.dnsRecords(d),
+  dns_records: ctx.core.domains.publishableRecords(d),
+  dns_records_unavailable: ctx.core.domains.recordsUnavailable(),
   auto_verification: { active: d.autoVerifyActive, reason: d.autoVerifyReason },
   last_checked_at: d.lastCheckAt,
 });

@@ -25,6 +25,8 @@ export function dnsErrorFor(refusal: DnsConnectionRefusal): DashboardError {
       return dashboardError('rest_dns_provider_refused', refusal.message, { provider: refusal.provider, provider_status: refusal.status });
     case 'provider_unavailable':
       return dashboardError('rest_dns_provider_unavailable', refusal.message, { provider: refusal.provider }, { 'Retry-After': '30' });
+    case 'records_unavailable':
+      return dashboardError('rest_dns_records_unavailable', refusal.message);
   }
 }
 

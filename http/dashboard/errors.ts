@@ -37,6 +37,7 @@ export const DASHBOARD_ERRORS = {
   rest_dns_zone_not_found: 422,
   rest_dns_provider_refused: 400,
   rest_dns_provider_unavailable: 502,
+  rest_dns_records_unavailable: 409,
   rest_invalid_credentials: 401,
   incorrect_password: 401,
   rest_incorrect_password: 400,

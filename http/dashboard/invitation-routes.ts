@@ -51,7 +51,9 @@ const send: Route = {
       async handle({ ctx, user, params, request, log }) {
         const r = { email: params.email, role: params.role, teamId: params.team_id };
         const sent = identified(await ctx.core.invitations.send(signedIn(user).user, r, dashboardUrlOf(ctx, request), log));
-        return { status: 201, body: invitationView({ ...sent.invitation, state: sent.invitation.status }) };
+        // Not mailed (no usable system sender): the link, for the inviter to pass on, in this answer only.
+        const link = sent.unmailed === undefined ? {} : { invitation_link: sent.unmailed.link, mail_problem: sent.unmailed.reason };
+        return { status: 201, body: { ...invitationView({ ...sent.invitation, state: sent.invitation.status }), ...link } };
       },
     }),
   ],

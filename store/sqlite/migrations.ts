@@ -901,6 +901,22 @@ UPDATE message_bodies SET kept_since = (SELECT updated_at FROM messages WHERE me
 CREATE INDEX message_bodies_kept ON message_bodies(kept_since) WHERE kept_since IS NOT NULL;
 `,
   },
+  {
+    version: 30,
+    name: "the platform's settings an operator makes from the dashboard (Tern's own sender)",
+    // One row per setting, by name; the configuration (file, TERNMAIL_* variables) wins over a stored value where
+    // both give one (docs/decisions.md, "Issue 22 item 7"). updated_by is the operator who made it (null once that
+    // user is removed; the audit log keeps who it was).
+    // PostgreSQL: the same statement.
+    sql: `
+CREATE TABLE platform_settings (
+  name TEXT PRIMARY KEY,
+  value TEXT NOT NULL,
+  updated_by INTEGER REFERENCES users(id) ON DELETE SET NULL,
+  updated_at TEXT NOT NULL
+);
+`,
+  },
 ];
 
 /** The schema version this release brings a database to: its newest migration. */

@@ -1,6 +1,22 @@
-// The system repository on SQLite: the schema version from schema_migrations, the library's version.
-import type { SystemRepository } from '../system.js';
-import type { Sql } from './sql.js';
+// The system repository on SQLite: the schema version from schema_migrations, the library's version, and the
+// platform's settings (platform_settings, one row per name).
+import type { StoredSystemSender, SystemRepository } from '../system.js';
+import type { NewAuditEntry } from '../audit-log.js';
+import type { Queryable, Sql } from './sql.js';
+import { AuditLogStore } from './audit-log.js';
+
+const SYSTEM_SENDER = 'system_mail.from';
+
+type SettingRow = {
+  value: string;
+  updated_by: number | null;
+  updated_at: string;
+};
+
+async function readSender(q: Queryable): Promise<StoredSystemSender | null> {
+  const row = await q.get<SettingRow>('SELECT value, updated_by, updated_at FROM platform_settings WHERE name = ?', [SYSTEM_SENDER]);
+  return row ? { address: row.value, setBy: row.updated_by, at: row.updated_at } : null;
+}
 
 export class SystemStore implements SystemRepository {
   constructor(private readonly sql: Sql) {}
@@ -13,5 +29,22 @@ export class SystemStore implements SystemRepository {
   async engineVersion(): Promise<string> {
     const row = await this.sql.get<{ version: string }>('SELECT sqlite_version() AS version');
     return `SQLite ${row?.version ?? 'unknown'}`;
+  }
+
+  systemSender(): Promise<StoredSystemSender | null> {
+    return readSender(this.sql);
+  }
+
+  setSystemSender(sender: StoredSystemSender, audit: (before: StoredSystemSender | null) => NewAuditEntry): Promise<StoredSystemSender | null> {
+    return this.sql.tx(async (q) => {
+      const before = await readSender(q);
+      await q.run(
+        `INSERT INTO platform_settings (name, value, updated_by, updated_at) VALUES (?, ?, ?, ?)
+         ON CONFLICT (name) DO UPDATE SET value = excluded.value, updated_by = excluded.updated_by, updated_at = excluded.updated_at`,
+        [SYSTEM_SENDER, sender.address, sender.setBy, sender.at],
+      );
+      await AuditLogStore.insert(q, audit(before));
+      return before;
+    });
   }
 }

@@ -55,7 +55,8 @@ export function statusBadge(d: Domain): Html {
 }
 
 function recordsTable(ctx: AppContext, d: Domain): Html {
-  const records = ctx.core.domains.dnsRecords(d);
+  const records = ctx.core.domains.publishableRecords(d);
+  if (records === null) return html`<p class="error" role="alert" id="records-unavailable">${ctx.core.domains.recordsUnavailable()}</p>`;
   const rows = [records.dkim, ...records.spf].map(
     (r, i) =>
       html`<tr>

@@ -12,7 +12,7 @@ import { html, type Html } from '../html.js';
 import { pageError, pageErrorFor, pageErrorForIdentity } from '../errors.js';
 import { formGuard } from '../layout.js';
 import { accountPage, type PageCall } from '../page.js';
-import { actionButton, badge, doneAt, formError, noticeOf, pageAsked, pager, table, when, type Tone } from '../parts.js';
+import { actionButton, badge, doneAt, formError, noticeOf, pageAsked, pager, shownOnce, table, when, type Tone } from '../parts.js';
 import type { PageAnswer, PageReply } from '../reply.js';
 import { viewerMay, type AccountViewer } from '../viewer.js';
 
@@ -31,6 +31,8 @@ type TeamForm = 'invite' | 'create_team' | 'rename_team';
 interface Shown {
   error?: { form: TeamForm; message: string; teamId?: number };
   typed?: Record<string, string>;
+  /** An invitation Tern could not mail: its link, shown this once to the inviter. */
+  unsent?: { email: string; link: string; why: string };
 }
 
 const ROLE_LABELS = { owner: 'Owner', admin: 'Admin', viewer: 'Viewer' } as const;
@@ -167,11 +169,20 @@ async function childTeams(call: PageCall<AccountViewer>, s: Shown): Promise<Html
     }`;
 }
 
+/** The link of an invitation that was not mailed, to copy and pass on: the only time it is shown. */
+const unsentInvitation = (u: Shown['unsent']): Html | undefined =>
+  u &&
+  html`<div class="notice" role="status" id="invitation-link">
+    <p>The invitation to ${u.email} is made, but Tern could not email it. ${u.why}</p>
+    ${shownOnce('invitation-link-value', 'Invitation link', u.link)}
+    <p class="hint">Send this link to ${u.email} yourself: it works once, until the invitation expires.</p>
+  </div>`;
+
 async function teamPage(call: PageCall<AccountViewer>, s: Shown): Promise<PageAnswer> {
   const { ctx, viewer, r } = call;
   const users = await ctx.core.users.members(viewer.acting);
-  const body = html`${noticeOf(r, NOTICES)} ${members(viewer, users)} ${viewerMay(ctx, viewer, 'write') ? await invitations(call, s) : undefined}
-  ${await childTeams(call, s)}`;
+  const body = html`${noticeOf(r, NOTICES)} ${unsentInvitation(s.unsent)} ${members(viewer, users)}
+  ${viewerMay(ctx, viewer, 'write') ? await invitations(call, s) : undefined} ${await childTeams(call, s)}`;
   return { kind: 'page', status: s.error ? 400 : undefined, title: 'Team', body };
 }
 
@@ -195,6 +206,9 @@ async function invite(call: PageCall<AccountViewer>): Promise<PageReply> {
   const sent = await ctx.core.invitations.send(viewer.user, request, dashboardUrlOf(ctx, r), log);
   const problem = identityFieldRefusal(sent);
   if (problem !== undefined) return teamPage(call, { error: { form: 'invite', message: problem }, typed: { email: request.email, role: request.role } });
+  // Not mailed: the page itself shows the link (a redirect would lose it; only its hash is kept).
+  const unmailed = sent.ok ? sent.value.unmailed : undefined;
+  if (unmailed) return teamPage(call, { unsent: { email: request.email, link: unmailed.link, why: unmailed.reason } });
   return { kind: 'redirect', status: 303, location: doneAt(TEAM_PATH, 'invited') };
 }
 

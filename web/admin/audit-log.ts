@@ -45,6 +45,7 @@ const tenantIdOf = (e: AuditEntry): number | undefined => (e.target.kind === 'te
 function targetOf(e: AuditEntry, names: ReadonlyMap<number, string>): Html {
   const tenant = tenantIdOf(e);
   if (tenant !== undefined) return namedTenant(tenant, names);
+  if (e.target.kind === 'platform') return html`platform setting ${e.target.id}`;
   return e.target.kind === 'invitation' ? html`invitation ${e.target.id}` : html`${e.target.kind} ${e.target.id}`;
 }
 

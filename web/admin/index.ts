@@ -8,6 +8,7 @@ import { CREDIT_PAGES } from './credits.js';
 import { ADMIN_INVITATION_PAGES } from './invitations.js';
 import { ADMIN_SUPPRESSION_PAGES } from './suppressions.js';
 import { AUDIT_LOG_PAGES } from './audit-log.js';
+import { SYSTEM_MAIL_PAGES } from './system-mail.js';
 
 export const ADMIN_PAGES: readonly Page[] = [
   ...PLATFORM_PAGES,
@@ -18,4 +19,5 @@ export const ADMIN_PAGES: readonly Page[] = [
   ...ADMIN_INVITATION_PAGES,
   ...ADMIN_SUPPRESSION_PAGES,
   ...AUDIT_LOG_PAGES,
+  ...SYSTEM_MAIL_PAGES,
 ];

@@ -5,6 +5,7 @@ import type { ListedPlatformInvitation } from '../../core/admin/invitations.js';
 import type { AppContext } from '../../http/context.js';
 import { html, type Html } from '../html.js';
 import { pageErrorForIdentity, type PageError } from '../errors.js';
+import { forOperator } from './system-mail.js';
 import { formGuard } from '../layout.js';
 import { operatorPage, type PageCall } from '../page.js';
 import { actionButton, badge, doneAt, formError, noticeOf, table, when, type Tone } from '../parts.js';
@@ -78,7 +79,7 @@ async function invite(call: PageCall<OperatorViewer>): Promise<PageReply> {
   const sent = { email: form.get('email') ?? '', account_name: form.get('account_name') ?? '', credits: (form.get('credits') ?? '').trim() };
   const credits = sent.credits === '' ? 0 : /^\d{1,15}$/.test(sent.credits) ? Number(sent.credits) : Number.NaN;
   const made = await ctx.core.platformInvitations.send(viewer.user, { email: sent.email, accountName: sent.account_name, credits }, dashboardUrl(ctx, r), log);
-  if (!made.ok) return invitationsAnswer(call, { error: pageErrorForIdentity(made.refusal), sent });
+  if (!made.ok) return invitationsAnswer(call, { error: forOperator(pageErrorForIdentity(made.refusal), made.refusal.kind), sent });
   return { kind: 'redirect', status: 303, location: doneAt(PATH, 'sent') };
 }
 

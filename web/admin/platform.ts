@@ -9,9 +9,10 @@ import { figuresTable, noticeOf, table } from '../parts.js';
 import type { PageReply } from '../reply.js';
 import type { OperatorViewer } from '../viewer.js';
 import { percent } from './shared.js';
+import { SYSTEM_MAIL_NOTICES, systemMailSection } from './system-mail.js';
 
 const DAYS = 30;
-const NOTICES = { password_changed: 'Your password is changed.' };
+const NOTICES = { password_changed: 'Your password is changed.', ...SYSTEM_MAIL_NOTICES };
 
 /** The statuses drawn: every status a message ends in or waits in. */
 const STATUS_LABELS: ReadonlyArray<readonly [(typeof MESSAGE_STATUSES)[number], string]> = MESSAGE_STATUSES.map((s) => [s, s[0]!.toUpperCase() + s.slice(1)]);
@@ -69,9 +70,9 @@ function credits(s: PlatformStats): Html {
   );
 }
 
-async function platform({ ctx, r }: PageCall<OperatorViewer>): Promise<PageReply> {
+async function platform({ ctx, r, viewer }: PageCall<OperatorViewer>): Promise<PageReply> {
   const s = await ctx.core.platformStatistics.stats(DAYS);
-  const body = html`${noticeOf(r, NOTICES)} ${figures(s)}
+  const body = html`${noticeOf(r, NOTICES)} ${figures(s)} ${await systemMailSection(ctx, viewer)}
     <h2>Messages</h2>
     ${byStatus(s)} ${chart(s)}
     <h2>Credits</h2>

@@ -12,6 +12,7 @@ import { formGuard } from '../layout.js';
 import { operatorPage, type PageCall } from '../page.js';
 import { actionButton, badge, doneAt, figuresTable, formError, noticeOf, table, when } from '../parts.js';
 import type { PageAnswer, PageReply } from '../reply.js';
+import { forOperator } from './system-mail.js';
 import type { OperatorViewer } from '../viewer.js';
 import { choiceQuery, filterForm, idParam, idQuery, listPage, listPager, textQuery } from '../lists.js';
 import { namedTenant, percent, tenantLink } from './shared.js';
@@ -214,7 +215,7 @@ const tenant = (call: PageCall<OperatorViewer>): Promise<PageReply> => tenantAns
 
 /** A refused action: the tenant's page again with why; no such tenant is a 404. */
 function refusedOn(call: PageCall<OperatorViewer>, id: number, refusal: ManagementRefusal): Promise<PageAnswer> {
-  const e = pageErrorFor(refusal);
+  const e = forOperator(pageErrorFor(refusal), refusal.kind);
   if (e.status === 404) throw e;
   return tenantAnswer(call.ctx, call, id, e);
 }
