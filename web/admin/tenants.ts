@@ -37,7 +37,7 @@ function tenantRow(s: TenantSummary): Html {
     <td>${kindOf(t)}${t.parentId === null ? undefined : html` of <a href="/admin/tenants/${t.parentId}">#${t.parentId}</a>`}</td>
     <td>${statusBadge(t)}</td>
     <td class="number">${s.balance}</td>
-    <td class="number">${s.sending.volume}</td>
+    <td class="number">${s.sending.sent}</td>
     <td class="number">${percent(s.sending.bounceRate)}</td>
     <td>${when(t.createdAt)}</td>
   </tr>`;
