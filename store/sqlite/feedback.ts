@@ -185,7 +185,7 @@ export class FeedbackStore implements FeedbackRepository {
     for (const { status, n } of await new StatisticsStore(this.sql).countByStatus(teamId, { from, to })) {
       if (status === 'sent' || status === 'bounced' || status === 'complained') by[status] += n;
     }
-    return { volume: by.sent + by.bounced + by.complained, ...by };
+    return { volume: by.sent + by.bounced + by.complained, bounced: by.bounced, complained: by.complained };
   }
 
   async addReport(r: InboundReport): Promise<void> {

@@ -1001,6 +1001,28 @@ BEGIN
     ON CONFLICT (message_rowid, status) DO UPDATE SET n = n + 1;
 END;
 
+-- A message moved in time, team or domain (only tests backdate messages) takes its recipients' counts along.
+CREATE TRIGGER recipient_figures_on_message_move AFTER UPDATE OF team_id, created_at, domain_id ON messages
+  WHEN OLD.team_id IS NOT NEW.team_id OR OLD.created_at IS NOT NEW.created_at OR OLD.domain_id IS NOT NEW.domain_id
+BEGIN
+  UPDATE recipient_counts SET n = n - (SELECT COUNT(*) FROM recipients r WHERE r.message_id = NEW.id AND (CASE WHEN r.complained_at IS NOT NULL THEN 'complained' WHEN r.state IN ('queued', 'sending', 'deferred', 'held') THEN 'pending' ELSE r.state END) = recipient_counts.status)
+    WHERE team_id = OLD.team_id AND day = substr(OLD.created_at, 1, 10) AND domain_key = COALESCE(OLD.domain_id, '');
+  INSERT INTO recipient_counts (team_id, day, status, domain_key, n)
+    SELECT NEW.team_id, substr(NEW.created_at, 1, 10), status, COALESCE(NEW.domain_id, ''), n FROM (SELECT CASE WHEN r.complained_at IS NOT NULL THEN 'complained' WHEN r.state IN ('queued', 'sending', 'deferred', 'held') THEN 'pending' ELSE r.state END AS status, COUNT(*) AS n FROM recipients r WHERE r.message_id = NEW.id GROUP BY 1) WHERE true
+    ON CONFLICT (team_id, day, status, domain_key) DO UPDATE SET n = n + excluded.n;
+  UPDATE recipient_counts_hourly SET n = n - (SELECT COUNT(*) FROM recipients r WHERE r.message_id = NEW.id AND (CASE WHEN r.complained_at IS NOT NULL THEN 'complained' WHEN r.state IN ('queued', 'sending', 'deferred', 'held') THEN 'pending' ELSE r.state END) = recipient_counts_hourly.status)
+    WHERE team_id = OLD.team_id AND hour = substr(OLD.created_at, 1, 13) AND domain_key = COALESCE(OLD.domain_id, '');
+  INSERT INTO recipient_counts_hourly (team_id, hour, status, domain_key, n)
+    SELECT NEW.team_id, substr(NEW.created_at, 1, 13), status, COALESCE(NEW.domain_id, ''), n FROM (SELECT CASE WHEN r.complained_at IS NOT NULL THEN 'complained' WHEN r.state IN ('queued', 'sending', 'deferred', 'held') THEN 'pending' ELSE r.state END AS status, COUNT(*) AS n FROM recipients r WHERE r.message_id = NEW.id GROUP BY 1) WHERE true
+    ON CONFLICT (team_id, hour, status, domain_key) DO UPDATE SET n = n + excluded.n;
+  UPDATE platform_recipient_counts SET n = n - (SELECT COUNT(*) FROM recipients r WHERE r.message_id = NEW.id AND (CASE WHEN r.complained_at IS NOT NULL THEN 'complained' WHEN r.state IN ('queued', 'sending', 'deferred', 'held') THEN 'pending' ELSE r.state END) = platform_recipient_counts.status)
+    WHERE day = substr(OLD.created_at, 1, 10);
+  INSERT INTO platform_recipient_counts (day, status, n)
+    SELECT substr(NEW.created_at, 1, 10), status, n FROM (SELECT CASE WHEN r.complained_at IS NOT NULL THEN 'complained' WHEN r.state IN ('queued', 'sending', 'deferred', 'held') THEN 'pending' ELSE r.state END AS status, COUNT(*) AS n FROM recipients r WHERE r.message_id = NEW.id GROUP BY 1) WHERE true
+    ON CONFLICT (day, status) DO UPDATE SET n = n + excluded.n;
+  UPDATE message_statuses SET team_id = NEW.team_id, created_at = NEW.created_at WHERE message_rowid = NEW.rowid;
+END;
+
 CREATE TRIGGER recipient_figures_on_delete AFTER DELETE ON recipients BEGIN
   UPDATE recipient_counts SET n = n - 1 WHERE (team_id, day, status, domain_key) =
     (SELECT m.team_id, substr(m.created_at, 1, 10), CASE WHEN OLD.complained_at IS NOT NULL THEN 'complained' WHEN OLD.state IN ('queued', 'sending', 'deferred', 'held') THEN 'pending' ELSE OLD.state END, COALESCE(m.domain_id, '') FROM messages m WHERE m.id = OLD.message_id);
