@@ -113,7 +113,8 @@ async function recipientsInLog(team: Team): Promise<LoggedRecipientRow[]> {
   for (let page = 1; ; page++) {
     const listed = ok(await messageLog.list(team, { page, perPage: 100 }));
     for (const m of listed.rows) {
-      for (const r of ok(await messageLog.get(team, m.id)).recipients) rows.push({ messageId: m.id, createdAt: m.createdAt, domainId: m.domainId, status: statusOf(r.state) });
+      for (const r of ok(await messageLog.get(team, m.id)).recipients)
+        rows.push({ messageId: m.id, createdAt: m.createdAt, domainId: m.domainId, status: statusOf(r.state) });
     }
     if (listed.rows.length < 100) return rows;
   }

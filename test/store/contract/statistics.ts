@@ -111,6 +111,9 @@ export const statisticsChecks: ContractCheck[] = [
     t.equal(await store.statistics.queueDepth(other.id), 1, 'the other team’s queue is its own');
     await support.backdateMessage(m.id, at(5));
     t.same(flat(await store.statistics.countByStatus(team.id, now)), [], 'moved out of the period');
-    t.same(flat(await store.statistics.countOverTime(team.id, { from: at(0), to: at(24), grain: 'hour' })), ['2024-01-10T05:00:00.000Z failed:2', '2024-01-10T05:00:00.000Z suppressed:1']);
+    t.same(flat(await store.statistics.countOverTime(team.id, { from: at(0), to: at(24), grain: 'hour' })), [
+      '2024-01-10T05:00:00.000Z failed:2',
+      '2024-01-10T05:00:00.000Z suppressed:1',
+    ]);
   }),
 ];
