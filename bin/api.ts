@@ -8,6 +8,7 @@ import { createCore } from '../core/index.js';
 import { Queue } from '../queue/queue.js';
 import { ComposePool } from '../http/send/compose-pool.js';
 import { runEvery } from '../shared/periodic.js';
+import { measureRecipients, RECIPIENT_GAUGE_DAYS } from '../shared/metrics.js';
 
 export interface RunningApi {
   rt: Runtime;
@@ -19,6 +20,8 @@ export interface RunningApi {
 export async function startApi(config: Config, runtime?: Runtime, options: ApiOptions = {}): Promise<RunningApi> {
   const rt = runtime ?? (await openRuntime(config, 'api'));
   const core = createCore(rt, new Queue(rt.store, rt.redis, rt.log));
+  // The API's /metrics shows the same figures as the MTA's (the store's counters, not this process's).
+  measureRecipients(() => core.platformStatistics.recipients(RECIPIENT_GAUGE_DAYS));
   const composer = new ComposePool(config.api.composeWorkers);
   const server = createApiServer({ config, redis: rt.redis, log: rt.log, core, composer }, options);
   await new Promise<void>((resolve, reject) => {

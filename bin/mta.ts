@@ -23,7 +23,7 @@ import { Outcomes } from '../feedback/outcome.js';
 import { Reputation } from '../feedback/reputation.js';
 import { WebhookDispatcher } from '../feedback/webhooks.js';
 import { replyRules } from '../delivery/classify.js';
-import { measureQueueDepth, serveMetrics } from '../shared/metrics.js';
+import { measureQueueDepth, measureRecipients, RECIPIENT_GAUGE_DAYS, serveMetrics } from '../shared/metrics.js';
 
 export interface RunningMta {
   rt: Runtime;
@@ -108,6 +108,7 @@ export async function startMta(config: Config, runtime?: Runtime): Promise<Runni
   const scheduler = createScheduler(rt, config, { queue, outcomes, resolver, connections, retry });
   const core = createCore(rt, queue);
   measureQueueDepth(() => queue.depth());
+  measureRecipients(() => core.platformStatistics.recipients(RECIPIENT_GAUGE_DAYS));
   const submission = new SubmissionListener(rt, core, readTls(tlsFiles));
   // Ready once the store, Redis and every SMTP listener answer; until the listeners are up, /readyz names them.
   let mxListener: MxListener | null = null;

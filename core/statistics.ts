@@ -1,6 +1,7 @@
 // The dashboard's statistics of a team: totals over a period, a time series by hour or day, the last 12 months,
-// and figures per sending domain. Every figure is a count of the team's messages in the message log by status,
-// by the time they were recorded (docs/decisions.md), read from counters kept on write, never a scan of the log.
+// and figures per sending domain. Every figure is a count of the recipients of the team's messages, each by its
+// status (pending while in the queue; docs/decisions.md, "Bounces counted per recipient (issue 22, item 6)"), by
+// the time their message was recorded, read from counters kept on write, never a scan of the log.
 import type { Config } from '../shared/config.js';
 import type { Store } from '../store/index.js';
 import type { Team } from '../domain/team.js';
@@ -38,9 +39,9 @@ export interface Period {
   to: string;
 }
 
-/** Messages recorded, by the status the message log shows them with; rates over those with a delivery outcome. */
+/** Recipients of the messages recorded, by status; rates over those with a delivery outcome. */
 export interface MessageFigures {
-  /** Every message recorded: the sum of the six statuses below. */
+  /** Every recipient of the messages recorded: the sum of the six statuses below. */
   accepted: number;
   pending: number;
   sent: number;

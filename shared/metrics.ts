@@ -63,6 +63,28 @@ new Gauge({
   },
 });
 
+let readRecipients: () => Promise<Record<string, number>> = () => Promise.resolve({});
+
+/** The days tern_recipients counts: the dashboard's default period. */
+export const RECIPIENT_GAUGE_DAYS = 30;
+
+new Gauge({
+  name: 'tern_recipients',
+  help: `Recipients of the messages recorded over the last ${RECIPIENT_GAUGE_DAYS} UTC days, every tenant, by status (pending, sent, bounced, complained, suppressed, failed): the dashboard's figures, from the store's counters`,
+  labelNames: ['status'],
+  registers: [registry],
+  async collect() {
+    const figures = await readRecipients();
+    this.reset();
+    for (const [status, n] of Object.entries(figures)) this.set({ status }, n);
+  },
+});
+
+/** Where the recipients gauge reads from on every scrape (the platform statistics of the core). */
+export function measureRecipients(read: () => Promise<Record<string, number>>): void {
+  readRecipients = read;
+}
+
 /** Where the queue-depth gauge reads from on every scrape (the MTA's store). */
 export function measureQueueDepth(read: () => Promise<Record<string, number>>): void {
   readDepth = read;

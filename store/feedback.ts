@@ -42,7 +42,7 @@ export interface NewTestEvent {
   reason: string;
 }
 
-/** A team's recipients delivered or bounced in a window, and how many of them bounced or complained. */
+/** A team's recipients sent, bounced or complained in a window (the statistics' count), and how many bounced or complained. */
 export interface ReputationFigures {
   volume: number;
   bounced: number;
@@ -83,7 +83,7 @@ export interface FeedbackRepository {
   listDeliveries(teamId: number, query: DeliveryQuery): Promise<PageOf<WebhookDeliveryRecord>>;
   /** Drops delivery records attempted before `olderThanIso`; how many. */
   pruneDeliveries(olderThanIso: string): Promise<number>;
-  /** Bounce and complaint figures of a team over recipients of messages accepted since `sinceMs`. */
+  /** Bounce and complaint figures of a team over recipients of messages accepted since `sinceMs`, from the statistics' counters. */
   rates(teamId: number, sinceMs: number): Promise<ReputationFigures>;
   /** Records a report received on the MX port, before it is processed, so a crash loses none. */
   addReport(r: InboundReport): Promise<void>;

@@ -1,5 +1,5 @@
 // The platform statistics repository: figures across every tenant, read from counters kept on write
-// (platform_message_counts, queue_depths, the teams table), never a scan of the log.
+// (platform_recipient_counts, queue_depths, the teams table), never a scan of the log.
 import type { StatusCount } from './statistics.js';
 
 export interface DayCount extends StatusCount {
@@ -15,7 +15,7 @@ export interface TenantCounts {
 }
 
 export interface PlatformStatisticsRepository {
-  /** Every tenant's messages recorded on the UTC days from `fromDay` to `toDay` (inclusive), by day and status. */
+  /** The recipients of every tenant's messages recorded on the UTC days from `fromDay` to `toDay` (inclusive), by day and status. */
   messagesByDay(fromDay: string, toDay: string): Promise<DayCount[]>;
   /** Live accounts and child teams, and how many of each are suspended. */
   tenantCounts(): Promise<TenantCounts>;

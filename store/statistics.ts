@@ -1,5 +1,7 @@
-// The statistics repository: how many messages a team recorded over a period, by status, grouped by hour, day,
-// month or domain, read from counters kept on write (never a scan of the log per request); and the team's queue depth.
+// The statistics repository: how many recipients of the messages a team recorded over a period are in each
+// status (one definition for every figure: docs/decisions.md, "Bounces counted per recipient (issue 22, item 6)"),
+// grouped by hour, day, month or domain, read from counters kept on write (never a scan of the log per request);
+// and the team's queue depth.
 import type { MessageStatus } from '../domain/queue-state.js';
 
 /** Inclusive bounds of created_at, as ISO 8601 UTC with milliseconds (what toISOString() gives). */
@@ -16,7 +18,7 @@ export interface TimeCountQuery extends CountPeriod {
   domainId?: string;
 }
 
-/** A number of messages of one status in one group; groups and statuses with no message may be absent. */
+/** A number of recipients in one status in one group; groups and statuses with no recipient may be absent. */
 export interface StatusCount {
   status: MessageStatus;
   n: number;
@@ -33,11 +35,11 @@ export interface DomainCount extends StatusCount {
 }
 
 export interface StatisticsRepository {
-  /** A team's messages recorded within the period, by status. */
+  /** The recipients of a team's messages recorded within the period, by status. */
   countByStatus(teamId: number, period: CountPeriod): Promise<StatusCount[]>;
-  /** A team's messages recorded within the period, by status and by the UTC hour, day or month they were recorded in. */
+  /** The recipients of a team's messages recorded within the period, by status and by the UTC hour, day or month the message was recorded in. */
   countOverTime(teamId: number, query: TimeCountQuery): Promise<TimeCount[]>;
-  /** A team's messages recorded within the period, by status and sending domain. */
+  /** The recipients of a team's messages recorded within the period, by status and sending domain. */
   countByDomain(teamId: number, period: CountPeriod): Promise<DomainCount[]>;
   /** The team's recipients still in flight (queued, sending or deferred). */
   queueDepth(teamId: number): Promise<number>;

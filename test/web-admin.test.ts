@@ -72,7 +72,7 @@ t.test('an account user gets 404 on every /admin page, and its forged action cha
   t.equal((await h.rt.store.teams.get(account.id))?.status, 'active', 'the tenant is still active');
 });
 
-t.test('the platform page shows tenants, messages by status and by day, the queue and credits', async (t) => {
+t.test('the platform page shows tenants, recipients by status and by day, the queue and credits', async (t) => {
   await tenantNamed('Platform figures', 75);
   const shown = await page(h, 'GET', '/admin', { cookie: operator });
   t.equal(shown.status, 200);
@@ -82,7 +82,7 @@ t.test('the platform page shows tenants, messages by status and by day, the queu
   t.match(shown.text, new RegExp(`id="outstanding">${stats.credits.outstanding}<`), 'the credits outstanding');
   t.match(shown.text, /id="queue-depth">0</);
   t.match(shown.text, /data-src="\/api\/tern\/v2\/admin\/stats\?days=30"/, 'the chart is drawn from the stats route');
-  t.match(shown.text, /<caption>\s*Messages per day, last 30 days\s*<\/caption>/, 'and its numbers are in a table');
+  t.match(shown.text, /<caption>\s*Recipients per day, last 30 days\s*<\/caption>/, 'and its numbers are in a table');
   t.equal((await page(h, 'GET', '/', { cookie: operator })).headers.get('location'), '/admin', "an operator opening an account's page lands here");
 });
 

@@ -116,7 +116,12 @@ const list = defineRoute({
   rate: 'writes-when-search',
   query: Type.Object({
     ...PageQuery,
-    status: Type.Optional(Status),
+    status: Type.Optional(
+      Type.Union(
+        MESSAGE_STATUSES.map((s) => Type.Literal(s)),
+        { description: 'Only messages with a recipient in this status (pending while in the queue)' },
+      ),
+    ),
     domain: Type.Optional(Type.String({ maxLength: 253, description: 'Domain name or id' })),
     from: Type.Optional(Type.String({ description: 'ISO 8601 lower bound of created_at (a date means its start)' })),
     to: Type.Optional(Type.String({ description: 'ISO 8601 upper bound of created_at (a date means its end)' })),

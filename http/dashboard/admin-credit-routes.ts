@@ -43,7 +43,7 @@ const stats: Route = {
     endpoint({
       methods: ['GET'],
       permission: 'operator',
-      summary: "The platform's totals and daily series (operators): tenants, messages by status, queue depth, bounce and complaint rates, credits",
+      summary: "The platform's totals and daily series (operators): tenants, recipients by status (the field messages), queue depth, bounce and complaint rates, credits",
       args: Type.Object({
         days: Type.Integer({ description: 'The window: this many UTC days, today included.', default: 30, minimum: 1, maximum: 366 }),
       }),

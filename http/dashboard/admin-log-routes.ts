@@ -22,7 +22,7 @@ const logs: Route = {
       summary: "Every tenant's message log, newest first (operators): the dashboard log's filters and search, and a tenant filter",
       args: Type.Object({
         ...collectionArgs,
-        status: Type.Optional(oneOf(MESSAGE_STATUSES, { description: 'Only messages in this state.' })),
+        status: Type.Optional(oneOf(MESSAGE_STATUSES, { description: 'Only messages with a recipient in this status (pending while in the queue).' })),
         tenant_id: Type.Optional(Type.Integer({ description: 'Only the messages of this account or team.', minimum: 1 })),
         domain: Type.Optional(Type.String({ description: 'A domain of any tenant, by id or name.', maxLength: 253 })),
         from: Type.Optional(Type.String({ description: 'ISO 8601 lower bound of created_at (a date means its start).', maxLength: 40 })),

@@ -114,7 +114,7 @@ const sendingStats: Route = {
     endpoint({
       methods: ['GET'],
       permission: 'read',
-      summary: 'Per live domain of the team over a period (default the last 30 days): sent, bounced, complained, suppressed, rates',
+      summary: 'Per live domain of the team over a period (default the last 30 days), recipients by status: sent, bounced, complained, suppressed, rates',
       args: Type.Object(periodArgs),
       async handle({ ctx, user, params }) {
         const stats = valueOf(await ctx.core.statistics.domainSendingStats(signedIn(user).acting, params));

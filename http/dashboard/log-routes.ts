@@ -21,7 +21,7 @@ const logs: Route = {
       summary: "The team's message log, newest first (the /v2/emails filters and search)",
       args: Type.Object({
         ...collectionArgs,
-        status: Type.Optional(oneOf(MESSAGE_STATUSES, { description: 'Only messages in this state.' })),
+        status: Type.Optional(oneOf(MESSAGE_STATUSES, { description: 'Only messages with a recipient in this status (pending while in the queue).' })),
         domain: Type.Optional(Type.String({ description: 'A domain of the team, by id or name.', maxLength: 253 })),
         from: Type.Optional(Type.String({ description: 'ISO 8601 lower bound of created_at (a date means its start).', maxLength: 40 })),
         to: Type.Optional(Type.String({ description: 'ISO 8601 upper bound of created_at (a date means its end).', maxLength: 40 })),

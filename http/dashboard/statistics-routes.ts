@@ -19,7 +19,8 @@ const dashboard: Route = {
     endpoint({
       methods: ['GET'],
       permission: 'read',
-      summary: "Totals of a period (default the last 30 days): accepted, sent, bounced, complained, suppressed, failed, rates; the team's queue depth now",
+      summary:
+        "Recipients of a period's messages (default the last 30 days), by status: accepted, sent, bounced, complained, suppressed, failed, rates; the team's queue depth now",
       args: Type.Object(periodArgs),
       async handle({ ctx, user, params }) {
         return { body: dashboardStatsView(valueOf(await ctx.core.statistics.dashboard(signedIn(user).acting, params))) };

@@ -1,5 +1,5 @@
 // The operators' reads of every tenant's domains in SQLite. A domain's number is its rowid (stable: see
-// docs/decisions.md, "Platform-admin reads"). Sending counts come from the day counters (message_counts, on its
+// docs/decisions.md, "Platform-admin reads"). Sending counts come from the day counters of recipients (recipient_counts, on its
 // primary key: team, then day, the domain's key among them), never from the log.
 import { Type } from '@sinclair/typebox';
 import type { Row, Sql, SqlValue } from './sql.js';
@@ -62,7 +62,7 @@ export class AdminDomainStore implements AdminDomainRepository {
   async sendingRanking(fromDay: string, page: PageRequest): Promise<PageOf<DomainSendingCounts>> {
     const rows = await this.sql.all(
       `SELECT d.rowid AS number, d.* FROM domains d WHERE d.${LIVE}
-       ORDER BY COALESCE((SELECT SUM(n) FROM message_counts c WHERE c.team_id = d.team_id AND c.day >= ? AND c.domain_key = d.id AND ${ENDED}), 0) DESC, d.rowid
+       ORDER BY COALESCE((SELECT SUM(n) FROM recipient_counts c WHERE c.team_id = d.team_id AND c.day >= ? AND c.domain_key = d.id AND ${ENDED}), 0) DESC, d.rowid
        LIMIT ? OFFSET ?`,
       [fromDay, ...limitOffset(page)],
     );
@@ -77,7 +77,7 @@ export class AdminDomainStore implements AdminDomainRepository {
     const teams = inList([...new Set(domains.map((d) => d.teamId))]);
     const keys = inList(domains.map((d) => d.id));
     const rows = await this.sql.all(
-      `SELECT domain_key, ${COUNTS} FROM message_counts WHERE team_id IN ${teams.sql} AND day >= ? AND domain_key IN ${keys.sql} AND ${ENDED} GROUP BY domain_key`,
+      `SELECT domain_key, ${COUNTS} FROM recipient_counts WHERE team_id IN ${teams.sql} AND day >= ? AND domain_key IN ${keys.sql} AND ${ENDED} GROUP BY domain_key`,
       [...teams.params, fromDay, ...keys.params],
     );
     return new Map(rows.map(decodeCounts).map((c) => [c.domain_key, { sent: c.sent, bounced: c.bounced, complained: c.complained }]));

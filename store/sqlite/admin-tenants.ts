@@ -1,4 +1,4 @@
-// The operators' reads across tenants in SQLite. Sending counts come from the day counters (message_counts, on its
+// The operators' reads across tenants in SQLite. Sending counts come from the day counters of recipients (recipient_counts, on its
 // primary key: team, then day), never from the log; a tenant's queue from the partial indexes of its recipients in
 // flight (migration 27).
 import { Type } from '@sinclair/typebox';
@@ -35,7 +35,7 @@ const decodeError = rowDecoder(
   (r): RecipientError => ({ messageId: r.message_id, email: r.email, domain: r.domain, state: r.state, reply: r.reply, attempts: r.attempts, at: r.at }),
 );
 
-/** A message's counters by the status it ended in, summed per team. */
+/** The recipients' counters by the status they ended in, summed per team. */
 const COUNTS = `SUM(CASE WHEN status = 'sent' THEN n ELSE 0 END) AS sent, SUM(CASE WHEN status = 'bounced' THEN n ELSE 0 END) AS bounced,
   SUM(CASE WHEN status = 'complained' THEN n ELSE 0 END) AS complained`;
 const ENDED = "status IN ('sent', 'bounced', 'complained')";
@@ -76,7 +76,7 @@ export class AdminTenantStore implements AdminTenantRepository {
   async sendingCounts(teamIds: readonly number[], fromDay: string): Promise<Map<number, SendingCounts>> {
     if (!teamIds.length) return new Map();
     const list = inList(teamIds);
-    const rows = await this.sql.all(`SELECT team_id, ${COUNTS} FROM message_counts WHERE team_id IN ${list.sql} AND day >= ? AND ${ENDED} GROUP BY team_id`, [
+    const rows = await this.sql.all(`SELECT team_id, ${COUNTS} FROM recipient_counts WHERE team_id IN ${list.sql} AND day >= ? AND ${ENDED} GROUP BY team_id`, [
       ...list.params,
       fromDay,
     ]);
@@ -91,7 +91,7 @@ export class AdminTenantStore implements AdminTenantRepository {
   async sendingRanking(fromDay: string, page: PageRequest): Promise<PageOf<TenantSendingCounts>> {
     const ranked = await this.sql.all(
       `SELECT t.id AS team_id FROM teams t WHERE t.deleted_at IS NULL
-       ORDER BY COALESCE((SELECT SUM(n) FROM message_counts c WHERE c.team_id = t.id AND c.day >= ? AND ${ENDED}), 0) DESC, t.id LIMIT ? OFFSET ?`,
+       ORDER BY COALESCE((SELECT SUM(n) FROM recipient_counts c WHERE c.team_id = t.id AND c.day >= ? AND ${ENDED}), 0) DESC, t.id LIMIT ? OFFSET ?`,
       [fromDay, ...limitOffset(page)],
     );
     const ids = ranked.map(decodeTeamId);

@@ -1,6 +1,6 @@
-// How a period of created_at is read from the counters: its whole UTC days from message_counts, its whole
-// hours from message_counts_hourly (migration 11), and only the parts of an hour its bounds cut into from the
-// messages themselves (an index range), so that no count reads more than two hours of messages.
+// How a period of created_at is read from the counters: its whole UTC days from recipient_counts, its whole
+// hours from recipient_counts_hourly (migration 31), and only the parts of an hour its bounds cut into from the
+// messages themselves (an index range) and their recipients, so that no count reads more than two hours of messages.
 
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
@@ -9,9 +9,9 @@ const DAY = 24 * HOUR;
 export type Span =
   /** created_at bounds, ISO 8601 with milliseconds. */
   | { source: 'messages'; from: string; to: string }
-  /** message_counts_hourly.hour bounds, "YYYY-MM-DDTHH". */
+  /** recipient_counts_hourly.hour bounds, "YYYY-MM-DDTHH". */
   | { source: 'hours'; from: string; to: string }
-  /** message_counts.day bounds, "YYYY-MM-DD". */
+  /** recipient_counts.day bounds, "YYYY-MM-DD". */
   | { source: 'days'; from: string; to: string };
 
 const iso = (ms: number) => new Date(ms).toISOString();

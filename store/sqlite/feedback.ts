@@ -8,6 +8,7 @@ import { limitOffset, type PageOf } from '../paging.js';
 import { nowIso } from '../../shared/time.js';
 import { applyBounce, applyComplaint } from './feedback-apply.js';
 import { chunksByParams } from './write-batch.js';
+import { StatisticsStore } from './statistics.js';
 import { EVENT_STATES, type InboundReport, type OutboxEvent, type WebhookDeliveryRecord } from '../../domain/feedback.js';
 import { WEBHOOK_EVENTS } from '../../domain/webhook.js';
 import type { Applied, BounceInput, ComplaintInput, DeliveryQuery, FeedbackRepository, NewTestEvent, NewWebhookDelivery, ReputationFigures } from '../feedback.js';
@@ -79,13 +80,6 @@ const decodeReport = rowDecoder('inbound report', Type.Object({ id: Text, mail_f
 }));
 
 const decodeAddressed = rowDecoder('recipient', Type.Object({ id: Int, email: Text }), (r) => r);
-
-/** SUM over no row is NULL: none counted. */
-const decodeFigures = rowDecoder('reputation figures', Type.Object({ volume: Int, bounced: Nullable(Int), complained: Nullable(Int) }), (r): ReputationFigures => ({
-  volume: r.volume,
-  bounced: r.bounced ?? 0,
-  complained: r.complained ?? 0,
-}));
 
 export class FeedbackStore implements FeedbackRepository {
   constructor(private readonly sql: Sql) {}
@@ -184,13 +178,14 @@ export class FeedbackStore implements FeedbackRepository {
   }
 
   async rates(teamId: number, sinceMs: number): Promise<ReputationFigures> {
-    const row = await this.sql.get(
-      `SELECT COUNT(*) AS volume, SUM(r.state = 'bounced') AS bounced, SUM(r.complained_at IS NOT NULL) AS complained
-       FROM recipients r JOIN messages m ON m.id = r.message_id
-       WHERE m.team_id = ? AND m.created_at >= ? AND r.state IN ('sent', 'bounced', 'complained')`,
-      [teamId, new Date(sinceMs).toISOString()],
-    );
-    return decodeFigures(row!);
+    // The statistics' counters: the one count of recipients by status every figure comes from (migration 31).
+    const to = new Date().toISOString();
+    const from = new Date(Math.min(sinceMs, Date.parse(to))).toISOString();
+    const by = { sent: 0, bounced: 0, complained: 0 };
+    for (const { status, n } of await new StatisticsStore(this.sql).countByStatus(teamId, { from, to })) {
+      if (status === 'sent' || status === 'bounced' || status === 'complained') by[status] += n;
+    }
+    return { volume: by.sent + by.bounced + by.complained, bounced: by.bounced, complained: by.complained };
   }
 
   async addReport(r: InboundReport): Promise<void> {

@@ -1,5 +1,7 @@
 // How the message log is listed in SQLite: the page and the count statements of a listing, from its filters
-// (indexes on team, status, domain and date; whole days counted from message_counts; words through FTS5).
+// (indexes on team, domain and date; whole days counted from message_counts; words through FTS5). A status
+// filter finds a message with ANY recipient in that status (docs/decisions.md, "Bounces counted per recipient
+// (issue 22, item 6)"): through message_statuses (migration 31), a row per message and status its recipients are in.
 import type { SqlValue } from './sql.js';
 import { limitOffset } from '../paging.js';
 import type { MessageStatus } from '../../domain/queue-state.js';
@@ -26,18 +28,12 @@ export interface ListStatements {
 export function ftsQuery(text: string): string | null {
   const words = text.toLowerCase().match(/[\p{L}\p{N}]+\*?/gu) ?? [];
   if (!words.length) return null;
-  // The words are looked for in the text columns only: the status column is matched by name (searchMatch).
+  // The words are looked for in the text columns only (the status column holds the message's headline status).
   return `{${SEARCHED_COLUMNS}} : (${words.map((w) => (w.endsWith('*') ? `"${w.slice(0, -1)}"*` : `"${w}"`)).join(' ')})`;
 }
 
 /** The columns of messages_fts a search's words are looked for in. */
 const SEARCHED_COLUMNS = 'subject from_email recipients';
-
-/** The MATCH of a search: its words, and the status when one is asked for, which FTS5 intersects itself. */
-function searchMatch(words: string | null, status: MessageStatus | undefined): string {
-  const byStatus = status === undefined ? null : `status : "${status}"`;
-  return [words, byStatus].filter((m) => m !== null).join(' AND ');
-}
 
 /**
  * The statements list() runs, or null when the search text has no word (nothing can match). Exported so the
@@ -46,9 +42,8 @@ function searchMatch(words: string | null, status: MessageStatus | undefined): s
  */
 export function listStatements(teamId: number | null, query: MessageQuery): ListStatements | null {
   if (query.search === undefined) {
-    // Across teams no index leads with the status: the search index's status column gives that walk instead.
-    const page = teamId === null && query.status !== undefined ? searchStatements(null, null, query).page : indexedPage(teamId, query);
-    return { page, count: countedTotal(teamId, query) };
+    const page = query.status === undefined ? indexedPage(teamId, query) : statusPage(teamId, query.status, query);
+    return { page, count: query.status === undefined ? countedTotal(teamId, query) : statusCount(teamId, query.status, query) };
   }
   const match = ftsQuery(query.search);
   return match ? searchStatements(match, teamId, query) : null;
@@ -77,7 +72,7 @@ function allOf(conditions: ReadonlyArray<readonly [clause: string, value: SqlVal
 function conditions(alias: string, teamId: number | null, q: Pick<MessageQuery, 'status' | 'domainId' | 'from' | 'to'>): Statement {
   return allOf([
     [`${alias}.team_id = ?`, teamId ?? undefined],
-    [`${alias}.status = ?`, q.status],
+    [`EXISTS (SELECT 1 FROM message_statuses s WHERE s.message_rowid = ${alias}.rowid AND s.status = ?)`, q.status],
     [`${alias}.domain_id = ?`, q.domainId],
     [`${alias}.created_at >= ?`, q.from],
     [`${alias}.created_at <= ?`, q.to],
@@ -90,6 +85,37 @@ function indexedPage(teamId: number | null, q: MessageQuery): Statement {
     sql: `SELECT m.rowid, m.* FROM messages m WHERE ${where.sql} ORDER BY m.created_at DESC, m.rowid DESC LIMIT ? OFFSET ?`,
     params: [...where.params, ...limitOffset(q)],
   };
+}
+
+/** The conditions of a status listing on message_statuses `s` (and `m`, its message, for the domain). */
+function statusConditions(teamId: number | null, status: MessageStatus, q: MessageQuery): Statement {
+  return allOf([
+    ['s.team_id = ?', teamId ?? undefined],
+    ['s.status = ?', status],
+    ['s.created_at >= ?', q.from],
+    ['s.created_at <= ?', q.to],
+    ['m.domain_id = ?', q.domainId],
+  ]);
+}
+
+/**
+ * The messages with a recipient in `status`, newest first, walked on message_statuses' index (team, status,
+ * created_at; across teams status, created_at), which ends in the message's rowid: that order, no sort.
+ */
+function statusPage(teamId: number | null, status: MessageStatus, q: MessageQuery): Statement {
+  const where = statusConditions(teamId, status, q);
+  return {
+    sql: `SELECT m.rowid, m.* FROM message_statuses s CROSS JOIN messages m ON m.rowid = s.message_rowid
+      WHERE ${where.sql} ORDER BY s.created_at DESC, s.message_rowid DESC LIMIT ? OFFSET ?`,
+    params: [...where.params, ...limitOffset(q)],
+  };
+}
+
+/** How many messages have a recipient in `status`: a range of the same index (a row per message and status). */
+function statusCount(teamId: number | null, status: MessageStatus, q: MessageQuery): Statement {
+  const where = statusConditions(teamId, status, q);
+  const join = q.domainId === undefined ? '' : ' CROSS JOIN messages m ON m.rowid = s.message_rowid';
+  return { sql: `SELECT COUNT(*) AS n FROM message_statuses s${join} WHERE ${where.sql}`, params: where.params };
 }
 
 /**
@@ -108,15 +134,10 @@ function countedTotal(teamId: number | null, q: MessageQuery): Statement {
 function wholeDaysCount(teamId: number | null, q: MessageQuery, span: DaySpan): Statement {
   // Every team's whole days without a domain: the platform's counters (migration 20), a row per day and status.
   if (teamId === null && q.domainId === undefined) {
-    const where = allOf([['status = ?', q.status], ...span.wholeDays.map(({ clause, day }) => [clause, day] as const)]);
+    const where = allOf([...span.wholeDays.map(({ clause, day }) => [clause, day] as const)]);
     return { sql: `SELECT COALESCE(SUM(n), 0) FROM platform_message_counts WHERE ${where.sql}`, params: where.params };
   }
-  const where = allOf([
-    ['team_id = ?', teamId ?? undefined],
-    ['status = ?', q.status],
-    ['domain_key = ?', q.domainId],
-    ...span.wholeDays.map(({ clause, day }) => [clause, day] as const),
-  ]);
+  const where = allOf([['team_id = ?', teamId ?? undefined], ['domain_key = ?', q.domainId], ...span.wholeDays.map(({ clause, day }) => [clause, day] as const)]);
   return { sql: `SELECT COALESCE(SUM(n), 0) FROM message_counts WHERE ${where.sql}`, params: where.params };
 }
 
@@ -157,13 +178,13 @@ function daySpan(from: string | undefined, to: string | undefined): DaySpan {
 
 /**
  * A search, driven by the FTS index from its newest rowid down: each match is checked against the filters in
- * `messages`, and the walk stops once the page is full. A status filter is part of the MATCH too (migration
- * 6), so a rare status with a common word skips through the index instead of reading every match's row. The
+ * `messages`, and the walk stops once the page is full. A status filter is a lookup of each match in
+ * message_statuses' primary key (a message may have recipients in several statuses, the index one only). The
  * FTS rowids are first narrowed to those between the team's oldest and newest message passing the filters
  * (rowid order is created_at order), so date bounds skip the newer matches instead of walking through them. The count walks the same way, up to its limit.
  * CROSS JOIN keeps the FTS index outside: with `messages` outside, SQLite would run the MATCH once per message.
  */
-function searchStatements(match: string | null, teamId: number | null, q: MessageQuery): ListStatements {
+function searchStatements(match: string, teamId: number | null, q: MessageQuery): ListStatements {
   const oldest = edgeRowid(teamId, q, 'ASC');
   const newest = edgeRowid(teamId, q, 'DESC');
   const filters = conditions('m', teamId, q);
@@ -171,7 +192,7 @@ function searchStatements(match: string | null, teamId: number | null, q: Messag
     WHERE messages_fts MATCH ? AND f.rowid >= COALESCE((${oldest.sql}), ${NO_ROWID_ABOVE}) AND f.rowid <= COALESCE((${newest.sql}), 0)
       AND ${filters.sql}
     ORDER BY f.rowid DESC`;
-  const params = [searchMatch(match, q.status), ...oldest.params, ...newest.params, ...filters.params];
+  const params = [match, ...oldest.params, ...newest.params, ...filters.params];
   return {
     page: { sql: `SELECT m.rowid, m.* ${walk} LIMIT ? OFFSET ?`, params: [...params, ...limitOffset(q)] },
     count: { sql: `SELECT COUNT(*) AS n FROM (SELECT 1 ${walk} LIMIT ?)`, params: [...params, q.searchCountLimit] },
@@ -183,6 +204,7 @@ function searchStatements(match: string | null, teamId: number | null, q: Messag
  * teams only the date bounds narrow (messages_by_time): a status there would walk that index to its first match.
  */
 function edgeRowid(teamId: number | null, q: MessageQuery, direction: 'ASC' | 'DESC'): Statement {
-  const where = conditions('messages', teamId, teamId === null ? { from: q.from, to: q.to } : q);
+  // The status is left to the walk: a rare one would make this read walk its index to its first match.
+  const where = conditions('messages', teamId, teamId === null ? { from: q.from, to: q.to } : { ...q, status: undefined });
   return { sql: `SELECT rowid FROM messages WHERE ${where.sql} ORDER BY created_at ${direction}, rowid ${direction} LIMIT 1`, params: where.params };
 }

@@ -1,4 +1,4 @@
-// The platform statistics in SQLite: the per-day counters of migration 20, the queue-depth counters of
+// The platform statistics in SQLite: the per-day counters of recipients by status (migration 31), the queue-depth counters of
 // migration 11, and counts of the teams table (10,000 rows at most in practice, read in one pass).
 import { Type } from '@sinclair/typebox';
 import type { Sql } from './sql.js';
@@ -19,7 +19,7 @@ export class PlatformStatisticsStore implements PlatformStatisticsRepository {
   constructor(private readonly sql: Sql) {}
 
   async messagesByDay(fromDay: string, toDay: string): Promise<DayCount[]> {
-    const rows = await this.sql.all('SELECT day, status, n FROM platform_message_counts WHERE day BETWEEN ? AND ? AND n > 0 ORDER BY day, status', [fromDay, toDay]);
+    const rows = await this.sql.all('SELECT day, status, n FROM platform_recipient_counts WHERE day BETWEEN ? AND ? AND n > 0 ORDER BY day, status', [fromDay, toDay]);
     return rows.map(decodeDay);
   }
 

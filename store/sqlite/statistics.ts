@@ -1,6 +1,8 @@
-// The statistics in SQLite: message counts read from the counters the triggers keep (message_counts by day,
-// message_counts_hourly by hour) and, for the parts of an hour a period's bounds cut into, from the index on
-// (team_id, created_at); the queue depth from its counter (queue_depths).
+// The statistics in SQLite: recipients counted by status (one definition for every figure, docs/decisions.md,
+// "Bounces counted per recipient (issue 22, item 6)"), read from the counters the triggers of migration 31 keep
+// (recipient_counts by day, recipient_counts_hourly by hour) and, for the parts of an hour a period's bounds cut
+// into, from the team's messages on the index (team_id, created_at) and their recipients; the queue depth from
+// its counter (queue_depths).
 import { Type } from '@sinclair/typebox';
 import type { Sql, SqlValue } from './sql.js';
 import { countOf, Int, OneOf, rowDecoder, Text } from './decode.js';
@@ -17,13 +19,23 @@ const PREFIX: Readonly<Record<TimeGrain, number>> = { hour: 13, day: 10, month: 
 /** What completes a group's key into the ISO 8601 instant it starts at. */
 const START_SUFFIX: Readonly<Record<TimeGrain, string>> = { hour: ':00:00.000Z', day: 'T00:00:00.000Z', month: '-01T00:00:00.000Z' };
 
-const TABLES = {
-  messages: { table: 'messages', time: 'created_at', domain: "COALESCE(domain_id, '')", n: 'COUNT(*)' },
-  hours: { table: 'message_counts_hourly', time: 'hour', domain: 'domain_key', n: 'SUM(n)' },
-  days: { table: 'message_counts', time: 'day', domain: 'domain_key', n: 'SUM(n)' },
-} as const;
+/** A recipient's status as every figure counts it (the rule of migration 31's triggers). */
+export const RECIPIENT_FIGURE = `CASE WHEN r.complained_at IS NOT NULL THEN 'complained'
+  WHEN r.state IN ('queued', 'sending', 'deferred', 'held') THEN 'pending' ELSE r.state END`;
 
-const EVERY_STATUS = MESSAGE_STATUSES.map((status) => `'${status}'`).join(', ');
+const TABLES = {
+  messages: {
+    table: 'messages m JOIN recipients r ON r.message_id = m.id',
+    team: 'm.team_id',
+    time: 'm.created_at',
+    domain: "COALESCE(m.domain_id, '')",
+    domainId: 'm.domain_id',
+    status: RECIPIENT_FIGURE,
+    n: 'COUNT(*)',
+  },
+  hours: { table: 'recipient_counts_hourly', team: 'team_id', time: 'hour', domain: 'domain_key', domainId: 'domain_key', status: 'status', n: 'SUM(n)' },
+  days: { table: 'recipient_counts', team: 'team_id', time: 'day', domain: 'domain_key', domainId: 'domain_key', status: 'status', n: 'SUM(n)' },
+} as const;
 
 /** The group key of a row of `source`. */
 function keyOf(source: Span['source'], by: Grouping): string {
@@ -36,13 +48,11 @@ function keyOf(source: Span['source'], by: Grouping): string {
 /** One span's counts by group and status. */
 function spanCount(span: Span, teamId: number, by: Grouping, domainId: string | undefined): { sql: string; params: SqlValue[] } {
   const t = TABLES[span.source];
-  const byDomain = domainId === undefined ? '' : ` AND ${span.source === 'messages' ? 'domain_id' : 'domain_key'} = ?`;
-  // Every status named, so that the index on (team_id, status, created_at) answers an edge's scan alone,
-  // without reading each message's row (its domain is not needed then).
-  const covered = span.source === 'messages' && domainId === undefined && by !== 'domain' ? ` AND status IN (${EVERY_STATUS})` : '';
+  const byDomain = domainId === undefined ? '' : ` AND ${t.domainId} = ?`;
+  // Grouped by position: in GROUP BY, \`status\` would name messages.status (a column wins over an alias).
   return {
-    sql: `SELECT ${keyOf(span.source, by)} AS k, status, ${t.n} AS n FROM ${t.table}
-      WHERE team_id = ? AND ${t.time} >= ? AND ${t.time} <= ?${byDomain}${covered} GROUP BY k, status`,
+    sql: `SELECT ${keyOf(span.source, by)} AS k, ${t.status} AS status, ${t.n} AS n FROM ${t.table}
+      WHERE ${t.team} = ? AND ${t.time} >= ? AND ${t.time} <= ?${byDomain} GROUP BY 1, 2`,
     params: [teamId, span.from, span.to, ...(domainId === undefined ? [] : [domainId])],
   };
 }

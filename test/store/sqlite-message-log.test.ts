@@ -1,7 +1,7 @@
 // The message log's listing (GET /v2/emails) at the store: migration 4 upgrading a v3 database, exact totals
 // from message_counts through every kind of write, and searches walked from the FTS index (whole words, newest
 // first, filters, date bounds, paging and the counting limit), each checked against the plain queries the
-// listing used before.
+// listing used before. A status filter finds a message with any recipient in that status (issue 22, item 6).
 import t, { type Test } from 'tap';
 import { spawnSync } from 'node:child_process';
 import type { Queryable, Sql, SqlValue } from '../../store/sqlite/sql.js';
@@ -55,7 +55,22 @@ interface RawMessage {
   createdAt: string;
   subject: string;
   recipient: string;
+  /** A second recipient, bounced, beside the first (whose state follows the message's status). */
+  bouncedToo: boolean;
 }
+
+/** The first recipient's state for a message's status. */
+const STATE_OF: Readonly<Record<MessageStatus, string>> = {
+  pending: 'queued',
+  sent: 'sent',
+  bounced: 'bounced',
+  complained: 'complained',
+  suppressed: 'suppressed',
+  failed: 'failed',
+};
+
+/** A recipient's status as the figures and the status filter count it. */
+const FIGURE = `CASE WHEN r.complained_at IS NOT NULL THEN 'complained' WHEN r.state IN ('queued', 'sending', 'deferred', 'held') THEN 'pending' ELSE r.state END`;
 
 /** The i-th test message: statuses, domains, subjects and recipients vary; created_at grows with i over five days. */
 function messageAt(i: number, count: number): RawMessage {
@@ -67,6 +82,7 @@ function messageAt(i: number, count: number): RawMessage {
     createdAt: iso(START + Math.floor((i * 5 * DAY) / count)),
     subject: i % 4 === 0 ? `Invoice ${1000 + i} ready` : `Welcome aboard number ${i}`,
     recipient: `user${i % 7}@dest${i % 2}.test`,
+    bouncedToo: i % 7 === 1,
   };
 }
 
@@ -81,11 +97,14 @@ async function writeRaw(q: Queryable, m: RawMessage): Promise<void> {
   );
   // From migration 27 on, a recipient holds its message's team too.
   const withTeam = Boolean(await q.get(`SELECT 1 FROM pragma_table_info('recipients') WHERE name = 'team_id'`));
-  await q.run(
-    `INSERT INTO recipients (message_id, email, kind, domain, state, queued_at, updated_at${withTeam ? ', team_id' : ''})
-     VALUES (?, ?, 'to', 'dest.test', 'sent', 0, ?${withTeam ? ', ?' : ''})`,
-    [m.id, m.recipient, m.createdAt, ...(withTeam ? [m.teamId] : [])],
-  );
+  const recipients = [[m.recipient, STATE_OF[m.status]], ...(m.bouncedToo ? [[`bounced.${m.recipient}`, 'bounced']] : [])];
+  for (const [email, state] of recipients) {
+    await q.run(
+      `INSERT INTO recipients (message_id, email, kind, domain, state, queued_at, updated_at${withTeam ? ', team_id' : ''})
+       VALUES (?, ?, 'to', 'dest.test', ?, 0, ?${withTeam ? ', ?' : ''})`,
+      [m.id, email!, state!, m.createdAt, ...(withTeam ? [m.teamId] : [])],
+    );
+  }
   // From migration 6 on, insert() indexes from the view message_search_rows; before it, the index had three columns.
   const viewed = await q.get(`SELECT 1 FROM sqlite_master WHERE type = 'view' AND name = 'message_search_rows'`);
   if (viewed) {
@@ -104,7 +123,7 @@ function plainWhere(teamId: number, q: Partial<MessageQuery>): { sql: string; pa
     clauses.push(clause);
     params.push(value);
   };
-  add('status = ?', q.status);
+  add(`EXISTS (SELECT 1 FROM recipients r WHERE r.message_id = messages.id AND ${FIGURE} = ?)`, q.status);
   add('domain_id = ?', q.domainId);
   add('created_at >= ?', q.from);
   add('created_at <= ?', q.to);
@@ -203,8 +222,10 @@ t.test('totals stay exact through inserts, status changes, moved dates and delet
   const sent = await store.insert(newMessage('through-insert'));
   t.not(sent, 'insufficient_balance');
   await sql.run(`UPDATE messages SET status = 'sent' WHERE status = 'pending'`);
+  await sql.run(`UPDATE recipients SET state = 'sent' WHERE state = 'queued' AND id % 2 = 0`);
   await sql.run(`UPDATE messages SET status = status, updated_at = ? WHERE id = 'msg0003'`, [iso(Date.now())]);
   await sql.run(`UPDATE messages SET status = 'bounced', domain_id = NULL WHERE id IN ('msg0010', 'msg0011')`);
+  await sql.run(`UPDATE recipients SET state = 'bounced' WHERE message_id IN ('msg0010', 'msg0011')`);
   await sql.run(`UPDATE messages SET created_at = ? WHERE id = 'msg0012'`, [iso(START - 30 * DAY)]);
   await sql.run(`DELETE FROM recipients WHERE message_id = 'msg0013'`);
   await sql.run(`DELETE FROM messages WHERE id = 'msg0013'`);
@@ -295,8 +316,11 @@ t.test('a search with a status follows every status change, and a status is neve
   await sql.run(`UPDATE messages SET created_at = ? WHERE id = 'through-insert'`, [iso(START + 6 * DAY)]);
   const changes = [
     `UPDATE messages SET status = 'sent' WHERE status = 'pending'`,
+    `UPDATE recipients SET state = 'sent' WHERE state = 'queued' AND message_id <> 'through-insert'`,
     `UPDATE messages SET status = 'complained' WHERE id IN ('msg0000', 'msg0008', 'msg0016')`,
+    `UPDATE recipients SET complained_at = 'x' WHERE message_id IN ('msg0000', 'msg0008', 'msg0016')`,
     `UPDATE messages SET status = 'bounced' WHERE id IN ('msg0004', 'through-insert')`,
+    `UPDATE recipients SET state = 'bounced' WHERE message_id = 'through-insert'`,
     `UPDATE messages SET status = status, updated_at = 'x' WHERE id = 'msg0012'`,
   ];
   const compare = async (label: string): Promise<boolean> => {

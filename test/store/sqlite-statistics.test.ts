@@ -1,6 +1,7 @@
-// The statistics' counters in SQLite: migration 11 filling message_counts_hourly and queue_depths from what a
-// database already holds, and every count the repository gives, over random periods (cut to the millisecond, whole
-// hours, whole days, the wrong way round), checked against a plain GROUP BY over the messages themselves.
+// The statistics' counters in SQLite: migrations 11 and 30 filling the queue depths and the counters of recipients
+// by status from what a database already holds, and every count the repository gives, over random periods (cut to
+// the millisecond, whole hours, whole days, the wrong way round), checked against a plain GROUP BY over the
+// recipients themselves (every figure counts recipients: docs/decisions.md, issue 22 item 6).
 import t, { type Test } from 'tap';
 import type { Sql } from '../../store/sqlite/sql.js';
 import { migratedUpTo, tempDatabase } from '../helpers/temp-sql.js';
@@ -50,10 +51,12 @@ async function writeMessages(sql: Sql, n: number, prefix: string): Promise<void>
   }
 }
 
-/** The plain count: a GROUP BY over the messages, as "key status:n" sorted. */
+/** The plain count: a GROUP BY over the recipients by their status (pending while in the queue), as "key status:n" sorted. */
 async function plain(sql: Sql, key: string, from: string, to: string, domainId?: string): Promise<string[]> {
   const rows = await sql.all<{ k: string | null; status: string; n: number }>(
-    `SELECT ${key} AS k, status, COUNT(*) AS n FROM messages WHERE team_id = 1 AND created_at >= ? AND created_at <= ?${domainId ? ' AND domain_id = ?' : ''} GROUP BY 1, 2`,
+    `SELECT ${key} AS k, CASE WHEN r.complained_at IS NOT NULL THEN 'complained' WHEN r.state IN ('queued', 'sending', 'deferred', 'held') THEN 'pending' ELSE r.state END AS status,
+       COUNT(*) AS n FROM messages m JOIN recipients r ON r.message_id = m.id
+     WHERE m.team_id = 1 AND m.created_at >= ? AND m.created_at <= ?${domainId ? ' AND m.domain_id = ?' : ''} GROUP BY 1, 2`,
     [from, to, ...(domainId ? [domainId] : [])],
   );
   return rows.map((r) => `${r.k ?? 'null'} ${r.status}:${r.n}`).sort();
@@ -87,7 +90,7 @@ const plainDepth = async (sql: Sql, teamId: number) =>
     [teamId],
   ))!.n;
 
-t.test('migration 11 fills the hourly counters and queue depths from what is already recorded, and every count equals a plain count', async (t) => {
+t.test('migrations 11 and 30 fill the counters and queue depths from what is already recorded, and every count equals a plain count of recipients', async (t) => {
   const sql = await beforeMigration11(t);
   await writeMessages(sql, 600, 'old');
   await writeRecipients(sql, 'old');
@@ -101,6 +104,7 @@ t.test('migration 11 fills the hourly counters and queue depths from what is alr
   await sql.run(`UPDATE recipients SET state = 'sending' WHERE state = 'queued' AND id % 3 = 0`);
   await sql.run(`UPDATE recipients SET state = 'sent' WHERE state = 'sending' AND id % 2 = 0`);
   await sql.run(`UPDATE recipients SET state = 'deferred' WHERE state = 'failed' AND id % 2 = 0`);
+  await sql.run(`UPDATE recipients SET complained_at = ? WHERE state IN ('sent', 'bounced') AND id % 5 = 0`, [iso(START)]);
   await sql.run(`UPDATE messages SET status = 'sent' WHERE id LIKE 'old1%'`);
   await sql.run(`UPDATE messages SET created_at = ? WHERE id LIKE 'new2%'`, [iso(START + 2 * DAY + 30 * 60_000)]);
   await sql.run(`DELETE FROM recipients WHERE message_id LIKE 'old5%'`);

@@ -1,4 +1,4 @@
-// The operator's home page (/admin): the platform's tenants, its messages over the last 30 days by status and day
+// The operator's home page (/admin): the platform's tenants, its recipients over the last 30 days by status and day
 // by day (a chart drawn from GET /admin/stats, the same numbers in a table), the queue now, rates and credits.
 // The figures are core.platformStatistics' (the REST route's).
 import { MESSAGE_STATUSES } from '../../domain/queue-state.js';
@@ -14,7 +14,7 @@ import { SYSTEM_MAIL_NOTICES, systemMailSection } from './system-mail.js';
 const DAYS = 30;
 const NOTICES = { password_changed: 'Your password is changed.', ...SYSTEM_MAIL_NOTICES };
 
-/** The statuses drawn: every status a message ends in or waits in. */
+/** The statuses drawn: every status a recipient ends in or waits in (counted per recipient, as every figure is). */
 const STATUS_LABELS: ReadonlyArray<readonly [(typeof MESSAGE_STATUSES)[number], string]> = MESSAGE_STATUSES.map((s) => [s, s[0]!.toUpperCase() + s.slice(1)]);
 
 function figures(s: PlatformStats): Html {
@@ -28,15 +28,15 @@ function figures(s: PlatformStats): Html {
 
 function byStatus(s: PlatformStats): Html {
   return figuresTable(
-    `Messages of the last ${DAYS} days by status`,
-    ['Status', 'Messages'],
+    `Recipients of the last ${DAYS} days by status`,
+    ['Status', 'Recipients'],
     [...STATUS_LABELS.map(([key, label]) => [label, s.messages[key]] as const), ['Bounce rate', percent(s.bounceRate)], ['Complaint rate', percent(s.complaintRate)]],
   );
 }
 
 function chart(s: PlatformStats): Html {
   const spec = JSON.stringify(STATUS_LABELS.map(([field, label]) => ({ field, label })));
-  const caption = `Messages per day, last ${DAYS} days`;
+  const caption = `Recipients per day, last ${DAYS} days`;
   const rows = s.series.map(
     (d) =>
       html`<tr>
@@ -73,7 +73,7 @@ function credits(s: PlatformStats): Html {
 async function platform({ ctx, r, viewer }: PageCall<OperatorViewer>): Promise<PageReply> {
   const s = await ctx.core.platformStatistics.stats(DAYS);
   const body = html`${noticeOf(r, NOTICES)} ${figures(s)} ${await systemMailSection(ctx, viewer)}
-    <h2>Messages</h2>
+    <h2>Recipients</h2>
     ${byStatus(s)} ${chart(s)}
     <h2>Credits</h2>
     ${credits(s)}

@@ -42,7 +42,7 @@ function tenantRow(s: TenantSummary, names: ReadonlyMap<number, string>): Html {
     <td>${kindText(t, names)}</td>
     <td>${statusBadge(t)}</td>
     <td class="number">${s.balance}</td>
-    <td class="number">${s.sending.volume}</td>
+    <td class="number">${s.sending.sent}</td>
     <td class="number">${percent(s.sending.bounceRate)}</td>
     <td>${when(t.createdAt)}</td>
   </tr>`;

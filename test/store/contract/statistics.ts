@@ -93,7 +93,7 @@ export const statisticsChecks: ContractCheck[] = [
     );
   }),
 
-  check('counts follow a message’s status and time as they change; the queue depth counts the team’s recipients in flight', async (t, engine) => {
+  check('counts follow each recipient’s status and its message’s time as they change; the queue depth counts the team’s recipients in flight', async (t, engine) => {
     const { store, support } = await engine.open(t);
     const team = await accountOf(store);
     const other = await accountOf(store);
@@ -101,16 +101,19 @@ export const statisticsChecks: ContractCheck[] = [
     const [a, b] = await record(store, m);
     await record(store, messageOf(other, { recipients: [recipient('x@dest.test')] }));
     const now = { from: new Date(Date.now() - 3_600_000).toISOString(), to: new Date(Date.now() + 3_600_000).toISOString() };
-    t.same(flat(await store.statistics.countByStatus(team.id, now)), [' pending:1']);
+    t.same(flat(await store.statistics.countByStatus(team.id, now)), [' pending:2', ' suppressed:1'], 'recipients are counted, each by its own status');
     t.equal(await store.statistics.queueDepth(team.id), 2, 'two recipients queued, the suppressed one not');
     await store.feedback.recordBounce({ recipientId: a!, hard: false, reason: 'expired', source: 'expiry' });
     t.equal(await store.statistics.queueDepth(team.id), 1);
     await store.feedback.recordBounce({ recipientId: b!, hard: false, reason: 'expired', source: 'expiry' });
-    t.same(flat(await store.statistics.countByStatus(team.id, now)), [' failed:1'], 'the message failed: counted once, under its new status');
+    t.same(flat(await store.statistics.countByStatus(team.id, now)), [' failed:2', ' suppressed:1'], 'each recipient counted once, under its new status');
     t.equal(await store.statistics.queueDepth(team.id), 0);
     t.equal(await store.statistics.queueDepth(other.id), 1, 'the other team’s queue is its own');
     await support.backdateMessage(m.id, at(5));
     t.same(flat(await store.statistics.countByStatus(team.id, now)), [], 'moved out of the period');
-    t.same(flat(await store.statistics.countOverTime(team.id, { from: at(0), to: at(24), grain: 'hour' })), ['2024-01-10T05:00:00.000Z failed:1']);
+    t.same(flat(await store.statistics.countOverTime(team.id, { from: at(0), to: at(24), grain: 'hour' })), [
+      '2024-01-10T05:00:00.000Z failed:2',
+      '2024-01-10T05:00:00.000Z suppressed:1',
+    ]);
   }),
 ];
