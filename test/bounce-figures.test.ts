@@ -119,14 +119,14 @@ async function everyFigure(w: MailWorld, c: Callers, bouncedIds: string[], subje
   f['REST operator logs ?status=bounced finds'] = subjects.filter((s) => adminLogs.text.includes(s)).length;
 
   const overview = await pageText(w, c.ownerCookie, '/');
-  const last30 = rowOf(overview, 'Messages by period', 'Last 30 days');
+  const last30 = rowOf(overview, 'Recipients by period', 'Last 30 days');
   f['page overview bounced'] = Number(last30.Bounced);
   f['page overview sent'] = Number(last30.Sent);
   const statistics = await pageText(w, c.ownerCookie, '/statistics');
   const totals = rowOf(statistics, 'Totals, last 30 days, all domains', 'Last 30 days');
   f['page statistics bounced'] = Number(totals.Bounced);
   f['page statistics pending'] = Number(totals.Pending);
-  f['page statistics by domain bounced'] = Number(rowOf(statistics, 'Messages by domain over the period', w.domain).Bounced);
+  f['page statistics by domain bounced'] = Number(rowOf(statistics, 'Recipients by domain over the period', w.domain).Bounced);
   const domainId = (await w.h.request('GET', '/v2/domains', { key: w.adminKey })).body.data[0].id as string;
   const domainPage = await pageText(w, c.ownerCookie, `/domains/${domainId}`);
   f['page domain "Sending, last 30 days" bounced'] = Number(/<span class="figure">(\d+)<\/span> bounced/.exec(domainPage)?.[1]);
