@@ -17,6 +17,7 @@ import { rateLimitHeaders } from '../../shared/rate-limit.js';
 import type { WriteBucket } from '../../core/write-rates.js';
 import { namespaceIndex, namespacesOf, restIndex, restUrl, type Site } from './index-document.js';
 import { paramsOf, type ParamsChecked } from './params.js';
+import { checkPaging } from './mailer-paging.js';
 import { createRouter, type Match } from './router.js';
 import { endpoint, rateOf, routePath, StreamedBody, type AnyEndpoint, type DashboardRoute, type Permission } from './route.js';
 import { batchRoute } from './batch.js';
@@ -63,6 +64,7 @@ type DashboardCall<U> = Call<Visitor<U>, Routed<U>>;
 function inputOf<U>(call: DashboardCall<U>): RouteInput<unknown, unknown, unknown, Visitor<U>> {
   const checked = paramsOf(call.route.match.endpoint.args, call.req);
   if (!checked.ok) throw checked.error;
+  checkPaging(call.route.match.endpoint.args, checked.params, call.ctx.config);
   return { ctx: call.ctx, caller: call.caller, body: call.body, query: call.query, params: checked.params, log: call.log, request: call.req };
 }
 
