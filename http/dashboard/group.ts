@@ -47,6 +47,11 @@ export interface DashboardAuth<U> {
   admits?(ctx: AppContext, user: U, endpoint: AnyEndpoint<U>): void;
   /** The account whose write allowance the user's changes use (that of the team acted on); undefined: none. */
   accountOf(user: U): number | undefined;
+  /**
+   * The caller a batch item runs as: the batch's user, acting on the team the item's own headers name (as the
+   * item sent alone would); throws the DashboardError the item answers with when that team is refused.
+   */
+  forItem?(ctx: AppContext, user: U, req: Incoming): Promise<U>;
 }
 
 /** The caller as the pipeline carries it: a user, or nobody. */
@@ -216,8 +221,11 @@ export function createDashboard<U>(options: DashboardOptions<U>): Dashboard {
   const dispatcher: Dispatcher<U> = {
     match: (method, path) => router.match(method, path),
     check: (match, req) => paramsOf(match.endpoint.args, req),
-    runAs: (ctx, user, match, req, log) =>
-      runCall(ctx, { ...group, auth: { authenticate: () => Promise.resolve({ user }), teamOf: (visitor) => group.auth.teamOf(visitor) } }, routedOf(match), req, log),
+    runAs: (ctx, user, match, req, log) => {
+      // The item's caller is made where a request's is (authenticate), so a refused team answers as the item's error.
+      const authenticate = async () => ({ user: user !== undefined && options.auth.forItem ? await options.auth.forItem(ctx, user, req) : user });
+      return runCall(ctx, { ...group, auth: { authenticate, teamOf: (visitor) => group.auth.teamOf(visitor) } }, routedOf(match), req, log);
+    },
   };
   const [root, ...nsIndexes] = indexRoutes<U>(options.site, () => all, namespaces);
   all = [root!, batchRoute(dispatcher), ...nsIndexes, ...options.routes];
