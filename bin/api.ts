@@ -8,14 +8,23 @@ import { createCore } from '../core/index.js';
 import { Queue } from '../queue/queue.js';
 import { ComposePool } from '../http/send/compose-pool.js';
 import { runEvery } from '../shared/periodic.js';
-import { measureRecipients, RECIPIENT_GAUGE_DAYS } from '../shared/metrics.js';
+import { measureRecipients, RECIPIENT_GAUGE_DAYS, serveMetrics } from '../shared/metrics.js';
+import type { Readiness } from '../shared/readiness.js';
 
 export interface RunningApi {
   rt: Runtime;
   server: Server;
   url: string;
+  /** The API's metrics listener (metrics.apiPort), when one is configured. */
+  metricsUrl?: string;
   close(): Promise<void>;
 }
+
+const listenerUrl = (host: string, port: number): string => `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
+
+/** The API's metrics listener, when metrics.apiPort is set. */
+const metricsListener = (config: Config, readiness: () => Promise<Readiness>): Promise<Server | undefined> =>
+  config.metrics.apiPort === null ? Promise.resolve(undefined) : serveMetrics(config.metrics.host, config.metrics.apiPort, readiness);
 
 export async function startApi(config: Config, runtime?: Runtime, options: ApiOptions = {}): Promise<RunningApi> {
   const rt = runtime ?? (await openRuntime(config, 'api'));
@@ -32,16 +41,23 @@ export async function startApi(config: Config, runtime?: Runtime, options: ApiOp
     throw err;
   });
   const { port } = server.address() as AddressInfo;
-  const host = config.api.host.includes(':') ? `[${config.api.host}]` : config.api.host;
-  const url = `http://${host}:${port}`;
+  const url = listenerUrl(config.api.host, port);
   rt.log.info({ url }, 'api listening');
+  // Metrics only on their own listener (loopback by default), as the MTA serves its own: never on the API's port.
+  const metricsServer = await metricsListener(config, () => core.health.readiness()).catch(async (err: unknown) => {
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+    await composer.close();
+    throw err;
+  });
   // Any number of API processes may run it: the store hands each crossing to one of them.
   const lowBalance = runEvery(config.billing.lowBalanceCheckS * 1000, 'low-balance mail', rt.log, () => core.lowBalance.sweep(rt.log));
   return {
     rt,
     server,
     url,
+    metricsUrl: metricsServer && listenerUrl(config.metrics.host, (metricsServer.address() as AddressInfo).port),
     async close() {
+      metricsServer?.close();
       await new Promise<void>((resolve) => {
         server.close(() => resolve());
         server.closeIdleConnections();

@@ -12,7 +12,7 @@ export interface ListenerSetting {
 
 const SMTP_HOST = '0.0.0.0';
 
-/** The API's, the SMTP listeners' and the metrics port, as configured (port 0, "any free port", is left out). */
+/** The API's, the SMTP listeners' and the metrics ports, as configured (port 0, "any free port", is left out). */
 export function configuredListeners(config: Config): ListenerSetting[] {
   const all: ListenerSetting[] = [
     { setting: 'TERNMAIL_API_PORT', host: config.api.host, port: config.api.port },
@@ -21,6 +21,8 @@ export function configuredListeners(config: Config): ListenerSetting[] {
     ...config.smtp.tlsPorts.map((port) => ({ setting: 'TERNMAIL_SMTP_TLS_PORTS', host: SMTP_HOST, port })),
     { setting: 'TERNMAIL_MX_PORT', host: SMTP_HOST, port: config.smtp.mxPort },
     { setting: 'TERNMAIL_METRICS_PORT', host: config.metrics.host, port: config.metrics.mtaPort },
+    // The API's metrics listener only when an operator asked for one (metrics.apiPort, off by default).
+    ...(config.metrics.apiPort === null ? [] : [{ setting: 'TERNMAIL_API_METRICS_PORT', host: config.metrics.host, port: config.metrics.apiPort }]),
   ];
   return all.filter((l) => l.port !== 0);
 }

@@ -170,14 +170,32 @@ export class SystemMail {
     return sender.ok ? this.sendAs(sender.value, m, log) : sender;
   }
 
+  /**
+   * What send answers, without sending anything: the sender checked and the recipient's hourly allowance taken
+   * as send takes them, and a message id that names no message. For mail that must not go (an invitation to
+   * someone who already uses Tern elsewhere) where the caller's answer must not differ from a sent one's.
+   */
+  async withhold(m: SystemMessage): Promise<SystemMailResult<SentSystemMail>> {
+    const sender = await this.sender();
+    if (!sender.ok) return sender;
+    const limited = await this.takeRecipient(m.to);
+    if (limited) return limited;
+    return { ok: true, value: { messageId: newMessageId(), teamId: sender.value.team.id, queued: false } };
+  }
+
+  /** The recipient's hourly allowance of mail from Tern, taken; the refusal once it is used up. */
+  private async takeRecipient(to: string): Promise<SystemMailResult<never> | undefined> {
+    const limit = this.d.config.systemMail.perRecipientPerHour;
+    const rate = await hitWindow(this.d.redis, redisKeys.systemMail('recipient', sha256Hex(emailKey(to))), limit, HOUR_S);
+    if (rate.allowed) return undefined;
+    const message = `At most ${limit} messages from Tern to one address in an hour; try again later.`;
+    return { ok: false, refusal: { kind: 'rate_limited', message, retryAfterS: rate.resetS } };
+  }
+
   /** As send, from a sender the caller has just looked up with sender(). */
   async sendAs(sender: SystemSender, m: SystemMessage, log: Logger): Promise<SystemMailResult<SentSystemMail>> {
-    const limit = this.d.config.systemMail.perRecipientPerHour;
-    const rate = await hitWindow(this.d.redis, redisKeys.systemMail('recipient', sha256Hex(emailKey(m.to))), limit, HOUR_S);
-    if (!rate.allowed) {
-      const message = `At most ${limit} messages from Tern to one address in an hour; try again later.`;
-      return { ok: false, refusal: { kind: 'rate_limited', message, retryAfterS: rate.resetS } };
-    }
+    const limited = await this.takeRecipient(m.to);
+    if (limited) return limited;
     const { team, domain, address, name } = sender;
     const id = newMessageId();
     const messageIdHeader = `<${id}@${domain.name}>`;

@@ -60,6 +60,9 @@ export interface SystemStatusDeps {
 }
 
 const baseUrl = (host: string, port: number) => `http://${reachableHost(host)}:${port}`;
+const mtaUrl = (config: Config) => baseUrl(config.metrics.host, config.metrics.mtaPort);
+/** The API serves its metrics (its start time among them) on their own listener only, when one is configured. */
+const apiMetricsUrl = (config: Config) => (config.metrics.apiPort === null ? undefined : baseUrl(config.metrics.host, config.metrics.apiPort));
 
 export class SystemStatus {
   constructor(private readonly d: SystemStatusDeps) {}
@@ -70,7 +73,7 @@ export class SystemStatus {
       store.system.engineVersion(),
       store.system.schemaVersion(),
       redisAnswers(this.d.redis, config.health.probeTimeoutMs),
-      Promise.all([this.process('api', baseUrl(config.api.host, config.api.port)), this.process('mta', baseUrl(config.metrics.host, config.metrics.mtaPort))]),
+      Promise.all([this.process('api', baseUrl(config.api.host, config.api.port), apiMetricsUrl(config)), this.process('mta', mtaUrl(config), mtaUrl(config))]),
       this.listeners(),
       queue.depth(),
       store.feedback.countPendingEvents(),
@@ -95,10 +98,11 @@ export class SystemStatus {
     };
   }
 
-  private async process(name: ProcessName, url: string): Promise<ProcessStatus> {
+  /** A process's readiness at `url`, and its start time from its metrics at `metricsUrl` (unknown without one). */
+  private async process(name: ProcessName, url: string, metricsUrl: string | undefined): Promise<ProcessStatus> {
     // Its /readyz itself waits up to the limit for its own parts: it is given twice the limit to answer.
     const timeoutMs = 2 * this.d.config.health.probeTimeoutMs;
-    const [readiness, started] = await Promise.all([askReadiness(url, timeoutMs), processStartedAt(url, timeoutMs)]);
+    const [readiness, started] = await Promise.all([askReadiness(url, timeoutMs), metricsUrl === undefined ? null : processStartedAt(metricsUrl, timeoutMs)]);
     const now = (this.d.now ?? Date.now)();
     return {
       name,

@@ -1,6 +1,7 @@
 // An account's child teams: created by the account only, renamed, suspended and reactivated by their
 // owner (a platform suspension stands: only the platform lifts it). Credits stay pooled at the account.
 // And a team's account settings: name, default region, time zone and icon.
+import { isOneLine, notOneLine } from '../domain/one-line.js';
 import type { Config } from '../shared/config.js';
 import type { Logger } from '../shared/log.js';
 import type { Store } from '../store/index.js';
@@ -134,8 +135,12 @@ function isHttpsUrl(text: string): boolean {
   }
 }
 
-/** Surrounding spaces are not part of a name; what is left must still have 2 to 100 characters. */
+/**
+ * One line of text (checked as sent: a trailing newline is refused, not trimmed away); surrounding spaces are
+ * not part of a name; what is left must still have 2 to 100 characters.
+ */
 function teamName(raw: string): Managed<string> {
+  if (!isOneLine(raw)) return refuse({ kind: 'invalid_field', field: 'name', message: notOneLine('name') });
   const name = raw.trim();
   if (name.length < 2) return refuse({ kind: 'invalid_field', field: 'name', message: 'name must have 2 to 100 characters' });
   return done(name);

@@ -1,6 +1,7 @@
 // A team's webhooks: where its bounce and complaint events are delivered, each signed with a secret made
 // here (Standard Webhooks), shown once and stored sealed; and the record of every delivery attempt.
 import { randomBytes } from 'node:crypto';
+import type { Resolver } from 'node:dns/promises';
 import type { Config } from '../shared/config.js';
 import type { Logger } from '../shared/log.js';
 import type { SecretBox } from '../shared/secret-box.js';
@@ -13,6 +14,8 @@ import type { WebhookChange, WebhookFields } from '../store/webhooks.js';
 /** A webhook's fields as the interfaces give them. */
 export type { WebhookFields };
 import { checkWebhookUrl } from '../shared/webhook-url.js';
+import { createResolver } from '../shared/dns.js';
+import { resolveTarget } from '../shared/public-address.js';
 import type { OutboxEvent, WebhookDeliveryRecord } from '../domain/feedback.js';
 import { dateBound } from './message-log.js';
 import { done, notFound, refuse, type Managed } from './management-refusals.js';
@@ -54,7 +57,29 @@ function fieldsRefusal(f: WebhookChange): Managed<never> | undefined {
 }
 
 export class Webhooks {
-  constructor(private readonly d: WebhookDeps) {}
+  private readonly resolver: Resolver;
+
+  constructor(private readonly d: WebhookDeps) {
+    this.resolver = createResolver(d.config.dnsServers);
+  }
+
+  /**
+   * The url checked as given (shared/webhook-url.ts), then its host resolved and refused when any address is
+   * not public, by the rule each delivery applies again (the name may change after). Unless webhooks.allowPrivate
+   * (tests, closed networks), as at delivery. A host that does not resolve now (no record yet, a resolver
+   * failing) is accepted: nothing can be delivered to it until it does, and then delivery checks it.
+   */
+  private async checkedUrl(input: string): Promise<Managed<string>> {
+    const url = checkWebhookUrl(input);
+    if (!url.ok) return refuse({ kind: 'invalid_url', message: `Invalid webhook url: ${url.reason}` });
+    if (this.d.config.webhooks.allowPrivate) return done(url.url);
+    const host = new URL(url.url).hostname;
+    const resolution = await resolveTarget(this.resolver, host, false).catch(() => undefined);
+    if (resolution && !resolution.ok) {
+      return refuse({ kind: 'invalid_url', message: `Invalid webhook url: ${resolution.reason.replace(/^refused: /, 'the url host ')}, not a public address` });
+    }
+    return done(url.url);
+  }
 
   list(team: Team, page: PageRequest): Promise<PageOf<Webhook>> {
     return this.d.store.webhooks.list(team.id, page);
@@ -69,11 +94,11 @@ export class Webhooks {
   async create(team: Team, fields: WebhookFields, log: Logger): Promise<Managed<CreatedWebhook>> {
     const invalid = fieldsRefusal(fields);
     if (invalid) return invalid;
-    const url = checkWebhookUrl(fields.url);
-    if (!url.ok) return refuse({ kind: 'invalid_url', message: `Invalid webhook url: ${url.reason}` });
+    const url = await this.checkedUrl(fields.url);
+    if (!url.ok) return url;
     const secret = `whsec_${randomBytes(32).toString('base64')}`;
     const limit = this.d.config.limits.webhooksPerTeam;
-    const created = await this.d.store.webhooks.create(team.id, { ...fields, url: url.url }, this.d.secrets.seal(secret), limit);
+    const created = await this.d.store.webhooks.create(team.id, { ...fields, url: url.value }, this.d.secrets.seal(secret), limit);
     if (created === 'limit_reached') return refuse({ kind: 'limit_reached', what: 'webhooks', limit });
     log.info({ webhook: created.id, team: team.id }, 'webhook created');
     return done({ webhook: created, secret });
@@ -84,9 +109,9 @@ export class Webhooks {
     if (invalid) return invalid;
     let url: string | undefined;
     if (change.url !== undefined) {
-      const checked = checkWebhookUrl(change.url);
-      if (!checked.ok) return refuse({ kind: 'invalid_url', message: `Invalid webhook url: ${checked.reason}` });
-      url = checked.url;
+      const checked = await this.checkedUrl(change.url);
+      if (!checked.ok) return checked;
+      url = checked.value;
     }
     const updated = await this.d.store.webhooks.update(id, team.id, { ...change, url });
     if (!updated) return notFound('webhook', 'Webhook not found');

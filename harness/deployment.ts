@@ -46,6 +46,8 @@ export interface Deployment {
   starttlsPort: number;
   tlsPort: number;
   metricsPort: number;
+  /** The API's metrics listener (/metrics is not on the API's port). */
+  apiMetricsUrl: string;
   mta: LongRunning | null;
   api: LongRunning | null;
   /** Spawns `ternmail mta` and resolves once its submission port greets. */
@@ -92,8 +94,8 @@ async function startServices(appendOnly: boolean): Promise<[TestRedis, TestDnsSe
 
 /** Free loopback ports for every listener, so that deployments side by side never collide. */
 async function ports() {
-  const [api, starttls, tls, mx, metrics] = (await freePorts(5)) as [number, number, number, number, number];
-  return { api, starttls, tls, mx, metrics };
+  const [api, starttls, tls, mx, metrics, apiMetrics] = (await freePorts(6)) as [number, number, number, number, number, number];
+  return { api, starttls, tls, mx, metrics, apiMetrics };
 }
 
 function deploymentEnv(dataDir: string, redis: TestRedis, dns: TestDnsServer, port: Awaited<ReturnType<typeof ports>>, o: DeploymentOptions) {
@@ -110,6 +112,7 @@ function deploymentEnv(dataDir: string, redis: TestRedis, dns: TestDnsServer, po
     TERNMAIL_SMTP_TLS_PORTS: String(port.tls),
     TERNMAIL_MX_PORT: String(port.mx),
     TERNMAIL_METRICS_PORT: String(port.metrics),
+    TERNMAIL_API_METRICS_PORT: String(port.apiMetrics),
     // The domain verifier must not undo the "verified" that sender() records while a run lasts.
     TERNMAIL_VERIFY_INTERVAL_S: '86400',
     ...o.env,
@@ -184,6 +187,7 @@ export async function startDeployment(options: DeploymentOptions): Promise<Deplo
     starttlsPort: port.starttls,
     tlsPort: port.tls,
     metricsPort: port.metrics,
+    apiMetricsUrl: `http://127.0.0.1:${port.apiMetrics}`,
     mta: null,
     api: null,
     async startMta() {

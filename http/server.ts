@@ -13,7 +13,6 @@ import { adminGroup } from './admin/group.js';
 import { adminErrors } from './admin/error-mapper.js';
 import { sendingGroup } from './send/group.js';
 import { sendingPaths } from './send/openapi.js';
-import { metricsText } from '../shared/metrics.js';
 import { answerHealth } from '../shared/health-endpoints.js';
 import type { Dashboard } from './dashboard/group.js';
 import { productDashboard } from './dashboard/index.js';
@@ -47,7 +46,6 @@ export function createApp(ctx: AppContext, dashboard: Dashboard = productDashboa
   });
   const document = apiDocument(ctx, dashboard);
   app.get('/v2/openapi.json', (_req, res) => sendJson(res, 200, document));
-  app.get('/metrics', (_req, res) => void metricsText().then(({ contentType, body }) => res.writeHead(200, { 'Content-Type': contentType }).end(body)));
   // Sending first, as it always was: its two POST paths sit beside the admin GET /v2/emails routes.
   mountGroup(app, ctx, sendingGroup);
   mountGroup(app, ctx, adminGroup);

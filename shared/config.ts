@@ -151,8 +151,15 @@ const ConfigSchema = Obj({
   dnsProviders: Obj({
     cloudflare: Obj({ baseUrl: Type.String({ minLength: 1 }), timeoutS: Positive, retries: Type.Integer({ minimum: 0, maximum: 5 }) }),
   }),
-  /** The MTA's /metrics listener (the API serves /metrics on its own port). */
-  metrics: Obj({ host: Type.String({ minLength: 1 }), mtaPort: Type.Integer({ minimum: 0, maximum: 65535 }) }),
+  /**
+   * The metrics listeners (/metrics, /healthz, /readyz) on `host`: the MTA's on `mtaPort`; the API's on `apiPort`
+   * when set (null: the API serves no metrics). Never on the API's own port, which users reach.
+   */
+  metrics: Obj({
+    host: Type.String({ minLength: 1 }),
+    mtaPort: Type.Integer({ minimum: 0, maximum: 65535 }),
+    apiPort: Type.Union([Type.Integer({ minimum: 0, maximum: 65535 }), Type.Null()]),
+  }),
   /** /readyz and `ternmail status`: how long each part (store, Redis, a listener, a process) has to answer. */
   health: Obj({ probeTimeoutMs: Type.Integer({ minimum: 50, maximum: 30_000 }) }),
   log: Obj({ level: Type.Unsafe<LogLevel>({ type: 'string', enum: [...LOG_LEVELS] }) }),
@@ -219,6 +226,7 @@ const ENV_OVERRIDES: readonly EnvSetting[] = [
   ['TERNMAIL_LOG_LEVEL', ['log', 'level'], asString],
   ['TERNMAIL_REMOTE_SMTP_PORT', ['delivery', 'remotePort'], asInt],
   ['TERNMAIL_METRICS_PORT', ['metrics', 'mtaPort'], asInt],
+  ['TERNMAIL_API_METRICS_PORT', ['metrics', 'apiPort'], asInt],
   ['TERNMAIL_OWNER_EMAIL', ['dashboard', 'ownerEmail'], asString],
   ['TERNMAIL_DASHBOARD_URL', ['dashboard', 'publicUrl'], asString],
   ['TERNMAIL_SECURE_COOKIES', ['dashboard', 'secureCookies'], asBool],

@@ -1,6 +1,7 @@
 // Webhook URL rules from the specification: at most 2,048 characters; https, or http on port 443, 80 or 8080;
 // a public host name only; no whitespace, control or invisible character anywhere (refused, never re-encoded).
-// Addresses are checked again when a delivery resolves the name.
+// The addresses the host resolves to are checked when a webhook is created or changed (core/webhooks.ts) and
+// again when a delivery resolves the name (shared/public-address.ts).
 import { isIP } from 'node:net';
 import { parse } from 'tldts';
 import { forbiddenCharacter } from './domain-name.js';

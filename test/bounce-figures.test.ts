@@ -143,7 +143,7 @@ async function everyFigure(w: MailWorld, c: Callers, bouncedIds: string[], subje
   const adminLogsPage = await pageText(w, c.operatorCookie, '/admin/logs?status=bounced');
   f['page operator logs ?status=bounced finds'] = subjects.filter((s) => adminLogsPage.includes(s)).length;
 
-  const scraped = await (await fetch(`${w.h.url}/metrics`)).text();
+  const scraped = await (await fetch(`${w.h.api.metricsUrl}/metrics`)).text();
   f['Prometheus tern_recipients bounced'] = Number(/^tern_recipients\{status="bounced"\} (\d+)$/m.exec(scraped)?.[1]);
   f['Prometheus tern_recipients pending'] = Number(/^tern_recipients\{status="pending"\} (\d+)$/m.exec(scraped)?.[1]);
   return f;

@@ -33,7 +33,7 @@ t.test('a message sent over HTTP reaches the MX sink DKIM-signed with a VERP ret
   t.match(verdict.signedHeaders, /List-Unsubscribe/i, 'List-Unsubscribe is signed');
   t.equal(await settled(w, res.body.message_id, 5000), 'sent');
   t.equal(await w.h.rt.store.messages.body(res.body.message_id), undefined, 'the stored body goes with the transaction that finishes the message');
-  const scraped = await (await fetch(`${w.h.url}/metrics`)).text();
+  const scraped = await (await fetch(`${w.h.api.metricsUrl}/metrics`)).text();
   t.match(scraped, /tern_recipient_outcomes_total\{outcome="sent"\} [1-9]/, 'delivery outcomes are counted');
   for (const state of ['queued', 'sending', 'deferred'])
     t.match(scraped, new RegExp(`tern_queue_recipients\\{state="${state}"\\} 0\\n`), `queue depth: ${state}, empty once delivered`);

@@ -76,7 +76,7 @@ t.test('an export of 100,000 suppressions streams with the API process’s RSS g
     // A slow reader: the server must wait for it (backpressure), not buffer the rest.
     if (newlines % 20_000 < 200) await new Promise((r) => setTimeout(r, 5));
   }
-  const metrics = await (await fetch(`${d.apiUrl}/metrics`)).text();
+  const metrics = await (await fetch(`${d.apiMetricsUrl}/metrics`)).text();
   const gauge = (name: string) => Math.round(Number(new RegExp(`^${name}(?:\\{[^}]*\\})? (\\S+)`, 'm').exec(metrics)?.[1] ?? NaN) / 1048576);
   t.comment(
     `after: heap used ${gauge('tern_process_nodejs_heap_size_used_bytes')} MB, heap total ${gauge('tern_process_nodejs_heap_size_total_bytes')} MB, external ${gauge('tern_process_nodejs_external_memory_bytes')} MB, RSS ${Math.round(memoryOf(api.pid).rssMb)} MB`,

@@ -4,6 +4,7 @@
 // it carries no CSRF token, which would otherwise land in the URL).
 import type { PageRequest as CorePage } from '../core/index.js';
 import type { AppContext } from '../http/context.js';
+import { beyondDepth } from '../http/paging.js';
 import { html, type Html } from './html.js';
 import { pageError } from './errors.js';
 import { pageAsked, pager } from './parts.js';
@@ -12,18 +13,18 @@ import type { PageRequest } from './request.js';
 /** Rows per page of every list. */
 export const PER_PAGE = 25;
 
-/** Why page `page` of a list is not shown (past the REST routes' paging depth), in the words of its `rows`. */
-export function pagingProblem(ctx: AppContext, page: number, rows = 'records'): string | undefined {
+/** Why page `page` of a list of `perPage` rows a page is not shown (past the REST routes' paging depth), in the words of its `rows`. */
+export function pagingProblem(ctx: AppContext, page: number, rows = 'records', perPage = PER_PAGE): string | undefined {
   const depth = ctx.config.limits.pagingDepth;
-  return page * PER_PAGE > depth ? `Paging reaches beyond ${depth} ${rows}; narrow the filters instead.` : undefined;
+  return beyondDepth({ page, perPage }, ctx.config) ? `Paging reaches beyond ${depth} ${rows}; narrow the filters instead.` : undefined;
 }
 
-/** The page asked for, refused (400) beyond the paging depth as the REST routes refuse it. */
-export function listPage(ctx: AppContext, r: PageRequest): CorePage {
+/** The page asked for of a list of `perPage` rows a page, refused (400) beyond the paging depth as the REST routes refuse it. */
+export function listPage(ctx: AppContext, r: PageRequest, perPage = PER_PAGE): CorePage {
   const page = pageAsked(r);
-  const problem = pagingProblem(ctx, page);
+  const problem = pagingProblem(ctx, page, 'records', perPage);
   if (problem) throw pageError('invalid_request', problem);
-  return { page, perPage: PER_PAGE };
+  return { page, perPage };
 }
 
 /** The pager of a list of `total` rows. */

@@ -6,10 +6,10 @@
 import { randomBytes } from 'node:crypto';
 import escapeHtml from 'escape-html';
 import { invitationMail } from './invitation-mail.js';
-import { isAccountRole, type AccountRole, type AccountUser, type Session, type User } from '../../domain/user.js';
+import { isAccountRole, isOperator, type AccountRole, type AccountUser, type Session, type User } from '../../domain/user.js';
 import { invitationState, type Invitation, type InvitationStatus } from '../../domain/invitation.js';
 import type { InvitationOffer, PlatformInvitation } from '../../domain/platform-invitation.js';
-import type { Team } from '../../domain/team.js';
+import { accountIdOf, type Team } from '../../domain/team.js';
 import type { PageOf, PageRequest } from '../../store/paging.js';
 import type { Logger } from '../../shared/log.js';
 import type { SystemMail, SystemMessage } from '../system-mail.js';
@@ -83,11 +83,15 @@ export class Invitations {
   async send(inviter: AccountUser, r: InvitationRequest, dashboardUrl: string, log: Logger): Promise<Identified<SentInvitation>> {
     const target = await this.checkedTarget(inviter, r);
     if (!target.ok) return target;
-    const { account, team } = target.value;
+    const { account, team, usedElsewhere } = target.value;
     const token = randomBytes(32).toString('base64url');
     const expiresAt = isoAt(this.d.now() + this.d.config.invitations.expiryDays * 86_400_000);
     const link = acceptLink(dashboardUrl, token);
-    const sent = await this.mail.send(invitationMessage({ inviter, account, team, role: r.role, to: r.email, link, expiresAt }), log);
+    const message = invitationMessage({ inviter, account, team, role: r.role, to: r.email, link, expiresAt });
+    // An address another account's user or an operator has is answered as a new one (telling it apart would show
+    // who uses Tern) but mailed nothing: its link could never be accepted anyway. When Tern cannot send mail at
+    // all, the invitation is made all the same and its link handed to the inviter, for either kind of address.
+    const sent = usedElsewhere ? await this.mail.withhold(message) : await this.mail.send(message, log);
     if (!sent.ok && sent.refusal.kind !== 'system_mail_unavailable') return refused(sent.refusal);
     const messageId = sent.ok ? sent.value.messageId : null;
     const notMailed = !sent.ok && sent.refusal.kind === 'system_mail_unavailable' ? sent.refusal.reason : null;
@@ -207,7 +211,7 @@ export class Invitations {
   }
 
   /** The account and team an invitation request names, once every rule on role, team and email holds. */
-  private async checkedTarget(inviter: AccountUser, r: InvitationRequest): Promise<Identified<{ account: Team; team: Team }>> {
+  private async checkedTarget(inviter: AccountUser, r: InvitationRequest): Promise<Identified<{ account: Team; team: Team; usedElsewhere: boolean }>> {
     const reach = await this.reach(inviter);
     if (!reach.ok) return reach;
     const { account, onlyTeam } = reach.value;
@@ -221,8 +225,16 @@ export class Invitations {
     if (r.role === 'owner' && inviter.role !== 'owner') return refused({ kind: 'forbidden', need: 'owner' });
     const bad = emailProblem(r.email);
     if (bad) return bad;
-    if (await this.d.store.users.findByEmail(r.email)) return refused({ kind: 'email_taken', field: 'email' });
-    return granted({ account, team });
+    const holder = await this.d.store.users.findByEmail(r.email);
+    if (holder && (await this.isMember(holder, account))) return refused({ kind: 'already_member', field: 'email' });
+    return granted({ account, team, usedElsewhere: holder !== undefined });
+  }
+
+  /** Whether a user belongs to the account (to it or to one of its teams); an operator belongs to none. */
+  private async isMember(user: User, account: Team): Promise<boolean> {
+    if (isOperator(user)) return false;
+    const team = user.teamId === account.id ? account : await this.d.store.teams.get(user.teamId);
+    return team !== undefined && accountIdOf(team) === account.id;
   }
 }
 

@@ -17,6 +17,8 @@ export type IdentityRefusal =
   /** A field the change needs was left out (the current password, to change the email). */
   | { kind: 'missing_field'; field: string }
   | { kind: 'email_taken'; field: 'email' }
+  /** An invitation to a user the inviter's own account already has (a user elsewhere is not told apart from a new address). */
+  | { kind: 'already_member'; field: 'email' }
   /** The user already has an application password of that name (WordPress: application_password_duplicate_name). */
   | { kind: 'name_taken'; field: 'name' }
   /** The current password given to confirm a change is wrong. */

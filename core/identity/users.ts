@@ -1,5 +1,6 @@
 // Dashboard users: created with a one-time password (by the operator's CLI, first start, later invitations),
 // their password reset by the operator, their profile and password changed by themselves.
+import { isOneLine, notOneLine } from '../../domain/one-line.js';
 import { isAccountRole, isAccountUser, isOperator, OPERATOR_ROLE, type AccountUser, type Operator, type User } from '../../domain/user.js';
 import type { NewUser } from '../../store/users.js';
 import type { Team } from '../../domain/team.js';
@@ -59,7 +60,7 @@ export function emailProblem(email: string): Identified<never> | undefined {
 
 export function nameProblem(name: string): Identified<never> | undefined {
   if (name.length > 100) return invalidField('name', 'name must have at most 100 characters');
-  if (/[\p{Cc}]/u.test(name)) return invalidField('name', 'name must be one line of text, without control characters');
+  if (!isOneLine(name)) return invalidField('name', notOneLine('name'));
   return undefined;
 }
 

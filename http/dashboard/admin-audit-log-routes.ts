@@ -38,7 +38,7 @@ const auditLog: Route = {
       async handle({ ctx, user, params, request }) {
         operatorOf(user);
         const filter = { operatorId: params.operator_id, action: params.action, targetKind: params.target_kind, targetId: params.target_id };
-        const found = await ctx.core.auditLog.list(filter, corePage(params, ctx.config));
+        const found = await ctx.core.auditLog.list(filter, corePage(params));
         return pageReply(request, params, found.rows.map(auditEntryView), found.total);
       },
     }),

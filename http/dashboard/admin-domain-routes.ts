@@ -52,7 +52,7 @@ const domains: Route = {
       async handle({ ctx, user, params, request }) {
         operatorOf(user);
         const filter = { status: params.status, teamId: params.tenant_id, search: params.search };
-        const found = await ctx.core.adminDomains.list(filter, corePage(params, ctx.config));
+        const found = await ctx.core.adminDomains.list(filter, corePage(params));
         return pageReply(request, params, found.rows.map(domainItem), found.total);
       },
     }),
@@ -73,7 +73,7 @@ const sendingStats: Route = {
       }),
       async handle({ ctx, user, params, request }) {
         operatorOf(user);
-        const found = valueOf(await ctx.core.adminDomains.sendingStats(params.days, corePage(params, ctx.config)));
+        const found = valueOf(await ctx.core.adminDomains.sendingStats(params.days, corePage(params)));
         const items = found.rows.map((r: DomainSending) => ({ ...idsOf(r), tenant_id: r.team.id, tenant_name: r.team.name, sending: sendingView(r.sending) }));
         return pageReply(request, params, items, found.total);
       },

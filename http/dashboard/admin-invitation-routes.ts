@@ -41,7 +41,7 @@ const collection: Route = {
       args: Type.Object(collectionArgs),
       async handle({ ctx, user, params, request }) {
         operatorOf(user);
-        const page = await ctx.core.platformInvitations.list(corePage(params, ctx.config));
+        const page = await ctx.core.platformInvitations.list(corePage(params));
         return pageReply(request, params, page.rows.map(platformInvitationView), page.total);
       },
     }),

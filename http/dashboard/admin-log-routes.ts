@@ -34,7 +34,7 @@ const logs: Route = {
       async handle({ ctx, user, params, request }) {
         operatorOf(user);
         const filters = { teamId: params.tenant_id, status: params.status, domain: params.domain, from: params.from, to: params.to, search: params.search };
-        const found = valueOf(await ctx.core.messageLog.listAcrossTeams({ ...corePage(params, ctx.config), ...filters }));
+        const found = valueOf(await ctx.core.messageLog.listAcrossTeams({ ...corePage(params), ...filters }));
         const items = found.rows.map((m) => ({ log_id: m.logId, tenant_id: m.teamId, ...listItem(m, found.recipientCounts.get(m.id) ?? 0) }));
         return pageReply(request, params, items, found.total);
       },

@@ -27,7 +27,7 @@ const suppressions: Route = {
       }),
       async handle({ ctx, user, params, request }) {
         operatorOf(user);
-        const query = { ...corePage(params, ctx.config), search: params.search, status: params.status, teamId: params.tenant_id };
+        const query = { ...corePage(params), search: params.search, status: params.status, teamId: params.tenant_id };
         const found = await ctx.core.suppressions.listAcrossTeams(query);
         return pageReply(
           request,

@@ -87,7 +87,7 @@ const tenants: Route = {
       async handle({ ctx, user, params, request }) {
         operatorOf(user);
         const filter = { status: params.status, kind: params.kind, parentId: params.parent_id, search: params.search };
-        const found = await ctx.core.tenants.list(filter, corePage(params, ctx.config));
+        const found = await ctx.core.tenants.list(filter, corePage(params));
         return pageReply(request, params, found.rows.map(tenantView), found.total);
       },
     }),
@@ -108,7 +108,7 @@ const sendingStats: Route = {
       }),
       async handle({ ctx, user, params, request }) {
         operatorOf(user);
-        const found = valueOf(await ctx.core.tenants.sendingStats(params.days, corePage(params, ctx.config)));
+        const found = valueOf(await ctx.core.tenants.sendingStats(params.days, corePage(params)));
         const items = found.rows.map((r) => ({ ...tenantFacts(r.team), sending: sendingView(r.sending) }));
         return pageReply(request, params, items, found.total);
       },

@@ -85,6 +85,13 @@ export const dashboardAuthentication: DashboardAuth<DashboardCaller> = {
   permits: (caller, permission) => roleAllows(caller.user.role, permission),
   answerHeaders: (caller): Record<string, string> => (caller.nonce ? { 'X-WP-Nonce': caller.nonce } : {}),
   admits: (ctx, caller, endpoint) => identified(ctx.core.access.passwordChangeGate(caller.user, caller.via, endpoint.passwordChangeStep)),
+  // A batch item's own X-Account-Id is read as the same request's alone would be: the same user, the same rule
+  // for which teams it may act on; without one the item acts on the batch's team.
+  async forItem(ctx, caller, req) {
+    const requested = requestedTeam(req);
+    if (caller.kind === 'operator' || requested === undefined) return caller;
+    return { ...caller, acting: valueOf(await ctx.core.access.actingTeam(caller.user, requested)) };
+  },
 };
 
 /** Any signed-in caller, account user or operator: for the `self` endpoints (a user's own profile and passwords). */

@@ -17,6 +17,7 @@ import { rateLimitHeaders } from '../../shared/rate-limit.js';
 import type { WriteBucket } from '../../core/write-rates.js';
 import { namespaceIndex, namespacesOf, restIndex, restUrl, type Site } from './index-document.js';
 import { paramsOf, type ParamsChecked } from './params.js';
+import { checkPaging } from './mailer-paging.js';
 import { createRouter, type Match } from './router.js';
 import { endpoint, rateOf, routePath, StreamedBody, type AnyEndpoint, type DashboardRoute, type Permission } from './route.js';
 import { batchRoute } from './batch.js';
@@ -46,6 +47,11 @@ export interface DashboardAuth<U> {
   admits?(ctx: AppContext, user: U, endpoint: AnyEndpoint<U>): void;
   /** The account whose write allowance the user's changes use (that of the team acted on); undefined: none. */
   accountOf(user: U): number | undefined;
+  /**
+   * The caller a batch item runs as: the batch's user, acting on the team the item's own headers name (as the
+   * item sent alone would); throws the DashboardError the item answers with when that team is refused.
+   */
+  forItem?(ctx: AppContext, user: U, req: Incoming): Promise<U>;
 }
 
 /** The caller as the pipeline carries it: a user, or nobody. */
@@ -63,6 +69,7 @@ type DashboardCall<U> = Call<Visitor<U>, Routed<U>>;
 function inputOf<U>(call: DashboardCall<U>): RouteInput<unknown, unknown, unknown, Visitor<U>> {
   const checked = paramsOf(call.route.match.endpoint.args, call.req);
   if (!checked.ok) throw checked.error;
+  checkPaging(call.route.match.endpoint.args, checked.params, call.ctx.config);
   return { ctx: call.ctx, caller: call.caller, body: call.body, query: call.query, params: checked.params, log: call.log, request: call.req };
 }
 
@@ -214,8 +221,11 @@ export function createDashboard<U>(options: DashboardOptions<U>): Dashboard {
   const dispatcher: Dispatcher<U> = {
     match: (method, path) => router.match(method, path),
     check: (match, req) => paramsOf(match.endpoint.args, req),
-    runAs: (ctx, user, match, req, log) =>
-      runCall(ctx, { ...group, auth: { authenticate: () => Promise.resolve({ user }), teamOf: (visitor) => group.auth.teamOf(visitor) } }, routedOf(match), req, log),
+    runAs: (ctx, user, match, req, log) => {
+      // The item's caller is made where a request's is (authenticate), so a refused team answers as the item's error.
+      const authenticate = async () => ({ user: user !== undefined && options.auth.forItem ? await options.auth.forItem(ctx, user, req) : user });
+      return runCall(ctx, { ...group, auth: { authenticate, teamOf: (visitor) => group.auth.teamOf(visitor) } }, routedOf(match), req, log);
+    },
   };
   const [root, ...nsIndexes] = indexRoutes<U>(options.site, () => all, namespaces);
   all = [root!, batchRoute(dispatcher), ...nsIndexes, ...options.routes];

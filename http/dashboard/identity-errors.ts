@@ -5,6 +5,8 @@ import type { Identified, IdentityRefusal } from '../../core/identity/index.js';
 import { dashboardError, MESSAGES, forbidden, tooManyRequests, type DashboardError } from './errors.js';
 import { invalidParam } from './refusal-errors.js';
 
+const MEMBER_EXISTS = 'This account already has a user with that email address.';
+
 export function dashboardErrorForIdentity(refusal: IdentityRefusal): DashboardError {
   switch (refusal.kind) {
     case 'invalid_credentials':
@@ -24,6 +26,9 @@ export function dashboardErrorForIdentity(refusal: IdentityRefusal): DashboardEr
       return dashboardError('rest_missing_callback_param', `Missing parameter(s): ${refusal.field}`, { params: [refusal.field] });
     case 'email_taken':
       return dashboardError('existing_user_email', MESSAGES.existing_user_email, { params: { email: MESSAGES.existing_user_email } });
+    case 'already_member':
+      // WordPress's code for an address in use, worded for what the inviter may know: a user of their own account.
+      return dashboardError('existing_user_email', MEMBER_EXISTS, { params: { email: MEMBER_EXISTS } });
     case 'name_taken':
       return dashboardError('application_password_duplicate_name', MESSAGES.application_password_duplicate_name);
     case 'incorrect_password':

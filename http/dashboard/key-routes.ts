@@ -64,7 +64,7 @@ const keys: Route = {
       summary: "The team's sending keys, then the account's admin keys, masked",
       args: Type.Object({ ...collectionArgs, type: Type.Optional(oneOf(KEY_TYPES, { description: 'Only keys of this kind.' })) }),
       async handle({ ctx, user, params, request }) {
-        const page = await ctx.core.keys.list(signedIn(user).acting, params.type, corePage(params, ctx.config));
+        const page = await ctx.core.keys.list(signedIn(user).acting, params.type, corePage(params));
         return pageReply(request, params, page.rows.map(keyView), page.total);
       },
     }),

@@ -30,7 +30,7 @@ const logs: Route = {
         ),
       }),
       async handle({ ctx, user, params, request }) {
-        const page = corePage(params, ctx.config);
+        const page = corePage(params);
         const filters = { status: params.status, domain: params.domain, from: params.from, to: params.to, search: params.search };
         const found = valueOf(await ctx.core.messageLog.list(signedIn(user).acting, { ...page, ...filters }));
         const items = found.rows.map((m) => listItem(m, found.recipientCounts.get(m.id) ?? 0));

@@ -48,7 +48,7 @@ const suppressions: Route = {
       args: Type.Object({ ...collectionArgs, ...filterArgs }),
       async handle({ ctx, user, params, request }) {
         const filter: SuppressionFilter = { search: params.search || undefined, status: params.status };
-        const page = await ctx.core.suppressions.list(signedIn(user).acting, { ...corePage(params, ctx.config), ...filter });
+        const page = await ctx.core.suppressions.list(signedIn(user).acting, { ...corePage(params), ...filter });
         return pageReply(request, params, page.rows.map(suppressionItem), page.total);
       },
     }),

@@ -54,7 +54,7 @@ const webhooks: Route = {
       summary: "The team's webhooks, oldest first",
       args: Type.Object({ ...collectionArgs }),
       async handle({ ctx, user, params, request }) {
-        const page = await ctx.core.webhooks.list(signedIn(user).acting, corePage(params, ctx.config));
+        const page = await ctx.core.webhooks.list(signedIn(user).acting, corePage(params));
         return pageReply(request, params, page.rows.map(webhookView), page.total);
       },
     }),
@@ -91,7 +91,7 @@ const deliveries: Route = {
       async handle({ ctx, user, params, request }) {
         const webhook = params.webhook === undefined ? undefined : webhookId(params.webhook);
         const filters = { webhookId: webhook, result: params.result, from: params.from, to: params.to };
-        const page = valueOf(await ctx.core.webhooks.deliveries(signedIn(user).acting, { ...corePage(params, ctx.config), ...filters }));
+        const page = valueOf(await ctx.core.webhooks.deliveries(signedIn(user).acting, { ...corePage(params), ...filters }));
         return pageReply(request, params, page.rows.map(deliveryView), page.total);
       },
     }),

@@ -129,6 +129,8 @@ async function harnessEnv(dataDir: string, redis: TestRedis, options: HarnessOpt
     TERNMAIL_SMTP_TLS_PORTS: String(await freePort()),
     TERNMAIL_MX_PORT: String(await freePort()),
     TERNMAIL_METRICS_PORT: '0',
+    // The API's metrics listener (never its own port), so a test can scrape what the API counts.
+    TERNMAIL_API_METRICS_PORT: '0',
     TERNMAIL_CONFIG: join(dataDir, 'none.json'),
     TERNMAIL_LOG_LEVEL: process.env.TERN_TEST_LOG ?? 'silent',
     ...options.env,

@@ -7,7 +7,8 @@ import { html, type Html } from '../html.js';
 import { pageErrorFor } from '../errors.js';
 import { formGuard } from '../layout.js';
 import { accountPage, type PageCall } from '../page.js';
-import { badge, doneAt, formError, noticeOf, pageAsked, pager, table, when } from '../parts.js';
+import { badge, doneAt, formError, noticeOf, pager, table, when } from '../parts.js';
+import { listPage as pageOfList } from '../lists.js';
 import type { PageAnswer, PageReply } from '../reply.js';
 import { viewerMay, type AccountViewer } from '../viewer.js';
 import { DOMAIN_ITEM_PAGES } from './domain-actions.js';
@@ -82,7 +83,7 @@ function bulkResultsShown(results: BulkAdded[] | undefined): Html | undefined {
 }
 
 async function listPage({ ctx, r, viewer }: Pick<Call, 'ctx' | 'r' | 'viewer'>, x: ListExtras = {}): Promise<PageAnswer> {
-  const page = pageAsked(r);
+  const page = pageOfList(ctx, r, PER_PAGE).page;
   const { rows, total } = await ctx.core.domains.list(viewer.acting, { page, perPage: PER_PAGE });
   const mayWrite = viewerMay(ctx, viewer, 'write');
   const empty = mayWrite ? 'No domains yet — add one to start sending.' : 'No domains yet.';

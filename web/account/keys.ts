@@ -13,7 +13,8 @@ import { html, type Html } from '../html.js';
 import { pageError, pageErrorFor, valueOrPageError } from '../errors.js';
 import { formGuard } from '../layout.js';
 import { accountPage, type PageCall } from '../page.js';
-import { actionButton, copyable, doneAt, formError, noticeOf, pageAsked, pager, shownOnce, table, when } from '../parts.js';
+import { actionButton, copyable, doneAt, formError, noticeOf, pager, shownOnce, table, when } from '../parts.js';
+import { listPage } from '../lists.js';
 import type { PageAnswer, PageReply } from '../reply.js';
 import { viewerMay, type AccountViewer } from '../viewer.js';
 
@@ -45,7 +46,7 @@ function revokeButton(c: Call, k: KeyRecord): Html | undefined {
 }
 
 async function sendingKeys(c: Call): Promise<Html> {
-  const page = pageAsked(c.r);
+  const page = listPage(c.ctx, c.r, PER_PAGE).page;
   const listed = await c.ctx.core.sendingKeys.list(c.viewer.acting, { page, perPage: PER_PAGE });
   const rows = listed.rows.map(
     (k) =>

@@ -9,7 +9,8 @@ import { html, type Html } from '../html.js';
 import { pageError, pageErrorForIdentity } from '../errors.js';
 import { formGuard } from '../layout.js';
 import { selfPage, type PageCall } from '../page.js';
-import { actionButton, badge, doneAt, formError, noticeOf, pageAsked, pager, shownOnce, table, when, type Tone } from '../parts.js';
+import { actionButton, badge, doneAt, formError, noticeOf, pager, shownOnce, table, when, type Tone } from '../parts.js';
+import { listPage } from '../lists.js';
 import type { PageAnswer, PageReply } from '../reply.js';
 import type { Viewer } from '../viewer.js';
 
@@ -147,7 +148,7 @@ async function loginSecurity(call: PageCall<Viewer>, s: Shown): Promise<Html | u
   const { ctx, viewer, r } = call;
   const settings = await ctx.core.loginSecurity.settings(viewer.user);
   if (!settings.ok) return undefined;
-  const page = pageAsked(r);
+  const page = listPage(ctx, r, AUTH_LOG_PER_PAGE).page;
   const [stats, log] = await Promise.all([
     ctx.core.loginSecurity.quickStats(viewer.user),
     ctx.core.loginSecurity.authLog(viewer.user, { page, perPage: AUTH_LOG_PER_PAGE }),

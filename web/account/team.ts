@@ -12,7 +12,8 @@ import { html, type Html } from '../html.js';
 import { pageError, pageErrorFor, pageErrorForIdentity } from '../errors.js';
 import { formGuard } from '../layout.js';
 import { accountPage, type PageCall } from '../page.js';
-import { actionButton, badge, doneAt, formError, noticeOf, pageAsked, pager, shownOnce, table, when, type Tone } from '../parts.js';
+import { actionButton, badge, doneAt, formError, noticeOf, pager, shownOnce, table, when, type Tone } from '../parts.js';
+import { listPage } from '../lists.js';
 import type { PageAnswer, PageReply } from '../reply.js';
 import { viewerMay, type AccountViewer } from '../viewer.js';
 
@@ -113,7 +114,7 @@ function invitationRows(v: AccountViewer, rows: readonly ListedInvitation[]): Ht
 
 async function invitations(call: PageCall<AccountViewer>, s: Shown): Promise<Html> {
   const { ctx, viewer, r } = call;
-  const page = pageAsked(r);
+  const page = listPage(ctx, r, INVITATIONS_PER_PAGE).page;
   const list = identified(await ctx.core.invitations.list(viewer.user, { page, perPage: INVITATIONS_PER_PAGE }));
   return html`<h2>Invitations</h2>
     ${table(

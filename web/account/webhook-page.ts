@@ -8,7 +8,8 @@ import { html, type Html } from '../html.js';
 import { pageError, pageErrorFor, valueOrPageError } from '../errors.js';
 import { formGuard } from '../layout.js';
 import { accountPage, type PageCall } from '../page.js';
-import { actionButton, badge, doneAt, formError, noticeOf, pageAsked, pager, table, when } from '../parts.js';
+import { actionButton, badge, doneAt, formError, noticeOf, pager, table, when } from '../parts.js';
+import { listPage } from '../lists.js';
 import type { PageAnswer, PageReply } from '../reply.js';
 import { viewerMay, type AccountViewer } from '../viewer.js';
 import { postedFields, webhookInputs } from './webhook-form.js';
@@ -49,7 +50,7 @@ function attemptRow(d: WebhookDeliveryRecord): Html {
 }
 
 async function deliveryLog(c: Call, w: Webhook): Promise<Html> {
-  const page = pageAsked(c.r);
+  const page = listPage(c.ctx, c.r, PER_PAGE).page;
   const listed = valueOrPageError(await c.ctx.core.webhooks.deliveries(c.viewer.acting, { page, perPage: PER_PAGE, webhookId: w.id }));
   const head = ['Time', 'Event', 'Result', html`<span class="number">Status</span>`, 'Latency', 'Error'];
   const empty = 'No delivery yet — events are sent as bounces and complaints happen, or send a test event.';

@@ -5,7 +5,8 @@ import { html, type Html } from '../html.js';
 import { pageErrorFor } from '../errors.js';
 import { formGuard } from '../layout.js';
 import { accountPage, type PageCall } from '../page.js';
-import { formError, noticeOf, pageAsked, pager, shownOnce, table, when } from '../parts.js';
+import { formError, noticeOf, pager, shownOnce, table, when } from '../parts.js';
+import { listPage } from '../lists.js';
 import type { PageAnswer, PageReply } from '../reply.js';
 import { viewerMay, type AccountViewer } from '../viewer.js';
 import { postedFields, webhookInputs } from './webhook-form.js';
@@ -18,7 +19,7 @@ const NOTICES = { deleted: 'The webhook is deleted: nothing is sent to it any mo
 type Call = PageCall<AccountViewer>;
 
 async function list(c: Call): Promise<Html> {
-  const page = pageAsked(c.r);
+  const page = listPage(c.ctx, c.r, PER_PAGE).page;
   const listed = await c.ctx.core.webhooks.list(c.viewer.acting, { page, perPage: PER_PAGE });
   const rows = listed.rows.map(
     (w) =>
