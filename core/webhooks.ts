@@ -15,7 +15,7 @@ export type { WebhookFields };
 import { checkWebhookUrl } from '../shared/webhook-url.js';
 import type { OutboxEvent, WebhookDeliveryRecord } from '../domain/feedback.js';
 import { dateBound } from './message-log.js';
-import { done, notFound, refuse, type Managed } from './management-refusals.js';
+import { done, invalidFields, notFound, refuse, type FieldProblem, type Managed } from './management-refusals.js';
 
 /** The address a test event is about (example.com is reserved for examples: it is nobody's). */
 export const TEST_EVENT_ADDRESS = 'test@example.com';
@@ -42,15 +42,36 @@ export interface DeliveryFilters extends PageRequest {
 
 export const WEBHOOK_TITLE_MAX = 100;
 
-/** What the fields given break, if anything: a title too long, no event, an unknown one, one given twice. */
-function fieldsRefusal(f: WebhookChange): Managed<never> | undefined {
-  const invalid = (field: string, message: string) => refuse<never>({ kind: 'invalid_field', field, message });
-  if (f.title !== undefined && f.title.length > WEBHOOK_TITLE_MAX) return invalid('title', `the title is longer than ${WEBHOOK_TITLE_MAX} characters`);
-  if (f.events === undefined) return undefined;
-  if (f.events.length === 0) return invalid('events', 'choose at least one event');
-  if (f.events.some((e) => !(WEBHOOK_EVENTS as readonly string[]).includes(e))) return invalid('events', `events are among: ${WEBHOOK_EVENTS.join(', ')}`);
-  if (new Set(f.events).size !== f.events.length) return invalid('events', 'an event is given more than once');
+/** What the fields given break, every one (a title too long, no event, an unknown one, one given twice, a URL refused). */
+function fieldProblems(f: WebhookChange): FieldProblem[] {
+  const problems: FieldProblem[] = [];
+  if (f.title !== undefined && f.title.length > WEBHOOK_TITLE_MAX) problems.push({ field: 'title', message: `title must have at most ${WEBHOOK_TITLE_MAX} characters` });
+  if (f.events !== undefined) {
+    const events = eventProblem(f.events);
+    if (events) problems.push({ field: 'events', message: events });
+  }
+  return problems;
+}
+
+function eventProblem(events: readonly string[]): string | undefined {
+  if (events.length === 0) return 'events must name at least one event';
+  if (events.some((e) => !(WEBHOOK_EVENTS as readonly string[]).includes(e))) return `events must be among: ${WEBHOOK_EVENTS.join(', ')}`;
+  if (new Set(events).size !== events.length) return 'events must not name an event twice';
   return undefined;
+}
+
+/**
+ * The change checked whole, so a form can say at once all that is wrong with it: the URL (when given) as its
+ * own refusal when it is the only problem (invalid_url, as the REST routes answer it), else among the fields.
+ */
+function checkedChange(f: WebhookChange): Managed<string | undefined> {
+  const problems = fieldProblems(f);
+  const url = f.url === undefined ? undefined : checkWebhookUrl(f.url);
+  const urlRefusal = url && !url.ok ? `Invalid webhook url: ${url.reason}` : undefined;
+  const [first, ...more] = problems;
+  if (first) return invalidFields([first, ...more, ...(urlRefusal ? [{ field: 'url', message: urlRefusal }] : [])]);
+  if (urlRefusal) return refuse({ kind: 'invalid_url', message: urlRefusal });
+  return done(url?.ok ? url.url : undefined);
 }
 
 export class Webhooks {
@@ -67,27 +88,20 @@ export class Webhooks {
   }
 
   async create(team: Team, fields: WebhookFields, log: Logger): Promise<Managed<CreatedWebhook>> {
-    const invalid = fieldsRefusal(fields);
-    if (invalid) return invalid;
-    const url = checkWebhookUrl(fields.url);
-    if (!url.ok) return refuse({ kind: 'invalid_url', message: `Invalid webhook url: ${url.reason}` });
+    const url = checkedChange(fields);
+    if (!url.ok) return url;
     const secret = `whsec_${randomBytes(32).toString('base64')}`;
     const limit = this.d.config.limits.webhooksPerTeam;
-    const created = await this.d.store.webhooks.create(team.id, { ...fields, url: url.url }, this.d.secrets.seal(secret), limit);
+    const created = await this.d.store.webhooks.create(team.id, { ...fields, url: url.value! }, this.d.secrets.seal(secret), limit);
     if (created === 'limit_reached') return refuse({ kind: 'limit_reached', what: 'webhooks', limit });
     log.info({ webhook: created.id, team: team.id }, 'webhook created');
     return done({ webhook: created, secret });
   }
 
   async update(team: Team, id: number, change: WebhookChange, log: Logger): Promise<Managed<Webhook>> {
-    const invalid = fieldsRefusal(change);
-    if (invalid) return invalid;
-    let url: string | undefined;
-    if (change.url !== undefined) {
-      const checked = checkWebhookUrl(change.url);
-      if (!checked.ok) return refuse({ kind: 'invalid_url', message: `Invalid webhook url: ${checked.reason}` });
-      url = checked.url;
-    }
+    const checked = checkedChange(change);
+    if (!checked.ok) return checked;
+    const url = checked.value;
     const updated = await this.d.store.webhooks.update(id, team.id, { ...change, url });
     if (!updated) return notFound('webhook', 'Webhook not found');
     log.info({ webhook: id, team: team.id }, 'webhook updated');
