@@ -84,11 +84,24 @@ export type FieldLabels = Readonly<Record<string, string>>;
 
 const escapedForRegExp = (text: string): string => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
-/** A field's problem in the form's words: each mention of the field's name is its label; the first letter upper case. */
+const capitalised = (text: string): string => text.charAt(0).toUpperCase() + text.slice(1);
+
+/**
+ * A field's problem in the form's words: each mention of a field's name is its label, the first letter upper
+ * case. A label that is only the name capitalised (email, Email) names the field once: later the word is plain
+ * English ("Email must be an email address").
+ */
 export function inFormWords(problem: FieldProblem, labels: FieldLabels): string {
   let text = problem.message;
-  for (const [field, label] of Object.entries(labels)) text = text.replace(new RegExp(`(?<![\\w.])${escapedForRegExp(field)}(?![\\w.])`, 'g'), label);
-  return text.charAt(0).toUpperCase() + text.slice(1);
+  for (const [field, label] of Object.entries(labels)) {
+    let seen = false;
+    text = text.replace(new RegExp(`(?<![\\w.])${escapedForRegExp(field)}(?![\\w.])`, 'g'), (word) => {
+      const first = !seen;
+      seen = true;
+      return first || label !== capitalised(field) ? label : word;
+    });
+  }
+  return capitalised(text);
 }
 
 /** The problems of a refused management change with the form's fields, each in its words; undefined for a refusal of another kind. */

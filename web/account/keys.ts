@@ -114,7 +114,7 @@ async function sendingKeyForm(c: Call, o: Outcome): Promise<Html> {
     <label for="sending-domain">Domain it may send from</label>
     <select id="sending-domain" name="domain">
       <option value="">Every domain of the team</option>
-      ${domains.map((d) => html`<option value="${d.id}" ${d.id === typedDomain ? html`selected` : undefined}>${d.name}</option>`)}
+      ${domains.map((d) => (d.id === typedDomain ? html`<option value="${d.id}" selected>${d.name}</option>` : html`<option value="${d.id}">${d.name}</option>`))}
     </select>
     <button type="submit" class="primary" id="create-sending-key">Create sending key</button>
   </form>`;
