@@ -42,6 +42,15 @@ t.test('a team name of 150 characters is refused by the team page as /v2/teams r
   t.equal((await teamsOf(account.key))[0]?.name, 'Shop', 'the name is unchanged');
 });
 
+t.test('a suppression filter refused is said in the words of the Reason menu, not the stored statuses', async (t) => {
+  const account = await h.account();
+  const cookie = await signInOverHttp(h, await userOn(h, account.id, 'owner'));
+  const refused = await page(h, 'GET', '/suppressions?status=nope', { cookie });
+  t.equal(refused.status, 400);
+  t.match(refused.text, /Reason must be one of: hard bounce, complaint, added by hand\./);
+  t.notMatch(refused.text, /bounced, complained, suppressed/);
+});
+
 t.test('in Chromium: reloading the page after creating a key makes no second key, and the key is shown once', async (t) => {
   const account = await h.account();
   const email = await userOn(h, account.id, 'owner');
