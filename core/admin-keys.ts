@@ -6,7 +6,7 @@ import type { Redis } from 'ioredis';
 import type { Logger } from '../shared/log.js';
 import type { Config } from '../shared/config.js';
 import type { KeyCache } from '../shared/key-cache.js';
-import type { KeyRecord } from '../domain/key-record.js';
+import { keyNameProblem, type KeyRecord } from '../domain/key-record.js';
 import type { Store } from '../store/index.js';
 import { accountIdOf, type Team } from '../domain/team.js';
 import { roleAllows, type User } from '../domain/user.js';
@@ -39,8 +39,9 @@ export async function issueAdminKey(
   o: { name: string; scopes: readonly string[] },
   log: Logger,
 ): Promise<Managed<CreatedKey>> {
-  const name = o.name.trim();
-  if (!name) return refuse({ kind: 'invalid_field', field: 'name', message: 'name must not be blank' });
+  const named = keyNameProblem(o.name);
+  if ('problem' in named) return refuse({ kind: 'invalid_field', field: 'name', message: named.problem });
+  const name = named.name;
   const scopes = scopesOf(o.scopes);
   if (!scopes.ok) return scopes;
   const value = generateKey('admin');

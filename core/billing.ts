@@ -12,7 +12,7 @@ import type { Store } from '../store/index.js';
 import type { PageOf, PageRequest } from '../store/paging.js';
 import type { BillingInfo, Invoice, InvoicedPayment } from '../domain/billing.js';
 import { isValidEmail } from '../shared/email-address.js';
-import { done, notFound, refuse, type Managed } from './management-refusals.js';
+import { done, invalidFields, notFound, type Managed } from './management-refusals.js';
 
 /** The member states of the EU, where a VAT reverse charge applies between businesses of two of them. */
 const EU = new Set([
@@ -54,17 +54,19 @@ type Problem = { field: string; message: string };
 const tooLong = (value: string, max: number) => value.length > max;
 const oneLine = (value: string) => !/[\p{Cc}\p{Cf}]/u.test(value);
 
-function addressProblem(info: BillingInfo): Problem | undefined {
-  if (!info.name.trim() || tooLong(info.name, 200) || !oneLine(info.name)) return { field: 'name', message: 'name must be one line of 1 to 200 characters.' };
+/** Every problem of the address, not only the first (a form says them all at once). */
+function addressProblems(info: BillingInfo): Problem[] {
+  const problems: Problem[] = [];
+  if (!info.name.trim() || tooLong(info.name, 200) || !oneLine(info.name)) problems.push({ field: 'name', message: 'name must be one line of 1 to 200 characters.' });
   if (info.addressLines.length < 1 || info.addressLines.length > 3 || info.addressLines.some((l) => !l.trim() || tooLong(l, 200) || !oneLine(l))) {
-    return { field: 'address_lines', message: 'address_lines must be 1 to 3 lines of 1 to 200 characters.' };
+    problems.push({ field: 'address_lines', message: 'address_lines must be 1 to 3 lines of 1 to 200 characters.' });
   }
-  if (tooLong(info.postalCode, 20) || !oneLine(info.postalCode)) return { field: 'postal_code', message: 'postal_code must have at most 20 characters.' };
-  if (!info.city.trim() || tooLong(info.city, 100) || !oneLine(info.city)) return { field: 'city', message: 'city must have 1 to 100 characters.' };
-  if (tooLong(info.region, 100) || !oneLine(info.region)) return { field: 'region', message: 'region must have at most 100 characters.' };
+  if (tooLong(info.postalCode, 20) || !oneLine(info.postalCode)) problems.push({ field: 'postal_code', message: 'postal_code must have at most 20 characters.' });
+  if (!info.city.trim() || tooLong(info.city, 100) || !oneLine(info.city)) problems.push({ field: 'city', message: 'city must have 1 to 100 characters.' });
+  if (tooLong(info.region, 100) || !oneLine(info.region)) problems.push({ field: 'region', message: 'region must have at most 100 characters.' });
   if (!validator.isISO31661Alpha2(info.country) || info.country !== info.country.toUpperCase())
-    return { field: 'country', message: 'country must be an ISO 3166-1 alpha-2 code in capitals, e.g. DE.' };
-  return undefined;
+    problems.push({ field: 'country', message: 'country must be an ISO 3166-1 alpha-2 code in capitals, e.g. DE.' });
+  return problems;
 }
 
 type VatCountry = Parameters<typeof validator.isVAT>[1];
@@ -102,11 +104,19 @@ function taxIdProblem(taxId: string | null, country: string): Problem | undefine
     : { field: 'tax_id', message: 'tax_id must be 2 to 40 letters, digits, spaces, dots, slashes or hyphens.' };
 }
 
-function billingInfoProblem(info: BillingInfo): Problem | undefined {
-  const problem = addressProblem(info) ?? taxIdProblem(info.taxId, info.country);
-  if (problem) return problem;
-  if (info.invoiceEmail !== null && !isValidEmail(info.invoiceEmail)) return { field: 'invoice_email', message: 'invoice_email must be an email address.' };
-  return undefined;
+/** Every problem of the info; the tax id is checked against a valid country only. */
+function billingInfoProblems(info: BillingInfo): Problem[] {
+  const problems = addressProblems(info);
+  const taxId = problems.some((p) => p.field === 'country') ? undefined : taxIdProblem(info.taxId, info.country);
+  if (taxId) problems.push(taxId);
+  if (info.invoiceEmail !== null && !isValidEmail(info.invoiceEmail)) problems.push({ field: 'invoice_email', message: 'invoice_email must be an email address.' });
+  return problems;
+}
+
+/** The info's problems as one refusal (the first as REST answers it, all in `fields`), or undefined. */
+function billingInfoRefusal(info: BillingInfo): Managed<never> | undefined {
+  const [first, ...more] = billingInfoProblems(info);
+  return first ? invalidFields([first, ...more]) : undefined;
 }
 
 /** Trims what was typed, and rewrites nothing else: a lower-case country or a badly written VAT number is refused, not corrected. */
@@ -147,8 +157,8 @@ export class Billing {
     const given = givenFields(trimmed(change));
     if (given.length === 0) return done(stored ?? null);
     const next: BillingInfo = { ...(stored ?? EMPTY), ...Object.fromEntries(given) };
-    const problem = billingInfoProblem(next);
-    if (problem) return refuse({ kind: 'invalid_field', ...problem });
+    const refused = billingInfoRefusal(next);
+    if (refused) return refused;
     const saved = await this.d.store.billing.saveBillingInfo(accountId, next);
     log.info({ account: accountId, fields: given.map(([field]) => field) }, 'billing info changed');
     return done(saved);
@@ -210,8 +220,8 @@ export class Billing {
     const updated = await this.updateInfo(accountId, change, log);
     if (!updated.ok) return updated;
     const buyer = updated.value ?? EMPTY;
-    const problem = billingInfoProblem(buyer);
-    if (problem) return refuse({ kind: 'invalid_field', ...problem });
+    const refused = billingInfoRefusal(buyer);
+    if (refused) return refused;
     const revised = await this.d.store.billing.reviseInvoice(id, accountId, buyer, new Date().toISOString());
     if (!revised) return notFound('invoice', 'Invoice not found');
     log.info({ account: accountId, invoice: revised.number, revision: revised.revision }, 'invoice re-issued');

@@ -7,7 +7,8 @@ export type ManagementRefusal =
   | { kind: 'not_found'; what: ManagedThing; message: string; field?: string }
   | { kind: 'invalid_domain'; message: string }
   | { kind: 'invalid_url'; message: string }
-  | { kind: 'invalid_field'; field: string; message: string }
+  /** `fields`: every field refused, this one first, when a change breaks more than one (a form says them all at once). */
+  | { kind: 'invalid_field'; field: string; message: string; fields?: readonly FieldProblem[] }
   | { kind: 'domain_exists'; name: string }
   /** Sending from a subdomain needs credits on the account. */
   | { kind: 'credits_required' }
@@ -34,9 +35,18 @@ export type ManagementRefusal =
   /** Tern cannot send mail itself now: no system sender is configured, or its domain is not a verified one. */
   | { kind: 'system_mail_unavailable'; reason: string };
 
+/** One field a change breaks, and why (worded with the field's name, as the REST routes answer it). */
+export interface FieldProblem {
+  field: string;
+  message: string;
+}
+
 export type Managed<T> = { ok: true; value: T } | { ok: false; refusal: ManagementRefusal };
 
 export const done = <T>(value: T): Managed<T> => ({ ok: true, value });
 export const refuse = <T = never>(refusal: ManagementRefusal): Managed<T> => ({ ok: false, refusal });
+/** Every field a change breaks at once: the first is the refusal /v2 and REST answer with, `fields` has them all. */
+export const invalidFields = <T = never>(problems: readonly [FieldProblem, ...FieldProblem[]]): Managed<T> =>
+  refuse({ kind: 'invalid_field', ...problems[0], fields: problems });
 export const notFound = <T = never>(what: ManagedThing, message: string, field?: string): Managed<T> =>
   refuse(field === undefined ? { kind: 'not_found', what, message } : { kind: 'not_found', what, message, field });

@@ -3,7 +3,7 @@
 import type { Redis } from 'ioredis';
 import type { Logger } from '../shared/log.js';
 import type { KeyCache } from '../shared/key-cache.js';
-import type { KeyRecord } from '../domain/key-record.js';
+import { keyNameProblem, type KeyRecord } from '../domain/key-record.js';
 import type { PageOf, PageRequest } from '../store/paging.js';
 import type { Store } from '../store/index.js';
 import type { Team } from '../domain/team.js';
@@ -37,8 +37,9 @@ export class SendingKeys {
       if (!domain) return notFound('domain', 'Domain not found', 'domain');
       domainId = domain.id;
     }
-    const name = o.name.trim();
-    if (!name) return refuse({ kind: 'invalid_field', field: 'name', message: 'name must not be blank' });
+    const named = keyNameProblem(o.name);
+    if ('problem' in named) return refuse({ kind: 'invalid_field', field: 'name', message: named.problem });
+    const name = named.name;
     const value = generateKey('sending');
     const { start, end } = keyEnds(value);
     const key = await this.d.store.keys.createSending({ teamId: team.id, title: name, hash: hashKey(value), start, end, domainId });

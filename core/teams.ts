@@ -135,6 +135,9 @@ function isHttpsUrl(text: string): boolean {
   }
 }
 
+/** How long a team's name may be: the rule of every interface (/v2 and the dashboard's schemas, the team page). */
+export const TEAM_NAME_LENGTH = { min: 2, max: 100 } as const;
+
 /**
  * One line of text (checked as sent: a trailing newline is refused, not trimmed away); surrounding spaces are
  * not part of a name; what is left must still have 2 to 100 characters.
@@ -142,6 +145,8 @@ function isHttpsUrl(text: string): boolean {
 function teamName(raw: string): Managed<string> {
   if (!isOneLine(raw)) return refuse({ kind: 'invalid_field', field: 'name', message: notOneLine('name') });
   const name = raw.trim();
-  if (name.length < 2) return refuse({ kind: 'invalid_field', field: 'name', message: 'name must have 2 to 100 characters' });
+  const { min, max } = TEAM_NAME_LENGTH;
+  // The core holds the limit, not only the REST schemas: the team page posts here without them.
+  if (name.length < min || name.length > max) return refuse({ kind: 'invalid_field', field: 'name', message: `name must have ${min} to ${max} characters` });
   return done(name);
 }

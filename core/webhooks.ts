@@ -18,7 +18,7 @@ import { createResolver } from '../shared/dns.js';
 import { resolveTarget } from '../shared/public-address.js';
 import type { OutboxEvent, WebhookDeliveryRecord } from '../domain/feedback.js';
 import { dateBound } from './message-log.js';
-import { done, notFound, refuse, type Managed } from './management-refusals.js';
+import { done, invalidFields, notFound, refuse, type FieldProblem, type Managed } from './management-refusals.js';
 
 /** The address a test event is about (example.com is reserved for examples: it is nobody's). */
 export const TEST_EVENT_ADDRESS = 'test@example.com';
@@ -45,15 +45,36 @@ export interface DeliveryFilters extends PageRequest {
 
 export const WEBHOOK_TITLE_MAX = 100;
 
-/** What the fields given break, if anything: a title too long, no event, an unknown one, one given twice. */
-function fieldsRefusal(f: WebhookChange): Managed<never> | undefined {
-  const invalid = (field: string, message: string) => refuse<never>({ kind: 'invalid_field', field, message });
-  if (f.title !== undefined && f.title.length > WEBHOOK_TITLE_MAX) return invalid('title', `the title is longer than ${WEBHOOK_TITLE_MAX} characters`);
-  if (f.events === undefined) return undefined;
-  if (f.events.length === 0) return invalid('events', 'choose at least one event');
-  if (f.events.some((e) => !(WEBHOOK_EVENTS as readonly string[]).includes(e))) return invalid('events', `events are among: ${WEBHOOK_EVENTS.join(', ')}`);
-  if (new Set(f.events).size !== f.events.length) return invalid('events', 'an event is given more than once');
+/** What the fields given break, every one (a title too long, no event, an unknown one, one given twice, a URL refused). */
+function fieldProblems(f: WebhookChange): FieldProblem[] {
+  const problems: FieldProblem[] = [];
+  if (f.title !== undefined && f.title.length > WEBHOOK_TITLE_MAX) problems.push({ field: 'title', message: `title must have at most ${WEBHOOK_TITLE_MAX} characters` });
+  if (f.events !== undefined) {
+    const events = eventProblem(f.events);
+    if (events) problems.push({ field: 'events', message: events });
+  }
+  return problems;
+}
+
+function eventProblem(events: readonly string[]): string | undefined {
+  if (events.length === 0) return 'events must name at least one event';
+  if (events.some((e) => !(WEBHOOK_EVENTS as readonly string[]).includes(e))) return `events must be among: ${WEBHOOK_EVENTS.join(', ')}`;
+  if (new Set(events).size !== events.length) return 'events must not name an event twice';
   return undefined;
+}
+
+/**
+ * The change checked whole, so a form can say at once all that is wrong with it: the URL (when given) as its
+ * own refusal when it is the only problem (invalid_url, as the REST routes answer it), else among the fields.
+ */
+function checkedChange(f: WebhookChange): Managed<string | undefined> {
+  const problems = fieldProblems(f);
+  const url = f.url === undefined ? undefined : checkWebhookUrl(f.url);
+  const urlRefusal = url && !url.ok ? `Invalid webhook url: ${url.reason}` : undefined;
+  const [first, ...more] = problems;
+  if (first) return invalidFields([first, ...more, ...(urlRefusal ? [{ field: 'url', message: urlRefusal }] : [])]);
+  if (urlRefusal) return refuse({ kind: 'invalid_url', message: urlRefusal });
+  return done(url?.ok ? url.url : undefined);
 }
 
 export class Webhooks {
@@ -64,21 +85,19 @@ export class Webhooks {
   }
 
   /**
-   * The url checked as given (shared/webhook-url.ts), then its host resolved and refused when any address is
-   * not public, by the rule each delivery applies again (the name may change after). Unless webhooks.allowPrivate
+   * A url already checked as given (checkedChange) with its host resolved and refused when any address is not
+   * public, by the rule each delivery applies again (the name may change after). Unless webhooks.allowPrivate
    * (tests, closed networks), as at delivery. A host that does not resolve now (no record yet, a resolver
    * failing) is accepted: nothing can be delivered to it until it does, and then delivery checks it.
    */
-  private async checkedUrl(input: string): Promise<Managed<string>> {
-    const url = checkWebhookUrl(input);
-    if (!url.ok) return refuse({ kind: 'invalid_url', message: `Invalid webhook url: ${url.reason}` });
-    if (this.d.config.webhooks.allowPrivate) return done(url.url);
-    const host = new URL(url.url).hostname;
+  private async publicUrl(url: string): Promise<Managed<string>> {
+    if (this.d.config.webhooks.allowPrivate) return done(url);
+    const host = new URL(url).hostname;
     const resolution = await resolveTarget(this.resolver, host, false).catch(() => undefined);
     if (resolution && !resolution.ok) {
       return refuse({ kind: 'invalid_url', message: `Invalid webhook url: ${resolution.reason.replace(/^refused: /, 'the url host ')}, not a public address` });
     }
-    return done(url.url);
+    return done(url);
   }
 
   list(team: Team, page: PageRequest): Promise<PageOf<Webhook>> {
@@ -92,9 +111,9 @@ export class Webhooks {
   }
 
   async create(team: Team, fields: WebhookFields, log: Logger): Promise<Managed<CreatedWebhook>> {
-    const invalid = fieldsRefusal(fields);
-    if (invalid) return invalid;
-    const url = await this.checkedUrl(fields.url);
+    const checked = checkedChange(fields);
+    if (!checked.ok) return checked;
+    const url = await this.publicUrl(checked.value!);
     if (!url.ok) return url;
     const secret = `whsec_${randomBytes(32).toString('base64')}`;
     const limit = this.d.config.limits.webhooksPerTeam;
@@ -105,13 +124,13 @@ export class Webhooks {
   }
 
   async update(team: Team, id: number, change: WebhookChange, log: Logger): Promise<Managed<Webhook>> {
-    const invalid = fieldsRefusal(change);
-    if (invalid) return invalid;
-    let url: string | undefined;
-    if (change.url !== undefined) {
-      const checked = await this.checkedUrl(change.url);
-      if (!checked.ok) return checked;
-      url = checked.value;
+    const checked = checkedChange(change);
+    if (!checked.ok) return checked;
+    let url = checked.value;
+    if (url !== undefined) {
+      const reachable = await this.publicUrl(url);
+      if (!reachable.ok) return reachable;
+      url = reachable.value;
     }
     const updated = await this.d.store.webhooks.update(id, team.id, { ...change, url });
     if (!updated) return notFound('webhook', 'Webhook not found');

@@ -21,3 +21,14 @@ export interface KeyRecord {
   status: KeyStatus;
   createdAt: string;
 }
+
+/** A key's name (its title): 1 to 100 characters once trimmed; the rule of every interface that names a key. */
+export const KEY_NAME_MAX = 100;
+
+/** The trimmed name, or why it is refused (blank, or longer than KEY_NAME_MAX). */
+export function keyNameProblem(raw: string): { name: string } | { problem: string } {
+  const name = raw.trim();
+  if (!name) return { problem: 'name must not be blank' };
+  if (name.length > KEY_NAME_MAX) return { problem: `name must have at most ${KEY_NAME_MAX} characters` };
+  return { name };
+}

@@ -18,6 +18,7 @@ import type { Dashboard } from './dashboard/group.js';
 import { productDashboard } from './dashboard/index.js';
 import { dashboardPaths, dashboardSecuritySchemes } from './dashboard/openapi.js';
 import { mountWebPages } from '../web/index.js';
+import { serveMissingPage, wantsJson } from '../web/error-pages.js';
 
 /** The admin document with the sending operations, the dashboard's routes and their credentials added. */
 function apiDocument(ctx: AppContext, dashboard: Dashboard): Record<string, unknown> {
@@ -36,6 +37,8 @@ export function createApp(ctx: AppContext, dashboard: Dashboard = productDashboa
     settings: { xPoweredBy: false },
     noMatchHandler: (req, res) => {
       requestIdOf(req, res);
+      // A browser's navigation to a page that does not exist gets a page; a program (and /v2) keeps the JSON.
+      if (!wantsJson(req, 'json')) return void serveMissingPage(ctx, req, res);
       const e = adminError('route_not_found', `No route for ${req.method} ${new URL(req.url ?? '/', 'http://local').pathname}`);
       sendJson(res, e.status, e.body());
     },

@@ -30,4 +30,6 @@ export const redisKeys = {
   passwordResets: (by: 'email' | 'address', id: string) => `${P}rl:password-reset:${by}:${id}`,
   /** The stored first response of an Idempotency-Key of one team (24 h). */
   idempotency: (teamId: number, key: string) => `${P}idem:${teamId}:${key}`,
+  /** A value a page shows once after its form redirected (a new key's), for one session and page; taken when shown. */
+  pageFlash: (sessionId: number, page: string) => `${P}flash:${sessionId}:${page}`,
 } as const;

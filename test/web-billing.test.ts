@@ -160,6 +160,13 @@ t.test('the owner saves billing info through the form; a bad VAT number is shown
   t.match(bad.text, /role="alert">[^<]*VAT number/);
   t.match(bad.text, 'value="Hamburg"', 'what was typed is kept');
   t.match((await h.request('GET', INFO, withSession(o.rest))).body, { city: 'Berlin', tax_id: 'DE136695976' }, 'nothing changed');
+
+  const several = await page(h, 'POST', '/billing/info', { cookie: o.cookie, form: { ...guard, ...info, address_lines: '', city: ' ', invoice_email: 'nope' } });
+  t.equal(several.status, 400);
+  t.match(several.text, /Address must be 1 to 3 lines/, 'every problem at once, by its label: the address');
+  t.match(several.text, /City must have 1 to 100 characters/, 'the city');
+  t.match(several.text, /Invoices mailed to \(empty: the owner\) must be an email address/, 'the invoice email');
+  t.notMatch(several.text, /address_lines must|invoice_email must/, 'never a field’s internal name');
 });
 
 t.test("the owner downloads an invoice's PDF; another account's invoice is 404", async (t: Test) => {

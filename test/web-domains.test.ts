@@ -121,8 +121,10 @@ t.test('an owner adds a domain through the page, sees its records with copy butt
 t.test('several domains at once: each name added or refused with why; bad input is refused and adds nothing', async (t) => {
   const o = await newOwner();
   const [a, b] = [fresh(), fresh()];
-  const reply = await post(o, '/domains/bulk', { names: `${a}\r\n\r\nnot a domain\n ${b} \n${a}` });
-  t.equal(reply.status, 200);
+  const posted = await post(o, '/domains/bulk', { names: `${a}\r\n\r\nnot a domain\n ${b} \n${a}` });
+  t.equal(posted.status, 303, 'answered with a redirect: a reload adds nothing twice');
+  t.equal(posted.headers.get('location'), '/domains#bulk-results');
+  const reply = await page(h, 'GET', '/domains', { cookie: o.cookie });
   t.match(reply.text, /Added 2 of 4/);
   t.match(reply.text, /not a domain[\s\S]*Refused[\s\S]*is not a valid public domain name/);
   t.match(reply.text, new RegExp(`${a.replace(/\./g, '\\.')}</th>\\s*<td><span class="status bad">Refused</span></td>\\s*<td>${a.replace(/\./g, '\\.')} already exists`));

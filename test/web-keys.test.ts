@@ -41,6 +41,13 @@ async function post(cookie: string, path: string, form: Record<string, string | 
   return { status: res.status, headers: res.headers, text: await res.text() };
 }
 
+/** A key created through its form: answered 303, then the page it leads to, where the value is shown once. */
+async function create(cookie: string, path: string, form: Record<string, string | string[]>) {
+  const posted = await post(cookie, path, form);
+  if (posted.status !== 303) return { ...posted, posted };
+  return { ...(await page(w.h, 'GET', posted.headers.get('location') ?? '', { cookie })), posted };
+}
+
 const shownKey = (text: string): string | undefined => /<kbd class="secret" id="new-key">([^<]+)<\/kbd>/.exec(text)?.[1];
 const sendingTitles = async () => (await w.h.rt.store.keys.listSending(w.accountId, { page: 1, perPage: 100 })).rows.map((k) => k.title);
 
@@ -53,8 +60,10 @@ t.test('an owner creates a sending key on the page, sees it once, and sends with
   t.match(shown.text, /Create admin key/, 'the owner on the main account gets the admin key card');
   t.match(shown.text, new RegExp(`<option value="[^"]+">${w.domain}</option>`), 'the domains of the team can limit the key');
 
-  const created = await post(cookie, '/keys', { name: 'Web shop', domain: '' });
-  t.equal(created.status, 200, 'the answer is the page itself, not a redirect');
+  const created = await create(cookie, '/keys', { name: 'Web shop', domain: '' });
+  t.equal(created.posted.status, 303, 'the form is answered with a redirect (a reload posts nothing)');
+  t.equal(created.posted.headers.get('location'), '/keys?done=created');
+  t.notOk(created.posted.headers.get('location')?.includes('tern_'), 'the value is not in the URL');
   const value = shownKey(created.text);
   t.match(value, /^tern_[A-Za-z0-9_-]{20,}$/, 'the new value is shown');
   t.match(created.text, /not shown again/);
@@ -80,15 +89,15 @@ t.test('an owner creates a sending key on the page, sees it once, and sends with
 t.test('a sending key limited to a domain says so in the list', async (t) => {
   const cookie = await signedIn('owner');
   const domains = (await w.h.rt.store.domains.list(w.accountId, { page: 1, perPage: 10 })).rows;
-  const created = await post(cookie, '/keys', { name: 'Limited', domain: domains[0]!.id });
-  t.equal(created.status, 200);
+  const created = await create(cookie, '/keys', { name: 'Limited', domain: domains[0]!.id });
+  t.equal(created.posted.status, 303);
   t.match(created.text, new RegExp(`Limited</th>\\s*<td><code>tern_[^<]+</code></td>\\s*<td>${w.domain}</td>`));
 });
 
 t.test('an owner creates an admin key with the scopes ticked; it works within them', async (t) => {
   const cookie = await signedIn('owner');
-  const created = await post(cookie, '/keys/admin', { name: 'Deploy', scopes: ['domains:read', 'webhooks:write'] });
-  t.equal(created.status, 200);
+  const created = await create(cookie, '/keys/admin', { name: 'Deploy', scopes: ['domains:read', 'webhooks:write'] });
+  t.equal(created.posted.status, 303);
   const value = shownKey(created.text);
   t.match(value, /^tern_admin_/);
   t.match(created.text, /Deploy<\/th>[\s\S]*?domains:read, webhooks:write/, 'listed with its scopes');
@@ -100,7 +109,7 @@ t.test('an owner creates an admin key with the scopes ticked; it works within th
 
 t.test('revoking asks first, then the key stops working', async (t) => {
   const cookie = await signedIn('owner');
-  const value = shownKey((await post(cookie, '/keys', { name: 'Short-lived' })).text)!;
+  const value = shownKey((await create(cookie, '/keys', { name: 'Short-lived' })).text)!;
   const listed = await page(w.h, 'GET', '/keys', { cookie });
   const action = new RegExp(`<form method="post" action="(/keys/(sk_[0-9a-z]+)/revoke)" class="inline" data-confirm="Revoke the key “Short-lived”\\?`).exec(listed.text);
   t.ok(action, 'the revoke form asks before it is sent');
@@ -160,14 +169,17 @@ t.test('bad input is said on the page with 400 and creates nothing', async (t) =
   const before = await sendingTitles();
   const blank = await post(cookie, '/keys', { name: '   ' });
   t.equal(blank.status, 400);
-  t.match(blank.text, /<p class="error" role="alert">Give the key a name/);
-  t.equal((await post(cookie, '/keys', { name: 'x'.repeat(101) })).status, 400);
+  t.match(blank.text, /<p class="error" role="alert">Name must not be blank/);
+  t.match(blank.text, /id="sending-name"[^>]*value=" {3}"/, 'what was typed is kept');
+  const long = await post(cookie, '/keys', { name: 'x'.repeat(101) });
+  t.equal(long.status, 400);
+  t.match(long.text, /Name must have at most 100 characters/, 'the core’s rule, the REST route’s too');
   const noScope = await post(cookie, '/keys/admin', { name: 'No scope' });
   t.equal(noScope.status, 400);
   t.match(noScope.text, /Tick at least one scope/);
   const unknown = await post(cookie, '/keys/admin', { name: 'Odd scope', scopes: 'everything:write' });
   t.equal(unknown.status, 400);
-  t.match(unknown.text, /unknown scope/);
+  t.match(unknown.text, /Unknown scope/);
   const strange = await post(cookie, '/keys', { name: 'Elsewhere', domain: 'not-a-domain-of-ours' });
   t.equal(strange.status, 400, 'a domain that is not the team’s');
   t.match(strange.text, /Domain not found/);
@@ -178,7 +190,7 @@ t.test('bad input is said on the page with 400 and creates nothing', async (t) =
 t.test('key names render as text', async (t) => {
   const cookie = await signedIn('owner');
   await post(cookie, '/keys', { name: SCRIPT });
-  const created = await post(cookie, '/keys', { name: IMG });
+  const created = await create(cookie, '/keys', { name: IMG });
   t.notOk(created.text.includes(SCRIPT) || created.text.includes('<img src=x'), 'no markup from a name');
   t.match(created.text, /&lt;script&gt;alert\(1\)&lt;\/script&gt;/);
   t.match(created.text, /&quot;&gt;&lt;img src=x onerror=alert\(1\)&gt;/);

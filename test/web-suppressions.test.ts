@@ -100,7 +100,7 @@ t.test('a recipient refused with 550 is listed after its hard bounce, with its m
   t.match(byReason.text, /<option value="complained" selected>/, 'the filter stays chosen');
   const bad = await asOwner('/suppressions?status=forgotten');
   t.equal(bad.status, 400);
-  t.match(bad.text, /<p class="error" role="alert">Reason must be one of: bounced, complained, suppressed.<\/p>/);
+  t.match(bad.text, /<p class="error" role="alert">Reason must be one of: hard bounce, complaint, added by hand.<\/p>/);
 });
 
 t.test('a reason holding markup is written as text', async (t) => {

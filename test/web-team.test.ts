@@ -90,12 +90,12 @@ t.test('a bad invitation is answered 400 on the page, what was typed escaped, an
   const guard = await formGuardOf(h, w.cookie, '/team');
   const bad = await page(h, 'POST', '/team/invitations', { cookie: w.cookie, form: { ...guard, email: IMG, role: 'viewer' } });
   t.equal(bad.status, 400);
-  t.match(bad.text, /role="alert">email must be an email address/);
+  t.match(bad.text, /role="alert">Email must be an email address/);
   t.match(bad.text, 'value="&quot;&gt;&lt;img src=x onerror=alert(1)&gt;"');
   t.notMatch(bad.text, '<img src=x');
   const role = await page(h, 'POST', '/team/invitations', { cookie: w.cookie, form: { ...guard, email: invitee(), role: 'king' } });
   t.equal(role.status, 400);
-  t.match(role.text, /role must be owner, admin or viewer/);
+  t.match(role.text, /Role must be owner, admin or viewer/);
   t.equal((await listed(w)).length, 0, 'no invitation stored');
 });
 

@@ -60,8 +60,10 @@ const hooksOf = async (teamId = w.accountId) => (await w.h.rt.store.webhooks.lis
 
 /** Registers a webhook through the page; its page's path and its secret. */
 async function created(cookie: string, form: Record<string, string | string[]>): Promise<{ path: string; secret: string }> {
-  const reply = await post(cookie, '/webhooks', { events: 'bounced', ...form });
-  if (reply.status !== 200) throw new Error(`create: ${reply.status} ${reply.text.slice(0, 500)}`);
+  const posted = await post(cookie, '/webhooks', { events: 'bounced', ...form });
+  if (posted.status !== 303) throw new Error(`create: ${posted.status} ${posted.text.slice(0, 500)}`);
+  // The secret waits for the page the form leads to (shown once there).
+  const reply = await page(w.h, 'GET', posted.headers.get('location') ?? '', { cookie });
   const hook = (await hooksOf()).find((h) => h.url === form.url);
   const listed = await page(w.h, 'GET', '/webhooks', { cookie });
   const path = [...listed.text.matchAll(/<a href="(\/webhooks\/wh_[0-9a-z]+)">/g)].map((m) => m[1]!).find((p) => p.endsWith(`_${hook!.id.toString(36)}`));
@@ -74,8 +76,10 @@ t.test('an owner adds a webhook on the page: the secret once, then the list show
   t.equal(empty.status, 200);
   t.match(empty.text, /No webhooks yet/);
   t.match(empty.text, /Add webhook/);
-  const reply = await post(cookie, '/webhooks', { title: 'Shop events', url: hookUrl('/first'), events: ['bounced', 'complaint'] });
-  t.equal(reply.status, 200, 'the answer is the page itself');
+  const posted = await post(cookie, '/webhooks', { title: 'Shop events', url: hookUrl('/first'), events: ['bounced', 'complaint'] });
+  t.equal(posted.status, 303, 'the form is answered with a redirect (a reload posts nothing)');
+  t.equal(posted.headers.get('location'), '/webhooks?done=created', 'the secret is not in the URL');
+  const reply = await page(w.h, 'GET', '/webhooks?done=created', { cookie });
   const secret = shownSecret(reply.text);
   t.match(secret, /^whsec_/, 'the secret is shown');
   t.match(reply.text, /data-copy="new-secret"/);
@@ -148,10 +152,10 @@ t.test('bad input is said on the page with 400 and changes nothing', async (t) =
   const before = (await hooksOf()).length;
   const badUrl = await post(cookie, '/webhooks', { url: 'ftp://hooks.example.com/x', events: 'bounced' });
   t.equal(badUrl.status, 400);
-  t.match(badUrl.text, /<p class="error" role="alert">Invalid webhook url: the url scheme must be https or http/);
+  t.match(badUrl.text, /<p class="error" role="alert">Invalid webhook URL: the URL scheme must be https or http/);
   const noEvent = await post(cookie, '/webhooks', { url: hookUrl('/none'), events: [] });
   t.equal(noEvent.status, 400);
-  t.match(noEvent.text, /choose at least one event/);
+  t.match(noEvent.text, /Events to send must name at least one event/);
   t.equal((await hooksOf()).length, before, 'nothing created');
   const { path } = await created(cookie, { title: 'Stays', url: hookUrl('/stays') });
   const badEdit = await post(cookie, path, { url: 'http://hooks.example.com:9999/x', events: 'bounced' });

@@ -1,4 +1,4 @@
-// The dashboard's static files (its stylesheet and script, htmx and uPlot from their packages): read once, named
+// The dashboard's static files (its stylesheet, script and icon, htmx and uPlot from their packages): read once, named
 // by their content's hash (/assets/app.3f2a9c1d0b7e.css) so a browser may keep them for a year, and compressed
 // once (Brotli and gzip) so each request only picks the encoding the browser accepts.
 import { createHash } from 'node:crypto';
@@ -10,7 +10,7 @@ import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { encodingFor } from './compression.js';
 
-export type AssetName = 'app.css' | 'app.js' | 'htmx.js' | 'uplot.js' | 'uplot.css';
+export type AssetName = 'app.css' | 'app.js' | 'htmx.js' | 'uplot.js' | 'uplot.css' | 'favicon.svg';
 
 const STATIC_DIR = projectPath('web', 'static');
 const fromPackage = (specifier: string): string => createRequire(import.meta.url).resolve(specifier);
@@ -19,12 +19,13 @@ const fromPackage = (specifier: string): string => createRequire(import.meta.url
 const SOURCES: Readonly<Record<AssetName, string>> = {
   'app.css': join(STATIC_DIR, 'app.css'),
   'app.js': join(STATIC_DIR, 'app.js'),
+  'favicon.svg': join(STATIC_DIR, 'favicon.svg'),
   'htmx.js': fromPackage('htmx.org/dist/htmx.min.js'),
   'uplot.js': fromPackage('uplot/dist/uPlot.iife.min.js'),
   'uplot.css': fromPackage('uplot/dist/uPlot.min.css'),
 };
 
-const TYPES = { css: 'text/css; charset=utf-8', js: 'text/javascript; charset=utf-8' } as const;
+const TYPES = { css: 'text/css; charset=utf-8', js: 'text/javascript; charset=utf-8', svg: 'image/svg+xml' } as const;
 
 interface Asset {
   url: string;

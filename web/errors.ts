@@ -2,7 +2,7 @@
 // (PageError), and how a refusal of the core (identity or management) reads on a page: worded as the dashboard
 // words it, so the two interfaces say the same thing for the same refusal.
 import type { IdentityRefusal } from '../core/identity/index.js';
-import type { ManagementRefusal } from '../core/management-refusals.js';
+import type { FieldProblem, ManagementRefusal } from '../core/management-refusals.js';
 import { dashboardErrorForIdentity } from '../http/dashboard/identity-errors.js';
 import { dashboardErrorFor } from '../http/dashboard/refusal-errors.js';
 
@@ -73,4 +73,50 @@ export function pageErrorFor(refusal: ManagementRefusal): PageError {
 export function valueOrPageError<T>(result: { ok: true; value: T } | { ok: false; refusal: ManagementRefusal }): T {
   if (!result.ok) throw pageErrorFor(result.refusal);
   return result.value;
+}
+
+/**
+ * A form's fields as the form labels them: the name a core refusal gives a field (`failuresPerEmail`, `url`)
+ * and the label the person sees. Each form keeps its own table (data, next to the form), so a refusal is said in
+ * the form's words and never with a field's internal name.
+ */
+export type FieldLabels = Readonly<Record<string, string>>;
+
+const escapedForRegExp = (text: string): string => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+const capitalised = (text: string): string => text.charAt(0).toUpperCase() + text.slice(1);
+
+/**
+ * A field's problem in the form's words: each mention of a field's name is its label, the first letter upper
+ * case. A label that is only the name capitalised (email, Email) names the field once: later the word is plain
+ * English ("Email must be an email address").
+ */
+export function inFormWords(problem: FieldProblem, labels: FieldLabels): string {
+  let text = problem.message;
+  for (const [field, label] of Object.entries(labels)) {
+    let seen = false;
+    text = text.replace(new RegExp(`(?<![\\w.])${escapedForRegExp(field)}(?![\\w.])`, 'g'), (word) => {
+      const first = !seen;
+      seen = true;
+      return first || label !== capitalised(field) ? label : word;
+    });
+  }
+  return capitalised(text);
+}
+
+/** The problems of a refused management change with the form's fields, each in its words; undefined for a refusal of another kind. */
+export function managementProblems(refusal: ManagementRefusal, labels: FieldLabels): string[] | undefined {
+  if (refusal.kind === 'invalid_field') return (refusal.fields ?? [refusal]).map((p) => inFormWords(p, labels));
+  if (refusal.kind === 'invalid_url') return [inFormWords({ field: 'url', message: refusal.message }, labels)];
+  if (refusal.kind === 'limit_reached' && refusal.field !== undefined) return [inFormWords({ field: refusal.field, message: pageErrorFor(refusal).message }, labels)];
+  return undefined;
+}
+
+/** The problems of a refused identity change with the form's fields, each in its words; undefined for a refusal of another kind. */
+export function identityProblems(refusal: IdentityRefusal, labels: FieldLabels): string[] | undefined {
+  if (refusal.kind === 'invalid_field') return (refusal.fields ?? [refusal]).map((p) => inFormWords(p, labels));
+  if (refusal.kind === 'missing_field' || refusal.kind === 'name_taken' || refusal.kind === 'email_taken' || refusal.kind === 'incorrect_password') {
+    return [inFormWords({ field: refusal.field, message: pageErrorForIdentity(refusal).message }, labels)];
+  }
+  return undefined;
 }

@@ -51,6 +51,7 @@ function head(title: string, scripts: boolean): Html {
     <meta name="color-scheme" content="light dark" />
     <meta name="htmx-config" content='{"includeIndicatorStyles":false,"allowEval":false,"allowScriptTags":false,"selfRequestsOnly":true}' />
     <title>${title} · Tern</title>
+    <link rel="icon" type="image/svg+xml" href="${assetUrl('favicon.svg')}" />
     <link rel="stylesheet" href="${assetUrl('app.css')}" />
     ${
       scripts

@@ -21,6 +21,18 @@ export function noticeOf(r: PageRequest, table: Readonly<Record<string, string>>
 
 export const formError = (message: string | undefined): Html | undefined => (message ? html`<p class="error" role="alert">${message}</p>` : undefined);
 
+/** Every problem of a refused form at once (never only the first): one paragraph, or a list under one alert. */
+export function formErrors(messages: readonly string[] | undefined): Html | undefined {
+  if (!messages || messages.length === 0) return undefined;
+  if (messages.length === 1) return formError(messages[0]);
+  return html`<div class="error" role="alert">
+    <p>Nothing was saved: ${messages.length} fields need a change.</p>
+    <ul>
+      ${messages.map((m) => html`<li>${m}</li>`)}
+    </ul>
+  </div>`;
+}
+
 /** A secret shown this once (a new key, a webhook's secret): selectable, with a copy button. */
 export const shownOnce = (id: string, label: string, value: string): Html =>
   html`<div class="card">

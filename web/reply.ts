@@ -117,22 +117,35 @@ export function writeReply(req: IncomingMessage, res: ServerResponse, reply: Pag
   }
 }
 
-/** The error page of a refusal. */
+/** The way back from an error page: the dashboard's start (which sends a signed-out visitor to sign in first). */
+const wayBack = (e: PageError): Html =>
+  html`<p class="way-back">
+    <a class="button" href="/">Back to the dashboard</a>${e.status >= 500 ? html` <span class="muted">or reload this page in a moment.</span>` : undefined}
+  </p>`;
+
+/** The error page of a refusal, with a way back. */
 export const errorPage = (title: string, e: PageError): PageAnswer => ({
   kind: 'page',
   status: e.status,
   title,
-  body: html`<p class="error">${e.message}</p>`,
+  body: html`<p class="error">${e.message}</p>
+    ${wayBack(e)}`,
   headers: { ...e.headers },
 });
 
-/** Any failure as a page: a PageError as it says, a transient failure 503, anything else 500 (logged). */
-export function failurePage(title: string, err: unknown, log: Logger): PageAnswer {
-  if (err instanceof PageError) return errorPage(title, err);
+/** Any failure as a page error: a PageError as it says, a transient failure 503, anything else 500 (logged). */
+function failureOf(err: unknown, log: Logger): PageError {
+  if (err instanceof PageError) return err;
   if (isTransientFailure(err)) {
     log.warn({ err: (err as Error).message }, 'temporarily unavailable');
-    return errorPage(title, new PageError('unavailable', 'The service is temporarily unavailable; try again shortly.', undefined, { 'Retry-After': '5' }));
+    return new PageError('unavailable', 'The service is temporarily unavailable; try again shortly.', undefined, { 'Retry-After': '5' });
   }
   log.error({ err }, 'web page failed');
-  return errorPage(title, new PageError('internal_error', 'Something went wrong on our side; it has been logged.'));
+  return new PageError('internal_error', 'Something went wrong on our side; it has been logged.');
+}
+
+/** Any failure as a page (and the error it shows, for an answer in JSON). */
+export function failurePage(title: string, err: unknown, log: Logger): PageAnswer & { error: PageError } {
+  const error = failureOf(err, log);
+  return { ...errorPage(title, error), error };
 }

@@ -11,6 +11,7 @@ import { pageError, PageError } from './errors.js';
 import { accountIdOf } from '../domain/team.js';
 import type { Page, PageCall } from './page.js';
 import { failurePage, writeReply, type PageReply } from './reply.js';
+import { wantsJson, writeErrorJson } from './error-pages.js';
 import { readForm, requireSameOrigin, pageRequestOf, type PageRequest } from './request.js';
 import { NONCE_FIELD, PAGE_ACTION, pickedTeam, TEAM_FIELD, viewerMay, viewerOf, type Viewer } from './viewer.js';
 import { signInUrl } from './sign-in.js';
@@ -29,13 +30,21 @@ function teamAsked(r: PageRequest, form: URLSearchParams): { id: number | undefi
 }
 
 /** The checks every signed-in page makes, in order; a redirect or a refusal ends the request before the handler. */
-async function admit(ctx: AppContext, page: Exclude<Page, { access: 'public' }>, r: PageRequest, form: URLSearchParams): Promise<Viewer | PageReply> {
+async function admit(
+  ctx: AppContext,
+  page: Exclude<Page, { access: 'public' }>,
+  r: PageRequest,
+  form: URLSearchParams,
+  state: { viewer?: Viewer },
+): Promise<Viewer | PageReply> {
   const viewer = await viewerOf(ctx, r, teamAsked(r, form));
   if (viewer === 'not_found') throw notFound();
   if (!viewer) {
     if (page.method === 'GET') return { kind: 'redirect', location: signInUrl(r.url) };
     throw pageError('not_signed_in', 'You are not signed in (or your session has ended): sign in and try again.');
   }
+  // Known from here: a refusal below (403, 404) is shown in the dashboard's frame, with its way back.
+  state.viewer = viewer;
   if (page.method === 'POST' && ctx.core.nonces.verifyNonce(viewer.session, form.get(NONCE_FIELD) ?? '', PAGE_ACTION) !== 'valid') {
     throw pageError('invalid_csrf_token', 'This form has expired or was not sent from this site; nothing was done. Reload the page and try again.');
   }
@@ -86,9 +95,8 @@ async function run(ctx: AppContext, page: Page, r: PageRequest, log: Logger, sta
     requireSameOrigin(r);
     form = await readForm(r.req);
   }
-  const admitted = await admit(ctx, page, r, form);
+  const admitted = await admit(ctx, page, r, form, state);
   if (!isViewer(admitted)) return admitted;
-  state.viewer = admitted;
   await takeWrite(ctx, page, admitted);
   return handleSignedIn(ctx, page, { ctx, r, log, form }, admitted);
 }
@@ -103,6 +111,8 @@ export async function servePage(ctx: AppContext, page: Page, req: IncomingMessag
     reply = await run(ctx, page, r, log, state);
   } catch (err) {
     const failed = failurePage(page.title, err, log);
+    // A program asking for JSON gets the refusal as JSON, not a page.
+    if (wantsJson(req, 'html')) return writeErrorJson(res, failed.error);
     reply = r.fromHtmx ? { kind: 'fragment', status: failed.status, body: failed.body } : failed;
   }
   writeReply(req, res, framed(reply, page, r, state.viewer));

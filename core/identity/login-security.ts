@@ -4,7 +4,8 @@ import type { PageOf, PageRequest } from '../../store/paging.js';
 import { LOGIN_SETTING_BOUNDS, type AuthLogEntry, type AuthStats, type LoginSettings } from '../../domain/login-security.js';
 import type { User } from '../../domain/user.js';
 import { isoAt, type StoreDeps } from './deps.js';
-import { granted, invalidField, refused, type Identified } from './refusals.js';
+import { granted, invalidFields, refused, type Identified } from './refusals.js';
+import type { FieldProblem } from '../management-refusals.js';
 import type { Logger } from '../../shared/log.js';
 
 export interface QuickStats {
@@ -41,13 +42,16 @@ export class LoginSecurity {
   async updateSettings(user: User, change: Partial<LoginSettings>, log: Logger): Promise<Identified<LoginSettings>> {
     const accountId = await this.accountAdminOf(user);
     if (accountId === undefined) return forbidden();
+    // Every setting is checked, so a form can say at once all that is wrong with it.
+    const problems: FieldProblem[] = [];
     for (const [name, value] of Object.entries(change) as Array<[keyof LoginSettings, number | undefined]>) {
       const bounds = LOGIN_SETTING_BOUNDS[name];
-      if (!bounds) return invalidField(name, `${name} is not a login setting`);
-      if (value === undefined) continue;
-      if (!Number.isInteger(value) || value < bounds.min || value > bounds.max)
-        return invalidField(name, `${name} must be an integer from ${bounds.min} to ${bounds.max}`);
+      if (!bounds) problems.push({ field: name, message: `${name} is not a login setting` });
+      else if (value !== undefined && (!Number.isInteger(value) || value < bounds.min || value > bounds.max))
+        problems.push({ field: name, message: `${name} must be an integer from ${bounds.min} to ${bounds.max}` });
     }
+    const [first, ...more] = problems;
+    if (first) return invalidFields([first, ...more]);
     const merged = { ...(await this.effective(accountId)), ...definedOnly(change) };
     const stored = await this.d.store.loginSettings.put(accountId, merged);
     log.info({ account: accountId, user: user.id, settings: stored }, 'login settings changed');

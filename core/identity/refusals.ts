@@ -2,6 +2,7 @@
 // closed set that the dashboard's HTTP side and the CLI each translate into their own shape.
 import type { Permission } from '../../domain/user.js';
 import type { SystemMailRefusal } from '../system-mail.js';
+import type { FieldProblem } from '../management-refusals.js';
 
 export type IdentityThing = 'user' | 'account' | 'team' | 'application_password' | 'auth_log_entry' | 'invitation';
 
@@ -13,7 +14,8 @@ export type IdentityRefusal =
   /** The caller's role (or, for login security, its not being on the account) does not allow it. */
   | { kind: 'forbidden'; need: Permission | 'account_admin' }
   | { kind: 'not_found'; what: IdentityThing; message: string }
-  | { kind: 'invalid_field'; field: string; message: string }
+  /** `fields`: every field refused, this one first, when a change breaks more than one (a form says them all at once). */
+  | { kind: 'invalid_field'; field: string; message: string; fields?: readonly FieldProblem[] }
   /** A field the change needs was left out (the current password, to change the email). */
   | { kind: 'missing_field'; field: string }
   | { kind: 'email_taken'; field: 'email' }
@@ -39,3 +41,6 @@ export type Identified<T> = { ok: true; value: T } | { ok: false; refusal: Ident
 export const granted = <T>(value: T): Identified<T> => ({ ok: true, value });
 export const refused = <T = never>(refusal: IdentityRefusal): Identified<T> => ({ ok: false, refusal });
 export const invalidField = <T = never>(field: string, message: string): Identified<T> => refused({ kind: 'invalid_field', field, message });
+/** Every field a change breaks at once: the first is the refusal REST answers with, `fields` has them all. */
+export const invalidFields = <T = never>(problems: readonly [FieldProblem, ...FieldProblem[]]): Identified<T> =>
+  refused({ kind: 'invalid_field', ...problems[0], fields: problems });

@@ -6,7 +6,7 @@ import { maskKey } from '../../shared/api-key.js';
 import { valueOf } from './refusal-errors.js';
 import { toDisplayDateTime } from '../../shared/time.js';
 import { envelope, pageFrom } from '../paging.js';
-import type { KeyRecord } from '../../domain/key-record.js';
+import { KEY_NAME_MAX, type KeyRecord } from '../../domain/key-record.js';
 
 const KeyItem = Type.Object({
   id: Type.Integer(),
@@ -52,7 +52,7 @@ const create = defineRoute({
   rate: 'writes',
   body: Type.Object(
     {
-      name: Type.String({ minLength: 1, maxLength: 100 }),
+      name: Type.String({ minLength: 1, maxLength: KEY_NAME_MAX }),
       domain: Type.Optional(Type.String({ minLength: 1, maxLength: 64, description: 'A domain id of the team; omitted: every domain' })),
     },
     { additionalProperties: false },

@@ -4,10 +4,11 @@ import { defineRoute, type AnyRoute } from '../route.js';
 import { DataOf, IdParams } from '../schemas/common.js';
 import type { Team } from '../../domain/team.js';
 import { valueOf } from './refusal-errors.js';
+import { TEAM_NAME_LENGTH } from '../../core/teams.js';
 
 const TeamStatus = Type.Union([Type.Literal('active'), Type.Literal('suspended')]);
 const TeamItem = Type.Object({ id: Type.Integer(), name: Type.String(), status: TeamStatus });
-const TeamName = Type.String({ minLength: 2, maxLength: 100 });
+const TeamName = Type.String({ minLength: TEAM_NAME_LENGTH.min, maxLength: TEAM_NAME_LENGTH.max });
 
 /** A team as /v2 shows it (shared with the dashboard's /api/create-team). */
 export const teamItem = (t: Team) => ({ id: t.id, name: t.name, status: t.status });

@@ -13,7 +13,7 @@ import { idOf, opaqueId } from './opaque-ids.js';
 import { keyItem } from '../admin/api-keys.js';
 import { notFound } from '../../core/management-refusals.js';
 import { SCOPES } from '../../shared/scopes.js';
-import type { KeyRecord } from '../../domain/key-record.js';
+import { KEY_NAME_MAX, type KeyRecord } from '../../domain/key-record.js';
 import type { CreatedKey } from '../../core/sending-keys.js';
 import type { AppContext } from '../context.js';
 import type { Logger } from '../../shared/log.js';
@@ -29,7 +29,7 @@ const keyView = (k: KeyRecord) =>
 
 const createArgs = Type.Object({
   type: oneOf(KEY_TYPES, { description: 'The kind of key: a sending key of the team, or an admin key of the account (owner only).', default: 'sending' }),
-  name: Type.String({ description: 'The name of the key.', minLength: 1, maxLength: 100 }),
+  name: Type.String({ description: 'The name of the key.', minLength: 1, maxLength: KEY_NAME_MAX }),
   domain: Type.Optional(Type.String({ description: 'Sending keys: a domain id of the team the key is limited to; omitted: every domain.', minLength: 1, maxLength: 64 })),
   scopes: Type.Optional(
     Type.Array(oneOf(SCOPES), { description: 'Admin keys: the scopes granted, fixed for the life of the key.', minItems: 1, maxItems: SCOPES.length, uniqueItems: true }),

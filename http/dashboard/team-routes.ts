@@ -5,6 +5,7 @@ import { endpoint, type DashboardRoute } from './route.js';
 import { signedIn, type DashboardCaller } from './authentication.js';
 import { valueOf } from './refusal-errors.js';
 import { teamItem } from '../admin/teams.js';
+import { TEAM_NAME_LENGTH } from '../../core/teams.js';
 
 type Route = DashboardRoute<DashboardCaller>;
 
@@ -17,7 +18,7 @@ const createTeam: Route = {
       permission: 'write',
       allowBatch: true,
       summary: 'Creates a child team of the account acted on (an owner or admin of the account)',
-      args: Type.Object({ name: Type.String({ description: 'The name of the team.', minLength: 2, maxLength: 100 }) }),
+      args: Type.Object({ name: Type.String({ description: 'The name of the team.', minLength: TEAM_NAME_LENGTH.min, maxLength: TEAM_NAME_LENGTH.max }) }),
       async handle({ ctx, user, params, log }) {
         // The team acted on must be the account itself: a child team (X-Account-Id of one) creates none, as in /v2.
         const team = valueOf(await ctx.core.teams.create(signedIn(user).acting, params.name, log));

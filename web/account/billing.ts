@@ -10,10 +10,10 @@ import type { BillingInfoChange } from '../../core/billing.js';
 import type { CreditStanding } from '../../core/credits.js';
 import type { AppContext } from '../../http/context.js';
 import { html, type Html } from '../html.js';
-import { pageError, pageErrorFor, valueOrPageError, type PageError } from '../errors.js';
+import { managementProblems, pageError, pageErrorFor, valueOrPageError, type FieldLabels, type PageError } from '../errors.js';
 import { formGuard } from '../layout.js';
 import { accountPage, type PageCall } from '../page.js';
-import { doneAt, formError, noticeOf, table, when } from '../parts.js';
+import { doneAt, formError, formErrors, noticeOf, table, when } from '../parts.js';
 import type { PageAnswer, PageReply } from '../reply.js';
 import type { AccountViewer } from '../viewer.js';
 import { choiceQuery, choicesOf, filterForm, idParam, listPage, listPager, textQuery } from '../lists.js';
@@ -30,6 +30,8 @@ type FormName = 'transfer' | 'info';
 interface Refused {
   form: FormName;
   error: PageError;
+  /** Every problem of the form, in its labels' words (when the refusal is about its fields). */
+  problems?: string[];
   sent: Readonly<Record<string, string>>;
 }
 
@@ -124,6 +126,12 @@ const INFO_FIELDS = [
   ['invoice_email', 'Invoices mailed to (empty: the owner)', 'email'],
 ] as const;
 
+/** The billing info form's fields as its labels say them (the core names them as the REST route does). */
+const INFO_LABELS: FieldLabels = {
+  ...Object.fromEntries(INFO_FIELDS.map(([name, label]) => [name, label])),
+  address_lines: 'Address',
+};
+
 function infoValues(info: BillingInfo | null): Record<string, string> {
   if (!info) return {};
   return {
@@ -143,7 +151,7 @@ function infoForm(v: AccountViewer, info: BillingInfo | null, refused: Refused |
   const input = ([name, label, auto]: (typeof INFO_FIELDS)[number]) =>
     html`<label for="info-${name}">${label}</label> <input type="text" id="info-${name}" name="${name}" value="${values[name] ?? ''}" autocomplete="${auto}" />`;
   return html`<h2>Billing info</h2>
-    ${refused?.form === 'info' ? formError(refused.error.message) : undefined}
+    ${refused?.form === 'info' ? formErrors(refused.problems ?? [refused.error.message]) : undefined}
     <form method="post" action="${PATH}/info">
       ${formGuard(v)} ${input(INFO_FIELDS[0])}
       <label for="info-address_lines">Address (one line each, at most 3)</label>
@@ -207,7 +215,7 @@ async function saveInfo(call: PageCall<AccountViewer>): Promise<PageReply> {
   const saved = await ctx.core.billing.updateInfo(accountIdOf(viewer.acting), infoChange(form), log);
   if (!saved.ok) {
     const sent = Object.fromEntries(INFO_NAMES.map((n) => [n, form.get(n) ?? '']));
-    return billingAnswer(call, { form: 'info', error: pageErrorFor(saved.refusal), sent });
+    return billingAnswer(call, { form: 'info', error: pageErrorFor(saved.refusal), problems: managementProblems(saved.refusal, INFO_LABELS), sent });
   }
   return { kind: 'redirect', status: 303, location: doneAt(PATH, 'info_saved') };
 }

@@ -5,6 +5,7 @@ import { BULK_ADD_MAX, type BulkAdded } from '../../core/domains.js';
 import type { Domain } from '../../domain/sending-domain.js';
 import { html, type Html } from '../html.js';
 import { pageErrorFor } from '../errors.js';
+import { leaveFlash, takeFlash } from '../flash.js';
 import { formGuard } from '../layout.js';
 import { accountPage, type PageCall } from '../page.js';
 import { badge, doneAt, formError, noticeOf, pager, table, when } from '../parts.js';
@@ -24,8 +25,21 @@ interface ListExtras {
   /** Why the single add was refused, and the name it was given. */
   addProblem?: { message: string; name: string };
   bulkProblem?: { message: string; names: string };
-  bulkResults?: BulkAdded[];
+  bulkResults?: BulkShown[];
 }
+
+/** What became of one name of a bulk add, as the page shows it: the added domain's page, or why it was refused. */
+interface BulkShown {
+  name: string;
+  path?: string;
+  why?: string;
+}
+
+/** The flash a bulk add leaves for the page it redirects to (web/flash.ts): a reload adds nothing twice. */
+const BULK_FLASH = 'domains-bulk';
+
+const bulkShown = (results: readonly BulkAdded[]): BulkShown[] =>
+  results.map(({ name, added }) => (added.ok ? { name: added.value.name, path: domainPath(added.value) } : { name, why: pageErrorFor(added.refusal).message }));
 
 function domainRow(d: Domain): Html {
   return html`<tr>
@@ -60,20 +74,20 @@ function addForms(v: AccountViewer, x: ListExtras): Html {
   </section>`;
 }
 
-function bulkResultsShown(results: BulkAdded[] | undefined): Html | undefined {
+function bulkResultsShown(results: BulkShown[] | undefined): Html | undefined {
   if (!results) return undefined;
-  const added = results.filter((x) => x.added.ok).length;
-  const rows = results.map(({ name, added: a }) =>
-    a.ok
+  const added = results.filter((x) => x.path !== undefined).length;
+  const rows = results.map(({ name, path, why }) =>
+    path !== undefined
       ? html`<tr>
-          <th scope="row"><a href="${domainPath(a.value)}">${a.value.name}</a></th>
+          <th scope="row"><a href="${path}">${name}</a></th>
           <td>${badge('Added', 'good')}</td>
           <td>Publish its DNS records next.</td>
         </tr>`
       : html`<tr>
           <th scope="row">${name}</th>
           <td>${badge('Refused', 'bad')}</td>
-          <td>${pageErrorFor(a.refusal).message}</td>
+          <td>${why}</td>
         </tr>`,
   );
   return html`<section aria-labelledby="bulk-title" id="bulk-results">
@@ -114,14 +128,25 @@ async function addDomains(call: Call): Promise<PageReply> {
     const e = pageErrorFor(results.refusal);
     return listPage(call, { status: e.status, bulkProblem: { message: e.message, names: text } });
   }
+  // Nothing added: the form again, as typed (429 when the limit refused every name). Something added: a redirect
+  // (a reload adds nothing), the results waiting for the page in a one-time flash.
   const added = results.value.results;
-  const none = added.every((x) => !x.added.ok);
-  const limited = added.every((x) => !x.added.ok && x.added.refusal.kind === 'rate_limited');
-  return listPage(call, { status: limited ? 429 : none ? 400 : 200, bulkResults: added });
+  if (added.every((x) => !x.added.ok)) {
+    const limited = added.every((x) => !x.added.ok && x.added.refusal.kind === 'rate_limited');
+    return listPage(call, { status: limited ? 429 : 400, bulkResults: bulkShown(added), bulkProblem: { message: '', names: text } });
+  }
+  await leaveFlash(ctx, viewer, BULK_FLASH, { results: JSON.stringify(bulkShown(added)) });
+  return { kind: 'redirect', status: 303, location: '/domains#bulk-results' };
+}
+
+/** The domains page, with what became of a bulk add just made (taken from its flash). */
+async function showDomains(call: Call): Promise<PageReply> {
+  const flash = await takeFlash(call.ctx, call.viewer, BULK_FLASH);
+  return listPage(call, { bulkResults: flash?.results === undefined ? undefined : (JSON.parse(flash.results) as BulkShown[]) });
 }
 
 export const DOMAIN_PAGES = [
-  accountPage({ method: 'GET', path: '/domains', title: 'Domains', access: 'read', handle: (c) => listPage(c) }),
+  accountPage({ method: 'GET', path: '/domains', title: 'Domains', access: 'read', handle: showDomains }),
   accountPage({ method: 'POST', path: '/domains', title: 'Domains', access: 'write', rate: 'domains', handle: addDomain }),
   // Counted per name by the core (addAll), not once per form.
   accountPage({ method: 'POST', path: '/domains/bulk', title: 'Domains', access: 'write', rate: null, section: '/domains', handle: addDomains }),

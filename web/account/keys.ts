@@ -1,19 +1,21 @@
 // The keys page: the team's sending keys and the admin keys seen from it (masked), a form to create a sending
 // key (limited to one domain or not), the "Create admin key" card with its scope checklist (the owner, on the
-// main account, as the core allows), and revoking with a confirmation. A new key's value is in the answer to
-// its form only (200, never a redirect, so no reload or back button shows it again). Same use cases as
-// http/dashboard/key-routes.ts.
-import type { KeyRecord } from '../../domain/key-record.js';
+// main account, as the core allows), and revoking with a confirmation. A created key is answered
+// with a redirect to the page (a reload makes no second key); its value waits for that page in a one-time flash
+// (web/flash.ts), so it is shown once and never travels in a URL. Same use cases and rules (a name of 1 to 100
+// characters) as http/dashboard/key-routes.ts.
+import { KEY_NAME_MAX, type KeyRecord } from '../../domain/key-record.js';
 import type { Managed } from '../../core/management-refusals.js';
 import type { CreatedKey } from '../../core/sending-keys.js';
 import { idOf, opaqueId } from '../../http/dashboard/opaque-ids.js';
 import { maskKey } from '../../shared/api-key.js';
 import { SCOPES } from '../../shared/scopes.js';
 import { html, type Html } from '../html.js';
-import { pageError, pageErrorFor, valueOrPageError } from '../errors.js';
+import { managementProblems, pageError, pageErrorFor, valueOrPageError, type FieldLabels } from '../errors.js';
+import { leaveFlash, takeFlash } from '../flash.js';
 import { formGuard } from '../layout.js';
 import { accountPage, type PageCall } from '../page.js';
-import { actionButton, copyable, doneAt, formError, noticeOf, pager, shownOnce, table, when } from '../parts.js';
+import { actionButton, copyable, doneAt, formErrors, noticeOf, pager, shownOnce, table, when } from '../parts.js';
 import { listPage } from '../lists.js';
 import type { PageAnswer, PageReply } from '../reply.js';
 import { viewerMay, type AccountViewer } from '../viewer.js';
@@ -21,12 +23,23 @@ import { viewerMay, type AccountViewer } from '../viewer.js';
 const KEYS_PATH = '/keys';
 const TITLE = 'Keys';
 const PER_PAGE = 50;
-const NOTICES = { revoked: 'The key is revoked: requests and SMTP logins with it are refused from now on.' };
+const NOTICES = {
+  revoked: 'The key is revoked: requests and SMTP logins with it are refused from now on.',
+  created: 'The key is created.',
+};
+/** The flash a created key leaves for the page (web/flash.ts). */
+const FLASH_PAGE = 'keys';
 
-/** What the page shows besides the lists: a value just created (once), or the error of a form. */
+/** The forms' fields as their labels say them (a refusal names the core's fields). */
+const SENDING_LABELS: FieldLabels = { name: 'Name', domain: 'Domain it may send from' };
+const ADMIN_LABELS: FieldLabels = { name: 'Name', scopes: 'Scopes' };
+
+type KeyForm = 'sending' | 'admin';
+
+/** What the page shows besides the lists: a value just created (once), or a form's problems with what was typed in it. */
 interface Outcome {
   created?: { label: string; value: string };
-  error?: { message: string; status: number };
+  error?: { form: KeyForm; messages: string[]; status: number; typed: URLSearchParams };
 }
 
 type Call = PageCall<AccountViewer>;
@@ -99,34 +112,49 @@ function smtpSettings(c: Call): Html {
   </section>`;
 }
 
-async function sendingKeyForm(c: Call): Promise<Html> {
+/** The form's problems and what was typed in it, when it is the form refused. */
+const refusedForm = (o: Outcome, form: KeyForm) => (o.error?.form === form ? o.error : undefined);
+
+async function sendingKeyForm(c: Call, o: Outcome): Promise<Html> {
   const domains = await c.ctx.core.domains.all(c.viewer.acting);
+  const refused = refusedForm(o, 'sending');
+  const typedDomain = refused?.typed.get('domain') ?? '';
   return html`<form method="post" action="${KEYS_PATH}" class="card">
     <h2>Create sending key</h2>
-    ${formGuard(c.viewer)}
+    ${formErrors(refused?.messages)} ${formGuard(c.viewer)}
     <label for="sending-name">Name</label>
-    <input type="text" id="sending-name" name="name" maxlength="100" required aria-describedby="sending-name-hint" />
+    <input
+      type="text"
+      id="sending-name"
+      name="name"
+      maxlength="${KEY_NAME_MAX}"
+      required
+      aria-describedby="sending-name-hint"
+      value="${refused?.typed.get('name') ?? ''}"
+    />
     <p class="hint" id="sending-name-hint">What uses it, e.g. “Web shop”.</p>
     <label for="sending-domain">Domain it may send from</label>
     <select id="sending-domain" name="domain">
       <option value="">Every domain of the team</option>
-      ${domains.map((d) => html`<option value="${d.id}">${d.name}</option>`)}
+      ${domains.map((d) => (d.id === typedDomain ? html`<option value="${d.id}" selected>${d.name}</option>` : html`<option value="${d.id}">${d.name}</option>`))}
     </select>
     <button type="submit" class="primary" id="create-sending-key">Create sending key</button>
   </form>`;
 }
 
-function adminKeyForm(c: Call): Html {
+function adminKeyForm(c: Call, o: Outcome): Html {
+  const refused = refusedForm(o, 'admin');
+  const ticked = refused?.typed.getAll('scopes') ?? [];
   const boxes = SCOPES.map((s) => {
     const id = `scope-${s.replace(':', '-')}`;
-    return html`<label for="${id}"><input type="checkbox" id="${id}" name="scopes" value="${s}" /> ${s}</label>`;
+    return html`<label for="${id}"><input type="checkbox" id="${id}" name="scopes" value="${s}" ${ticked.includes(s) ? html`checked` : undefined} /> ${s}</label>`;
   });
   return html`<form method="post" action="${KEYS_PATH}/admin" class="card">
     <h2>Create admin key</h2>
     <p class="hint">An admin key manages the account through /v2 (domains, keys, webhooks, teams…); its scopes are fixed for its life.</p>
-    ${formGuard(c.viewer)}
+    ${formErrors(refused?.messages)} ${formGuard(c.viewer)}
     <label for="admin-name">Name</label>
-    <input type="text" id="admin-name" name="name" maxlength="100" required />
+    <input type="text" id="admin-name" name="name" maxlength="${KEY_NAME_MAX}" required value="${refused?.typed.get('name') ?? ''}" />
     <fieldset>
       <legend>Scopes (at least one; a :write scope includes its :read)</legend>
       ${boxes}
@@ -137,9 +165,9 @@ function adminKeyForm(c: Call): Html {
 
 async function keysPage(c: Call, o: Outcome = {}): Promise<PageAnswer> {
   const forms = viewerMay(c.ctx, c.viewer, 'write')
-    ? html`${await sendingKeyForm(c)} ${managesAdminKeys(c) ? adminKeyForm(c) : undefined}`
+    ? html`${await sendingKeyForm(c, o)} ${managesAdminKeys(c) ? adminKeyForm(c, o) : undefined}`
     : html`<p class="muted">Your role lets you see the keys, not create or revoke them.</p>`;
-  const body = html`${noticeOf(c.r, NOTICES)} ${formError(o.error?.message)} ${o.created ? shownOnce('new-key', o.created.label, o.created.value) : undefined}
+  const body = html`${noticeOf(c.r, NOTICES)} ${o.created ? shownOnce('new-key', o.created.label, o.created.value) : undefined}
     <h2>Sending keys</h2>
     <p class="hint">Sending keys send mail: as the API's Bearer token, or as the SMTP password.</p>
     ${await sendingKeys(c)} ${smtpSettings(c)}
@@ -148,37 +176,46 @@ async function keysPage(c: Call, o: Outcome = {}): Promise<PageAnswer> {
   return { kind: 'page', status: o.error?.status, title: TITLE, body };
 }
 
-/** The page again with the new key shown once, or with the refusal as the form's error (its status kept). */
-async function answerCreation(c: Call, label: string, created: Managed<CreatedKey>): Promise<PageReply> {
-  if (!created.ok) {
-    const e = pageErrorFor(created.refusal);
-    if (e.status === 403) throw e;
-    // A domain not the team's is a bad choice in the form (400), not a missing page.
-    return keysPage(c, { error: { message: e.message, status: e.status === 404 ? 400 : e.status } });
-  }
-  return keysPage(c, { created: { label, value: created.value.value } });
+/** The keys page, with the value a form just created shown this once (taken from its flash). */
+async function showKeys(c: Call): Promise<PageReply> {
+  const flash = await takeFlash(c.ctx, c.viewer, FLASH_PAGE);
+  const created = flash?.label !== undefined && flash.value !== undefined ? { label: flash.label, value: flash.value } : undefined;
+  return keysPage(c, { created });
 }
 
-const nameOf = (form: URLSearchParams): string | undefined => {
-  const name = (form.get('name') ?? '').trim();
-  return name && name.length <= 100 ? name : undefined;
-};
-
-const badName = (c: Call) => keysPage(c, { error: { message: 'Give the key a name of 1 to 100 characters.', status: 400 } });
+/**
+ * A created key: its value left for the page, which the browser is sent to (303); a refusal: the page again with
+ * the form's problems in its words and what was typed (its status kept; a domain not the team's is a bad choice
+ * in the form, 400, not a missing page).
+ */
+async function answerCreation(c: Call, form: KeyForm, label: string, created: Managed<CreatedKey>): Promise<PageReply> {
+  if (!created.ok) {
+    const e = pageErrorFor(created.refusal);
+    const notTheTeams = created.refusal.kind === 'not_found' && created.refusal.what === 'domain';
+    if (e.status === 403) throw e;
+    const labels = form === 'sending' ? SENDING_LABELS : ADMIN_LABELS;
+    const messages = notTheTeams ? [`${SENDING_LABELS.domain}: ${e.message}`] : (managementProblems(created.refusal, labels) ?? [e.message]);
+    return keysPage(c, { error: { form, messages, status: e.status === 404 ? 400 : e.status, typed: c.form } });
+  }
+  await leaveFlash(c.ctx, c.viewer, FLASH_PAGE, { label, value: created.value.value });
+  return { kind: 'redirect', status: 303, location: doneAt(KEYS_PATH, 'created') };
+}
 
 async function createSendingKey(c: Call): Promise<PageReply> {
-  const name = nameOf(c.form);
-  if (!name) return badName(c);
   const domainId = c.form.get('domain') || undefined;
-  return answerCreation(c, 'Your new sending key', await c.ctx.core.sendingKeys.create(c.viewer.acting, { name, domainId }, c.log));
+  const created = await c.ctx.core.sendingKeys.create(c.viewer.acting, { name: c.form.get('name') ?? '', domainId }, c.log);
+  return answerCreation(c, 'sending', 'Your new sending key', created);
 }
 
 async function createAdminKey(c: Call): Promise<PageReply> {
-  const name = nameOf(c.form);
-  if (!name) return badName(c);
   const scopes = c.form.getAll('scopes');
-  if (scopes.length === 0) return keysPage(c, { error: { message: 'Tick at least one scope for the admin key.', status: 400 } });
-  return answerCreation(c, 'Your new admin key', await c.ctx.core.adminKeys.issueBy(c.viewer.user, c.viewer.acting, { name, scopes }, c.log));
+  // At least one scope is the dashboard's rule for a key made there (its REST route says the same); the core
+  // also issues scope-less keys (the CLI's, which read /v2/info only).
+  if (scopes.length === 0) {
+    return keysPage(c, { error: { form: 'admin', messages: ['Tick at least one scope for the admin key.'], status: 400, typed: c.form } });
+  }
+  const created = await c.ctx.core.adminKeys.issueBy(c.viewer.user, c.viewer.acting, { name: c.form.get('name') ?? '', scopes }, c.log);
+  return answerCreation(c, 'admin', 'Your new admin key', created);
 }
 
 async function revokeKey(c: Call): Promise<PageReply> {
@@ -192,7 +229,7 @@ async function revokeKey(c: Call): Promise<PageReply> {
 }
 
 export const KEY_PAGES = [
-  accountPage({ method: 'GET', path: KEYS_PATH, title: TITLE, access: 'read', handle: (c) => keysPage(c) }),
+  accountPage({ method: 'GET', path: KEYS_PATH, title: TITLE, access: 'read', handle: showKeys }),
   accountPage({ method: 'POST', path: KEYS_PATH, title: TITLE, access: 'write', handle: createSendingKey }),
   accountPage({ method: 'POST', path: `${KEYS_PATH}/admin`, title: TITLE, section: KEYS_PATH, access: 'write', handle: createAdminKey }),
   accountPage({ method: 'POST', path: `${KEYS_PATH}/:key_hash/revoke`, title: TITLE, section: KEYS_PATH, access: 'write', handle: revokeKey }),

@@ -6,10 +6,11 @@ import type { Identified } from '../../core/identity/index.js';
 import type { ApplicationPassword } from '../../domain/user.js';
 import { LOGIN_SETTING_BOUNDS, type AuthLogEntry, type AuthStats, type LoginSettings } from '../../domain/login-security.js';
 import { html, type Html } from '../html.js';
-import { pageError, pageErrorForIdentity } from '../errors.js';
+import { identityProblems, pageError, pageErrorForIdentity, type FieldLabels } from '../errors.js';
+import { leaveFlash, takeFlash } from '../flash.js';
 import { formGuard } from '../layout.js';
 import { selfPage, type PageCall } from '../page.js';
-import { actionButton, badge, doneAt, formError, noticeOf, pager, shownOnce, table, when, type Tone } from '../parts.js';
+import { actionButton, badge, doneAt, formErrors, noticeOf, pager, shownOnce, table, when, type Tone } from '../parts.js';
 import { listPage } from '../lists.js';
 import type { PageAnswer, PageReply } from '../reply.js';
 import type { Viewer } from '../viewer.js';
@@ -23,12 +24,16 @@ const NOTICES = {
   settings_saved: 'The login settings are saved.',
   entry_deleted: 'The log entry is deleted.',
   log_cleared: 'The auth log is cleared.',
+  created: 'The application password is created.',
 };
+/** The flash a created application password leaves for the page (web/flash.ts). */
+const FLASH_PAGE = 'security';
 
 type SecurityForm = 'app_password' | 'settings';
 
 interface Shown {
-  error?: { form: SecurityForm; message: string };
+  /** Every problem of the refused form, in its words. */
+  error?: { form: SecurityForm; messages: string[] };
   /** A password just created: shown this once. */
   created?: { name: string; password: string };
   /** What was typed in a form that failed. */
@@ -41,7 +46,7 @@ function identified<T>(result: Identified<T>): T {
   return result.value;
 }
 
-const errorFor = (s: Shown, form: SecurityForm): Html | undefined => (s.error?.form === form ? formError(s.error.message) : undefined);
+const errorFor = (s: Shown, form: SecurityForm): Html | undefined => (s.error?.form === form ? formErrors(s.error.messages) : undefined);
 
 function appPasswordRows(v: Viewer, list: readonly ApplicationPassword[]): Html[] {
   return list.map(
@@ -81,6 +86,10 @@ const SETTING_FIELDS: ReadonlyArray<[keyof LoginSettings, string, string]> = [
   ['sessionIdleMinutes', 'session_idle_minutes', 'A session unused this long ends (minutes)'],
   ['sessionAbsoluteHours', 'session_absolute_hours', 'A session ends this long after sign-in (hours)'],
 ];
+
+/** The settings form's fields as its labels say them: the core names a setting by its key. */
+const SETTING_LABELS: FieldLabels = Object.fromEntries(SETTING_FIELDS.map(([key, , label]) => [key, label]));
+const APP_PASSWORD_LABELS: FieldLabels = { name: 'Name' };
 
 function settingsForm(v: Viewer, settings: LoginSettings, s: Shown): Html {
   const field = ([key, name, label]: (typeof SETTING_FIELDS)[number]) => {
@@ -176,23 +185,28 @@ async function securityPage(call: PageCall<Viewer>, s: Shown): Promise<PageAnswe
   return { kind: 'page', status: s.error ? 400 : undefined, title: 'Security', body };
 }
 
-const showSecurity = (call: PageCall<Viewer>): Promise<PageReply> => securityPage(call, {});
-
-/** A refusal of a field shows on the page (400); any other (forbidden, not found) is the page's error. */
-function fieldRefusal<T>(result: Identified<T>): string | undefined {
+/** The problems of a refused form in its words (shown on the page, 400); any other refusal (forbidden, not found) is the page's error. */
+function fieldRefusal<T>(result: Identified<T>, labels: FieldLabels): string[] | undefined {
   if (result.ok) return undefined;
-  const r = result.refusal;
-  if (r.kind === 'invalid_field' || r.kind === 'name_taken' || r.kind === 'missing_field') return pageErrorForIdentity(r).message;
-  throw pageErrorForIdentity(r);
+  const problems = identityProblems(result.refusal, labels);
+  if (!problems) throw pageErrorForIdentity(result.refusal);
+  return problems;
+}
+
+/** The security page, with the application password a form just made shown this once (taken from its flash). */
+async function showSecurity(call: PageCall<Viewer>): Promise<PageReply> {
+  const flash = await takeFlash(call.ctx, call.viewer, FLASH_PAGE);
+  const created = flash?.name !== undefined && flash.password !== undefined ? { name: flash.name, password: flash.password } : undefined;
+  return securityPage(call, { created });
 }
 
 async function createAppPassword(call: PageCall<Viewer>): Promise<PageReply> {
   const name = call.form.get('name') ?? '';
   const created = await call.ctx.core.applicationPasswords.create(call.viewer.user, { name }, call.log);
-  const problem = fieldRefusal(created);
-  if (problem !== undefined || !created.ok) return securityPage(call, { error: { form: 'app_password', message: problem ?? '' }, typed: { name } });
-  // Answered with the page itself (no redirect): the password is in this answer only.
-  return securityPage(call, { created: { name: created.value.name, password: created.value.password } });
+  const problems = fieldRefusal(created, APP_PASSWORD_LABELS);
+  if (problems !== undefined || !created.ok) return securityPage(call, { error: { form: 'app_password', messages: problems ?? [] }, typed: { name } });
+  await leaveFlash(call.ctx, call.viewer, FLASH_PAGE, { name: created.value.name, password: created.value.password });
+  return { kind: 'redirect', status: 303, location: doneAt(SECURITY_PATH, 'created') };
 }
 
 async function revokeAppPassword({ ctx, viewer, r, log }: PageCall<Viewer>): Promise<PageReply> {
@@ -211,10 +225,10 @@ async function saveSettings(call: PageCall<Viewer>): Promise<PageReply> {
   const { ctx, form, viewer, log } = call;
   const change: Partial<LoginSettings> = Object.fromEntries(SETTING_FIELDS.map(([key, name]) => [key, settingOf(form, name)]));
   const saved = await ctx.core.loginSecurity.updateSettings(viewer.user, change, log);
-  const problem = fieldRefusal(saved);
-  if (problem !== undefined) {
+  const problems = fieldRefusal(saved, SETTING_LABELS);
+  if (problems !== undefined) {
     const typed = Object.fromEntries(SETTING_FIELDS.map(([, name]) => [name, form.get(name) ?? '']));
-    return securityPage(call, { error: { form: 'settings', message: problem }, typed });
+    return securityPage(call, { error: { form: 'settings', messages: problems }, typed });
   }
   return { kind: 'redirect', status: 303, location: doneAt(SECURITY_PATH, 'settings_saved') };
 }

@@ -37,7 +37,8 @@ const isStatus = (s: string): s is SuppressionStatus => (SUPPRESSION_STATUSES as
 function filterOf(r: PageRequest): SuppressionFilter | string {
   const status = r.query.status ?? '';
   const search = r.query.search ?? '';
-  if (status && !isStatus(status)) return `Reason must be one of: ${SUPPRESSION_STATUSES.join(', ')}.`;
+  // In the words the Reason menu uses (hard bounce, …), not the stored statuses.
+  if (status && !isStatus(status)) return `Reason must be one of: ${SUPPRESSION_STATUSES.map((x) => LABELS[x]).join(', ')}.`;
   if (search.length > SEARCH_MAX) return `The search is longer than ${SEARCH_MAX} characters.`;
   return { search: search || undefined, status: status && isStatus(status) ? status : undefined };
 }

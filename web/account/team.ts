@@ -6,13 +6,14 @@ import type { Identified } from '../../core/identity/index.js';
 import type { ListedInvitation } from '../../core/identity/invitations.js';
 import type { ManagementRefusal } from '../../core/management-refusals.js';
 import type { Team } from '../../domain/team.js';
+import { TEAM_NAME_LENGTH } from '../../core/teams.js';
 import type { AccountUser } from '../../domain/user.js';
 import { dashboardUrlOf } from '../../http/dashboard/invitation-routes.js';
 import { html, type Html } from '../html.js';
-import { pageError, pageErrorFor, pageErrorForIdentity } from '../errors.js';
+import { identityProblems, managementProblems, pageError, pageErrorFor, pageErrorForIdentity, type FieldLabels } from '../errors.js';
 import { formGuard } from '../layout.js';
 import { accountPage, type PageCall } from '../page.js';
-import { actionButton, badge, doneAt, formError, noticeOf, pager, shownOnce, table, when, type Tone } from '../parts.js';
+import { actionButton, badge, doneAt, formErrors, noticeOf, pager, shownOnce, table, when, type Tone } from '../parts.js';
 import { listPage } from '../lists.js';
 import type { PageAnswer, PageReply } from '../reply.js';
 import { viewerMay, type AccountViewer } from '../viewer.js';
@@ -29,8 +30,16 @@ const NOTICES = {
 
 type TeamForm = 'invite' | 'create_team' | 'rename_team';
 
+/** Each form's fields as its labels say them (the core's refusals name its fields). */
+const LABELS: Readonly<Record<TeamForm, FieldLabels>> = {
+  invite: { email: 'Email', role: 'Role' },
+  create_team: { name: 'Name of the team' },
+  rename_team: { name: 'New name' },
+};
+
 interface Shown {
-  error?: { form: TeamForm; message: string; teamId?: number };
+  /** Every problem of the refused form, in its words. */
+  error?: { form: TeamForm; messages: string[]; teamId?: number };
   typed?: Record<string, string>;
   /** An invitation Tern could not mail: its link, shown this once to the inviter. */
   unsent?: { email: string; link: string; why: string };
@@ -52,7 +61,7 @@ function identified<T>(result: Identified<T>): T {
 }
 
 const errorFor = (s: Shown, form: TeamForm, teamId?: number): Html | undefined =>
-  s.error?.form === form && s.error.teamId === teamId ? formError(s.error.message) : undefined;
+  s.error?.form === form && s.error.teamId === teamId ? formErrors(s.error.messages) : undefined;
 
 function members(v: AccountViewer, users: readonly AccountUser[]): Html {
   return html`<h2>Members</h2>
@@ -134,7 +143,15 @@ function renameForm(v: AccountViewer, t: Team, s: Shown): Html {
     <form method="post" action="${TEAM_PATH}/teams/${t.id}/rename" class="inline">
       ${formGuard(v)}
       <label for="${id}">New name of ${t.name}</label>
-      <input type="text" id="${id}" name="name" minlength="2" maxlength="100" required value="${s.error?.teamId === t.id ? (s.typed?.name ?? t.name) : t.name}" />
+      <input
+        type="text"
+        id="${id}"
+        name="name"
+        minlength="${TEAM_NAME_LENGTH.min}"
+        maxlength="${TEAM_NAME_LENGTH.max}"
+        required
+        value="${s.error?.teamId === t.id ? (s.typed?.name ?? t.name) : t.name}"
+      />
       <button type="submit" class="small">Rename</button>
     </form>`;
 }
@@ -163,7 +180,15 @@ async function childTeams(call: PageCall<AccountViewer>, s: Shown): Promise<Html
             <form method="post" action="${TEAM_PATH}/teams" aria-labelledby="create-team-heading">
               ${formGuard(viewer)}
               <label for="team_name">Name of the team</label>
-              <input type="text" id="team_name" name="name" minlength="2" maxlength="100" required value="${s.typed?.team_name ?? ''}" />
+              <input
+                type="text"
+                id="team_name"
+                name="name"
+                minlength="${TEAM_NAME_LENGTH.min}"
+                maxlength="${TEAM_NAME_LENGTH.max}"
+                required
+                value="${s.typed?.team_name ?? ''}"
+              />
               <button type="submit" class="primary" id="create-team">Create team</button>
             </form>`
         : undefined
@@ -189,24 +214,26 @@ async function teamPage(call: PageCall<AccountViewer>, s: Shown): Promise<PageAn
 
 const showTeam = (call: PageCall<AccountViewer>): Promise<PageReply> => teamPage(call, {});
 
-/** A refusal about a field the user typed, shown on the page (400); any other is the page's error. */
-function identityFieldRefusal<T>(result: Identified<T>): string | undefined {
+/** The problems of a refused form in its words (shown on the page, 400); any other refusal is the page's error. */
+function identityFieldRefusal<T>(result: Identified<T>, form: TeamForm): string[] | undefined {
   if (result.ok) return undefined;
-  if (result.refusal.kind === 'invalid_field' || result.refusal.kind === 'missing_field') return pageErrorForIdentity(result.refusal).message;
-  throw pageErrorForIdentity(result.refusal);
+  const problems = identityProblems(result.refusal, LABELS[form]);
+  if (!problems) throw pageErrorForIdentity(result.refusal);
+  return problems;
 }
 
-function managementFieldRefusal(refusal: ManagementRefusal): string {
-  if (refusal.kind === 'invalid_field' || refusal.kind === 'limit_reached') return pageErrorFor(refusal).message;
-  throw pageErrorFor(refusal);
+function managementFieldRefusal(refusal: ManagementRefusal, form: TeamForm): string[] {
+  const problems = managementProblems(refusal, LABELS[form]);
+  if (!problems) throw pageErrorFor(refusal);
+  return problems;
 }
 
 async function invite(call: PageCall<AccountViewer>): Promise<PageReply> {
   const { ctx, viewer, form, r, log } = call;
   const request = { email: (form.get('email') ?? '').trim(), role: form.get('role') ?? '', teamId: viewer.acting.id };
   const sent = await ctx.core.invitations.send(viewer.user, request, dashboardUrlOf(ctx, r), log);
-  const problem = identityFieldRefusal(sent);
-  if (problem !== undefined) return teamPage(call, { error: { form: 'invite', message: problem }, typed: { email: request.email, role: request.role } });
+  const problems = identityFieldRefusal(sent, 'invite');
+  if (problems !== undefined) return teamPage(call, { error: { form: 'invite', messages: problems }, typed: { email: request.email, role: request.role } });
   // Not mailed: the page itself shows the link (a redirect would lose it; only its hash is kept).
   const unmailed = sent.ok ? sent.value.unmailed : undefined;
   if (unmailed) return teamPage(call, { unsent: { email: request.email, link: unmailed.link, why: unmailed.reason } });
@@ -228,7 +255,8 @@ async function createTeam(call: PageCall<AccountViewer>): Promise<PageReply> {
   const { ctx, viewer, form, log } = call;
   const name = form.get('name') ?? '';
   const created = await ctx.core.teams.create(viewer.acting, name, log);
-  if (!created.ok) return teamPage(call, { error: { form: 'create_team', message: managementFieldRefusal(created.refusal) }, typed: { team_name: name } });
+  if (!created.ok)
+    return teamPage(call, { error: { form: 'create_team', messages: managementFieldRefusal(created.refusal, 'create_team') }, typed: { team_name: name } });
   return { kind: 'redirect', status: 303, location: doneAt(TEAM_PATH, 'team_created') };
 }
 
@@ -237,7 +265,8 @@ async function renameTeam(call: PageCall<AccountViewer>): Promise<PageReply> {
   const id = idParam(r.params.id, 'team');
   const name = form.get('name') ?? '';
   const renamed = await ctx.core.teams.update(viewer.acting, id, { name }, log);
-  if (!renamed.ok) return teamPage(call, { error: { form: 'rename_team', message: managementFieldRefusal(renamed.refusal), teamId: id }, typed: { name } });
+  if (!renamed.ok)
+    return teamPage(call, { error: { form: 'rename_team', messages: managementFieldRefusal(renamed.refusal, 'rename_team'), teamId: id }, typed: { name } });
   return { kind: 'redirect', status: 303, location: doneAt(TEAM_PATH, 'team_renamed') };
 }
 

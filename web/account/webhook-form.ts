@@ -5,6 +5,8 @@ import { WEBHOOK_EVENTS, type WebhookEvent } from '../../domain/webhook.js';
 import { WEBHOOK_TITLE_MAX, type WebhookFields } from '../../core/webhooks.js';
 import { WEBHOOK_URL_MAX } from '../../shared/webhook-url.js';
 import { html, type Html } from '../html.js';
+import { managementProblems, pageErrorFor, type FieldLabels } from '../errors.js';
+import type { ManagementRefusal } from '../../core/management-refusals.js';
 
 const EVENT_LABELS: Readonly<Record<WebhookEvent, string>> = {
   bounced: 'bounced — a recipient’s server refused the message',
@@ -53,4 +55,14 @@ export function postedFields(form: URLSearchParams): WebhookFields {
     events: form.getAll('events') as WebhookEvent[],
     includeMessage: form.get('include_message') === '1',
   };
+}
+
+/** The webhook form's fields as its labels say them (the core's refusals name its fields). */
+export const WEBHOOK_LABELS: FieldLabels = { title: 'Name', url: 'URL', events: 'Events to send', include_message: 'Include the message' };
+
+/** A refused webhook change as the form says it: every problem in the form's words, and the refusal's status. */
+export function webhookFormRefusal(refusal: ManagementRefusal): { messages: string[]; status: number } {
+  const e = pageErrorFor(refusal);
+  if (e.status === 403 || e.status === 404) throw e;
+  return { messages: managementProblems(refusal, WEBHOOK_LABELS) ?? [e.message], status: e.status };
 }

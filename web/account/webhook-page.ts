@@ -5,14 +5,15 @@ import type { Webhook } from '../../domain/webhook.js';
 import type { WebhookDeliveryRecord } from '../../domain/feedback.js';
 import { idOf, opaqueId } from '../../http/dashboard/opaque-ids.js';
 import { html, type Html } from '../html.js';
-import { pageError, pageErrorFor, valueOrPageError } from '../errors.js';
+import { pageError, valueOrPageError } from '../errors.js';
 import { formGuard } from '../layout.js';
 import { accountPage, type PageCall } from '../page.js';
-import { actionButton, badge, doneAt, formError, noticeOf, pager, table, when } from '../parts.js';
+import { actionButton, badge, doneAt, formErrors, noticeOf, pager, table, when } from '../parts.js';
 import { listPage } from '../lists.js';
 import type { PageAnswer, PageReply } from '../reply.js';
 import { viewerMay, type AccountViewer } from '../viewer.js';
-import { postedFields, webhookInputs } from './webhook-form.js';
+import { postedFields, webhookFormRefusal, webhookInputs } from './webhook-form.js';
+import type { WebhookFields } from '../../core/webhooks.js';
 
 export const WEBHOOKS_PATH = '/webhooks';
 const TITLE = 'Webhook';
@@ -78,18 +79,25 @@ function actions(c: Call, w: Webhook): Html {
   </div>`;
 }
 
-function editForm(c: Call, w: Webhook): Html {
+function editForm(c: Call, w: Webhook, refused?: Refused): Html {
   return html`<form method="post" action="${webhookPath(w)}" class="card">
     <h2>Edit</h2>
-    ${formGuard(c.viewer)} ${webhookInputs('edit', w)}
+    ${formErrors(refused?.messages)} ${formGuard(c.viewer)} ${webhookInputs('edit', refused?.typed ?? w)}
     <button type="submit" class="primary" id="save-webhook">Save changes</button>
   </form>`;
 }
 
-async function webhookPage(c: Call, o: { error?: { message: string; status: number } } = {}): Promise<PageAnswer> {
+/** A refused edit: its problems, its status, and what was typed (shown again in the form). */
+interface Refused {
+  messages: string[];
+  status: number;
+  typed: WebhookFields;
+}
+
+async function webhookPage(c: Call, o: { error?: Refused } = {}): Promise<PageAnswer> {
   const w = await webhookOf(c);
   const writer = viewerMay(c.ctx, c.viewer, 'write');
-  const body = html`${noticeOf(c.r, NOTICES)} ${formError(o.error?.message)}
+  const body = html`${noticeOf(c.r, NOTICES)}
     <p><a href="${WEBHOOKS_PATH}">All webhooks</a></p>
     <dl>
       <dt>Name</dt>
@@ -101,7 +109,7 @@ async function webhookPage(c: Call, o: { error?: { message: string; status: numb
       <dt>Status</dt>
       <dd>${statusBadge(w)}</dd>
     </dl>
-    ${writer ? actions(c, w) : undefined} ${await deliveryLog(c, w)} ${writer ? editForm(c, w) : undefined}`;
+    ${writer ? actions(c, w) : undefined} ${await deliveryLog(c, w)} ${writer ? editForm(c, w, o.error) : undefined}`;
   return { kind: 'page', status: o.error?.status, title: `${TITLE}: ${w.title || 'untitled'}`, body };
 }
 
@@ -109,10 +117,10 @@ const back = (c: Call, code: string): PageReply => ({ kind: 'redirect', status: 
 
 async function saveWebhook(c: Call): Promise<PageReply> {
   const w = await webhookOf(c);
-  const saved = await c.ctx.core.webhooks.update(c.viewer.acting, w.id, postedFields(c.form), c.log);
+  const typed = postedFields(c.form);
+  const saved = await c.ctx.core.webhooks.update(c.viewer.acting, w.id, typed, c.log);
   if (saved.ok) return back(c, 'updated');
-  const e = pageErrorFor(saved.refusal);
-  return webhookPage(c, { error: { message: e.message, status: e.status } });
+  return webhookPage(c, { error: { ...webhookFormRefusal(saved.refusal), typed } });
 }
 
 const setStatus = (status: Webhook['status'], code: string) => async (c: Call) => {
