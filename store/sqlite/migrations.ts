@@ -27,6 +27,14 @@ export async function rewriteTableSchema(q: Queryable, table: string, from: stri
   }
 }
 
+/**
+ * Migration 31's rule, frozen with it (its backfill and triggers say it 30 times): a recipient's status as every
+ * figure counts it, complained first, pending while in the queue, else its state. store/sqlite/statistics.ts
+ * RECIPIENT_FIGURE says the same for the reads that count recipients directly.
+ */
+const figure31 = (row: 'NEW' | 'OLD' | 'r'): string =>
+  `CASE WHEN ${row}.complained_at IS NOT NULL THEN 'complained' WHEN ${row}.state IN ('queued', 'sending', 'deferred', 'held') THEN 'pending' ELSE ${row}.state END`;
+
 export const MIGRATIONS: readonly Migration[] = [
   {
     version: 1,
@@ -967,53 +975,53 @@ CREATE INDEX message_statuses_by_team ON message_statuses(team_id, status, creat
 CREATE INDEX message_statuses_by_time ON message_statuses(status, created_at);
 
 INSERT INTO recipient_counts (team_id, day, status, domain_key, n)
-  SELECT m.team_id, substr(m.created_at, 1, 10), CASE WHEN r.complained_at IS NOT NULL THEN 'complained' WHEN r.state IN ('queued', 'sending', 'deferred', 'held') THEN 'pending' ELSE r.state END, COALESCE(m.domain_id, ''), COUNT(*)
+  SELECT m.team_id, substr(m.created_at, 1, 10), ${figure31('r')}, COALESCE(m.domain_id, ''), COUNT(*)
   FROM recipients r JOIN messages m ON m.id = r.message_id GROUP BY 1, 2, 3, 4;
 INSERT INTO recipient_counts_hourly (team_id, hour, status, domain_key, n)
-  SELECT m.team_id, substr(m.created_at, 1, 13), CASE WHEN r.complained_at IS NOT NULL THEN 'complained' WHEN r.state IN ('queued', 'sending', 'deferred', 'held') THEN 'pending' ELSE r.state END, COALESCE(m.domain_id, ''), COUNT(*)
+  SELECT m.team_id, substr(m.created_at, 1, 13), ${figure31('r')}, COALESCE(m.domain_id, ''), COUNT(*)
   FROM recipients r JOIN messages m ON m.id = r.message_id GROUP BY 1, 2, 3, 4;
 INSERT INTO platform_recipient_counts (day, status, n)
-  SELECT substr(m.created_at, 1, 10), CASE WHEN r.complained_at IS NOT NULL THEN 'complained' WHEN r.state IN ('queued', 'sending', 'deferred', 'held') THEN 'pending' ELSE r.state END, COUNT(*) FROM recipients r JOIN messages m ON m.id = r.message_id GROUP BY 1, 2;
+  SELECT substr(m.created_at, 1, 10), ${figure31('r')}, COUNT(*) FROM recipients r JOIN messages m ON m.id = r.message_id GROUP BY 1, 2;
 INSERT INTO message_statuses (message_rowid, status, team_id, created_at, n)
-  SELECT m.rowid, CASE WHEN r.complained_at IS NOT NULL THEN 'complained' WHEN r.state IN ('queued', 'sending', 'deferred', 'held') THEN 'pending' ELSE r.state END, m.team_id, m.created_at, COUNT(*) FROM recipients r JOIN messages m ON m.id = r.message_id GROUP BY 1, 2;
+  SELECT m.rowid, ${figure31('r')}, m.team_id, m.created_at, COUNT(*) FROM recipients r JOIN messages m ON m.id = r.message_id GROUP BY 1, 2;
 
 CREATE TRIGGER recipient_figures_on_insert AFTER INSERT ON recipients BEGIN
   INSERT INTO recipient_counts (team_id, day, status, domain_key, n)
-    SELECT m.team_id, substr(m.created_at, 1, 10), CASE WHEN NEW.complained_at IS NOT NULL THEN 'complained' WHEN NEW.state IN ('queued', 'sending', 'deferred', 'held') THEN 'pending' ELSE NEW.state END, COALESCE(m.domain_id, ''), 1 FROM messages m WHERE m.id = NEW.message_id
+    SELECT m.team_id, substr(m.created_at, 1, 10), ${figure31('NEW')}, COALESCE(m.domain_id, ''), 1 FROM messages m WHERE m.id = NEW.message_id
     ON CONFLICT (team_id, day, status, domain_key) DO UPDATE SET n = n + 1;
   INSERT INTO recipient_counts_hourly (team_id, hour, status, domain_key, n)
-    SELECT m.team_id, substr(m.created_at, 1, 13), CASE WHEN NEW.complained_at IS NOT NULL THEN 'complained' WHEN NEW.state IN ('queued', 'sending', 'deferred', 'held') THEN 'pending' ELSE NEW.state END, COALESCE(m.domain_id, ''), 1 FROM messages m WHERE m.id = NEW.message_id
+    SELECT m.team_id, substr(m.created_at, 1, 13), ${figure31('NEW')}, COALESCE(m.domain_id, ''), 1 FROM messages m WHERE m.id = NEW.message_id
     ON CONFLICT (team_id, hour, status, domain_key) DO UPDATE SET n = n + 1;
   INSERT INTO platform_recipient_counts (day, status, n)
-    SELECT substr(m.created_at, 1, 10), CASE WHEN NEW.complained_at IS NOT NULL THEN 'complained' WHEN NEW.state IN ('queued', 'sending', 'deferred', 'held') THEN 'pending' ELSE NEW.state END, 1 FROM messages m WHERE m.id = NEW.message_id
+    SELECT substr(m.created_at, 1, 10), ${figure31('NEW')}, 1 FROM messages m WHERE m.id = NEW.message_id
     ON CONFLICT (day, status) DO UPDATE SET n = n + 1;
   INSERT INTO message_statuses (message_rowid, status, team_id, created_at, n)
-    SELECT m.rowid, CASE WHEN NEW.complained_at IS NOT NULL THEN 'complained' WHEN NEW.state IN ('queued', 'sending', 'deferred', 'held') THEN 'pending' ELSE NEW.state END, m.team_id, m.created_at, 1 FROM messages m WHERE m.id = NEW.message_id
+    SELECT m.rowid, ${figure31('NEW')}, m.team_id, m.created_at, 1 FROM messages m WHERE m.id = NEW.message_id
     ON CONFLICT (message_rowid, status) DO UPDATE SET n = n + 1;
 END;
 
 CREATE TRIGGER recipient_figures_on_update AFTER UPDATE OF state, complained_at ON recipients
-  WHEN (CASE WHEN OLD.complained_at IS NOT NULL THEN 'complained' WHEN OLD.state IN ('queued', 'sending', 'deferred', 'held') THEN 'pending' ELSE OLD.state END) IS NOT (CASE WHEN NEW.complained_at IS NOT NULL THEN 'complained' WHEN NEW.state IN ('queued', 'sending', 'deferred', 'held') THEN 'pending' ELSE NEW.state END)
+  WHEN (${figure31('OLD')}) IS NOT (${figure31('NEW')})
 BEGIN
   UPDATE recipient_counts SET n = n - 1 WHERE (team_id, day, status, domain_key) =
-    (SELECT m.team_id, substr(m.created_at, 1, 10), CASE WHEN OLD.complained_at IS NOT NULL THEN 'complained' WHEN OLD.state IN ('queued', 'sending', 'deferred', 'held') THEN 'pending' ELSE OLD.state END, COALESCE(m.domain_id, '') FROM messages m WHERE m.id = OLD.message_id);
+    (SELECT m.team_id, substr(m.created_at, 1, 10), ${figure31('OLD')}, COALESCE(m.domain_id, '') FROM messages m WHERE m.id = OLD.message_id);
   UPDATE recipient_counts_hourly SET n = n - 1 WHERE (team_id, hour, status, domain_key) =
-    (SELECT m.team_id, substr(m.created_at, 1, 13), CASE WHEN OLD.complained_at IS NOT NULL THEN 'complained' WHEN OLD.state IN ('queued', 'sending', 'deferred', 'held') THEN 'pending' ELSE OLD.state END, COALESCE(m.domain_id, '') FROM messages m WHERE m.id = OLD.message_id);
+    (SELECT m.team_id, substr(m.created_at, 1, 13), ${figure31('OLD')}, COALESCE(m.domain_id, '') FROM messages m WHERE m.id = OLD.message_id);
   UPDATE platform_recipient_counts SET n = n - 1 WHERE (day, status) =
-    (SELECT substr(m.created_at, 1, 10), CASE WHEN OLD.complained_at IS NOT NULL THEN 'complained' WHEN OLD.state IN ('queued', 'sending', 'deferred', 'held') THEN 'pending' ELSE OLD.state END FROM messages m WHERE m.id = OLD.message_id);
-  UPDATE message_statuses SET n = n - 1 WHERE message_rowid = (SELECT rowid FROM messages WHERE id = OLD.message_id) AND status = CASE WHEN OLD.complained_at IS NOT NULL THEN 'complained' WHEN OLD.state IN ('queued', 'sending', 'deferred', 'held') THEN 'pending' ELSE OLD.state END;
-  DELETE FROM message_statuses WHERE message_rowid = (SELECT rowid FROM messages WHERE id = OLD.message_id) AND status = CASE WHEN OLD.complained_at IS NOT NULL THEN 'complained' WHEN OLD.state IN ('queued', 'sending', 'deferred', 'held') THEN 'pending' ELSE OLD.state END AND n <= 0;
+    (SELECT substr(m.created_at, 1, 10), ${figure31('OLD')} FROM messages m WHERE m.id = OLD.message_id);
+  UPDATE message_statuses SET n = n - 1 WHERE message_rowid = (SELECT rowid FROM messages WHERE id = OLD.message_id) AND status = ${figure31('OLD')};
+  DELETE FROM message_statuses WHERE message_rowid = (SELECT rowid FROM messages WHERE id = OLD.message_id) AND status = ${figure31('OLD')} AND n <= 0;
   INSERT INTO recipient_counts (team_id, day, status, domain_key, n)
-    SELECT m.team_id, substr(m.created_at, 1, 10), CASE WHEN NEW.complained_at IS NOT NULL THEN 'complained' WHEN NEW.state IN ('queued', 'sending', 'deferred', 'held') THEN 'pending' ELSE NEW.state END, COALESCE(m.domain_id, ''), 1 FROM messages m WHERE m.id = NEW.message_id
+    SELECT m.team_id, substr(m.created_at, 1, 10), ${figure31('NEW')}, COALESCE(m.domain_id, ''), 1 FROM messages m WHERE m.id = NEW.message_id
     ON CONFLICT (team_id, day, status, domain_key) DO UPDATE SET n = n + 1;
   INSERT INTO recipient_counts_hourly (team_id, hour, status, domain_key, n)
-    SELECT m.team_id, substr(m.created_at, 1, 13), CASE WHEN NEW.complained_at IS NOT NULL THEN 'complained' WHEN NEW.state IN ('queued', 'sending', 'deferred', 'held') THEN 'pending' ELSE NEW.state END, COALESCE(m.domain_id, ''), 1 FROM messages m WHERE m.id = NEW.message_id
+    SELECT m.team_id, substr(m.created_at, 1, 13), ${figure31('NEW')}, COALESCE(m.domain_id, ''), 1 FROM messages m WHERE m.id = NEW.message_id
     ON CONFLICT (team_id, hour, status, domain_key) DO UPDATE SET n = n + 1;
   INSERT INTO platform_recipient_counts (day, status, n)
-    SELECT substr(m.created_at, 1, 10), CASE WHEN NEW.complained_at IS NOT NULL THEN 'complained' WHEN NEW.state IN ('queued', 'sending', 'deferred', 'held') THEN 'pending' ELSE NEW.state END, 1 FROM messages m WHERE m.id = NEW.message_id
+    SELECT substr(m.created_at, 1, 10), ${figure31('NEW')}, 1 FROM messages m WHERE m.id = NEW.message_id
     ON CONFLICT (day, status) DO UPDATE SET n = n + 1;
   INSERT INTO message_statuses (message_rowid, status, team_id, created_at, n)
-    SELECT m.rowid, CASE WHEN NEW.complained_at IS NOT NULL THEN 'complained' WHEN NEW.state IN ('queued', 'sending', 'deferred', 'held') THEN 'pending' ELSE NEW.state END, m.team_id, m.created_at, 1 FROM messages m WHERE m.id = NEW.message_id
+    SELECT m.rowid, ${figure31('NEW')}, m.team_id, m.created_at, 1 FROM messages m WHERE m.id = NEW.message_id
     ON CONFLICT (message_rowid, status) DO UPDATE SET n = n + 1;
 END;
 
@@ -1021,33 +1029,33 @@ END;
 CREATE TRIGGER recipient_figures_on_message_move AFTER UPDATE OF team_id, created_at, domain_id ON messages
   WHEN OLD.team_id IS NOT NEW.team_id OR OLD.created_at IS NOT NEW.created_at OR OLD.domain_id IS NOT NEW.domain_id
 BEGIN
-  UPDATE recipient_counts SET n = n - (SELECT COUNT(*) FROM recipients r WHERE r.message_id = NEW.id AND (CASE WHEN r.complained_at IS NOT NULL THEN 'complained' WHEN r.state IN ('queued', 'sending', 'deferred', 'held') THEN 'pending' ELSE r.state END) = recipient_counts.status)
+  UPDATE recipient_counts SET n = n - (SELECT COUNT(*) FROM recipients r WHERE r.message_id = NEW.id AND (${figure31('r')}) = recipient_counts.status)
     WHERE team_id = OLD.team_id AND day = substr(OLD.created_at, 1, 10) AND domain_key = COALESCE(OLD.domain_id, '');
   INSERT INTO recipient_counts (team_id, day, status, domain_key, n)
-    SELECT NEW.team_id, substr(NEW.created_at, 1, 10), status, COALESCE(NEW.domain_id, ''), n FROM (SELECT CASE WHEN r.complained_at IS NOT NULL THEN 'complained' WHEN r.state IN ('queued', 'sending', 'deferred', 'held') THEN 'pending' ELSE r.state END AS status, COUNT(*) AS n FROM recipients r WHERE r.message_id = NEW.id GROUP BY 1) WHERE true
+    SELECT NEW.team_id, substr(NEW.created_at, 1, 10), status, COALESCE(NEW.domain_id, ''), n FROM (SELECT ${figure31('r')} AS status, COUNT(*) AS n FROM recipients r WHERE r.message_id = NEW.id GROUP BY 1) WHERE true
     ON CONFLICT (team_id, day, status, domain_key) DO UPDATE SET n = n + excluded.n;
-  UPDATE recipient_counts_hourly SET n = n - (SELECT COUNT(*) FROM recipients r WHERE r.message_id = NEW.id AND (CASE WHEN r.complained_at IS NOT NULL THEN 'complained' WHEN r.state IN ('queued', 'sending', 'deferred', 'held') THEN 'pending' ELSE r.state END) = recipient_counts_hourly.status)
+  UPDATE recipient_counts_hourly SET n = n - (SELECT COUNT(*) FROM recipients r WHERE r.message_id = NEW.id AND (${figure31('r')}) = recipient_counts_hourly.status)
     WHERE team_id = OLD.team_id AND hour = substr(OLD.created_at, 1, 13) AND domain_key = COALESCE(OLD.domain_id, '');
   INSERT INTO recipient_counts_hourly (team_id, hour, status, domain_key, n)
-    SELECT NEW.team_id, substr(NEW.created_at, 1, 13), status, COALESCE(NEW.domain_id, ''), n FROM (SELECT CASE WHEN r.complained_at IS NOT NULL THEN 'complained' WHEN r.state IN ('queued', 'sending', 'deferred', 'held') THEN 'pending' ELSE r.state END AS status, COUNT(*) AS n FROM recipients r WHERE r.message_id = NEW.id GROUP BY 1) WHERE true
+    SELECT NEW.team_id, substr(NEW.created_at, 1, 13), status, COALESCE(NEW.domain_id, ''), n FROM (SELECT ${figure31('r')} AS status, COUNT(*) AS n FROM recipients r WHERE r.message_id = NEW.id GROUP BY 1) WHERE true
     ON CONFLICT (team_id, hour, status, domain_key) DO UPDATE SET n = n + excluded.n;
-  UPDATE platform_recipient_counts SET n = n - (SELECT COUNT(*) FROM recipients r WHERE r.message_id = NEW.id AND (CASE WHEN r.complained_at IS NOT NULL THEN 'complained' WHEN r.state IN ('queued', 'sending', 'deferred', 'held') THEN 'pending' ELSE r.state END) = platform_recipient_counts.status)
+  UPDATE platform_recipient_counts SET n = n - (SELECT COUNT(*) FROM recipients r WHERE r.message_id = NEW.id AND (${figure31('r')}) = platform_recipient_counts.status)
     WHERE day = substr(OLD.created_at, 1, 10);
   INSERT INTO platform_recipient_counts (day, status, n)
-    SELECT substr(NEW.created_at, 1, 10), status, n FROM (SELECT CASE WHEN r.complained_at IS NOT NULL THEN 'complained' WHEN r.state IN ('queued', 'sending', 'deferred', 'held') THEN 'pending' ELSE r.state END AS status, COUNT(*) AS n FROM recipients r WHERE r.message_id = NEW.id GROUP BY 1) WHERE true
+    SELECT substr(NEW.created_at, 1, 10), status, n FROM (SELECT ${figure31('r')} AS status, COUNT(*) AS n FROM recipients r WHERE r.message_id = NEW.id GROUP BY 1) WHERE true
     ON CONFLICT (day, status) DO UPDATE SET n = n + excluded.n;
   UPDATE message_statuses SET team_id = NEW.team_id, created_at = NEW.created_at WHERE message_rowid = NEW.rowid;
 END;
 
 CREATE TRIGGER recipient_figures_on_delete AFTER DELETE ON recipients BEGIN
   UPDATE recipient_counts SET n = n - 1 WHERE (team_id, day, status, domain_key) =
-    (SELECT m.team_id, substr(m.created_at, 1, 10), CASE WHEN OLD.complained_at IS NOT NULL THEN 'complained' WHEN OLD.state IN ('queued', 'sending', 'deferred', 'held') THEN 'pending' ELSE OLD.state END, COALESCE(m.domain_id, '') FROM messages m WHERE m.id = OLD.message_id);
+    (SELECT m.team_id, substr(m.created_at, 1, 10), ${figure31('OLD')}, COALESCE(m.domain_id, '') FROM messages m WHERE m.id = OLD.message_id);
   UPDATE recipient_counts_hourly SET n = n - 1 WHERE (team_id, hour, status, domain_key) =
-    (SELECT m.team_id, substr(m.created_at, 1, 13), CASE WHEN OLD.complained_at IS NOT NULL THEN 'complained' WHEN OLD.state IN ('queued', 'sending', 'deferred', 'held') THEN 'pending' ELSE OLD.state END, COALESCE(m.domain_id, '') FROM messages m WHERE m.id = OLD.message_id);
+    (SELECT m.team_id, substr(m.created_at, 1, 13), ${figure31('OLD')}, COALESCE(m.domain_id, '') FROM messages m WHERE m.id = OLD.message_id);
   UPDATE platform_recipient_counts SET n = n - 1 WHERE (day, status) =
-    (SELECT substr(m.created_at, 1, 10), CASE WHEN OLD.complained_at IS NOT NULL THEN 'complained' WHEN OLD.state IN ('queued', 'sending', 'deferred', 'held') THEN 'pending' ELSE OLD.state END FROM messages m WHERE m.id = OLD.message_id);
-  UPDATE message_statuses SET n = n - 1 WHERE message_rowid = (SELECT rowid FROM messages WHERE id = OLD.message_id) AND status = CASE WHEN OLD.complained_at IS NOT NULL THEN 'complained' WHEN OLD.state IN ('queued', 'sending', 'deferred', 'held') THEN 'pending' ELSE OLD.state END;
-  DELETE FROM message_statuses WHERE message_rowid = (SELECT rowid FROM messages WHERE id = OLD.message_id) AND status = CASE WHEN OLD.complained_at IS NOT NULL THEN 'complained' WHEN OLD.state IN ('queued', 'sending', 'deferred', 'held') THEN 'pending' ELSE OLD.state END AND n <= 0;
+    (SELECT substr(m.created_at, 1, 10), ${figure31('OLD')} FROM messages m WHERE m.id = OLD.message_id);
+  UPDATE message_statuses SET n = n - 1 WHERE message_rowid = (SELECT rowid FROM messages WHERE id = OLD.message_id) AND status = ${figure31('OLD')};
+  DELETE FROM message_statuses WHERE message_rowid = (SELECT rowid FROM messages WHERE id = OLD.message_id) AND status = ${figure31('OLD')} AND n <= 0;
 END;
 `,
   },
