@@ -78,8 +78,13 @@ t.test('the Domains page’s bulk form counts each name too', async (t) => {
   const cookie = await signInOverHttp(h, await userOn(h, account.id, 'owner'));
   const guard = await formGuardOf(h, cookie, '/domains');
   const reply = await page(h, 'POST', '/domains/bulk', { cookie, form: { ...guard, names: names(LIMIT + 2).join('\n') } });
-  t.equal(reply.status, 200, reply.text.slice(0, 500));
+  // Something was added: the results wait for the page the form leads to (post/redirect/get).
+  t.equal(reply.status, 303, reply.text.slice(0, 500));
+  const results = await page(h, 'GET', reply.headers.get('location') ?? '', { cookie });
+  t.equal(results.text.match(/Domain creation is limited to 5 domains a minute/g)?.length, 2, 'the two names past the limit are said refused for it');
   t.equal(await domainsOf(account.key), LIMIT, 'the names past the limit were not created');
+  const refused = await page(h, 'POST', '/domains/bulk', { cookie, form: { ...guard, names: names(2).join('\n') } });
+  t.equal(refused.status, 429, 'a bulk add the limit refuses whole answers 429 with the form');
   const again = await page(h, 'POST', '/domains', { cookie, form: { ...guard, name: fresh() } });
   t.equal(again.status, 429, 'and the window is full for a single add');
 });

@@ -2,7 +2,7 @@
 // "field: old → new" (not raw JSON) and names the tenant; every operator list names a tenant instead of "#1";
 // the amount paid in the operator's payment form is typed in the currency's units and recorded exactly in minor
 // units; an address is added to the suppression list by hand from the page, through the same use case as
-// POST /v2/suppressions.
+// the dashboard's POST /api/tern/v2/suppressions.
 import t from 'tap';
 import { startHarness, type Harness } from './helpers/harness.js';
 import { logIn, operatorOn, userOn, withSession, type SignedIn } from './helpers/dashboard-session.js';
@@ -111,7 +111,7 @@ t.test('the amount paid is typed in the currency’s units and recorded exactly 
   t.match(shown, /name="paid_amount"/);
 });
 
-t.test('an address is added to the suppression list by hand from the page, as POST /v2/suppressions adds one', async (t) => {
+t.test('an address is added to the suppression list by hand from the page, as the dashboard’s REST route adds one', async (t) => {
   const account = await h.account();
   const cookie = await signInOverHttp(h, await userOn(h, account.id, 'admin'));
   const guard = await formGuardOf(h, cookie, '/suppressions');
@@ -130,10 +130,12 @@ t.test('an address is added to the suppression list by hand from the page, as PO
   t.equal(bad.status, 400);
   t.match(bad.text, /role="alert"/);
   t.match(bad.text, 'value="not an address"', 'what was typed is kept');
-  const viaRest = await h.request('POST', '/v2/suppressions', { key: account.key, body: { email: 'other@example.com' } });
+  const session = await logIn(h, await userOn(h, account.id, 'admin'));
+  const viaRest = await h.request('POST', '/api/tern/v2/suppressions', { ...withSession(session), body: { email: 'other@example.com' } });
   t.equal(viaRest.status, 201, viaRest.text);
-  const badRest = await h.request('POST', '/v2/suppressions', { key: account.key, body: { email: 'nope@' } });
-  t.equal(badRest.status, 422, badRest.text);
+  const badRest = await h.request('POST', '/api/tern/v2/suppressions', { ...withSession(session), body: { email: 'nope@' } });
+  t.equal(badRest.status, 400, badRest.text);
+  t.match(badRest.body, { code: 'rest_invalid_param', data: { status: 400 } });
   const after = await h.request<{ data: unknown[] }>('GET', '/v2/suppressions', { key: account.key });
   t.equal(after.body.data.length, 2, 'only the two valid addresses are listed');
   const viewer = await signInOverHttp(h, await userOn(h, account.id, 'viewer'));

@@ -2,7 +2,7 @@
 // Redis so that the dashboard shares the same counter.
 import { Type } from '@sinclair/typebox';
 import { defineRoute, type AnyRoute } from '../route.js';
-import { DataOf, ListEnvelope, PageQuery } from '../schemas/common.js';
+import { ListEnvelope, PageQuery } from '../schemas/common.js';
 import { adminError } from '../../shared/errors.js';
 import { SUPPRESSION_STATUSES, type Suppression } from '../../domain/suppression.js';
 import { envelope, pageFrom } from '../paging.js';
@@ -77,22 +77,4 @@ const remove = defineRoute({
   },
 });
 
-const add = defineRoute({
-  method: 'POST',
-  path: '/v2/suppressions',
-  summary: 'Add an address to the suppression list by hand (status suppressed), with an optional reason',
-  tag: 'Suppressions',
-  scopes: ['suppressions:write'],
-  rate: 'writes',
-  body: Type.Object({ email: Email, reason: Type.Optional(Type.String({ maxLength: 500 })) }, { additionalProperties: false }),
-  responses: {
-    201: { description: 'Added (or already suppressed: the entry standing)', schema: DataOf(SuppressionItem) },
-    422: { description: 'Not an email address, or a reason that is not one line' },
-  },
-  async handle({ ctx, caller, body, log }) {
-    const added = valueOf(await ctx.core.suppressions.add(caller.acting, body.email, body.reason ?? '', log));
-    return { status: 201, body: { data: suppressionItem(added) } };
-  },
-});
-
-export const suppressionRoutes: AnyRoute[] = [list, add, remove];
+export const suppressionRoutes: AnyRoute[] = [list, remove];

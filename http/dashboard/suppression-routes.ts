@@ -1,4 +1,5 @@
-// The mailer's suppression list: GET /suppressions (the /v2 filters, /v2's items) and GET /suppressions/export,
+// The mailer's suppression list: GET /suppressions (the /v2 filters, /v2's items), POST /suppressions (an address
+// added by hand, as the Suppressions page adds one) and GET /suppressions/export,
 // the same filters as CSV (RFC 4180, through csv-stringify, formulas neutralised) streamed from the store a batch at a time, so an
 // export of any size holds one batch in memory. Translation only.
 import { Readable } from 'node:stream';
@@ -9,6 +10,7 @@ import { endpoint, StreamedBody, type DashboardRoute } from './route.js';
 import { collectionArgs, oneOf, pageReply } from './collection.js';
 import { signedIn, type DashboardCaller } from './authentication.js';
 import { corePage } from './mailer-paging.js';
+import { valueOf } from './refusal-errors.js';
 import { suppressionItem } from '../admin/suppressions.js';
 import { SUPPRESSION_STATUSES, type Suppression } from '../../domain/suppression.js';
 import type { SuppressionFilter } from '../../core/suppressions.js';
@@ -50,6 +52,20 @@ const suppressions: Route = {
         const filter: SuppressionFilter = { search: params.search || undefined, status: params.status };
         const page = await ctx.core.suppressions.list(signedIn(user).acting, { ...corePage(params), ...filter });
         return pageReply(request, params, page.rows.map(suppressionItem), page.total);
+      },
+    }),
+    endpoint({
+      methods: ['POST'],
+      permission: 'write',
+      allowBatch: true,
+      summary: 'Adds an address to the suppression list by hand (status suppressed), with an optional one-line reason; an address already suppressed keeps its entry',
+      args: Type.Object({
+        email: Type.String({ description: 'The address to stop sending to.', maxLength: 254 }),
+        reason: Type.Optional(Type.String({ description: 'Why, in one line (shown in the list).', maxLength: 500 })),
+      }),
+      async handle({ ctx, user, params, log }) {
+        const added = valueOf(await ctx.core.suppressions.add(signedIn(user).acting, params.email, params.reason ?? '', log));
+        return { status: 201, body: suppressionItem(added) };
       },
     }),
   ],
