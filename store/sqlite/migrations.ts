@@ -35,6 +35,20 @@ export async function rewriteTableSchema(q: Queryable, table: string, from: stri
 const figure31 = (row: 'NEW' | 'OLD' | 'r'): string =>
   `CASE WHEN ${row}.complained_at IS NOT NULL THEN 'complained' WHEN ${row}.state IN ('queued', 'sending', 'deferred', 'held') THEN 'pending' ELSE ${row}.state END`;
 
+/** Migration 31's triggers count a recipient in its new figure status the same way on insert and on update. */
+const countNew31 = `  INSERT INTO recipient_counts (team_id, day, status, domain_key, n)
+    SELECT m.team_id, substr(m.created_at, 1, 10), ${figure31('NEW')}, COALESCE(m.domain_id, ''), 1 FROM messages m WHERE m.id = NEW.message_id
+    ON CONFLICT (team_id, day, status, domain_key) DO UPDATE SET n = n + 1;
+  INSERT INTO recipient_counts_hourly (team_id, hour, status, domain_key, n)
+    SELECT m.team_id, substr(m.created_at, 1, 13), ${figure31('NEW')}, COALESCE(m.domain_id, ''), 1 FROM messages m WHERE m.id = NEW.message_id
+    ON CONFLICT (team_id, hour, status, domain_key) DO UPDATE SET n = n + 1;
+  INSERT INTO platform_recipient_counts (day, status, n)
+    SELECT substr(m.created_at, 1, 10), ${figure31('NEW')}, 1 FROM messages m WHERE m.id = NEW.message_id
+    ON CONFLICT (day, status) DO UPDATE SET n = n + 1;
+  INSERT INTO message_statuses (message_rowid, status, team_id, created_at, n)
+    SELECT m.rowid, ${figure31('NEW')}, m.team_id, m.created_at, 1 FROM messages m WHERE m.id = NEW.message_id
+    ON CONFLICT (message_rowid, status) DO UPDATE SET n = n + 1;`;
+
 export const MIGRATIONS: readonly Migration[] = [
   {
     version: 1,
@@ -986,18 +1000,7 @@ INSERT INTO message_statuses (message_rowid, status, team_id, created_at, n)
   SELECT m.rowid, ${figure31('r')}, m.team_id, m.created_at, COUNT(*) FROM recipients r JOIN messages m ON m.id = r.message_id GROUP BY 1, 2;
 
 CREATE TRIGGER recipient_figures_on_insert AFTER INSERT ON recipients BEGIN
-  INSERT INTO recipient_counts (team_id, day, status, domain_key, n)
-    SELECT m.team_id, substr(m.created_at, 1, 10), ${figure31('NEW')}, COALESCE(m.domain_id, ''), 1 FROM messages m WHERE m.id = NEW.message_id
-    ON CONFLICT (team_id, day, status, domain_key) DO UPDATE SET n = n + 1;
-  INSERT INTO recipient_counts_hourly (team_id, hour, status, domain_key, n)
-    SELECT m.team_id, substr(m.created_at, 1, 13), ${figure31('NEW')}, COALESCE(m.domain_id, ''), 1 FROM messages m WHERE m.id = NEW.message_id
-    ON CONFLICT (team_id, hour, status, domain_key) DO UPDATE SET n = n + 1;
-  INSERT INTO platform_recipient_counts (day, status, n)
-    SELECT substr(m.created_at, 1, 10), ${figure31('NEW')}, 1 FROM messages m WHERE m.id = NEW.message_id
-    ON CONFLICT (day, status) DO UPDATE SET n = n + 1;
-  INSERT INTO message_statuses (message_rowid, status, team_id, created_at, n)
-    SELECT m.rowid, ${figure31('NEW')}, m.team_id, m.created_at, 1 FROM messages m WHERE m.id = NEW.message_id
-    ON CONFLICT (message_rowid, status) DO UPDATE SET n = n + 1;
+${countNew31}
 END;
 
 CREATE TRIGGER recipient_figures_on_update AFTER UPDATE OF state, complained_at ON recipients
@@ -1011,18 +1014,7 @@ BEGIN
     (SELECT substr(m.created_at, 1, 10), ${figure31('OLD')} FROM messages m WHERE m.id = OLD.message_id);
   UPDATE message_statuses SET n = n - 1 WHERE message_rowid = (SELECT rowid FROM messages WHERE id = OLD.message_id) AND status = ${figure31('OLD')};
   DELETE FROM message_statuses WHERE message_rowid = (SELECT rowid FROM messages WHERE id = OLD.message_id) AND status = ${figure31('OLD')} AND n <= 0;
-  INSERT INTO recipient_counts (team_id, day, status, domain_key, n)
-    SELECT m.team_id, substr(m.created_at, 1, 10), ${figure31('NEW')}, COALESCE(m.domain_id, ''), 1 FROM messages m WHERE m.id = NEW.message_id
-    ON CONFLICT (team_id, day, status, domain_key) DO UPDATE SET n = n + 1;
-  INSERT INTO recipient_counts_hourly (team_id, hour, status, domain_key, n)
-    SELECT m.team_id, substr(m.created_at, 1, 13), ${figure31('NEW')}, COALESCE(m.domain_id, ''), 1 FROM messages m WHERE m.id = NEW.message_id
-    ON CONFLICT (team_id, hour, status, domain_key) DO UPDATE SET n = n + 1;
-  INSERT INTO platform_recipient_counts (day, status, n)
-    SELECT substr(m.created_at, 1, 10), ${figure31('NEW')}, 1 FROM messages m WHERE m.id = NEW.message_id
-    ON CONFLICT (day, status) DO UPDATE SET n = n + 1;
-  INSERT INTO message_statuses (message_rowid, status, team_id, created_at, n)
-    SELECT m.rowid, ${figure31('NEW')}, m.team_id, m.created_at, 1 FROM messages m WHERE m.id = NEW.message_id
-    ON CONFLICT (message_rowid, status) DO UPDATE SET n = n + 1;
+${countNew31}
 END;
 
 -- A message moved in time, team or domain (only tests backdate messages) takes its recipients' counts along.
