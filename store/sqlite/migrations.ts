@@ -49,6 +49,16 @@ const countNew31 = `  INSERT INTO recipient_counts (team_id, day, status, domain
     SELECT m.rowid, ${figure31('NEW')}, m.team_id, m.created_at, 1 FROM messages m WHERE m.id = NEW.message_id
     ON CONFLICT (message_rowid, status) DO UPDATE SET n = n + 1;`;
 
+/** ...and take it out of its old figure status the same way on update and on delete. */
+const countOld31 = `  UPDATE recipient_counts SET n = n - 1 WHERE (team_id, day, status, domain_key) =
+    (SELECT m.team_id, substr(m.created_at, 1, 10), ${figure31('OLD')}, COALESCE(m.domain_id, '') FROM messages m WHERE m.id = OLD.message_id);
+  UPDATE recipient_counts_hourly SET n = n - 1 WHERE (team_id, hour, status, domain_key) =
+    (SELECT m.team_id, substr(m.created_at, 1, 13), ${figure31('OLD')}, COALESCE(m.domain_id, '') FROM messages m WHERE m.id = OLD.message_id);
+  UPDATE platform_recipient_counts SET n = n - 1 WHERE (day, status) =
+    (SELECT substr(m.created_at, 1, 10), ${figure31('OLD')} FROM messages m WHERE m.id = OLD.message_id);
+  UPDATE message_statuses SET n = n - 1 WHERE message_rowid = (SELECT rowid FROM messages WHERE id = OLD.message_id) AND status = ${figure31('OLD')};
+  DELETE FROM message_statuses WHERE message_rowid = (SELECT rowid FROM messages WHERE id = OLD.message_id) AND status = ${figure31('OLD')} AND n <= 0;`;
+
 export const MIGRATIONS: readonly Migration[] = [
   {
     version: 1,
@@ -1006,14 +1016,7 @@ END;
 CREATE TRIGGER recipient_figures_on_update AFTER UPDATE OF state, complained_at ON recipients
   WHEN (${figure31('OLD')}) IS NOT (${figure31('NEW')})
 BEGIN
-  UPDATE recipient_counts SET n = n - 1 WHERE (team_id, day, status, domain_key) =
-    (SELECT m.team_id, substr(m.created_at, 1, 10), ${figure31('OLD')}, COALESCE(m.domain_id, '') FROM messages m WHERE m.id = OLD.message_id);
-  UPDATE recipient_counts_hourly SET n = n - 1 WHERE (team_id, hour, status, domain_key) =
-    (SELECT m.team_id, substr(m.created_at, 1, 13), ${figure31('OLD')}, COALESCE(m.domain_id, '') FROM messages m WHERE m.id = OLD.message_id);
-  UPDATE platform_recipient_counts SET n = n - 1 WHERE (day, status) =
-    (SELECT substr(m.created_at, 1, 10), ${figure31('OLD')} FROM messages m WHERE m.id = OLD.message_id);
-  UPDATE message_statuses SET n = n - 1 WHERE message_rowid = (SELECT rowid FROM messages WHERE id = OLD.message_id) AND status = ${figure31('OLD')};
-  DELETE FROM message_statuses WHERE message_rowid = (SELECT rowid FROM messages WHERE id = OLD.message_id) AND status = ${figure31('OLD')} AND n <= 0;
+${countOld31}
 ${countNew31}
 END;
 
@@ -1040,14 +1043,7 @@ BEGIN
 END;
 
 CREATE TRIGGER recipient_figures_on_delete AFTER DELETE ON recipients BEGIN
-  UPDATE recipient_counts SET n = n - 1 WHERE (team_id, day, status, domain_key) =
-    (SELECT m.team_id, substr(m.created_at, 1, 10), ${figure31('OLD')}, COALESCE(m.domain_id, '') FROM messages m WHERE m.id = OLD.message_id);
-  UPDATE recipient_counts_hourly SET n = n - 1 WHERE (team_id, hour, status, domain_key) =
-    (SELECT m.team_id, substr(m.created_at, 1, 13), ${figure31('OLD')}, COALESCE(m.domain_id, '') FROM messages m WHERE m.id = OLD.message_id);
-  UPDATE platform_recipient_counts SET n = n - 1 WHERE (day, status) =
-    (SELECT substr(m.created_at, 1, 10), ${figure31('OLD')} FROM messages m WHERE m.id = OLD.message_id);
-  UPDATE message_statuses SET n = n - 1 WHERE message_rowid = (SELECT rowid FROM messages WHERE id = OLD.message_id) AND status = ${figure31('OLD')};
-  DELETE FROM message_statuses WHERE message_rowid = (SELECT rowid FROM messages WHERE id = OLD.message_id) AND status = ${figure31('OLD')} AND n <= 0;
+${countOld31}
 END;
 `,
   },
