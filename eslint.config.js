@@ -85,7 +85,7 @@ export default defineConfig(
   },
   {
     // The dashboard's own script runs in the browser, beside uPlot's (a global of its own file).
-    files: ['web/static/**/*.js'],
+    files: ['api/web/static/**/*.js'],
     languageOptions: { globals: { ...globals.browser, uPlot: 'readonly' } },
   },
   prettier,

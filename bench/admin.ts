@@ -6,9 +6,9 @@
 // and p95 printed. The target: p95 under 100 ms.
 // Env: BENCH_ADMIN_TENANTS (10000), BENCH_ADMIN_MESSAGES (1000000), BENCH_ADMIN_REQS (200).
 import { join } from 'node:path';
-import { openLogLoader, type LoadedMessage } from '../store/sqlite/log-loader.js';
-import { runCli } from '../harness/ternmail.js';
-import type { Store } from '../store/index.js';
+import { openLogLoader, type LoadedMessage } from '../shared/store/sqlite/log-loader.js';
+import { runCli } from '../test/harness/ternmail.js';
+import type { Store } from '../shared/store/index.js';
 import { api, benchDeployment, envInt, fmt, log, percentile, runBench, stopTern, table, type BenchRow } from './lib.js';
 import { pickStatus } from './status-mix.js';
 import { loadedMessage } from './loaded-message.js';

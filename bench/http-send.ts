@@ -6,8 +6,8 @@
 // at that offered load, counted from each request's scheduled time). Prints requests/s and p50/p90/p99.
 // Env: BENCH_HTTP_S (15), BENCH_HTTP_CLIENTS (50), BENCH_HTTP_RATE (1000).
 import type { ChildProcess } from 'node:child_process';
-import type { LongRunning } from '../harness/ternmail.js';
-import { pause, until } from '../harness/wait.js';
+import type { LongRunning } from '../test/harness/ternmail.js';
+import { pause, until } from '../test/harness/wait.js';
 import { ask, envInt, fmt, forkScript, log, nextMessage, runBench, deliveryDeployment, stopTern, table, cpuSecondsOf, type BenchRow } from './lib.js';
 import type { HttpRunResult, HttpRunSpec } from './http-gen.js';
 

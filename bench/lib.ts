@@ -7,8 +7,8 @@ import { request as httpRequest, Agent } from 'node:http';
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { startDeployment, type Deployment, type Sender } from '../harness/deployment.js';
-import type { LongRunning } from '../harness/ternmail.js';
+import { startDeployment, type Deployment, type Sender } from '../test/harness/deployment.js';
+import type { LongRunning } from '../test/harness/ternmail.js';
 import { stopChild } from '../shared/stop-child.js';
 import { serviceNodeFlags } from '../shared/node-flags.js';
 
@@ -140,7 +140,7 @@ export function table(headers: string[], rows: string[][]): string {
 }
 
 /** Resident memory of a process, in MB, from /proc/<pid>/status (VmRSS; VmHWM is its peak). */
-export { memoryOf } from '../harness/process-memory.js';
+export { memoryOf } from '../test/harness/process-memory.js';
 
 const CLK_TCK = 100;
 

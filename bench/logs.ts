@@ -9,10 +9,10 @@
 // as the rows are written, as they do for insert(). Nothing in the product is changed.
 // Env: BENCH_LOG_N (1000000), BENCH_LOG_REQS (200), BENCH_LOG_KIND_S (90: a kind stops early after this).
 import { join } from 'node:path';
-import { openListExplainer, openLogLoader, type LoadedMessage } from '../store/sqlite/log-loader.js';
-import type { MessageQuery } from '../store/message-log.js';
+import { openListExplainer, openLogLoader, type LoadedMessage } from '../shared/store/sqlite/log-loader.js';
+import type { MessageQuery } from '../shared/store/message-log.js';
 import { loadConfig } from '../shared/config.js';
-import type { MessageStatus } from '../domain/queue-state.js';
+import type { MessageStatus } from '../shared/domain/queue-state.js';
 import { api, benchDeployment, benchSender, envInt, fmt, log, percentile, runBench, stopTern, table, type BenchRow, type Sender } from './lib.js';
 import { pickStatus, STATUS_MIX } from './status-mix.js';
 

@@ -5,9 +5,9 @@
 // Env: BENCH_MEM_N (100000), BENCH_MEM_CONCURRENCY (4 batch requests at a time), BENCH_MEM_SETTLE_S (600: the
 // longest wait for every message's first attempt),
 // BENCH_MEM_HOLD_S (30).
-import { freePort } from '../harness/ports.js';
-import { pause } from '../harness/wait.js';
-import type { Deployment } from '../harness/deployment.js';
+import { freePort } from '../test/harness/ports.js';
+import { pause } from '../test/harness/wait.js';
+import type { Deployment } from '../test/harness/deployment.js';
 import { api, envInt, fmt, log, memoryOf, mtaMetric, queueDepth, runBench, deliveryDeployment, stopTern, table, filler, type BenchRow } from './lib.js';
 
 const total = envInt('BENCH_MEM_N', 100_000);

@@ -9,8 +9,8 @@
 import { join } from 'node:path';
 import { request as httpRequest } from 'node:http';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
-import { openLogLoader, type LoadedMessage } from '../store/sqlite/log-loader.js';
-import { runCli } from '../harness/ternmail.js';
+import { openLogLoader, type LoadedMessage } from '../shared/store/sqlite/log-loader.js';
+import { runCli } from '../test/harness/ternmail.js';
 import { benchDeployment, benchSender, envInt, fmt, log, percentile, runBench, stopTern, table, type BenchRow, type Sender } from './lib.js';
 import { pickStatus } from './status-mix.js';
 import { loadedMessage } from './loaded-message.js';

@@ -6,7 +6,7 @@
 // Env: BENCH_N_1K (10000), BENCH_N_100K (2000), BENCH_CONCURRENCY (20,50), BENCH_GEN_WORKERS (2),
 // BENCH_CEILING_SINK_PROCS (2: processes of the ceiling's smtp-server sink).
 import type { ChildProcess } from 'node:child_process';
-import { pause, until } from '../harness/wait.js';
+import { pause, until } from '../test/harness/wait.js';
 import { ask, cpuSecondsOf, envInt, fmt, forkScript, log, nextMessage, runBench, deliveryDeployment, stopChild, stopTern, table, type BenchRow } from './lib.js';
 import type { RunResult, RunSpec } from './smtp-gen.js';
 

@@ -7,15 +7,15 @@
 // of the team authenticated with an application password (HTTP Basic).
 // Env: BENCH_STATS_N (1000000), BENCH_STATS_REQS (200).
 import { join } from 'node:path';
-import { openLogLoader, type LoadedMessage } from '../store/sqlite/log-loader.js';
+import { openLogLoader, type LoadedMessage } from '../shared/store/sqlite/log-loader.js';
 import { loadedMessage } from './loaded-message.js';
 import { loadConfig } from '../shared/config.js';
 import { openRuntime, type Runtime } from '../shared/runtime.js';
 import { createLogger } from '../shared/log.js';
-import { DomainManagement } from '../core/domains.js';
-import { createIdentity } from '../core/identity/index.js';
-import { Statistics, type MetricsRequest, type PeriodRequest } from '../core/statistics.js';
-import type { Team } from '../domain/team.js';
+import { DomainManagement } from '../shared/core/domains.js';
+import { createIdentity } from '../shared/core/identity/index.js';
+import { Statistics, type MetricsRequest, type PeriodRequest } from '../shared/core/statistics.js';
+import type { Team } from '../shared/domain/team.js';
 import { api, benchDeployment, benchSender, envInt, fmt, log, onCleanup, percentile, runBench, stopTern, table, type BenchRow, type Sender } from './lib.js';
 import { pickStatus } from './status-mix.js';
 

@@ -1,6 +1,6 @@
 // The mix of message statuses the log benchmarks generate (shares of the messages), shared by bench/logs and
 // bench/stats so that both measure the same kind of log.
-import type { MessageStatus, RecipientState } from '../domain/queue-state.js';
+import type { MessageStatus, RecipientState } from '../shared/domain/queue-state.js';
 
 export const STATUS_MIX: ReadonlyArray<[status: MessageStatus, state: RecipientState, share: number]> = [
   ['sent', 'sent', 0.8],

@@ -4,8 +4,8 @@
 import type { Redis } from 'ioredis';
 import { hashKey, kindOf } from './api-key.js';
 import { redisKeys } from './redis-keys.js';
-import type { KeyRepository } from '../store/keys.js';
-import type { KeyRecord } from '../domain/key-record.js';
+import type { KeyRepository } from './store/keys.js';
+import type { KeyRecord } from './domain/key-record.js';
 import type { Logger } from './log.js';
 
 interface Entry {

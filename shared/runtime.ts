@@ -2,7 +2,7 @@
 import type { Redis } from 'ioredis';
 import type { Config } from './config.js';
 import { createLogger, type Logger } from './log.js';
-import { openStore, type Store } from '../store/index.js';
+import { openStore, type Store } from './store/index.js';
 import { connectRedis } from './redis.js';
 import { loadSecretBox, type SecretBox } from './secret-box.js';
 import { KeyCache } from './key-cache.js';

@@ -4,7 +4,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createHash } from 'node:crypto';
 import { startHarness, type Harness } from './helpers/harness.js';
-import { adminRoutes } from '../http/admin/index.js';
+import { adminRoutes } from '../api/http/admin/index.js';
 import { KeyCache } from '../shared/key-cache.js';
 import { SCOPES, type Scope } from '../shared/scopes.js';
 

@@ -9,8 +9,8 @@ import { join } from 'node:path';
 import { cleanEnv, eventually, http, runCli, tempHome, type CliResult } from './helpers/cli.js';
 import { startDeployment, type Deployment, type Sender } from './helpers/processes.js';
 import { simpleMessage, submitOnce } from './helpers/smtp-load.js';
-import { openStore } from '../store/index.js';
-import { walk } from '../core/backup/file-tree.js';
+import { openStore } from '../shared/store/index.js';
+import { walk } from '../shared/core/backup/file-tree.js';
 
 /** Acknowledged sends before the backup starts, so that the archive has a log worth checking. */
 const ACKS_BEFORE_BACKUP = 120;

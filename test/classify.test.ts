@@ -15,7 +15,7 @@ import {
   replyRules,
   type ReplyClass,
   type ReplyResult,
-} from '../delivery/classify.js';
+} from '../mta/replies/classify.js';
 
 type Expect = [ReplyResult, ReplyClass, boolean];
 type Case = { from: string; reply: string; expect: Expect };

@@ -3,11 +3,11 @@
 // surviving a restart of the MTA and outliving the max queue age, purges refunding credits, and the audit log.
 import t from 'tap';
 import { runCli, type CliResult } from './helpers/cli.js';
-import { http } from '../harness/ternmail.js';
+import { http } from './harness/ternmail.js';
 import { eventually } from './helpers/cli.js';
 import { startDeployment, type Deployment, type Sender } from './helpers/processes.js';
-import { openSqlite } from '../store/sqlite/sql.js';
-import { databaseFile } from '../store/sqlite/open.js';
+import { openSqlite } from '../shared/store/sqlite/sql.js';
+import { databaseFile } from '../shared/store/sqlite/open.js';
 
 /** Short enough that a held recipient outlives it in the test; no retry of its own before then. */
 const MAX_QUEUE_AGE_S = 20;

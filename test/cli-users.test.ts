@@ -4,8 +4,8 @@
 import t from 'tap';
 import { rmSync } from 'node:fs';
 import { cleanEnv, runCli, tempHome } from './helpers/cli.js';
-import { openStore } from '../store/index.js';
-import { verifyPassword } from '../core/identity/passwords.js';
+import { openStore } from '../shared/store/index.js';
+import { verifyPassword } from '../shared/core/identity/passwords.js';
 
 const home = tempHome('tern-cli-users-');
 const env = cleanEnv({ TERNMAIL_DATA_DIR: home.dir, TERNMAIL_CONFIG: home.configFile, TERNMAIL_PUBLIC_HOSTNAME: 'mx.tern.test' });

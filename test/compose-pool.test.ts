@@ -2,9 +2,9 @@
 // each caller gets its own, a worker that dies is replaced, and a closed pool refuses work.
 import t from 'tap';
 import { simpleParser, type ParsedMail } from 'mailparser';
-import { ComposePool } from '../http/send/compose-pool.js';
-import { composeMessage } from '../http/send/compose.js';
-import type { SendRequest } from '../http/send/request.js';
+import { ComposePool } from '../api/http/send/compose-pool.js';
+import { composeMessage } from '../api/http/send/compose.js';
+import type { SendRequest } from '../api/http/send/request.js';
 
 function request(subject: string, extra: Partial<SendRequest> = {}): SendRequest {
   return {

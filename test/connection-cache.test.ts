@@ -1,7 +1,7 @@
 // The delivery connection cache (mta/connection-cache.ts), on nodemailer's own connection class.
 import t from 'tap';
 import SMTPConnection from 'nodemailer/lib/smtp-connection';
-import { ConnectionCache } from '../delivery/connection-cache.js';
+import { ConnectionCache } from '../mta/delivery/connection-cache.js';
 
 t.test('a connection kept and taken again many times leaves no listener of the cache behind', async (t) => {
   const cache = new ConnectionCache(60_000, 10);

@@ -6,7 +6,7 @@ import t from 'tap';
 import { startMailWorld } from './helpers/mail-world.js';
 import { logIn, operatorOn, userOn, withSession, type SignedIn } from './helpers/dashboard-session.js';
 import { mailTo } from './helpers/system-mail.js';
-import { createIdentity } from '../core/identity/index.js';
+import { createIdentity } from '../shared/core/identity/index.js';
 import { createLogger } from '../shared/log.js';
 
 const w = await startMailWorld({

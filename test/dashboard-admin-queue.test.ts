@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { startHarness, type Harness, type UntypedJson } from './helpers/harness.js';
 import { logIn, operatorOn, userOn, withSession, type SignedIn } from './helpers/dashboard-session.js';
 import { newMessage } from './helpers/new-message.js';
-import type { NewRecipient } from '../store/message-log.js';
+import type { NewRecipient } from '../shared/store/message-log.js';
 
 let h: Harness;
 let operator: SignedIn;

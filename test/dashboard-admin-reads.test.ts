@@ -7,7 +7,7 @@ import { startHarness } from './helpers/harness.js';
 import { startDnsServer } from './helpers/dns-server.js';
 import { logIn, operatorOn, userOn, withSession, type SignedIn } from './helpers/dashboard-session.js';
 import { newMessage } from './helpers/new-message.js';
-import type { NewRecipient } from '../store/message-log.js';
+import type { NewRecipient } from '../shared/store/message-log.js';
 
 const dns = await startDnsServer();
 const h = await startHarness({

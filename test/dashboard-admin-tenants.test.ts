@@ -7,9 +7,9 @@ import { randomUUID } from 'node:crypto';
 import { startHarness, type Harness, type UntypedJson } from './helpers/harness.js';
 import { logIn, operatorOn, userOn, withSession, type SignedIn } from './helpers/dashboard-session.js';
 import { newMessage } from './helpers/new-message.js';
-import { createIdentity } from '../core/identity/index.js';
+import { createIdentity } from '../shared/core/identity/index.js';
 import { createLogger } from '../shared/log.js';
-import type { NewRecipient } from '../store/message-log.js';
+import type { NewRecipient } from '../shared/store/message-log.js';
 
 let h: Harness;
 let operator: SignedIn;

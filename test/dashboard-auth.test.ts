@@ -3,7 +3,7 @@
 // application passwords are created, used as HTTP Basic without a nonce, and refused once revoked; roles and
 // teams bound what a user reaches.
 import t from 'tap';
-import type { UserRole } from '../domain/user.js';
+import type { UserRole } from '../shared/domain/user.js';
 import { startHarness, type Harness } from './helpers/harness.js';
 import { logIn as logInHarness, userOn as userOnHarness, withSession } from './helpers/dashboard-session.js';
 

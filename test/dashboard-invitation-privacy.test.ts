@@ -5,7 +5,7 @@ import t from 'tap';
 import { startMailWorld } from './helpers/mail-world.js';
 import { signedInOn, type SignedIn, withSession } from './helpers/dashboard-session.js';
 import { countTo, mailTo } from './helpers/system-mail.js';
-import { createIdentity } from '../core/identity/index.js';
+import { createIdentity } from '../shared/core/identity/index.js';
 import { createLogger } from '../shared/log.js';
 
 const w = await startMailWorld({ overrides: { systemMail: { from: 'tern@example.com', fromName: 'Tern' } } });

@@ -7,7 +7,7 @@ import t, { type Test } from 'tap';
 import { spawnSync } from 'node:child_process';
 import { startHarness, type Harness } from './helpers/harness.js';
 import { logIn, operatorOn, userOn, withSession, type SignedIn } from './helpers/dashboard-session.js';
-import { Billing } from '../core/billing.js';
+import { Billing } from '../shared/core/billing.js';
 import { INVOICING } from './helpers/billing-setup.js';
 
 let h: Harness;

@@ -3,8 +3,8 @@
 // logged; idle and absolute expiry, logout, a password change ending the other sessions; WordPress's nonces.
 import t from 'tap';
 import { identityWorld } from './helpers/identity-world.js';
-import { hashToken } from '../core/identity/sessions.js';
-import { isOperator } from '../domain/user.js';
+import { hashToken } from '../shared/core/identity/sessions.js';
+import { isOperator } from '../shared/domain/user.js';
 
 const client = { address: '192.0.2.10', userAgent: 'Mozilla/5.0 (test)' };
 const MINUTE = 60_000;

@@ -3,10 +3,10 @@
 // the forced change at the first login: until the one-time password is replaced, a session reaches nothing else.
 import t from 'tap';
 import { randomUUID } from 'node:crypto';
-import { createIdentity } from '../core/identity/index.js';
+import { createIdentity } from '../shared/core/identity/index.js';
 import { createLogger } from '../shared/log.js';
-import { productDashboard } from '../http/dashboard/index.js';
-import { routePath } from '../http/dashboard/route.js';
+import { productDashboard } from '../api/http/dashboard/index.js';
+import { routePath } from '../api/http/dashboard/route.js';
 import { startHarness, type Harness } from './helpers/harness.js';
 import { logIn, PASSWORD, userOn, withSession, type SignedIn } from './helpers/dashboard-session.js';
 

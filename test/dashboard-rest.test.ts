@@ -5,12 +5,12 @@
 import t from 'tap';
 import { Type } from '@sinclair/typebox';
 import { startHarness, type Harness, type UntypedJson } from './helpers/harness.js';
-import { createDashboard, type DashboardAuth } from '../http/dashboard/group.js';
-import { endpoint, IDENTIFIER, type DashboardRoute } from '../http/dashboard/route.js';
-import { collectionArgs, oneOf, pageReply } from '../http/dashboard/collection.js';
-import { invalidNonce, tooManyRequests } from '../http/dashboard/errors.js';
-import { dashboardPaths } from '../http/dashboard/openapi.js';
-import { dashboardErrorFor } from '../http/dashboard/refusal-errors.js';
+import { createDashboard, type DashboardAuth } from '../api/http/dashboard/group.js';
+import { endpoint, IDENTIFIER, type DashboardRoute } from '../api/http/dashboard/route.js';
+import { collectionArgs, oneOf, pageReply } from '../api/http/dashboard/collection.js';
+import { invalidNonce, tooManyRequests } from '../api/http/dashboard/errors.js';
+import { dashboardPaths } from '../api/http/dashboard/openapi.js';
+import { dashboardErrorFor } from '../api/http/dashboard/refusal-errors.js';
 
 // ---- the fixture: a user named by X-Test-User "name:role:team", and a few routes over an in-memory list ----
 

@@ -14,7 +14,7 @@ import type { DNSResolver } from 'mailauth';
 import { createResolver } from '../shared/dns.js';
 import { dkimTxt, generateDkimKeyPair } from '../shared/dns-records.js';
 import { loadSecretBox, SecretBox } from '../shared/secret-box.js';
-import { DkimKeyCache, SIGNED_HEADER_FIELDS, signMessage, type DkimKey } from '../delivery/dkim.js';
+import { DkimKeyCache, SIGNED_HEADER_FIELDS, signMessage, type DkimKey } from '../mta/delivery/dkim.js';
 import { startDnsServer } from './helpers/dns-server.js';
 
 const DOMAIN = 'sender.test';

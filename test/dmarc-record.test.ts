@@ -1,7 +1,7 @@
 // The DMARC record parser: tags read with their defaults, unknown tags ignored, every broken tag named, and a
 // record written back with a new policy keeping the other tags as written.
 import t from 'tap';
-import { isDmarcRecord, parseDmarcRecord, withPolicy } from '../core/dmarc/record.js';
+import { isDmarcRecord, parseDmarcRecord, withPolicy } from '../shared/core/dmarc/record.js';
 
 t.test('a minimal record gets the RFC 7489 defaults', async (t) => {
   const parsed = parseDmarcRecord('v=DMARC1; p=reject');

@@ -7,12 +7,12 @@ import { Writable } from 'node:stream';
 import { startHarness } from './helpers/harness.js';
 import { startDnsServer } from './helpers/dns-server.js';
 import { startCloudflareDouble } from './helpers/cloudflare-double.js';
-import { DnsConnections, type DnsOutcome } from '../core/dns-connection.js';
-import { DomainManagement } from '../core/domains.js';
-import { dnsProvidersFrom } from '../dns-providers/index.js';
-import { DomainVerifier } from '../verification/verify-domains.js';
+import { DnsConnections, type DnsOutcome } from '../shared/core/dns-connection.js';
+import { DomainManagement } from '../shared/core/domains.js';
+import { dnsProvidersFrom } from '../api/dns-providers/index.js';
+import { DomainVerifier } from '../mta/verification/verify-domains.js';
 import { createResolver } from '../shared/dns.js';
-import type { Team } from '../domain/team.js';
+import type { Team } from '../shared/domain/team.js';
 
 const logLines: string[] = [];
 const logDestination = new Writable({

@@ -8,7 +8,7 @@ import { startDeployment, type Deployment } from './helpers/processes.js';
 import { until } from './helpers/wait.js';
 import { startHarness } from './helpers/harness.js';
 import { freePort } from './helpers/redis.js';
-import { startMta } from '../bin/mta.js';
+import { startMta } from '../mta/main.js';
 
 interface Answer {
   status: number;

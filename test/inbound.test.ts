@@ -10,9 +10,9 @@ import { startHarness, type Harness } from './helpers/harness.js';
 import { startDnsServer, type TestDnsServer } from './helpers/dns-server.js';
 import { startSink, type Sink } from './helpers/sink.js';
 import { deliverReport, reportAbout } from './helpers/reports.js';
-import { startMta, type RunningMta } from '../bin/mta.js';
-import { ReportWorker } from '../feedback/report-worker.js';
-import { Spool } from '../feedback/spool.js';
+import { startMta, type RunningMta } from '../mta/main.js';
+import { ReportWorker } from '../mta/feedback/report-worker.js';
+import { Spool } from '../mta/feedback/spool.js';
 import { metrics } from '../shared/metrics.js';
 
 // ---- a small SMTP client, to see every reply as the listener sends it (reports go through deliverReport) ---

@@ -4,9 +4,9 @@
 import t from 'tap';
 import { startMailWorld } from './helpers/mail-world.js';
 import { countTo, mailTo } from './helpers/system-mail.js';
-import { createIdentity } from '../core/identity/index.js';
+import { createIdentity } from '../shared/core/identity/index.js';
 import { createLogger } from '../shared/log.js';
-import type { Store } from '../store/index.js';
+import type { Store } from '../shared/store/index.js';
 
 const w = await startMailWorld({
   overrides: {

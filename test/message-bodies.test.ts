@@ -5,9 +5,9 @@ import t, { type Test } from 'tap';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { openStore, type Store } from '../store/index.js';
-import type { NewMessage, NewRecipient } from '../store/message-log.js';
-import type { AttemptResult } from '../store/queue.js';
+import { openStore, type Store } from '../shared/store/index.js';
+import type { NewMessage, NewRecipient } from '../shared/store/message-log.js';
+import type { AttemptResult } from '../shared/store/queue.js';
 import { newMessage } from './helpers/new-message.js';
 
 /** The account and domain of the store the running test opened (subtests run one after the other). */

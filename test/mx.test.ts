@@ -3,7 +3,7 @@ import t from 'tap';
 import { createSocket } from 'node:dgram';
 import { Resolver } from 'node:dns/promises';
 import { createResolver } from '../shared/dns.js';
-import { MxResolver, type MxRoute } from '../delivery/mx.js';
+import { MxResolver, type MxRoute } from '../mta/delivery/mx.js';
 import { startDnsServer, type TestRecord } from './helpers/dns-server.js';
 import { freePort } from './helpers/redis.js';
 

@@ -6,8 +6,8 @@ import { Validator } from '@seriousme/openapi-schema-validator';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
 import { startHarness, type Harness, type UntypedJson } from './helpers/harness.js';
-import { adminRoutes } from '../http/admin/index.js';
-import { sendingPaths } from '../http/send/openapi.js';
+import { adminRoutes } from '../api/http/admin/index.js';
+import { sendingPaths } from '../api/http/send/openapi.js';
 
 const addFormats = addFormatsModule as unknown as (ajv: Ajv2020) => Ajv2020;
 const ajv = addFormats(new Ajv2020({ strict: false, allErrors: true }));

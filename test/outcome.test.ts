@@ -1,8 +1,8 @@
 // What each outcome does to a recipient, decided in one place (domain/outcome.ts): a table of outcomes and
 // the states they meet, with the effects the store then applies.
 import t from 'tap';
-import { effectsOf, outcomeOfAttempt, type FeedbackEffects, type OutcomeEffects, type RecipientOutcome } from '../domain/outcome.js';
-import { canMove, messageStatusOf, OPERATION_APPLIES_TO, type RecipientState } from '../domain/queue-state.js';
+import { effectsOf, outcomeOfAttempt, type FeedbackEffects, type OutcomeEffects, type RecipientOutcome } from '../shared/domain/outcome.js';
+import { canMove, messageStatusOf, OPERATION_APPLIES_TO, type RecipientState } from '../shared/domain/queue-state.js';
 
 const none: FeedbackEffects = { hardBounce: null, suppress: null, event: null };
 const hardBounce: FeedbackEffects = { hardBounce: true, suppress: 'bounced', event: { type: 'bounced', hard: true } };

@@ -6,7 +6,7 @@ import t from 'tap';
 import { startHarness, type Harness, type HttpReply } from './helpers/harness.js';
 import { logIn, operatorOn, signedInOn, withSession, type SignedIn } from './helpers/dashboard-session.js';
 import { page, signInOverHttp } from './helpers/web-pages.js';
-import { PAGES } from '../web/index.js';
+import { PAGES } from '../api/web/index.js';
 
 type Json = Record<string, unknown>;
 

@@ -14,7 +14,7 @@ import { page, type PageReply } from './helpers/web-pages.js';
 import { startBrowser, type TestBrowser } from './helpers/browser.js';
 import { seriousViolations } from './helpers/axe.js';
 import { pause } from './helpers/wait.js';
-import { createIdentity } from '../core/identity/index.js';
+import { createIdentity } from '../shared/core/identity/index.js';
 import { createLogger } from '../shared/log.js';
 import { redisKeys } from '../shared/redis-keys.js';
 

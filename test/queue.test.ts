@@ -8,8 +8,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
 import { pino } from 'pino';
-import { openStore, type Store } from '../store/index.js';
-import { Queue, type AttemptResult, type DueRecipient } from '../queue/queue.js';
+import { openStore, type Store } from '../shared/store/index.js';
+import { Queue, type AttemptResult, type DueRecipient } from '../shared/queue/queue.js';
 import { redisKeys } from '../shared/redis-keys.js';
 import { startRedis, type TestRedis } from './helpers/redis.js';
 

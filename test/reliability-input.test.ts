@@ -9,7 +9,7 @@ import type { UntypedJson } from './helpers/harness.js';
 import { startMailWorld, type MailWorld } from './helpers/mail-world.js';
 import { RawSmtp } from './helpers/smtp-raw.js';
 import { submitOnce } from './helpers/smtp-load.js';
-import { MAX_MESSAGE_BYTES, MAX_RECIPIENTS } from '../smtp/submission.js';
+import { MAX_MESSAGE_BYTES, MAX_RECIPIENTS } from '../mta/smtp/submission.js';
 
 interface World extends MailWorld {
   key: string;

@@ -5,8 +5,8 @@
 import t, { type Test } from 'tap';
 import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { addressField, fieldGroups, parseFields, parseReport, type ParsedReport } from '../feedback/reports.js';
-import { classifyReply } from '../delivery/classify.js';
+import { addressField, fieldGroups, parseFields, parseReport, type ParsedReport } from '../mta/feedback/reports.js';
+import { classifyReply } from '../mta/replies/classify.js';
 
 const FIXTURES = join(import.meta.dirname, 'fixtures', 'reports');
 const VERP = 'bounces+2s-5f1c0a9e3b7d24c6e8a1@send.example.com';

@@ -6,9 +6,9 @@ import t from 'tap';
 import { newMessage, queuedRecipients } from './helpers/new-message.js';
 import { startHarness } from './helpers/harness.js';
 import { migratedUpTo, tempDatabase } from './helpers/temp-sql.js';
-import { Reputation, type ReputationPolicy } from '../feedback/reputation.js';
-import { migrate } from '../store/sqlite/migrate.js';
-import { TeamStore } from '../store/sqlite/teams.js';
+import { Reputation, type ReputationPolicy } from '../mta/outcomes/reputation.js';
+import { migrate } from '../shared/store/sqlite/migrate.js';
+import { TeamStore } from '../shared/store/sqlite/teams.js';
 
 const h = await startHarness();
 t.teardown(() => h.close());

@@ -1,9 +1,9 @@
 // The sender rules are the core's, decided once (core/sending/sender-authorization.ts); SMTP and HTTP only
 // translate each refusal. The table below is the contract: every refusal, its SMTP reply and its HTTP error.
 import t, { type Test } from 'tap';
-import { REFUSAL_KINDS, type RefusalKind, type SenderRefusal } from '../core/sending/refusals.js';
-import { smtpReplyFor } from '../smtp/refusal-replies.js';
-import { sendErrorFor } from '../http/send/refusal-errors.js';
+import { REFUSAL_KINDS, type RefusalKind, type SenderRefusal } from '../shared/core/sending/refusals.js';
+import { smtpReplyFor } from '../mta/smtp/refusal-replies.js';
+import { sendErrorFor } from '../api/http/send/refusal-errors.js';
 import { startMailWorld, type MailWorld } from './helpers/mail-world.js';
 import { RawSmtp } from './helpers/smtp-raw.js';
 

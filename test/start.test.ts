@@ -11,8 +11,8 @@ import { Redis } from 'ioredis';
 import { freePort, startRedis } from './helpers/redis.js';
 import { startDnsServer } from './helpers/dns-server.js';
 import { redisKeys } from '../shared/redis-keys.js';
-import { openStore } from '../store/index.js';
-import { verifyPassword } from '../core/identity/passwords.js';
+import { openStore } from '../shared/store/index.js';
+import { verifyPassword } from '../shared/core/identity/passwords.js';
 import {
   alive,
   childPids,

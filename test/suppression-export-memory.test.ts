@@ -3,10 +3,10 @@
 // Measured in the serving process alone, started as production starts it (its node flags, nothing of tap's
 // loaded into it): the test's own reading and its garbage never count. The heap is printed on every run.
 import t from 'tap';
-import { startDeployment } from '../harness/deployment.js';
-import { runCli } from '../harness/ternmail.js';
-import { memoryOf } from '../harness/process-memory.js';
-import { freePort } from '../harness/ports.js';
+import { startDeployment } from './harness/deployment.js';
+import { runCli } from './harness/ternmail.js';
+import { memoryOf } from './harness/process-memory.js';
+import { freePort } from './harness/ports.js';
 import { serviceNodeFlags } from '../shared/node-flags.js';
 
 const ROWS = 100_000;

@@ -3,12 +3,12 @@
 // Redis, so that every API process (and the dashboard) shares one counter.
 import t from 'tap';
 import { startHarness, type Harness, type UntypedJson } from './helpers/harness.js';
-import { startApi } from '../bin/api.js';
+import { startApi } from '../api/main.js';
 import { openRuntime } from '../shared/runtime.js';
 import { createLogger } from '../shared/log.js';
 import { redisKeys } from '../shared/redis-keys.js';
 import { utcDay } from '../shared/time.js';
-import type { SuppressionStatus } from '../domain/suppression.js';
+import type { SuppressionStatus } from '../shared/domain/suppression.js';
 
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{3})?Z$/;
 

@@ -24,7 +24,11 @@ const values = (text: string, key: string): string[] =>
 function shellScript(command: string): string {
   const quoted = /^\/bin\/sh -c '(.*)'$/.exec(command);
   if (!quoted) throw new Error(`not a /bin/sh -c '…' command: ${command}`);
-  return quoted[1]!.replaceAll('%%', '%').replaceAll('$$', '$').replace('/usr/bin/node', process.execPath).replace('/opt/ternmail/dist/bin/ternmail.js', ternmailJs);
+  return quoted[1]!
+    .replaceAll('%%', '%')
+    .replaceAll('$$', '$')
+    .replace('/usr/bin/node', process.execPath)
+    .replace('/opt/ternmail/dist/shared/cli/ternmail.js', ternmailJs);
 }
 
 t.test('systemd-analyze verify accepts the backup service and its timer', { skip: hasVerify ? false : 'systemd-analyze is not installed' }, async (t) => {

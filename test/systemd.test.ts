@@ -53,7 +53,7 @@ const hasOfflineSecurity = hasVerify && /--offline/.test(spawnSync('systemd-anal
 function verify(mutate: (name: string, text: string) => string = (_n, text) => text): { status: number | null; lines: string[] } {
   const dir = mkdtempSync(join(tmpdir(), 'tern-units-'));
   try {
-    const built = join(repoRoot, 'dist', 'bin', 'ternmail.js');
+    const built = join(repoRoot, 'dist', 'shared', 'cli', 'ternmail.js');
     for (const name of UNITS) {
       const text = unitText(name).replace(/^ExecStart=\/usr\/bin\/node (.*)\/opt\/ternmail\/dist\/bin\/ternmail\.js /m, `ExecStart=${process.execPath} $1${built} `);
       writeFileSync(join(dir, name), mutate(name, text));
@@ -67,7 +67,7 @@ function verify(mutate: (name: string, text: string) => string = (_n, text) => t
 }
 
 t.test('systemd-analyze verify accepts the three units without a warning', { skip: hasVerify ? false : 'systemd-analyze is not installed' }, async (t) => {
-  t.ok(existsSync(join(repoRoot, 'dist', 'bin', 'ternmail.js')), 'dist/ is built (the units start dist/bin/ternmail.js)');
+  t.ok(existsSync(join(repoRoot, 'dist', 'shared', 'cli', 'ternmail.js')), 'dist/ is built (the units start dist/shared/cli/ternmail.js)');
   const res = verify();
   t.equal(res.status, 0, res.lines.join('\n'));
   t.same(res.lines, [], 'no warning about any ternmail unit');
@@ -89,7 +89,7 @@ t.test('both services start the built CLI as the ternmail user after Redis, and 
   ] as const) {
     t.equal(
       one(unit, 'Service', 'ExecStart'),
-      `/usr/bin/node ${serviceNodeFlags(role).join(' ')} /opt/ternmail/dist/bin/ternmail.js ${role}`,
+      `/usr/bin/node ${serviceNodeFlags(role).join(' ')} /opt/ternmail/dist/shared/cli/ternmail.js ${role}`,
       `${role}: ExecStart, with the node flags of ternmail start`,
     );
     t.equal(one(unit, 'Service', 'User'), 'ternmail', `${role}: a dedicated user`);
@@ -108,9 +108,9 @@ t.test('both services start the built CLI as the ternmail user after Redis, and 
     t.ok(words(unit, 'Install', 'WantedBy').includes('ternmail.target'), `${role}: WantedBy=ternmail.target`);
   }
   t.equal(one(mta, 'Service', 'ExecReload'), '/bin/kill -HUP $MAINPID', 'reload makes the MTA read its TLS certificate again');
-  t.ok(existsSync(join(repoRoot, 'dist', 'bin', 'ternmail.js')), 'the ExecStart path exists in the built tree');
+  t.ok(existsSync(join(repoRoot, 'dist', 'shared', 'cli', 'ternmail.js')), 'the ExecStart path exists in the built tree');
   const pkg = JSON.parse(readFileSync(join(repoRoot, 'package.json'), 'utf8'));
-  t.equal(pkg.bin.ternmail, 'dist/bin/ternmail.js', 'the same file is the package’s ternmail command');
+  t.equal(pkg.bin.ternmail, 'dist/shared/cli/ternmail.js', 'the same file is the package’s ternmail command');
 });
 
 t.test('the target starts both services and is started at boot', async (t) => {

@@ -9,7 +9,7 @@ import { PASSWORD, userOn } from './helpers/dashboard-session.js';
 import { startBrowser, type TestBrowser } from './helpers/browser.js';
 import { seriousViolations } from './helpers/axe.js';
 import { formGuardOf, page, signInOverHttp, signedInTab } from './helpers/web-pages.js';
-import { createIdentity } from '../core/identity/index.js';
+import { createIdentity } from '../shared/core/identity/index.js';
 import { createLogger } from '../shared/log.js';
 
 let h: Harness;

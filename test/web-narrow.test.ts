@@ -13,7 +13,7 @@ import { signedInTab } from './helpers/web-pages.js';
 import { INVOICING } from './helpers/billing-setup.js';
 import { storedDomain } from './helpers/sending-setup.js';
 import { newMessage } from './helpers/new-message.js';
-import { PAGES } from '../web/index.js';
+import { PAGES } from '../api/web/index.js';
 import { DESKTOP, PHONE } from './helpers/screenshots.js';
 
 let h: Harness;

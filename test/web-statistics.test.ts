@@ -10,7 +10,7 @@ import { seriousViolations } from './helpers/axe.js';
 import { page, signInOverHttp, signedInTab } from './helpers/web-pages.js';
 import { newMessage } from './helpers/new-message.js';
 import { storedDomain } from './helpers/sending-setup.js';
-import type { NewRecipient } from '../store/message-log.js';
+import type { NewRecipient } from '../shared/store/message-log.js';
 
 let h: Harness;
 let browser: TestBrowser;

@@ -11,7 +11,7 @@ import { formGuardOf, page, signInOverHttp, signedInTab } from './helpers/web-pa
 import { startBrowser, type TestBrowser } from './helpers/browser.js';
 import { seriousViolations } from './helpers/axe.js';
 import { DESKTOP, PHONE, screenshots } from './helpers/screenshots.js';
-import type { SuppressionStatus } from '../domain/suppression.js';
+import type { SuppressionStatus } from '../shared/domain/suppression.js';
 
 const SCRIPT = '<script>alert(1)</script>';
 const IMG = '"><img src=x onerror=alert(1)>';

@@ -12,13 +12,13 @@ import { startHarness, type Harness } from './helpers/harness.js';
 import { startDnsServer, type TestDnsServer } from './helpers/dns-server.js';
 import { startSink, type Sink } from './helpers/sink.js';
 import { certificate, startReceiver, verifies, type Receiver } from './helpers/webhook-receiver.js';
-import { startMta, type RunningMta } from '../bin/mta.js';
+import { startMta, type RunningMta } from '../mta/main.js';
 import { createResolver } from '../shared/dns.js';
 import { notPublicReason } from '../shared/public-address.js';
-import { WebhookDispatcher } from '../feedback/webhooks.js';
+import { WebhookDispatcher } from '../mta/feedback/webhooks.js';
 import { until } from './helpers/wait.js';
 import { storeSupport } from './helpers/store-support.js';
-import type { OutboxEvent } from '../domain/feedback.js';
+import type { OutboxEvent } from '../shared/domain/feedback.js';
 
 // ---------------------------------------------------------------- a running Tern
 

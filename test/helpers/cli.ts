@@ -4,9 +4,9 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } fro
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { pause } from '../../harness/wait.js';
+import { pause } from '../harness/wait.js';
 
-export { cleanEnv, http, runCli, spawnTernmail, ternmailJs, waitForApi, type CliResult, type LongRunning, type HttpResult } from '../../harness/ternmail.js';
+export { cleanEnv, http, runCli, spawnTernmail, ternmailJs, waitForApi, type CliResult, type LongRunning, type HttpResult } from '../harness/ternmail.js';
 
 export const repoRoot = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 

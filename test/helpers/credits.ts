@@ -1,6 +1,6 @@
 // Credits granted in tests through the ledger, as `ternmail credits add` grants them.
-import type { Store } from '../../store/index.js';
-import type { CreditEntry } from '../../domain/credits.js';
+import type { Store } from '../../shared/store/index.js';
+import type { CreditEntry } from '../../shared/domain/credits.js';
 
 /** Grants `amount` credits to a pool; the balance after, or the store's refusal. */
 export async function grantCredits(store: Store, poolId: number, amount: number): Promise<number | string> {

@@ -1,8 +1,8 @@
 // Dashboard callers for tests over real HTTP: users made through the identity use cases with a known password,
 // logged in through POST /api/tern-auth/v1/login (the session cookie and its nonce), or an application password.
-import { createIdentity } from '../../core/identity/index.js';
+import { createIdentity } from '../../shared/core/identity/index.js';
 import { createLogger } from '../../shared/log.js';
-import type { UserRole } from '../../domain/user.js';
+import type { UserRole } from '../../shared/domain/user.js';
 import type { Harness, HttpReply } from './harness.js';
 
 export const PASSWORD = 'correct horse battery staple';

@@ -1,8 +1,8 @@
 // A real DNS server on loopback whose records a test sets (the harness's, shared with the benchmarks), and a
 // domain's records published in it as whoever runs the domain's zone would publish them.
-import type { TestDnsServer } from '../../harness/dns-server.js';
+import type { TestDnsServer } from '../harness/dns-server.js';
 
-export { startDnsServer, type TestDnsServer, type TestRecord } from '../../harness/dns-server.js';
+export { startDnsServer, type TestDnsServer, type TestRecord } from '../harness/dns-server.js';
 
 /** A domain's records as the dashboard and /v2 answer them. */
 export interface ShownRecords {

@@ -8,11 +8,11 @@ import type { DestinationStream } from 'pino';
 import { loadConfig, type Config } from '../../shared/config.js';
 import { createLogger } from '../../shared/log.js';
 import { openRuntime, type Runtime } from '../../shared/runtime.js';
-import { createAccount, createAdminKey } from '../../core/accounts.js';
+import { createAccount, createAdminKey } from '../../shared/core/accounts.js';
 import { SCOPES, type Scope } from '../../shared/scopes.js';
-import { startApi, type RunningApi } from '../../bin/api.js';
-import type { ApiOptions } from '../../http/server.js';
-import type { UntypedJson } from '../../harness/ternmail.js';
+import { startApi, type RunningApi } from '../../api/main.js';
+import type { ApiOptions } from '../../api/http/server.js';
+import type { UntypedJson } from '../harness/ternmail.js';
 import { freePort, startRedis, type TestRedis } from './redis.js';
 
 export type { UntypedJson };

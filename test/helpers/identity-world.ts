@@ -7,10 +7,10 @@ import { join } from 'node:path';
 import { loadConfig } from '../../shared/config.js';
 import { createLogger } from '../../shared/log.js';
 import { openRuntime, type Runtime } from '../../shared/runtime.js';
-import { createAccount } from '../../core/accounts.js';
-import { createIdentity, type Identity } from '../../core/identity/index.js';
-import type { Team } from '../../domain/team.js';
-import type { AccountRole, AccountUser } from '../../domain/user.js';
+import { createAccount } from '../../shared/core/accounts.js';
+import { createIdentity, type Identity } from '../../shared/core/identity/index.js';
+import type { Team } from '../../shared/domain/team.js';
+import type { AccountRole, AccountUser } from '../../shared/domain/user.js';
 import { startRedis } from './redis.js';
 
 export interface IdentityWorld {

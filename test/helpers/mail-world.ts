@@ -3,7 +3,7 @@
 import { startHarness, type Harness } from './harness.js';
 import { startDnsServer, type TestDnsServer } from './dns-server.js';
 import { startSink, type Sink } from './sink.js';
-import { startMta, type RunningMta } from '../../bin/mta.js';
+import { startMta, type RunningMta } from '../../mta/main.js';
 import { dkimTxt } from '../../shared/dns-records.js';
 import { createResolver } from '../../shared/dns.js';
 import { dkimVerify } from 'mailauth/lib/dkim/verify.js';

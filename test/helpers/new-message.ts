@@ -1,6 +1,6 @@
 // A message as the intake records it, for tests that write the log or the queue directly: plain defaults around
 // the caller's team, domain, recipients and body.
-import type { NewMessage, NewRecipient } from '../../store/message-log.js';
+import type { NewMessage, NewRecipient } from '../../shared/store/message-log.js';
 
 export interface MessageParts {
   id: string;

@@ -1,10 +1,10 @@
 // A whole Tern deployment as separate processes, for tests that kill parts of it: the harness's deployment
 // (real Redis, loopback DNS, `ternmail mta` / `ternmail api` from dist/; rebuild first) delivering to an
 // in-process MX sink that the test controls.
-import { startDeployment as startHarnessDeployment, type CloseOptions, type Deployment as HarnessDeployment } from '../../harness/deployment.js';
+import { startDeployment as startHarnessDeployment, type CloseOptions, type Deployment as HarnessDeployment } from '../harness/deployment.js';
 import { startSink, type Sink } from './sink.js';
 
-export type { Sender } from '../../harness/deployment.js';
+export type { Sender } from '../harness/deployment.js';
 
 export interface Deployment extends HarnessDeployment {
   sink: Sink;

@@ -1,7 +1,7 @@
 // The store's test support (aging records, forcing states) for a test file, from the engine the tests run on.
 import type { Test } from 'tap';
-import type { StoreTestSupport } from '../../store/test-support.js';
-import { openTestSupport } from '../../store/sqlite/test-support.js';
+import type { StoreTestSupport } from '../../shared/store/test-support.js';
+import { openTestSupport } from '../../shared/store/sqlite/test-support.js';
 
 /** Test support on the store of `dataDir`, closed when `t` ends. */
 export async function storeSupport(t: Test, dataDir: string): Promise<StoreTestSupport> {

@@ -3,8 +3,8 @@ import type { Test } from 'tap';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { openSqlite, type Sql } from '../../store/sqlite/sql.js';
-import { MIGRATIONS } from '../../store/sqlite/migrations.js';
+import { openSqlite, type Sql } from '../../shared/store/sqlite/sql.js';
+import { MIGRATIONS } from '../../shared/store/sqlite/migrations.js';
 
 export async function tempDatabase(t: Test, options: { busyTimeoutMs?: number } = {}): Promise<{ sql: Sql; file: string }> {
   const dir = mkdtempSync(join(tmpdir(), 'tern-sql-'));

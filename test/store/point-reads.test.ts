@@ -1,6 +1,6 @@
 // The SQLite store's point reads: lookups issued in one I/O round are answered by one fetch; nothing is kept.
 import t from 'tap';
-import { inList, pointReads } from '../../store/sqlite/point-reads.js';
+import { inList, pointReads } from '../../shared/store/sqlite/point-reads.js';
 
 function counting() {
   const fetched: number[][] = [];

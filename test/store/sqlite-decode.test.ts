@@ -4,9 +4,9 @@ import t from 'tap';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { openStore } from '../../store/index.js';
-import { openDatabase } from '../../store/sqlite/open.js';
-import { StoreDecodeError } from '../../store/sqlite/decode.js';
+import { openStore } from '../../shared/store/index.js';
+import { openDatabase } from '../../shared/store/sqlite/open.js';
+import { StoreDecodeError } from '../../shared/store/sqlite/decode.js';
 
 t.test('a stored row that does not match its columns’ schema is refused with StoreDecodeError', async (t) => {
   const dir = mkdtempSync(join(tmpdir(), 'tern-decode-'));

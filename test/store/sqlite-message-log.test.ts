@@ -4,14 +4,14 @@
 // listing used before. A status filter finds a message with any recipient in that status (issue 22, item 6).
 import t, { type Test } from 'tap';
 import { spawnSync } from 'node:child_process';
-import type { Queryable, Sql, SqlValue } from '../../store/sqlite/sql.js';
+import type { Queryable, Sql, SqlValue } from '../../shared/store/sqlite/sql.js';
 import { tempDatabase } from '../helpers/temp-sql.js';
-import { migrate } from '../../store/sqlite/migrate.js';
-import { MIGRATIONS } from '../../store/sqlite/migrations.js';
-import { ftsQuery } from '../../store/sqlite/log-listing.js';
-import { MessageStore } from '../../store/sqlite/messages.js';
-import type { MessageQuery, NewMessage } from '../../store/message-log.js';
-import type { MessageStatus } from '../../domain/queue-state.js';
+import { migrate } from '../../shared/store/sqlite/migrate.js';
+import { MIGRATIONS } from '../../shared/store/sqlite/migrations.js';
+import { ftsQuery } from '../../shared/store/sqlite/log-listing.js';
+import { MessageStore } from '../../shared/store/sqlite/messages.js';
+import type { MessageQuery, NewMessage } from '../../shared/store/message-log.js';
+import type { MessageStatus } from '../../shared/domain/queue-state.js';
 
 const DAY = 86_400_000;
 /** Midnight UTC, four days ago: the test data spans five days up to now. */

@@ -4,10 +4,10 @@ import t from 'tap';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { openSqlite } from '../../store/sqlite/sql.js';
-import { databaseFile } from '../../store/sqlite/open.js';
-import { MIGRATIONS } from '../../store/sqlite/migrations.js';
-import { openStore } from '../../store/index.js';
+import { openSqlite } from '../../shared/store/sqlite/sql.js';
+import { databaseFile } from '../../shared/store/sqlite/open.js';
+import { MIGRATIONS } from '../../shared/store/sqlite/migrations.js';
+import { openStore } from '../../shared/store/index.js';
 
 const NOW = '2026-01-01T10:00:00.000Z';
 

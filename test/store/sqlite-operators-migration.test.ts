@@ -6,9 +6,9 @@ import { migratedUpTo } from '../helpers/temp-sql.js';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { openSqlite, type Sql } from '../../store/sqlite/sql.js';
-import { databaseFile } from '../../store/sqlite/open.js';
-import { openStore } from '../../store/index.js';
+import { openSqlite, type Sql } from '../../shared/store/sqlite/sql.js';
+import { databaseFile } from '../../shared/store/sqlite/open.js';
+import { openStore } from '../../shared/store/index.js';
 
 const NOW = '2026-01-01T10:00:00.000Z';
 const HASH = 'a'.repeat(64);

@@ -3,11 +3,11 @@
 // the millisecond, whole hours, whole days, the wrong way round), checked against a plain GROUP BY over the
 // recipients themselves (every figure counts recipients: docs/decisions.md, issue 22 item 6).
 import t, { type Test } from 'tap';
-import type { Sql } from '../../store/sqlite/sql.js';
+import type { Sql } from '../../shared/store/sqlite/sql.js';
 import { migratedUpTo, tempDatabase } from '../helpers/temp-sql.js';
-import { migrate } from '../../store/sqlite/migrate.js';
-import { StatisticsStore } from '../../store/sqlite/statistics.js';
-import { MESSAGE_STATUSES } from '../../domain/queue-state.js';
+import { migrate } from '../../shared/store/sqlite/migrate.js';
+import { StatisticsStore } from '../../shared/store/sqlite/statistics.js';
+import { MESSAGE_STATUSES } from '../../shared/domain/queue-state.js';
 
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;

@@ -7,11 +7,11 @@ import { migratedUpTo } from '../helpers/temp-sql.js';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { openSqlite, type Sql } from '../../store/sqlite/sql.js';
-import { databaseFile } from '../../store/sqlite/open.js';
-import { migrate } from '../../store/sqlite/migrate.js';
-import { MIGRATIONS } from '../../store/sqlite/migrations.js';
-import { openStore, type Store } from '../../store/index.js';
+import { openSqlite, type Sql } from '../../shared/store/sqlite/sql.js';
+import { databaseFile } from '../../shared/store/sqlite/open.js';
+import { migrate } from '../../shared/store/sqlite/migrate.js';
+import { MIGRATIONS } from '../../shared/store/sqlite/migrations.js';
+import { openStore, type Store } from '../../shared/store/index.js';
 import { newMessage } from '../helpers/new-message.js';
 
 const ACCOUNT = 1;

@@ -3,8 +3,8 @@ import t, { type Test } from 'tap';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { openStore } from '../../store/index.js';
-import { openTestSupport } from '../../store/sqlite/test-support.js';
+import { openStore } from '../../shared/store/index.js';
+import { openTestSupport } from '../../shared/store/sqlite/test-support.js';
 import { runRepositoryContract } from './contract.js';
 
 runRepositoryContract(t, {

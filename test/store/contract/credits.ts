@@ -2,9 +2,9 @@
 // is always the sum of its entries, nothing goes below zero, transfers move credits between an account and its
 // teams, a payment is granted once, and recipients that end unsent are refunded to the pool that paid.
 import { accountOf, check, messageOf, record, recipient, type ContractCheck } from './fixtures.js';
-import type { Store } from '../../../store/index.js';
+import type { Store } from '../../../shared/store/index.js';
 import type { Test } from 'tap';
-import type { CreditActor } from '../../../domain/credits.js';
+import type { CreditActor } from '../../../shared/domain/credits.js';
 
 const OPERATOR: CreditActor = { kind: 'operator', id: '7' };
 

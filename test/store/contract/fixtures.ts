@@ -1,10 +1,10 @@
 // What the contract's checks share: the engine under test, and short ways to make accounts, domains and messages.
 import type { Test } from 'tap';
-import type { Store } from '../../../store/index.js';
-import type { StoreTestSupport } from '../../../store/test-support.js';
-import type { NewMessage, NewRecipient } from '../../../store/message-log.js';
-import { poolIdOf, type Team } from '../../../domain/team.js';
-import type { Domain } from '../../../domain/sending-domain.js';
+import type { Store } from '../../../shared/store/index.js';
+import type { StoreTestSupport } from '../../../shared/store/test-support.js';
+import type { NewMessage, NewRecipient } from '../../../shared/store/message-log.js';
+import { poolIdOf, type Team } from '../../../shared/domain/team.js';
+import type { Domain } from '../../../shared/domain/sending-domain.js';
 
 export interface ContractEngine {
   name: string;

@@ -1,6 +1,6 @@
 // The contract of KeyRepository: keys by hash, per-kind revocation, the admin-key limit across an account's teams.
 import { accountOf, domainOf, check, type ContractCheck } from './fixtures.js';
-import type { NewKey } from '../../../store/keys.js';
+import type { NewKey } from '../../../shared/store/keys.js';
 
 let n = 0;
 const newKey = (teamId: number, title = 'key'): NewKey => {

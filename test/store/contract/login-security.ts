@@ -1,7 +1,7 @@
 // The contract of the auth log and login settings: entries kept per account, newest first, removed one by one
 // or all at once, counted by result since a time; settings stored per account and replaced whole.
 import { accountOf, at, check, type ContractCheck } from './fixtures.js';
-import type { NewAuthAttempt } from '../../../store/login-security.js';
+import type { NewAuthAttempt } from '../../../shared/store/login-security.js';
 
 const attempt = (accountId: number | null, result: NewAuthAttempt['result'], hours: number): NewAuthAttempt => ({
   accountId,

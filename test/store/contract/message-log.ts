@@ -1,9 +1,9 @@
 // The contract of MessageLogRepository: a message recorded with its credits and read back as given, and the
 // log listed newest first with its filters (status, domain, date bounds, words).
 import { accountOf, at, domainOf, messageOf, record, recipient, check, type ContractCheck } from './fixtures.js';
-import type { MessageQuery } from '../../../store/message-log.js';
-import type { Store } from '../../../store/index.js';
-import type { Team } from '../../../domain/team.js';
+import type { MessageQuery } from '../../../shared/store/message-log.js';
+import type { Store } from '../../../shared/store/index.js';
+import type { Team } from '../../../shared/domain/team.js';
 
 export const messageLogChecks: ContractCheck[] = [
   check('a message is recorded with its recipients and its credits, and read back as it was given', async (t, engine) => {

@@ -3,8 +3,8 @@
 // the user's password in the same change; of two uses at once, one only.
 import { createHash } from 'node:crypto';
 import { accountOf, check, type ContractCheck } from './fixtures.js';
-import type { Store } from '../../../store/index.js';
-import type { User } from '../../../domain/user.js';
+import type { Store } from '../../../shared/store/index.js';
+import type { User } from '../../../shared/domain/user.js';
 
 const sha = (text: string): string => createHash('sha256').update(text).digest('hex');
 const AT = '2024-01-10T10:00:00.000Z';

@@ -2,11 +2,11 @@
 // millisecond, hours, days, months, domains), following every write to the log, never another team's; and the
 // team's queue depth.
 import { accountOf, at, domainOf, messageOf, record, recipient, check, type ContractCheck } from './fixtures.js';
-import type { Store } from '../../../store/index.js';
-import type { StoreTestSupport } from '../../../store/test-support.js';
-import type { Team } from '../../../domain/team.js';
-import type { NewRecipient } from '../../../store/message-log.js';
-import type { StatusCount } from '../../../store/statistics.js';
+import type { Store } from '../../../shared/store/index.js';
+import type { StoreTestSupport } from '../../../shared/store/test-support.js';
+import type { Team } from '../../../shared/domain/team.js';
+import type { NewRecipient } from '../../../shared/store/message-log.js';
+import type { StatusCount } from '../../../shared/store/statistics.js';
 
 /** Counts as "status:n" sorted, for comparisons that do not depend on row order. */
 const flat = (counts: ReadonlyArray<StatusCount & { start?: string; domainId?: string | null }>) =>

@@ -1,6 +1,6 @@
 // The contract of SuppressionRepository: ranking, case-insensitive addresses, listing and removal.
 import { accountOf, check, type ContractCheck } from './fixtures.js';
-import type { SuppressionStatus } from '../../../domain/suppression.js';
+import type { SuppressionStatus } from '../../../shared/domain/suppression.js';
 
 export const suppressionChecks: ContractCheck[] = [
   check('a complaint outranks a bounce, which outranks a manual entry; an entry of equal rank refreshes the reason', async (t, engine) => {

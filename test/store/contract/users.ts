@@ -3,9 +3,9 @@
 // application passwords unique per user.
 import { createHash, randomUUID } from 'node:crypto';
 import { accountOf, check, type ContractCheck } from './fixtures.js';
-import type { Store } from '../../../store/index.js';
-import type { NewUser } from '../../../store/users.js';
-import type { User } from '../../../domain/user.js';
+import type { Store } from '../../../shared/store/index.js';
+import type { NewUser } from '../../../shared/store/users.js';
+import type { User } from '../../../shared/domain/user.js';
 
 const sha = (text: string): string => createHash('sha256').update(text).digest('hex');
 

@@ -1,6 +1,6 @@
 // The contract of WebhookRepository: the per-team limit, changes field by field, subscribers by event.
 import { accountOf, check, type ContractCheck } from './fixtures.js';
-import type { WebhookFields } from '../../../store/webhooks.js';
+import type { WebhookFields } from '../../../shared/store/webhooks.js';
 
 const fields = (title: string, events: WebhookFields['events'] = ['bounced']): WebhookFields => ({
   title,

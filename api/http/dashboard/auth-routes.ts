@@ -1,0 +1,167 @@
+// The authentication namespace (tern-auth/v1): log in (a new session cookie and its nonce), log out, and the
+// login security an account's owners and admins manage: settings, the auth log, quick stats.
+import { Type } from '@sinclair/typebox';
+import { DIGITS, endpoint, type DashboardRoute, type Reply } from './route.js';
+import { collectionArgs, pageReply } from './collection.js';
+import { clearedSessionCookie, headerOf, secureCookies, sessionCookie, sessionToken } from './credentials.js';
+import { signedIn, type DashboardCaller } from './authentication.js';
+import { dashboardErrorForIdentity, identified } from './identity-errors.js';
+import { authLogView, authStatsView, loginSettingsView, userView } from './views.js';
+import type { AppContext } from '../context.js';
+import type { Incoming } from '../pipeline.js';
+import type { User } from '../../../shared/domain/user.js';
+import type { ClientInfo } from '../../../shared/core/identity/index.js';
+
+type Route = DashboardRoute<DashboardCaller>;
+
+/** Who signs in, as the auth log and the session record it. */
+export const clientOf = (request: Incoming): ClientInfo => ({ address: request.address, userAgent: headerOf(request, 'user-agent') ?? '' });
+
+/** A sign-in's answer (a login, an invitation accepted): the user and the nonce, the session cookie, the nonce header. */
+export const signedInReply = (ctx: AppContext, request: Incoming, s: { user: User; token: string; nonce: string }): Reply => ({
+  body: { user: userView(s.user), nonce: s.nonce },
+  headers: { 'Set-Cookie': sessionCookie(s.token, secureCookies(ctx, request)), 'X-WP-Nonce': s.nonce },
+});
+
+const login: Route = {
+  namespace: 'tern-auth/v1',
+  path: '/login',
+  endpoints: [
+    endpoint({
+      methods: ['POST'],
+      permission: 'public',
+      summary: 'Log in: sets the session cookie and answers the user and the nonce to send as X-WP-Nonce',
+      args: Type.Object({ email: Type.String({ minLength: 1, maxLength: 254 }), password: Type.String({ minLength: 1, maxLength: 1000 }) }),
+      async handle({ ctx, params, request, log }) {
+        const result = await ctx.core.logins.login({ email: params.email, password: params.password, ...clientOf(request) }, log);
+        if (!result.ok) throw dashboardErrorForIdentity(result.refusal);
+        return signedInReply(ctx, request, result);
+      },
+    }),
+  ],
+};
+
+const logout: Route = {
+  namespace: 'tern-auth/v1',
+  path: '/logout',
+  endpoints: [
+    endpoint({
+      methods: ['POST'],
+      permission: 'self',
+      passwordChangeStep: 'log_out',
+      summary: "Log out: ends the cookie's session and clears the cookie",
+      args: Type.Object({}),
+      async handle({ ctx, request }) {
+        const token = sessionToken(request);
+        if (token) await ctx.core.sessions.end(token);
+        return { body: { logged_out: true }, headers: { 'Set-Cookie': clearedSessionCookie(secureCookies(ctx, request)) } };
+      },
+    }),
+  ],
+};
+
+const settingArg = (description: string) => Type.Optional(Type.Integer({ description }));
+
+const settings: Route = {
+  namespace: 'tern-auth/v1',
+  path: '/settings',
+  endpoints: [
+    endpoint({
+      methods: ['GET'],
+      permission: 'read',
+      summary: "The account's login settings (owners and admins of the account)",
+      args: Type.Object({}),
+      handle: async ({ ctx, user }) => ({ body: loginSettingsView(identified(await ctx.core.loginSecurity.settings(signedIn(user).user))) }),
+    }),
+    endpoint({
+      methods: ['POST'],
+      permission: 'write',
+      allowBatch: true,
+      summary: "Changes the account's login settings; each within its bounds, or nothing changes",
+      args: Type.Object({
+        failures_per_email: settingArg('Failed logins per email within the window before further attempts are refused (3 to 50).'),
+        window_minutes: settingArg('The window failed logins are counted over, in minutes (1 to 1440).'),
+        session_idle_minutes: settingArg('A session unused for this long ends (5 to 10080).'),
+        session_absolute_hours: settingArg('A session ends this long after its login (1 to 720).'),
+      }),
+      async handle({ ctx, user, params, log }) {
+        const change = {
+          failuresPerEmail: params.failures_per_email,
+          windowMinutes: params.window_minutes,
+          sessionIdleMinutes: params.session_idle_minutes,
+          sessionAbsoluteHours: params.session_absolute_hours,
+        };
+        return { body: loginSettingsView(identified(await ctx.core.loginSecurity.updateSettings(signedIn(user).user, change, log))) };
+      },
+    }),
+  ],
+};
+
+const authLogs: Route = {
+  namespace: 'tern-auth/v1',
+  path: '/auth-logs',
+  endpoints: [
+    endpoint({
+      methods: ['GET'],
+      permission: 'read',
+      summary: "Every login attempt naming one of the account's users, newest first",
+      args: Type.Object({ ...collectionArgs }),
+      async handle({ ctx, user, params, request }) {
+        const page = identified(await ctx.core.loginSecurity.authLog(signedIn(user).user, { page: params.page, perPage: params.per_page }));
+        return pageReply(request, params, page.rows.map(authLogView), page.total);
+      },
+    }),
+  ],
+};
+
+const quickStats: Route = {
+  namespace: 'tern-auth/v1',
+  path: '/quick-stats',
+  endpoints: [
+    endpoint({
+      methods: ['GET'],
+      permission: 'read',
+      summary: 'Login attempts, failures and lockouts over the last 24 hours and 7 days',
+      args: Type.Object({}),
+      async handle({ ctx, user }) {
+        const stats = identified(await ctx.core.loginSecurity.quickStats(signedIn(user).user));
+        return { body: { last_24h: authStatsView(stats.last24h), last_7d: authStatsView(stats.last7d) } };
+      },
+    }),
+  ],
+};
+
+const deleteLog: Route = {
+  namespace: 'tern-auth/v1',
+  path: '/delete-log/{id}',
+  vars: { id: DIGITS },
+  endpoints: [
+    endpoint({
+      methods: ['POST'],
+      permission: 'write',
+      allowBatch: true,
+      summary: 'Deletes one entry of the auth log',
+      args: Type.Object({ id: Type.Integer({ minimum: 1 }) }),
+      async handle({ ctx, user, params }) {
+        identified(await ctx.core.loginSecurity.deleteEntry(signedIn(user).user, params.id));
+        return { body: { deleted: true, id: params.id } };
+      },
+    }),
+  ],
+};
+
+const truncateLogs: Route = {
+  namespace: 'tern-auth/v1',
+  path: '/truncate-auth-logs',
+  endpoints: [
+    endpoint({
+      methods: ['POST'],
+      permission: 'write',
+      summary: "Deletes every entry of the account's auth log",
+      args: Type.Object({}),
+      handle: async ({ ctx, user, log }) => ({ body: identified(await ctx.core.loginSecurity.truncate(signedIn(user).user, log)) }),
+    }),
+  ],
+};
+
+export const authRoutes: readonly Route[] = [login, logout, settings, authLogs, quickStats, deleteLog, truncateLogs];

@@ -1,0 +1,61 @@
+// What the dashboard answers for each refusal of the identity use cases (login, sessions, users, application
+// passwords, login security), in WordPress's shape: the only place an identity refusal becomes a dashboard
+// error. WordPress's own codes and messages where it has them (application passwords, user emails).
+import type { Identified, IdentityRefusal } from '../../../shared/core/identity/index.js';
+import { dashboardError, MESSAGES, forbidden, tooManyRequests, type DashboardError } from './errors.js';
+import { invalidParam } from './refusal-errors.js';
+
+const MEMBER_EXISTS = 'This account already has a user with that email address.';
+
+export function dashboardErrorForIdentity(refusal: IdentityRefusal): DashboardError {
+  switch (refusal.kind) {
+    case 'invalid_credentials':
+      return dashboardError('rest_invalid_credentials', 'The email address or the password is incorrect.');
+    case 'throttled':
+      return tooManyRequests('Too many failed login attempts; try again later.', refusal.retryAfterS);
+    case 'forbidden':
+      return forbidden(false);
+    case 'not_found':
+      return refusal.what === 'application_password'
+        ? dashboardError('rest_application_password_not_found', MESSAGES.rest_application_password_not_found)
+        : dashboardError(`rest_${refusal.what}_invalid_id`, refusal.message);
+    case 'invalid_field':
+      return invalidParam(refusal.field, 'rest_invalid_param', refusal.message);
+    case 'missing_field':
+      // As WordPress words a required arg left out (rest_missing_callback_param).
+      return dashboardError('rest_missing_callback_param', `Missing parameter(s): ${refusal.field}`, { params: [refusal.field] });
+    case 'email_taken':
+      return dashboardError('existing_user_email', MESSAGES.existing_user_email, { params: { email: MESSAGES.existing_user_email } });
+    case 'already_member':
+      // WordPress's code for an address in use, worded for what the inviter may know: a user of their own account.
+      return dashboardError('existing_user_email', MEMBER_EXISTS, { params: { email: MEMBER_EXISTS } });
+    case 'name_taken':
+      return dashboardError('application_password_duplicate_name', MESSAGES.application_password_duplicate_name);
+    case 'incorrect_password':
+      return dashboardError('rest_incorrect_password', 'The current password is incorrect.', { params: { current_password: 'The current password is incorrect.' } });
+    case 'invitation_invalid':
+      return dashboardError('rest_invitation_invalid', 'This invitation link is not valid: it is unknown, or was already accepted, revoked or replaced by a newer one.');
+    case 'invitation_expired':
+      return dashboardError('rest_invitation_expired', 'This invitation link has expired; ask for a new invitation.');
+    case 'password_reset_unusable':
+      // WordPress's codes for a password reset key (check_password_reset_key): a used key is as invalid as an unknown one.
+      return refusal.state === 'expired'
+        ? dashboardError('expired_key', 'Your password reset link has expired. Please request a new link.')
+        : dashboardError('invalid_key', 'Your password reset link appears to be invalid (unknown, replaced by a newer one, or already used). Please request a new link.');
+    case 'rate_limited':
+      return tooManyRequests(refusal.message, refusal.retryAfterS);
+    case 'system_mail_unavailable':
+      return dashboardError('rest_system_mail_unavailable', refusal.reason);
+    case 'password_change_required':
+      return dashboardError(
+        'tern_password_change_required',
+        'Your password is a one-time password: change your password first (POST /api/tern/v2/profile/update-password with current_password and new_password).',
+      );
+  }
+}
+
+/** The use case's value, or its refusal thrown as the dashboard error the route answers with. */
+export function identified<T>(result: Identified<T>): T {
+  if (!result.ok) throw dashboardErrorForIdentity(result.refusal);
+  return result.value;
+}

@@ -1,0 +1,70 @@
+// `ternmail api`: the HTTP sidecar.
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Config } from '../shared/config.js';
+import { openRuntime, type Runtime } from '../shared/runtime.js';
+import { createApiServer, type ApiOptions } from './http/server.js';
+import { createCore } from '../shared/core/index.js';
+import { Queue } from '../shared/queue/queue.js';
+import { ComposePool } from './http/send/compose-pool.js';
+import { runEvery } from '../shared/periodic.js';
+import { measureRecipients, RECIPIENT_GAUGE_DAYS, serveMetrics } from '../shared/metrics.js';
+import type { Readiness } from '../shared/readiness.js';
+
+export interface RunningApi {
+  rt: Runtime;
+  server: Server;
+  url: string;
+  /** The API's metrics listener (metrics.apiPort), when one is configured. */
+  metricsUrl?: string;
+  close(): Promise<void>;
+}
+
+const listenerUrl = (host: string, port: number): string => `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
+
+/** The API's metrics listener, when metrics.apiPort is set. */
+const metricsListener = (config: Config, readiness: () => Promise<Readiness>): Promise<Server | undefined> =>
+  config.metrics.apiPort === null ? Promise.resolve(undefined) : serveMetrics(config.metrics.host, config.metrics.apiPort, readiness);
+
+export async function startApi(config: Config, runtime?: Runtime, options: ApiOptions = {}): Promise<RunningApi> {
+  const rt = runtime ?? (await openRuntime(config, 'api'));
+  const core = createCore(rt, new Queue(rt.store, rt.redis, rt.log));
+  // The API's /metrics shows the same figures as the MTA's (the store's counters, not this process's).
+  measureRecipients(() => core.platformStatistics.recipients(RECIPIENT_GAUGE_DAYS));
+  const composer = new ComposePool(config.api.composeWorkers);
+  const server = createApiServer({ config, redis: rt.redis, log: rt.log, core, composer }, options);
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(config.api.port, config.api.host, () => resolve());
+  }).catch(async (err: unknown) => {
+    await composer.close();
+    throw err;
+  });
+  const { port } = server.address() as AddressInfo;
+  const url = listenerUrl(config.api.host, port);
+  rt.log.info({ url }, 'api listening');
+  // Metrics only on their own listener (loopback by default), as the MTA serves its own: never on the API's port.
+  const metricsServer = await metricsListener(config, () => core.health.readiness()).catch(async (err: unknown) => {
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+    await composer.close();
+    throw err;
+  });
+  // Any number of API processes may run it: the store hands each crossing to one of them.
+  const lowBalance = runEvery(config.billing.lowBalanceCheckS * 1000, 'low-balance mail', rt.log, () => core.lowBalance.sweep(rt.log));
+  return {
+    rt,
+    server,
+    url,
+    metricsUrl: metricsServer && listenerUrl(config.metrics.host, (metricsServer.address() as AddressInfo).port),
+    async close() {
+      metricsServer?.close();
+      await new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeIdleConnections();
+      });
+      await lowBalance.stop();
+      await composer.close();
+      if (!runtime) await rt.close();
+    },
+  };
+}

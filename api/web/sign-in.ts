@@ -1,0 +1,82 @@
+// The sign-in page (/wp-login.php, as WordPress names it): a form of email and password posted to the same core
+// login as POST /api/tern-auth/v1/login (throttling and the auth log included), setting the same session
+// cookie; then back to redirect_to, which must be a path of this site (never an open redirect).
+import type { AppContext } from '../http/context.js';
+import type { Logger } from '../../shared/log.js';
+import { secureCookies, sessionCookie } from '../http/dashboard/credentials.js';
+import { html, type Html } from './html.js';
+import { pageError, pageErrorForIdentity, type PageError } from './errors.js';
+import { fieldOf, readForm, requireSameOrigin, type PageRequest } from './request.js';
+import type { PageAnswer, PageReply } from './reply.js';
+
+export const SIGN_IN_PATH = '/wp-login.php';
+export const SIGN_IN_TITLE = 'Sign in';
+
+/** Starts with one `/` that a browser cannot read as the start of `//host`. */
+const isSingleSlashPath = (path: string): boolean => path.startsWith('/') && path[1] !== '/' && path[1] !== '\\';
+
+/**
+ * redirect_to as a path of this site, undefined when none was given. It is normalised first (the URL parser
+ * resolves `.`/`..` and their percent-encoded forms, turns `\` into `/` and encodes what is not ASCII), and only
+ * then checked: the result must start with a single `/`, since a browser reads `//host` (and `/\host`) as another
+ * host. Checking before normalising let `/..//evil.example` through as `//evil.example`. Anything else is refused (400).
+ */
+export function localRedirect(value: string | undefined, origin: string): string | undefined {
+  if (value === undefined || value === '') return undefined;
+  const refused = pageError('invalid_request', 'redirect_to must be a path on this site.');
+  if (!value.startsWith('/') || /\p{Cc}/u.test(value)) throw refused;
+  let url: URL;
+  try {
+    url = new URL(value, origin);
+  } catch {
+    throw refused;
+  }
+  const path = `${url.pathname}${url.search}${url.hash}`;
+  if (url.origin !== new URL(origin).origin || !isSingleSlashPath(path) || !isSingleSlashPath(value)) throw refused;
+  return path;
+}
+
+/** The path that signs in and comes back to `path`. */
+export const signInUrl = (path: string): string => `${SIGN_IN_PATH}?${new URLSearchParams({ redirect_to: path }).toString()}`;
+
+function signInForm(redirectTo: string | undefined, email = '', error?: PageError, loggedOut = false): Html {
+  return html`${error ? html`<p class="error" role="alert">${error.message}</p>` : undefined}
+    ${loggedOut && !error ? html`<p class="notice" role="status">You are logged out.</p>` : undefined}
+    <form method="post" action="${SIGN_IN_PATH}">
+      <label for="email">Email address</label>
+      <input type="email" id="email" name="email" value="${email}" autocomplete="username" required autofocus />
+      <label for="password">Password</label>
+      <input type="password" id="password" name="password" autocomplete="current-password" required />
+      ${redirectTo === undefined ? undefined : html`<input type="hidden" name="redirect_to" value="${redirectTo}" />`}
+      <button type="submit" class="primary" id="sign-in">Sign in</button>
+    </form>
+    <p><a href="/forgot-password">Forgot your password?</a></p>`;
+}
+
+const formPage = (redirectTo: string | undefined, email?: string, error?: PageError, loggedOut = false): PageAnswer => ({
+  kind: 'page',
+  status: error?.status,
+  title: SIGN_IN_TITLE,
+  body: signInForm(redirectTo, email, error, loggedOut),
+  headers: { ...error?.headers },
+});
+
+/** GET: the form (a bad redirect_to is refused before anyone types a password). */
+export function showSignIn(_ctx: AppContext, r: PageRequest): Promise<PageReply> {
+  return Promise.resolve(formPage(localRedirect(r.query.redirect_to, r.origin), undefined, undefined, r.query.loggedout === 'true'));
+}
+
+/** POST: the core's login; on success the session cookie and a redirect to redirect_to (or a signed-in page). */
+export async function signIn(ctx: AppContext, r: PageRequest, log: Logger): Promise<PageReply> {
+  requireSameOrigin(r);
+  const form = await readForm(r.req);
+  const redirectTo = localRedirect(fieldOf(form, 'redirect_to'), r.origin);
+  const email = fieldOf(form, 'email') ?? '';
+  const password = fieldOf(form, 'password') ?? '';
+  if (email === '' || password === '') return formPage(redirectTo, email, pageError('invalid_request', 'Enter your email address and your password.'));
+  const result = await ctx.core.logins.login({ email, password, address: r.address, userAgent: r.userAgent }, log);
+  if (!result.ok) return formPage(redirectTo, email, pageErrorForIdentity(result.refusal));
+  const cookie = sessionCookie(result.token, secureCookies(ctx, r));
+  // 303: the browser follows with a GET; the dashboard's home sends an operator on to the platform's pages.
+  return { kind: 'redirect', status: 303, location: redirectTo ?? '/', headers: { 'Set-Cookie': cookie } };
+}

@@ -1,0 +1,151 @@
+// `ternmail mta`: the mail transfer agent. It runs the automatic domain verification, the delivery
+// scheduler and (with submission.ts) the SMTP submission listeners.
+import { inboundSpoolDir } from '../shared/data-dir.js';
+import type { Config } from '../shared/config.js';
+import type { Resolver } from 'node:dns/promises';
+import { createResolver } from '../shared/dns.js';
+import { openRuntime, type Runtime } from '../shared/runtime.js';
+import { ensureTlsCertificate, readTls, type TlsFiles } from '../shared/tls.js';
+import { Spool } from './feedback/spool.js';
+import { DomainVerifier } from './verification/verify-domains.js';
+import { MxResolver } from './delivery/mx.js';
+import { DkimKeyCache } from './delivery/dkim.js';
+import { MessagePreparer } from './delivery/prepare.js';
+import { ConnectionCache } from './delivery/connection-cache.js';
+import { Scheduler } from './delivery/scheduler.js';
+import { loadRetryPolicy, type RetryPolicy } from './delivery/retry-policy.js';
+import { createCore, type Core } from '../shared/core/index.js';
+import { Queue } from '../shared/queue/queue.js';
+import { SubmissionListener } from './smtp/submission.js';
+import { MxListener } from './feedback/inbound.js';
+import { ReportWorker } from './feedback/report-worker.js';
+import { Outcomes } from './outcomes/outcome.js';
+import { Reputation } from './outcomes/reputation.js';
+import { WebhookDispatcher } from './feedback/webhooks.js';
+import { replyRules } from './replies/classify.js';
+import { measureQueueDepth, measureRecipients, RECIPIENT_GAUGE_DAYS, serveMetrics } from '../shared/metrics.js';
+
+export interface RunningMta {
+  rt: Runtime;
+  verifier: DomainVerifier;
+  queue: Queue;
+  scheduler: Scheduler;
+  core: Core;
+  outcomes: Outcomes;
+  submission: SubmissionListener;
+  mx: MxListener;
+  reports: ReportWorker;
+  /** Reads the TLS certificate again (SIGHUP). */
+  reloadTls(): void;
+  close(): Promise<void>;
+}
+
+function poolLookup(rt: Runtime) {
+  return async (teamId: number) => {
+    const team = await rt.store.teams.get(teamId);
+    const pool = team ? rt.config.delivery.pools[team.backendRegion] : undefined;
+    return { ehloName: pool?.ehloName ?? rt.config.publicHostname, ...(pool?.localAddress ? { localAddress: pool.localAddress } : {}) };
+  };
+}
+
+interface SchedulerParts {
+  queue: Queue;
+  outcomes: Outcomes;
+  resolver: Resolver;
+  connections: ConnectionCache;
+  retry: RetryPolicy;
+}
+
+/** The delivery scheduler: messages prepared and DKIM-signed, delivered to the recipient domains' MX hosts. */
+function createScheduler(rt: Runtime, config: Config, { queue, outcomes, resolver, connections, retry }: SchedulerParts): Scheduler {
+  return new Scheduler({
+    outcomes,
+    rt,
+    queue,
+    preparer: new MessagePreparer(rt.store, new DkimKeyCache(rt.secrets)),
+    retry,
+    verpSecret: rt.secrets.derive('verp'),
+    deliver: {
+      mx: new MxResolver(resolver),
+      port: config.delivery.remotePort,
+      connectTimeoutMs: config.delivery.connectTimeoutS * 1000,
+      socketTimeoutMs: config.delivery.socketTimeoutS * 1000,
+      connections,
+    },
+    poolFor: poolLookup(rt),
+  });
+}
+
+/** Reports on the MX port: their own spool, applied by the worker (which first finishes what a crash left). */
+async function startReports(
+  rt: Runtime,
+  config: Config,
+  outcomes: Outcomes,
+  tlsFiles: TlsFiles,
+): Promise<{ inboundSpool: Spool; reports: ReportWorker; mx: MxListener }> {
+  const inboundSpool = new Spool(inboundSpoolDir(config.dataDir));
+  const reports = new ReportWorker({ rt, spool: inboundSpool, outcomes, verpSecret: rt.secrets.derive('verp') });
+  const mx = new MxListener({ rt, spool: inboundSpool, tls: readTls(tlsFiles), verpSecret: rt.secrets.derive('verp'), onReport: () => reports.wake() });
+  await reports.start();
+  await mx.listen();
+  return { inboundSpool, reports, mx };
+}
+
+export async function startMta(config: Config, runtime?: Runtime): Promise<RunningMta> {
+  const rt = runtime ?? (await openRuntime(config, 'mta'));
+  // Broken policy files stop the start, rather than the first delivery.
+  replyRules();
+  const retry = loadRetryPolicy();
+  const tlsFiles = await ensureTlsCertificate(config);
+  const resolver = createResolver(config.dnsServers);
+  const verifier = new DomainVerifier(rt, resolver);
+  const wakers: Array<() => void> = [];
+  const webhooks = new WebhookDispatcher({ rt, resolver, caFile: config.webhooks.caFile ?? undefined });
+  wakers.push(() => webhooks.wake());
+  const outcomes = new Outcomes({ rt, reputation: new Reputation(rt, config.reputation), wake: () => wakers.forEach((wake) => wake()) });
+  const connections = new ConnectionCache();
+  const queue = new Queue(rt.store, rt.redis, rt.log);
+  const scheduler = createScheduler(rt, config, { queue, outcomes, resolver, connections, retry });
+  const core = createCore(rt, queue);
+  measureQueueDepth(() => queue.depth());
+  measureRecipients(() => core.platformStatistics.recipients(RECIPIENT_GAUGE_DAYS));
+  const submission = new SubmissionListener(rt, core, readTls(tlsFiles));
+  // Ready once the store, Redis and every SMTP listener answer; until the listeners are up, /readyz names them.
+  let mxListener: MxListener | null = null;
+  const listening = () => Promise.resolve(submission.listening() && (mxListener?.listening() ?? false));
+  const metricsServer = await serveMetrics(config.metrics.host, config.metrics.mtaPort, () => core.health.readiness({ listeners: listening }));
+  await submission.listen();
+  const { inboundSpool, reports, mx } = await startReports(rt, config, outcomes, tlsFiles);
+  mxListener = mx;
+  verifier.start();
+  await scheduler.start();
+  webhooks.start();
+  rt.log.info({ verifyIntervalS: config.verify.intervalS, dnsServers: config.dnsServers, remotePort: config.delivery.remotePort }, 'mta started');
+  return {
+    rt,
+    verifier,
+    queue,
+    scheduler,
+    core,
+    outcomes,
+    submission,
+    mx,
+    reports,
+    reloadTls: () => {
+      submission.reloadCertificate(readTls(tlsFiles));
+      mx.reloadCertificate(readTls(tlsFiles));
+    },
+    async close() {
+      metricsServer.close();
+      await submission.close();
+      await mx.close();
+      await reports.stop();
+      await verifier.stop();
+      await scheduler.stop();
+      connections.closeAll();
+      await webhooks.stop();
+      inboundSpool.close();
+      if (!runtime) await rt.close();
+    },
+  };
+}

@@ -1,0 +1,104 @@
+// `ternmail status`: asks the core's system status (bin wires the store, Redis and the queue it reads) and
+// prints it, for a person by default or as one JSON object with --json. The exit code says whether all is up.
+import type { Config } from '../config.js';
+import { connectRedis } from '../redis.js';
+import { createLogger } from '../log.js';
+import { openStore } from '../store/index.js';
+import { Queue } from '../queue/queue.js';
+import { SystemStatus, type ProcessStatus, type SystemStatusReport } from '../core/system-status.js';
+import { operatorRedisUrl } from './managed-redis.js';
+
+/** "3d 04h", "2h 05m", "4m 10s": an uptime as a person reads it. */
+export function duration(seconds: number): string {
+  const d = Math.floor(seconds / 86_400);
+  const h = Math.floor((seconds % 86_400) / 3600);
+  const m = Math.floor((seconds % 3600) / 60);
+  const pad = (n: number) => String(n).padStart(2, '0');
+  if (d > 0) return `${d}d ${pad(h)}h`;
+  if (h > 0) return `${h}h ${pad(m)}m`;
+  return `${m}m ${pad(seconds % 60)}s`;
+}
+
+function processLine(p: ProcessStatus): string {
+  const uptime = p.uptimeS === null ? '' : `, up ${duration(p.uptimeS)}`;
+  const state = p.readiness.state === 'ready' ? 'ready' : p.readiness.state === 'unready' ? `NOT READY (failing: ${p.readiness.failing.join(', ')})` : 'DOWN (no answer)';
+  return `${state}${uptime}  ${p.url}`;
+}
+
+function domainCheckLine(r: SystemStatusReport): string {
+  if (!r.domainCheck.known) return 'unknown (Redis does not answer)';
+  const round = r.domainCheck.lastRound;
+  if (!round) return 'no round recorded yet';
+  return `last round ended ${round.endedAt}: ${round.checked} checked, ${round.verified} verified, ${round.expired} expired`;
+}
+
+function humanText(r: SystemStatusReport): string {
+  const rows: Array<[string, string]> = [
+    ['Versions', `Tern ${r.versions.tern}, Node ${r.versions.node}, ${r.versions.database}`],
+    ['Data dir', r.dataDir],
+    ['Schema', `version ${r.schemaVersion}`],
+    ['Redis', r.redis.up ? 'up' : 'DOWN'],
+    ...r.processes.map((p): [string, string] => [p.name.toUpperCase(), processLine(p)]),
+    ['Listeners', r.listeners.map((l) => `${l.name} ${l.port} ${l.up ? 'up' : 'DOWN'}`).join(', ')],
+    [
+      'Queue',
+      Object.entries(r.queue)
+        .map(([state, n]) => `${state} ${n}`)
+        .join(', ') + ' (recipients in the queue)',
+    ],
+    ['Domain check', domainCheckLine(r)],
+    ['Webhooks', `${r.webhookOutbox} event(s) waiting in the outbox`],
+    ['Status', r.down.length === 0 ? 'ok' : `DOWN: ${r.down.join(', ')}`],
+  ];
+  return rows.map(([label, value]) => `${label.padEnd(14)}${value}`).join('\n') + '\n';
+}
+
+function jsonObject(r: SystemStatusReport): Record<string, unknown> {
+  const round = r.domainCheck.known ? r.domainCheck.lastRound : null;
+  return {
+    status: r.down.length === 0 ? 'ok' : 'down',
+    down: r.down,
+    versions: r.versions,
+    data_dir: r.dataDir,
+    schema_version: r.schemaVersion,
+    redis: r.redis,
+    processes: r.processes.map((p) => ({
+      name: p.name,
+      url: p.url,
+      state: p.readiness.state,
+      failing: p.readiness.state === 'unready' ? p.readiness.failing : [],
+      started_at: p.startedAt,
+      uptime_s: p.uptimeS,
+    })),
+    listeners: r.listeners,
+    queue: r.queue,
+    domain_check: {
+      known: r.domainCheck.known,
+      last_round: round && { ended_at: round.endedAt, checked: round.checked, verified: round.verified, expired: round.expired },
+    },
+    webhook_outbox: r.webhookOutbox,
+  };
+}
+
+/** Prints the status; the exit code: 0 when everything answers, 1 when something is down. */
+export async function printStatus(config: Config, asJson: boolean): Promise<number> {
+  const store = await openStore(config.dataDir);
+  const redis = connectRedis(operatorRedisUrl(config), 'tern-status');
+  // A Redis that is down is a finding of the report, not an error to print.
+  redis.on('error', () => undefined);
+  try {
+    const queue = new Queue(store, redis, createLogger('status', 'silent'));
+    const report = await new SystemStatus({ config, store, redis, queue }).report();
+    const problems = config.publicHostnameProblem === null ? [] : [config.publicHostnameProblem];
+    // A configuration problem is a finding beside the report: the parts may all be up and still publish nothing usable.
+    process.stdout.write(
+      asJson
+        ? JSON.stringify({ ...jsonObject(report), configuration_problems: problems }) + '\n'
+        : humanText(report) + problems.map((p) => `${'Configuration'.padEnd(14)}PROBLEM: ${p}\n`).join(''),
+    );
+    return report.down.length === 0 ? 0 : 1;
+  } finally {
+    redis.disconnect();
+    await store.close();
+  }
+}

@@ -1,0 +1,61 @@
+// The dashboard's identity use cases, built once per process: users, login, sessions, nonces, application
+// passwords (and authorizing an application), login security and access. createCore spreads them into the Core.
+import type { Runtime } from '../../runtime.js';
+import type { IdentityDeps, StoreDeps } from './deps.js';
+import { Users } from './users.js';
+import { Logins } from './login.js';
+import { Sessions } from './sessions.js';
+import { Nonces } from './nonces.js';
+import { ApplicationPasswords } from './application-passwords.js';
+import { LoginSecurity } from './login-security.js';
+import { Access } from './access.js';
+import { ApplicationAuthorization } from './application-authorization.js';
+
+export interface Identity {
+  readonly users: Users;
+  readonly logins: Logins;
+  readonly sessions: Sessions;
+  readonly nonces: Nonces;
+  readonly applicationPasswords: ApplicationPasswords;
+  readonly loginSecurity: LoginSecurity;
+  readonly access: Access;
+  readonly applicationAuthorization: ApplicationAuthorization;
+}
+
+/** The key of the dashboard's nonces, derived from the product's secret under a label of its own. */
+export const NONCE_KEY_PURPOSE = 'dashboard-nonce';
+
+export function createIdentity(rt: Pick<Runtime, 'store' | 'redis' | 'config' | 'secrets'>, now: () => number = Date.now): Identity {
+  const d: IdentityDeps = { store: rt.store, redis: rt.redis, config: rt.config, now };
+  const loginSecurity = new LoginSecurity(d);
+  const sessions = new Sessions(d, loginSecurity);
+  const nonces = new Nonces(rt.secrets.derive(NONCE_KEY_PURPOSE), now);
+  const applicationPasswords = new ApplicationPasswords(d);
+  return {
+    users: new Users(d, sessions),
+    logins: new Logins(d, loginSecurity, sessions, nonces),
+    sessions,
+    nonces,
+    applicationPasswords,
+    loginSecurity,
+    access: new Access(d),
+    applicationAuthorization: new ApplicationAuthorization(applicationPasswords),
+  };
+}
+
+/** Users for the operator's CLI and the first start, which run without Redis (no login happens there). */
+export function operatorUsers(d: Omit<StoreDeps, 'now'>, now: () => number = Date.now): Users {
+  const deps: StoreDeps = { ...d, now };
+  return new Users(deps, new Sessions(deps, new LoginSecurity(deps)));
+}
+
+export type { Identified, IdentityRefusal, IdentityThing } from './refusals.js';
+export type { LoginAttempt, LoginResult, LoginRefusal } from './login.js';
+export type { Resumption, StartedSession, ClientInfo } from './sessions.js';
+export type { CreatedApplicationPassword, ApplicationPasswordAuthentication } from './application-passwords.js';
+export type { NewUserRequest, UserWithPassword, ProfileChange, Profile, PasswordChange } from './users.js';
+export type { PasswordChangeStep, Credential } from './access.js';
+export type { QuickStats } from './login-security.js';
+export { PASSWORD_LENGTH } from './passwords.js';
+export type { PasswordResetLink, PasswordResetRequest, PasswordResetCompletion } from './password-resets.js';
+export type { AuthorizationRequest, CheckedAuthorization, Approval } from './application-authorization.js';

@@ -1,0 +1,162 @@
+// The application core: every use case the interfaces (HTTP /v2, SMTP submission, the CLI, later the
+// dashboard) call. Built once per process from what the runtime opened. Interfaces import the core and
+// the domain types it re-exports, never the store or the MTA's engines.
+import type { Runtime } from '../runtime.js';
+import type { Queue } from '../queue/queue.js';
+import { Intake } from '../intake/intake.js';
+import { DisposableFilter } from '../intake/disposable.js';
+import { SenderAuthorization } from './sending/sender-authorization.js';
+import { MessageSending } from './sending/send-message.js';
+import { DomainManagement } from './domains.js';
+import { SendingKeys } from './sending-keys.js';
+import { AdminKeys } from './admin-keys.js';
+import { KeyListing } from './key-listing.js';
+import { Teams } from './teams.js';
+import { TeamIcons } from './team-icons.js';
+import { Webhooks } from './webhooks.js';
+import { Suppressions } from './suppressions.js';
+import { TeamSummaries } from './team-summary.js';
+import { MessageLog } from './message-log.js';
+import { Statistics } from './statistics.js';
+import { AdminAuthenticator } from './admin-authentication.js';
+import { createIdentity, type Identity } from './identity/index.js';
+import { DnsConnections } from './dns-connection.js';
+import { DmarcCheck } from './dmarc/check.js';
+import { WriteRates } from './write-rates.js';
+import { dnsProvidersFrom } from '../../api/dns-providers/index.js';
+import { SystemMail } from './system-mail.js';
+import { DnsInstructions } from './dns-instructions.js';
+import { Invitations } from './identity/invitations.js';
+import { PasswordResets } from './identity/password-resets.js';
+import { Credits } from './credits.js';
+import { LowBalanceAlerts } from './low-balance.js';
+import { AuditLog } from './audit-log.js';
+import { TenantAdministration } from './admin/tenants.js';
+import { DomainAdministration } from './admin/domains.js';
+import { PlatformCredits } from './admin/credits.js';
+import { PlatformInvitations } from './admin/invitations.js';
+import { PlatformStatistics } from './admin/platform-statistics.js';
+import { Billing } from './billing.js';
+import { CardPayments, paymentProviderFrom } from './payments.js';
+import { QueueControl } from './queue-control.js';
+import { Health } from './health.js';
+import { Onboarding } from './onboarding.js';
+
+export type { PageOf, PageRequest } from '../store/paging.js';
+export type * from './identity/index.js';
+
+/** The dashboard's identities (users, logins, sessions, nonces, application passwords, login security, access) come from Identity. */
+export interface Core extends Identity {
+  /** Admin keys and the team they act on. */
+  readonly admins: AdminAuthenticator;
+  /** Who may send, from which address, and how fast. */
+  readonly senders: SenderAuthorization;
+  /** Admitting and recording messages (the intake). */
+  readonly sending: MessageSending;
+  readonly domains: DomainManagement;
+  readonly sendingKeys: SendingKeys;
+  /** The account's admin keys as its owner makes and revokes them (the CLI's go through the same rules). */
+  readonly adminKeys: AdminKeys;
+  /** Sending and admin keys as one collection. */
+  readonly keys: KeyListing;
+  readonly teams: Teams;
+  /** The icons accounts upload, kept in the database and served back by id. */
+  readonly teamIcons: TeamIcons;
+  readonly webhooks: Webhooks;
+  readonly suppressions: Suppressions;
+  readonly summaries: TeamSummaries;
+  readonly messageLog: MessageLog;
+  /** The dashboard's statistics: totals, time series, months, per domain. */
+  readonly statistics: Statistics;
+  /** Teams' DNS-provider connections (Cloudflare) and publishing their domains' records there. */
+  readonly dnsConnections: DnsConnections;
+  /** Mail Tern sends itself, through the intake. */
+  readonly systemMail: SystemMail;
+  /** Emailing a domain's DNS records to whoever runs its zone. */
+  readonly dnsInstructions: DnsInstructions;
+  /** Inviting dashboard users by mail, and accepting an invitation. */
+  readonly invitations: Invitations;
+  /** Forgot password: a link by mail that sets a new password once. */
+  readonly passwordResets: PasswordResets;
+  /** A domain's DMARC record read on demand: its tags, alignment, the record to publish next. */
+  readonly dmarc: DmarcCheck;
+  /** Balances, the credit ledger, transfers to teams, grants and removals by the platform. */
+  readonly credits: Credits;
+  /** The owners' mail when a balance falls below the threshold, once per crossing, or by hand. */
+  readonly lowBalance: LowBalanceAlerts;
+  /** How many changes per minute an account may make through /v2 and the dashboard. */
+  readonly writeRates: WriteRates;
+  /** Platform operators' actions, as they read them. */
+  readonly auditLog: AuditLog;
+  /** Every account and team as platform operators see and suspend them. */
+  readonly tenants: TenantAdministration;
+  /** Every tenant's sending domains as platform operators read and check them. */
+  readonly adminDomains: DomainAdministration;
+  /** The platform's credits: every grant and adjustment, operators' grants and removals, the summary. */
+  readonly platformCredits: PlatformCredits;
+  /** The platform's figures across tenants (operators). */
+  readonly platformStatistics: PlatformStatistics;
+  /** Operators' invitations to open a new client account (accepted through `invitations`). */
+  readonly platformInvitations: PlatformInvitations;
+  /** Accounts' billing info and the invoices of their payments. */
+  readonly billing: Billing;
+  /** Card payments of credits through the configured provider (none offline). */
+  readonly payments: CardPayments;
+  /** Operators' view of the queue and their holds, releases, flushes and purges (also the CLI's). */
+  readonly queueControl: QueueControl;
+  /** Whether this process is ready: its store and Redis answer (the MTA adds its listeners); /readyz. */
+  readonly health: Health;
+  /** A new team's first steps (the Overview's checklist) and the SMTP settings its keys are used with. */
+  readonly onboarding: Onboarding;
+}
+
+/** `queue` is the process's one queue owner: the intake schedules what it records there. */
+export function createCore(rt: Runtime, queue: Queue): Core {
+  const intake = new Intake(rt.store, queue, new DisposableFilter(rt.config.disposableDomains));
+  const domains = new DomainManagement(rt);
+  const senders = new SenderAuthorization({ store: rt.store, redis: rt.redis, keyCache: rt.keyCache });
+  const systemMail = new SystemMail(rt, intake);
+  const identity = createIdentity(rt);
+  const sendingKeys = new SendingKeys(rt);
+  const adminKeys = new AdminKeys(rt);
+  const credits = new Credits(rt);
+  const lowBalance = new LowBalanceAlerts(rt, systemMail);
+  const billing = new Billing(rt);
+  return {
+    admins: new AdminAuthenticator(rt),
+    senders,
+    sending: new MessageSending(senders, intake),
+    domains,
+    sendingKeys,
+    adminKeys,
+    keys: new KeyListing({ sendingKeys, adminKeys }),
+    teams: new Teams(rt),
+    teamIcons: new TeamIcons(rt),
+    webhooks: new Webhooks(rt),
+    suppressions: new Suppressions(rt),
+    summaries: new TeamSummaries(rt),
+    messageLog: new MessageLog(rt, domains),
+    statistics: new Statistics(rt, domains),
+    ...identity,
+    dnsConnections: new DnsConnections({ ...rt, providers: dnsProvidersFrom(rt.config) }),
+    systemMail,
+    dnsInstructions: new DnsInstructions(rt, domains, systemMail),
+    invitations: new Invitations({ ...rt, now: Date.now }, systemMail, identity.sessions, identity.nonces),
+    passwordResets: new PasswordResets({ ...rt, now: Date.now }, systemMail, identity.sessions),
+    dmarc: new DmarcCheck(rt),
+    writeRates: new WriteRates(rt),
+    credits,
+    lowBalance,
+    auditLog: new AuditLog(rt),
+    tenants: new TenantAdministration(rt),
+    adminDomains: new DomainAdministration(rt, domains),
+    platformCredits: new PlatformCredits(rt, credits, lowBalance, billing),
+    platformStatistics: new PlatformStatistics(rt),
+    platformInvitations: new PlatformInvitations({ ...rt, now: Date.now }, systemMail),
+    billing,
+    payments: new CardPayments(rt, paymentProviderFrom(rt.config), billing),
+    queueControl: new QueueControl({ store: rt.store, queue }),
+    health: new Health(rt),
+    onboarding: new Onboarding(rt),
+  };
+}

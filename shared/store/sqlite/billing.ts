@@ -1,0 +1,140 @@
+// Billing info and invoices in SQLite (migration 23). An invoice's current revision is a JSON document on its
+// row (read whole, never queried inside); earlier revisions move to invoice_revisions. Numbers come from the
+// largest sequence + 1 inside the issuing transaction (SQLite has one writer; PostgreSQL would use a SEQUENCE
+// with the same UNIQUE constraint).
+import { Type, type Static } from '@sinclair/typebox';
+import type { Queryable, Sql } from './sql.js';
+import { countOf, Int, jsonDecoder, Nullable, rowDecoder, Text } from './decode.js';
+import { limitOffset, type PageOf, type PageRequest } from '../paging.js';
+import { nowIso } from '../../time.js';
+import type { BillingInfo, Invoice } from '../../domain/billing.js';
+import type { BillingRepository, InvoiceDraft } from '../billing.js';
+
+const BillingInfoSchema = Type.Object({
+  name: Text,
+  addressLines: Type.Array(Text),
+  postalCode: Text,
+  city: Text,
+  region: Text,
+  country: Text,
+  taxId: Nullable(Text),
+  invoiceEmail: Nullable(Text),
+});
+
+/** What the document column holds: the invoice without what its row says (id, number, account, revision). */
+const DocumentSchema = Type.Object({
+  paymentReference: Text,
+  seller: BillingInfoSchema,
+  buyer: BillingInfoSchema,
+  // A unit price may be a fraction of a minor unit (a credit's price); amounts are whole.
+  lines: Type.Array(Type.Object({ description: Text, quantity: Int, unitAmountMinor: Type.Number(), amountMinor: Int })),
+  currency: Text,
+  subtotalMinor: Int,
+  taxRatePercent: Type.Number(),
+  taxMinor: Int,
+  totalMinor: Int,
+  taxNote: Text,
+  issuedAt: Text,
+  revisedAt: Nullable(Text),
+});
+type InvoiceDocument = Static<typeof DocumentSchema>;
+
+const decodeInfo = jsonDecoder('billing info', BillingInfoSchema);
+const decodeDocument = jsonDecoder('invoice document', DocumentSchema);
+const decodeInvoice = rowDecoder('invoice', Type.Object({ id: Int, number: Text, account_id: Int, revision: Int, document_json: Text }), (r): Invoice => ({
+  ...decodeDocument(r.document_json),
+  id: r.id,
+  number: r.number,
+  accountId: r.account_id,
+  revision: r.revision,
+}));
+const decodeInfoRow = rowDecoder('billing info row', Type.Object({ info_json: Text }), (r) => decodeInfo(r.info_json));
+const decodeNext = rowDecoder('next invoice sequence', Type.Object({ next: Int }), (r) => r.next);
+
+const documentOf = (i: Omit<Invoice, 'id' | 'number' | 'accountId' | 'revision'>): InvoiceDocument => ({
+  paymentReference: i.paymentReference,
+  seller: i.seller,
+  buyer: i.buyer,
+  lines: i.lines,
+  currency: i.currency,
+  subtotalMinor: i.subtotalMinor,
+  taxRatePercent: i.taxRatePercent,
+  taxMinor: i.taxMinor,
+  totalMinor: i.totalMinor,
+  taxNote: i.taxNote,
+  issuedAt: i.issuedAt,
+  revisedAt: i.revisedAt,
+});
+
+const COLUMNS = 'id, number, account_id, revision, document_json';
+
+async function byReference(q: Queryable, reference: string): Promise<Invoice | undefined> {
+  const row = await q.get(`SELECT ${COLUMNS} FROM invoices WHERE payment_reference = ?`, [reference]);
+  return row && decodeInvoice(row);
+}
+
+export class BillingStore implements BillingRepository {
+  constructor(private readonly sql: Sql) {}
+
+  async billingInfo(accountId: number): Promise<BillingInfo | undefined> {
+    const row = await this.sql.get('SELECT info_json FROM billing_info WHERE account_id = ?', [accountId]);
+    return row && decodeInfoRow(row);
+  }
+
+  async saveBillingInfo(accountId: number, info: BillingInfo): Promise<BillingInfo> {
+    const [row] = await this.sql.returning(
+      `INSERT INTO billing_info (account_id, info_json, updated_at) VALUES (?, ?, ?)
+       ON CONFLICT (account_id) DO UPDATE SET info_json = excluded.info_json, updated_at = excluded.updated_at RETURNING info_json`,
+      [accountId, JSON.stringify(info), nowIso()],
+    );
+    return decodeInfoRow(row!);
+  }
+
+  issueInvoice(draft: InvoiceDraft, numberPrefix: string): Promise<Invoice> {
+    return this.sql.tx(async (q) => {
+      const existing = await byReference(q, draft.paymentReference);
+      if (existing) return existing;
+      const next = decodeNext((await q.get('SELECT COALESCE(MAX(sequence), 0) + 1 AS next FROM invoices'))!);
+      const number = `${numberPrefix}${String(next).padStart(6, '0')}`;
+      const row = await q.get(
+        `INSERT INTO invoices (sequence, number, account_id, payment_reference, revision, document_json, issued_at)
+         VALUES (?, ?, ?, ?, 1, ?, ?) RETURNING ${COLUMNS}`,
+        [next, number, draft.accountId, draft.paymentReference, JSON.stringify(documentOf({ ...draft, revisedAt: null })), draft.issuedAt],
+      );
+      return decodeInvoice(row!);
+    });
+  }
+
+  async invoice(id: number, accountId?: number): Promise<Invoice | undefined> {
+    const row = await this.sql.get(
+      `SELECT ${COLUMNS} FROM invoices WHERE id = ?${accountId === undefined ? '' : ' AND account_id = ?'}`,
+      accountId === undefined ? [id] : [id, accountId],
+    );
+    return row && decodeInvoice(row);
+  }
+
+  async invoices(accountId: number, page: PageRequest): Promise<PageOf<Invoice>> {
+    const rows = await this.sql.all(`SELECT ${COLUMNS} FROM invoices WHERE account_id = ? ORDER BY id DESC LIMIT ? OFFSET ?`, [accountId, ...limitOffset(page)]);
+    const total = await this.sql.get('SELECT COUNT(*) AS n FROM invoices WHERE account_id = ?', [accountId]);
+    return { rows: rows.map(decodeInvoice), total: countOf(total!) };
+  }
+
+  reviseInvoice(id: number, accountId: number, buyer: BillingInfo, at: string): Promise<Invoice | undefined> {
+    return this.sql.tx(async (q) => {
+      const row = await q.get(`SELECT ${COLUMNS} FROM invoices WHERE id = ? AND account_id = ?`, [id, accountId]);
+      if (!row) return undefined;
+      const current = decodeInvoice(row);
+      await q.run('INSERT INTO invoice_revisions (invoice_id, revision, document_json, created_at) VALUES (?, ?, ?, ?)', [
+        id,
+        current.revision,
+        JSON.stringify(documentOf(current)),
+        at,
+      ]);
+      const revised = await q.get(`UPDATE invoices SET revision = revision + 1, document_json = ? WHERE id = ? RETURNING ${COLUMNS}`, [
+        JSON.stringify(documentOf({ ...current, buyer, revisedAt: at })),
+        id,
+      ]);
+      return decodeInvoice(revised!);
+    });
+  }
+}

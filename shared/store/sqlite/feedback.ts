@@ -1,0 +1,203 @@
+// What happens after delivery, in SQLite: bounces (synchronous, reported by DSN, or expiry), complaints, the
+// suppressions they cause, and the event outbox that webhook delivery drains. Each report is applied in
+// one transaction, so a crash leaves it either wholly applied or not at all.
+import { Type } from '@sinclair/typebox';
+import type { Sql, SqlValue } from './sql.js';
+import { countOf, Flag, Int, Nullable, OneOf, rowDecoder, Text } from './decode.js';
+import { limitOffset, type PageOf } from '../paging.js';
+import { nowIso } from '../../time.js';
+import { applyBounce, applyComplaint } from './feedback-apply.js';
+import { chunksByParams } from './write-batch.js';
+import { StatisticsStore } from './statistics.js';
+import { EVENT_STATES, type InboundReport, type OutboxEvent, type WebhookDeliveryRecord } from '../../domain/feedback.js';
+import { WEBHOOK_EVENTS } from '../../domain/webhook.js';
+import type { Applied, BounceInput, ComplaintInput, DeliveryQuery, FeedbackRepository, NewTestEvent, NewWebhookDelivery, ReputationFigures } from '../feedback.js';
+
+/** A delivery attempt the receiver accepted (it answered 2xx), and one it did not (no answer is NULL: failed). */
+const SUCCEEDED = '(status_code BETWEEN 200 AND 299)';
+const FAILED = '(status_code IS NULL OR status_code NOT BETWEEN 200 AND 299)';
+
+const decodeEvent = rowDecoder(
+  'event',
+  Type.Object({
+    id: Int,
+    team_id: Int,
+    type: OneOf(WEBHOOK_EVENTS),
+    message_id: Nullable(Text),
+    webhook_id: Nullable(Int),
+    email: Text,
+    is_hard_bounce: Nullable(Flag),
+    reason: Text,
+    occurred_at: Text,
+    state: OneOf(EVENT_STATES),
+  }),
+  (e): OutboxEvent => ({
+    id: e.id,
+    teamId: e.team_id,
+    type: e.type,
+    messageId: e.message_id,
+    testOf: e.webhook_id,
+    email: e.email,
+    isHardBounce: e.is_hard_bounce === null ? null : e.is_hard_bounce === 1,
+    reason: e.reason,
+    occurredAt: e.occurred_at,
+    state: e.state,
+  }),
+);
+
+const decodeDelivery = rowDecoder(
+  'webhook delivery',
+  Type.Object({
+    id: Int,
+    webhook_id: Int,
+    team_id: Int,
+    event_id: Int,
+    event_type: OneOf(WEBHOOK_EVENTS),
+    url: Text,
+    status_code: Nullable(Int),
+    error: Nullable(Text),
+    latency_ms: Int,
+    attempted_at: Text,
+  }),
+  (d): WebhookDeliveryRecord => ({
+    id: d.id,
+    webhookId: d.webhook_id,
+    teamId: d.team_id,
+    eventId: d.event_id,
+    eventType: d.event_type,
+    url: d.url,
+    statusCode: d.status_code,
+    error: d.error,
+    latencyMs: d.latency_ms,
+    attemptedAt: d.attempted_at,
+  }),
+);
+
+const decodeReport = rowDecoder('inbound report', Type.Object({ id: Text, mail_from: Text, rcpt_to: Text }), (r): InboundReport => ({
+  id: r.id,
+  mailFrom: r.mail_from,
+  rcptTo: r.rcpt_to,
+}));
+
+const decodeAddressed = rowDecoder('recipient', Type.Object({ id: Int, email: Text }), (r) => r);
+
+export class FeedbackStore implements FeedbackRepository {
+  constructor(private readonly sql: Sql) {}
+
+  async recordBounce(input: BounceInput): Promise<Applied | null> {
+    return this.sql.tx((q) => applyBounce(q, input));
+  }
+
+  async recordComplaint(input: ComplaintInput): Promise<Applied | null> {
+    return this.sql.tx((q) => applyComplaint(q, input));
+  }
+
+  async recipientByMessageIdHeader(messageIdHeader: string, email: string | null): Promise<number | null> {
+    const rows = (
+      await this.sql.all('SELECT r.id, r.email FROM recipients r JOIN messages m ON m.id = r.message_id WHERE m.message_id_header = ?', [messageIdHeader])
+    ).map(decodeAddressed);
+    if (rows.length === 1) return rows[0]!.id;
+    return rows.find((r) => email !== null && r.email.toLowerCase() === email.toLowerCase())?.id ?? null;
+  }
+
+  async pendingEvents(limit: number): Promise<OutboxEvent[]> {
+    return (await this.sql.all(`SELECT * FROM events WHERE state = 'pending' ORDER BY id LIMIT ?`, [limit])).map(decodeEvent);
+  }
+
+  async countPendingEvents(): Promise<number> {
+    const row = await this.sql.get<{ n: number }>(`SELECT COUNT(*) AS n FROM events WHERE state = 'pending'`);
+    return row?.n ?? 0;
+  }
+
+  async eventsOf(messageId: string): Promise<OutboxEvent[]> {
+    return (await this.sql.all('SELECT * FROM events WHERE message_id = ? ORDER BY occurred_at, id', [messageId])).map(decodeEvent);
+  }
+
+  async addTestEvent(e: NewTestEvent): Promise<OutboxEvent> {
+    const [row] = await this.sql.returning(
+      `INSERT INTO events (team_id, type, webhook_id, email, is_hard_bounce, reason, occurred_at) VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING *`,
+      [e.teamId, e.type, e.webhookId, e.email, e.isHardBounce === null ? null : e.isHardBounce ? 1 : 0, e.reason, nowIso()],
+    );
+    return decodeEvent(row!);
+  }
+
+  async markDelivered(eventId: number): Promise<void> {
+    await this.sql.run(`UPDATE events SET state = 'delivered' WHERE id = ?`, [eventId]);
+  }
+
+  async logDelivery(d: NewWebhookDelivery): Promise<void> {
+    await this.sql.run(
+      `INSERT INTO webhook_deliveries (webhook_id, team_id, event_id, event_type, url, status_code, error, latency_ms, attempted_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      [d.webhookId, d.teamId, d.eventId, d.eventType, d.url, d.statusCode, d.error, d.latencyMs, nowIso()],
+    );
+  }
+
+  async deliveriesOf(teamId: number, limit = 100): Promise<WebhookDeliveryRecord[]> {
+    const rows = await this.sql.all('SELECT * FROM webhook_deliveries WHERE team_id = ? ORDER BY attempted_at DESC, id DESC LIMIT ?', [teamId, limit]);
+    return rows.map(decodeDelivery);
+  }
+
+  async deliveriesOfEvents(teamId: number, eventIds: readonly number[]): Promise<WebhookDeliveryRecord[]> {
+    const found: WebhookDeliveryRecord[] = [];
+    // A message of many recipients may have many events: chunked within the engine's limit on parameters.
+    for (const chunk of chunksByParams(eventIds, 1)) {
+      const marks = chunk.map(() => '?').join(', ');
+      const rows = await this.sql.all(`SELECT * FROM webhook_deliveries WHERE team_id = ? AND event_id IN (${marks})`, [teamId, ...chunk]);
+      found.push(...rows.map(decodeDelivery));
+    }
+    return found.sort((a, b) => a.attemptedAt.localeCompare(b.attemptedAt) || a.id - b.id);
+  }
+
+  async listDeliveries(teamId: number, query: DeliveryQuery): Promise<PageOf<WebhookDeliveryRecord>> {
+    const clauses = ['team_id = ?'];
+    const params: SqlValue[] = [teamId];
+    if (query.webhookId !== undefined) {
+      clauses.push('webhook_id = ?');
+      params.push(query.webhookId);
+    }
+    if (query.result) clauses.push(query.result === 'succeeded' ? SUCCEEDED : FAILED);
+    if (query.from) {
+      clauses.push('attempted_at >= ?');
+      params.push(query.from);
+    }
+    if (query.to) {
+      clauses.push('attempted_at <= ?');
+      params.push(query.to);
+    }
+    const where = clauses.join(' AND ');
+    const rows = await this.sql.all(`SELECT * FROM webhook_deliveries WHERE ${where} ORDER BY attempted_at DESC, id DESC LIMIT ? OFFSET ?`, [
+      ...params,
+      ...limitOffset(query),
+    ]);
+    const count = await this.sql.get(`SELECT COUNT(*) AS n FROM webhook_deliveries WHERE ${where}`, params);
+    return { rows: rows.map(decodeDelivery), total: countOf(count!) };
+  }
+
+  async pruneDeliveries(olderThanIso: string): Promise<number> {
+    return (await this.sql.run('DELETE FROM webhook_deliveries WHERE attempted_at < ?', [olderThanIso])).changes;
+  }
+
+  async rates(teamId: number, sinceMs: number): Promise<ReputationFigures> {
+    // The statistics' counters: the one count of recipients by status every figure comes from (migration 31).
+    const to = new Date().toISOString();
+    const from = new Date(Math.min(sinceMs, Date.parse(to))).toISOString();
+    const by = { sent: 0, bounced: 0, complained: 0 };
+    for (const { status, n } of await new StatisticsStore(this.sql).countByStatus(teamId, { from, to })) {
+      if (status === 'sent' || status === 'bounced' || status === 'complained') by[status] += n;
+    }
+    return { volume: by.sent + by.bounced + by.complained, bounced: by.bounced, complained: by.complained };
+  }
+
+  async addReport(r: InboundReport): Promise<void> {
+    await this.sql.run('INSERT INTO inbound_reports (id, mail_from, rcpt_to, received_at) VALUES (?, ?, ?, ?)', [r.id, r.mailFrom, r.rcptTo, nowIso()]);
+  }
+
+  async waitingReports(limit: number): Promise<InboundReport[]> {
+    const rows = await this.sql.all(`SELECT id, mail_from, rcpt_to FROM inbound_reports WHERE state = 'received' ORDER BY received_at, id LIMIT ?`, [limit]);
+    return rows.map(decodeReport);
+  }
+
+  async finishReport(id: string, state: 'processed' | 'dropped', kind: string, detail: string): Promise<void> {
+    await this.sql.run('UPDATE inbound_reports SET state = ?, kind = ?, detail = ?, processed_at = ? WHERE id = ?', [state, kind, detail, nowIso(), id]);
+  }
+}
