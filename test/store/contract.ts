@@ -17,6 +17,11 @@ import { concurrentReadChecks } from './contract/concurrent-reads.js';
 import { creditChecks } from './contract/credits.js';
 import { passwordResetChecks } from './contract/password-resets.js';
 import { systemChecks } from './contract/system.js';
+import { invitationChecks } from './contract/invitations.js';
+import { platformInvitationChecks } from './contract/platform-invitations.js';
+import { billingChecks } from './contract/billing.js';
+import { paymentChecks } from './contract/payments.js';
+import { auditLogChecks } from './contract/audit-log.js';
 
 export type { ContractEngine } from './contract/fixtures.js';
 
@@ -35,6 +40,11 @@ const REPOSITORIES = [
   ['the credit ledger', creditChecks],
   ['password resets', passwordResetChecks],
   ['the database itself (schema and engine versions)', systemChecks],
+  ['invitations of dashboard users', invitationChecks],
+  ["operators' invitations to open an account", platformInvitationChecks],
+  ['billing info and invoices', billingChecks],
+  ['card payments', paymentChecks],
+  ["the operators' audit log", auditLogChecks],
   ['lookups of the send path made at the same moment', concurrentReadChecks],
 ] as const;
 

@@ -5,6 +5,7 @@ import type { StoreTestSupport } from '../../../shared/store/test-support.js';
 import type { NewMessage, NewRecipient } from '../../../shared/store/message-log.js';
 import { poolIdOf, type Team } from '../../../shared/domain/team.js';
 import type { Domain } from '../../../shared/domain/sending-domain.js';
+import type { Operator } from '../../../shared/domain/user.js';
 
 export interface ContractEngine {
   name: string;
@@ -28,6 +29,13 @@ export async function domainOf(store: Store, team: Team, name: string): Promise<
   const domain = await store.domains.create({ teamId: team.id, name, dkimSelector: 'tern', dkimPublicKey: 'pub', dkimPrivateKeyEnc: 'sealed' });
   if (domain === 'exists') throw new Error(`${name} is taken`);
   return domain;
+}
+
+/** A platform operator (a user on no team). */
+export async function operatorOf(store: Store, email: string): Promise<Operator> {
+  const user = await store.users.create({ email, name: 'Op', role: 'operator', passwordHash: '$argon2id$fake', mustChangePassword: false });
+  if (user === 'email_taken' || user.role !== 'operator') throw new Error(`${email} is taken`);
+  return user;
 }
 
 export const recipient = (email: string, state: NewRecipient['state'] = 'queued', name = ''): NewRecipient => ({
