@@ -22,6 +22,9 @@ import { platformInvitationChecks } from './contract/platform-invitations.js';
 import { billingChecks } from './contract/billing.js';
 import { paymentChecks } from './contract/payments.js';
 import { auditLogChecks } from './contract/audit-log.js';
+import { platformStatisticsChecks } from './contract/platform-statistics.js';
+import { adminTenantChecks } from './contract/admin-tenants.js';
+import { adminDomainChecks } from './contract/admin-domains.js';
 
 export type { ContractEngine } from './contract/fixtures.js';
 
@@ -45,6 +48,9 @@ const REPOSITORIES = [
   ['billing info and invoices', billingChecks],
   ['card payments', paymentChecks],
   ["the operators' audit log", auditLogChecks],
+  ['figures across every tenant', platformStatisticsChecks],
+  ["the operators' reads and suspensions of tenants", adminTenantChecks],
+  ["the operators' reads of every tenant's domains", adminDomainChecks],
   ['lookups of the send path made at the same moment', concurrentReadChecks],
 ] as const;
 

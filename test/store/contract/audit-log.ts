@@ -21,9 +21,7 @@ export const auditLogChecks: ContractCheck[] = [
     const { store } = await engine.open(t);
     const op = await operatorOf(store, 'op@tern.test');
     const before = { status: 'active', limits: [1, 2.5, null], nested: { ok: true, name: 'Ünïcode' } };
-    const recorded = await store.auditLog.record(
-      entry({ operatorId: op.id, operatorEmail: op.email, before, after: 'suspended', reason: 'spam complaints', at: at(1) }),
-    );
+    const recorded = await store.auditLog.record(entry({ operatorId: op.id, operatorEmail: op.email, before, after: 'suspended', reason: 'spam complaints', at: at(1) }));
     t.same(recorded, { id: recorded.id, ...entry({ operatorId: op.id, operatorEmail: op.email, before, after: 'suspended', reason: 'spam complaints', at: at(1) }) });
     const cli = await store.auditLog.record(entry({ action: 'queue.purge', target: { kind: 'queue', id: 'team=3 domain=example.net' }, at: at(2) }));
     t.match(cli, { operatorId: null, operatorEmail: 'ternmail CLI (root)', before: null, after: null });

@@ -85,6 +85,6 @@ export const billingChecks: ContractCheck[] = [
     const again = await store.billing.reviseInvoice(issued.id, ada.id, info('Ada SA'), at(3));
     t.match(again, { number: 'TERN-000001', revision: 3, revisedAt: at(3), issuedAt: at(1), buyer: { name: 'Ada SA' } });
     t.same(await store.billing.invoice(issued.id, ada.id), again, 'the last revision is the invoice');
-    t.same(await store.billing.issueInvoice(draft(ada.id, 'pi_1'), 'TERN-'), again, "a retried issue returns it as revised");
+    t.same(await store.billing.issueInvoice(draft(ada.id, 'pi_1'), 'TERN-'), again, 'a retried issue returns it as revised');
   }),
 ];

@@ -25,6 +25,13 @@ export async function accountOf(store: Store, credits = 100, name = 'Account'): 
   return store.teams.createAccount({ name, credits, limitPerSecond: 10, planType: 'free', backendRegion: 'eu' });
 }
 
+/** A child team of `account`. */
+export async function teamOf(store: Store, account: Team, name = 'Team'): Promise<Team> {
+  const team = await store.teams.createTeam(account, name, 100);
+  if (team === 'limit_reached') throw new Error(`${account.name} has too many teams`);
+  return team;
+}
+
 export async function domainOf(store: Store, team: Team, name: string): Promise<Domain> {
   const domain = await store.domains.create({ teamId: team.id, name, dkimSelector: 'tern', dkimPublicKey: 'pub', dkimPrivateKeyEnc: 'sealed' });
   if (domain === 'exists') throw new Error(`${name} is taken`);

@@ -72,7 +72,10 @@ export const platformInvitationChecks: ContractCheck[] = [
     t.match(await store.platformInvitations.get(first.id), { status: 'replaced', closedAt: LATER }, 'replaced whatever the case');
     const other = await invited(store, 'bob@example.com', 'three');
     t.same(await store.platformInvitations.list({ page: 1, perPage: 10 }), { rows: [other, second, { ...first, status: 'replaced', closedAt: LATER }], total: 3 });
-    t.same((await store.platformInvitations.list({ page: 2, perPage: 2 })).rows.map((i) => i.id), [first.id]);
+    t.same(
+      (await store.platformInvitations.list({ page: 2, perPage: 2 })).rows.map((i) => i.id),
+      [first.id],
+    );
     const audit = await store.auditLog.list({ action: 'invitation.create' }, { page: 1, perPage: 10 });
     t.same(
       audit.rows.map((e) => [e.target.id, e.before]),
@@ -111,7 +114,11 @@ export const platformInvitationChecks: ContractCheck[] = [
     t.same(accepted.invitation, { ...made, status: 'accepted', closedAt: LATER, accountId: accepted.account.id, userId: accepted.user.id });
     t.same(await store.platformInvitations.get(made.id), accepted.invitation);
     const ledger = await store.credits.list(accepted.account.id, { page: 1, perPage: 10 });
-    t.match(ledger.rows, [{ kind: 'grant', amount: 750, balanceAfter: 750, actor: { kind: 'operator', id: String(made.invitedBy) } }], 'the credits are a grant by the inviting operator');
+    t.match(
+      ledger.rows,
+      [{ kind: 'grant', amount: 750, balanceAfter: 750, actor: { kind: 'operator', id: String(made.invitedBy) } }],
+      'the credits are a grant by the inviting operator',
+    );
     t.equal(await store.platformInvitations.accept(made.id, ACCOUNT, OWNER, LATER), 'closed', 'accepted once');
   }),
 
