@@ -2,7 +2,7 @@
 // and since when (moved here from test/reputation.test.ts: it writes an old schema's rows, which only the engine's
 // own tests may do).
 import t from 'tap';
-import { migratedUpTo, tempDatabase } from '../helpers/temp-sql.js';
+import { migratedUpTo, tempDatabase } from './temp-sql.js';
 import { migrate } from '../../shared/store/sqlite/migrate.js';
 import { TeamStore } from '../../shared/store/sqlite/teams.js';
 
