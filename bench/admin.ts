@@ -5,8 +5,8 @@
 // kind of request is timed over BENCH_ADMIN_REQS (200) sequential requests, each with another value, and its p50
 // and p95 printed. The issue's target: p95 under 100 ms.
 // Env: BENCH_ADMIN_TENANTS (10000), BENCH_ADMIN_MESSAGES (1000000), BENCH_ADMIN_REQS (200).
-import { join } from 'node:path';
-import { openLogLoader, type LoadedMessage } from '../shared/store/sqlite/log-loader.js';
+import { logLoading } from '../shared/store/index.js';
+import type { LoadedMessage } from '../shared/store/log-loader.js';
 import { runCli } from '../test/harness/ternmail.js';
 import type { Store } from '../shared/store/index.js';
 import { api, benchDeployment, envInt, fmt, log, percentile, runBench, stopTern, table, type BenchRow } from './lib.js';
@@ -65,8 +65,8 @@ function message(i: number, tenants: readonly number[], createdMs: number, end: 
   });
 }
 
-async function loadMessages(dbFile: string, tenants: readonly number[]): Promise<void> {
-  const loader = await openLogLoader(dbFile);
+async function loadMessages(dataDir: string, tenants: readonly number[]): Promise<void> {
+  const loader = await logLoading.openLogLoader(dataDir);
   const end = Date.now();
   const start = end - DAYS * 86_400_000;
   const step = (end - start) / messageCount;
@@ -157,7 +157,7 @@ runBench('admin', 5400, async () => {
   const tenants = await makeTenants(store);
   log(`  made in ${fmt((Date.now() - began) / 1000, 0)} s`);
   log(`[admin] writing ${fmt(messageCount)} messages spread over them`);
-  await loadMessages(join(d.dataDir, 'tern.db'), tenants);
+  await loadMessages(d.dataDir, tenants);
 
   await d.startApi();
   const auth = await operatorCredentials(d.apiUrl, d.env);

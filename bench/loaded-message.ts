@@ -1,6 +1,6 @@
-// One synthetic message of one recipient as the store's log loader writes it (store/sqlite/log-loader.ts): the
+// One synthetic message of one recipient as the store's log loader writes it (store/log-loader.ts): the
 // shape the log benchmarks (admin, stats, pages) share, with only what differs between them given.
-import type { LoadedMessage } from '../shared/store/sqlite/log-loader.js';
+import type { LoadedMessage } from '../shared/store/log-loader.js';
 import type { MessageStatus, RecipientState } from '../shared/domain/queue-state.js';
 
 export interface SyntheticMessage {

@@ -1,6 +1,6 @@
 // bench/logs: GET /v2/emails over HTTP with BENCH_LOG_N (1,000,000) messages of one team in the log.
 // The messages, with varied subjects, senders, recipients, statuses and dates over 30 days, are generated here
-// and written straight into SQLite by the store's log loader (store/sqlite/log-loader.ts), in big transactions,
+// and written straight into SQLite by the store's log loader (store/log-loader.ts), in big transactions,
 // into the same tables and columns as MessageStore.insert() writes (messages, recipients, and messages_fts from
 // the view message_search_rows). Then each kind of query is timed over BENCH_LOG_REQS (200) sequential requests,
 // each with another value, and its p50/p95 printed; for every kind the plan SQLite chooses (EXPLAIN QUERY PLAN of
@@ -8,8 +8,8 @@
 // its two statements are printed, to say why a slow one is slow. The triggers of migration 4 keep message_counts
 // as the rows are written, as they do for insert(). Nothing in the product is changed.
 // Env: BENCH_LOG_N (1000000), BENCH_LOG_REQS (200), BENCH_LOG_KIND_S (90: a kind stops early after this).
-import { join } from 'node:path';
-import { openListExplainer, openLogLoader, type LoadedMessage } from '../shared/store/sqlite/log-loader.js';
+import { logLoading } from '../shared/store/index.js';
+import type { LoadedMessage } from '../shared/store/log-loader.js';
 import type { MessageQuery } from '../shared/store/message-log.js';
 import { loadConfig } from '../shared/config.js';
 import type { MessageStatus } from '../shared/domain/queue-state.js';
@@ -145,8 +145,8 @@ function syntheticMessage(i: number, createdMs: number, end: number, sender: Sen
 }
 
 /** Writes `total` messages as MessageStore.insert() would, in transactions of 50,000 (through the store's log loader). */
-async function load(dbFile: string, sender: Sender): Promise<Loaded> {
-  const loader = await openLogLoader(dbFile);
+async function load(dataDir: string, sender: Sender): Promise<Loaded> {
+  const loader = await logLoading.openLogLoader(dataDir);
   const end = Date.now();
   const start = end - DAYS * 86_400_000;
   const step = (end - start) / total;
@@ -228,7 +228,7 @@ runBench('logs', 5400, async () => {
 
   log(`\n[logs] writing ${fmt(total)} messages into the log (messages, recipients, messages_fts) in transactions of 50,000`);
   const loadStarted = Date.now();
-  const loaded = await load(join(d.dataDir, 'tern.db'), sender);
+  const loaded = await load(d.dataDir, sender);
   log(`  written in ${fmt((Date.now() - loadStarted) / 1000, 0)} s`);
 
   await d.startApi();
@@ -240,7 +240,7 @@ runBench('logs', 5400, async () => {
   await get({}); // first request: opens and warms what a running API would have warm
 
   log(`\n[logs] GET /v2/emails, ${requests} sequential requests per kind, each with another value, ${fmt(total)} messages`);
-  const explainer = await openListExplainer(join(d.dataDir, 'tern.db'));
+  const explainer = await logLoading.openListExplainer(d.dataDir);
   const lines: string[][] = [];
   const rows: BenchRow[] = [];
   const plans: string[] = [];

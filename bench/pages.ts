@@ -6,10 +6,10 @@
 // plus the compressed stylesheets and scripts it links (chart data, fetched afterwards, not counted).
 // The issue's targets: first byte p95 under 50 ms; no page over 100 KB transferred.
 // Env: BENCH_PAGES_MESSAGES (1000000), BENCH_PAGES_REQS (200).
-import { join } from 'node:path';
 import { request as httpRequest } from 'node:http';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
-import { openLogLoader, type LoadedMessage } from '../shared/store/sqlite/log-loader.js';
+import { logLoading } from '../shared/store/index.js';
+import type { LoadedMessage } from '../shared/store/log-loader.js';
 import { runCli } from '../test/harness/ternmail.js';
 import { benchDeployment, benchSender, envInt, fmt, log, percentile, runBench, stopTern, table, type BenchRow, type Sender } from './lib.js';
 import { pickStatus } from './status-mix.js';
@@ -28,8 +28,8 @@ const rand = () => (state = (state * 1103515245 + 12345) & 0x7fffffff) / 0x80000
 const sampleIds: string[] = [];
 let domainId = '';
 
-async function loadMessages(dbFile: string, sender: Sender): Promise<void> {
-  const loader = await openLogLoader(dbFile);
+async function loadMessages(dataDir: string, sender: Sender): Promise<void> {
+  const loader = await logLoading.openLogLoader(dataDir);
   const end = Date.now();
   const start = end - DAYS * 86_400_000;
   const step = (end - start) / messageCount;
@@ -174,7 +174,7 @@ runBench('pages', 5400, async () => {
   await stopTern(d.api!);
   log(`\n[pages] writing ${fmt(messageCount)} messages into the team's log`);
   domainId = sender.domainId;
-  await loadMessages(join(d.dataDir, 'tern.db'), sender);
+  await loadMessages(d.dataDir, sender);
   await d.startApi();
   const owner = await pageSession(d.apiUrl, d.env, 'owner@bench.test', ['user', 'create', '--account', String(sender.accountId), '--role', 'owner']);
   const operator = await pageSession(d.apiUrl, d.env, 'operator@bench.test', ['operator', 'create']);

@@ -1,13 +1,13 @@
 // bench/stats: the dashboard's statistics with BENCH_STATS_N (1,000,000) messages of one team over 30 days, on
-// 5 sending domains, written straight into SQLite by the store's log loader (store/sqlite/log-loader.ts; the
+// 5 sending domains, written straight into SQLite by the store's log loader (store/log-loader.ts; the
 // triggers of migrations 4 and 11 keep the day and hour counters as the rows are written, as for insert()).
 // Then each kind (metrics by hour over 7 days and by day over 30 days, each with and without a domain; the
 // dashboard over 30 days; the 12 months) is timed over BENCH_STATS_REQS (200) sequential calls, each with
 // another period, and its p50/p95 printed. The calls are GET /api/tern/v2/stats/* over loopback HTTP, as an owner
 // of the team authenticated with an application password (HTTP Basic).
 // Env: BENCH_STATS_N (1000000), BENCH_STATS_REQS (200).
-import { join } from 'node:path';
-import { openLogLoader, type LoadedMessage } from '../shared/store/sqlite/log-loader.js';
+import { logLoading } from '../shared/store/index.js';
+import type { LoadedMessage } from '../shared/store/log-loader.js';
 import { loadedMessage } from './loaded-message.js';
 import { loadConfig } from '../shared/config.js';
 import { openRuntime, type Runtime } from '../shared/runtime.js';
@@ -47,8 +47,8 @@ function message(i: number, createdMs: number, end: number, sender: Sender, doma
   });
 }
 
-async function load(dbFile: string, sender: Sender, domainIds: readonly string[]): Promise<{ start: number; end: number }> {
-  const loader = await openLogLoader(dbFile);
+async function load(dataDir: string, sender: Sender, domainIds: readonly string[]): Promise<{ start: number; end: number }> {
+  const loader = await logLoading.openLogLoader(dataDir);
   const end = Date.now();
   const start = end - DAYS * DAY;
   const step = (end - start) / total;
@@ -170,7 +170,7 @@ runBench('stats', 5400, async () => {
 
   log(`\n[stats] writing ${fmt(total)} messages over ${DAYS} days on ${domainIds.length} domains (counters kept by the triggers)`);
   const loadStarted = Date.now();
-  const loaded = await load(join(d.dataDir, 'tern.db'), sender, domainIds);
+  const loaded = await load(d.dataDir, sender, domainIds);
   log(`  written in ${fmt((Date.now() - loadStarted) / 1000, 0)} s`);
 
   await d.startApi();

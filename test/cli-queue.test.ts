@@ -6,8 +6,7 @@ import { runCli, type CliResult } from './helpers/cli.js';
 import { http } from './harness/ternmail.js';
 import { eventually } from './helpers/cli.js';
 import { startDeployment, type Deployment, type Sender } from './helpers/processes.js';
-import { openSqlite } from '../shared/store/sqlite/sql.js';
-import { databaseFile } from '../shared/store/sqlite/open.js';
+import { openStore, type Store } from '../shared/store/index.js';
 
 /** Short enough that a held recipient outlives it in the test; no retry of its own before then. */
 const MAX_QUEUE_AGE_S = 20;
@@ -30,12 +29,25 @@ const jsonLines = <T>(r: CliResult): T[] =>
     .filter((l) => l.trim() !== '')
     .map((l) => JSON.parse(l) as T);
 
-async function send(d: Deployment, sender: Sender, to: string): Promise<void> {
+/** The message sent to each address (one each in this file). */
+const messageTo = new Map<string, string>();
+
+async function send(d: Deployment, sender: Sender, to: string): Promise<string> {
   const res = await http(d.apiUrl, 'POST', '/v2/emails', {
     key: sender.sendingKey,
     body: { from: { email: `app@${sender.domain}` }, to: [{ email: to }], subject: `To ${to}`, text: 'hi' },
   });
   if (res.status !== 200) throw new Error(`send failed: ${res.status} ${JSON.stringify(res.body)}`);
+  const id = (res.body as { message_id: string }).message_id;
+  messageTo.set(to, id);
+  return id;
+}
+
+/** The one recipient of the message sent to `email` as the store has it, with its message's status. */
+async function recipientTo(store: Store, email: string): Promise<{ email: string; state: string; reason: string; status: string | undefined }> {
+  const id = messageTo.get(email)!;
+  const [r] = await store.messages.recipientsOf(id);
+  return { email: r!.email, state: r!.state, reason: r!.reason, status: (await store.messages.get(id))?.status };
 }
 
 const queue = (d: Deployment, ...args: string[]) => runCli(['queue', ...args], d.env);
@@ -66,6 +78,9 @@ t.test('the queue commands list, sum up, hold, flush, release and purge real que
   const d = await startDeployment({ env: { TERNMAIL_RETRY_DELAYS_S: '3600', TERNMAIL_MAX_QUEUE_AGE_S: String(MAX_QUEUE_AGE_S) } });
   t.teardown(() => d.close());
   await d.startApi();
+  // The test reads what the commands changed through the store's interface, beside the running processes.
+  const store = await openStore(d.dataDir);
+  t.teardown(() => store.close());
   const sender = await d.sender('queue.example.com', { credits: 100 });
   // Every destination's mail goes to the sink (an A record and no MX: the host itself).
   for (const domain of ['slow.test', 'other.test', 'gone.test', 'hard.test']) d.dns.set(domain, [{ type: 'A', data: '127.0.0.1' }]);
@@ -160,64 +175,45 @@ t.test('the queue commands list, sum up, hold, flush, release and purge real que
 
     t.equal(await balanceOf(d, sender), before + 2, 'each purged recipient’s credit is refunded');
     t.same(await listed(d, '--domain', 'gone.test'), [], 'nothing of them is left in the queue');
-    const sql = await openSqlite(databaseFile(d.dataDir));
-    t.teardown(() => sql.close());
+    t.same(await Promise.all(['quiet@gone.test', 'told@gone.test'].map((email) => recipientTo(store, email))), [
+      { email: 'quiet@gone.test', state: 'failed', reason: 'purged by an operator: the customer asked', status: 'failed' },
+      { email: 'told@gone.test', state: 'failed', reason: 'purged by an operator: the customer asked', status: 'failed' },
+    ]);
+    const events = await Promise.all([quiet.message_id, told.message_id].map((id) => store.feedback.eventsOf(id)));
     t.same(
-      await sql.all(`SELECT r.email, r.state, r.reason, m.status FROM recipients r JOIN messages m ON m.id = r.message_id WHERE r.domain = 'gone.test' ORDER BY r.email`),
-      [
-        { email: 'quiet@gone.test', state: 'failed', reason: 'purged by an operator: the customer asked', status: 'failed' },
-        { email: 'told@gone.test', state: 'failed', reason: 'purged by an operator: the customer asked', status: 'failed' },
-      ],
-    );
-    t.same(
-      await sql.all(`SELECT email, type, is_hard_bounce FROM events WHERE email LIKE '%@gone.test' ORDER BY email`),
-      [{ email: 'told@gone.test', type: 'bounced', is_hard_bounce: 0 }],
+      events.flat().map((e) => ({ email: e.email, type: e.type, isHardBounce: e.isHardBounce })),
+      [{ email: 'told@gone.test', type: 'bounced', isHardBounce: false }],
       'a soft bounce event for the notified purge only',
     );
-    t.same(await sql.all(`SELECT email FROM suppressions WHERE email LIKE '%@gone.test'`), [], 'a purge suppresses nobody');
+    t.same(await store.suppressions.suppressedAmong(sender.accountId, ['quiet@gone.test', 'told@gone.test']), new Set(), 'a purge suppresses nobody');
   });
 
   await t.test('a requeue sends a failed recipient again, paid again, and refuses a suppressed address', async (t) => {
     d.sink.rcptReply = (address) => (address === 'nobody@hard.test' ? { code: 550, message: '5.1.1 no such user' } : null);
-    const sql = await openSqlite(databaseFile(d.dataDir));
-    t.teardown(() => sql.close());
-    const quiet = (await sql.get<{ message_id: string }>(`SELECT message_id FROM recipients WHERE email = 'quiet@gone.test'`))!.message_id;
+    const quiet = messageTo.get('quiet@gone.test')!;
     const before = await balanceOf(d, sender);
     const requeued = await queue(d, 'requeue', '--message', quiet);
     t.equal(requeued.code, 0, requeued.stderr);
     t.match(requeued.stdout, /^requeued 1 recipient\n/);
     await eventually(() => (d.sink.messages.some((m) => m.to.includes('quiet@gone.test')) ? true : undefined), 20_000, 'the requeued delivery');
-    await eventually(
-      async () => ((await sql.get<{ status: string }>('SELECT status FROM messages WHERE id = ?', [quiet]))!.status === 'sent' ? true : undefined),
-      20_000,
-      'sent',
-    );
+    await eventually(async () => ((await store.messages.get(quiet))?.status === 'sent' ? true : undefined), 20_000, 'sent');
     t.equal(await balanceOf(d, sender), before - 1, 'the new attempt is paid for');
 
-    await send(d, sender, 'nobody@hard.test');
-    const bounced = await eventually(
-      async () => (await sql.get<{ message_id: string }>(`SELECT message_id FROM recipients WHERE email = 'nobody@hard.test' AND state = 'bounced'`))?.message_id,
-      20_000,
-      'a hard bounce',
-    );
+    const bounced = await send(d, sender, 'nobody@hard.test');
+    await eventually(async () => ((await recipientTo(store, 'nobody@hard.test')).state === 'bounced' ? true : undefined), 20_000, 'a hard bounce');
     const refused = await queue(d, 'requeue', '--message', bounced);
     t.equal(refused.code, 1);
     t.match(refused.stderr, /not requeued: on the suppression list: nobody@hard\.test/);
-    t.same(await sql.all(`SELECT state FROM recipients WHERE email = 'nobody@hard.test'`), [{ state: 'bounced' }], 'left as it was');
+    t.equal((await recipientTo(store, 'nobody@hard.test')).state, 'bounced', 'left as it was');
     const bare = await queue(d, 'requeue', '--state', 'deferred');
     t.equal(bare.code, 2, 'only bounced or failed recipients are requeued');
   });
 
   await t.test('every change is in the audit log, as the CLI’s', async (t) => {
-    const sql = await openSqlite(databaseFile(d.dataDir));
-    t.teardown(() => sql.close());
-    const rows = await sql.all<{ action: string; target_id: string; operator_id: number | null; operator_email: string; after_json: string }>(
-      `SELECT action, target_id, operator_id, operator_email, after_json FROM audit_log WHERE target_kind = 'queue' ORDER BY id`,
-    );
-    const messageOf = async (email: string) => (await sql.get<{ message_id: string }>('SELECT message_id FROM recipients WHERE email = ?', [email]))!.message_id;
-    const [quiet, told, nobody] = await Promise.all(['quiet@gone.test', 'told@gone.test', 'nobody@hard.test'].map(messageOf));
+    const rows = (await store.auditLog.list({ targetKind: 'queue' }, { page: 1, perPage: 100 })).rows.reverse();
+    const [quiet, told, nobody] = ['quiet@gone.test', 'told@gone.test', 'nobody@hard.test'].map((email) => messageTo.get(email)!);
     t.same(
-      rows.map((r) => [r.action, r.target_id, JSON.parse(r.after_json).changed]),
+      rows.map((r) => [r.action, r.target.id, (r.after as { changed?: number } | null)?.changed]),
       [
         ['queue.hold', 'domain=slow.test', 2],
         ['queue.flush', 'all', 1],
@@ -229,7 +225,7 @@ t.test('the queue commands list, sum up, hold, flush, release and purge real que
       ],
     );
     t.ok(
-      rows.every((r) => r.operator_id === null && /^ternmail CLI \(.+\)$/.test(r.operator_email)),
+      rows.every((r) => r.operatorId === null && /^ternmail CLI \(.+\)$/.test(r.operatorEmail)),
       'made by the host’s CLI user',
     );
   });

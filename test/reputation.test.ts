@@ -5,10 +5,7 @@
 import t from 'tap';
 import { newMessage, queuedRecipients } from './helpers/new-message.js';
 import { startHarness } from './helpers/harness.js';
-import { migratedUpTo, tempDatabase } from './helpers/temp-sql.js';
 import { Reputation, type ReputationPolicy } from '../mta/outcomes/reputation.js';
-import { migrate } from '../shared/store/sqlite/migrate.js';
-import { TeamStore } from '../shared/store/sqlite/teams.js';
 
 const h = await startHarness();
 t.teardown(() => h.close());
@@ -172,25 +169,4 @@ t.test('an owner’s and an operator’s suspensions are recorded too, and clear
   const back = await h.request('PUT', `/v2/teams/${team.id}`, { key: team.key, body: { status: 'active' } });
   t.equal(back.status, 200);
   t.equal((await h.rt.store.teams.get(team.id))!.suspension, null, 'the owner reactivating clears it');
-});
-
-t.test('migration 7 gives teams already suspended a record of who suspended them and since when', async (t) => {
-  const { sql } = await tempDatabase(t);
-  await migratedUpTo(sql, 6);
-  const at = '2024-05-01T10:00:00.000Z';
-  for (const [id, status, by] of [
-    [1, 'active', null],
-    [2, 'suspended', 'account'],
-    [3, 'suspended', 'platform'],
-  ] as const) {
-    await sql.run(
-      `INSERT INTO accounts (id, name, status, suspended_by, plan_type, limit_per_second, backend_region, created_at, updated_at) VALUES (?, 'a', ?, ?, 'standard', 10, 'eu', ?, ?)`,
-      [id, status, by, at, at],
-    );
-  }
-  t.ok((await migrate(sql)).includes(7), 'migration 7 runs');
-  const teams = new TeamStore(sql);
-  t.equal((await teams.get(1))!.suspension, null);
-  t.same((await teams.get(2))!.suspension, { by: 'account', reason: 'suspended by the account', at, detail: null });
-  t.match((await teams.get(3))!.suspension, { by: 'platform', reason: /platform/, at, detail: null });
 });

@@ -24,9 +24,11 @@ import type { AdminTenantRepository } from './admin-tenants.js';
 import type { AdminDomainRepository } from './admin-domains.js';
 import type { PasswordResetRepository } from './password-resets.js';
 import type { DatabaseBackup } from './database-backup.js';
+import type { LogLoading } from './log-loader.js';
 import type { SystemRepository } from './system.js';
 import { openSqliteStore } from './sqlite/open.js';
 import { sqliteDatabaseBackup } from './sqlite/online-backup.js';
+import { sqliteLogLoading } from './sqlite/log-loader.js';
 
 export interface Store {
   readonly teams: TeamRepository;
@@ -83,3 +85,6 @@ export function openStore(dataDir: string): Promise<Store> {
 
 /** Consistent copies of the live database, for `ternmail backup` and `ternmail restore`. */
 export const databaseBackup: DatabaseBackup = sqliteDatabaseBackup;
+
+/** The benchmarks' bulk loading of the message log and its list's query plans; never used by the product. */
+export const logLoading: LogLoading = sqliteLogLoading;

@@ -11,6 +11,11 @@ export interface StoreTestSupport {
   backdateMessage(id: string, createdAt: string): Promise<void>;
   /** Puts a recipient in a final state without a delivery, with or without a complaint, for figures over many recipients. */
   forceRecipientOutcome(recipientId: number, state: Extract<RecipientState, 'sent' | 'bounced'>, complained: boolean): Promise<void>;
+  /**
+   * Puts a recipient in flight (claimed or deferred) with the reply of its last attempt, as of `at`, without a
+   * delivery: for the operators' reads of a tenant's queue and its errors.
+   */
+  forceRecipientInFlight(recipientId: number, state: Extract<RecipientState, 'sending' | 'deferred'>, lastReply: string, at: string): Promise<void>;
   /** Sets when a webhook delivery was attempted. */
   backdateWebhookDelivery(id: number, attemptedAt: string): Promise<void>;
   /** Sets when an invitation expires. */

@@ -17,6 +17,14 @@ import { concurrentReadChecks } from './contract/concurrent-reads.js';
 import { creditChecks } from './contract/credits.js';
 import { passwordResetChecks } from './contract/password-resets.js';
 import { systemChecks } from './contract/system.js';
+import { invitationChecks } from './contract/invitations.js';
+import { platformInvitationChecks } from './contract/platform-invitations.js';
+import { billingChecks } from './contract/billing.js';
+import { paymentChecks } from './contract/payments.js';
+import { auditLogChecks } from './contract/audit-log.js';
+import { platformStatisticsChecks } from './contract/platform-statistics.js';
+import { adminTenantChecks } from './contract/admin-tenants.js';
+import { adminDomainChecks } from './contract/admin-domains.js';
 
 export type { ContractEngine } from './contract/fixtures.js';
 
@@ -35,6 +43,14 @@ const REPOSITORIES = [
   ['the credit ledger', creditChecks],
   ['password resets', passwordResetChecks],
   ['the database itself (schema and engine versions)', systemChecks],
+  ['invitations of dashboard users', invitationChecks],
+  ["operators' invitations to open an account", platformInvitationChecks],
+  ['billing info and invoices', billingChecks],
+  ['card payments', paymentChecks],
+  ["the operators' audit log", auditLogChecks],
+  ['figures across every tenant', platformStatisticsChecks],
+  ["the operators' reads and suspensions of tenants", adminTenantChecks],
+  ["the operators' reads of every tenant's domains", adminDomainChecks],
   ['lookups of the send path made at the same moment', concurrentReadChecks],
 ] as const;
 

@@ -1,6 +1,6 @@
 // The SQL engine under the repositories (store/sqlite/sql.ts): connections, transactions, group commit, busy waits, and write batching.
 import t, { type Test } from 'tap';
-import { tempDatabase } from '../helpers/temp-sql.js';
+import { tempDatabase } from './temp-sql.js';
 import { openSqlite, type Queryable, type Sql } from '../../shared/store/sqlite/sql.js';
 import { chunksByParams, WriteBatcher } from '../../shared/store/sqlite/write-batch.js';
 

@@ -2,7 +2,7 @@
 // takes its message's last update as the time it is kept since, a queued message's body is not marked, and the
 // sweep then deletes the kept one once the window has passed, never the queued one.
 import t from 'tap';
-import { migratedUpTo } from '../helpers/temp-sql.js';
+import { migratedUpTo } from './temp-sql.js';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

@@ -5,7 +5,7 @@
 import t, { type Test } from 'tap';
 import { spawnSync } from 'node:child_process';
 import type { Queryable, Sql, SqlValue } from '../../shared/store/sqlite/sql.js';
-import { tempDatabase } from '../helpers/temp-sql.js';
+import { tempDatabase } from './temp-sql.js';
 import { migrate } from '../../shared/store/sqlite/migrate.js';
 import { MIGRATIONS } from '../../shared/store/sqlite/migrations.js';
 import { ftsQuery } from '../../shared/store/sqlite/log-listing.js';

@@ -2,7 +2,7 @@
 // the users keep their team and sessions, an operator can be stored without a team, and the table's new CHECK
 // refuses an operator with a team and an account user without one.
 import t from 'tap';
-import { migratedUpTo } from '../helpers/temp-sql.js';
+import { migratedUpTo } from './temp-sql.js';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

@@ -2,7 +2,7 @@
 // of flight: every recipient gets its message's team, the tenant's queue and deferrals are read from the new
 // indexes, and a recipient written without a team is refused from then on.
 import t from 'tap';
-import { migratedUpTo } from '../helpers/temp-sql.js';
+import { migratedUpTo } from './temp-sql.js';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

@@ -4,7 +4,7 @@
 // recipients themselves (every figure counts recipients: docs/decisions.md, issue 22 item 6).
 import t, { type Test } from 'tap';
 import type { Sql } from '../../shared/store/sqlite/sql.js';
-import { migratedUpTo, tempDatabase } from '../helpers/temp-sql.js';
+import { migratedUpTo, tempDatabase } from './temp-sql.js';
 import { migrate } from '../../shared/store/sqlite/migrate.js';
 import { StatisticsStore } from '../../shared/store/sqlite/statistics.js';
 import { MESSAGE_STATUSES } from '../../shared/domain/queue-state.js';

@@ -3,7 +3,7 @@
 // reads everything back through its repositories, and the triggers (message counters, search index), the
 // search view and the foreign keys work under the new names.
 import t, { type Test } from 'tap';
-import { migratedUpTo } from '../helpers/temp-sql.js';
+import { migratedUpTo } from './temp-sql.js';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

@@ -1,45 +1,11 @@
-// A bulk loader of synthetic log rows and a query-plan explainer, for the log benchmark (bench/logs.ts): SQLite's
-// own, on connections of their own beside a deployment's; another engine would bring its own. Not for the product.
+// SQLite's LogLoading (store/log-loader.ts): a bulk loader of synthetic log rows and a query-plan explainer, for the
+// benchmarks (bench/logs.ts and others), on connections of their own beside a deployment's. Not for the product.
 import sqlite3 from 'sqlite3';
-import type { LoggedRecipient, MessageLogDetail } from '../../domain/message-log.js';
-import type { MessageQuery } from '../message-log.js';
+import type { ExplainedStatement, LoadedMessage, LoadedRecipient, LogLoader, ListExplainer, LogLoading } from '../log-loader.js';
+import { databaseFile } from './open.js';
 import { listStatements, type Statement } from './log-listing.js';
 import { chunksByParams } from './write-batch.js';
 import { LOGGED_COLUMNS, loggedValues } from './message-insert.js';
-
-/** A recipient as it stands after its deliveries; attempts and last reply are left as a new row has them. */
-export type LoadedRecipient = Omit<LoggedRecipient, 'id' | 'messageId' | 'attempts' | 'lastReply'>;
-
-/** A message of the log with its recipients, as they stand after its deliveries. */
-export interface LoadedMessage extends MessageLogDetail {
-  recipients: LoadedRecipient[];
-}
-
-export interface LogLoader {
-  /**
-   * Writes the messages, in the order given (which becomes the log's order), with their recipients and their
-   * search index rows, in one transaction, as MessageStore.insert() writes them.
-   */
-  writeBatch(messages: readonly LoadedMessage[]): Promise<void>;
-  /** Folds the write-ahead log into the database file, so the queries that follow do not read through it. */
-  checkpoint(): Promise<void>;
-  close(): Promise<void>;
-}
-
-/** One of the statements MessageStore.list() runs, explained. */
-export interface ExplainedStatement {
-  statement: 'page' | 'count';
-  /** SQLite's EXPLAIN QUERY PLAN, one detail line per step. */
-  plan: string[];
-  /** The time of each run of the statement alone, in ms. */
-  runsMs: number[];
-}
-
-export interface ListExplainer {
-  /** The statements list() runs for the query (the page, then the count), each with its plan and its run times. */
-  explainList(teamId: number, query: MessageQuery, runs: number): Promise<ExplainedStatement[]>;
-  close(): Promise<void>;
-}
 
 // --- node-sqlite3, promised ---
 
@@ -95,8 +61,8 @@ async function insertRows(db: sqlite3.Database, head: string, rows: ReadonlyArra
  * loading a million messages should take minutes, not hours. Message triggers (the counters of migration 4)
  * run as they do for insert().
  */
-export async function openLogLoader(dbFile: string): Promise<LogLoader> {
-  const db = await open(dbFile);
+async function openLogLoader(dataDir: string): Promise<LogLoader> {
+  const db = await open(databaseFile(dataDir));
   await exec(db, 'PRAGMA synchronous = OFF; PRAGMA cache_size = -262144; PRAGMA foreign_keys = ON');
   const [first] = await all<{ next: number }>(db, 'SELECT COALESCE(MAX(rowid), 0) + 1 AS next FROM messages');
   let next = first!.next;
@@ -151,8 +117,8 @@ async function explain(db: sqlite3.Database, st: Statement, runs: number): Promi
  * show what SQLite does for the statements MessageStore.list() runs (listStatements: exactly those) and how
  * long they take without HTTP around them.
  */
-export async function openListExplainer(dbFile: string): Promise<ListExplainer> {
-  const db = await open(dbFile);
+async function openListExplainer(dataDir: string): Promise<ListExplainer> {
+  const db = await open(databaseFile(dataDir));
   return {
     async explainList(teamId, query, runs) {
       const statements = listStatements(teamId, query);
@@ -165,3 +131,5 @@ export async function openListExplainer(dbFile: string): Promise<ListExplainer> 
     close: () => close(db),
   };
 }
+
+export const sqliteLogLoading: LogLoading = { openLogLoader, openListExplainer };

@@ -24,6 +24,9 @@ export async function openTestSupport(dataDir: string): Promise<StoreTestSupport
         recipientId,
       ]);
     },
+    async forceRecipientInFlight(recipientId, state, lastReply, at) {
+      await sql.run('UPDATE recipients SET state = ?, last_reply = ?, attempts = attempts + 1, updated_at = ? WHERE id = ?', [state, lastReply, at, recipientId]);
+    },
     async backdateWebhookDelivery(id, attemptedAt) {
       await sql.run('UPDATE webhook_deliveries SET attempted_at = ? WHERE id = ?', [attemptedAt, id]);
     },

@@ -1,7 +1,7 @@
 // The contract of CreditLedgerRepository: every change of a balance is an entry written with it, the balance
 // is always the sum of its entries, nothing goes below zero, transfers move credits between an account and its
 // teams, a payment is granted once, and recipients that end unsent are refunded to the pool that paid.
-import { accountOf, check, messageOf, record, recipient, type ContractCheck } from './fixtures.js';
+import { accountOf, check, messageOf, record, recipient, teamOf, type ContractCheck } from './fixtures.js';
 import type { Store } from '../../../shared/store/index.js';
 import type { Test } from 'tap';
 import type { CreditActor } from '../../../shared/domain/credits.js';
@@ -122,5 +122,53 @@ export const creditChecks: ContractCheck[] = [
       ],
     );
     t.equal((await store.credits.listAll({ page: 1, perPage: 10, poolId: one.id })).total, 2, 'one pool: its grant and its send');
+  }),
+
+  check('a low-balance alert is claimed once per crossing below the threshold, by one claimer, and again once re-armed', async (t, engine) => {
+    const { store } = await engine.open(t);
+    const rich = await accountOf(store, 100);
+    const poor = await accountOf(store, 5);
+    const parent = await accountOf(store, 100);
+    await teamOf(store, parent, 'Shares its account');
+    const own = await teamOf(store, parent, 'Has its own');
+    await store.credits.transfer({ accountId: parent.id, teamId: own.id, amount: 50, actor: OPERATOR, reason: '' });
+    const spend = (poolId: number, amount: number) => store.credits.post({ poolId, kind: 'adjustment', amount: -amount, actor: OPERATOR, reference: null, reason: '' });
+    const claim = async (limit = 10) => (await store.credits.claimLowBalanceAlerts(10, limit)).map((c) => [c.poolId, c.balance]);
+
+    await store.credits.armLowBalanceAlerts(10);
+    t.same(await claim(), [], 'nobody armed is below the threshold; a pool already below it was not armed');
+    await spend(rich.id, 97);
+    await spend(own.id, 45);
+    t.same(
+      await claim(),
+      [
+        [rich.id, 3],
+        [own.id, 5],
+      ],
+      'the paying pools that crossed, by id',
+    );
+    t.same(await claim(), [], 'once per crossing');
+    await store.credits.armLowBalanceAlerts(10);
+    t.same(await claim(), [], 'arming does not arm a pool still below');
+    await store.credits.rearmLowBalanceAlert(rich.id);
+    t.same(await claim(), [[rich.id, 3]], 'a re-armed pool is claimed again');
+
+    await store.credits.post({ poolId: poor.id, kind: 'grant', amount: 20, actor: OPERATOR, reference: null, reason: '' });
+    await store.credits.post({ poolId: rich.id, kind: 'grant', amount: 20, actor: OPERATOR, reference: null, reason: '' });
+    await store.credits.armLowBalanceAlerts(10);
+    await spend(poor.id, 20);
+    await spend(rich.id, 20);
+    t.same(await claim(1), [[rich.id, 3]], 'at most as many as asked');
+    t.same(await claim(1), [[poor.id, 5]]);
+
+    await store.credits.post({ poolId: poor.id, kind: 'grant', amount: 10, actor: OPERATOR, reference: null, reason: '' });
+    await store.credits.armLowBalanceAlerts(10);
+    await spend(poor.id, 10);
+    const claims = await Promise.all([store.credits.claimLowBalanceAlerts(10, 10), store.credits.claimLowBalanceAlerts(10, 10)]);
+    t.same(
+      claims.flat().map((c) => c.poolId),
+      [poor.id],
+      'of two claims at once, one only gets the crossing',
+    );
   }),
 ];

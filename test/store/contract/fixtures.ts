@@ -5,6 +5,7 @@ import type { StoreTestSupport } from '../../../shared/store/test-support.js';
 import type { NewMessage, NewRecipient } from '../../../shared/store/message-log.js';
 import { poolIdOf, type Team } from '../../../shared/domain/team.js';
 import type { Domain } from '../../../shared/domain/sending-domain.js';
+import type { Operator } from '../../../shared/domain/user.js';
 
 export interface ContractEngine {
   name: string;
@@ -24,10 +25,24 @@ export async function accountOf(store: Store, credits = 100, name = 'Account'): 
   return store.teams.createAccount({ name, credits, limitPerSecond: 10, planType: 'free', backendRegion: 'eu' });
 }
 
+/** A child team of `account`. */
+export async function teamOf(store: Store, account: Team, name = 'Team'): Promise<Team> {
+  const team = await store.teams.createTeam(account, name, 100);
+  if (team === 'limit_reached') throw new Error(`${account.name} has too many teams`);
+  return team;
+}
+
 export async function domainOf(store: Store, team: Team, name: string): Promise<Domain> {
   const domain = await store.domains.create({ teamId: team.id, name, dkimSelector: 'tern', dkimPublicKey: 'pub', dkimPrivateKeyEnc: 'sealed' });
   if (domain === 'exists') throw new Error(`${name} is taken`);
   return domain;
+}
+
+/** A platform operator (a user on no team). */
+export async function operatorOf(store: Store, email: string): Promise<Operator> {
+  const user = await store.users.create({ email, name: 'Op', role: 'operator', passwordHash: '$argon2id$fake', mustChangePassword: false });
+  if (user === 'email_taken' || user.role !== 'operator') throw new Error(`${email} is taken`);
+  return user;
 }
 
 export const recipient = (email: string, state: NewRecipient['state'] = 'queued', name = ''): NewRecipient => ({

@@ -101,6 +101,26 @@ export const messageLogChecks: ContractCheck[] = [
     t.same(await list({ search: ' *** ' }), { ids: [], total: 0 }, 'text with no word matches nothing');
     t.same(await list({}, (await accountOf(store)).id), { ids: [], total: 0 }, 'another team sees none of it');
   }),
+  check("a message is found by the number the platform's list gives it, whichever team it is of", async (t, engine) => {
+    const { store } = await engine.open(t);
+    const ada = await accountOf(store);
+    const bob = await accountOf(store);
+    const first = messageOf(ada, { recipients: [recipient('a@dest.test')] });
+    const second = messageOf(bob, { recipients: [recipient('b@dest.test')], headers: { 'X-Campaign': 'spring' } });
+    await record(store, first);
+    await record(store, second);
+    const listed = await store.messages.list(null, { page: 1, perPage: 10, searchCountLimit: 100 });
+    t.equal(listed.total, 2, "every team's messages");
+    for (const entry of listed.rows) {
+      const { logId, ...rest } = entry;
+      const found = await store.messages.getByLogId(logId);
+      t.same(found, await store.messages.get(entry.id), `${entry.id} by its number`);
+      t.match(found, rest);
+    }
+    t.same(new Set(listed.rows.map((r) => r.logId)).size, 2, 'each its own number');
+    t.match(await store.messages.getByLogId(listed.rows.find((r) => r.id === second.id)!.logId), { id: second.id, teamId: bob.id, headers: { 'X-Campaign': 'spring' } });
+    t.equal(await store.messages.getByLogId(Math.max(...listed.rows.map((r) => r.logId)) + 100), undefined);
+  }),
 ];
 
 /**

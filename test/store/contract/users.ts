@@ -114,4 +114,18 @@ export const userChecks: ContractCheck[] = [
     t.same(await store.applicationPasswords.list(ada.id), []);
     t.equal(await store.applicationPasswords.findByHash(sha('p1')), undefined);
   }),
+
+  check('operators are users on no team, listed oldest first apart from every account user', async (t, engine) => {
+    const { store } = await engine.open(t);
+    t.same(await store.users.listOperators(), []);
+    const account = await accountOf(store);
+    await userOf(store, account.id, 'owner@example.com');
+    const first = await store.users.create({ email: 'Op1@tern.test', name: 'One', role: 'operator', passwordHash: 'x', mustChangePassword: true });
+    const second = await store.users.create({ email: 'op2@tern.test', name: 'Two', role: 'operator', passwordHash: 'x', mustChangePassword: false });
+    t.match(first, { email: 'Op1@tern.test', role: 'operator', mustChangePassword: true });
+    t.notOk(first !== 'email_taken' && 'teamId' in first, 'an operator is on no team');
+    t.same(await store.users.listOperators(), [first, second]);
+    t.equal(await store.users.create({ email: 'OWNER@example.com', name: '', role: 'operator', passwordHash: 'x', mustChangePassword: false }), 'email_taken');
+    t.equal((await store.users.listOperators()).length, 2);
+  }),
 ];
