@@ -4,7 +4,7 @@ import { inboundSpoolDir } from '../shared/data-dir.js';
 import type { Config } from '../shared/config.js';
 import type { Resolver } from 'node:dns/promises';
 import { createResolver } from '../shared/dns.js';
-import { openRuntime, type Runtime } from '../shared/runtime.js';
+import { openRuntime, type Runtime } from '../shared/runtime/runtime.js';
 import { ensureTlsCertificate, readTls, type TlsFiles } from '../shared/tls.js';
 import { Spool } from './feedback/spool.js';
 import { DomainVerifier } from './verification/verify-domains.js';
@@ -14,7 +14,7 @@ import { MessagePreparer } from './delivery/prepare.js';
 import { ConnectionCache } from './delivery/connection-cache.js';
 import { Scheduler } from './delivery/scheduler.js';
 import { loadRetryPolicy, type RetryPolicy } from './delivery/retry-policy.js';
-import { createCore, type Core } from '../shared/core/index.js';
+import { createCore, MTA_ADAPTERS, type Core } from '../shared/core/index.js';
 import { Queue } from '../shared/queue/queue.js';
 import { SubmissionListener } from './smtp/submission.js';
 import { MxListener } from './feedback/inbound.js';
@@ -106,7 +106,8 @@ export async function startMta(config: Config, runtime?: Runtime): Promise<Runni
   const connections = new ConnectionCache();
   const queue = new Queue(rt.store, rt.redis, rt.log);
   const scheduler = createScheduler(rt, config, { queue, outcomes, resolver, connections, retry });
-  const core = createCore(rt, queue);
+  // No card payments nor DNS providers in the MTA.
+  const core = createCore(rt, queue, MTA_ADAPTERS);
   measureQueueDepth(() => queue.depth());
   measureRecipients(() => core.platformStatistics.recipients(RECIPIENT_GAUGE_DAYS));
   const submission = new SubmissionListener(rt, core, readTls(tlsFiles));

@@ -8,7 +8,7 @@ import { storeSupport } from './helpers/store-support.js';
 import { startDnsServer, type TestDnsServer } from './helpers/dns-server.js';
 import { startMta } from '../mta/main.js';
 import { DomainVerifier } from '../mta/verification/verify-domains.js';
-import { openRuntime, type Runtime } from '../shared/runtime.js';
+import { openRuntime, type Runtime } from '../shared/runtime/runtime.js';
 import { createLogger } from '../shared/log.js';
 import { createResolver } from '../shared/dns.js';
 import { redisKeys } from '../shared/redis-keys.js';

@@ -2,7 +2,7 @@
 // and runs deliveries within a global and a per-domain concurrency cap, then hands the results back to the
 // queue. The queue's schedule is rebuilt on start, after a Redis reconnect, and swept for anything overdue
 // every SWEEP_MS, so losing Redis loses no message.
-import type { Runtime } from '../../shared/runtime.js';
+import type { Runtime } from '../../shared/runtime/runtime.js';
 import { expiry, type AttemptResult, type DueRecipient, type Queue } from '../../shared/queue/queue.js';
 import { metrics } from '../../shared/metrics.js';
 import { verpAddress } from '../../shared/verp.js';

@@ -3,7 +3,7 @@
 // suppression, counters, webhook events, reputation). The queue is the store's inbox: a report stays
 // 'received' until it is finished, so one left by a crash is applied on the next start (applying one
 // twice changes nothing the second time).
-import type { Runtime } from '../../shared/runtime.js';
+import type { Runtime } from '../../shared/runtime/runtime.js';
 import type { Spool } from './spool.js';
 import { parseVerp } from '../../shared/verp.js';
 import { metrics } from '../../shared/metrics.js';
