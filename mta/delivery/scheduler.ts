@@ -7,7 +7,8 @@ import { expiry, type AttemptResult, type DueRecipient, type Queue } from '../..
 import { metrics } from '../../shared/metrics.js';
 import { verpAddress } from '../../shared/verp.js';
 import { domainOfEmail } from '../../shared/email-address.js';
-import { nextAttemptAt, type RetryPolicy } from './retry-policy.js';
+import { nextAttemptAt } from './retry-policy.js';
+import type { RetryPolicy } from '../../shared/policies/retry.js';
 import { deliverToDomain, type DeliverOptions, type DeliveryJob, type JobResult } from './deliver.js';
 import type { MessagePreparer } from './prepare.js';
 import type { Outcomes } from '../outcomes/outcome.js';
