@@ -2,9 +2,11 @@
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Config } from '../shared/config.js';
-import { openRuntime, type Runtime } from '../shared/runtime.js';
+import { openRuntime, type Runtime } from '../shared/runtime/runtime.js';
 import { createApiServer, type ApiOptions } from './http/server.js';
 import { createCore } from '../shared/core/index.js';
+import { paymentProviderFrom } from './billing/index.js';
+import { dnsProvidersFrom } from './dns-providers/index.js';
 import { Queue } from '../shared/queue/queue.js';
 import { ComposePool } from './http/send/compose-pool.js';
 import { runEvery } from '../shared/periodic.js';
@@ -28,7 +30,8 @@ const metricsListener = (config: Config, readiness: () => Promise<Readiness>): P
 
 export async function startApi(config: Config, runtime?: Runtime, options: ApiOptions = {}): Promise<RunningApi> {
   const rt = runtime ?? (await openRuntime(config, 'api'));
-  const core = createCore(rt, new Queue(rt.store, rt.redis, rt.log));
+  // The API process owns the outside services' adapters and hands them to the core, which only declares their ports.
+  const core = createCore(rt, new Queue(rt.store, rt.redis, rt.log), { payments: paymentProviderFrom(rt.config), dnsProviders: dnsProvidersFrom(rt.config) });
   // The API's /metrics shows the same figures as the MTA's (the store's counters, not this process's).
   measureRecipients(() => core.platformStatistics.recipients(RECIPIENT_GAUGE_DAYS));
   const composer = new ComposePool(config.api.composeWorkers);

@@ -10,7 +10,7 @@ import { logLoading } from '../shared/store/index.js';
 import type { LoadedMessage } from '../shared/store/log-loader.js';
 import { loadedMessage } from './loaded-message.js';
 import { loadConfig } from '../shared/config.js';
-import { openRuntime, type Runtime } from '../shared/runtime.js';
+import { openRuntime, type Runtime } from '../shared/runtime/runtime.js';
 import { createLogger } from '../shared/log.js';
 import { DomainManagement } from '../shared/core/domains.js';
 import { createIdentity } from '../shared/core/identity/index.js';

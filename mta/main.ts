@@ -2,9 +2,12 @@
 // scheduler and (with submission.ts) the SMTP submission listeners.
 import { inboundSpoolDir } from '../shared/data-dir.js';
 import type { Config } from '../shared/config.js';
+import type { Policies } from '../shared/policies/index.js';
+import type { ReplyRules } from '../shared/policies/smtp-replies.js';
+import type { RetryPolicy } from '../shared/policies/retry.js';
 import type { Resolver } from 'node:dns/promises';
 import { createResolver } from '../shared/dns.js';
-import { openRuntime, type Runtime } from '../shared/runtime.js';
+import { openRuntime, type Runtime } from '../shared/runtime/runtime.js';
 import { ensureTlsCertificate, readTls, type TlsFiles } from '../shared/tls.js';
 import { Spool } from './feedback/spool.js';
 import { DomainVerifier } from './verification/verify-domains.js';
@@ -13,8 +16,7 @@ import { DkimKeyCache } from './delivery/dkim.js';
 import { MessagePreparer } from './delivery/prepare.js';
 import { ConnectionCache } from './delivery/connection-cache.js';
 import { Scheduler } from './delivery/scheduler.js';
-import { loadRetryPolicy, type RetryPolicy } from './delivery/retry-policy.js';
-import { createCore, type Core } from '../shared/core/index.js';
+import { createCore, MTA_ADAPTERS, type Core } from '../shared/core/index.js';
 import { Queue } from '../shared/queue/queue.js';
 import { SubmissionListener } from './smtp/submission.js';
 import { MxListener } from './feedback/inbound.js';
@@ -22,7 +24,6 @@ import { ReportWorker } from './feedback/report-worker.js';
 import { Outcomes } from './outcomes/outcome.js';
 import { Reputation } from './outcomes/reputation.js';
 import { WebhookDispatcher } from './feedback/webhooks.js';
-import { replyRules } from './replies/classify.js';
 import { measureQueueDepth, measureRecipients, RECIPIENT_GAUGE_DAYS, serveMetrics } from '../shared/metrics.js';
 
 export interface RunningMta {
@@ -54,10 +55,11 @@ interface SchedulerParts {
   resolver: Resolver;
   connections: ConnectionCache;
   retry: RetryPolicy;
+  replies: ReplyRules;
 }
 
 /** The delivery scheduler: messages prepared and DKIM-signed, delivered to the recipient domains' MX hosts. */
-function createScheduler(rt: Runtime, config: Config, { queue, outcomes, resolver, connections, retry }: SchedulerParts): Scheduler {
+function createScheduler(rt: Runtime, config: Config, { queue, outcomes, resolver, connections, retry, replies }: SchedulerParts): Scheduler {
   return new Scheduler({
     outcomes,
     rt,
@@ -71,6 +73,7 @@ function createScheduler(rt: Runtime, config: Config, { queue, outcomes, resolve
       connectTimeoutMs: config.delivery.connectTimeoutS * 1000,
       socketTimeoutMs: config.delivery.socketTimeoutS * 1000,
       connections,
+      replies,
     },
     poolFor: poolLookup(rt),
   });
@@ -79,23 +82,22 @@ function createScheduler(rt: Runtime, config: Config, { queue, outcomes, resolve
 /** Reports on the MX port: their own spool, applied by the worker (which first finishes what a crash left). */
 async function startReports(
   rt: Runtime,
-  config: Config,
+  { config, replies }: Policies,
   outcomes: Outcomes,
   tlsFiles: TlsFiles,
 ): Promise<{ inboundSpool: Spool; reports: ReportWorker; mx: MxListener }> {
   const inboundSpool = new Spool(inboundSpoolDir(config.dataDir));
-  const reports = new ReportWorker({ rt, spool: inboundSpool, outcomes, verpSecret: rt.secrets.derive('verp') });
+  const reports = new ReportWorker({ rt, spool: inboundSpool, outcomes, replies, verpSecret: rt.secrets.derive('verp') });
   const mx = new MxListener({ rt, spool: inboundSpool, tls: readTls(tlsFiles), verpSecret: rt.secrets.derive('verp'), onReport: () => reports.wake() });
   await reports.start();
   await mx.listen();
   return { inboundSpool, reports, mx };
 }
 
-export async function startMta(config: Config, runtime?: Runtime): Promise<RunningMta> {
+/** `policies` were loaded and validated once (shared/policies): a broken policy file stopped the start before this. */
+export async function startMta(policies: Policies, runtime?: Runtime): Promise<RunningMta> {
+  const { config, retry, replies } = policies;
   const rt = runtime ?? (await openRuntime(config, 'mta'));
-  // Broken policy files stop the start, rather than the first delivery.
-  replyRules();
-  const retry = loadRetryPolicy();
   const tlsFiles = await ensureTlsCertificate(config);
   const resolver = createResolver(config.dnsServers);
   const verifier = new DomainVerifier(rt, resolver);
@@ -105,8 +107,9 @@ export async function startMta(config: Config, runtime?: Runtime): Promise<Runni
   const outcomes = new Outcomes({ rt, reputation: new Reputation(rt, config.reputation), wake: () => wakers.forEach((wake) => wake()) });
   const connections = new ConnectionCache();
   const queue = new Queue(rt.store, rt.redis, rt.log);
-  const scheduler = createScheduler(rt, config, { queue, outcomes, resolver, connections, retry });
-  const core = createCore(rt, queue);
+  const scheduler = createScheduler(rt, config, { queue, outcomes, resolver, connections, retry, replies });
+  // No card payments nor DNS providers in the MTA.
+  const core = createCore(rt, queue, MTA_ADAPTERS);
   measureQueueDepth(() => queue.depth());
   measureRecipients(() => core.platformStatistics.recipients(RECIPIENT_GAUGE_DAYS));
   const submission = new SubmissionListener(rt, core, readTls(tlsFiles));
@@ -115,7 +118,7 @@ export async function startMta(config: Config, runtime?: Runtime): Promise<Runni
   const listening = () => Promise.resolve(submission.listening() && (mxListener?.listening() ?? false));
   const metricsServer = await serveMetrics(config.metrics.host, config.metrics.mtaPort, () => core.health.readiness({ listeners: listening }));
   await submission.listen();
-  const { inboundSpool, reports, mx } = await startReports(rt, config, outcomes, tlsFiles);
+  const { inboundSpool, reports, mx } = await startReports(rt, policies, outcomes, tlsFiles);
   mxListener = mx;
   verifier.start();
   await scheduler.start();

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { createHash } from 'node:crypto';
 import { startHarness, type Harness } from './helpers/harness.js';
 import { adminRoutes } from '../api/http/admin/index.js';
-import { KeyCache } from '../shared/key-cache.js';
+import { KeyCache } from '../shared/runtime/key-cache.js';
 import { SCOPES, type Scope } from '../shared/scopes.js';
 
 const FAST = { dkim: { keyBits: 1024 } };

@@ -5,17 +5,11 @@ import { join } from 'node:path';
 import t, { type Test } from 'tap';
 import { ConfigError } from '../shared/config.js';
 import { projectPath } from '../shared/paths.js';
-import {
-  classifyReply,
-  loadReplyRules,
-  outcomeOf,
-  parseReply,
-  replyFromDsn,
-  replyFromError,
-  replyRules,
-  type ReplyClass,
-  type ReplyResult,
-} from '../mta/replies/classify.js';
+import { classifyReply, outcomeOf, parseReply, replyFromDsn, replyFromError } from '../mta/replies/classify.js';
+import { loadReplyRules, type ReplyClass, type ReplyResult } from '../shared/policies/smtp-replies.js';
+
+/** The shipped rules (config/smtp-replies.json), loaded once as the MTA loads them. */
+const shipped = loadReplyRules();
 
 type Expect = [ReplyResult, ReplyClass, boolean];
 type Case = { from: string; reply: string; expect: Expect };
@@ -211,23 +205,21 @@ t.test('the corpus holds at least 70 real-world-shaped replies', async (t) => {
 
 for (const { from, reply, expect } of CORPUS) {
   t.test(`${from} "${label(reply)}" is ${describe(expect)}`, async (t) => {
-    const c = classifyReply(parseReply(reply));
+    const c = classifyReply(parseReply(reply), shipped);
     t.same([c.result, c.class, c.hard], expect, `rule ${c.rule}`);
   });
 }
 
 t.test('every shipped rule is exercised by the corpus', async (t) => {
-  const hit = new Set(CORPUS.map(({ reply }) => classifyReply(parseReply(reply)).rule));
-  const unused = replyRules()
-    .rules.map((r) => r.rule.id)
-    .filter((id) => !hit.has(id));
+  const hit = new Set(CORPUS.map(({ reply }) => classifyReply(parseReply(reply), shipped).rule));
+  const unused = shipped.rules.map((r) => r.rule.id).filter((id) => !hit.has(id));
   t.same(unused, [], 'rules no reply in the corpus reaches');
 });
 
 t.test('a transient reply never bounces and only a 2xx is delivered', async (t) => {
   for (const { reply } of CORPUS) {
     const parsed = parseReply(reply);
-    const c = classifyReply(parsed);
+    const c = classifyReply(parsed, shipped);
     if (Math.floor(parsed.code / 100) === 4) t.equal(c.result, 'deferred', reply);
     t.equal(c.result === 'delivered', Math.floor(parsed.code / 100) === 2, reply);
     if (c.result !== 'bounced') t.equal(c.hard, false, reply);
@@ -235,13 +227,13 @@ t.test('a transient reply never bounces and only a 2xx is delivered', async (t) 
 });
 
 t.test('classification names the rule that decided and its reason', async (t) => {
-  const c = classifyReply({ code: 550, enhanced: '5.1.1', text: 'user unknown' });
+  const c = classifyReply({ code: 550, enhanced: '5.1.1', text: 'user unknown' }, shipped);
   t.same(c, { result: 'bounced', class: 'unknown_user', hard: true, rule: 'unknown-user', reason: 'the mailbox does not exist' });
 });
 
 t.test('an unknown-user text wins over a 5.7.x policy code', async (t) => {
-  t.equal(classifyReply({ code: 550, enhanced: '5.7.1', text: '<a@b.example>: Recipient address rejected: User unknown' }).hard, true);
-  t.equal(classifyReply({ code: 550, enhanced: '5.7.1', text: 'Requested action not taken: mailbox unavailable' }).hard, false);
+  t.equal(classifyReply({ code: 550, enhanced: '5.7.1', text: '<a@b.example>: Recipient address rejected: User unknown' }, shipped).hard, true);
+  t.equal(classifyReply({ code: 550, enhanced: '5.7.1', text: 'Requested action not taken: mailbox unavailable' }, shipped).hard, false);
 });
 
 // ---- parsing -----------------------------------------------------------------------------------------------
@@ -316,13 +308,13 @@ t.test('a reply quoted in a bounce notice is found after "said:"', async (t) => 
 
 t.test('an empty reply is a code-0 failure with no text', async (t) => {
   t.same(parseReply(''), { code: 0, text: '' });
-  t.equal(classifyReply(parseReply('')).result, 'deferred');
+  t.equal(classifyReply(parseReply(''), shipped).result, 'deferred');
 });
 
 t.test('a DSN without an SMTP diagnostic takes its meaning from the Status field', async (t) => {
   t.same(replyFromDsn({ status: '5.1.1' }), { code: 554, enhanced: '5.1.1', text: '' });
-  t.equal(classifyReply(replyFromDsn({ status: '5.1.1' })).hard, true);
-  t.equal(classifyReply(replyFromDsn({ status: '4.4.1', diagnosticCode: 'X-Postfix; connect to mx.example.org: Connection timed out' })).result, 'deferred');
+  t.equal(classifyReply(replyFromDsn({ status: '5.1.1' }), shipped).hard, true);
+  t.equal(classifyReply(replyFromDsn({ status: '4.4.1', diagnosticCode: 'X-Postfix; connect to mx.example.org: Connection timed out' }), shipped).result, 'deferred');
   t.same(replyFromDsn({ status: '5.2.2', diagnosticCode: 'smtp; 552 Mailbox full' }), { code: 552, enhanced: '5.2.2', text: 'Mailbox full' });
   t.same(replyFromDsn({ status: '5.1.1', diagnosticCode: 'smtp; 550 5.1.10 not found' }).enhanced, '5.1.10');
 });
@@ -343,16 +335,16 @@ t.test('a delivery error gives the server reply when there is one, else its code
 // ---- outcomes ----------------------------------------------------------------------------------------------
 
 t.test('an outcome keeps the raw reply and says delivered, deferred or bounced', async (t) => {
-  t.same(outcomeOf('250 2.0.0 OK queued'), { kind: 'delivered', reply: '250 2.0.0 OK queued' });
-  t.same(outcomeOf('451 4.7.1 Please try again later\r\n'), { kind: 'deferred', reply: '451 4.7.1 Please try again later', class: 'rate_limited' });
-  t.same(outcomeOf('552 5.2.2 Mailbox full'), { kind: 'bounced', reply: '552 5.2.2 Mailbox full', class: 'mailbox_full', hard: false });
-  t.same(outcomeOf({ code: 550, enhanced: '5.1.1', text: 'User unknown' }), {
+  t.same(outcomeOf('250 2.0.0 OK queued', shipped), { kind: 'delivered', reply: '250 2.0.0 OK queued' });
+  t.same(outcomeOf('451 4.7.1 Please try again later\r\n', shipped), { kind: 'deferred', reply: '451 4.7.1 Please try again later', class: 'rate_limited' });
+  t.same(outcomeOf('552 5.2.2 Mailbox full', shipped), { kind: 'bounced', reply: '552 5.2.2 Mailbox full', class: 'mailbox_full', hard: false });
+  t.same(outcomeOf({ code: 550, enhanced: '5.1.1', text: 'User unknown' }, shipped), {
     kind: 'bounced',
     reply: '550 5.1.1 User unknown',
     class: 'unknown_user',
     hard: true,
   });
-  t.same(outcomeOf({ code: 0, text: 'ETIMEDOUT' }), { kind: 'deferred', reply: 'ETIMEDOUT', class: 'network' });
+  t.same(outcomeOf({ code: 0, text: 'ETIMEDOUT' }, shipped), { kind: 'deferred', reply: 'ETIMEDOUT', class: 'network' });
 });
 
 // ---- the rules file ----------------------------------------------------------------------------------------
@@ -383,10 +375,10 @@ function rejects(t: Test, content: unknown, message: RegExp): void {
 }
 
 t.test('the shipped rules load validated and frozen', async (t) => {
-  const rules = replyRules();
+  const rules = loadReplyRules();
   t.ok(Object.isFrozen(rules) && Object.isFrozen(rules.rules) && Object.isFrozen(rules.rules[0]!.rule.match));
   t.equal(rules.rules.length, shippedRules().rules.length);
-  t.equal(replyRules(), rules, 'loaded once');
+  t.equal(rules.file, projectPath('config', 'smtp-replies.json'), 'from the shipped file');
 });
 
 t.test('a rules file that is not JSON is rejected with the parser message', async (t) => {

@@ -2,9 +2,9 @@
 // TERNMAIL_CONFIG, TERNMAIL_* variables) without starting anything, names each bad setting on its own line
 // and exits 1, or says the configuration is valid and exits 0.
 import t from 'tap';
-import { rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { cleanEnv, fileExists, runCli, tempHome } from './helpers/cli.js';
+import { cleanEnv, fileExists, repoRoot, runCli, tempHome } from './helpers/cli.js';
 
 const home = tempHome('tern-config-check-');
 t.teardown(() => rmSync(home.dir, { recursive: true, force: true }));
@@ -53,4 +53,56 @@ t.test('a rule across settings is named too (the semantic checks), and an unread
   const missing = await check(join(home.dir, 'absent.json'));
   t.equal(missing.code, 1);
   t.match(missing.stdout, /cannot read configuration file .*absent\.json/);
+});
+
+/**
+ * A copy of the built package (dist, config, package.json; node_modules linked), whose shipped policy files a
+ * test may break: the retry policy and the reply rules are read from the package's own config/ folder.
+ */
+function packageCopy(name: string): { root: string; ternmail: string } {
+  const root = join(home.dir, name);
+  mkdirSync(root);
+  for (const part of ['dist', 'config', 'package.json']) cpSync(join(repoRoot, part), join(root, part), { recursive: true });
+  symlinkSync(join(repoRoot, 'node_modules'), join(root, 'node_modules'));
+  return { root, ternmail: join(root, 'dist', 'shared', 'cli', 'ternmail.js') };
+}
+
+const checkWith = (ternmail: string) =>
+  runCli(['config', 'check'], cleanEnv({ TERNMAIL_CONFIG: home.configFile, TERNMAIL_DATA_DIR: dataDir, TERNMAIL_PUBLIC_HOSTNAME: 'mx.example.com' }), 60_000, ternmail);
+
+t.test('a broken retry policy (config/retry.json) is named by file and setting, exit 1', async (t) => {
+  const copy = packageCopy('broken-retry');
+  const file = join(copy.root, 'config', 'retry.json');
+  const retry = JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>;
+  writeFileSync(file, JSON.stringify({ ...retry, delaysS: [], jitterRatio: 2 }));
+  const res = await checkWith(copy.ternmail);
+  t.equal(res.code, 1, res.stdout + res.stderr);
+  t.match(res.stdout, new RegExp(`^invalid retry policy in ${file}:$`, 'm'), 'the file is named');
+  t.match(res.stdout, /^ {2}delaysS: must NOT have fewer than 1 items$/m);
+  t.match(res.stdout, /^ {2}jitterRatio: must be <= 0\.5$/m);
+  t.notMatch(res.stdout, /configuration OK/);
+  t.equal(res.stderr, '', 'a finding, not an error');
+});
+
+t.test('broken SMTP reply rules (config/smtp-replies.json) are named by file and rule, exit 1', async (t) => {
+  const copy = packageCopy('broken-replies');
+  const file = join(copy.root, 'config', 'smtp-replies.json');
+  const shipped = JSON.parse(readFileSync(file, 'utf8')) as { rules: Array<Record<string, unknown>> };
+  const [first, ...rest] = shipped.rules;
+  writeFileSync(file, JSON.stringify({ ...shipped, rules: [{ ...first, hard: 'yes' }, ...rest] }));
+  const res = await checkWith(copy.ternmail);
+  t.equal(res.code, 1, res.stdout + res.stderr);
+  t.match(res.stdout, new RegExp(`^invalid SMTP reply rules in ${file}:$`, 'm'), 'the file is named');
+  t.match(res.stdout, new RegExp(`^ {2}rules\\[0\\] "${String(first!.id)}"\\.hard: must be boolean$`, 'm'), 'and the rule and its setting');
+  t.equal(res.stderr, '', 'a finding, not an error');
+});
+
+t.test('an unreadable retry policy and broken reply rules are both reported, each by its file', async (t) => {
+  const copy = packageCopy('broken-both');
+  writeFileSync(join(copy.root, 'config', 'retry.json'), '{');
+  writeFileSync(join(copy.root, 'config', 'smtp-replies.json'), JSON.stringify({ description: 'x', rules: [] }));
+  const res = await checkWith(copy.ternmail);
+  t.equal(res.code, 1, res.stdout + res.stderr);
+  t.match(res.stdout, new RegExp(`^cannot read retry policy file ${join(copy.root, 'config', 'retry.json')}: `, 'm'));
+  t.match(res.stdout, new RegExp(`^invalid SMTP reply rules in ${join(copy.root, 'config', 'smtp-replies.json')}:$`, 'm'));
 });

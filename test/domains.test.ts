@@ -6,7 +6,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { startHarness, type Harness } from './helpers/harness.js';
 import { startDnsServer } from './helpers/dns-server.js';
-import { openRuntime } from '../shared/runtime.js';
+import { openRuntime } from '../shared/runtime/runtime.js';
 import { createLogger } from '../shared/log.js';
 
 const dns = await startDnsServer();

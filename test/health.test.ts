@@ -9,6 +9,7 @@ import { until } from './helpers/wait.js';
 import { startHarness } from './helpers/harness.js';
 import { freePort } from './helpers/redis.js';
 import { startMta } from '../mta/main.js';
+import { loadDeliveryRules } from '../shared/policies/index.js';
 
 interface Answer {
   status: number;
@@ -163,7 +164,7 @@ t.test("the MTA's /readyz names its listeners once its SMTP submission ports sto
   const metricsPort = await freePort();
   const h = await startHarness({ env: { TERNMAIL_METRICS_PORT: String(metricsPort), TERNMAIL_VERIFY_INTERVAL_S: '3600' } });
   t.teardown(() => h.close());
-  const mta = await startMta(h.config, h.rt);
+  const mta = await startMta({ config: h.config, ...loadDeliveryRules() }, h.rt);
   t.teardown(() => mta.close());
   const readyz = `http://127.0.0.1:${metricsPort}/readyz`;
   t.equal((await get(readyz)).status, 200, 'ready with every listener up');

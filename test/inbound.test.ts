@@ -11,6 +11,7 @@ import { startDnsServer, type TestDnsServer } from './helpers/dns-server.js';
 import { startSink, type Sink } from './helpers/sink.js';
 import { deliverReport, reportAbout } from './helpers/reports.js';
 import { startMta, type RunningMta } from '../mta/main.js';
+import { loadDeliveryRules } from '../shared/policies/index.js';
 import { ReportWorker } from '../mta/feedback/report-worker.js';
 import { Spool } from '../mta/feedback/spool.js';
 import { metrics } from '../shared/metrics.js';
@@ -87,7 +88,7 @@ t.before(async () => {
   const dns = await startDnsServer();
   const sink = await startSink();
   const h = await startHarness({ env: { TERNMAIL_DNS_SERVERS: dns.address, TERNMAIL_REMOTE_SMTP_PORT: String(sink.port), TERNMAIL_VERIFY_INTERVAL_S: '3600' } });
-  const mta = await startMta(h.config, h.rt);
+  const mta = await startMta({ config: h.config, ...loadDeliveryRules() }, h.rt);
   dns.set('dest.test', [{ type: 'MX', data: { preference: 10, exchange: 'mx.dest.test' } }]);
   dns.set('mx.dest.test', [{ type: 'A', data: '127.0.0.1' }]);
   const acct = await h.account({ credits: 1000 });
@@ -357,6 +358,7 @@ t.test('a report accepted but not yet processed when the worker stops is applied
   const restarted = new ReportWorker({
     rt: w.h.rt,
     spool: new Spool(join(w.h.config.dataDir, 'spool-inbound')),
+    replies: loadDeliveryRules().replies,
     outcomes: w.mta.outcomes,
     verpSecret: w.h.rt.secrets.derive('verp'),
   });

@@ -7,6 +7,9 @@ import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { addressField, fieldGroups, parseFields, parseReport, type ParsedReport } from '../mta/feedback/reports.js';
 import { classifyReply } from '../mta/replies/classify.js';
+import { loadReplyRules } from '../shared/policies/smtp-replies.js';
+
+const shipped = loadReplyRules();
 
 const FIXTURES = join(import.meta.dirname, 'fixtures', 'reports');
 const VERP = 'bounces+2s-5f1c0a9e3b7d24c6e8a1@send.example.com';
@@ -52,7 +55,7 @@ const CASES: Record<string, Expected> = {
 function check(t: Test, got: ParsedReport, want: Expected): void {
   t.equal(got.kind, want.kind, 'kind');
   if (got.kind === 'bounce' && want.kind === 'bounce') {
-    const c = classifyReply(got.reply);
+    const c = classifyReply(got.reply, shipped);
     t.match(got, { format: want.format, action: 'failed', status: want.status, finalRecipient: want.finalRecipient, permanent: want.permanent });
     t.equal(got.reply.code, want.code, 'reply code');
     t.equal(want.permanent && c.result === 'bounced' && c.hard, want.hard, `hard or soft through classify (${c.rule})`);

@@ -4,7 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import t from 'tap';
 import { ConfigError } from '../shared/config.js';
-import { expiresAt, loadRetryPolicy, nextAttemptAt, retryDelayS, type RetryPolicy } from '../mta/delivery/retry-policy.js';
+import { expiresAt, nextAttemptAt, retryDelayS } from '../mta/delivery/retry-policy.js';
+import { loadRetryPolicy, type RetryPolicy } from '../shared/policies/retry.js';
 
 const policy = loadRetryPolicy({ env: {} });
 const queuedAt = new Date('2025-03-01T12:00:00Z');

@@ -4,7 +4,7 @@
 import t from 'tap';
 import { startHarness, type Harness, type UntypedJson } from './helpers/harness.js';
 import { startApi } from '../api/main.js';
-import { openRuntime } from '../shared/runtime.js';
+import { openRuntime } from '../shared/runtime/runtime.js';
 import { createLogger } from '../shared/log.js';
 import { redisKeys } from '../shared/redis-keys.js';
 import { utcDay } from '../shared/time.js';

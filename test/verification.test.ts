@@ -7,15 +7,16 @@ import { startHarness, type Harness } from './helpers/harness.js';
 import { storeSupport } from './helpers/store-support.js';
 import { startDnsServer, type TestDnsServer } from './helpers/dns-server.js';
 import { startMta } from '../mta/main.js';
+import { loadDeliveryRules } from '../shared/policies/index.js';
 import { DomainVerifier } from '../mta/verification/verify-domains.js';
-import { openRuntime, type Runtime } from '../shared/runtime.js';
+import { openRuntime, type Runtime } from '../shared/runtime/runtime.js';
 import { createLogger } from '../shared/log.js';
 import { createResolver } from '../shared/dns.js';
 import { redisKeys } from '../shared/redis-keys.js';
 
 const dns = await startDnsServer();
 const h = await startHarness({ env: { TERNMAIL_DNS_SERVERS: dns.address, TERNMAIL_VERIFY_INTERVAL_S: '1' } });
-const mta = await startMta(h.config, h.rt);
+const mta = await startMta({ config: h.config, ...loadDeliveryRules() }, h.rt);
 t.teardown(async () => {
   await mta.close();
   await h.close();
@@ -308,7 +309,7 @@ t.test('a stopped MTA starts no further verification round, even when stopped du
   dns.delay(`tern._domainkey.${name}`, 600);
   t.teardown(() => dns.delay(`tern._domainkey.${name}`, 0));
 
-  const running = await startMta(own.config, own.rt);
+  const running = await startMta({ config: own.config, ...loadDeliveryRules() }, own.rt);
   const until = Date.now() + 10_000;
   while (queriesFor(dns, name) === 0 && Date.now() < until) await sleep(20);
   t.ok(queriesFor(dns, name) > 0, 'a round is under way');

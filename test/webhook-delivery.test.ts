@@ -13,6 +13,7 @@ import { startDnsServer, type TestDnsServer } from './helpers/dns-server.js';
 import { startSink, type Sink } from './helpers/sink.js';
 import { certificate, startReceiver, verifies, type Receiver } from './helpers/webhook-receiver.js';
 import { startMta, type RunningMta } from '../mta/main.js';
+import { loadDeliveryRules } from '../shared/policies/index.js';
 import { createResolver } from '../shared/dns.js';
 import { notPublicReason } from '../shared/public-address.js';
 import { WebhookDispatcher } from '../mta/feedback/webhooks.js';
@@ -58,7 +59,7 @@ async function world(allowPrivate: boolean): Promise<World> {
       TERNMAIL_WEBHOOK_CA_FILE: caFile,
     },
   });
-  const mta = await startMta(h.config, h.rt);
+  const mta = await startMta({ config: h.config, ...loadDeliveryRules() }, h.rt);
   dns.set('dest.test', [{ type: 'MX', data: { preference: 10, exchange: 'mx.dest.test' } }]);
   dns.set('mx.dest.test', [{ type: 'A', data: '127.0.0.1' }]);
   dns.set('hooks.example.com', [{ type: 'A', data: '127.0.0.1' }]);

@@ -3,7 +3,7 @@
 // methods read and detached, and webhook signatures checked with the client's constructEvent.
 import Stripe from 'stripe';
 import type { IntentOutcome, PaymentEvent, PaymentState, SavedCard } from '../../shared/domain/payment.js';
-import type { ChargeRequest, PaymentProvider } from '../../shared/core/ports/payment-provider.js';
+import { PAYMENT_ID_KEY, type ChargeRequest, type PaymentProvider } from '../../shared/core/ports/payment-provider.js';
 
 export interface StripeSettings {
   secretKey: string;
@@ -45,9 +45,6 @@ function failureOf(intent: Intent): string | null {
   const error = 'last_payment_error' in intent ? intent.last_payment_error : intent.last_setup_error;
   return error?.message ?? (stateOf(intent.status) === 'failed' ? `The payment did not go through (${intent.status}).` : null);
 }
-
-/** The metadata key naming Tern's payment on a PaymentIntent: a webhook may come before Tern stored the intent's id. */
-export const PAYMENT_ID_KEY = 'tern_payment_id';
 
 function ternPaymentId(intent: Stripe.PaymentIntent): number | null {
   const id = Number(intent.metadata?.[PAYMENT_ID_KEY]);

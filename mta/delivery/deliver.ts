@@ -3,6 +3,7 @@
 // Every result is a value; nothing here throws for a remote failure.
 import SMTPConnection from 'nodemailer/lib/smtp-connection';
 import { outcomeOf, replyFromError, type Outcome } from '../replies/classify.js';
+import type { ReplyRules } from '../../shared/policies/smtp-replies.js';
 import type { MxHost, MxResolver } from './mx.js';
 import type { ConnectionCache } from './connection-cache.js';
 
@@ -30,6 +31,8 @@ export interface DeliverOptions {
   socketTimeoutMs: number;
   /** Where connections wait between batches; without one, each batch has its own connection. */
   connections?: ConnectionCache;
+  /** What each reply means (config/smtp-replies.json, loaded once). */
+  replies: ReplyRules;
 }
 
 const cacheKey = (ip: string, o: DeliverOptions): string => `${ip}:${o.port}|${o.localAddress ?? ''}|${o.ehloName}`;
@@ -64,19 +67,19 @@ function connect(host: MxHost, ip: string, o: DeliverOptions): Promise<SMTPConne
   });
 }
 
-async function sendOne(conn: SMTPConnection, job: DeliveryJob): Promise<{ outcome: Outcome; connectionLost: boolean }> {
+async function sendOne(conn: SMTPConnection, job: DeliveryJob, rules: ReplyRules): Promise<{ outcome: Outcome; connectionLost: boolean }> {
   let body: Buffer;
   try {
     body = await job.body();
   } catch (err) {
     // Our own trouble (the body missing from the store, the key unusable): a deferral with our reason, tried again later.
-    return { outcome: outcomeOf({ code: 451, text: `4.3.0 local problem preparing the message: ${(err as Error).message}` }), connectionLost: false };
+    return { outcome: outcomeOf({ code: 451, text: `4.3.0 local problem preparing the message: ${(err as Error).message}` }, rules), connectionLost: false };
   }
   return new Promise((resolve) => {
     conn.send({ from: job.returnPath, to: [job.email] }, body, (err, info) => {
-      if (!err && info?.accepted.length) return resolve({ outcome: outcomeOf(info.response), connectionLost: false });
+      if (!err && info?.accepted.length) return resolve({ outcome: outcomeOf(info.response, rules), connectionLost: false });
       const reply = replyFromError(err ?? info?.rejectedErrors?.[0]);
-      resolve({ outcome: outcomeOf(reply), connectionLost: conn.destroyed || reply.code === 0 });
+      resolve({ outcome: outcomeOf(reply, rules), connectionLost: conn.destroyed || reply.code === 0 });
     });
   });
 }
@@ -86,10 +89,16 @@ function reset(conn: SMTPConnection): Promise<boolean> {
 }
 
 /** Sends every job over one connection; jobs left when the connection is lost are returned undone. */
-async function sendAll(conn: SMTPConnection, jobs: readonly DeliveryJob[], host: MxHost, ip: string): Promise<{ done: JobResult[]; undone: DeliveryJob[] }> {
+async function sendAll(
+  conn: SMTPConnection,
+  jobs: readonly DeliveryJob[],
+  host: MxHost,
+  ip: string,
+  rules: ReplyRules,
+): Promise<{ done: JobResult[]; undone: DeliveryJob[] }> {
   const done: JobResult[] = [];
   for (const [i, job] of jobs.entries()) {
-    const { outcome, connectionLost } = await sendOne(conn, job);
+    const { outcome, connectionLost } = await sendOne(conn, job, rules);
     if (connectionLost && outcome.kind === 'deferred') return { done, undone: jobs.slice(i) };
     done.push({ recipientId: job.recipientId, outcome, mxHost: host.exchange, ip });
     if (outcome.kind !== 'delivered' && !(await reset(conn))) return { done, undone: jobs.slice(i + 1) };
@@ -109,7 +118,7 @@ async function sendOverKept(
 ): Promise<{ done: JobResult[]; undone: DeliveryJob[]; conn: SMTPConnection } | null> {
   const conn = o.connections?.take(cacheKey(ip, o));
   if (!conn) return null;
-  const sent = await sendAll(conn, jobs, host, ip);
+  const sent = await sendAll(conn, jobs, host, ip, o.replies);
   if (sent.done.length === 0 && sent.undone.length === jobs.length) {
     conn.close();
     return null;
@@ -137,27 +146,27 @@ async function deliverToHosts(hosts: readonly MxHost[], jobs: readonly DeliveryJ
           conn = await connect(host, ip, o);
         } catch (err) {
           lastError = err;
-          const outcome = outcomeOf(replyFromError(err));
+          const outcome = outcomeOf(replyFromError(err), o.replies);
           // A 5xx greeting is the host refusing us: a verdict for every recipient, not a reason to go on.
           if (outcome.kind === 'bounced') return [...results, ...allResults(pending, outcome, host.exchange, ip)];
           continue;
         }
-        sent = { ...(await sendAll(conn, pending, host, ip)), conn };
+        sent = { ...(await sendAll(conn, pending, host, ip, o.replies)), conn };
       }
       release(sent.conn, sent.undone, ip, o);
       results.push(...sent.done);
       pending = sent.undone;
     }
   }
-  return [...results, ...allResults(pending, outcomeOf(replyFromError(lastError)))];
+  return [...results, ...allResults(pending, outcomeOf(replyFromError(lastError), o.replies))];
 }
 
 export async function deliverToDomain(domain: string, jobs: readonly DeliveryJob[], o: DeliverOptions): Promise<JobResult[]> {
   const route = await o.mx.route(domain);
-  if (route.kind === 'null-mx') return allResults(jobs, outcomeOf({ code: 0, text: `null MX: ${domain} accepts no mail (RFC 7505)` }));
+  if (route.kind === 'null-mx') return allResults(jobs, outcomeOf({ code: 0, text: `null MX: ${domain} accepts no mail (RFC 7505)` }, o.replies));
   if (route.kind === 'no-route') {
     const text = route.temporary ? `DNS temporary failure for ${domain}: ${route.reason}` : `no MX and no A for ${domain}: ${route.reason}`;
-    return allResults(jobs, outcomeOf({ code: 0, text }));
+    return allResults(jobs, outcomeOf({ code: 0, text }, o.replies));
   }
   return deliverToHosts(route.hosts, jobs, o);
 }

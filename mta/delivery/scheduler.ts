@@ -2,12 +2,13 @@
 // and runs deliveries within a global and a per-domain concurrency cap, then hands the results back to the
 // queue. The queue's schedule is rebuilt on start, after a Redis reconnect, and swept for anything overdue
 // every SWEEP_MS, so losing Redis loses no message.
-import type { Runtime } from '../../shared/runtime.js';
+import type { Runtime } from '../../shared/runtime/runtime.js';
 import { expiry, type AttemptResult, type DueRecipient, type Queue } from '../../shared/queue/queue.js';
 import { metrics } from '../../shared/metrics.js';
 import { verpAddress } from '../../shared/verp.js';
 import { domainOfEmail } from '../../shared/email-address.js';
-import { nextAttemptAt, type RetryPolicy } from './retry-policy.js';
+import { nextAttemptAt } from './retry-policy.js';
+import type { RetryPolicy } from '../../shared/policies/retry.js';
 import { deliverToDomain, type DeliverOptions, type DeliveryJob, type JobResult } from './deliver.js';
 import type { MessagePreparer } from './prepare.js';
 import type { Outcomes } from '../outcomes/outcome.js';

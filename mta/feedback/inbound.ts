@@ -5,7 +5,7 @@
 import { randomBytes } from 'node:crypto';
 import { SMTPServer, type SMTPServerAddress, type SMTPServerDataStream, type SMTPServerSession } from 'smtp-server';
 import { answer, isListening, listenSmtp } from '../../shared/smtp-listen.js';
-import type { Runtime } from '../../shared/runtime.js';
+import type { Runtime } from '../../shared/runtime/runtime.js';
 import type { Spool } from './spool.js';
 import { parseVerp } from '../../shared/verp.js';
 import { RETURN_PATH_LABEL } from '../../shared/dns-records.js';

@@ -3,11 +3,12 @@
 // suppression, counters, webhook events, reputation). The queue is the store's inbox: a report stays
 // 'received' until it is finished, so one left by a crash is applied on the next start (applying one
 // twice changes nothing the second time).
-import type { Runtime } from '../../shared/runtime.js';
+import type { Runtime } from '../../shared/runtime/runtime.js';
 import type { Spool } from './spool.js';
 import { parseVerp } from '../../shared/verp.js';
 import { metrics } from '../../shared/metrics.js';
 import { classifyReply, formatReply } from '../replies/classify.js';
+import type { ReplyRules } from '../../shared/policies/smtp-replies.js';
 import type { Outcomes } from '../outcomes/outcome.js';
 import { parseReport, type BounceReport, type ComplaintReport, type ParsedReport } from './reports.js';
 import type { InboundReport } from '../../shared/domain/feedback.js';
@@ -16,6 +17,8 @@ export interface ReportWorkerDeps {
   rt: Runtime;
   spool: Spool;
   outcomes: Outcomes;
+  /** What a bounce's reply means (config/smtp-replies.json, loaded once). */
+  replies: ReplyRules;
   verpSecret: Buffer;
   pollMs?: number;
 }
@@ -112,7 +115,7 @@ export class ReportWorker {
   private async bounce(report: InboundReport, parsed: BounceReport): Promise<Verdict> {
     const recipientId = parseVerp(report.rcptTo, this.d.verpSecret);
     if (recipientId === null) return dropped('bounce', `not sent to a VERP address (${report.rcptTo})`);
-    const c = classifyReply(parsed.reply);
+    const c = classifyReply(parsed.reply, this.d.replies);
     // A temporary condition reported as final is a soft bounce whatever its text says.
     const hard = parsed.permanent && c.result === 'bounced' && c.hard;
     const reason = formatReply(parsed.reply).slice(0, MAX_REASON) || c.reason;

@@ -4,7 +4,8 @@
 // field parser (RFC 5322 unfolding, one block per blank-line-separated group), never by regexes over the
 // whole mail. Matching the report to a recipient and deciding hard or soft is the worker's job.
 import { simpleParser, type Attachment, type ParsedMail, type SimpleParserOptions } from 'mailparser';
-import { parseReply, replyFromDsn, type RemoteReply } from '../replies/classify.js';
+import { parseReply, replyFromDsn } from '../replies/classify.js';
+import type { RemoteReply } from '../../shared/policies/smtp-replies.js';
 
 export type DsnAction = 'failed' | 'delayed' | 'delivered' | 'relayed' | 'expanded';
 

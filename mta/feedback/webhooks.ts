@@ -8,7 +8,7 @@ import { readFileSync } from 'node:fs';
 import { rootCertificates } from 'node:tls';
 import { redisKeys } from '../../shared/redis-keys.js';
 import { RELEASE_LOCK_SCRIPT } from '../../shared/redis.js';
-import type { Runtime } from '../../shared/runtime.js';
+import type { Runtime } from '../../shared/runtime/runtime.js';
 import type { OutboxEvent } from '../../shared/domain/feedback.js';
 import type { Webhook } from '../../shared/domain/webhook.js';
 import { safePost, type PostOutcome } from './safe-http.js';

@@ -2,7 +2,7 @@
 // transaction (for delivery replies, the very transaction that records the attempt) — logs it, wakes the
 // webhook dispatcher and checks the team's reputation. Bounces come from the SMTP reply, a DSN or expiry;
 // complaints from ARF reports.
-import type { Runtime } from '../../shared/runtime.js';
+import type { Runtime } from '../../shared/runtime/runtime.js';
 import type { Applied, BounceInput, ComplaintInput } from '../../shared/store/feedback.js';
 import type { Reputation } from './reputation.js';
 

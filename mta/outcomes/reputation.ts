@@ -2,7 +2,7 @@
 // at least the minimum volume and the minimum number of those events, the platform suspends the team and
 // records why (the rate, the figures, the thresholds, when). Sending stops at once (HTTP 403
 // account.suspended, SMTP 550 5.7.1) and only the platform (ternmail team reactivate) lifts it.
-import type { Runtime } from '../../shared/runtime.js';
+import type { Runtime } from '../../shared/runtime/runtime.js';
 import type { SuspensionDetail } from '../../shared/domain/team.js';
 import { rateTooHigh, ratesOf, suspensionReason, type Rates, type ReputationPolicy } from '../../shared/domain/reputation.js';
 

@@ -6,7 +6,7 @@ import { answer, isListening, listenSmtp } from '../../shared/smtp-listen.js';
 import { PromptGreetingSmtpServer } from '../../shared/prompt-greeting.js';
 import type { AddressObject } from 'mailparser';
 import { parseLogFields, type LogFields } from './log-fields.js';
-import type { Runtime } from '../../shared/runtime.js';
+import type { Runtime } from '../../shared/runtime/runtime.js';
 import type { Logger } from '../../shared/log.js';
 import type { Core } from '../../shared/core/index.js';
 import type { Domain } from '../../shared/domain/sending-domain.js';

@@ -2,33 +2,17 @@
 // in DNS; older drafts stop being checked, with a reason. One process at a time holds a Redis lock.
 import { randomBytes } from 'node:crypto';
 import type { Resolver } from 'node:dns/promises';
-import type { Redis } from 'ioredis';
 import { RELEASE_LOCK_SCRIPT } from '../../shared/redis.js';
 import { redisKeys } from '../../shared/redis-keys.js';
-import type { Runtime } from '../../shared/runtime.js';
+import type { Runtime } from '../../shared/runtime/runtime.js';
 import { checkDomainDns } from '../../shared/verification/domain-check.js';
+import { recordRound, type RecordedRound } from '../../shared/verification/rounds.js';
 
 export interface VerifyRound {
   ran: boolean;
   checked: number;
   verified: number;
   expired: number;
-}
-
-/** A round that ran, as the status reads it back: when it ended and what it did. */
-export interface RecordedRound {
-  endedAt: string;
-  checked: number;
-  verified: number;
-  expired: number;
-}
-
-/** The last round any process ran, or null when none was recorded (none since Redis was emptied). */
-export async function lastRecordedRound(redis: Redis): Promise<RecordedRound | null> {
-  const text = await redis.get(redisKeys.verifyLastRound());
-  if (text === null) return null;
-  const r = JSON.parse(text) as Partial<RecordedRound>;
-  return typeof r.endedAt === 'string' ? { endedAt: r.endedAt, checked: r.checked ?? 0, verified: r.verified ?? 0, expired: r.expired ?? 0 } : null;
 }
 
 export class DomainVerifier {
@@ -80,7 +64,7 @@ export class DomainVerifier {
       const round = await this.checkAll();
       const recorded: RecordedRound = { endedAt: new Date().toISOString(), checked: round.checked, verified: round.verified, expired: round.expired };
       // The round's work is done; a record that cannot be written only leaves the status one round behind.
-      await redis.set(redisKeys.verifyLastRound(), JSON.stringify(recorded)).catch((err: Error) => this.rt.log.warn({ err: err.message }, 'last round not recorded'));
+      await recordRound(redis, recorded).catch((err: Error) => this.rt.log.warn({ err: err.message }, 'last round not recorded'));
       return round;
     } finally {
       await redis.eval(RELEASE_LOCK_SCRIPT, 1, lock, this.holder).catch(() => undefined);

@@ -4,6 +4,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { loadConfig, type Config } from '../config.js';
+import { loadPolicies, type Policies } from '../policies/index.js';
 import { openStore } from '../store/index.js';
 import { type Store } from '../store/index.js';
 import { createAccount, createAdminKey } from '../core/accounts.js';
@@ -272,10 +273,11 @@ async function runApi(config: Config): Promise<void> {
   onStop(() => api.close());
 }
 
-async function runMta(config: Config): Promise<void> {
+/** The MTA runs by every policy (the configuration, the retry policy, the reply rules), loaded once before it starts. */
+async function runMta(policies: Policies): Promise<void> {
   const { startMta } = await import('../../mta/main.js');
-  const mta = await startMta(config).catch((err: unknown) => {
-    throw explainBindError(config, err);
+  const mta = await startMta(policies).catch((err: unknown) => {
+    throw explainBindError(policies.config, err);
   });
   onStop(() => mta.close());
   process.on('SIGHUP', () => {
@@ -409,10 +411,10 @@ async function main(argv: string[]): Promise<void> {
     return;
   }
   if (first === 'config' && second === 'check') return runConfigCheck(argv.slice(2));
+  if (first === 'mta') return runMta(loadPolicies());
   const config = loadConfig();
   if (first === 'status') return runStatus(config, argv.slice(1));
   if (first === 'api') return runApi(config);
-  if (first === 'mta') return runMta(config);
   if (first === 'start') return runStart(config);
   const oneWord = Object.hasOwn(oneWordCommands, first);
   const command = oneWord ? oneWordCommands[first] : { ...operatorCommands, ...queueCommands }[`${first} ${second ?? ''}`];

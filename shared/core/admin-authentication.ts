@@ -1,7 +1,7 @@
 // Who calls the management interface: an admin key (sending keys never manage), and the team it acts on,
 // its own or, for an account's key, one of the account's child teams. One of the authentication strategies
 // the interfaces pick per route group (sending keys are core/sending; dashboard sessions come next).
-import type { KeyCache } from '../key-cache.js';
+import type { KeyCache } from '../runtime/key-cache.js';
 import type { KeyRecord } from '../domain/key-record.js';
 import type { Store } from '../store/index.js';
 import { accountIdOf, type Team } from '../domain/team.js';

@@ -5,7 +5,7 @@
 import type { Redis } from 'ioredis';
 import type { Logger } from '../log.js';
 import type { Config } from '../config.js';
-import type { KeyCache } from '../key-cache.js';
+import type { KeyCache } from '../runtime/key-cache.js';
 import { keyNameProblem, type KeyRecord } from '../domain/key-record.js';
 import type { Store } from '../store/index.js';
 import { accountIdOf, type Team } from '../domain/team.js';

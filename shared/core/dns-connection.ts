@@ -10,14 +10,15 @@ import type { Team } from '../domain/team.js';
 import type { Domain } from '../domain/sending-domain.js';
 import { DNS_PROVIDER_TITLES, type DnsConnection, type DnsProviderName } from '../domain/dns-connection.js';
 import { dnsRecordsFor } from '../dns-records.js';
-import type { DnsProvider, DnsProviders, ProviderFailure, RecordSpec } from '../../api/dns-providers/index.js';
+import type { DnsProvider, DnsProviders, ProviderFailure, RecordSpec } from './ports/dns-provider.js';
 import { syncRecord, wantedRecords, type SyncedRecord } from './dns-record-sync.js';
 
 export interface DnsConnectionDeps {
   config: Config;
   store: Store;
   secrets: SecretBox;
-  providers: DnsProviders;
+  /** Null in the MTA, which connects no DNS provider (the API process hands the core its adapters). */
+  providers: DnsProviders | null;
 }
 
 export type DnsConnectionRefusal =
@@ -110,7 +111,7 @@ export class DnsConnections {
     if (!TOKEN.test(apiToken)) {
       return refuse({ kind: 'invalid_field', field: 'api_token', message: `api_token must be a ${title} API token: 8 to 512 visible ASCII characters, no spaces` });
     }
-    const checked = await this.d.providers[provider](apiToken).verifyToken();
+    const checked = await this.opened(provider, apiToken).verifyToken();
     if (!checked.ok || !checked.value.active) {
       const refusal: DnsConnectionRefusal = checked.ok
         ? { kind: 'provider_refused', provider, status: 200, message: `${title} refused the token: it is ${checked.value.status}` }
@@ -156,7 +157,13 @@ export class DnsConnections {
   }
 
   private open(connection: DnsConnection): DnsProvider {
-    return this.d.providers[connection.provider](this.d.secrets.open(connection.tokenEnc));
+    return this.opened(connection.provider, this.d.secrets.open(connection.tokenEnc));
+  }
+
+  private opened(provider: DnsProviderName, apiToken: string): DnsProvider {
+    // A wiring mistake, not an outcome: only the API process serves the pages and routes that get here.
+    if (this.d.providers === null) throw new Error('this process has no DNS providers (only the API process connects them)');
+    return this.d.providers[provider](apiToken);
   }
 
   private notConnected(provider: DnsProviderName): DnsConnectionRefusal {

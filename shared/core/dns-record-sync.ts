@@ -2,7 +2,7 @@
 // job (by the rule the domain check applies) is left alone, one that holds another value is updated in place,
 // and only a missing one is created. Where DNS allows one record of a kind (DKIM at Tern's selector name, SPF
 // at the return path), extra ones are deleted, since they would break the check.
-import type { DnsProvider, DnsZone, ProviderRecord, ProviderResult, RecordSpec } from '../../api/dns-providers/index.js';
+import type { DnsProvider, DnsZone, ProviderRecord, ProviderResult, RecordSpec } from './ports/dns-provider.js';
 import { bareHost, dkimCarriesKey, isSpf, spfIncludes } from '../dns-records.js';
 
 export type RecordChange = 'created' | 'updated' | 'unchanged';

@@ -1,6 +1,6 @@
 // A team's sending domains: add one (its DKIM key pair generated, its DNS records derived), list, read,
 // remove. Verification is automatic (verification/); checkNow runs the same DNS check on demand, rate-limited.
-import type { Runtime } from '../runtime.js';
+import type { Runtime } from '../runtime/runtime.js';
 import type { Logger } from '../log.js';
 import type { Domain } from '../domain/sending-domain.js';
 import type { PageOf, PageRequest } from '../store/paging.js';

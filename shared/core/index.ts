@@ -1,7 +1,7 @@
 // The application core: every use case the interfaces (HTTP /v2, SMTP submission, the CLI, later the
 // dashboard) call. Built once per process from what the runtime opened. Interfaces import the core and
 // the domain types it re-exports, never the store or the MTA's engines.
-import type { Runtime } from '../runtime.js';
+import type { Runtime } from '../runtime/runtime.js';
 import type { Queue } from '../queue/queue.js';
 import { Intake } from '../intake/intake.js';
 import { DisposableFilter } from '../intake/disposable.js';
@@ -23,7 +23,6 @@ import { createIdentity, type Identity } from './identity/index.js';
 import { DnsConnections } from './dns-connection.js';
 import { DmarcCheck } from './dmarc/check.js';
 import { WriteRates } from './write-rates.js';
-import { dnsProvidersFrom } from '../../api/dns-providers/index.js';
 import { SystemMail } from './system-mail.js';
 import { DnsInstructions } from './dns-instructions.js';
 import { Invitations } from './identity/invitations.js';
@@ -37,7 +36,8 @@ import { PlatformCredits } from './admin/credits.js';
 import { PlatformInvitations } from './admin/invitations.js';
 import { PlatformStatistics } from './admin/platform-statistics.js';
 import { Billing } from './billing.js';
-import { CardPayments, paymentProviderFrom } from './payments.js';
+import { CardPayments } from './payments.js';
+import type { CoreAdapters } from './ports/adapters.js';
 import { QueueControl } from './queue-control.js';
 import { Health } from './health.js';
 import { Onboarding } from './onboarding.js';
@@ -110,8 +110,11 @@ export interface Core extends Identity {
   readonly onboarding: Onboarding;
 }
 
-/** `queue` is the process's one queue owner: the intake schedules what it records there. */
-export function createCore(rt: Runtime, queue: Queue): Core {
+export { MTA_ADAPTERS, type ApiAdapters, type CoreAdapters, type MtaAdapters } from './ports/adapters.js';
+
+/** `queue` is the process's one queue owner: the intake schedules what it records there. `adapters` are the
+ * outside services the process owns (the API's payment and DNS providers; the MTA has none). */
+export function createCore(rt: Runtime, queue: Queue, adapters: CoreAdapters): Core {
   const intake = new Intake(rt.store, queue, new DisposableFilter(rt.config.disposableDomains));
   const domains = new DomainManagement(rt);
   const senders = new SenderAuthorization({ store: rt.store, redis: rt.redis, keyCache: rt.keyCache });
@@ -138,7 +141,7 @@ export function createCore(rt: Runtime, queue: Queue): Core {
     messageLog: new MessageLog(rt, domains),
     statistics: new Statistics(rt, domains),
     ...identity,
-    dnsConnections: new DnsConnections({ ...rt, providers: dnsProvidersFrom(rt.config) }),
+    dnsConnections: new DnsConnections({ ...rt, providers: adapters.dnsProviders }),
     systemMail,
     dnsInstructions: new DnsInstructions(rt, domains, systemMail),
     invitations: new Invitations({ ...rt, now: Date.now }, systemMail, identity.sessions, identity.nonces),
@@ -154,7 +157,7 @@ export function createCore(rt: Runtime, queue: Queue): Core {
     platformStatistics: new PlatformStatistics(rt),
     platformInvitations: new PlatformInvitations({ ...rt, now: Date.now }, systemMail),
     billing,
-    payments: new CardPayments(rt, paymentProviderFrom(rt.config), billing),
+    payments: new CardPayments(rt, adapters.payments, billing),
     queueControl: new QueueControl({ store: rt.store, queue }),
     health: new Health(rt),
     onboarding: new Onboarding(rt),

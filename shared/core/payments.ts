@@ -5,8 +5,7 @@
 import type { Config } from '../config.js';
 import type { Logger } from '../log.js';
 import type { Store } from '../store/index.js';
-import type { PaymentProvider } from './ports/payment-provider.js';
-import { PAYMENT_ID_KEY, StripeProvider } from '../../api/billing/stripe.js';
+import { PAYMENT_ID_KEY, type PaymentProvider } from './ports/payment-provider.js';
 import type { IntentOutcome, Payment, SavedCard } from '../domain/payment.js';
 import { accountIdOf, type Team } from '../domain/team.js';
 import { MAX_CREDITS_MOVED } from './credits.js';
@@ -15,13 +14,6 @@ import { done, notFound, refuse, type Managed } from './management-refusals.js';
 
 /** Stripe charges at least 50 minor units in most currencies: a smaller purchase is refused before it is tried. */
 const MIN_CHARGE_MINOR = 50;
-
-/** The provider the configuration names; null when the platform takes no card payments. */
-export function paymentProviderFrom(config: Config): PaymentProvider | null {
-  const { provider, stripe } = config.billing;
-  if (provider !== 'stripe' || stripe.secretKey === null || stripe.webhookSecret === null) return null;
-  return new StripeProvider({ secretKey: stripe.secretKey, webhookSecret: stripe.webhookSecret, publishableKey: stripe.publishableKey, apiBaseUrl: stripe.apiBaseUrl });
-}
 
 export interface ChargeOutcome {
   payment: Payment;

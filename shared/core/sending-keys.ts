@@ -2,7 +2,7 @@
 // process drops it at once through the key cache).
 import type { Redis } from 'ioredis';
 import type { Logger } from '../log.js';
-import type { KeyCache } from '../key-cache.js';
+import type { KeyCache } from '../runtime/key-cache.js';
 import { keyNameProblem, type KeyRecord } from '../domain/key-record.js';
 import type { PageOf, PageRequest } from '../store/paging.js';
 import type { Store } from '../store/index.js';

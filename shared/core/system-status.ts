@@ -8,10 +8,10 @@ import { askReadiness, processStartedAt, smtpGreets, reachableHost, type Process
 import { redisAnswers } from '../redis.js';
 import type { Queue } from '../queue/queue.js';
 import type { Store } from '../store/index.js';
-import { lastRecordedRound, type RecordedRound } from '../../mta/verification/verify-domains.js';
+import { lastRecordedRound, type RecordedRound } from '../verification/rounds.js';
 
 export type { ProcessReadiness } from '../process-probe.js';
-export type { RecordedRound } from '../../mta/verification/verify-domains.js';
+export type { RecordedRound } from '../verification/rounds.js';
 
 export type ProcessName = 'api' | 'mta';
 

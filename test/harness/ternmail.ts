@@ -46,9 +46,10 @@ export interface CliResult {
   json: UntypedJson;
 }
 
-export function runCli(args: string[], env: NodeJS.ProcessEnv, timeoutMs = 60_000): Promise<CliResult> {
+/** `script`: another copy of the built command (a test that changes the shipped policy files runs a copy of the package). */
+export function runCli(args: string[], env: NodeJS.ProcessEnv, timeoutMs = 60_000, script = ternmailJs): Promise<CliResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(ENV, nodeWithout([ternmailJs, ...args]), { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(ENV, nodeWithout([script, ...args]), { env, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import type { DestinationStream } from 'pino';
 import { loadConfig, type Config } from '../../shared/config.js';
 import { createLogger } from '../../shared/log.js';
-import { openRuntime, type Runtime } from '../../shared/runtime.js';
+import { openRuntime, type Runtime } from '../../shared/runtime/runtime.js';
 import { createAccount, createAdminKey } from '../../shared/core/accounts.js';
 import { SCOPES, type Scope } from '../../shared/scopes.js';
 import { startApi, type RunningApi } from '../../api/main.js';

@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadConfig } from '../../shared/config.js';
 import { createLogger } from '../../shared/log.js';
-import { openRuntime, type Runtime } from '../../shared/runtime.js';
+import { openRuntime, type Runtime } from '../../shared/runtime/runtime.js';
 import { createAccount } from '../../shared/core/accounts.js';
 import { createIdentity, type Identity } from '../../shared/core/identity/index.js';
 import type { Team } from '../../shared/domain/team.js';

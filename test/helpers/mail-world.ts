@@ -4,6 +4,7 @@ import { startHarness, type Harness } from './harness.js';
 import { startDnsServer, type TestDnsServer } from './dns-server.js';
 import { startSink, type Sink } from './sink.js';
 import { startMta, type RunningMta } from '../../mta/main.js';
+import { loadDeliveryRules } from '../../shared/policies/index.js';
 import { dkimTxt } from '../../shared/dns-records.js';
 import { createResolver } from '../../shared/dns.js';
 import { dkimVerify } from 'mailauth/lib/dkim/verify.js';
@@ -62,7 +63,7 @@ export async function startMailWorld(o: MailWorldOptions = {}): Promise<MailWorl
     const env = { TERNMAIL_DNS_SERVERS: dns.address, TERNMAIL_REMOTE_SMTP_PORT: String(sink.port), TERNMAIL_VERIFY_INTERVAL_S: '3600', ...o.env };
     const h = await startHarness({ env, overrides: o.overrides });
     started.push(() => h.close());
-    const mta = await withProcessEnv(o.mtaEnv ?? {}, () => startMta(h.config, h.rt));
+    const mta = await withProcessEnv(o.mtaEnv ?? {}, () => startMta({ config: h.config, ...loadDeliveryRules() }, h.rt));
     started.push(() => mta.close());
     return { h, dns, sink, mta, ...(await populate(h, dns, o)), close: closeAll };
   } catch (err) {

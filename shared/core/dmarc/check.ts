@@ -1,7 +1,7 @@
 // The DMARC check of a team's domain, on demand: the record that governs it (discovery.ts), whether the mail Tern
 // sends for it aligns under that record (DKIM d= the domain; the return path send.<domain>), and the record to
 // publish next. Rate-limited per domain as the DNS check on demand is.
-import type { Runtime } from '../../runtime.js';
+import type { Runtime } from '../../runtime/runtime.js';
 import type { Team } from '../../domain/team.js';
 import type { Domain } from '../../domain/sending-domain.js';
 import { createResolver } from '../../dns.js';

@@ -1,6 +1,6 @@
 // The dashboard's identity use cases, built once per process: users, login, sessions, nonces, application
 // passwords (and authorizing an application), login security and access. createCore spreads them into the Core.
-import type { Runtime } from '../../runtime.js';
+import type { Runtime } from '../../runtime/runtime.js';
 import type { IdentityDeps, StoreDeps } from './deps.js';
 import { Users } from './users.js';
 import { Logins } from './login.js';

@@ -58,3 +58,6 @@ export interface DnsProvider {
 
 /** Opens a provider with a team's token; one per provider name. */
 export type DnsProviderFactory = (apiToken: string) => DnsProvider;
+
+/** Every provider a team may connect, by name: what the API process hands the core. */
+export type DnsProviders = Readonly<Record<DnsProviderName, DnsProviderFactory>>;

@@ -3,6 +3,9 @@
 // charge of that card, the state of an intent, removing the card, and the provider's signed webhooks.
 import type { IntentOutcome, PaymentEvent, SavedCard } from '../../domain/payment.js';
 
+/** The metadata key naming Tern's payment on a charge: a webhook may come before Tern stored the intent's id. */
+export const PAYMENT_ID_KEY = 'tern_payment_id';
+
 export interface ChargeRequest {
   customerId: string;
   paymentMethodId: string;

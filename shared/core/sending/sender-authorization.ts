@@ -1,7 +1,7 @@
 // Who may send, as whom, from which address, and how fast: the sender rules of every way in (SMTP
 // submission, POST /v2/emails, later the dashboard). Each answer is a Decision; the interfaces translate refusals.
 import type { Redis } from 'ioredis';
-import type { KeyCache } from '../../key-cache.js';
+import type { KeyCache } from '../../runtime/key-cache.js';
 import type { Domain } from '../../domain/sending-domain.js';
 import type { Store } from '../../store/index.js';
 import { accountIdOf, type Team } from '../../domain/team.js';

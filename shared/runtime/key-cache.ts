@@ -2,11 +2,11 @@
 // published over Redis pub/sub so every process drops the key at once, and the TTL bounds the delay
 // (well under the specification's minute) even if a message is lost.
 import type { Redis } from 'ioredis';
-import { hashKey, kindOf } from './api-key.js';
-import { redisKeys } from './redis-keys.js';
-import type { KeyRepository } from './store/keys.js';
-import type { KeyRecord } from './domain/key-record.js';
-import type { Logger } from './log.js';
+import { hashKey, kindOf } from '../api-key.js';
+import { redisKeys } from '../redis-keys.js';
+import type { KeyRepository } from '../store/keys.js';
+import type { KeyRecord } from '../domain/key-record.js';
+import type { Logger } from '../log.js';
 
 interface Entry {
   record: KeyRecord;

@@ -1,10 +1,10 @@
 // What every process opens at start: store, Redis, logger, secret box, key cache.
 import type { Redis } from 'ioredis';
-import type { Config } from './config.js';
-import { createLogger, type Logger } from './log.js';
-import { openStore, type Store } from './store/index.js';
-import { connectRedis } from './redis.js';
-import { loadSecretBox, type SecretBox } from './secret-box.js';
+import type { Config } from '../config.js';
+import { createLogger, type Logger } from '../log.js';
+import { openStore, type Store } from '../store/index.js';
+import { connectRedis } from '../redis.js';
+import { loadSecretBox, type SecretBox } from '../secret-box.js';
 import { KeyCache } from './key-cache.js';
 
 export interface Runtime {
