@@ -113,7 +113,7 @@ const simpleChange = (verb: string, schedules: boolean, run: (c: QueueControl, s
   };
 };
 
-/** The queue commands, by name, for bin/ternmail.ts. */
+/** The queue commands, by name, for shared/cli/ternmail.ts. */
 export const queueCommands: Record<string, Command> = {
   'queue list': (config, args) => {
     const f = flags(args, { ...SELECTOR_FLAGS, limit: 'string' });
