@@ -6,7 +6,7 @@ import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { hostname } from 'node:os';
 import { publicHostnameProblem } from '../shared/public-hostname.js';
-import { rmSync, statSync } from 'node:fs';
+import { readFileSync, rmSync, statSync } from 'node:fs';
 import { Redis } from 'ioredis';
 import { freePort, startRedis } from './helpers/redis.js';
 import { startDnsServer } from './helpers/dns-server.js';
@@ -101,12 +101,17 @@ t.test('ternmail start on embedded defaults, restarted, then stopped with SIGTER
       `redis-server is a child: ${lines.join(' | ')}`,
     );
     t.ok(
-      lines.some((l) => / api$/.test(l)),
-      'the api is a child process',
+      lines.some((l) => / \S*dist\/api\/process\.js$/.test(l)),
+      'the api is a child process, its entry file run by node',
     );
     t.ok(
-      lines.some((l) => / mta$/.test(l)),
-      'the mta is a child process',
+      lines.some((l) => / \S*dist\/mta\/process\.js$/.test(l)),
+      'the mta is a child process, its entry file run by node',
+    );
+    const processes = children.filter((pid) => /process\.js$/.test(commandLine(pid)));
+    t.ok(
+      processes.length === 2 && processes.every((pid) => readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0').includes('UV_THREADPOOL_SIZE=16')),
+      'both start with the thread pool size in their environment',
     );
 
     const stopped = await start.stop('SIGTERM', 15_000);

@@ -7,7 +7,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { repoRoot } from './helpers/cli.js';
-import { serviceNodeFlags } from '../shared/node-flags.js';
+import { serviceEnv, serviceNodeFlags } from '../shared/node-flags.js';
 
 const UNITS = ['ternmail-api.service', 'ternmail-mta.service', 'ternmail.target'] as const;
 const unitText = (name: string) => readFileSync(join(repoRoot, 'systemd', name), 'utf8');
@@ -49,13 +49,12 @@ const hasVerify = spawnSync('systemd-analyze', ['--version'], { encoding: 'utf8'
 // `security --offline` appeared in systemd 250.
 const hasOfflineSecurity = hasVerify && /--offline/.test(spawnSync('systemd-analyze', ['--help'], { encoding: 'utf8' }).stdout);
 
-/** Runs `systemd-analyze verify` on copies of the units whose ExecStart points at this checkout's node and dist. */
+/** Runs `systemd-analyze verify` on copies of the units whose ExecStart points at this checkout's node and dist/. */
 function verify(mutate: (name: string, text: string) => string = (_n, text) => text): { status: number | null; lines: string[] } {
   const dir = mkdtempSync(join(tmpdir(), 'tern-units-'));
   try {
-    const built = join(repoRoot, 'dist', 'shared', 'cli', 'ternmail.js');
     for (const name of UNITS) {
-      const text = unitText(name).replace(/^ExecStart=\/usr\/bin\/node (.*)\/opt\/ternmail\/dist\/bin\/ternmail\.js /m, `ExecStart=${process.execPath} $1${built} `);
+      const text = unitText(name).replace(/^ExecStart=\/usr\/bin\/node (.*)\/opt\/ternmail\/dist\//m, `ExecStart=${process.execPath} $1${join(repoRoot, 'dist')}/`);
       writeFileSync(join(dir, name), mutate(name, text));
     }
     const res = spawnSync('systemd-analyze', ['verify', ...UNITS.map((n) => join(dir, n))], { encoding: 'utf8', env: { ...process.env, SYSTEMD_LOG_COLOR: '0' } });
@@ -67,7 +66,7 @@ function verify(mutate: (name: string, text: string) => string = (_n, text) => t
 }
 
 t.test('systemd-analyze verify accepts the three units without a warning', { skip: hasVerify ? false : 'systemd-analyze is not installed' }, async (t) => {
-  t.ok(existsSync(join(repoRoot, 'dist', 'shared', 'cli', 'ternmail.js')), 'dist/ is built (the units start dist/shared/cli/ternmail.js)');
+  t.ok(existsSync(join(repoRoot, 'dist', 'api', 'process.js')), 'dist/ is built (the units start dist/api/process.js and dist/mta/process.js)');
   const res = verify();
   t.equal(res.status, 0, res.lines.join('\n'));
   t.same(res.lines, [], 'no warning about any ternmail unit');
@@ -82,16 +81,17 @@ t.test('systemd-analyze verify accepts the three units without a warning', { ski
   t.not(missing.status, 0, 'a missing program fails the verification');
 });
 
-t.test('both services start the built CLI as the ternmail user after Redis, and restart on failure', async (t) => {
+t.test('both services start their process’s built entry file as the ternmail user after Redis, and restart on failure', async (t) => {
   for (const [role, unit] of [
     ['api', api],
     ['mta', mta],
   ] as const) {
     t.equal(
       one(unit, 'Service', 'ExecStart'),
-      `/usr/bin/node ${serviceNodeFlags(role).join(' ')} /opt/ternmail/dist/shared/cli/ternmail.js ${role}`,
-      `${role}: ExecStart, with the node flags of ternmail start`,
+      `/usr/bin/node ${serviceNodeFlags(role).join(' ')} /opt/ternmail/dist/${role}/process.js`,
+      `${role}: ExecStart, the entry file ternmail start spawns, with its node flags`,
     );
+    t.ok(existsSync(join(repoRoot, 'dist', role, 'process.js')), `${role}: the ExecStart path exists in the built tree`);
     t.equal(one(unit, 'Service', 'User'), 'ternmail', `${role}: a dedicated user`);
     t.equal(one(unit, 'Service', 'Group'), 'ternmail');
     t.ok(words(unit, 'Unit', 'After').includes('redis-server.service'), `${role}: After=redis-server.service`);
@@ -102,13 +102,14 @@ t.test('both services start the built CLI as the ternmail user after Redis, and 
     t.equal(one(unit, 'Service', 'StateDirectory'), 'ternmail', `${role}: state in /var/lib/ternmail`);
     t.equal(one(unit, 'Service', 'ConfigurationDirectory'), 'ternmail', `${role}: config in /etc/ternmail`);
     const env = unit.Service?.Environment ?? [];
+    for (const [name, value] of Object.entries(serviceEnv({}))) t.ok(env.includes(`${name}=${value}`), `${role}: ${name}, as ternmail start sets it`);
     t.ok(env.includes('TERNMAIL_DATA_DIR=/var/lib/ternmail'), `${role}: TERNMAIL_DATA_DIR`);
     t.ok(env.includes('TERNMAIL_REDIS_URL=redis://127.0.0.1:6379'), `${role}: TERNMAIL_REDIS_URL (no managed Redis under systemd)`);
     t.ok(words(unit, 'Unit', 'PartOf').includes('ternmail.target'), `${role}: PartOf=ternmail.target`);
     t.ok(words(unit, 'Install', 'WantedBy').includes('ternmail.target'), `${role}: WantedBy=ternmail.target`);
   }
   t.equal(one(mta, 'Service', 'ExecReload'), '/bin/kill -HUP $MAINPID', 'reload makes the MTA read its TLS certificate again');
-  t.ok(existsSync(join(repoRoot, 'dist', 'shared', 'cli', 'ternmail.js')), 'the ExecStart path exists in the built tree');
+  t.ok(existsSync(join(repoRoot, 'dist', 'shared', 'cli', 'ternmail.js')), 'the ternmail command is built');
   const pkg = JSON.parse(readFileSync(join(repoRoot, 'package.json'), 'utf8'));
   t.equal(pkg.bin.ternmail, 'dist/shared/cli/ternmail.js', 'the same file is the package’s ternmail command');
 });

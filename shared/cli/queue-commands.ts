@@ -2,17 +2,15 @@
 // queue control (core/queue-control.ts). Lists print one line per recipient or destination (`--json`: one JSON
 // object per line); changes print what they changed. Released and flushed recipients are put on the Redis schedule
 // when Redis answers; otherwise the MTA's sweep finds them in SQLite.
-import { userInfo } from 'node:os';
 import type { Redis } from 'ioredis';
 import type { Config } from '../config.js';
-import { openStore } from '../store/index.js';
-import { createLogger } from '../log.js';
-import { Queue } from '../queue/queue.js';
-import { QueueControl, type QueueActor, type DestinationSummary, type QueueChange, type QueuedRecipient, type QueueSelection } from '../core/queue-control.js';
+import type { QueueControl, DestinationSummary, QueueChange, QueuedRecipient, QueueSelection } from '../core/queue-control.js';
 import type { Managed, ManagementRefusal } from '../core/management-refusals.js';
+import { destinationView, queuedRecipientLine } from '../core/presenters.js';
 import { operatorRedisUrl } from './managed-redis.js';
 import { connectRedis } from '../redis.js';
 import { flags, integer, UsageError, type Flags } from './cli-flags.js';
+import { cliActor, valueOf as valueOrThrow, withHost } from './host-commands.js';
 
 /** Text a command prints as it is, instead of the JSON object the other operator commands print. */
 export class PrintedLines {
@@ -20,9 +18,6 @@ export class PrintedLines {
 }
 
 type Command = (config: Config, args: string[]) => Promise<unknown>;
-
-/** Who acts through the CLI: the host's user running `ternmail`, as the audit log names it. */
-const cliActor = (): QueueActor => ({ kind: 'cli', user: userInfo().username });
 
 const SELECTOR_FLAGS = { team: 'string', domain: 'string', state: 'string', 'older-than': 'string', message: 'string', all: 'boolean', json: 'boolean' } as const;
 
@@ -41,15 +36,14 @@ async function redisFor(config: Config, schedules: boolean): Promise<Redis> {
 }
 
 async function withQueueControl<T>(config: Config, work: (control: QueueControl) => Promise<T>, o: { schedules?: boolean } = {}): Promise<T> {
-  const store = await openStore(config.dataDir);
-  const redis = await redisFor(config, o.schedules === true);
-  try {
-    const queue = new Queue(store, redis, createLogger('cli', 'silent'));
-    return await work(new QueueControl({ store, queue }));
-  } finally {
-    redis.disconnect();
-    await store.close();
-  }
+  return withHost(config, async (host) => {
+    const redis = await redisFor(config, o.schedules === true);
+    try {
+      return await work(host.queueControl(redis));
+    } finally {
+      redis.disconnect();
+    }
+  });
 }
 
 const iso = (ms: number | null) => (ms === null ? '-' : new Date(ms).toISOString());
@@ -64,37 +58,13 @@ function age(ms: number): string {
   return `${Math.floor(s / 86_400)}d`;
 }
 
-const recipientJson = (r: QueuedRecipient) => ({
-  recipient_id: r.id,
-  message_id: r.messageId,
-  team_id: r.teamId,
-  recipient: r.email,
-  state: r.state,
-  attempts: r.attempts,
-  next_attempt_at: r.nextAttemptAt === null ? null : iso(r.nextAttemptAt),
-  last_reply: r.lastReply,
-  queued_at: iso(r.queuedAt),
-  held_at: r.heldAt === null ? null : iso(r.heldAt),
-});
-
 const recipientLine = (r: QueuedRecipient) =>
   [r.messageId, `team=${r.teamId}`, r.email, r.state, `attempts=${r.attempts}`, `next=${iso(r.nextAttemptAt)}`, oneLine(r.lastReply)].join('  ');
-
-const destinationJson = (d: DestinationSummary) => ({
-  domain: d.domain,
-  total: d.total,
-  queued: d.queued,
-  sending: d.sending,
-  deferred: d.deferred,
-  held: d.held,
-  oldest_queued_at: iso(d.oldestQueuedAt),
-  last_error: d.lastError,
-});
 
 function summaryLines(rows: readonly DestinationSummary[], now: number): string[] {
   const header = ['domain', 'total', 'queued', 'sending', 'deferred', 'held', 'oldest', 'last error'];
   const body = rows.map((d) => {
-    const j = destinationJson(d);
+    const j = destinationView(d);
     return [j.domain, j.total, j.queued, j.sending, j.deferred, j.held, age(now - d.oldestQueuedAt), oneLine(d.lastError)].map(String);
   });
   const widths = header.slice(0, -1).map((h, i) => Math.max(h.length, ...body.map((b) => b[i]!.length)));
@@ -102,18 +72,13 @@ function summaryLines(rows: readonly DestinationSummary[], now: number): string[
   return [line(header), ...body.map(line)];
 }
 
-/** A refusal as the CLI reports it: bad input is a usage error (exit 2), an unknown team an error (exit 1). */
-function failure(refusal: ManagementRefusal): Error {
-  if (refusal.kind === 'invalid_field') return new UsageError(`--${refusal.field.replace(/_/g, '-')}: ${refusal.message}`);
-  if (refusal.kind === 'not_found') return new Error(refusal.message);
+/** The queue's own refusals, in the words of a requeue; the others as every command says them. */
+function queueRefusal(refusal: ManagementRefusal): Error | undefined {
   if (refusal.kind === 'suppressed_addresses') return new Error(`not requeued: on the suppression list: ${refusal.emails.join(', ')}`);
   if (refusal.kind === 'insufficient_credits') return new Error(`not requeued: not enough credits to pay for the new attempts (the balance is ${refusal.balance})`);
-  return new Error(`refused: ${refusal.kind}`);
+  return undefined;
 }
-const valueOf = <T>(m: Managed<T>): T => {
-  if (!m.ok) throw failure(m.refusal);
-  return m.value;
-};
+const valueOf = <T>(m: Managed<T>): T => valueOrThrow(m, queueRefusal);
 const selectionOf = (f: Flags): QueueSelection => ({
   teamId: integer(f, 'team', { min: 1 }),
   domain: typeof f.domain === 'string' ? f.domain : undefined,
@@ -148,14 +113,14 @@ const simpleChange = (verb: string, schedules: boolean, run: (c: QueueControl, s
   };
 };
 
-/** The queue commands, by name, for bin/ternmail.ts. */
+/** The queue commands, by name, for shared/cli/ternmail.ts. */
 export const queueCommands: Record<string, Command> = {
   'queue list': (config, args) => {
     const f = flags(args, { ...SELECTOR_FLAGS, limit: 'string' });
     const limit = integer(f, 'limit', { min: 1 });
     return withQueueControl(config, async (control) => {
       const rows = valueOf(await control.list(selectionOf(f), limit));
-      if (f.json === true) return new PrintedLines(rows.map((r) => JSON.stringify(recipientJson(r))));
+      if (f.json === true) return new PrintedLines(rows.map((r) => JSON.stringify(queuedRecipientLine(r))));
       return new PrintedLines(rows.length ? rows.map(recipientLine) : ['the queue holds no such recipient']);
     });
   },
@@ -163,7 +128,7 @@ export const queueCommands: Record<string, Command> = {
     const f = flags(args, SELECTOR_FLAGS);
     return withQueueControl(config, async (control) => {
       const rows = valueOf(await control.summary(selectionOf(f)));
-      if (f.json === true) return new PrintedLines(rows.map((d) => JSON.stringify(destinationJson(d))));
+      if (f.json === true) return new PrintedLines(rows.map((d) => JSON.stringify(destinationView(d))));
       return new PrintedLines(rows.length ? summaryLines(rows, Date.now()) : ['the queue holds no such recipient']);
     });
   },

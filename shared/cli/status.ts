@@ -1,11 +1,9 @@
-// `ternmail status`: asks the core's system status (bin wires the store, Redis and the queue it reads) and
+// `ternmail status`: asks the core's system status (over the host's store, and Redis it connects here) and
 // prints it, for a person by default or as one JSON object with --json. The exit code says whether all is up.
 import type { Config } from '../config.js';
 import { connectRedis } from '../redis.js';
-import { createLogger } from '../log.js';
-import { openStore } from '../store/index.js';
-import { Queue } from '../queue/queue.js';
-import { SystemStatus, type ProcessStatus, type SystemStatusReport } from '../core/system-status.js';
+import type { ProcessStatus, SystemStatusReport } from '../core/system-status.js';
+import { withHost } from './host-commands.js';
 import { operatorRedisUrl } from './managed-redis.js';
 
 /** "3d 04h", "2h 05m", "4m 10s": an uptime as a person reads it. */
@@ -82,23 +80,26 @@ function jsonObject(r: SystemStatusReport): Record<string, unknown> {
 
 /** Prints the status; the exit code: 0 when everything answers, 1 when something is down. */
 export async function printStatus(config: Config, asJson: boolean): Promise<number> {
-  const store = await openStore(config.dataDir);
-  const redis = connectRedis(operatorRedisUrl(config), 'tern-status');
-  // A Redis that is down is a finding of the report, not an error to print.
-  redis.on('error', () => undefined);
-  try {
-    const queue = new Queue(store, redis, createLogger('status', 'silent'));
-    const report = await new SystemStatus({ config, store, redis, queue }).report();
-    const problems = config.publicHostnameProblem === null ? [] : [config.publicHostnameProblem];
-    // A configuration problem is a finding beside the report: the parts may all be up and still publish nothing usable.
-    process.stdout.write(
-      asJson
-        ? JSON.stringify({ ...jsonObject(report), configuration_problems: problems }) + '\n'
-        : humanText(report) + problems.map((p) => `${'Configuration'.padEnd(14)}PROBLEM: ${p}\n`).join(''),
-    );
-    return report.down.length === 0 ? 0 : 1;
-  } finally {
-    redis.disconnect();
-    await store.close();
-  }
+  return withHost(config, async (host) => {
+    const redis = connectRedis(operatorRedisUrl(config), 'tern-status');
+    // A Redis that is down is a finding of the report, not an error to print.
+    redis.on('error', () => undefined);
+    try {
+      return printReport(config, await host.systemStatus(redis).report(), asJson);
+    } finally {
+      redis.disconnect();
+    }
+  });
+}
+
+/** Writes the report with the configuration's problems beside it; the exit code it gives. */
+function printReport(config: Config, report: SystemStatusReport, asJson: boolean): number {
+  const problems = config.publicHostnameProblem === null ? [] : [config.publicHostnameProblem];
+  // A configuration problem is a finding beside the report: the parts may all be up and still publish nothing usable.
+  process.stdout.write(
+    asJson
+      ? JSON.stringify({ ...jsonObject(report), configuration_problems: problems }) + '\n'
+      : humanText(report) + problems.map((p) => `${'Configuration'.padEnd(14)}PROBLEM: ${p}\n`).join(''),
+  );
+  return report.down.length === 0 ? 0 : 1;
 }

@@ -2,28 +2,28 @@
 // The `ternmail` command: the two processes, `start` for both at once, and the operator's CLI.
 // Operator commands print one JSON object on stdout, or a message on stderr with a non-zero exit.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { loadConfig, type Config } from '../config.js';
-import { loadPolicies, type Policies } from '../policies/index.js';
-import { openStore } from '../store/index.js';
-import { type Store } from '../store/index.js';
-import { createAccount, createAdminKey } from '../core/accounts.js';
-import { parseScopes, SCOPES } from '../scopes.js';
-import { DEFAULT_SUSPENSION_REASON, poolIdOf } from '../domain/team.js';
+import type { FirstStart } from '../core/host.js';
+import type { Managed } from '../core/management-refusals.js';
+import { suspensionBody } from '../core/presenters.js';
+import { parseScopes } from '../scopes.js';
+import { DEFAULT_SUSPENSION_REASON } from '../domain/team.js';
 import { CLI } from '../domain/credits.js';
-import { Credits } from '../core/credits.js';
 import { stopChild } from '../stop-child.js';
 import { reachableHost } from '../process-probe.js';
-import { serviceNodeFlags } from '../node-flags.js';
+import { serviceEnv, serviceNodeFlags } from '../node-flags.js';
 import { createLogger } from '../log.js';
-import { operatorUsers, type IdentityRefusal } from '../core/identity/index.js';
+import type { IdentityRefusal } from '../core/identity/index.js';
 import { isOperator, type User } from '../domain/user.js';
+import { busyListeners } from '../listeners.js';
 
 import { flags, integer, required, UsageError } from './cli-flags.js';
 import { PrintedLines, queueCommands } from './queue-commands.js';
-import { busyListeners, explainBindError } from './listeners.js';
+import { cliActor, valueOf, withHost } from './host-commands.js';
 
-// The processes' modules are imported when needed, so that operator commands start quickly.
+// The processes are their own entry files (api/process.js, mta/process.js), found next to this one in dist/ and never
+// imported by name: the command depends on neither process, and operator commands start without loading them.
 
 const USAGE = `usage: ternmail <command>
   api | mta | start
@@ -32,7 +32,7 @@ const USAGE = `usage: ternmail <command>
   admin-key create --account ID --title T --scopes s1,s2|all
   credits add --account ID --amount N
   team suspend --team ID [--by-platform] [--reason TEXT]
-  team reactivate --team ID
+  team reactivate --team ID [--reason TEXT]
   domain check --id DOMAIN_ID
   user create --account ID --email EMAIL --role owner|admin|viewer [--name NAME] [--team ID]
   user reset-password --email EMAIL
@@ -49,33 +49,11 @@ const USAGE = `usage: ternmail <command>
   status [--json]
   config check`;
 
-async function withStore<T>(config: Config, work: (store: Store) => Promise<T>): Promise<T> {
-  const store = await openStore(config.dataDir);
-  try {
-    return await work(store);
-  } finally {
-    await store.close();
-  }
-}
-
-async function mustGetTeam(store: Store, id: number) {
-  const team = await store.teams.get(id);
-  if (!team) throw new Error(`no account or team ${id}`);
-  return team;
-}
-
-/** An operator's reason for a suspension, shown to the team's owner in GET /v2/info: one line of text. */
-function operatorReason(text: string | boolean): string {
-  const reason = typeof text === 'string' ? text : '';
-  if (reason.length < 1 || reason.length > 500) throw new UsageError('--reason must have 1 to 500 characters');
-  if (/[\p{Cc}\p{Cf}]/u.test(reason)) throw new UsageError('--reason must be one line of text, without control characters');
-  return reason;
-}
+/** The team commands name a missing team as they always have. */
+const noTeam = <T>(id: number, m: Managed<T>): Managed<T> =>
+  !m.ok && m.refusal.kind === 'not_found' ? { ok: false, refusal: { ...m.refusal, message: `no team ${id}` } } : m;
 
 type Command = (config: Config, args: string[]) => Promise<unknown>;
-
-/** The dashboard's users, as the operator manages them (no Redis: no login happens here). */
-const usersOf = (store: Store, config: Config) => operatorUsers({ store, config });
 
 /** The operator's commands print what they did; they write no log lines. */
 const cliLog = createLogger('cli', 'silent');
@@ -106,8 +84,8 @@ const operatorCommands: Record<string, Command> = {
     if (name.length < 2 || name.length > 100) throw new UsageError('--name must have 2 to 100 characters');
     const credits = integer(f, 'credits');
     const limitPerSecond = integer(f, 'limit-per-second', { min: 1 });
-    return withStore(config, async (store) => {
-      const team = await createAccount(store, config, { name, credits, limitPerSecond });
+    return withHost(config, async (host) => {
+      const team = await host.accounts.create({ name, credits, limitPerSecond });
       return { id: team.id, name: team.name };
     });
   },
@@ -118,9 +96,8 @@ const operatorCommands: Record<string, Command> = {
     const plan = typeof f.plan === 'string' ? f.plan.trim() : undefined;
     if (plan !== undefined && (plan.length < 1 || plan.length > 50)) throw new UsageError('--plan must have 1 to 50 characters');
     if (limitPerSecond === undefined && plan === undefined) throw new UsageError('give --limit-per-second and/or --plan');
-    return withStore(config, async (store) => {
-      await mustGetTeam(store, id);
-      const team = (await store.teams.update(id, { limitPerSecond, planType: plan }))!;
+    return withHost(config, async (host) => {
+      const team = valueOf(await host.accounts.update(id, { limitPerSecond, planType: plan }));
       return { id: team.id, name: team.name, limit_per_second: team.limitPerSecond, plan_type: team.planType };
     });
   },
@@ -135,17 +112,19 @@ const operatorCommands: Record<string, Command> = {
     } catch (err) {
       throw new UsageError((err as Error).message);
     }
-    return withStore(config, (store) => createAdminKey(store, config, teamId, title, scopes));
+    return withHost(config, (host) => host.accounts.createAdminKey(teamId, title, scopes));
   },
   'credits add': (config, args) => {
     const f = flags(args, { account: 'string', amount: 'string', reason: 'string' });
     const accountId = integer(f, 'account', { required: true })!;
     const amount = integer(f, 'amount', { required: true, min: 1 })!;
     const reason = typeof f.reason === 'string' ? f.reason : 'granted with ternmail credits add';
-    return withStore(config, async (store) => {
-      const team = await mustGetTeam(store, accountId);
-      if (poolIdOf(team) !== team.id) throw new Error(`${accountId} is a child team sharing its account's credits; add them to its account ${team.parentId}`);
-      const entry = await new Credits({ store }).adjust(team, amount, CLI, reason, cliLog);
+    return withHost(config, async (host) => {
+      const team = valueOf(await host.accounts.get(accountId));
+      const entry = await host.credits.adjust(team, amount, CLI, reason, cliLog);
+      // The core refuses a child team sharing its account's credits; the sysadmin is told which account to name.
+      if (!entry.ok && entry.refusal.kind === 'invalid_field' && entry.refusal.field === 'account_id')
+        throw new Error(`${accountId} is a child team sharing its account's credits; add them to its account ${team.parentId}`);
       if (!entry.ok) throw new Error(entry.refusal.kind === 'invalid_field' ? entry.refusal.message : `refused: ${entry.refusal.kind}`);
       return { balance: entry.value.balanceAfter };
     });
@@ -153,41 +132,33 @@ const operatorCommands: Record<string, Command> = {
   'team suspend': (config, args) => {
     const f = flags(args, { team: 'string', 'by-platform': 'boolean', reason: 'string' });
     const id = integer(f, 'team', { required: true })!;
-    // Without --by-platform the owner may lift it, but the operator suspended it all the same.
-    const reason = f.reason === undefined ? DEFAULT_SUSPENSION_REASON.platform : operatorReason(f.reason);
-    return withStore(config, async (store) => {
-      const change = await store.teams.changeStatus(id, 'suspended', f['by-platform'] ? 'platform' : 'account', { reason });
-      if (!change.ok) throw new Error(`no team ${id}`);
-      const { suspensionBody } = await import('../../api/http/admin/info.js');
-      const t = change.team;
+    // Without --by-platform the owner may lift it, but the operator suspended it all the same (and the log says so).
+    const reason = typeof f.reason === 'string' ? f.reason : DEFAULT_SUSPENSION_REASON.platform;
+    return withHost(config, async (host) => {
+      const t = valueOf(noTeam(id, await host.tenants.suspend(cliActor(), id, reason, cliLog, f['by-platform'] ? 'platform' : 'account')));
       return { id: t.id, status: t.status, suspended_by: t.suspendedBy, suspension: t.suspension && suspensionBody(t.suspension) };
     });
   },
   'team reactivate': (config, args) => {
-    const f = flags(args, { team: 'string' });
+    const f = flags(args, { team: 'string', reason: 'string' });
     const id = integer(f, 'team', { required: true })!;
-    return withStore(config, async (store) => {
+    const reason = typeof f.reason === 'string' ? f.reason : 'reactivated with ternmail team reactivate';
+    return withHost(config, async (host) => {
       // The suspension being lifted is printed, so the operator sees what it was (there is no `team show`).
-      const before = (await store.teams.get(id))?.suspension ?? null;
-      const change = await store.teams.changeStatus(id, 'active', 'platform');
-      if (!change.ok) throw new Error(`no team ${id}`);
-      const { suspensionBody } = await import('../../api/http/admin/info.js');
-      return { id: change.team.id, status: change.team.status, lifted: before && suspensionBody(before) };
+      const before = valueOf(noTeam(id, await host.accounts.get(id))).suspension;
+      const team = valueOf(noTeam(id, await host.tenants.reactivate(cliActor(), id, reason, cliLog)));
+      return { id: team.id, status: team.status, lifted: before && suspensionBody(before) };
     });
   },
   'domain check': (config, args) => {
     const f = flags(args, { id: 'string' });
     const id = required(f, 'id');
-    return withStore(config, async (store) => {
-      const domain = await store.domains.get(id);
-      if (!domain) throw new Error(`no domain ${id}`);
-      const [{ checkDomainDns }, { createResolver }] = await Promise.all([import('../verification/domain-check.js'), import('../dns.js')]);
-      const check = await checkDomainDns(domain, createResolver(config.dnsServers), config.publicHostname);
-      const updated = await store.domains.recordCheck(domain.id, { verified: check.verified, dmarcPolicy: check.dmarcPolicy, summary: check.summary, result: check });
+    return withHost(config, async (host) => {
+      const { domain, check } = valueOf(await host.checkDomain(id, cliLog));
       return {
         id: domain.id,
         domain_name: domain.name,
-        verification_status: updated?.verificationStatus ?? domain.verificationStatus,
+        verification_status: domain.verificationStatus,
         records: { dkim: check.dkim, spf: check.spf, mx: check.mx },
         dmarc_policy: check.dmarcPolicy,
       };
@@ -200,8 +171,8 @@ const operatorCommands: Record<string, Command> = {
     const role = required(f, 'role');
     const teamId = integer(f, 'team', { min: 1 });
     const name = typeof f.name === 'string' ? f.name : undefined;
-    return withStore(config, async (store) => {
-      const created = await usersOf(store, config).create(accountId, { email, role, name, teamId }, cliLog);
+    return withHost(config, async (host) => {
+      const created = await host.users.create(accountId, { email, role, name, teamId }, cliLog);
       if (!created.ok) throw userCommandError(created.refusal);
       return userBody(created.value.user, created.value.oneTimePassword);
     });
@@ -209,8 +180,8 @@ const operatorCommands: Record<string, Command> = {
   'user reset-password': (config, args) => {
     const f = flags(args, { email: 'string' });
     const email = required(f, 'email');
-    return withStore(config, async (store) => {
-      const reset = await usersOf(store, config).resetPassword(email, cliLog);
+    return withHost(config, async (host) => {
+      const reset = await host.users.resetPassword(email, cliLog);
       if (!reset.ok) throw userCommandError(reset.refusal);
       return userBody(reset.value.user, reset.value.oneTimePassword);
     });
@@ -221,16 +192,16 @@ const operatorCommands: Record<string, Command> = {
     const f = flags(args, { email: 'string', name: 'string' });
     const email = required(f, 'email');
     const name = typeof f.name === 'string' ? f.name : undefined;
-    return withStore(config, async (store) => {
-      const created = await usersOf(store, config).createOperator({ email, name }, cliLog);
+    return withHost(config, async (host) => {
+      const created = await host.users.createOperator({ email, name }, cliLog);
       if (!created.ok) throw userCommandError(created.refusal);
       return userBody(created.value.user, created.value.oneTimePassword);
     });
   },
   'operator list': (config, args) => {
     flags(args, {});
-    return withStore(config, async (store) => {
-      const operators = await usersOf(store, config).operators();
+    return withHost(config, async (host) => {
+      const operators = await host.users.operators();
       return { operators: operators.map((o) => ({ ...userItem(o), must_change_password: o.mustChangePassword, created_at: o.createdAt })) };
     });
   },
@@ -249,59 +220,26 @@ const oneWordCommands: Record<string, Command> = {
   },
 };
 
-function onStop(stop: () => Promise<void>): void {
-  let stopping = false;
-  const handler = () => {
-    if (stopping) return;
-    stopping = true;
-    // systemd waits 35 s (TimeoutStopSec); leave before it has to kill us.
-    setTimeout(() => process.exit(1), 30_000).unref();
-    void stop().then(
-      () => process.exit(0),
-      () => process.exit(1),
-    );
-  };
-  process.on('SIGTERM', handler);
-  process.on('SIGINT', handler);
-}
+type Role = 'api' | 'mta';
 
-async function runApi(config: Config): Promise<void> {
-  const { startApi } = await import('../../api/main.js');
-  const api = await startApi(config).catch((err: unknown) => {
-    throw explainBindError(config, err);
-  });
-  onStop(() => api.close());
-}
+/** A process's entry file, next to this command in the built tree (dist/api/process.js, dist/mta/process.js). */
+const processEntry = (role: Role): string => fileURLToPath(new URL(`../../${role}/process.js`, import.meta.url));
 
-/** The MTA runs by every policy (the configuration, the retry policy, the reply rules), loaded once before it starts. */
-async function runMta(policies: Policies): Promise<void> {
-  const { startMta } = await import('../../mta/main.js');
-  const mta = await startMta(policies).catch((err: unknown) => {
-    throw explainBindError(policies.config, err);
-  });
-  onStop(() => mta.close());
-  process.on('SIGHUP', () => {
-    mta.reloadTls();
-    mta.rt.log.info('TLS certificate reloaded');
-  });
-}
-
-interface FirstStart {
-  accountId: number;
-  key: string;
-  /** The dashboard's owner user: its login email and one-time password. */
-  owner: { email: string; password: string };
+/**
+ * `ternmail api` and `ternmail mta`, which units installed before the entry files still run: the entry file is
+ * loaded into this process by a URL computed here, so it keeps this pid (systemd's MAINPID, its SIGHUP), its signals
+ * and its exit code, with no second Node process; the command never names the processes' modules in an import.
+ */
+async function runProcess(role: Role): Promise<void> {
+  await import(pathToFileURL(processEntry(role)).href);
 }
 
 /** First start on embedded defaults: an account, an admin key with every scope and the owner user, printed once. */
 async function firstStart(config: Config): Promise<FirstStart | null> {
-  return withStore(config, async (store) => {
-    if ((await store.teams.count()) > 0) return null;
-    const account = await createAccount(store, config, { name: 'Default account', credits: config.accounts.firstStartCredits });
-    const { key } = await createAdminKey(store, config, account.id, 'First-start key', [...SCOPES]);
-    const owner = await usersOf(store, config).create(account.id, { email: config.dashboard.ownerEmail, name: 'Owner', role: 'owner' }, cliLog);
-    if (!owner.ok) throw userCommandError(owner.refusal);
-    return { accountId: account.id, key, owner: { email: owner.value.user.email, password: owner.value.oneTimePassword } };
+  return withHost(config, async (host) => {
+    const first = await host.firstStart(config.dashboard.ownerEmail);
+    if (first && !first.ok) throw userCommandError(first.refusal);
+    return first && first.value;
   });
 }
 
@@ -323,8 +261,8 @@ function printWelcome(config: Config, first: FirstStart | null): void {
         '  This key is shown only once; it holds every scope. Try:',
         `    curl -s -H 'Authorization: Bearer ${first.key}' ${url}/v2/info`,
         `  Dashboard:  ${url}/`,
-        `  Login:      ${first.owner.email}`,
-        `  Password:   ${first.owner.password}`,
+        `  Login:      ${first.owner.user.email}`,
+        `  Password:   ${first.owner.oneTimePassword}`,
         '  A one-time password: you choose your own at the first login.',
         '',
       ]
@@ -361,9 +299,10 @@ async function runStart(config: Config): Promise<void> {
     throw err;
   }
   printWelcome(config, first);
-  const env = { ...process.env, ...(redis ? { TERNMAIL_REDIS_URL: redis.url } : {}) };
-  const script = fileURLToPath(import.meta.url);
-  const children: ChildProcess[] = (['api', 'mta'] as const).map((role) => spawn(process.execPath, [...serviceNodeFlags(role), script, role], { env, stdio: 'inherit' }));
+  const env = { ...serviceEnv(process.env), ...(redis ? { TERNMAIL_REDIS_URL: redis.url } : {}) };
+  const children: ChildProcess[] = (['api', 'mta'] as const).map((role) =>
+    spawn(process.execPath, [...serviceNodeFlags(role), processEntry(role)], { env, stdio: 'inherit' }),
+  );
   let stopping = false;
   // Children first (they flush their work into Redis and SQLite), then Redis.
   const stopAll = async (code: number) => {
@@ -402,19 +341,16 @@ async function runConfigCheck(args: string[]): Promise<void> {
 }
 
 async function main(argv: string[]): Promise<void> {
-  // fsyncs, SQLite statements and RSA signatures all run on libuv's pool; 4 threads queue them up.
-  // Set before the first pooled call, which creates the pool with this size.
-  process.env.UV_THREADPOOL_SIZE ??= '16';
   const [first, second] = argv;
   if (!first || first === '--help' || first === 'help') {
     process.stdout.write(USAGE + '\n');
     return;
   }
   if (first === 'config' && second === 'check') return runConfigCheck(argv.slice(2));
-  if (first === 'mta') return runMta(loadPolicies());
+  // The processes load their configuration themselves.
+  if (first === 'api' || first === 'mta') return runProcess(first);
   const config = loadConfig();
   if (first === 'status') return runStatus(config, argv.slice(1));
-  if (first === 'api') return runApi(config);
   if (first === 'start') return runStart(config);
   const oneWord = Object.hasOwn(oneWordCommands, first);
   const command = oneWord ? oneWordCommands[first] : { ...operatorCommands, ...queueCommands }[`${first} ${second ?? ''}`];

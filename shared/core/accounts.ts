@@ -3,7 +3,9 @@ import type { Config } from '../config.js';
 import type { Store } from '../store/index.js';
 import type { Scope } from '../scopes.js';
 import { createLogger, type Logger } from '../log.js';
+import type { Team } from '../domain/team.js';
 import { issueAdminKey } from './admin-keys.js';
+import { done, notFound, type Managed } from './management-refusals.js';
 
 const quiet = createLogger('accounts', 'silent');
 
@@ -33,4 +35,16 @@ export async function createAccount(store: Store, config: Config, a: { name: str
     planType: config.accounts.defaultPlan,
     backendRegion: config.accounts.defaultRegion,
   });
+}
+
+/** An account or team by id, as the host's sysadmin names it. */
+export async function tenantById(store: Store, id: number): Promise<Managed<Team>> {
+  const team = await store.teams.get(id);
+  return team ? done(team) : notFound('team', `no account or team ${id}`);
+}
+
+/** The sending rate and plan the host's sysadmin sets on an account or team; a field left out keeps its value. */
+export async function updateAccount(store: Store, id: number, fields: { limitPerSecond?: number; planType?: string }): Promise<Managed<Team>> {
+  const team = await store.teams.update(id, fields);
+  return team ? done(team) : notFound('team', `no account or team ${id}`);
 }

@@ -18,10 +18,24 @@ export interface AuditedChange {
   reason: string;
 }
 
-/** The entry of `operator`'s action at `at` (ISO 8601): its email is kept as it is now. */
-export const auditEntry = (operator: Operator, change: AuditedChange, at: string): NewAuditEntry => ({
-  operatorId: operator.id,
-  operatorEmail: operator.email,
+/**
+ * Who acts on the platform: an operator signed in to the dashboard, or the host's sysadmin through the `ternmail`
+ * CLI, named by the host's user that ran it (the CLI has no login: whoever can run it on the host owns the data dir).
+ */
+export type AuditActor = { kind: 'operator'; operator: Operator } | { kind: 'cli'; user: string };
+
+/** The actor as the audit log names it: an operator by id and its email now; the CLI by no id and `ternmail CLI (user)`. */
+export const auditedBy = (actor: AuditActor): Pick<NewAuditEntry, 'operatorId' | 'operatorEmail'> =>
+  actor.kind === 'operator'
+    ? { operatorId: actor.operator.id, operatorEmail: actor.operator.email }
+    : { operatorId: null, operatorEmail: `ternmail CLI (${actor.user})` };
+
+/** An operator alone is the dashboard's signed-in operator. */
+export const asAuditActor = (actor: Operator | AuditActor): AuditActor => ('kind' in actor ? actor : { kind: 'operator', operator: actor });
+
+/** The entry of `actor`'s action at `at` (ISO 8601). */
+export const auditEntry = (actor: Operator | AuditActor, change: AuditedChange, at: string): NewAuditEntry => ({
+  ...auditedBy(asAuditActor(actor)),
   ...change,
   at,
 });

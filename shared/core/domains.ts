@@ -162,16 +162,7 @@ export class DomainManagement {
     if (!domain) return notFound('domain', 'Domain not found');
     const allowed = await dnsCheckAllowed(this.d, domain.id, 'verify');
     if (!allowed.ok) return allowed;
-    const check = await checkDomainDns(domain, createResolver(this.d.config.dnsServers), this.d.config.publicHostname);
-    const recorded = await this.d.store.domains.recordCheck(domain.id, {
-      verified: check.verified,
-      dmarcPolicy: check.dmarcPolicy,
-      summary: check.summary,
-      result: check,
-    });
-    if (!recorded) return notFound('domain', 'Domain not found');
-    log.info({ domain: domain.id, name: domain.name, team: team.id, verified: check.verified }, 'domain checked on demand');
-    return done({ domain: recorded, check });
+    return checkAndRecord(this.d, domain, log);
   }
 
   /** The domain a log filter names, by id or by name; another team's, or none, matches nothing. */
@@ -180,4 +171,21 @@ export class DomainManagement {
     const found = byId ?? (await this.d.store.domains.findByName(value));
     return found && found.teamId === team.id ? found.id : null;
   }
+}
+
+/**
+ * The automatic verifier's DNS check of `domain`, run now and recorded as a round of the verifier would record it:
+ * the dashboard's on-demand check (after its rate limit) and the host's `ternmail domain check` both run this.
+ */
+export async function checkAndRecord(d: Pick<DomainManagementDeps, 'store' | 'config'>, domain: Domain, log: Logger): Promise<Managed<CheckedDomain>> {
+  const check = await checkDomainDns(domain, createResolver(d.config.dnsServers), d.config.publicHostname);
+  const recorded = await d.store.domains.recordCheck(domain.id, {
+    verified: check.verified,
+    dmarcPolicy: check.dmarcPolicy,
+    summary: check.summary,
+    result: check,
+  });
+  if (!recorded) return notFound('domain', 'Domain not found');
+  log.info({ domain: domain.id, name: domain.name, team: domain.teamId, verified: check.verified }, 'domain checked on demand');
+  return done({ domain: recorded, check });
 }

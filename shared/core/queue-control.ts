@@ -6,7 +6,7 @@ import type { Store } from '../store/index.js';
 import type { Queue, ChangedRecipient, DestinationSummary, QueuedRecipient, QueueSelector, SuppressedRecipient } from '../queue/queue.js';
 import { IN_QUEUE, REQUEUEABLE, type QueueOperation, type RecipientState } from '../domain/queue-state.js';
 import type { AuditAction } from '../domain/audit-log.js';
-import type { Operator } from '../domain/user.js';
+import { auditedBy, type AuditActor } from './audit-log.js';
 import type { NewAuditEntry } from '../store/audit-log.js';
 import { done, notFound, refuse, type Managed } from './management-refusals.js';
 import { reasonProblem } from './admin/tenants.js';
@@ -14,7 +14,7 @@ import { reasonProblem } from './admin/tenants.js';
 export type { ChangedRecipient, DestinationSummary, QueuedRecipient, SuppressedRecipient } from '../queue/queue.js';
 
 /** Who steers the queue: a platform operator over HTTP, or the host's sysadmin through the CLI. */
-export type QueueActor = { kind: 'operator'; operator: Operator } | { kind: 'cli'; user: string };
+export type QueueActor = AuditActor;
 
 /** A selection as an interface receives it; every field given narrows it. */
 export interface QueueSelection {
@@ -192,10 +192,14 @@ export function selectionText(s: QueueSelection): string {
 }
 
 function auditOf(actor: QueueActor, operation: QueueOperation, selection: QueueSelection, changed: number, reason: string, at: string): NewAuditEntry {
-  const who =
-    actor.kind === 'operator'
-      ? { operatorId: actor.operator.id, operatorEmail: actor.operator.email }
-      : { operatorId: null, operatorEmail: `ternmail CLI (${actor.user})` };
   const action: AuditAction = `queue.${operation}`;
-  return { ...who, action, target: { kind: 'queue', id: selectionText(selection) }, before: null, after: { selector: described(selection), changed }, reason, at };
+  return {
+    ...auditedBy(actor),
+    action,
+    target: { kind: 'queue', id: selectionText(selection) },
+    before: null,
+    after: { selector: described(selection), changed },
+    reason,
+    at,
+  };
 }

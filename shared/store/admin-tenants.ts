@@ -2,7 +2,7 @@
 // filters, sending counts over a window of days, the MTA's queue of one tenant, and the platform's
 // suspension recorded in the audit log in the same transaction. Every read is indexed and paged or bounded.
 import type { Team, SuspensionCause } from '../domain/team.js';
-import type { TeamStatus } from '../domain/team-state.js';
+import type { Actor, TeamStatus } from '../domain/team-state.js';
 import type { RecipientState } from '../domain/queue-state.js';
 import type { NewAuditEntry } from './audit-log.js';
 import type { PageOf, PageRequest } from './paging.js';
@@ -65,8 +65,14 @@ export interface AdminTenantRepository {
   /** The latest replies of a tenant's deferred, bounced and failed recipients, newest first. */
   lastErrors(teamId: number, limit: number): Promise<RecipientError[]>;
   /**
-   * Moves a tenant's status as the platform and appends the audit entry `audit` makes of the tenant before and
-   * after, in one transaction: both happen or neither.
+   * Moves a tenant's status as `actor` (the platform unless said; the host's CLI may suspend as the owner would)
+   * and appends the audit entry `audit` makes of the tenant before and after, in one transaction: both or neither.
    */
-  changeStatus(id: number, wanted: TeamStatus, cause: SuspensionCause | undefined, audit: (before: Team, after: Team) => NewAuditEntry): Promise<StatusChange>;
+  changeStatus(
+    id: number,
+    wanted: TeamStatus,
+    cause: SuspensionCause | undefined,
+    audit: (before: Team, after: Team) => NewAuditEntry,
+    actor?: Actor,
+  ): Promise<StatusChange>;
 }

@@ -3,7 +3,7 @@ import { Type } from '@sinclair/typebox';
 import { defineRoute, type AnyRoute } from '../route.js';
 import { allows } from '../../../shared/scopes.js';
 import { DomainListItem, domainListItem } from './domains.js';
-import type { Suspension } from '../../../shared/domain/team.js';
+import { suspensionBody } from '../../../shared/core/presenters.js';
 
 const Count = Type.Integer({ minimum: 0 });
 const SuspensionBody = Type.Object(
@@ -33,28 +33,6 @@ const SuspensionBody = Type.Object(
   },
   { description: 'Present only while the team is suspended: who suspended it, why and when; detail when a policy did' },
 );
-
-/** A suspension as /v2 shows it (and the operator's CLI prints it). */
-export function suspensionBody(s: Suspension) {
-  const d = s.detail;
-  const detail = d && {
-    rate: d.rate,
-    window_days: d.windowDays,
-    volume: d.volume,
-    bounced: d.bounced,
-    complained: d.complained,
-    bounce_rate: d.bounceRate,
-    complaint_rate: d.complaintRate,
-    thresholds: {
-      min_volume: d.thresholds.minVolume,
-      min_bounces: d.thresholds.minBounces,
-      min_complaints: d.thresholds.minComplaints,
-      max_bounce_rate: d.thresholds.maxBounceRate,
-      max_complaint_rate: d.thresholds.maxComplaintRate,
-    },
-  };
-  return { by: s.by, reason: s.reason, suspended_at: s.at, detail };
-}
 
 const Summary = Type.Object({
   account: Type.Object({

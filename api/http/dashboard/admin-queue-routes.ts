@@ -8,19 +8,10 @@ import { operatorOf, type DashboardCaller } from './authentication.js';
 import { oneOf } from './collection.js';
 import { valueOf } from './refusal-errors.js';
 import { IN_QUEUE, REQUEUEABLE } from '../../../shared/domain/queue-state.js';
-import {
-  LIST_DEFAULT,
-  LIST_MAX,
-  type ChangedRecipient,
-  type DestinationSummary,
-  type QueuedRecipient,
-  type QueueActor,
-  type QueueSelection,
-} from '../../../shared/core/queue-control.js';
+import { LIST_DEFAULT, LIST_MAX, type ChangedRecipient, type QueueActor, type QueueSelection } from '../../../shared/core/queue-control.js';
+import { destinationView, queuedRecipientView } from '../../../shared/core/presenters.js';
 
 type Route = DashboardRoute<DashboardCaller>;
-
-const isoOf = (ms: number | null): string | null => (ms === null ? null : new Date(ms).toISOString());
 
 const selectors = {
   team_id: Type.Optional(Type.Integer({ description: 'Only recipients of this account or team.', minimum: 1 })),
@@ -46,31 +37,6 @@ const selectionOf = (p: Static<typeof SelectorArgs> & { all?: boolean }): QueueS
   all: p.all,
 });
 
-const recipientView = (r: QueuedRecipient) => ({
-  recipient_id: r.id,
-  message_id: r.messageId,
-  team_id: r.teamId,
-  email: r.email,
-  domain: r.domain,
-  state: r.state,
-  attempts: r.attempts,
-  next_attempt_at: isoOf(r.nextAttemptAt),
-  last_reply: r.lastReply,
-  queued_at: isoOf(r.queuedAt),
-  held_at: isoOf(r.heldAt),
-});
-
-const destinationView = (d: DestinationSummary) => ({
-  domain: d.domain,
-  total: d.total,
-  queued: d.queued,
-  sending: d.sending,
-  deferred: d.deferred,
-  held: d.held,
-  oldest_queued_at: isoOf(d.oldestQueuedAt),
-  last_error: d.lastError,
-});
-
 /** The operator signed in, as the queue's audit entries name it. */
 const actorOf = (user: DashboardCaller | undefined): QueueActor => ({ kind: 'operator', operator: operatorOf(user).user });
 
@@ -90,7 +56,7 @@ const list: Route = {
       }),
       async handle({ ctx, user, params }) {
         operatorOf(user);
-        return { body: valueOf(await ctx.core.queueControl.list(selectionOf(params), params.limit)).map(recipientView) };
+        return { body: valueOf(await ctx.core.queueControl.list(selectionOf(params), params.limit)).map(queuedRecipientView) };
       },
     }),
   ],

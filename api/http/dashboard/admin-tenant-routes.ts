@@ -8,7 +8,7 @@ import { collectionArgs, oneOf, pageReply } from './collection.js';
 import { corePage } from './mailer-paging.js';
 import { valueOf } from './refusal-errors.js';
 import { userView } from './views.js';
-import { suspensionBody } from '../admin/info.js';
+import { suspensionBody } from '../../../shared/core/presenters.js';
 import type { MtaStatus, SendingFigures, TenantDetail, TenantSummary } from '../../../shared/core/admin/tenants.js';
 import type { Team } from '../../../shared/domain/team.js';
 

@@ -8,12 +8,12 @@ import type { Store } from '../../store/index.js';
 import type { PageOf, PageRequest } from '../../store/paging.js';
 import type { DestinationQueue, RecipientError, SendingCounts, TenantFilter } from '../../store/admin-tenants.js';
 import type { Team } from '../../domain/team.js';
-import type { TeamStatus } from '../../domain/team-state.js';
+import type { SuspendedBy, TeamStatus } from '../../domain/team-state.js';
 import type { JsonValue } from '../../domain/audit-log.js';
 import { isAccountUser, type AccountUser, type Operator } from '../../domain/user.js';
 import { done, notFound, refuse, type Managed } from '../management-refusals.js';
 import { rate } from '../team-summary.js';
-import { auditEntry } from '../audit-log.js';
+import { asAuditActor, auditEntry, type AuditActor } from '../audit-log.js';
 
 export type { TenantFilter, TenantKind, DestinationQueue, RecipientError } from '../../store/admin-tenants.js';
 
@@ -142,31 +142,38 @@ export class TenantAdministration {
     return done({ detail, mta });
   }
 
-  /** Suspends a tenant as the platform (its owner cannot lift it); recorded with the tenant before and after. */
-  suspend(operator: Operator, id: number, reason: string, log: Logger): Promise<Managed<Team>> {
-    return this.move(operator, id, 'suspended', reason, log);
+  /**
+   * Suspends a tenant as the platform (its owner cannot lift it); recorded with the tenant before and after. The
+   * host's CLI may suspend it as its owner would instead (`by: 'account'`, which the owner may lift), audited alike.
+   */
+  suspend(actor: Operator | AuditActor, id: number, reason: string, log: Logger, by: SuspendedBy = 'platform'): Promise<Managed<Team>> {
+    return this.move(asAuditActor(actor), id, { status: 'suspended', by }, reason, log);
   }
 
   /** Lifts any suspension of a tenant, the platform's or its owner's; recorded with the tenant before and after. */
-  reactivate(operator: Operator, id: number, reason: string, log: Logger): Promise<Managed<Team>> {
-    return this.move(operator, id, 'active', reason, log);
+  reactivate(actor: Operator | AuditActor, id: number, reason: string, log: Logger): Promise<Managed<Team>> {
+    return this.move(asAuditActor(actor), id, { status: 'active', by: 'platform' }, reason, log);
   }
 
   /**
    * The status change and its audit entry commit together. An action that changes nothing (suspending a tenant
    * the platform already suspended) is recorded all the same: the operator did it, and its before and after say so.
    */
-  private async move(operator: Operator, id: number, wanted: TeamStatus, reason: string, log: Logger): Promise<Managed<Team>> {
+  private async move(actor: AuditActor, id: number, wanted: { status: TeamStatus; by: SuspendedBy }, reason: string, log: Logger): Promise<Managed<Team>> {
     const bad = reasonProblem(reason);
     if (bad) return bad;
-    const action = wanted === 'suspended' ? 'tenant.suspend' : 'tenant.reactivate';
+    const suspending = wanted.status === 'suspended';
+    const action = suspending ? 'tenant.suspend' : 'tenant.reactivate';
     const at = new Date().toISOString();
-    const change = await this.d.store.adminTenants.changeStatus(id, wanted, wanted === 'suspended' ? { reason } : undefined, (before, after) =>
-      auditEntry(operator, { action, target: { kind: 'tenant', id: String(id) }, before: statusSnapshot(before), after: statusSnapshot(after), reason }, at),
-    );
-    // The platform's own transitions are never refused; a refusal here is a missing tenant.
+    const audit = (before: Team, after: Team) =>
+      auditEntry(actor, { action, target: { kind: 'tenant', id: String(id) }, before: statusSnapshot(before), after: statusSnapshot(after), reason }, at);
+    const change = await this.d.store.adminTenants.changeStatus(id, wanted.status, suspending ? { reason } : undefined, audit, wanted.by);
+    // The platform's own transitions, and an owner's suspension, are never refused; a refusal here is a missing tenant.
     if (!change.ok) return notFound('team', 'Tenant not found');
-    log.info({ team: id, operator: operator.id, action, status: change.team.status }, 'tenant status changed by an operator');
+    log.info(
+      { team: id, operator: actor.kind === 'operator' ? actor.operator.id : `cli (${actor.user})`, action, status: change.team.status },
+      'tenant status changed by an operator',
+    );
     return done(change.team);
   }
 

@@ -9,7 +9,7 @@ import { limitOffset, type PageOf, type PageRequest } from '../paging.js';
 import { decodeTeam, TeamStore } from './teams.js';
 import { AuditLogStore } from './audit-log.js';
 import type { SuspensionCause, Team } from '../../domain/team.js';
-import type { TeamStatus } from '../../domain/team-state.js';
+import type { Actor, TeamStatus } from '../../domain/team-state.js';
 import type { NewAuditEntry } from '../audit-log.js';
 import type { StatusChange } from '../teams.js';
 import type { AdminTenantRepository, DestinationQueue, RecipientError, SendingCounts, TenantFilter, TenantSendingCounts } from '../admin-tenants.js';
@@ -130,9 +130,15 @@ export class AdminTenantStore implements AdminTenantRepository {
     return rows.map(decodeError);
   }
 
-  async changeStatus(id: number, wanted: TeamStatus, cause: SuspensionCause | undefined, audit: (before: Team, after: Team) => NewAuditEntry): Promise<StatusChange> {
+  async changeStatus(
+    id: number,
+    wanted: TeamStatus,
+    cause: SuspensionCause | undefined,
+    audit: (before: Team, after: Team) => NewAuditEntry,
+    actor: Actor = 'platform',
+  ): Promise<StatusChange> {
     return this.sql.tx(async (q): Promise<StatusChange> => {
-      const moved = await TeamStore.moveStatus(q, id, wanted, 'platform', cause);
+      const moved = await TeamStore.moveStatus(q, id, wanted, actor, cause);
       if (!moved.ok) return moved;
       await AuditLogStore.insert(q, audit(moved.before, moved.team));
       return { ok: true, team: moved.team };

@@ -1,7 +1,8 @@
-// The ports `ternmail start` (and `api`, `mta`) listen on, each with the setting that chooses it, so that a port
-// another program holds is reported by the name an operator can change, before anything is created.
+// The ports the API and MTA processes listen on, each with the setting that chooses it, so that a port another
+// program holds is reported by the name an operator can change: by `ternmail start` before anything is created,
+// and by each process (api/process.ts, mta/process.ts) when its own bind fails.
 import { createServer } from 'node:net';
-import type { Config } from '../config.js';
+import type { Config } from './config.js';
 
 export interface ListenerSetting {
   /** The environment variable an operator sets to move it. */
