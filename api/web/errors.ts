@@ -3,8 +3,8 @@
 // words it, so the two interfaces say the same thing for the same refusal.
 import type { IdentityRefusal } from '../../shared/core/identity/index.js';
 import type { FieldProblem, ManagementRefusal } from '../../shared/core/management-refusals.js';
-import { dashboardErrorForIdentity } from '../http/dashboard/identity-errors.js';
-import { dashboardErrorFor } from '../http/dashboard/refusal-errors.js';
+import { dashboardErrorForIdentity } from '../pipeline/identity-errors.js';
+import { dashboardErrorFor } from '../pipeline/refusal-errors.js';
 
 /** Every code a page answers with, and its HTTP status. */
 export const WEB_ERRORS = {

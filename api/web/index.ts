@@ -1,7 +1,7 @@
 // The web pages as the API's listener serves them, next to /api and /v2: the hashed static files under /assets,
 // and every page, each area's pages listed by its own module.
 import type { App, Request, Response } from '@tinyhttp/app';
-import type { AppContext } from '../http/context.js';
+import type { AppContext } from '../pipeline/context.js';
 import { ASSET_PREFIX, serveAsset } from './assets.js';
 import { publicPage, type Page } from './page.js';
 import { servePage } from './runner.js';

@@ -2,7 +2,7 @@
 // pages, who may open it, and a handler returning what to answer. Four kinds by who may open it: anyone, any
 // signed-in user, a user of an account (with the least role its action needs, as the REST routes say it), or a
 // platform operator. The runner (web/runner.ts) settles who is asking before a handler runs.
-import type { AppContext } from '../http/context.js';
+import type { AppContext } from '../pipeline/context.js';
 import type { Logger } from '../../shared/log.js';
 import type { PageReply } from './reply.js';
 import type { PageRequest } from './request.js';

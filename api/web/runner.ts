@@ -3,8 +3,8 @@
 // its CSRF token, a role short of the page's), runs the handler, and writes its answer in the dashboard's frame
 // for a signed-in user. Failures become error pages (or, for htmx, an error fragment in place).
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { AppContext } from '../http/context.js';
-import { requestLog } from '../http/request-id.js';
+import type { AppContext } from '../pipeline/context.js';
+import { requestLog } from '../pipeline/request-id.js';
 import type { Logger } from '../../shared/log.js';
 import { observeHttp } from '../../shared/metrics.js';
 import { pageError, PageError } from './errors.js';

@@ -1,6 +1,6 @@
 // The pages about the session itself: switching the team acted on, logging out, and the password change a user
 // must make before anything else when its password is a one-time one (first start, `ternmail user create`).
-import { clearedSessionCookie, secureCookies, sessionToken } from '../http/dashboard/credentials.js';
+import { clearedSessionCookie, secureCookies, sessionToken } from '../pipeline/credentials.js';
 import { currentPasswordField, newPasswordField } from './password-fields.js';
 import { html } from './html.js';
 import { pageError, pageErrorForIdentity } from './errors.js';

@@ -1,24 +1,26 @@
-// The HTTP sidecar: answers /healthz and /readyz before anything else, gives every request its id, mounts the
-// route groups (sending, admin) on tinyhttp, where each runs the one pipeline (http/pipeline.ts), hands /api to
-// the dashboard group (its own router, the same pipeline), and answers what no route takes under /v2 (an
-// unknown path, an undecodable one) in the admin error shape. Nothing unexpected leaks a stack trace.
+// The API process's HTTP front, above the interfaces it mounts: answers /healthz and /readyz before anything
+// else, gives every request its id, mounts the route groups (sending, admin) on tinyhttp, where each runs the
+// one pipeline (api/pipeline/pipeline.ts), hands /api to the dashboard group (its own router, the same pipeline),
+// mounts the web pages, and answers what no route takes under /v2 (an unknown path, an undecodable one) in the
+// admin error shape. Nothing unexpected leaks a stack trace. It lives here, not in api/http, so that neither
+// api/http nor api/web imports the other (test/architecture-http.test.ts).
 import { createServer, type Server } from 'node:http';
 import { App, type Request, type Response } from '@tinyhttp/app';
-import { adminError } from '../../shared/errors.js';
-import type { AppContext } from './context.js';
-import { openApiDocument } from './openapi.js';
-import { mountGroup, sendJson } from './pipeline.js';
-import { requestIdOf, requestLog } from './request-id.js';
-import { adminGroup } from './admin/group.js';
-import { adminErrors } from './admin/error-mapper.js';
-import { sendingGroup } from './send/group.js';
-import { sendingPaths } from './send/openapi.js';
-import { answerHealth } from '../../shared/health-endpoints.js';
-import type { Dashboard } from './dashboard/group.js';
-import { productDashboard } from './dashboard/index.js';
-import { dashboardPaths, dashboardSecuritySchemes } from './dashboard/openapi.js';
-import { mountWebPages } from '../web/index.js';
-import { serveMissingPage, wantsJson } from '../web/error-pages.js';
+import { adminError } from '../shared/errors.js';
+import type { AppContext } from './pipeline/context.js';
+import { openApiDocument } from './http/openapi.js';
+import { mountGroup, sendJson } from './pipeline/pipeline.js';
+import { requestIdOf, requestLog } from './pipeline/request-id.js';
+import { adminGroup } from './http/admin/group.js';
+import { adminErrors } from './http/admin/error-mapper.js';
+import { sendingGroup } from './http/send/group.js';
+import { sendingPaths } from './http/send/openapi.js';
+import { answerHealth } from '../shared/health-endpoints.js';
+import type { Dashboard } from './http/dashboard/group.js';
+import { productDashboard } from './http/dashboard/index.js';
+import { dashboardPaths, dashboardSecuritySchemes } from './http/dashboard/openapi.js';
+import { mountWebPages } from './web/index.js';
+import { serveMissingPage, wantsJson } from './web/error-pages.js';
 
 /** The admin document with the sending operations, the dashboard's routes and their credentials added. */
 function apiDocument(ctx: AppContext, dashboard: Dashboard): Record<string, unknown> {
