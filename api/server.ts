@@ -1,9 +1,9 @@
-// The API process's HTTP front, above the interfaces it mounts: answers /healthz and /readyz before anything
-// else, gives every request its id, mounts the route groups (sending, admin) on tinyhttp, where each runs the
-// one pipeline (api/pipeline/pipeline.ts), hands /api to the dashboard group (its own router, the same pipeline),
-// mounts the web pages, and answers what no route takes under /v2 (an unknown path, an undecodable one) in the
-// admin error shape. Nothing unexpected leaks a stack trace. It lives here, not in api/http, so that neither
-// api/http nor api/web imports the other (test/architecture-http.test.ts).
+// The API process's HTTP front, above the interfaces it mounts, with one dispatcher (createApp's table):
+// answers /healthz and /readyz before anything else, gives every request its id, hands /api to the dashboard
+// group, mounts the route groups of /v2 (sending, admin) and the pages, each running the one pipeline
+// (api/pipeline/pipeline.ts), and answers what no route takes (an unknown path, an undecodable one) in the admin
+// error shape, or as a page for a browser. Nothing unexpected leaks a stack trace. It lives here, not in
+// api/http, so that neither api/http nor api/web imports the other (test/architecture-http.test.ts).
 import { createServer, type Server } from 'node:http';
 import { App, type Request, type Response } from '@tinyhttp/app';
 import { adminError } from '../shared/errors.js';
@@ -34,6 +34,49 @@ function apiDocument(ctx: AppContext, dashboard: Dashboard): Record<string, unkn
   return document;
 }
 
+/** /api and everything under it: the dashboard's, whatever follows (it answers rest_no_route itself). */
+const isDashboardPath = (url: string | undefined): boolean => /^\/api(?:[/?#]|$)/.test(url ?? '/');
+
+function decodablePath(url: string | undefined): boolean {
+  try {
+    decodeURIComponent(new URL(url ?? '/', 'http://local').pathname);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** The dashboard's group under /api: it matches its own endpoints as WordPress does (dashboard/router.ts). */
+function serveDashboard(ctx: AppContext, dashboard: Dashboard, req: Request, res: Response): void {
+  dashboard.serve(ctx, req, res).catch((err: unknown) => {
+    requestLog(ctx.log, req, res).error({ err }, 'dashboard request failed');
+    if (!res.headersSent) sendJson(res, 500, { code: 'rest_internal_error', message: 'Internal error; it has been logged.', data: { status: 500 } });
+  });
+}
+
+/** What precedes every route group, in order: the health endpoints, the request id, /api, an undecodable path. */
+function mountFront(app: App, ctx: AppContext, dashboard: Dashboard): void {
+  // Before everything else, authentication included: load balancers and service managers ask these.
+  app.use((req: Request, res: Response, next) => void (answerHealth(req, res, () => ctx.core.health.readiness()) || next()));
+  app.use((req: Request, res: Response, next) => {
+    requestIdOf(req, res);
+    next();
+  });
+  // Before the undecodable path's refusal: the dashboard answers such a path itself (rest_no_route).
+  app.use((req: Request, res: Response, next) => (isDashboardPath(req.url) ? serveDashboard(ctx, dashboard, req, res) : next()));
+  // tinyhttp answers a path it cannot percent-decode with a bare 400 and prints the stack: answer it here.
+  app.use((req: Request, res: Response, next) => {
+    if (decodablePath(req.url)) return next();
+    const e = adminError('invalid_path', 'The request path is not valid percent-encoded text');
+    sendJson(res, e.status, e.body());
+  });
+}
+
+/**
+ * The one dispatcher of the API's port: every request goes through this app's table, in order: the front
+ * (health, request id, /api to the dashboard group, an undecodable path refused), the OpenAPI document, the
+ * route groups (sending, admin, the pages), and what no route takes (a page for a browser, JSON for a program).
+ */
 export function createApp(ctx: AppContext, dashboard: Dashboard = productDashboard()): App {
   const app = new App({
     settings: { xPoweredBy: false },
@@ -49,23 +92,15 @@ export function createApp(ctx: AppContext, dashboard: Dashboard = productDashboa
       sendJson(res, answer.status, answer.body, answer.headers);
     },
   });
+  mountFront(app, ctx, dashboard);
   const document = apiDocument(ctx, dashboard);
   app.get('/v2/openapi.json', (_req, res) => sendJson(res, 200, document));
   // Sending first, as it always was: its two POST paths sit beside the admin GET /v2/emails routes.
   mountGroup(app, ctx, sendingGroup);
   mountGroup(app, ctx, adminGroup);
-  // The web pages (authorizing an application, signing in), outside /api: they are pages, not REST routes.
+  // The pages' route group (and their static files), outside /api: they are pages, not REST routes.
   mountWebPages(app, ctx);
   return app;
-}
-
-function decodablePath(url: string | undefined): boolean {
-  try {
-    decodeURIComponent(new URL(url ?? '/', 'http://local').pathname);
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 export interface ApiOptions {
@@ -73,31 +108,9 @@ export interface ApiOptions {
   dashboard?: Dashboard;
 }
 
-/** /api and everything under it: the dashboard's, whatever follows (it answers rest_no_route itself). */
-const isDashboardPath = (url: string | undefined): boolean => /^\/api(?:[/?#]|$)/.test(url ?? '/');
-
 export function createApiServer(ctx: AppContext, options: ApiOptions = {}): Server {
-  const dashboard = options.dashboard ?? productDashboard();
-  const app = createApp(ctx, dashboard);
-  const server = createServer((req, res) => {
-    // Before everything else, authentication included: load balancers and service managers ask these.
-    if (answerHealth(req, res, () => ctx.core.health.readiness())) return;
-    requestIdOf(req, res);
-    if (isDashboardPath(req.url)) {
-      dashboard.serve(ctx, req, res).catch((err: unknown) => {
-        requestLog(ctx.log, req, res).error({ err }, 'dashboard request failed');
-        if (!res.headersSent) sendJson(res, 500, { code: 'rest_internal_error', message: 'Internal error; it has been logged.', data: { status: 500 } });
-      });
-      return;
-    }
-    // tinyhttp answers a path it cannot percent-decode with a bare 400 and prints the stack: answer it here.
-    if (!decodablePath(req.url)) {
-      const e = adminError('invalid_path', 'The request path is not valid percent-encoded text');
-      sendJson(res, e.status, e.body());
-      return;
-    }
-    void app.handler(req as Request, res as Response);
-  });
+  const app = createApp(ctx, options.dashboard ?? productDashboard());
+  const server = createServer((req, res) => void app.handler(req as Request, res as Response));
   server.headersTimeout = 20_000;
   server.requestTimeout = 60_000;
   return server;

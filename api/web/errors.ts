@@ -69,7 +69,7 @@ export function pageErrorFor(refusal: ManagementRefusal): PageError {
   return new PageError(code, managementMessage(refusal, e.message), e.status, e.headers);
 }
 
-/** The value of a core result, or the refusal thrown as a page error (the runner shows it). */
+/** The value of a core result, or the refusal thrown as a page error (the pages' route group shows it). */
 export function valueOrPageError<T>(result: { ok: true; value: T } | { ok: false; refusal: ManagementRefusal }): T {
   if (!result.ok) throw pageErrorFor(result.refusal);
   return result.value;

@@ -9,7 +9,7 @@ import { headerOf, sessionToken } from '../pipeline/credentials.js';
 import { pageError, PageError } from './errors.js';
 
 /** Far more than a page's form needs (two URLs of at most 2,048 characters, a name, a token). */
-const FORM_LIMIT_BYTES = 16 * 1024;
+export const FORM_LIMIT_BYTES = 16 * 1024;
 
 export interface PageRequest {
   readonly req: IncomingMessage;

@@ -8,7 +8,7 @@ import { formGuard } from './layout.js';
 import { accountPage, selfPage, type PageCall } from './page.js';
 import { formError } from './parts.js';
 import type { PageAnswer, PageReply } from './reply.js';
-import { PASSWORD_CHANGE_PATH } from './runner.js';
+import { PASSWORD_CHANGE_PATH } from './group.js';
 import { localRedirect, SIGN_IN_PATH } from './sign-in.js';
 import { teamCookie, type AccountViewer, type Viewer } from './viewer.js';
 
