@@ -85,3 +85,16 @@ t.test('the API process mounts the fronts: nothing under api/http, api/web or ap
   const importers = FOLDERS.flatMap((f) => sourceFiles(f)).filter((file) => importsOf(file).includes('api/server.ts'));
   t.same(importers, []);
 });
+
+t.test('the API port has one dispatcher: only api/server.ts makes an HTTP server, and it hands every request to its app', async (t) => {
+  const servers = sourceFiles('api').filter((file) => /\bcreateServer\(/.test(readFileSync(join(root, file), 'utf8')));
+  t.same(servers, ['api/server.ts']);
+  const front = readFileSync(join(root, 'api/server.ts'), 'utf8');
+  t.match(front, /createServer\(\(req, res\) => void app\.handler\(req as Request, res as Response\)\)/, 'nothing is dispatched by hand before the app');
+});
+
+t.test('the pages run on the pipeline, not on a lifecycle of their own', async (t) => {
+  const group = readFileSync(join(root, 'api/web/group.ts'), 'utf8');
+  t.match(group, /runCall\(ctx, pageGroup,/, 'a page request runs through runCall with the pages’ route group');
+  t.notOk(sourceFiles('api/web').includes('api/web/runner.ts'), 'no page runner beside it');
+});
