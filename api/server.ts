@@ -54,18 +54,18 @@ function serveDashboard(ctx: AppContext, dashboard: Dashboard, req: Request, res
   });
 }
 
-/** What precedes every route group, in order: the health endpoints, the request id, /api, an undecodable path. */
+/**
+ * What precedes every route group, in order: the health endpoints, the request id, /api to the dashboard
+ * group, an undecodable path refused. One middleware, so a request reaching a route pays one step of the table.
+ */
 function mountFront(app: App, ctx: AppContext, dashboard: Dashboard): void {
-  // Before everything else, authentication included: load balancers and service managers ask these.
-  app.use((req: Request, res: Response, next) => void (answerHealth(req, res, () => ctx.core.health.readiness()) || next()));
   app.use((req: Request, res: Response, next) => {
+    // Before everything else, authentication included: load balancers and service managers ask these.
+    if (answerHealth(req, res, () => ctx.core.health.readiness())) return;
     requestIdOf(req, res);
-    next();
-  });
-  // Before the undecodable path's refusal: the dashboard answers such a path itself (rest_no_route).
-  app.use((req: Request, res: Response, next) => (isDashboardPath(req.url) ? serveDashboard(ctx, dashboard, req, res) : next()));
-  // tinyhttp answers a path it cannot percent-decode with a bare 400 and prints the stack: answer it here.
-  app.use((req: Request, res: Response, next) => {
+    // Before the undecodable path's refusal: the dashboard answers such a path itself (rest_no_route).
+    if (isDashboardPath(req.url)) return serveDashboard(ctx, dashboard, req, res);
+    // tinyhttp answers a path it cannot percent-decode with a bare 400 and prints the stack: answer it here.
     if (decodablePath(req.url)) return next();
     const e = adminError('invalid_path', 'The request path is not valid percent-encoded text');
     sendJson(res, e.status, e.body());
