@@ -3,7 +3,7 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Config } from '../shared/config.js';
 import { openRuntime, type Runtime } from '../shared/runtime/runtime.js';
-import { createApiServer, type ApiOptions } from './http/server.js';
+import { createApiServer, type ApiOptions } from './server.js';
 import { createCore } from '../shared/core/index.js';
 import { paymentProviderFrom } from './billing/index.js';
 import { dnsProvidersFrom } from './dns-providers/index.js';

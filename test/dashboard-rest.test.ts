@@ -8,9 +8,9 @@ import { startHarness, type Harness, type UntypedJson } from './helpers/harness.
 import { createDashboard, type DashboardAuth } from '../api/http/dashboard/group.js';
 import { endpoint, IDENTIFIER, type DashboardRoute } from '../api/http/dashboard/route.js';
 import { collectionArgs, oneOf, pageReply } from '../api/http/dashboard/collection.js';
-import { invalidNonce, tooManyRequests } from '../api/http/dashboard/errors.js';
+import { invalidNonce, tooManyRequests } from '../api/pipeline/dashboard-errors.js';
 import { dashboardPaths } from '../api/http/dashboard/openapi.js';
-import { dashboardErrorFor } from '../api/http/dashboard/refusal-errors.js';
+import { dashboardErrorFor } from '../api/pipeline/refusal-errors.js';
 
 // ---- the fixture: a user named by X-Test-User "name:role:team", and a few routes over an in-memory list ----
 

@@ -3,9 +3,9 @@
 // (core/admin-authentication.ts), a refusal is worded in the admin error shape.
 import { adminError, type AdminError } from '../../shared/errors.js';
 import type { AdminRefusal } from '../../shared/core/admin-authentication.js';
-import type { AppContext } from './context.js';
-import type { AnyRoute, Caller } from './route.js';
-import type { AuthStrategy, WithHeaders } from './pipeline.js';
+import type { AppContext } from '../pipeline/context.js';
+import type { AnyRoute, Caller } from '../pipeline/route.js';
+import type { AuthStrategy, WithHeaders } from '../pipeline/pipeline.js';
 
 export function bearerToken(req: WithHeaders): string | undefined {
   const header = req.headers.authorization;

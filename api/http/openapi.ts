@@ -2,7 +2,7 @@
 import type { TObject, TSchema } from '@sinclair/typebox';
 import type { Config } from '../../shared/config.js';
 import { AdminErrorBody } from './schemas/common.js';
-import type { AnyRoute } from './route.js';
+import type { AnyRoute } from '../pipeline/route.js';
 
 type Json = Record<string, unknown>;
 

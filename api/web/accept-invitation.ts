@@ -1,10 +1,10 @@
 // The page an invitation's link opens (GET /accept-invitation?token=…): whom it invites, as what, and a form of
 // name and password posted back to the same path, which accepts the invitation through the core (as the REST
 // route POST /api/tern-auth/v1/accept-invitation does), sets the session cookie and says the user is signed in.
-import type { AppContext } from '../http/context.js';
+import type { AppContext } from '../pipeline/context.js';
 import type { Logger } from '../../shared/log.js';
 import type { InvitationOffer } from '../../shared/domain/platform-invitation.js';
-import { secureCookies, sessionCookie } from '../http/dashboard/credentials.js';
+import { secureCookies, sessionCookie } from '../pipeline/credentials.js';
 import { PASSWORD_LENGTH } from '../../shared/core/identity/index.js';
 import { html } from './html.js';
 import { pageErrorForIdentity, type PageError } from './errors.js';

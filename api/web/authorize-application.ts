@@ -2,7 +2,7 @@
 // the application's request and, for a signed-in user, shows who asks and two buttons in a form carrying the
 // session's CSRF token; POST checks the token and approves (an application password, sent to success_url with
 // site_url, user_login and password, or shown once) or rejects (to reject_url). The rules are the core's.
-import type { AppContext } from '../http/context.js';
+import type { AppContext } from '../pipeline/context.js';
 import type { AuthorizationRequest, CheckedAuthorization } from '../../shared/core/identity/index.js';
 import type { User } from '../../shared/domain/user.js';
 import type { Logger } from '../../shared/log.js';

@@ -3,7 +3,7 @@
 // screen readers and tests, and there when scripts are not).
 import type { MessageFigures } from '../../shared/core/statistics.js';
 import type { Team } from '../../shared/domain/team.js';
-import type { AppContext } from '../http/context.js';
+import type { AppContext } from '../pipeline/context.js';
 import { html, type Html } from './html.js';
 import { valueOrPageError } from './errors.js';
 import { table } from './parts.js';

@@ -5,7 +5,7 @@
 // (as the API always answered it) unless HTML is preferred, as a browser's navigation asks.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import Negotiator from 'negotiator';
-import type { AppContext } from '../http/context.js';
+import type { AppContext } from '../pipeline/context.js';
 import { pageError, type PageError } from './errors.js';
 import { errorPage, writeReply, type PageAnswer } from './reply.js';
 import { pageRequestOf } from './request.js';

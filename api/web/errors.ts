@@ -3,8 +3,8 @@
 // words it, so the two interfaces say the same thing for the same refusal.
 import type { IdentityRefusal } from '../../shared/core/identity/index.js';
 import type { FieldProblem, ManagementRefusal } from '../../shared/core/management-refusals.js';
-import { dashboardErrorForIdentity } from '../http/dashboard/identity-errors.js';
-import { dashboardErrorFor } from '../http/dashboard/refusal-errors.js';
+import { dashboardErrorForIdentity } from '../pipeline/identity-errors.js';
+import { dashboardErrorFor } from '../pipeline/refusal-errors.js';
 
 /** Every code a page answers with, and its HTTP status. */
 export const WEB_ERRORS = {
@@ -69,7 +69,7 @@ export function pageErrorFor(refusal: ManagementRefusal): PageError {
   return new PageError(code, managementMessage(refusal, e.message), e.status, e.headers);
 }
 
-/** The value of a core result, or the refusal thrown as a page error (the runner shows it). */
+/** The value of a core result, or the refusal thrown as a page error (the pages' route group shows it). */
 export function valueOrPageError<T>(result: { ok: true; value: T } | { ok: false; refusal: ManagementRefusal }): T {
   if (!result.ok) throw pageErrorFor(result.refusal);
   return result.value;

@@ -2,7 +2,7 @@
 // new key, a webhook's signing secret, an application password): kept server-side in Redis for the session and
 // the page, for a few minutes, and taken (GETDEL) by the first GET of that page that shows it. So the secret is
 // never in a URL, a reload or the back button shows it no more, and the form is never posted twice.
-import type { AppContext } from '../http/context.js';
+import type { AppContext } from '../pipeline/context.js';
 import { redisKeys } from '../../shared/redis-keys.js';
 import type { Viewer } from './viewer.js';
 

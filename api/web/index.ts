@@ -1,10 +1,10 @@
 // The web pages as the API's listener serves them, next to /api and /v2: the hashed static files under /assets,
 // and every page, each area's pages listed by its own module.
 import type { App, Request, Response } from '@tinyhttp/app';
-import type { AppContext } from '../http/context.js';
+import type { AppContext } from '../pipeline/context.js';
 import { ASSET_PREFIX, serveAsset } from './assets.js';
 import { publicPage, type Page } from './page.js';
-import { servePage } from './runner.js';
+import { servePage } from './group.js';
 import { showSignIn, signIn, SIGN_IN_PATH, SIGN_IN_TITLE } from './sign-in.js';
 import { ACCEPT_INVITATION_PATH, ACCEPT_INVITATION_TITLE, acceptInvitation, showAcceptInvitation } from './accept-invitation.js';
 import { AUTHORIZE_PATH, AUTHORIZE_TITLE, decideAuthorization, showAuthorization } from './authorize-application.js';

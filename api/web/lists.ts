@@ -3,8 +3,8 @@
 // filter form (a GET form: its values stay in the URL, so a filtered list can be linked; it changes nothing, so
 // it carries no CSRF token, which would otherwise land in the URL).
 import type { PageRequest as CorePage } from '../../shared/core/index.js';
-import type { AppContext } from '../http/context.js';
-import { beyondDepth } from '../http/paging.js';
+import type { AppContext } from '../pipeline/context.js';
+import { beyondDepth } from '../pipeline/paging.js';
 import { html, type Html } from './html.js';
 import { pageError } from './errors.js';
 import { pageAsked, pager } from './parts.js';

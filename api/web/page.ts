@@ -1,8 +1,8 @@
 // A page is data, as a dashboard route is: a method, a path (`:name` for its variables), a title for its error
 // pages, who may open it, and a handler returning what to answer. Four kinds by who may open it: anyone, any
 // signed-in user, a user of an account (with the least role its action needs, as the REST routes say it), or a
-// platform operator. The runner (web/runner.ts) settles who is asking before a handler runs.
-import type { AppContext } from '../http/context.js';
+// platform operator. The pages' route group (web/group.ts) settles who is asking before a handler runs.
+import type { AppContext } from '../pipeline/context.js';
 import type { Logger } from '../../shared/log.js';
 import type { PageReply } from './reply.js';
 import type { PageRequest } from './request.js';

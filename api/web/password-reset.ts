@@ -2,7 +2,7 @@
 // account exists…"), and the mailed link's page, /reset-password?token=…, sets the new password (typed twice)
 // and sends the user to sign in with it. Both post to the core's password resets, as the REST routes
 // /api/tern-auth/v1/lost-password and /reset-password do.
-import type { AppContext } from '../http/context.js';
+import type { AppContext } from '../pipeline/context.js';
 import type { Logger } from '../../shared/log.js';
 import { PASSWORD_LENGTH, type IdentityRefusal } from '../../shared/core/identity/index.js';
 import { newPasswordField } from './password-fields.js';
@@ -13,7 +13,7 @@ import { fieldOf, readForm, requireSameOrigin, type PageRequest } from './reques
 import type { PageAnswer, PageReply } from './reply.js';
 import { publicPage } from './page.js';
 import { SIGN_IN_PATH } from './sign-in.js';
-import { RESET_REQUESTED } from '../http/dashboard/password-reset-routes.js';
+import { RESET_REQUESTED } from '../presenters/messages.js';
 
 const FORGOT_PASSWORD_PATH = '/forgot-password';
 const FORGOT_PASSWORD_TITLE = 'Forgot your password?';

@@ -1,14 +1,12 @@
 // What a page answers and how it is written: a page (plain, or in the dashboard's frame for a signed-in user) or
 // a redirect, each with the headers every page carries (a strict Content-Security-Policy, never framed, never
-// cached, no referrer leaving the site), compressed when the browser accepts it; and any failure turned into an
-// error page (a PageError as it says; a transient one 503; anything else 500, logged, shown without internals).
+// cached, no referrer leaving the site), compressed when the browser accepts it; and the error page of a refusal
+// (which failure becomes which refusal is the pages' error mapper's, in web/group.ts).
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { Logger } from '../../shared/log.js';
-import { isTransientFailure } from '../../shared/transient.js';
 import { html, type Html } from './html.js';
 import { appDocument, plainDocument, type AppFrame } from './layout.js';
 import { compressed, encodingFor } from './compression.js';
-import { PageError } from './errors.js';
+import type { PageError } from './errors.js';
 
 export interface PageAnswer {
   kind: 'page';
@@ -21,7 +19,7 @@ export interface PageAnswer {
    * the form too, so the application's success and reject URLs are named here.
    */
   formTargets?: ReadonlyArray<URL | undefined>;
-  /** Set for a signed-in page (by the page runner): the bar, the sections and the team switcher around it. */
+  /** Set for a signed-in page (by the pages' route group): the bar, the sections and the team switcher around it. */
   frame?: AppFrame;
 }
 
@@ -132,20 +130,3 @@ export const errorPage = (title: string, e: PageError): PageAnswer => ({
     ${wayBack(e)}`,
   headers: { ...e.headers },
 });
-
-/** Any failure as a page error: a PageError as it says, a transient failure 503, anything else 500 (logged). */
-function failureOf(err: unknown, log: Logger): PageError {
-  if (err instanceof PageError) return err;
-  if (isTransientFailure(err)) {
-    log.warn({ err: (err as Error).message }, 'temporarily unavailable');
-    return new PageError('unavailable', 'The service is temporarily unavailable; try again shortly.', undefined, { 'Retry-After': '5' });
-  }
-  log.error({ err }, 'web page failed');
-  return new PageError('internal_error', 'Something went wrong on our side; it has been logged.');
-}
-
-/** Any failure as a page (and the error it shows, for an answer in JSON). */
-export function failurePage(title: string, err: unknown, log: Logger): PageAnswer & { error: PageError } {
-  const error = failureOf(err, log);
-  return { ...errorPage(title, error), error };
-}

@@ -3,13 +3,13 @@
 // session cookie (the same cookie the dashboard's login sets).
 import type { IncomingMessage } from 'node:http';
 import type { Session, User } from '../../shared/domain/user.js';
-import type { AppContext } from '../http/context.js';
-import { originOf, queryOf } from '../http/pipeline.js';
-import { headerOf, sessionToken } from '../http/dashboard/credentials.js';
+import type { AppContext } from '../pipeline/context.js';
+import { originOf, queryOf } from '../pipeline/pipeline.js';
+import { headerOf, sessionToken } from '../pipeline/credentials.js';
 import { pageError, PageError } from './errors.js';
 
 /** Far more than a page's form needs (two URLs of at most 2,048 characters, a name, a token). */
-const FORM_LIMIT_BYTES = 16 * 1024;
+export const FORM_LIMIT_BYTES = 16 * 1024;
 
 export interface PageRequest {
   readonly req: IncomingMessage;

@@ -1,6 +1,6 @@
 // The pages about the session itself: switching the team acted on, logging out, and the password change a user
 // must make before anything else when its password is a one-time one (first start, `ternmail user create`).
-import { clearedSessionCookie, secureCookies, sessionToken } from '../http/dashboard/credentials.js';
+import { clearedSessionCookie, secureCookies, sessionToken } from '../pipeline/credentials.js';
 import { currentPasswordField, newPasswordField } from './password-fields.js';
 import { html } from './html.js';
 import { pageError, pageErrorForIdentity } from './errors.js';
@@ -8,7 +8,7 @@ import { formGuard } from './layout.js';
 import { accountPage, selfPage, type PageCall } from './page.js';
 import { formError } from './parts.js';
 import type { PageAnswer, PageReply } from './reply.js';
-import { PASSWORD_CHANGE_PATH } from './runner.js';
+import { PASSWORD_CHANGE_PATH } from './group.js';
 import { localRedirect, SIGN_IN_PATH } from './sign-in.js';
 import { teamCookie, type AccountViewer, type Viewer } from './viewer.js';
 

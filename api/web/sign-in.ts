@@ -1,9 +1,9 @@
 // The sign-in page (/wp-login.php, as WordPress names it): a form of email and password posted to the same core
 // login as POST /api/tern-auth/v1/login (throttling and the auth log included), setting the same session
 // cookie; then back to redirect_to, which must be a path of this site (never an open redirect).
-import type { AppContext } from '../http/context.js';
+import type { AppContext } from '../pipeline/context.js';
 import type { Logger } from '../../shared/log.js';
-import { secureCookies, sessionCookie } from '../http/dashboard/credentials.js';
+import { secureCookies, sessionCookie } from '../pipeline/credentials.js';
 import { html, type Html } from './html.js';
 import { pageError, pageErrorForIdentity, type PageError } from './errors.js';
 import { fieldOf, readForm, requireSameOrigin, type PageRequest } from './request.js';

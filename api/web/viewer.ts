@@ -5,8 +5,8 @@
 import { parse, serialize } from 'cookie';
 import { isOperator, type AccountUser, type Operator, type Permission, type Session } from '../../shared/domain/user.js';
 import type { Team } from '../../shared/domain/team.js';
-import type { AppContext } from '../http/context.js';
-import { headerOf } from '../http/dashboard/credentials.js';
+import type { AppContext } from '../pipeline/context.js';
+import { headerOf } from '../pipeline/credentials.js';
 import { REST_ACTION } from '../../shared/core/identity/nonces.js';
 import { signedInUser, type PageRequest } from './request.js';
 

@@ -11,7 +11,7 @@ import { openRuntime, type Runtime } from '../../shared/runtime/runtime.js';
 import { createAccount, createAdminKey } from '../../shared/core/accounts.js';
 import { SCOPES, type Scope } from '../../shared/scopes.js';
 import { startApi, type RunningApi } from '../../api/main.js';
-import type { ApiOptions } from '../../api/http/server.js';
+import type { ApiOptions } from '../../api/server.js';
 import type { UntypedJson } from '../harness/ternmail.js';
 import { freePort, startRedis, type TestRedis } from './redis.js';
 

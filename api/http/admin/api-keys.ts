@@ -1,11 +1,11 @@
 // /v2/api-keys: the team's sending keys. Admin keys never appear here and cannot be created here.
 import { Type } from '@sinclair/typebox';
-import { defineRoute, type AnyRoute } from '../route.js';
+import { defineRoute, type AnyRoute } from '../../pipeline/route.js';
 import { DataOf, Deleted, IdParams, ListEnvelope, PageQuery, DisplayDateTime } from '../schemas/common.js';
 import { maskKey } from '../../../shared/api-key.js';
 import { valueOf } from './refusal-errors.js';
 import { toDisplayDateTime } from '../../../shared/time.js';
-import { envelope, pageFrom } from '../paging.js';
+import { envelope, pageFrom } from '../../pipeline/paging.js';
 import { KEY_NAME_MAX, type KeyRecord } from '../../../shared/domain/key-record.js';
 
 const KeyItem = Type.Object({

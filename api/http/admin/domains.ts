@@ -1,13 +1,13 @@
 // /v2/domains: add a domain (its DKIM key and DNS records are generated), list, read, remove.
 // Verification is automatic (mta/verify-domains); nothing here performs a DNS lookup.
 import { Type } from '@sinclair/typebox';
-import { defineRoute, type AnyRoute } from '../route.js';
+import { defineRoute, type AnyRoute } from '../../pipeline/route.js';
 import { DataOf, IsoDateTime, ListEnvelope, PageQuery, DisplayDateTime, StringIdParams } from '../schemas/common.js';
 import { toDisplayDateTime } from '../../../shared/time.js';
 import type { Domain } from '../../../shared/domain/sending-domain.js';
 import type { Team } from '../../../shared/domain/team.js';
-import type { AppContext } from '../context.js';
-import { envelope, pageFrom } from '../paging.js';
+import type { AppContext } from '../../pipeline/context.js';
+import { envelope, pageFrom } from '../../pipeline/paging.js';
 import { valueOf } from './refusal-errors.js';
 
 const DnsRecord = Type.Object({

@@ -1,11 +1,11 @@
 // /v2/emails (GET): the message logs. The list searches subject, sender and recipients by whole words;
 // the single record adds per-recipient states with every delivery attempt.
 import { Type } from '@sinclair/typebox';
-import { defineRoute, type AnyRoute } from '../route.js';
+import { defineRoute, type AnyRoute } from '../../pipeline/route.js';
 import { DataOf, IsoDateTime, ListEnvelope, PageQuery } from '../schemas/common.js';
 import { MESSAGE_STATUSES, RECIPIENT_STATES } from '../../../shared/domain/queue-state.js';
 import type { DeliveryAttempt, LoggedRecipient, MessageLogEntry } from '../../../shared/domain/message-log.js';
-import { envelope, pageFrom } from '../paging.js';
+import { envelope, pageFrom } from '../../pipeline/paging.js';
 import { valueOf } from './refusal-errors.js';
 import type { LoggedMessage } from '../../../shared/core/message-log.js';
 

@@ -2,8 +2,8 @@
 // route, an undecodable path), of a body and of validation, as {status_code, message, errors: {code, …}}. The one place an
 // error becomes an admin reply; the refusals of the core are worded in refusal-errors.ts.
 import { AdminError, adminError } from '../../../shared/errors.js';
-import { BodyError } from '../body.js';
-import { errorMapper, InvalidInput, type Answer } from '../pipeline.js';
+import { BodyError } from '../../pipeline/body.js';
+import { errorMapper, InvalidInput, type Answer } from '../../pipeline/pipeline.js';
 import { adminValidationError } from './validation-errors.js';
 
 const answerOf = (e: AdminError): Answer => ({ status: e.status, body: e.body(), headers: { ...e.headers } });

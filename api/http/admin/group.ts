@@ -4,8 +4,8 @@ import { adminError } from '../../../shared/errors.js';
 import { missingScope } from '../../../shared/scopes.js';
 import { rateLimitHeaders } from '../../../shared/rate-limit.js';
 import { adminKeyAuth, hasTeamHeader } from '../auth.js';
-import type { Call, RouteGroup } from '../pipeline.js';
-import type { AnyRoute, Caller } from '../route.js';
+import type { Call, RouteGroup } from '../../pipeline/pipeline.js';
+import type { AnyRoute, Caller } from '../../pipeline/route.js';
 import { adminErrors } from './error-mapper.js';
 import { adminRoutes } from './index.js';
 

@@ -1,5 +1,5 @@
 // Every route of the /v2 admin interface, in the order the OpenAPI document lists them.
-import type { AnyRoute } from '../route.js';
+import type { AnyRoute } from '../../pipeline/route.js';
 import { infoRoutes } from './info.js';
 import { domainRoutes } from './domains.js';
 import { teamRoutes } from './teams.js';

@@ -1,6 +1,6 @@
 // GET /v2/info: the account summary. No scope needed; the domain list only with domains:read.
 import { Type } from '@sinclair/typebox';
-import { defineRoute, type AnyRoute } from '../route.js';
+import { defineRoute, type AnyRoute } from '../../pipeline/route.js';
 import { allows } from '../../../shared/scopes.js';
 import { DomainListItem, domainListItem } from './domains.js';
 import { suspensionBody } from '../../../shared/core/presenters.js';

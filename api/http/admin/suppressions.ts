@@ -1,11 +1,12 @@
 // /v2/suppressions: the team's suppression list; removals are limited per account per day, counted in
 // Redis so that the dashboard shares the same counter.
 import { Type } from '@sinclair/typebox';
-import { defineRoute, type AnyRoute } from '../route.js';
+import { defineRoute, type AnyRoute } from '../../pipeline/route.js';
 import { ListEnvelope, PageQuery } from '../schemas/common.js';
 import { adminError } from '../../../shared/errors.js';
-import { SUPPRESSION_STATUSES, type Suppression } from '../../../shared/domain/suppression.js';
-import { envelope, pageFrom } from '../paging.js';
+import { SUPPRESSION_STATUSES } from '../../../shared/domain/suppression.js';
+import { suppressionItem } from '../../presenters/suppressions.js';
+import { envelope, pageFrom } from '../../pipeline/paging.js';
 import { valueOf } from './refusal-errors.js';
 
 const Status = Type.Union(SUPPRESSION_STATUSES.map((s) => Type.Literal(s)));
@@ -26,9 +27,6 @@ const RemovalResult = Type.Object({
   remaining_today: Type.Integer(),
   daily_limit: Type.Integer(),
 });
-
-/** An entry as /v2 lists it (shared with the dashboard's /suppressions and the columns of its CSV export). */
-export const suppressionItem = (s: Suppression) => ({ email: s.email, status: s.status, reason: s.reason, message_id: s.messageId, created_at: s.createdAt });
 
 const list = defineRoute({
   method: 'GET',

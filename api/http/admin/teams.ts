@@ -1,6 +1,6 @@
 // /v2/teams: the account's child teams. Only the parent account creates them; credits stay pooled.
 import { Type } from '@sinclair/typebox';
-import { defineRoute, type AnyRoute } from '../route.js';
+import { defineRoute, type AnyRoute } from '../../pipeline/route.js';
 import { DataOf, IdParams } from '../schemas/common.js';
 import type { Team } from '../../../shared/domain/team.js';
 import { valueOf } from './refusal-errors.js';

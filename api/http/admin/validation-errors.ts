@@ -1,7 +1,7 @@
 // How /v2 words a request that failed validation: a 422 `validation_failed` (or the field's own code) naming
 // the first wrong field, `{field}` in errors. The one place a validation problem becomes an admin error.
 import { adminError, type AdminError, type AdminErrorCode } from '../../../shared/errors.js';
-import type { InputPart, InputProblem } from '../validate.js';
+import type { InputPart, InputProblem } from '../../pipeline/validate.js';
 
 function describe(problem: InputProblem, field: string, where: InputPart): string {
   if (problem.keyword === 'required') return `${field} is required`;

@@ -1,11 +1,11 @@
 // /v2/webhooks: where the team's bounced and complaint events are delivered, signed with a secret
 // generated here (Standard Webhooks format), shown once, stored sealed.
 import { Type } from '@sinclair/typebox';
-import { defineRoute, type AnyRoute } from '../route.js';
+import { defineRoute, type AnyRoute } from '../../pipeline/route.js';
 import { DataOf, Deleted, IdParams, ListEnvelope, PageQuery } from '../schemas/common.js';
 import { WEBHOOK_URL_MAX } from '../../../shared/webhook-url.js';
 import { WEBHOOK_EVENTS, type Webhook } from '../../../shared/domain/webhook.js';
-import { envelope, pageFrom } from '../paging.js';
+import { envelope, pageFrom } from '../../pipeline/paging.js';
 import { valueOf } from './refusal-errors.js';
 
 const Event = Type.Union(WEBHOOK_EVENTS.map((e) => Type.Literal(e)));

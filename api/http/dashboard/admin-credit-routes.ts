@@ -11,7 +11,7 @@ import { DIGITS, endpoint, type DashboardRoute } from './route.js';
 import { operatorOf, type DashboardCaller } from './authentication.js';
 import { collectionArgs, oneOf, pageReply } from './collection.js';
 import { corePage } from './mailer-paging.js';
-import { invalidParam, valueOf } from './refusal-errors.js';
+import { invalidParam, valueOf } from '../../pipeline/refusal-errors.js';
 import { creditEntryView } from './billing-routes.js';
 
 type Route = DashboardRoute<DashboardCaller>;

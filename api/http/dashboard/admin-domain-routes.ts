@@ -7,7 +7,7 @@ import { DIGITS, endpoint, type DashboardRoute } from './route.js';
 import { operatorOf, type DashboardCaller } from './authentication.js';
 import { collectionArgs, oneOf, pageReply } from './collection.js';
 import { corePage } from './mailer-paging.js';
-import { valueOf } from './refusal-errors.js';
+import { valueOf } from '../../pipeline/refusal-errors.js';
 import { checkView } from './domain-routes.js';
 import { sendingView } from './admin-tenant-routes.js';
 import { domainDetail } from '../admin/domains.js';

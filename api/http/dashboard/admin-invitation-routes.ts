@@ -9,8 +9,8 @@ import { DIGITS, endpoint, type DashboardRoute } from './route.js';
 import { operatorOf, type DashboardCaller } from './authentication.js';
 import { collectionArgs, pageReply } from './collection.js';
 import { corePage } from './mailer-paging.js';
-import { identified } from './identity-errors.js';
-import { dashboardUrlOf } from './invitation-routes.js';
+import { identified } from '../../pipeline/identity-errors.js';
+import { dashboardUrlOf } from '../../presenters/links.js';
 
 type Route = DashboardRoute<DashboardCaller>;
 

@@ -6,7 +6,7 @@ import { DIGITS, endpoint, type DashboardRoute } from './route.js';
 import { operatorOf, type DashboardCaller } from './authentication.js';
 import { collectionArgs, oneOf, pageReply } from './collection.js';
 import { corePage } from './mailer-paging.js';
-import { valueOf } from './refusal-errors.js';
+import { valueOf } from '../../pipeline/refusal-errors.js';
 import { listItem, messageDetail } from '../admin/emails.js';
 import { MESSAGE_STATUSES } from '../../../shared/domain/queue-state.js';
 

@@ -6,7 +6,7 @@ import { Type, type Static } from '@sinclair/typebox';
 import { endpoint, type DashboardRoute } from './route.js';
 import { operatorOf, type DashboardCaller } from './authentication.js';
 import { oneOf } from './collection.js';
-import { valueOf } from './refusal-errors.js';
+import { valueOf } from '../../pipeline/refusal-errors.js';
 import { IN_QUEUE, REQUEUEABLE } from '../../../shared/domain/queue-state.js';
 import { LIST_DEFAULT, LIST_MAX, type ChangedRecipient, type QueueActor, type QueueSelection } from '../../../shared/core/queue-control.js';
 import { destinationView, queuedRecipientView } from '../../../shared/core/presenters.js';

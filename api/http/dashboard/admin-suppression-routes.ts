@@ -6,7 +6,7 @@ import { endpoint, type DashboardRoute } from './route.js';
 import { operatorOf, type DashboardCaller } from './authentication.js';
 import { collectionArgs, oneOf, pageReply } from './collection.js';
 import { corePage } from './mailer-paging.js';
-import { suppressionItem } from '../admin/suppressions.js';
+import { suppressionItem } from '../../presenters/suppressions.js';
 import { SUPPRESSION_STATUSES } from '../../../shared/domain/suppression.js';
 
 type Route = DashboardRoute<DashboardCaller>;

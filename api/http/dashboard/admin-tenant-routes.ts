@@ -6,7 +6,7 @@ import { DIGITS, endpoint, type DashboardRoute } from './route.js';
 import { operatorOf, type DashboardCaller } from './authentication.js';
 import { collectionArgs, oneOf, pageReply } from './collection.js';
 import { corePage } from './mailer-paging.js';
-import { valueOf } from './refusal-errors.js';
+import { valueOf } from '../../pipeline/refusal-errors.js';
 import { userView } from './views.js';
 import { suspensionBody } from '../../../shared/core/presenters.js';
 import type { MtaStatus, SendingFigures, TenantDetail, TenantSummary } from '../../../shared/core/admin/tenants.js';

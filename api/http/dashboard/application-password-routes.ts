@@ -3,7 +3,7 @@
 import { Type } from '@sinclair/typebox';
 import { endpoint, type DashboardRoute } from './route.js';
 import { signedInUser, type DashboardCaller } from './authentication.js';
-import { identified } from './identity-errors.js';
+import { identified } from '../../pipeline/identity-errors.js';
 import { applicationPasswordView } from './views.js';
 
 type Route = DashboardRoute<DashboardCaller>;

@@ -3,12 +3,12 @@
 import { Type } from '@sinclair/typebox';
 import { DIGITS, endpoint, type DashboardRoute, type Reply } from './route.js';
 import { collectionArgs, pageReply } from './collection.js';
-import { clearedSessionCookie, headerOf, secureCookies, sessionCookie, sessionToken } from './credentials.js';
+import { clearedSessionCookie, headerOf, secureCookies, sessionCookie, sessionToken } from '../../pipeline/credentials.js';
 import { signedIn, type DashboardCaller } from './authentication.js';
-import { dashboardErrorForIdentity, identified } from './identity-errors.js';
+import { dashboardErrorForIdentity, identified } from '../../pipeline/identity-errors.js';
 import { authLogView, authStatsView, loginSettingsView, userView } from './views.js';
-import type { AppContext } from '../context.js';
-import type { Incoming } from '../pipeline.js';
+import type { AppContext } from '../../pipeline/context.js';
+import type { Incoming } from '../../pipeline/pipeline.js';
 import type { User } from '../../../shared/domain/user.js';
 import type { ClientInfo } from '../../../shared/core/identity/index.js';
 

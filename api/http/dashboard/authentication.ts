@@ -5,13 +5,13 @@
 // cookie answer carries a fresh nonce.
 import { isOperator, roleAllows, type AccountUser, type Operator, type Session, type User } from '../../../shared/domain/user.js';
 import { accountIdOf, type Team } from '../../../shared/domain/team.js';
-import type { AppContext } from '../context.js';
-import type { Incoming } from '../pipeline.js';
+import type { AppContext } from '../../pipeline/context.js';
+import type { Incoming } from '../../pipeline/pipeline.js';
 import type { DashboardAuth } from './group.js';
-import { basicCredentials, nonceOf, sessionToken } from './credentials.js';
-import { dashboardError, forbidden, invalidNonce, MESSAGES } from './errors.js';
-import { invalidParam, valueOf } from './refusal-errors.js';
-import { identified } from './identity-errors.js';
+import { basicCredentials, nonceOf, sessionToken } from '../../pipeline/credentials.js';
+import { dashboardError, forbidden, invalidNonce, MESSAGES } from '../../pipeline/dashboard-errors.js';
+import { invalidParam, valueOf } from '../../pipeline/refusal-errors.js';
+import { identified } from '../../pipeline/identity-errors.js';
 
 interface CallerFields {
   readonly via: 'session' | 'application_password';

@@ -5,9 +5,9 @@
 // item and nothing runs: 207 {failed: "validation", responses: [null or the item's error]}.
 import { Type, type Static } from '@sinclair/typebox';
 import type { IncomingHttpHeaders } from 'node:http';
-import type { Answer, Incoming } from '../pipeline.js';
+import type { Answer, Incoming } from '../../pipeline/pipeline.js';
 import { oneOf } from './collection.js';
-import { dashboardError, MESSAGES, noRoute, type DashboardError } from './errors.js';
+import { dashboardError, MESSAGES, noRoute, type DashboardError } from '../../pipeline/dashboard-errors.js';
 import type { Dispatcher } from './group.js';
 import type { Match } from './router.js';
 import { endpoint, type DashboardRoute, type Reply } from './route.js';

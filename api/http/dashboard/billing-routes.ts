@@ -8,7 +8,7 @@ import { CREDIT_ENTRY_KINDS } from '../../../shared/domain/credits.js';
 import { MAX_CREDITS_MOVED } from '../../../shared/core/credits.js';
 import { endpoint, type DashboardRoute } from './route.js';
 import { signedIn, type DashboardCaller } from './authentication.js';
-import { valueOf } from './refusal-errors.js';
+import { valueOf } from '../../pipeline/refusal-errors.js';
 import { collectionArgs, oneOf, pageReply } from './collection.js';
 import { cardView } from './payment-routes.js';
 

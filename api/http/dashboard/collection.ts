@@ -2,8 +2,8 @@
 // 100, default 10); a JSON array of the page's items; X-WP-Total, X-WP-TotalPages, and Link with rel="prev"
 // and rel="next" (absolute URLs keeping the request's other query args); a page past the last one refused.
 import { Type, type TUnsafe } from '@sinclair/typebox';
-import type { Incoming } from '../pipeline.js';
-import { dashboardError, MESSAGES } from './errors.js';
+import type { Incoming } from '../../pipeline/pipeline.js';
+import { dashboardError, MESSAGES } from '../../pipeline/dashboard-errors.js';
 import { restUrl } from './index-document.js';
 import type { Reply } from './route.js';
 

@@ -4,7 +4,7 @@
 import { Type } from '@sinclair/typebox';
 import { endpoint, IDENTIFIER, type DashboardRoute } from './route.js';
 import { signedIn, type DashboardCaller } from './authentication.js';
-import { valueOf } from './refusal-errors.js';
+import { valueOf } from '../../pipeline/refusal-errors.js';
 import type { DmarcReport } from '../../../shared/core/dmarc/check.js';
 import type { DmarcRecord } from '../../../shared/core/dmarc/record.js';
 

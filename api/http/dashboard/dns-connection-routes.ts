@@ -1,34 +1,13 @@
 // The mailer namespace's DNS-provider connection, /api-keys/verify-connect/cloudflare: status (GET), connect
 // with an API token (POST), publish a domain's records in its zone (PUT or PATCH), disconnect (DELETE), on
-// core.dnsConnections; its refusals become dashboard errors in one table here.
+// core.dnsConnections; its refusals become dashboard errors in one table (api/pipeline/dns-errors.ts).
 import { Type } from '@sinclair/typebox';
 import { endpoint, IDENTIFIER, type DashboardRoute } from './route.js';
 import { signedIn, type DashboardCaller } from './authentication.js';
-import { dashboardError, type DashboardError } from './errors.js';
-import { invalidParam } from './refusal-errors.js';
-import type { DnsConnectionRefusal, DnsConnectionStatus, DnsOutcome, PublishedRecords } from '../../../shared/core/dns-connection.js';
+import { dnsErrorFor } from '../../pipeline/dns-errors.js';
+import type { DnsConnectionStatus, DnsOutcome, PublishedRecords } from '../../../shared/core/dns-connection.js';
 
 type Route = DashboardRoute<DashboardCaller>;
-
-/** What the dashboard answers for each refusal of core.dnsConnections. */
-export function dnsErrorFor(refusal: DnsConnectionRefusal): DashboardError {
-  switch (refusal.kind) {
-    case 'invalid_field':
-      return invalidParam(refusal.field, 'rest_invalid_param', refusal.message);
-    case 'not_connected':
-      return dashboardError('rest_dns_not_connected', refusal.message, { provider: refusal.provider });
-    case 'not_found':
-      return dashboardError('rest_domain_invalid_id', refusal.message, { params: { domain: refusal.message } });
-    case 'zone_not_found':
-      return dashboardError('rest_dns_zone_not_found', refusal.message, { provider: refusal.provider, domain: refusal.domain });
-    case 'provider_refused':
-      return dashboardError('rest_dns_provider_refused', refusal.message, { provider: refusal.provider, provider_status: refusal.status });
-    case 'provider_unavailable':
-      return dashboardError('rest_dns_provider_unavailable', refusal.message, { provider: refusal.provider }, { 'Retry-After': '30' });
-    case 'records_unavailable':
-      return dashboardError('rest_dns_records_unavailable', refusal.message);
-  }
-}
 
 function outcome<T>(o: DnsOutcome<T>): T {
   if (!o.ok) throw dnsErrorFor(o.refusal);

@@ -5,10 +5,10 @@ import { Type } from '@sinclair/typebox';
 import { endpoint, IDENTIFIER, type DashboardRoute } from './route.js';
 import { signedIn, type DashboardCaller } from './authentication.js';
 import { collectionArgs, pageReply } from './collection.js';
-import { dashboardErrorFor, valueOf } from './refusal-errors.js';
+import { dashboardErrorFor, valueOf } from '../../pipeline/refusal-errors.js';
 import { domainDetail, domainListItem } from '../admin/domains.js';
 import { domainFiguresView, periodArgs } from './statistics-views.js';
-import type { AppContext } from '../context.js';
+import type { AppContext } from '../../pipeline/context.js';
 import { rateLimitHeaders } from '../../../shared/rate-limit.js';
 import { BULK_ADD_MAX, type BulkAdded, type CheckedDomain } from '../../../shared/core/domains.js';
 

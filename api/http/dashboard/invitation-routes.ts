@@ -5,19 +5,14 @@ import { Type } from '@sinclair/typebox';
 import { DIGITS, endpoint, type DashboardRoute } from './route.js';
 import { signedIn, type DashboardCaller } from './authentication.js';
 import { collectionArgs, oneOf, pageReply } from './collection.js';
-import { identified } from './identity-errors.js';
+import { identified } from '../../pipeline/identity-errors.js';
 import { clientOf, signedInReply } from './auth-routes.js';
 import { wpDate } from './views.js';
 import { ACCOUNT_ROLES } from '../../../shared/domain/user.js';
 import type { ListedInvitation } from '../../../shared/core/identity/invitations.js';
-import type { AppContext } from '../context.js';
-import type { Incoming } from '../pipeline.js';
+import { dashboardUrlOf } from '../../presenters/links.js';
 
 type Route = DashboardRoute<DashboardCaller>;
-
-/** Where links in mail lead: the configured dashboard URL, else the origin this request was addressed to. */
-export const dashboardUrlOf = (ctx: AppContext, request: Pick<Incoming, 'origin'>): string =>
-  ctx.config.dashboard.publicUrl === null ? request.origin : new URL(ctx.config.dashboard.publicUrl).origin;
 
 /** An invitation as the dashboard shows it: `status` is its state now (`expired` for an open one past its expiry). */
 export const invitationView = (i: ListedInvitation) => ({

@@ -8,7 +8,7 @@ import { accountIdOf } from '../../../shared/domain/team.js';
 import type { BillingInfoChange } from '../../../shared/core/billing.js';
 import { DIGITS, endpoint, StreamedBody, type DashboardRoute } from './route.js';
 import { signedIn, type DashboardCaller } from './authentication.js';
-import { valueOf } from './refusal-errors.js';
+import { valueOf } from '../../pipeline/refusal-errors.js';
 import { collectionArgs, pageReply } from './collection.js';
 import { sentAsNull } from './params.js';
 

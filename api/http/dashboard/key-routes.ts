@@ -1,21 +1,21 @@
 // The mailer's keys: GET/POST /api-keys and DELETE /api-keys/{key_hash}. Sending keys of the team acted on as
 // /v2/api-keys keeps them (listed masked, the value shown once at creation, revoked at once through the key
 // cache), and the account's admin keys (core.adminKeys: made and revoked by the owner on the main account, scopes
-// fixed at creation). Items are /v2's with the opaque id (opaque-ids.ts), `type`, and an admin key's scopes.
+// fixed at creation). Items are /v2's with the opaque id (api/presenters/opaque-ids.ts), `type`, and an admin key's scopes.
 // Translation only.
 import { Type } from '@sinclair/typebox';
 import { IDENTIFIER, endpoint, type DashboardRoute } from './route.js';
 import { collectionArgs, oneOf, pageReply } from './collection.js';
 import { signedIn, type AccountCaller, type DashboardCaller } from './authentication.js';
-import { invalidParam, valueOf } from './refusal-errors.js';
+import { invalidParam, valueOf } from '../../pipeline/refusal-errors.js';
 import { corePage } from './mailer-paging.js';
-import { idOf, opaqueId } from './opaque-ids.js';
+import { idOf, opaqueId } from '../../presenters/opaque-ids.js';
 import { keyItem } from '../admin/api-keys.js';
 import { notFound } from '../../../shared/core/management-refusals.js';
 import { SCOPES } from '../../../shared/scopes.js';
 import { KEY_NAME_MAX, type KeyRecord } from '../../../shared/domain/key-record.js';
 import type { CreatedKey } from '../../../shared/core/sending-keys.js';
-import type { AppContext } from '../context.js';
+import type { AppContext } from '../../pipeline/context.js';
 import type { Logger } from '../../../shared/log.js';
 
 type Route = DashboardRoute<DashboardCaller>;

@@ -4,7 +4,7 @@ import { Type } from '@sinclair/typebox';
 import { IDENTIFIER, endpoint, type DashboardRoute } from './route.js';
 import { collectionArgs, oneOf, pageReply } from './collection.js';
 import { signedIn, type DashboardCaller } from './authentication.js';
-import { valueOf } from './refusal-errors.js';
+import { valueOf } from '../../pipeline/refusal-errors.js';
 import { corePage } from './mailer-paging.js';
 import { listItem, messageDetail } from '../admin/emails.js';
 import { MESSAGE_STATUSES } from '../../../shared/domain/queue-state.js';

@@ -5,9 +5,9 @@
 import type { TObject } from '@sinclair/typebox';
 import type { Config } from '../../../shared/config.js';
 import type { PageRequest } from '../../../shared/core/index.js';
-import { beyondDepth } from '../paging.js';
+import { beyondDepth } from '../../pipeline/paging.js';
 import type { PageRequest as WpPage } from './collection.js';
-import { invalidParam } from './refusal-errors.js';
+import { invalidParam } from '../../pipeline/refusal-errors.js';
 
 /** The core's paging of a collection's args (already checked against the depth by checkPaging). */
 export const corePage = (params: WpPage): PageRequest => ({ page: params.page, perPage: params.per_page });

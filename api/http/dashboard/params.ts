@@ -2,11 +2,11 @@
 // query and a JSON body merged; every required arg present (else rest_missing_callback_param naming all the
 // missing ones), every present arg valid (else rest_invalid_param with data.params and data.details, one
 // entry per invalid arg, worded with WordPress's messages), then defaults applied. Only declared args reach
-// the handler. The checking itself is http/validate.ts's; this file only merges and words.
+// the handler. The checking itself is api/pipeline/validate.ts's; this file only merges and words.
 import { Type, type TObject, type TSchema } from '@sinclair/typebox';
-import { check, type InputProblem } from '../validate.js';
-import type { Incoming } from '../pipeline.js';
-import { DashboardError, dashboardError, MESSAGES } from './errors.js';
+import { check, type InputProblem } from '../../pipeline/validate.js';
+import type { Incoming } from '../../pipeline/pipeline.js';
+import { DashboardError, dashboardError, MESSAGES } from '../../pipeline/dashboard-errors.js';
 
 export type Params = Record<string, unknown>;
 export type ParamsChecked = { ok: true; params: Params } | { ok: false; error: DashboardError };

@@ -4,14 +4,12 @@
 import { Type } from '@sinclair/typebox';
 import { endpoint, type DashboardRoute } from './route.js';
 import type { DashboardCaller } from './authentication.js';
-import { identified } from './identity-errors.js';
+import { identified } from '../../pipeline/identity-errors.js';
 import { clientOf } from './auth-routes.js';
 import { userView } from './views.js';
+import { RESET_REQUESTED } from '../../presenters/messages.js';
 
 type Route = DashboardRoute<DashboardCaller>;
-
-/** The one answer to a request, whatever the email. */
-export const RESET_REQUESTED = 'If an account exists for that address, we have sent a link to choose a new password to it.';
 
 const lostPassword: Route = {
   namespace: 'tern-auth/v1',

@@ -6,9 +6,9 @@ import type { IntentOutcome, SavedCard } from '../../../shared/domain/payment.js
 import { MAX_CREDITS_MOVED } from '../../../shared/core/credits.js';
 import { endpoint, type DashboardRoute } from './route.js';
 import { signedIn, type DashboardCaller } from './authentication.js';
-import { valueOf } from './refusal-errors.js';
-import { dashboardError } from './errors.js';
-import { readRawBody } from '../body.js';
+import { valueOf } from '../../pipeline/refusal-errors.js';
+import { dashboardError } from '../../pipeline/dashboard-errors.js';
+import { readRawBody } from '../../pipeline/body.js';
 
 type Route = DashboardRoute<DashboardCaller>;
 

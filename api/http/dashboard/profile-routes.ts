@@ -4,9 +4,9 @@
 import { Type } from '@sinclair/typebox';
 import { endpoint, type DashboardRoute } from './route.js';
 import { signedInUser, type DashboardCaller } from './authentication.js';
-import { identified } from './identity-errors.js';
+import { identified } from '../../pipeline/identity-errors.js';
 import { profileView } from './views.js';
-import type { AppContext } from '../context.js';
+import type { AppContext } from '../../pipeline/context.js';
 import type { User } from '../../../shared/domain/user.js';
 
 type Route = DashboardRoute<DashboardCaller>;

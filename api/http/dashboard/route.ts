@@ -3,9 +3,9 @@
 // a summary, a handler). The same definitions mount the routes, build the REST index and the OpenAPI paths.
 import type { Readable } from 'node:stream';
 import type { Static, TObject, TSchema } from '@sinclair/typebox';
-import type { AppContext } from '../context.js';
+import type { AppContext } from '../../pipeline/context.js';
 import type { Logger } from '../../../shared/log.js';
-import type { Incoming } from '../pipeline.js';
+import type { Incoming } from '../../pipeline/pipeline.js';
 import type { PasswordChangeStep } from '../../../shared/core/identity/index.js';
 import type { WriteBucket } from '../../../shared/core/write-rates.js';
 import type { Permission as UserPermission } from '../../../shared/domain/user.js';

@@ -4,7 +4,7 @@ import { Type } from '@sinclair/typebox';
 import { endpoint, type DashboardRoute } from './route.js';
 import { signedIn, type DashboardCaller } from './authentication.js';
 import { oneOf } from './collection.js';
-import { valueOf } from './refusal-errors.js';
+import { valueOf } from '../../pipeline/refusal-errors.js';
 import { INTERVALS } from '../../../shared/core/statistics.js';
 import { dashboardStatsView, metricsView, monthlyView, periodArgs } from './statistics-views.js';
 

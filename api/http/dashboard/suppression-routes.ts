@@ -2,17 +2,14 @@
 // added by hand, as the Suppressions page adds one) and GET /suppressions/export,
 // the same filters as CSV (RFC 4180, through csv-stringify, formulas neutralised) streamed from the store a batch at a time, so an
 // export of any size holds one batch in memory. Translation only.
-import { Readable } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
 import { Type } from '@sinclair/typebox';
-import { csvStringifier } from '../../../shared/csv.js';
 import { endpoint, StreamedBody, type DashboardRoute } from './route.js';
 import { collectionArgs, oneOf, pageReply } from './collection.js';
 import { signedIn, type DashboardCaller } from './authentication.js';
 import { corePage } from './mailer-paging.js';
-import { valueOf } from './refusal-errors.js';
-import { suppressionItem } from '../admin/suppressions.js';
-import { SUPPRESSION_STATUSES, type Suppression } from '../../../shared/domain/suppression.js';
+import { valueOf } from '../../pipeline/refusal-errors.js';
+import { csvOf, suppressionItem } from '../../presenters/suppressions.js';
+import { SUPPRESSION_STATUSES } from '../../../shared/domain/suppression.js';
 import type { SuppressionFilter } from '../../../shared/core/suppressions.js';
 
 type Route = DashboardRoute<DashboardCaller>;
@@ -21,23 +18,6 @@ const filterArgs = {
   search: Type.Optional(Type.String({ description: 'Part of the address, matched literally.', maxLength: 254 })),
   status: Type.Optional(oneOf(SUPPRESSION_STATUSES, { description: 'Only entries of this status.' })),
 };
-
-/** The CSV's columns, in order: the header row and each entry's fields (suppressionItem's). */
-export const EXPORT_COLUMNS = ['email', 'status', 'reason', 'message_id', 'created_at'] as const;
-
-async function* records(entries: AsyncIterable<Suppression>) {
-  for await (const entry of entries) yield suppressionItem(entry);
-}
-
-/** The entries as CSV: csv-stringify fed by the store's walk, pulled only as fast as the answer is read (the web page's export too). */
-export function csvOf(entries: AsyncIterable<Suppression>): Readable {
-  // RFC 4180: CRLF between records, and any field holding a line break quoted (a lone LF included); formulas
-  // neutralised (shared/csv.ts).
-  const csv = csvStringifier({ header: true, columns: [...EXPORT_COLUMNS], record_delimiter: 'windows', quoted_match: /[\r\n]/ });
-  // A failure of the walk destroys csv, which cuts the answer short (sendStream logs it): nothing to add here.
-  pipeline(Readable.from(records(entries)), csv).catch(() => undefined);
-  return csv;
-}
 
 const suppressions: Route = {
   namespace: 'tern/v2',

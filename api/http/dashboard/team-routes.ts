@@ -3,7 +3,7 @@
 import { Type } from '@sinclair/typebox';
 import { endpoint, type DashboardRoute } from './route.js';
 import { signedIn, type DashboardCaller } from './authentication.js';
-import { valueOf } from './refusal-errors.js';
+import { valueOf } from '../../pipeline/refusal-errors.js';
 import { teamItem } from '../admin/teams.js';
 import { TEAM_NAME_LENGTH } from '../../../shared/core/teams.js';
 

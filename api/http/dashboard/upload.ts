@@ -4,7 +4,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Readable } from 'node:stream';
 import busboy from 'busboy';
-import { dashboardError, MESSAGES, type DashboardError } from './errors.js';
+import { dashboardError, MESSAGES, type DashboardError } from '../../pipeline/dashboard-errors.js';
 
 /** Why no file was read: not multipart, no file in the field, too large, a second file, another part, a broken body. */
 export type UploadProblem =

@@ -1,13 +1,13 @@
 // The mailer's webhooks: GET/POST /webhooks, PUT/DELETE /webhooks/{webhook_hash} (the /v2 rules, the secret
 // shown once) and GET /webhooks/logs (every delivery attempt, filtered by webhook, result and date). Items are
-// /v2's with the opaque id (opaque-ids.ts). Translation only.
+// /v2's with the opaque id (api/presenters/opaque-ids.ts). Translation only.
 import { Type } from '@sinclair/typebox';
 import { IDENTIFIER, endpoint, type DashboardRoute } from './route.js';
 import { collectionArgs, oneOf, pageReply } from './collection.js';
 import { signedIn, type DashboardCaller } from './authentication.js';
-import { invalidParam, valueOf } from './refusal-errors.js';
+import { invalidParam, valueOf } from '../../pipeline/refusal-errors.js';
 import { corePage } from './mailer-paging.js';
-import { idOf, opaqueId } from './opaque-ids.js';
+import { idOf, opaqueId } from '../../presenters/opaque-ids.js';
 import { present } from '../admin/webhooks.js';
 import { notFound } from '../../../shared/core/management-refusals.js';
 import { WEBHOOK_EVENTS, WEBHOOK_STATUSES, type Webhook } from '../../../shared/domain/webhook.js';

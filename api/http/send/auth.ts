@@ -4,10 +4,10 @@
 // into the sending error shape.
 import { SendError } from '../../../shared/errors.js';
 import type { Sender, SenderCredential } from '../../../shared/core/sending/sender-authorization.js';
-import type { AppContext } from '../context.js';
+import type { AppContext } from '../../pipeline/context.js';
 import { bearerToken } from '../auth.js';
-import type { AuthStrategy, WithHeaders } from '../pipeline.js';
-import type { GroupRoute } from '../route.js';
+import type { AuthStrategy, WithHeaders } from '../../pipeline/pipeline.js';
+import type { GroupRoute } from '../../pipeline/route.js';
 import { sendErrorFor } from './refusal-errors.js';
 
 export type { Sender } from '../../../shared/core/sending/sender-authorization.js';

@@ -2,8 +2,8 @@
 // requests and batch items alike, as {status_code, error_type, message, errors: {field: {code: text}}}. The
 // one place an error becomes a sending reply; the refusals of the core are worded in refusal-errors.ts.
 import { SendError, type SendErrorType } from '../../../shared/errors.js';
-import { BodyError, type BodyErrorCode } from '../body.js';
-import { errorMapper, type Answer } from '../pipeline.js';
+import { BodyError, type BodyErrorCode } from '../../pipeline/body.js';
+import { errorMapper, type Answer } from '../../pipeline/pipeline.js';
 
 const answerOf = (e: SendError): Answer => ({ status: e.status, body: e.body(), headers: { ...e.headers } });
 

@@ -5,8 +5,8 @@ import { createHash } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import { SendError } from '../../../shared/errors.js';
 import { redisKeys } from '../../../shared/redis-keys.js';
-import type { Call } from '../pipeline.js';
-import type { GroupRoute, RouteResponse } from '../route.js';
+import type { Call } from '../../pipeline/pipeline.js';
+import type { GroupRoute, RouteResponse } from '../../pipeline/route.js';
 import type { Sender } from './auth.js';
 import { sendErrors } from './error-mapper.js';
 

@@ -3,8 +3,8 @@
 import { Type } from '@sinclair/typebox';
 import { SendError } from '../../../shared/errors.js';
 import type { Logger } from '../../../shared/log.js';
-import type { AppContext } from '../context.js';
-import type { GroupRoute, RouteResponse } from '../route.js';
+import type { AppContext } from '../../pipeline/context.js';
+import type { GroupRoute, RouteResponse } from '../../pipeline/route.js';
 import type { Sender } from './auth.js';
 import { sendErrors } from './error-mapper.js';
 import { admitSend, recordSend, sendOne, takeSendRate } from './send.js';

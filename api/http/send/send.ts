@@ -2,7 +2,7 @@
 // message, and hand it to the core's sending use case (the same path as SMTP).
 import { SendError } from '../../../shared/errors.js';
 import { newMessageId, type Admitted } from '../../../shared/core/sending/send-message.js';
-import type { AppContext } from '../context.js';
+import type { AppContext } from '../../pipeline/context.js';
 import type { Logger } from '../../../shared/log.js';
 import type { Sender } from './auth.js';
 import { parseSendRequest, type SendRequest } from './request.js';

@@ -8,7 +8,7 @@ import type { SavedCard } from '../../../shared/domain/payment.js';
 import { accountIdOf, type Team } from '../../../shared/domain/team.js';
 import type { BillingInfoChange } from '../../../shared/core/billing.js';
 import type { CreditStanding } from '../../../shared/core/credits.js';
-import type { AppContext } from '../../http/context.js';
+import type { AppContext } from '../../pipeline/context.js';
 import { html, type Html } from '../html.js';
 import { managementProblems, pageError, pageErrorFor, valueOrPageError, type FieldLabels, type PageError } from '../errors.js';
 import { formGuard } from '../layout.js';

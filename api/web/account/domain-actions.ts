@@ -5,7 +5,7 @@
 import type { DnsConnectionRefusal } from '../../../shared/core/dns-connection.js';
 import type { ManagementRefusal } from '../../../shared/core/management-refusals.js';
 import type { Domain } from '../../../shared/domain/sending-domain.js';
-import { dnsErrorFor } from '../../http/dashboard/dns-connection-routes.js';
+import { dnsErrorFor } from '../../pipeline/dns-errors.js';
 import { pageErrorFor, valueOrPageError } from '../errors.js';
 import { accountPage, type PageCall } from '../page.js';
 import { doneAt } from '../parts.js';

@@ -7,7 +7,7 @@ import type { DmarcReport } from '../../../shared/core/dmarc/check.js';
 import type { DomainFigures } from '../../../shared/core/statistics.js';
 import type { DnsConnectionLink } from '../../../shared/core/dns-connection.js';
 import type { Domain } from '../../../shared/domain/sending-domain.js';
-import type { AppContext } from '../../http/context.js';
+import type { AppContext } from '../../pipeline/context.js';
 import { html, type Html } from '../html.js';
 import { valueOrPageError } from '../errors.js';
 import { formGuard } from '../layout.js';

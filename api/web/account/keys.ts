@@ -7,7 +7,7 @@
 import { KEY_NAME_MAX, type KeyRecord } from '../../../shared/domain/key-record.js';
 import type { Managed } from '../../../shared/core/management-refusals.js';
 import type { CreatedKey } from '../../../shared/core/sending-keys.js';
-import { idOf, opaqueId } from '../../http/dashboard/opaque-ids.js';
+import { idOf, opaqueId } from '../../presenters/opaque-ids.js';
 import { maskKey } from '../../../shared/api-key.js';
 import { SCOPES } from '../../../shared/scopes.js';
 import { html, type Html } from '../html.js';

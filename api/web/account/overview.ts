@@ -4,7 +4,7 @@
 import type { MessageFigures } from '../../../shared/core/statistics.js';
 import type { FirstStep } from '../../../shared/core/onboarding.js';
 import type { Team } from '../../../shared/domain/team.js';
-import type { AppContext } from '../../http/context.js';
+import type { AppContext } from '../../pipeline/context.js';
 import { html, type Html } from '../html.js';
 import { valueOrPageError } from '../errors.js';
 import { accountPage, type PageCall } from '../page.js';

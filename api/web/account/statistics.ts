@@ -4,7 +4,7 @@
 import { figuresOf, type DomainFigures, type MessageFigures, type MonthFigures, type Interval } from '../../../shared/core/statistics.js';
 import { MESSAGE_STATUSES } from '../../../shared/domain/queue-state.js';
 import type { Team } from '../../../shared/domain/team.js';
-import type { AppContext } from '../../http/context.js';
+import type { AppContext } from '../../pipeline/context.js';
 import { html, type Html } from '../html.js';
 import { pageError, valueOrPageError } from '../errors.js';
 import { accountPage, type PageCall } from '../page.js';

@@ -4,7 +4,7 @@
 import { accountIdOf } from '../../../shared/domain/team.js';
 import { SUPPRESSION_STATUSES, type Suppression, type SuppressionStatus } from '../../../shared/domain/suppression.js';
 import type { RemovalAllowance, SuppressionFilter } from '../../../shared/core/suppressions.js';
-import { csvOf } from '../../http/dashboard/suppression-routes.js';
+import { csvOf } from '../../presenters/suppressions.js';
 import { PER_PAGE, pagingProblem } from '../lists.js';
 import { html, type Html } from '../html.js';
 import { pageErrorFor } from '../errors.js';

@@ -8,7 +8,7 @@ import type { ManagementRefusal } from '../../../shared/core/management-refusals
 import type { Team } from '../../../shared/domain/team.js';
 import { TEAM_NAME_LENGTH } from '../../../shared/core/teams.js';
 import type { AccountUser } from '../../../shared/domain/user.js';
-import { dashboardUrlOf } from '../../http/dashboard/invitation-routes.js';
+import { dashboardUrlOf } from '../../presenters/links.js';
 import { html, type Html } from '../html.js';
 import { identityProblems, managementProblems, pageError, pageErrorFor, pageErrorForIdentity, type FieldLabels } from '../errors.js';
 import { formGuard } from '../layout.js';

@@ -3,7 +3,7 @@
 // (each attempt: time, event, answer, latency). Every change answers a 303 back to the page with a notice.
 import type { Webhook } from '../../../shared/domain/webhook.js';
 import type { WebhookDeliveryRecord } from '../../../shared/domain/feedback.js';
-import { idOf, opaqueId } from '../../http/dashboard/opaque-ids.js';
+import { idOf, opaqueId } from '../../presenters/opaque-ids.js';
 import { html, type Html } from '../html.js';
 import { pageError, valueOrPageError } from '../errors.js';
 import { formGuard } from '../layout.js';

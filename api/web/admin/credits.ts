@@ -4,7 +4,7 @@
 // (core.platformCredits); each change is in the audit log with its reason.
 import { CREDIT_ENTRY_KINDS, type CreditEntry } from '../../../shared/domain/credits.js';
 import type { CreditSummary } from '../../../shared/core/admin/credits.js';
-import type { AppContext } from '../../http/context.js';
+import type { AppContext } from '../../pipeline/context.js';
 import { html, type Html } from '../html.js';
 import { pageError, pageErrorFor, valueOrPageError, type PageError } from '../errors.js';
 import { formGuard } from '../layout.js';

@@ -2,7 +2,7 @@
 // inviting a new account's owner by mail (with the credits the account starts with), revoking an open one. The
 // same core use cases as the REST routes (core.platformInvitations); each change is in the audit log.
 import type { ListedPlatformInvitation } from '../../../shared/core/admin/invitations.js';
-import type { AppContext } from '../../http/context.js';
+import type { AppContext } from '../../pipeline/context.js';
 import { html, type Html } from '../html.js';
 import { pageErrorForIdentity, type PageError } from '../errors.js';
 import { forOperator } from './system-mail.js';

@@ -1,7 +1,7 @@
 // Tern's own mail on the operator's platform page: the sender in use (and whether the configuration or the
 // dashboard sets it), what stops it, and the first verified domain offered as the sender in one click
 // (POST /admin/system-sender, core.systemMail.useDomain: stored as a platform setting, audited).
-import type { AppContext } from '../../http/context.js';
+import type { AppContext } from '../../pipeline/context.js';
 import { html, type Html } from '../html.js';
 import { PageError, pageError, pageErrorFor } from '../errors.js';
 import { formGuard } from '../layout.js';

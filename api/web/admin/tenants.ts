@@ -5,7 +5,7 @@
 import type { MtaStatus, SendingFigures, TenantDetail, TenantSummary } from '../../../shared/core/admin/tenants.js';
 import type { Team } from '../../../shared/domain/team.js';
 import type { ManagementRefusal } from '../../../shared/core/management-refusals.js';
-import type { AppContext } from '../../http/context.js';
+import type { AppContext } from '../../pipeline/context.js';
 import { html, type Html } from '../html.js';
 import { pageErrorFor, valueOrPageError, type PageError } from '../errors.js';
 import { formGuard } from '../layout.js';

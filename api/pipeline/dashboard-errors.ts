@@ -1,9 +1,9 @@
 // The dashboard interface's errors, in WordPress's shape `{code, message, data: {status, …}}`: one table of
 // the codes it uses with their status, and the one error mapper every dashboard failure goes through (route
-// failures, body failures, validation (worded in params.ts), and what nobody threw on purpose: 503 or 500
+// failures, body failures, validation (worded in api/http/dashboard/params.ts), and what nobody threw on purpose: 503 or 500
 // without internals).
-import { BodyError } from '../body.js';
-import { errorMapper, type Answer } from '../pipeline.js';
+import { BodyError } from './body.js';
+import { errorMapper, type Answer } from './pipeline.js';
 
 /** Every code the dashboard answers with, and its HTTP status (rest_forbidden: 401 anonymous, 403 otherwise). */
 export const DASHBOARD_ERRORS = {

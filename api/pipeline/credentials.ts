@@ -2,8 +2,8 @@
 // `email:password`), the session cookie, and the nonce that must come with the cookie (X-WP-Nonce, or the
 // _wpnonce query arg, as WordPress). Writing the cookie is here too, so its name and flags are said once.
 import { parse, serialize } from 'cookie';
-import type { Incoming } from '../pipeline.js';
-import type { AppContext } from '../context.js';
+import type { Incoming } from './pipeline.js';
+import type { AppContext } from './context.js';
 
 export const SESSION_COOKIE = 'tern_session';
 

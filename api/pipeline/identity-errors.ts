@@ -1,8 +1,8 @@
 // What the dashboard answers for each refusal of the identity use cases (login, sessions, users, application
 // passwords, login security), in WordPress's shape: the only place an identity refusal becomes a dashboard
 // error. WordPress's own codes and messages where it has them (application passwords, user emails).
-import type { Identified, IdentityRefusal } from '../../../shared/core/identity/index.js';
-import { dashboardError, MESSAGES, forbidden, tooManyRequests, type DashboardError } from './errors.js';
+import type { Identified, IdentityRefusal } from '../../shared/core/identity/index.js';
+import { dashboardError, MESSAGES, forbidden, tooManyRequests, type DashboardError } from './dashboard-errors.js';
 import { invalidParam } from './refusal-errors.js';
 
 const MEMBER_EXISTS = 'This account already has a user with that email address.';

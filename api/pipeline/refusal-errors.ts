@@ -1,7 +1,7 @@
 // What the dashboard answers for each refusal of the core's management use cases, in WordPress's shape. The
-// only place a management refusal becomes a dashboard error (as http/admin/refusal-errors.ts is for /v2).
-import type { Managed, ManagementRefusal } from '../../../shared/core/management-refusals.js';
-import { dashboardError, tooManyRequests, type DashboardError } from './errors.js';
+// only place a management refusal becomes a dashboard error (as api/http/admin/refusal-errors.ts is for /v2), shared with the pages.
+import type { Managed, ManagementRefusal } from '../../shared/core/management-refusals.js';
+import { dashboardError, tooManyRequests, type DashboardError } from './dashboard-errors.js';
 
 const LIMITS = {
   teams: 'An account can have at most {n} teams.',
