@@ -42,10 +42,7 @@ const testRules = {
  * api/http ↔ api/web cycle: i23-web; the MTA reaching the store, tests running SQL: i23-store, i23-contract).
  * Exactly the files of PENDING in test/architecture.test.ts, which checks that the two lists agree; emptied with it.
  */
-export const ARCHITECTURE_PENDING = [
-  'mta/delivery/prepare.ts',
-  'mta/outcomes/outcome.ts',
-];
+export const ARCHITECTURE_PENDING = ['mta/delivery/prepare.ts', 'mta/outcomes/outcome.ts'];
 
 // Import rules by folder (test/architecture.test.ts checks the same over the whole tree, cycles included). Imports
 // are relative: a path that climbs to the root and enters another top folder is what each pattern catches.
