@@ -8,6 +8,7 @@ import type { Config } from '../config.js';
 import { openStore } from '../store/index.js';
 import { createLogger } from '../log.js';
 import { Queue } from '../queue/queue.js';
+import { DisposableFilter } from '../intake/disposable.js';
 import { QueueControl, type QueueActor, type DestinationSummary, type QueueChange, type QueuedRecipient, type QueueSelection } from '../core/queue-control.js';
 import type { Managed, ManagementRefusal } from '../core/management-refusals.js';
 import { operatorRedisUrl } from './managed-redis.js';
@@ -45,7 +46,7 @@ async function withQueueControl<T>(config: Config, work: (control: QueueControl)
   const redis = await redisFor(config, o.schedules === true);
   try {
     const queue = new Queue(store, redis, createLogger('cli', 'silent'));
-    return await work(new QueueControl({ store, queue }));
+    return await work(new QueueControl({ store, queue, disposable: new DisposableFilter(config.disposableDomains) }));
   } finally {
     redis.disconnect();
     await store.close();

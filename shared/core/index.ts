@@ -112,7 +112,8 @@ export interface Core extends Identity {
 
 /** `queue` is the process's one queue owner: the intake schedules what it records there. */
 export function createCore(rt: Runtime, queue: Queue): Core {
-  const intake = new Intake(rt.store, queue, new DisposableFilter(rt.config.disposableDomains));
+  const disposable = new DisposableFilter(rt.config.disposableDomains);
+  const intake = new Intake(rt.store, queue, disposable);
   const domains = new DomainManagement(rt);
   const senders = new SenderAuthorization({ store: rt.store, redis: rt.redis, keyCache: rt.keyCache });
   const systemMail = new SystemMail(rt, intake);
@@ -155,7 +156,7 @@ export function createCore(rt: Runtime, queue: Queue): Core {
     platformInvitations: new PlatformInvitations({ ...rt, now: Date.now }, systemMail),
     billing,
     payments: new CardPayments(rt, paymentProviderFrom(rt.config), billing),
-    queueControl: new QueueControl({ store: rt.store, queue }),
+    queueControl: new QueueControl({ store: rt.store, queue, disposable }),
     health: new Health(rt),
     onboarding: new Onboarding(rt),
   };
