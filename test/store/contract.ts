@@ -17,6 +17,8 @@ import { concurrentReadChecks } from './contract/concurrent-reads.js';
 import { creditChecks } from './contract/credits.js';
 import { passwordResetChecks } from './contract/password-resets.js';
 import { systemChecks } from './contract/system.js';
+import { queueChecks } from './contract/queue.js';
+import { queueControlChecks } from './contract/queue-control.js';
 
 export type { ContractEngine } from './contract/fixtures.js';
 
@@ -36,6 +38,8 @@ const REPOSITORIES = [
   ['password resets', passwordResetChecks],
   ['the database itself (schema and engine versions)', systemChecks],
   ['lookups of the send path made at the same moment', concurrentReadChecks],
+  ['the queue: fenced leases and the effects of results and reports (unit of work)', queueChecks],
+  ["queue control: operators' moves, fenced on state; purge and requeue", queueControlChecks],
 ] as const;
 
 export function runRepositoryContract(t: Test, engine: ContractEngine): void {
