@@ -3,7 +3,7 @@
 // its audit entry. The CLI (the host's sysadmin) and the platform-admin HTTP routes both come through here; the
 // queue module carries the moves out.
 import type { Store } from '../store/index.js';
-import type { DisposableFilter } from '../intake/disposable.js';
+import type { DisposableDomains } from '../domain/screening.js';
 import type { Queue, ChangedRecipient, DestinationSummary, QueuedRecipient, QueueSelector, SuppressedRecipient } from '../queue/queue.js';
 import { IN_QUEUE, REQUEUEABLE, type QueueOperation, type RecipientState } from '../domain/queue-state.js';
 import type { AuditAction } from '../domain/audit-log.js';
@@ -57,7 +57,7 @@ const UNIT_MS: Readonly<Record<string, number>> = { s: 1000, m: 60_000, h: 3_600
 
 export class QueueControl {
   /** `disposable`: the intake's filter; a requeue sends again only what the intake would send. */
-  constructor(private readonly d: { store: Store; queue: Queue; disposable: DisposableFilter; now?: () => number }) {}
+  constructor(private readonly d: { store: Store; queue: Queue; disposable: DisposableDomains; now?: () => number }) {}
 
   async list(selection: QueueSelection, limit: number = LIST_DEFAULT): Promise<Managed<QueuedRecipient[]>> {
     if (!Number.isInteger(limit) || limit < 1 || limit > LIST_MAX)

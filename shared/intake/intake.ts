@@ -10,7 +10,7 @@ import type { Team } from '../domain/team.js';
 import type { Domain } from '../domain/sending-domain.js';
 import type { RecipientKind } from '../domain/message-log.js';
 import type { DisposableFilter } from './disposable.js';
-import { screenAddress } from './screen.js';
+import { screenAddress } from '../domain/screening.js';
 import type { Logger } from '../log.js';
 import { metrics } from '../metrics.js';
 import { domainOfEmail } from '../email-address.js';

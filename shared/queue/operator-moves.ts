@@ -1,12 +1,11 @@
 // An operator's purge and requeue, decided here and carried out through the unit of work: which recipients are
-// refunded or reported (domain/outcome.ts), which may be sent again (the intake's rule, intake/screen.ts), who
+// refunded or reported (domain/outcome.ts), which may be sent again (the intake's rule, domain/screening.ts), who
 // pays for a new attempt. The moves themselves are conditional on the recipients' states in their statements,
 // and each change commits with its audit entry.
 import { effectsOf, refundsCredit } from '../domain/outcome.js';
 import type { Transaction, UnitOfWork, RequeueCandidate, MovedDue } from '../store/unit-of-work.js';
 import type { PurgeOutcome, QueueAudit, QueueSelector, RequeueOutcome, SuppressedRecipient } from '../store/queue-control.js';
-import type { DisposableFilter } from '../intake/disposable.js';
-import { screenAddress, type Screening } from '../intake/screen.js';
+import { screenAddress, type DisposableDomains, type Screening } from '../domain/screening.js';
 import { groupBy } from '../group-by.js';
 import { applyFeedback, countByMessage } from './effects.js';
 
@@ -54,7 +53,7 @@ class CannotPay extends Error {
 }
 
 /** Each candidate screened as the intake screens a new recipient, the suppression list read in the transaction. */
-async function screened(tx: UnitOfWork, chosen: readonly RequeueCandidate[], disposable: DisposableFilter): Promise<Map<RequeueCandidate, Screening>> {
+async function screened(tx: UnitOfWork, chosen: readonly RequeueCandidate[], disposable: DisposableDomains): Promise<Map<RequeueCandidate, Screening>> {
   const out = new Map<RequeueCandidate, Screening>();
   for (const [teamId, ofTeam] of groupBy(chosen, (r) => r.teamId)) {
     const listed = await tx.suppressions.listedAmong(
@@ -83,7 +82,7 @@ const named = (rs: readonly RequeueCandidate[]): SuppressedRecipient[] => rs.map
  * those the intake's rule lets through (not disposable, not suppressed), each paid for again; when a pool cannot
  * pay, nothing is changed.
  */
-export async function requeue(transaction: Transaction, selector: QueueSelector, now: number, audit: QueueAudit, disposable: DisposableFilter): Promise<RequeueOutcome> {
+export async function requeue(transaction: Transaction, selector: QueueSelector, now: number, audit: QueueAudit, disposable: DisposableDomains): Promise<RequeueOutcome> {
   try {
     return await transaction(async (tx) => {
       const chosen = await tx.queueControl.requeueCandidates(selector);

@@ -22,7 +22,7 @@ import type {
   RequeueOutcome,
 } from '../store/queue-control.js';
 import type { Transaction, UnitOfWork } from '../store/unit-of-work.js';
-import type { DisposableFilter } from '../intake/disposable.js';
+import type { DisposableDomains } from '../domain/screening.js';
 import { Batcher } from '../write-batcher.js';
 import { Schedule, type Due } from './schedule.js';
 import { finishBatches } from './finish.js';
@@ -213,7 +213,7 @@ export class Queue {
    * Sends the chosen bounced or failed recipients again (while their bodies are kept), due now; an address the
    * intake would not send to (`disposable`, or suppressed) is left alone.
    */
-  async requeue(selector: QueueSelector, audit: QueueAudit, disposable: DisposableFilter): Promise<RequeueOutcome> {
+  async requeue(selector: QueueSelector, audit: QueueAudit, disposable: DisposableDomains): Promise<RequeueOutcome> {
     const outcome = await requeue(this.transaction, selector, Date.now(), audit, disposable);
     if (outcome.ok) await this.scheduleNow(outcome.requeued);
     return outcome;
