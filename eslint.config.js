@@ -37,13 +37,6 @@ const testRules = {
   'require-await': exceptTestCallbacks(tseslint.plugin.rules['require-await'], false),
 };
 
-/**
- * Files that still break an import rule of issue 23 while other branches fix them (the CLI: i23-cli; the
- * api/http ↔ api/web cycle: i23-web; the MTA reaching the store, tests running SQL: i23-store, i23-contract).
- * Exactly the files of PENDING in test/architecture.test.ts, which checks that the two lists agree; emptied with it.
- */
-export const ARCHITECTURE_PENDING = ['mta/delivery/prepare.ts', 'mta/outcomes/outcome.ts'];
-
 // Import rules by folder (test/architecture.test.ts checks the same over the whole tree, cycles included). Imports
 // are relative: a path that climbs to the root and enters another top folder is what each pattern catches.
 const UP = String.raw`^(\.\./)+`;
@@ -62,16 +55,16 @@ const SQL = String.raw`/\b(SELECT\s[\s\S]*?\sFROM|INSERT\s+INTO|UPDATE\s+\w+\s+S
 const sqlMessage = 'SQL is written only in shared/store/sqlite/: go through a repository.';
 
 const architecture = [
-  { files: ['api/**/*.ts'], ignores: ARCHITECTURE_PENDING, rules: importRules(NO_MTA, NO_STORE_FROM_PROCESS, NO_ENGINE) },
-  { files: ['mta/**/*.ts'], ignores: ARCHITECTURE_PENDING, rules: importRules(NO_API, NO_STORE_FROM_PROCESS, NO_ENGINE) },
-  { files: ['shared/**/*.ts'], ignores: [...ARCHITECTURE_PENDING, ...STORE_USERS, 'shared/store/**'], rules: importRules(NO_PROCESS, NO_STORE_IN_SHARED, NO_ENGINE) },
-  { files: STORE_USERS.map((f) => `${f}/*.ts`), ignores: ARCHITECTURE_PENDING, rules: importRules(NO_PROCESS, NO_ENGINE) },
+  { files: ['api/**/*.ts'], rules: importRules(NO_MTA, NO_STORE_FROM_PROCESS, NO_ENGINE) },
+  { files: ['mta/**/*.ts'], rules: importRules(NO_API, NO_STORE_FROM_PROCESS, NO_ENGINE) },
+  { files: ['shared/**/*.ts'], ignores: [...STORE_USERS, 'shared/store/**'], rules: importRules(NO_PROCESS, NO_STORE_IN_SHARED, NO_ENGINE) },
+  { files: STORE_USERS.map((f) => `${f}/*.ts`), rules: importRules(NO_PROCESS, NO_ENGINE) },
   { files: ['shared/store/**/*.ts'], rules: importRules(NO_PROCESS) },
   {
     files: ['**/*.ts'],
     // As test/architecture.test.ts allows: the engine, its tests and their helper that makes an older release's
     // database; and the architecture test, which holds SQL on purpose (its pattern must tell a statement from prose).
-    ignores: [...ARCHITECTURE_PENDING, 'shared/store/sqlite/**', 'test/store/**', 'test/architecture.test.ts'],
+    ignores: ['shared/store/sqlite/**', 'test/store/**', 'test/architecture.test.ts'],
     rules: {
       'no-restricted-syntax': [
         'error',

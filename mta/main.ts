@@ -16,6 +16,7 @@ import { DkimKeyCache } from './delivery/dkim.js';
 import { MessagePreparer } from './delivery/prepare.js';
 import { ConnectionCache } from './delivery/connection-cache.js';
 import { Scheduler } from './delivery/scheduler.js';
+import type { DeliveryMaterial } from '../shared/core/delivery-material.js';
 import { createCore, MTA_ADAPTERS, type Core } from '../shared/core/index.js';
 import { Queue } from '../shared/queue/queue.js';
 import { SubmissionListener } from './smtp/submission.js';
@@ -56,15 +57,16 @@ interface SchedulerParts {
   connections: ConnectionCache;
   retry: RetryPolicy;
   replies: ReplyRules;
+  material: DeliveryMaterial;
 }
 
 /** The delivery scheduler: messages prepared and DKIM-signed, delivered to the recipient domains' MX hosts. */
-function createScheduler(rt: Runtime, config: Config, { queue, outcomes, resolver, connections, retry, replies }: SchedulerParts): Scheduler {
+function createScheduler(rt: Runtime, config: Config, { queue, outcomes, resolver, connections, retry, replies, material }: SchedulerParts): Scheduler {
   return new Scheduler({
     outcomes,
     rt,
     queue,
-    preparer: new MessagePreparer(rt.store, new DkimKeyCache(rt.secrets)),
+    preparer: new MessagePreparer(material, new DkimKeyCache(rt.secrets)),
     retry,
     verpSecret: rt.secrets.derive('verp'),
     deliver: {
@@ -107,9 +109,9 @@ export async function startMta(policies: Policies, runtime?: Runtime): Promise<R
   const outcomes = new Outcomes({ rt, reputation: new Reputation(rt, config.reputation), wake: () => wakers.forEach((wake) => wake()) });
   const connections = new ConnectionCache();
   const queue = new Queue(rt.store, rt.redis, rt.log);
-  const scheduler = createScheduler(rt, config, { queue, outcomes, resolver, connections, retry, replies });
   // No card payments nor DNS providers in the MTA.
   const core = createCore(rt, queue, MTA_ADAPTERS);
+  const scheduler = createScheduler(rt, config, { queue, outcomes, resolver, connections, retry, replies, material: core.deliveryMaterial });
   measureQueueDepth(() => queue.depth());
   measureRecipients(() => core.platformStatistics.recipients(RECIPIENT_GAUGE_DAYS));
   const submission = new SubmissionListener(rt, core, readTls(tlsFiles));

@@ -6,23 +6,11 @@ import t from 'tap';
 import ts from 'typescript';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, posix } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { fileURLToPath } from 'node:url';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 
 type Rule = 'processes' | 'store' | 'engine' | 'sql' | 'cycles';
-
-/**
- * PENDING: the known violations other branches of issue 23 are removing, file by file, each with the rule it may
- * still break. Emptied when those branches are merged (and eslint.config.js's ARCHITECTURE_PENDING with it: a
- * test below keeps the two lists the same). Nothing else is excused, and an entry that no longer breaks its rule
- * fails the test, so the list only shrinks.
- */
-const PENDING: ReadonlyArray<{ file: string; rule: Rule; branch: string }> = [
-  // The MTA reads the store's types and repositories directly (items 1 and 3).
-  { file: 'mta/delivery/prepare.ts', rule: 'store', branch: 'i23-store' },
-  { file: 'mta/outcomes/outcome.ts', rule: 'store', branch: 'i23-store' },
-];
 
 /** Folders that may import the store: the core, the queue and intake it drives, the runtime that opens it, and itself. */
 const STORE_USERS = ['shared/core', 'shared/queue', 'shared/intake', 'shared/runtime', 'shared/store'];
@@ -81,15 +69,9 @@ function brokenBy({ file, target }: Import): Array<[Rule, string]> {
   return broken;
 }
 
-const pending = (file: string, rule: Rule) => PENDING.some((p) => p.file === file && p.rule === rule);
-
-/** Each import that breaks a rule, named by file, import and rule; pending ones left out unless asked for. */
-function importViolations(imports: readonly Import[], withPending = false): Array<{ rule: Rule; file: string; line: string }> {
-  return imports.flatMap((i) =>
-    brokenBy(i)
-      .filter(([rule]) => withPending || !pending(i.file, rule))
-      .map(([rule, why]) => ({ rule, file: i.file, line: `${i.file} imports ${i.target}: ${why}` })),
-  );
+/** Each import that breaks a rule, named by file, import and rule. */
+function importViolations(imports: readonly Import[]): Array<{ rule: Rule; file: string; line: string }> {
+  return imports.flatMap((i) => brokenBy(i).map(([rule, why]) => ({ rule, file: i.file, line: `${i.file} imports ${i.target}: ${why}` })));
 }
 
 /** Strongly connected sets of folders (Tarjan), of more than one folder: each is a cycle. */
@@ -122,8 +104,8 @@ function cyclesOf(edges: ReadonlyMap<string, ReadonlySet<string>>): string[][] {
 }
 
 /** Each import between two folders of one cycle, named by file and import. */
-function cycleViolations(imports: readonly Import[], withPending = false): Array<{ file: string; line: string }> {
-  const counted = imports.filter((i) => folderOf(i.file) !== folderOf(i.target) && (withPending || !pending(i.file, 'cycles')));
+function cycleViolations(imports: readonly Import[]): Array<{ file: string; line: string }> {
+  const counted = imports.filter((i) => folderOf(i.file) !== folderOf(i.target));
   const edges = new Map<string, Set<string>>();
   for (const i of counted) edges.set(folderOf(i.file), (edges.get(folderOf(i.file)) ?? new Set()).add(folderOf(i.target)));
   return cyclesOf(edges).flatMap((cycle) =>
@@ -177,7 +159,7 @@ t.test('nothing outside shared/store/ imports its engine (shared/store/sqlite/)'
 });
 
 t.test('no SQL outside shared/store/sqlite/, tests and benches included (test/store/ tests the engine itself)', async (t) => {
-  const found = sqlScanned.filter((f) => !pending(f, 'sql')).flatMap((f) => sqlIn(f).map((sql) => `${f}: "${sql}"`));
+  const found = sqlScanned.flatMap((f) => sqlIn(f).map((sql) => `${f}: "${sql}"`));
   t.same(found, [], 'every SQL statement is written in the engine');
 });
 
@@ -185,23 +167,8 @@ t.test('no folder imports, directly or not, a folder that imports it', async (t)
   t.same(linesOf(cycleViolations(productImports)), [], 'folders: api/<x>, mta/<x>, shared/<x>, and the kernel files shared/*.ts as one');
 });
 
-t.test('each pending entry still breaks its rule (so the list only shrinks), and ESLint excuses the same files', async (t) => {
-  const breaking = new Set([
-    ...importViolations(productImports, true).map((v) => `${v.file} ${v.rule}`),
-    ...cycleViolations(productImports, true).map((v) => `${v.file} cycles`),
-    ...sqlScanned.filter((f) => sqlIn(f).length > 0).map((f) => `${f} sql`),
-  ]);
-  t.same(
-    PENDING.filter((p) => !breaking.has(`${p.file} ${p.rule}`)).map((p) => `${p.file} (${p.rule}, ${p.branch})`),
-    [],
-    'entries that no longer break their rule: take them out',
-  );
-  const eslint = (await import(pathToFileURL(join(root, 'eslint.config.js')).href)) as { ARCHITECTURE_PENDING: readonly string[] };
-  t.same([...eslint.ARCHITECTURE_PENDING].sort(), [...new Set(PENDING.map((p) => p.file))].sort(), 'eslint.config.js ARCHITECTURE_PENDING');
-});
-
 t.test('the checks catch what they are for', async (t) => {
-  const seen = (file: string, target: string) => importViolations([{ file, target }], true).map((v) => v.rule);
+  const seen = (file: string, target: string) => importViolations([{ file, target }]).map((v) => v.rule);
   t.same(seen('api/http/x.ts', 'mta/main.ts'), ['processes']);
   t.same(seen('mta/delivery/x.ts', 'api/billing/stripe.ts'), ['processes']);
   t.same(seen('shared/core/x.ts', 'mta/verification/verify-domains.ts'), ['processes']);

@@ -8,6 +8,7 @@ import { startHarness, type Harness, type UntypedJson } from './helpers/harness.
 import { logIn, operatorOn, userOn, withSession, type SignedIn } from './helpers/dashboard-session.js';
 import { newMessage } from './helpers/new-message.js';
 import type { NewRecipient } from '../shared/store/message-log.js';
+import { finishAlone } from '../shared/queue/finish.js';
 
 let h: Harness;
 let operator: SignedIn;
@@ -26,7 +27,8 @@ async function queuedMail(teamId: number): Promise<void> {
   const ids = (await h.rt.store.queue.inFlight()).map((r) => r.id);
   const claimed = await h.rt.store.queue.claim(ids, Date.now(), Date.now() + 60_000, 'admin-queue-test');
   const deferred = claimed.filter((c) => c.email !== 'waiting@slow.test');
-  await h.rt.store.queue.finish(
+  await finishAlone(
+    h.rt.store.transaction,
     deferred.map((c) => ({
       recipientId: c.id,
       leaseToken: c.leaseToken,
@@ -161,7 +163,7 @@ t.test('a finished message keeps its body only while a bounced or failed recipie
   const due = (await h.rt.store.queue.inFlight()).map((r) => r.id);
   const claimed = (await h.rt.store.queue.claim(due, Date.now(), Date.now() + 60_000, 'kept-bodies-test')).filter((c) => c.domain === 'kept.test');
   const lease = (kind: string) => claimed.find((c) => c.email === `${kind}@kept.test`)!;
-  await h.rt.store.queue.finish([
+  await finishAlone(h.rt.store.transaction, [
     { recipientId: lease('sent').id, leaseToken: lease('sent').leaseToken, to: 'sent', reply: '250 ok', mxHost: null, ip: null },
     { recipientId: lease('bounced').id, leaseToken: lease('bounced').leaseToken, to: 'bounced', reply: '550 5.7.1 policy', mxHost: null, ip: null, hard: false },
   ]);

@@ -8,6 +8,7 @@ import { startDnsServer } from './helpers/dns-server.js';
 import { logIn, operatorOn, userOn, withSession, type SignedIn } from './helpers/dashboard-session.js';
 import { newMessage } from './helpers/new-message.js';
 import type { NewRecipient } from '../shared/store/message-log.js';
+import { finishAlone } from '../shared/queue/finish.js';
 
 const dns = await startDnsServer();
 const h = await startHarness({
@@ -48,7 +49,7 @@ async function delivered(teamId: number, domainId: string | null, id: string, to
     'admin-reads-test',
   );
   const reply = to === 'sent' ? '250 2.0.0 OK' : '550 5.1.1 no such user';
-  await h.rt.store.queue.finish([
+  await finishAlone(h.rt.store.transaction, [
     { recipientId: lease!.id, leaseToken: lease!.leaseToken, to, reply, mxHost: 'mx.dest.test', ip: null, nextAttemptAt: Date.now() + 600_000, hard: true },
   ]);
 }

@@ -10,6 +10,7 @@ import { newMessage } from './helpers/new-message.js';
 import { createIdentity } from '../shared/core/identity/index.js';
 import { createLogger } from '../shared/log.js';
 import type { NewRecipient } from '../shared/store/message-log.js';
+import { finishAlone } from '../shared/queue/finish.js';
 
 let h: Harness;
 let operator: SignedIn;
@@ -37,7 +38,7 @@ async function sendingHistory(teamId: number): Promise<void> {
     const lease = claimed.find((c) => c.email === o.email)!;
     return { recipientId: lease.id, leaseToken: lease.leaseToken, to: o.to, reply: o.reply, mxHost: null, ip: null, nextAttemptAt: Date.now() + 600_000, hard: true };
   });
-  await h.rt.store.queue.finish(results);
+  await finishAlone(h.rt.store.transaction, results);
   const waiting = claimed.find((c) => c.email === 'waiting@slow.test')!;
   await h.rt.store.queue.release([waiting], Date.now());
 }

@@ -5,6 +5,7 @@ import t from 'tap';
 import { startHarness, type Harness } from './helpers/harness.js';
 import { logIn, userOn, withSession, type SignedIn } from './helpers/dashboard-session.js';
 import { newMessage, queuedRecipients } from './helpers/new-message.js';
+import { recordComplaint } from '../shared/queue/effects.js';
 
 let h: Harness;
 t.before(async () => {
@@ -31,7 +32,7 @@ async function attempt(teamId: number, webhookId: number, statusCode: number | n
   const id = `dashhook-${process.pid}-${++counter}`;
   await h.rt.store.messages.insert(newMessage({ id, teamId, domainId: null, recipients: queuedRecipients(1), cost: 0 }));
   const [recipient] = await h.rt.store.messages.recipientsOf(id);
-  const applied = await h.rt.store.feedback.recordComplaint({ recipientId: recipient!.id, reason: 'abuse' });
+  const applied = await recordComplaint(h.rt.store.transaction, { recipientId: recipient!.id, reason: 'abuse' });
   const error = statusCode === null ? 'timed out' : null;
   await h.rt.store.feedback.logDelivery({ webhookId, teamId, eventId: applied!.eventId!, eventType: 'complaint', url: URL_A, statusCode, error, latencyMs: 40 });
 }

@@ -9,6 +9,7 @@ import { openStore, type Store } from '../shared/store/index.js';
 import type { NewMessage, NewRecipient } from '../shared/store/message-log.js';
 import type { AttemptResult } from '../shared/store/queue.js';
 import { newMessage } from './helpers/new-message.js';
+import { finishAlone } from '../shared/queue/finish.js';
 
 /** The account and domain of the store the running test opened (subtests run one after the other). */
 let owner = { teamId: 0, domainId: '' };
@@ -46,7 +47,7 @@ const attempt = (recipientId: number, leaseToken: string, to: 'sent' | 'deferred
 });
 
 t.test('a body is kept while any recipient is in flight and deleted with the last outcome', async (t) => {
-  const { messages, queue } = await store(t, 10);
+  const { messages, queue, transaction } = await store(t, 10);
   const m = message('m1', [recipient('one@dest.test'), recipient('two@dest.test')]);
   const due = await messages.insert(m);
   if (due === 'insufficient_balance') throw new Error('the account can pay');
@@ -56,22 +57,22 @@ t.test('a body is kept while any recipient is in flight and deleted with the las
 
   await claim(first, 'lease-1');
   await claim(second, 'lease-2');
-  t.same((await queue.finish([attempt(first, 'lease-1', 'sent'), attempt(second, 'lease-2', 'deferred')])).finished, []);
+  t.same((await finishAlone(transaction, [attempt(first, 'lease-1', 'sent'), attempt(second, 'lease-2', 'deferred')])).finished, []);
   t.same(await messages.body('m1'), m.body, 'kept: one recipient is deferred');
 
   await claim(second, 'lease-3');
-  t.same((await queue.finish([attempt(second, 'lease-3', 'sent')])).finished, ['m1']);
+  t.same((await finishAlone(transaction, [attempt(second, 'lease-3', 'sent')])).finished, ['m1']);
   t.equal(await messages.body('m1'), undefined, 'deleted in the transaction that finished the message');
 });
 
 t.test('a body whose message ended with a bounce is kept for a requeue, until the requeue window has passed', async (t) => {
-  const { messages, queue, queueControl } = await store(t, 10);
+  const { messages, queue, queueControl, transaction } = await store(t, 10);
   const m = message('m2', [recipient('one@dest.test'), recipient('two@dest.test')]);
   const due = await messages.insert(m);
   if (due === 'insufficient_balance') throw new Error('the account can pay');
   const [first, second] = due.map((r) => r.id) as [number, number];
   t.equal((await queue.claim([first, second], Date.now(), Date.now() + 60_000, 'lease-1')).length, 2);
-  t.same((await queue.finish([attempt(first, 'lease-1', 'sent'), attempt(second, 'lease-1', 'bounced')])).finished, ['m2']);
+  t.same((await finishAlone(transaction, [attempt(first, 'lease-1', 'sent'), attempt(second, 'lease-1', 'bounced')])).finished, ['m2']);
   t.same(await messages.body('m2'), m.body, 'kept: its bounced recipient may be sent again');
   t.equal(await queueControl.dropKeptBodies(new Date(Date.now() - 60_000).toISOString(), 10), 0, 'not while the window lasts');
   t.equal(await queueControl.dropKeptBodies(new Date(Date.now() + 60_000).toISOString(), 10), 1);

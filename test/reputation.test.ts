@@ -6,6 +6,8 @@ import t from 'tap';
 import { newMessage, queuedRecipients } from './helpers/new-message.js';
 import { startHarness } from './helpers/harness.js';
 import { Reputation, type ReputationPolicy } from '../mta/outcomes/reputation.js';
+import { finishAlone } from '../shared/queue/finish.js';
+import { recordComplaint } from '../shared/queue/effects.js';
 
 const h = await startHarness();
 t.teardown(() => h.close());
@@ -32,7 +34,8 @@ async function traffic(teamId: number, sent: number, bounced = 0): Promise<numbe
   const token = `reputation-test-${id}`;
   const claimed = await h.rt.store.queue.claim(ids, Math.max(Date.now(), ...queued.map((r) => r.due)), Date.now() + 60_000, token);
   if (claimed.length !== count) throw new Error(`claimed ${claimed.length} of ${count}`);
-  await h.rt.store.queue.finish(
+  await finishAlone(
+    h.rt.store.transaction,
     ids.map((recipientId, i) =>
       i < sent
         ? { recipientId, leaseToken: token, to: 'sent' as const, reply: '250 ok', mxHost: 'mx.dest.test', ip: '127.0.0.1' }
@@ -43,7 +46,7 @@ async function traffic(teamId: number, sent: number, bounced = 0): Promise<numbe
 }
 
 async function complain(recipientIds: number[]): Promise<void> {
-  for (const recipientId of recipientIds) await h.rt.store.feedback.recordComplaint({ recipientId, reason: 'abuse' });
+  for (const recipientId of recipientIds) await recordComplaint(h.rt.store.transaction, { recipientId, reason: 'abuse' });
 }
 
 const policy = (over: Partial<ReputationPolicy> = {}): ReputationPolicy => ({ ...h.config.reputation, ...over });

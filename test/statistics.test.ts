@@ -15,6 +15,8 @@ import { IN_QUEUE, MESSAGE_STATUSES, type MessageStatus, type RecipientState } f
 import type { NewRecipient } from '../shared/store/message-log.js';
 import type { AttemptResult } from '../shared/store/queue.js';
 import type { Team } from '../shared/domain/team.js';
+import { finishAlone } from '../shared/queue/finish.js';
+import { recordBounce, recordComplaint } from '../shared/queue/effects.js';
 
 const h = await startHarness();
 t.teardown(() => h.close());
@@ -73,7 +75,8 @@ async function run(teamId: number, domainId: string | null, createdAt: number, p
   const token = `stats-${id}`;
   await h.rt.store.queue.claim(delivered, Math.max(Date.now(), ...queued.map((r) => r.due)), Date.now() + 60_000, token);
   const reply = { leaseToken: token, mxHost: 'mx.dest.test', ip: '127.0.0.1' };
-  await h.rt.store.queue.finish(
+  await finishAlone(
+    h.rt.store.transaction,
     ids.flatMap((recipientId, i): AttemptResult[] => {
       const o = plan.outcomes[i];
       if (o === 'hard') return [{ recipientId, ...reply, to: 'bounced' as const, reply: '550 5.1.1 no such user', hard: true }];
@@ -84,9 +87,9 @@ async function run(teamId: number, domainId: string | null, createdAt: number, p
   );
   for (const [i, recipientId] of ids.entries()) {
     const o = plan.outcomes[i];
-    if (o === 'dsn') await h.rt.store.feedback.recordBounce({ recipientId, hard: true, reason: '5.1.1 (DSN)', source: 'report' });
-    if (o === 'complaint') await h.rt.store.feedback.recordComplaint({ recipientId, reason: 'abuse' });
-    if (o === 'soft-expired') await h.rt.store.feedback.recordBounce({ recipientId, hard: false, reason: 'expired', source: 'expiry' });
+    if (o === 'dsn') await recordBounce(h.rt.store.transaction, { recipientId, hard: true, reason: '5.1.1 (DSN)', source: 'report' });
+    if (o === 'complaint') await recordComplaint(h.rt.store.transaction, { recipientId, reason: 'abuse' });
+    if (o === 'soft-expired') await recordBounce(h.rt.store.transaction, { recipientId, hard: false, reason: 'expired', source: 'expiry' });
   }
 }
 

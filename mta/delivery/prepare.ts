@@ -1,7 +1,7 @@
 // The bytes a recipient's copy is sent with: the stored body, DKIM-signed once per message for its From
 // domain. Signed bodies are kept in a small bounded cache, so that recipients of one message share one
 // signature while the queue's bodies are never all held in memory.
-import type { Store } from '../../shared/store/index.js';
+import type { DeliveryMaterial } from '../../shared/core/delivery-material.js';
 import type { Domain } from '../../shared/domain/sending-domain.js';
 import { signMessage, type DkimKeyCache } from './dkim.js';
 
@@ -16,7 +16,7 @@ export class MessagePreparer {
   private readonly domains = new Map<string, { at: number; row: Promise<Domain | undefined> }>();
 
   constructor(
-    private readonly store: Store,
+    private readonly material: Pick<DeliveryMaterial, 'body' | 'sendingDomain'>,
     private readonly keys: DkimKeyCache,
   ) {}
 
@@ -41,7 +41,7 @@ export class MessagePreparer {
   }
 
   private async build(messageId: string, domainId: string | null): Promise<Buffer> {
-    const raw = await this.store.messages.body(messageId);
+    const raw = await this.material.body(messageId);
     if (!raw) throw new Error(`the body of message ${messageId} is missing from the store`);
     const domain = domainId ? await this.domain(domainId) : undefined;
     // A domain removed after the message was accepted: the message still goes, unsigned.
@@ -51,7 +51,7 @@ export class MessagePreparer {
   private domain(id: string): Promise<Domain | undefined> {
     const hit = this.domains.get(id);
     if (hit && Date.now() - hit.at < DOMAIN_TTL_MS) return hit.row;
-    const row = this.store.domains.get(id);
+    const row = this.material.sendingDomain(id);
     this.domains.set(id, { at: Date.now(), row });
     row.catch(() => this.domains.delete(id));
     // Expired entries go as new ones come: the map never holds more than the domains seen lately.

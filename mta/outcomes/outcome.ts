@@ -1,9 +1,9 @@
-// After an outcome was applied — its effects decided by domain/outcome.ts and written by the store in one
+// After an outcome was applied — its effects decided by domain/outcome.ts and written through the store's unit of work in one
 // transaction (for delivery replies, the very transaction that records the attempt) — logs it, wakes the
 // webhook dispatcher and checks the team's reputation. Bounces come from the SMTP reply, a DSN or expiry;
 // complaints from ARF reports.
 import type { Runtime } from '../../shared/runtime/runtime.js';
-import type { Applied, BounceInput, ComplaintInput } from '../../shared/store/feedback.js';
+import { recordBounce, recordComplaint, type Applied, type BounceInput, type ComplaintInput } from '../../shared/queue/effects.js';
 import type { Reputation } from './reputation.js';
 
 export interface OutcomeDeps {
@@ -17,7 +17,7 @@ export class Outcomes {
   constructor(private readonly d: OutcomeDeps) {}
 
   async bounce(input: BounceInput): Promise<Applied | null> {
-    const applied = await this.d.rt.store.feedback.recordBounce(input);
+    const applied = await recordBounce(this.d.rt.store.transaction, input);
     if (applied) await this.bounceApplied(input, applied);
     return applied;
   }
@@ -32,7 +32,7 @@ export class Outcomes {
   }
 
   async complaint(input: ComplaintInput): Promise<Applied | null> {
-    const applied = await this.d.rt.store.feedback.recordComplaint(input);
+    const applied = await recordComplaint(this.d.rt.store.transaction, input);
     if (applied) {
       this.d.rt.log.info({ msg_id: applied.messageId, rcpt: applied.email, reason: input.reason }, 'complaint');
       await this.after(applied);

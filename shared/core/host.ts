@@ -15,6 +15,7 @@ import { checkAndRecord, type CheckedDomain } from './domains.js';
 import { operatorUsers, type Identified } from './identity/index.js';
 import type { Users, UserWithPassword } from './identity/users.js';
 import { QueueControl } from './queue-control.js';
+import { DisposableFilter } from '../intake/disposable.js';
 import { SystemStatus } from './system-status.js';
 import { notFound, type Managed } from './management-refusals.js';
 
@@ -93,7 +94,7 @@ export async function openHostCore(config: Config): Promise<HostCore> {
       const owner = await users.create(account.id, { email: ownerEmail, name: 'Owner', role: 'owner' }, quiet);
       return owner.ok ? { ok: true, value: { accountId: account.id, key, owner: owner.value } } : owner;
     },
-    queueControl: (redis) => new QueueControl({ store, queue: queueOn(redis) }),
+    queueControl: (redis) => new QueueControl({ store, queue: queueOn(redis), disposable: new DisposableFilter(config.disposableDomains) }),
     systemStatus: (redis) => new SystemStatus({ config, store, redis, queue: queueOn(redis) }),
     close: () => store.close(),
   };

@@ -39,6 +39,7 @@ import { Billing } from './billing.js';
 import { CardPayments } from './payments.js';
 import type { CoreAdapters } from './ports/adapters.js';
 import { QueueControl } from './queue-control.js';
+import { DeliveryMaterial } from './delivery-material.js';
 import { Health } from './health.js';
 import { Onboarding } from './onboarding.js';
 
@@ -54,6 +55,8 @@ export interface Core extends Identity {
   /** Admitting and recording messages (the intake). */
   readonly sending: MessageSending;
   readonly domains: DomainManagement;
+  /** What the MTA reads to send a copy: the stored body and the sending domain. */
+  readonly deliveryMaterial: DeliveryMaterial;
   readonly sendingKeys: SendingKeys;
   /** The account's admin keys as its owner makes and revokes them (the CLI's go through the same rules). */
   readonly adminKeys: AdminKeys;
@@ -115,7 +118,8 @@ export { MTA_ADAPTERS, type ApiAdapters, type CoreAdapters, type MtaAdapters } f
 /** `queue` is the process's one queue owner: the intake schedules what it records there. `adapters` are the
  * outside services the process owns (the API's payment and DNS providers; the MTA has none). */
 export function createCore(rt: Runtime, queue: Queue, adapters: CoreAdapters): Core {
-  const intake = new Intake(rt.store, queue, new DisposableFilter(rt.config.disposableDomains));
+  const disposable = new DisposableFilter(rt.config.disposableDomains);
+  const intake = new Intake(rt.store, queue, disposable);
   const domains = new DomainManagement(rt);
   const senders = new SenderAuthorization({ store: rt.store, redis: rt.redis, keyCache: rt.keyCache });
   const systemMail = new SystemMail(rt, intake);
@@ -158,7 +162,8 @@ export function createCore(rt: Runtime, queue: Queue, adapters: CoreAdapters): C
     platformInvitations: new PlatformInvitations({ ...rt, now: Date.now }, systemMail),
     billing,
     payments: new CardPayments(rt, adapters.payments, billing),
-    queueControl: new QueueControl({ store: rt.store, queue }),
+    queueControl: new QueueControl({ store: rt.store, queue, disposable }),
+    deliveryMaterial: new DeliveryMaterial(rt.store),
     health: new Health(rt),
     onboarding: new Onboarding(rt),
   };

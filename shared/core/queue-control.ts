@@ -3,6 +3,7 @@
 // its audit entry. The CLI (the host's sysadmin) and the platform-admin HTTP routes both come through here; the
 // queue module carries the moves out.
 import type { Store } from '../store/index.js';
+import type { DisposableDomains } from '../domain/screening.js';
 import type { Queue, ChangedRecipient, DestinationSummary, QueuedRecipient, QueueSelector, SuppressedRecipient } from '../queue/queue.js';
 import { IN_QUEUE, REQUEUEABLE, type QueueOperation, type RecipientState } from '../domain/queue-state.js';
 import type { AuditAction } from '../domain/audit-log.js';
@@ -41,9 +42,10 @@ export interface PurgeChange extends QueueChange {
   notified: number;
 }
 
-/** A requeue's change, with the recipients it left alone because their address is suppressed. */
+/** A requeue's change, with the recipients it left alone because their address is suppressed or disposable. */
 export interface RequeueChange extends QueueChange {
   suppressed: SuppressedRecipient[];
+  disposable: SuppressedRecipient[];
 }
 
 /** The most recipients a list shows at once, and its default. */
@@ -54,7 +56,8 @@ const AGE = /^([1-9]\d{0,6})([smhd])$/;
 const UNIT_MS: Readonly<Record<string, number>> = { s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
 
 export class QueueControl {
-  constructor(private readonly d: { store: Store; queue: Queue; now?: () => number }) {}
+  /** `disposable`: the intake's filter; a requeue sends again only what the intake would send. */
+  constructor(private readonly d: { store: Store; queue: Queue; disposable: DisposableDomains; now?: () => number }) {}
 
   async list(selection: QueueSelection, limit: number = LIST_DEFAULT): Promise<Managed<QueuedRecipient[]>> {
     if (!Number.isInteger(limit) || limit < 1 || limit > LIST_MAX)
@@ -98,14 +101,14 @@ export class QueueControl {
    * suppressed addresses is refused, naming them; one the team's credits cannot pay for changes nothing.
    */
   async requeue(actor: QueueActor, selection: QueueSelection, reason = ''): Promise<Managed<RequeueChange>> {
-    const made = await this.change(actor, 'requeue', selection, reason, (selector, audit) => this.d.queue.requeue(selector, audit), REQUEUEABLE);
+    const made = await this.change(actor, 'requeue', selection, reason, (selector, audit) => this.d.queue.requeue(selector, audit, this.d.disposable), REQUEUEABLE);
     if (!made.ok) return made;
     const outcome = made.value;
     if (!outcome.ok) return refuse({ kind: 'insufficient_credits', balance: outcome.balance, field: 'all' });
     if (outcome.requeued.length === 0 && outcome.suppressed.length > 0) {
       return refuse({ kind: 'suppressed_addresses', emails: outcome.suppressed.map((s) => s.email) });
     }
-    return done({ changed: outcome.requeued.length, recipients: outcome.requeued, suppressed: outcome.suppressed });
+    return done({ changed: outcome.requeued.length, recipients: outcome.requeued, suppressed: outcome.suppressed, disposable: outcome.disposable });
   }
 
   /** A change names some recipients (or says all), its reason is one line, its selection holds; then it is made and audited. */

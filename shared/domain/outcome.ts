@@ -89,6 +89,14 @@ function complained(now: RecipientNow): OutcomeEffects {
   return { moveTo: canMove(now.state, 'complained') ? 'complained' : null, count: 'complained', feedback };
 }
 
+/**
+ * Whether the outcome gives the recipient's credit back to the pool that paid: it ends the recipient without
+ * handing the message to a remote server (expired in the queue, or purged by an operator).
+ */
+export function refundsCredit(outcome: RecipientOutcome): boolean {
+  return outcome.kind === 'expired' || outcome.kind === 'purged';
+}
+
 /** The outcome a delivery attempt's result stands for. */
 export function outcomeOfAttempt(to: 'sent' | 'deferred' | 'bounced' | 'failed', hard = false): RecipientOutcome {
   if (to === 'sent') return { kind: 'delivered' };

@@ -10,6 +10,7 @@ import type { Team } from '../domain/team.js';
 import type { Domain } from '../domain/sending-domain.js';
 import type { RecipientKind } from '../domain/message-log.js';
 import type { DisposableFilter } from './disposable.js';
+import { screenAddress } from '../domain/screening.js';
 import type { Logger } from '../log.js';
 import { metrics } from '../metrics.js';
 import { domainOfEmail } from '../email-address.js';
@@ -118,8 +119,9 @@ export class Intake {
     for (const [email, r] of unique) {
       const domain = domainOfEmail(email);
       const base = { email: r.email, name: r.name, kind: r.kind, domain };
-      if (this.disposable.isDisposable(domain)) out.push({ ...base, state: 'failed', reason: 'disposable address: not sent' });
-      else if (suppressed.has(email)) out.push({ ...base, state: 'suppressed', reason: 'on the suppression list' });
+      const screening = screenAddress(domain, suppressed.has(email), this.disposable);
+      if (screening === 'disposable') out.push({ ...base, state: 'failed', reason: 'disposable address: not sent' });
+      else if (screening === 'suppressed') out.push({ ...base, state: 'suppressed', reason: 'on the suppression list' });
       else out.push({ ...base, state: 'queued', reason: '' });
     }
     return out;

@@ -1,9 +1,10 @@
 // The delivery queue: the one owner of a recipient's way from recorded to finished. It enqueues what the
 // intake recorded, claims due recipients under a lease token, finishes them (fenced on that token), releases
 // leases, expires recipients too long in the queue, rebuilds the Redis schedule from SQLite and sweeps what
-// the schedule lost; and it carries out operators' holds, releases, flushes and purges. SQLite is the authority
-// (store/sqlite/queue.ts, queue-control.ts); Redis only says what is due when (schedule.ts). The intake (API and
-// MTA processes), the scheduler (MTA) and operators (API, CLI) reach the queue only through here.
+// the schedule lost; and it carries out operators' holds, releases, flushes, purges and requeues. The store is the
+// authority; Redis only says what is due when (schedule.ts). What a result, a purge or a requeue does is decided
+// here (finish.ts, operator-moves.ts) and written through the store's unit of work. The intake (API and MTA
+// processes), the scheduler (MTA) and operators (API, CLI) reach the queue only through here.
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { Redis } from 'ioredis';
@@ -20,7 +21,12 @@ import type {
   QueueSelector,
   RequeueOutcome,
 } from '../store/queue-control.js';
+import type { Transaction, UnitOfWork } from '../store/unit-of-work.js';
+import type { DisposableDomains } from '../domain/screening.js';
+import { Batcher } from '../write-batcher.js';
 import { Schedule, type Due } from './schedule.js';
+import { finishBatches } from './finish.js';
+import { purge, requeue } from './operator-moves.js';
 
 export type { AttemptResult, DueRecipient, FinishOutcome, Lease } from '../store/queue.js';
 export type {
@@ -35,10 +41,11 @@ export type {
   SuppressedRecipient,
 } from '../store/queue-control.js';
 
-/** The queue's repositories: its rows as delivery moves them, and operators' reads and moves. */
+/** The queue's repositories: its rows as delivery moves them, operators' reads and moves, and the unit of work. */
 export interface QueueRepositories {
   queue: QueueRepository;
   queueControl: QueueControlRepository;
+  transaction: Transaction;
 }
 
 /** Kept bodies deleted per statement: short write transactions beside the deliveries. */
@@ -59,6 +66,9 @@ export class Queue {
 
   private readonly store: QueueRepository;
   private readonly control: QueueControlRepository;
+  private readonly transaction: Transaction;
+  /** Results finishing together are recorded together: one transaction, a handful of statements. */
+  private readonly results: Batcher<UnitOfWork, readonly AttemptResult[], FinishOutcome>;
 
   constructor(
     repositories: QueueRepositories,
@@ -67,6 +77,8 @@ export class Queue {
   ) {
     this.store = repositories.queue;
     this.control = repositories.queueControl;
+    this.transaction = repositories.transaction;
+    this.results = new Batcher(this.transaction, finishBatches);
     this.schedule = new Schedule(redis);
   }
 
@@ -100,7 +112,8 @@ export class Queue {
    * written, and it is logged. Accepted retries go back on the schedule.
    */
   async finish(results: readonly AttemptResult[]): Promise<FinishOutcome> {
-    const outcome = await this.store.finish(results);
+    if (!results.length) return { finished: [], bounces: [], refused: [] };
+    const outcome = await this.results.submit(results);
     for (const { result, currentToken, currentState } of outcome.refused) {
       this.log.warn(
         { rcpt_id: result.recipientId, lease_token: result.leaseToken, current_lease_token: currentToken, current_state: currentState, result: result.to },
@@ -193,12 +206,15 @@ export class Queue {
 
   /** Ends the chosen recipients not being attempted as failed, refunded; soft bounces reported only with `notify`. */
   purge(selector: QueueSelector, reason: string, notify: boolean, audit: QueueAudit): Promise<PurgeOutcome> {
-    return this.control.purge(selector, reason, notify, audit);
+    return purge(this.transaction, selector, reason, notify, audit);
   }
 
-  /** Sends the chosen bounced or failed recipients again (while their bodies are kept), due now. */
-  async requeue(selector: QueueSelector, audit: QueueAudit): Promise<RequeueOutcome> {
-    const outcome = await this.control.requeue(selector, Date.now(), audit);
+  /**
+   * Sends the chosen bounced or failed recipients again (while their bodies are kept), due now; an address the
+   * intake would not send to (`disposable`, or suppressed) is left alone.
+   */
+  async requeue(selector: QueueSelector, audit: QueueAudit, disposable: DisposableDomains): Promise<RequeueOutcome> {
+    const outcome = await requeue(this.transaction, selector, Date.now(), audit, disposable);
     if (outcome.ok) await this.scheduleNow(outcome.requeued);
     return outcome;
   }

@@ -1,5 +1,5 @@
-// The feedback repository: bounces and complaints with the effects they take together, the event outbox,
-// webhook delivery records, reputation figures, and the reports received on the MX port.
+// The feedback repository: the event outbox, webhook delivery records, reputation figures, and the reports
+// received on the MX port. Bounces and complaints are applied through the unit of work (queue/effects.ts).
 import type { InboundReport, OutboxEvent, WebhookDeliveryRecord } from '../domain/feedback.js';
 import type { PageOf, PageRequest } from './paging.js';
 import type { WebhookEvent } from '../domain/webhook.js';
@@ -59,10 +59,6 @@ export interface DeliveryQuery extends PageRequest {
 }
 
 export interface FeedbackRepository {
-  /** Applies a bounce in one transaction; null when it changes nothing (unknown recipient, one still in flight). */
-  recordBounce(input: BounceInput): Promise<Applied | null>;
-  /** Applies a complaint in one transaction; null for an unknown recipient. */
-  recordComplaint(input: ComplaintInput): Promise<Applied | null>;
   /** The recipient a message's Message-ID header and an address point at (ARF without a VERP address). */
   recipientByMessageIdHeader(messageIdHeader: string, email: string | null): Promise<number | null>;
   /** Events still in the outbox, oldest first. */

@@ -26,6 +26,7 @@ import type { PasswordResetRepository } from './password-resets.js';
 import type { DatabaseBackup } from './database-backup.js';
 import type { LogLoading } from './log-loader.js';
 import type { SystemRepository } from './system.js';
+import type { Transaction } from './unit-of-work.js';
 import { openSqliteStore } from './sqlite/open.js';
 import { sqliteDatabaseBackup } from './sqlite/online-backup.js';
 import { sqliteLogLoading } from './sqlite/log-loader.js';
@@ -75,6 +76,8 @@ export interface Store {
   readonly passwordResets: PasswordResetRepository;
   /** The database itself: its schema version and engine, for the operator's status and the readiness probe. */
   readonly system: SystemRepository;
+  /** The unit of work: row operations bound to one transaction, for writes whose effects the queue module decides. */
+  readonly transaction: Transaction;
   close(): Promise<void>;
 }
 

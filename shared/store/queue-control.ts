@@ -1,6 +1,7 @@
 // What an operator reads and steers of the queue (like Postfix's mailq, qshape, postqueue -f and postsuper):
 // recipients in the queue chosen by a selector, listed or summed by destination, held, released, made due now or
-// purged. Each change and its audit entry commit together. The queue module (queue/queue.ts) is the only caller.
+// purged. Each change and its audit entry commit together. The queue module (queue/queue.ts) is the only caller;
+// a purge and a requeue, whose effects it decides, go through the unit of work (unit-of-work.ts).
 import type { RecipientState } from '../domain/queue-state.js';
 import type { Applied, BounceInput } from './feedback.js';
 import type { NewAuditEntry } from './audit-log.js';
@@ -77,7 +78,10 @@ export interface SuppressedRecipient extends ChangedRecipient {
 }
 
 /** What a requeue did; nothing at all when the team's credits could not pay for the new attempts. */
-export type RequeueOutcome = { ok: true; requeued: DueAgain[]; suppressed: SuppressedRecipient[] } | { ok: false; reason: 'insufficient_credits'; balance: number };
+export type RequeueOutcome =
+  /** `suppressed` and `disposable`: the recipients left alone because the intake's rule would not send to them. */
+  | { ok: true; requeued: DueAgain[]; suppressed: SuppressedRecipient[]; disposable: SuppressedRecipient[] }
+  | { ok: false; reason: 'insufficient_credits'; balance: number };
 
 export interface QueueControlRepository {
   /** The recipients chosen, oldest first. */
@@ -90,17 +94,6 @@ export interface QueueControlRepository {
   release(selector: QueueSelector, now: number, audit: QueueAudit): Promise<DueAgain[]>;
   /** Makes the chosen waiting recipients due at `now`. */
   flush(selector: QueueSelector, now: number, audit: QueueAudit): Promise<DueAgain[]>;
-  /**
-   * Ends the chosen recipients not being attempted (queued, deferred or held) as failed with `reason`, refunds
-   * their credits, and with `notify` records each as a soft bounce (webhook event, never a suppression).
-   */
-  purge(selector: QueueSelector, reason: string, notify: boolean, audit: QueueAudit): Promise<PurgeOutcome>;
-  /**
-   * Sends the chosen bounced or failed recipients again, as new attempts due at `now`: only those whose
-   * message's body is still kept (the requeue window) and whose address is not suppressed. Each is paid for
-   * again from the pool that paid its message; when that pool cannot pay, nothing is changed.
-   */
-  requeue(selector: QueueSelector, now: number, audit: QueueAudit): Promise<RequeueOutcome>;
   /** Deletes up to `limit` bodies kept for requeue of messages finished before `finishedBefore` (ISO 8601); the number deleted. */
   dropKeptBodies(finishedBefore: string, limit: number): Promise<number>;
 }

@@ -1,6 +1,7 @@
 // The queue repository: recipients claimed under a lease token, attempt results recorded only for the token
 // that holds the lease (fencing), leases released, and what the Redis schedule is rebuilt from. The queue
-// module (queue/queue.ts) is its only caller.
+// module (queue/queue.ts) is its only caller; results are recorded through the unit of work (unit-of-work.ts,
+// queue/finish.ts), which decides their effects.
 import type { RecipientState } from '../domain/queue-state.js';
 import type { Applied, BounceInput } from './feedback.js';
 
@@ -61,8 +62,6 @@ export interface QueueRepository {
    * is still running; one whose lease ran out is taken over, and the new token fences out the old holder.
    */
   claim(ids: readonly number[], now: number, leaseUntil: number, token: string): Promise<DueRecipient[]>;
-  /** Records attempt results, each only while its recipient still carries its lease token; the rest are refused. */
-  finish(results: readonly AttemptResult[]): Promise<FinishOutcome>;
   /** Returns leased recipients to the queue (due at `now`), each only while it still carries its token; the ids released. */
   release(leases: readonly Lease[], now: number): Promise<number[]>;
   /** In-flight recipients whose due time passed `before` (lost from the schedule, or a dead worker's lease). */

@@ -25,6 +25,8 @@ import { auditLogChecks } from './contract/audit-log.js';
 import { platformStatisticsChecks } from './contract/platform-statistics.js';
 import { adminTenantChecks } from './contract/admin-tenants.js';
 import { adminDomainChecks } from './contract/admin-domains.js';
+import { queueChecks } from './contract/queue.js';
+import { queueControlChecks } from './contract/queue-control.js';
 
 export type { ContractEngine } from './contract/fixtures.js';
 
@@ -52,6 +54,8 @@ const REPOSITORIES = [
   ["the operators' reads and suspensions of tenants", adminTenantChecks],
   ["the operators' reads of every tenant's domains", adminDomainChecks],
   ['lookups of the send path made at the same moment', concurrentReadChecks],
+  ['the queue: fenced leases and the effects of results and reports (unit of work)', queueChecks],
+  ["queue control: operators' moves, fenced on state; purge and requeue", queueControlChecks],
 ] as const;
 
 export function runRepositoryContract(t: Test, engine: ContractEngine): void {

@@ -13,6 +13,7 @@ import { migrate } from '../../shared/store/sqlite/migrate.js';
 import { MIGRATIONS } from '../../shared/store/sqlite/migrations.js';
 import { openStore, type Store } from '../../shared/store/index.js';
 import { newMessage } from '../helpers/new-message.js';
+import { recordComplaint } from '../../shared/queue/effects.js';
 
 const ACCOUNT = 1;
 const CHILD = 2;
@@ -213,7 +214,7 @@ t.test('after migration 9 the message log, its counters, its search index and th
   t.match(await list(CHILD), { total: 3 });
   t.same(ids((await list(CHILD, { search: 'invoice 20' })).rows), ['m-new']);
   const recipientId = await store.feedback.recipientByMessageIdHeader('<m-sent@child.test>', 'zed.m-sent@dest.test');
-  const applied = await store.feedback.recordComplaint({ recipientId: recipientId!, reason: 'abuse report' });
+  const applied = await recordComplaint(store.transaction, { recipientId: recipientId!, reason: 'abuse report' });
   t.match(applied, { teamId: CHILD, messageId: 'm-sent', suppressed: true });
   t.same(ids((await list(CHILD, { status: 'complained', search: 'invoice' })).rows), ['m-sent'], 'the search index follows the status');
   t.match(await list(CHILD, { status: 'complained' }), { total: 1 }, 'and so do the counters');

@@ -1,17 +1,16 @@
-// What happens after delivery, in SQLite: bounces (synchronous, reported by DSN, or expiry), complaints, the
-// suppressions they cause, and the event outbox that webhook delivery drains. Each report is applied in
-// one transaction, so a crash leaves it either wholly applied or not at all.
+// What happens after delivery, in SQLite: the event outbox that webhook delivery drains, delivery records,
+// reputation figures and inbound reports. Bounces and complaints are applied through the unit of work
+// (unit-of-work.ts), their effects decided by the queue module.
 import { Type } from '@sinclair/typebox';
 import type { Sql, SqlValue } from './sql.js';
 import { countOf, Flag, Int, Nullable, OneOf, rowDecoder, Text } from './decode.js';
 import { limitOffset, type PageOf } from '../paging.js';
 import { nowIso } from '../../time.js';
-import { applyBounce, applyComplaint } from './feedback-apply.js';
 import { chunksByParams } from './write-batch.js';
 import { StatisticsStore } from './statistics.js';
 import { EVENT_STATES, type InboundReport, type OutboxEvent, type WebhookDeliveryRecord } from '../../domain/feedback.js';
 import { WEBHOOK_EVENTS } from '../../domain/webhook.js';
-import type { Applied, BounceInput, ComplaintInput, DeliveryQuery, FeedbackRepository, NewTestEvent, NewWebhookDelivery, ReputationFigures } from '../feedback.js';
+import type { DeliveryQuery, FeedbackRepository, NewTestEvent, NewWebhookDelivery, ReputationFigures } from '../feedback.js';
 
 /** A delivery attempt the receiver accepted (it answered 2xx), and one it did not (no answer is NULL: failed). */
 const SUCCEEDED = '(status_code BETWEEN 200 AND 299)';
@@ -83,14 +82,6 @@ const decodeAddressed = rowDecoder('recipient', Type.Object({ id: Int, email: Te
 
 export class FeedbackStore implements FeedbackRepository {
   constructor(private readonly sql: Sql) {}
-
-  async recordBounce(input: BounceInput): Promise<Applied | null> {
-    return this.sql.tx((q) => applyBounce(q, input));
-  }
-
-  async recordComplaint(input: ComplaintInput): Promise<Applied | null> {
-    return this.sql.tx((q) => applyComplaint(q, input));
-  }
 
   async recipientByMessageIdHeader(messageIdHeader: string, email: string | null): Promise<number | null> {
     const rows = (

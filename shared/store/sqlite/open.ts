@@ -29,6 +29,7 @@ import { AdminTenantStore } from './admin-tenants.js';
 import { AdminDomainStore } from './admin-domains.js';
 import { PasswordResetStore } from './password-resets.js';
 import { SystemStore } from './system.js';
+import { SqliteUnitOfWork } from './unit-of-work.js';
 import type { Store } from '../index.js';
 
 /** The database file of a data directory. */
@@ -72,6 +73,8 @@ export async function openSqliteStore(dataDir: string): Promise<Store> {
     adminDomains: new AdminDomainStore(sql),
     passwordResets: new PasswordResetStore(sql),
     system: new SystemStore(sql),
+    // Grouped: many callers' units share one transaction and one fsync, each in its own savepoint.
+    transaction: (work) => sql.grouped((q) => work(new SqliteUnitOfWork(q))),
     close: () => sql.close(),
   };
 }

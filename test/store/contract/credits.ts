@@ -5,6 +5,7 @@ import { accountOf, check, messageOf, record, recipient, teamOf, type ContractCh
 import type { Store } from '../../../shared/store/index.js';
 import type { Test } from 'tap';
 import type { CreditActor } from '../../../shared/domain/credits.js';
+import { finishAlone } from '../../../shared/queue/finish.js';
 
 const OPERATOR: CreditActor = { kind: 'operator', id: '7' };
 
@@ -94,7 +95,7 @@ export const creditChecks: ContractCheck[] = [
     const leased = await store.queue.claim(ids, Date.now(), Date.now() + 60_000, 'lease-1');
     const [a, b, c] = leased.map((r) => r.id);
     const result = (recipientId: number, to: 'sent' | 'bounced' | 'failed') => ({ recipientId, leaseToken: 'lease-1', to, reply: `${to} reply`, mxHost: null, ip: null });
-    await store.queue.finish([result(a!, 'sent'), result(b!, 'bounced'), result(c!, 'failed')]);
+    await finishAlone(store.transaction, [result(a!, 'sent'), result(b!, 'bounced'), result(c!, 'failed')]);
     const [refund] = (await store.credits.list(account.id, { page: 1, perPage: 10, kind: 'refund' })).rows;
     t.match(refund, { amount: 1, balanceAfter: 8, reference: message.id, actor: { kind: 'system' } });
     await balanced(t, store, account.id, 8);

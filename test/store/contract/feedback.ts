@@ -1,6 +1,7 @@
 // The contract of FeedbackRepository: complaints and bounces with their effects, the event outbox, webhook
 // delivery records, reputation figures and inbound reports.
 import { accountOf, at, messageOf, record, recipient, check, type ContractCheck } from './fixtures.js';
+import { recordBounce, recordComplaint } from '../../../shared/queue/effects.js';
 
 export const feedbackChecks: ContractCheck[] = [
   check('a test event waits in the outbox for its one webhook, about no message, and leaves it as a real event does', async (t, engine) => {
@@ -47,14 +48,14 @@ export const feedbackChecks: ContractCheck[] = [
     const team = await accountOf(store);
     const m = messageOf(team, { recipients: [recipient('ann@dest.test')] });
     const [recipientId] = await record(store, m);
-    const applied = await store.feedback.recordComplaint({ recipientId: recipientId!, reason: 'abuse report' });
+    const applied = await recordComplaint(store.transaction, { recipientId: recipientId!, reason: 'abuse report' });
     t.match(applied, { teamId: team.id, messageId: m.id, email: 'ann@dest.test', suppressed: true });
     t.type(applied?.eventId, 'number');
     t.match(await store.suppressions.get(team.id, 'ann@dest.test'), { status: 'complained', reason: 'abuse report', messageId: m.id });
     t.match(await store.feedback.eventsOf(m.id), [
       { id: applied!.eventId, teamId: team.id, type: 'complaint', email: 'ann@dest.test', isHardBounce: null, reason: 'abuse report', state: 'pending' },
     ]);
-    t.equal((await store.feedback.recordComplaint({ recipientId: recipientId!, reason: 'again' }))?.eventId, null, 'a repeated report adds no event');
+    t.equal((await recordComplaint(store.transaction, { recipientId: recipientId!, reason: 'again' }))?.eventId, null, 'a repeated report adds no event');
     t.same(
       (await store.feedback.pendingEvents(10)).map((e) => e.id),
       [applied!.eventId],
@@ -64,7 +65,7 @@ export const feedbackChecks: ContractCheck[] = [
     t.same(await store.feedback.pendingEvents(10), []);
     t.equal(await store.feedback.countPendingEvents(), 0, 'and no longer once it is delivered');
     t.equal((await store.feedback.eventsOf(m.id))[0]?.state, 'delivered');
-    t.equal(await store.feedback.recordComplaint({ recipientId: recipientId! + 1000, reason: 'x' }), null, 'an unknown recipient changes nothing');
+    t.equal(await recordComplaint(store.transaction, { recipientId: recipientId! + 1000, reason: 'x' }), null, 'an unknown recipient changes nothing');
   }),
 
   check('an expiry is a soft bounce: an event, no suppression; a reported bounce of a recipient still in flight is ignored', async (t, engine) => {
@@ -72,11 +73,11 @@ export const feedbackChecks: ContractCheck[] = [
     const team = await accountOf(store);
     const m = messageOf(team, { recipients: [recipient('slow@dest.test'), recipient('busy@dest.test')] });
     const [slow, busy] = await record(store, m);
-    const expired = await store.feedback.recordBounce({ recipientId: slow!, hard: false, reason: 'expired after 5 days', source: 'expiry' });
+    const expired = await recordBounce(store.transaction, { recipientId: slow!, hard: false, reason: 'expired after 5 days', source: 'expiry' });
     t.match(expired, { email: 'slow@dest.test', suppressed: false });
     t.equal(await store.suppressions.isSuppressed(team.id, 'slow@dest.test'), false);
     t.match(await store.feedback.eventsOf(m.id), [{ type: 'bounced', email: 'slow@dest.test', isHardBounce: false, reason: 'expired after 5 days' }]);
-    t.equal(await store.feedback.recordBounce({ recipientId: busy!, hard: true, reason: '550 gone', source: 'report' }), null);
+    t.equal(await recordBounce(store.transaction, { recipientId: busy!, hard: true, reason: '550 gone', source: 'report' }), null);
     t.equal(await store.suppressions.isSuppressed(team.id, 'busy@dest.test'), false);
     t.equal((await store.feedback.eventsOf(m.id)).length, 1);
   }),
@@ -114,7 +115,7 @@ export const feedbackChecks: ContractCheck[] = [
     const team = await accountOf(store);
     const m = messageOf(team, { recipients: [recipient('ann@dest.test')] });
     const [recipientId] = await record(store, m);
-    const eventId = (await store.feedback.recordComplaint({ recipientId: recipientId!, reason: 'abuse' }))!.eventId!;
+    const eventId = (await recordComplaint(store.transaction, { recipientId: recipientId!, reason: 'abuse' }))!.eventId!;
     const base = { webhookId: 7, teamId: team.id, eventId, eventType: 'complaint' as const, latencyMs: 12 };
     await store.feedback.logDelivery({ ...base, url: 'https://a.example.com/', statusCode: 200, error: null });
     await new Promise((resolve) => setTimeout(resolve, 2));
@@ -146,8 +147,8 @@ export const feedbackChecks: ContractCheck[] = [
     const team = await accountOf(store);
     const m = messageOf(team, { recipients: [recipient('ann@dest.test'), recipient('bob@dest.test')] });
     const [ann, bob] = await record(store, m);
-    const complaint = (await store.feedback.recordComplaint({ recipientId: ann!, reason: 'abuse' }))!.eventId!;
-    const other = (await store.feedback.recordComplaint({ recipientId: bob!, reason: 'abuse' }))!.eventId!;
+    const complaint = (await recordComplaint(store.transaction, { recipientId: ann!, reason: 'abuse' }))!.eventId!;
+    const other = (await recordComplaint(store.transaction, { recipientId: bob!, reason: 'abuse' }))!.eventId!;
     const base = { webhookId: 3, teamId: team.id, eventType: 'complaint' as const, latencyMs: 5, error: null };
     await store.feedback.logDelivery({ ...base, eventId: complaint, url: 'https://a.example.com/', statusCode: 500 });
     await new Promise((resolve) => setTimeout(resolve, 2));

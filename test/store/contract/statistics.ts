@@ -7,6 +7,7 @@ import type { StoreTestSupport } from '../../../shared/store/test-support.js';
 import type { Team } from '../../../shared/domain/team.js';
 import type { NewRecipient } from '../../../shared/store/message-log.js';
 import type { StatusCount } from '../../../shared/store/statistics.js';
+import { recordBounce } from '../../../shared/queue/effects.js';
 
 /** Counts as "status:n" sorted, for comparisons that do not depend on row order. */
 const flat = (counts: ReadonlyArray<StatusCount & { start?: string; domainId?: string | null }>) =>
@@ -103,9 +104,9 @@ export const statisticsChecks: ContractCheck[] = [
     const now = { from: new Date(Date.now() - 3_600_000).toISOString(), to: new Date(Date.now() + 3_600_000).toISOString() };
     t.same(flat(await store.statistics.countByStatus(team.id, now)), [' pending:2', ' suppressed:1'], 'recipients are counted, each by its own status');
     t.equal(await store.statistics.queueDepth(team.id), 2, 'two recipients queued, the suppressed one not');
-    await store.feedback.recordBounce({ recipientId: a!, hard: false, reason: 'expired', source: 'expiry' });
+    await recordBounce(store.transaction, { recipientId: a!, hard: false, reason: 'expired', source: 'expiry' });
     t.equal(await store.statistics.queueDepth(team.id), 1);
-    await store.feedback.recordBounce({ recipientId: b!, hard: false, reason: 'expired', source: 'expiry' });
+    await recordBounce(store.transaction, { recipientId: b!, hard: false, reason: 'expired', source: 'expiry' });
     t.same(flat(await store.statistics.countByStatus(team.id, now)), [' failed:2', ' suppressed:1'], 'each recipient counted once, under its new status');
     t.equal(await store.statistics.queueDepth(team.id), 0);
     t.equal(await store.statistics.queueDepth(other.id), 1, 'the other team’s queue is its own');

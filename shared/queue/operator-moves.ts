@@ -1,0 +1,113 @@
+// An operator's purge and requeue, decided here and carried out through the unit of work: which recipients are
+// refunded or reported (domain/outcome.ts), which may be sent again (the intake's rule, domain/screening.ts), who
+// pays for a new attempt. The moves themselves are conditional on the recipients' states in their statements,
+// and each change commits with its audit entry.
+import { effectsOf, refundsCredit } from '../domain/outcome.js';
+import type { Transaction, UnitOfWork, RequeueCandidate, MovedDue } from '../store/unit-of-work.js';
+import type { PurgeOutcome, QueueAudit, QueueSelector, RequeueOutcome, SuppressedRecipient } from '../store/queue-control.js';
+import { screenAddress, type DisposableDomains, type Screening } from '../domain/screening.js';
+import { groupBy } from '../group-by.js';
+import { applyFeedback, countByMessage } from './effects.js';
+
+/**
+ * Ends the chosen recipients not being attempted as failed; as domain/outcome.ts decides a purge, their credits
+ * go back and, with `notify`, each is reported as a soft bounce (a webhook event, never a suppression).
+ */
+export function purge(transaction: Transaction, selector: QueueSelector, reason: string, notify: boolean, audit: QueueAudit): Promise<PurgeOutcome> {
+  const outcome = { kind: 'purged', notify } as const;
+  // The recipients chosen wait or are held: the effects are those of moving one of them to failed.
+  const effects = effectsOf(outcome, { state: 'held', complained: false });
+  return transaction(async (tx) => {
+    const purged = await tx.queueControl.fail(selector, reason);
+    if (refundsCredit(outcome) && purged.length) await tx.credits.refund(countByMessage(purged));
+    const feedback = effects?.feedback;
+    const reported = feedback?.event ? purged : [];
+    if (feedback?.hardBounce !== null && feedback?.hardBounce !== undefined && reported.length) {
+      await tx.recipients.setHardBounce(
+        reported.map((r) => r.id),
+        feedback.hardBounce,
+      );
+    }
+    const applied = feedback
+      ? await applyFeedback(
+          tx,
+          reported.map((recipient) => ({ recipient, feedback, reason })),
+        )
+      : [];
+    const bounces = applied.map((a, i) => ({ input: { recipientId: reported[i]!.id, hard: false, reason, source: 'purge' as const }, applied: a }));
+    const statuses = await tx.messages.refreshStatuses([...new Set(purged.map((p) => p.messageId))]);
+    await tx.addAudit(audit(purged.length));
+    return {
+      purged: purged.map(({ id, messageId }) => ({ id, messageId })),
+      finished: [...statuses].filter(([, status]) => status !== 'pending').map(([id]) => id),
+      bounces,
+    };
+  });
+}
+
+/** The balance of the pool that could not pay for a requeue: the transaction is undone. */
+class CannotPay extends Error {
+  constructor(readonly balance: number) {
+    super('the pool cannot pay for the requeue');
+  }
+}
+
+/** Each candidate screened as the intake screens a new recipient, the suppression list read in the transaction. */
+async function screened(tx: UnitOfWork, chosen: readonly RequeueCandidate[], disposable: DisposableDomains): Promise<Map<RequeueCandidate, Screening>> {
+  const out = new Map<RequeueCandidate, Screening>();
+  for (const [teamId, ofTeam] of groupBy(chosen, (r) => r.teamId)) {
+    const listed = await tx.suppressions.listedAmong(
+      teamId,
+      ofTeam.map((r) => r.email.toLowerCase()),
+    );
+    for (const r of ofTeam) out.set(r, screenAddress(r.domain, listed.has(r.email.toLowerCase()), disposable));
+  }
+  return out;
+}
+
+/** Each message's requeued recipients paid for again, by the pool that paid for the message (none: it was free). */
+async function payAgain(tx: UnitOfWork, requeued: readonly MovedDue[]): Promise<void> {
+  const counts = countByMessage(requeued);
+  const payers = await tx.credits.payersOf([...counts.keys()]);
+  for (const [poolId, messages] of groupBy([...payers], ([, pool]) => pool)) {
+    const owed = new Map(messages.map(([messageId]) => [messageId, counts.get(messageId)!]));
+    if (!(await tx.credits.debitSends(poolId, owed))) throw new CannotPay(await tx.credits.balanceOf(poolId));
+  }
+}
+
+const named = (rs: readonly RequeueCandidate[]): SuppressedRecipient[] => rs.map(({ id, messageId, email }) => ({ id, messageId, email }));
+
+/**
+ * Sends the chosen bounced or failed recipients again, due at `now`, while their message's body is kept: only
+ * those the intake's rule lets through (not disposable, not suppressed), each paid for again; when a pool cannot
+ * pay, nothing is changed.
+ */
+export async function requeue(transaction: Transaction, selector: QueueSelector, now: number, audit: QueueAudit, disposable: DisposableDomains): Promise<RequeueOutcome> {
+  try {
+    return await transaction(async (tx) => {
+      const chosen = await tx.queueControl.requeueCandidates(selector);
+      const screening = await screened(tx, chosen, disposable);
+      const sendable = chosen.filter((r) => screening.get(r) === 'sendable');
+      const requeued = sendable.length
+        ? await tx.queueControl.requeue(
+            sendable.map((r) => r.id),
+            now,
+          )
+        : [];
+      await payAgain(tx, requeued);
+      const messageIds = [...new Set(requeued.map((r) => r.messageId))];
+      await tx.messages.refreshStatuses(messageIds);
+      await tx.queueControl.unmarkKept(messageIds);
+      await tx.addAudit(audit(requeued.length));
+      return {
+        ok: true,
+        requeued,
+        suppressed: named(chosen.filter((r) => screening.get(r) === 'suppressed')),
+        disposable: named(chosen.filter((r) => screening.get(r) === 'disposable')),
+      };
+    });
+  } catch (err) {
+    if (err instanceof CannotPay) return { ok: false, reason: 'insufficient_credits', balance: err.balance };
+    throw err;
+  }
+}

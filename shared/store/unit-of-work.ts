@@ -1,0 +1,162 @@
+// The unit of work: narrow row operations bound to one transaction, for the writes whose effects the queue
+// module decides (shared/queue/): a delivery result, a bounce or complaint report, a purge, a requeue. The engine
+// carries out each operation as it is asked; which ones to ask for, and with what, is decided above it
+// (domain/outcome.ts names the effects). Every move of a recipient is conditional in its own statement (on the
+// lease token and state, or on the state it was read in) and answers what moved: what did not is refused.
+import type { DomainCounter } from '../domain/outcome.js';
+import type { MessageStatus, RecipientState } from '../domain/queue-state.js';
+import type { NewAuditEntry } from './audit-log.js';
+import type { NewSuppression } from './suppressions.js';
+import type { QueueSelector } from './queue-control.js';
+
+/** An attempt result's move: made only while the recipient is `sending` under `leaseToken`. */
+export interface LeasedMove {
+  id: number;
+  leaseToken: string;
+  to: Extract<RecipientState, 'sent' | 'deferred' | 'bounced' | 'failed'>;
+  /** The remote server's reply, kept as the last reply. */
+  reply: string;
+  /** The reason the log shows ('' for a delivery). */
+  reason: string;
+  /** Epoch ms of the next attempt (deferred only). */
+  nextAttemptAt: number | null;
+  /** The hard-bounce mark to set; null leaves it. */
+  hardBounce: boolean | null;
+}
+
+/** A recipient a write moved, with what it belongs to. */
+export interface MovedRecipient {
+  id: number;
+  messageId: string;
+  teamId: number;
+  email: string;
+  /** The sending domain of its message (null for system mail). */
+  domainId: string | null;
+}
+
+/** A recipient as a report finds it. */
+export interface RecipientAsFound extends MovedRecipient {
+  state: RecipientState;
+  /** Whether a complaint was already counted for it. */
+  complained: boolean;
+}
+
+/** Where a recipient's lease stands now (for the log of a refused result). */
+export interface LeaseNow {
+  id: number;
+  state: RecipientState;
+  leaseToken: string | null;
+}
+
+export interface NewAttempt {
+  recipientId: number;
+  mxHost: string | null;
+  ip: string | null;
+  outcome: 'delivered' | 'deferred' | 'bounced' | 'failed';
+  reply: string;
+}
+
+export interface RecipientRows {
+  /** Moves each recipient only while it is `sending` under the move's token (in the statement); answers those moved. */
+  moveIfLeased(moves: readonly LeasedMove[]): Promise<MovedRecipient[]>;
+  /** Where these recipients' leases stand now. */
+  leasesOf(ids: readonly number[]): Promise<LeaseNow[]>;
+  addAttempts(attempts: readonly NewAttempt[]): Promise<void>;
+  /** A recipient with its message's team and domain; undefined when there is none. */
+  find(id: number): Promise<RecipientAsFound | undefined>;
+  /** Moves a recipient to `to` only while it is still in `from` (in the statement); `reason` replaces its reason when given. Whether it moved. */
+  moveIfIn(id: number, from: RecipientState, to: RecipientState, reason: string | null): Promise<boolean>;
+  /** Marks the recipient's complaint unless one is marked already; whether this call marked it. */
+  markComplained(id: number): Promise<boolean>;
+  setHardBounce(ids: readonly number[], hard: boolean): Promise<void>;
+}
+
+/** One of a domain's counters raised by `by`. */
+export interface CounterBump {
+  domainId: string;
+  counter: DomainCounter;
+  by: number;
+}
+
+/** An event for the team's webhooks about one recipient. */
+export interface NewRecipientEvent {
+  teamId: number;
+  type: 'bounced' | 'complaint';
+  messageId: string;
+  recipientId: number;
+  email: string;
+  isHardBounce: boolean | null;
+  reason: string;
+}
+
+export interface CreditRows {
+  /** Gives back `count` credits per message to the pool its send entry took them from (messages with no send entry get none). */
+  refund(countByMessage: ReadonlyMap<string, number>): Promise<void>;
+  /** The pool that paid each message's send entry (messages with none are absent: they were free). */
+  payersOf(messageIds: readonly string[]): Promise<Map<string, number>>;
+  /** Takes `count` credits per message from `poolId` as send entries; false (and nothing written) when the balance is short. */
+  debitSends(poolId: number, countByMessage: ReadonlyMap<string, number>): Promise<boolean>;
+  balanceOf(poolId: number): Promise<number>;
+}
+
+export interface SuppressionRows {
+  /** Adds or raises each team's entries (a stronger status is never lowered). */
+  upsert(entries: ReadonlyArray<NewSuppression & { teamId: number }>): Promise<void>;
+  /** Which of `emails` (lower case) are on the team's list. */
+  listedAmong(teamId: number, emails: readonly string[]): Promise<Set<string>>;
+}
+
+export interface OutboxRows {
+  /** Adds each event unless the recipient has one of its type already: its id, or null for a repeat. */
+  add(events: readonly NewRecipientEvent[]): Promise<Array<number | null>>;
+}
+
+export interface CounterRows {
+  bump(bumps: readonly CounterBump[]): Promise<void>;
+}
+
+export interface MessageRows {
+  /** Re-derives the messages' statuses from their recipients (a message ended loses or keeps its body for requeue). */
+  refreshStatuses(messageIds: readonly string[]): Promise<Map<string, MessageStatus>>;
+}
+
+/** A recipient a requeue may send again: chosen by the selector, its message's body still kept. */
+export interface RequeueCandidate {
+  id: number;
+  messageId: string;
+  teamId: number;
+  email: string;
+  domain: string;
+}
+
+/** A recipient an operator's move made due. */
+export interface MovedDue {
+  id: number;
+  messageId: string;
+  due: number;
+}
+
+export interface QueueControlRows {
+  /** Ends the chosen recipients that are not being attempted as failed with `reason` (state in the statement); those moved. */
+  fail(selector: QueueSelector, reason: string): Promise<MovedRecipient[]>;
+  /** The chosen bounced or failed recipients whose message's body is kept. */
+  requeueCandidates(selector: QueueSelector): Promise<RequeueCandidate[]>;
+  /** Queues the recipients again, due at `now`, each only while it is still bounced or failed (in the statement); those moved. */
+  requeue(ids: readonly number[], now: number): Promise<MovedDue[]>;
+  /** Their bodies are kept for delivery again, no longer for requeue. */
+  unmarkKept(messageIds: readonly string[]): Promise<void>;
+}
+
+export interface UnitOfWork {
+  readonly recipients: RecipientRows;
+  readonly credits: CreditRows;
+  readonly suppressions: SuppressionRows;
+  readonly outbox: OutboxRows;
+  readonly counters: CounterRows;
+  readonly messages: MessageRows;
+  readonly queueControl: QueueControlRows;
+  addAudit(entry: NewAuditEntry): Promise<void>;
+}
+
+/** Runs `work` in one transaction: all of it commits, or none of it (a throw undoes it and reaches the caller). */
+export type Transaction = <T>(work: (tx: UnitOfWork) => Promise<T>) => Promise<T>;

@@ -1,0 +1,167 @@
+// The contract of operators' moves of the queue: each is conditional on the recipients' states in its own write,
+// so a recipient being sent is left to its lease, and after a move the lease the recipient had is refused for a
+// result and a release; each move commits with its audit entry. A purge's and a requeue's effects are decided by
+// the queue module (shared/queue/operator-moves.ts) and written through the engine's row operations alone.
+import type { Store } from '../../../shared/store/index.js';
+import type { NewAuditEntry } from '../../../shared/store/audit-log.js';
+import type { QueueOperation } from '../../../shared/domain/queue-state.js';
+import type { AttemptResult } from '../../../shared/store/queue.js';
+import type { Team } from '../../../shared/domain/team.js';
+import { finishAlone } from '../../../shared/queue/finish.js';
+import { purge, requeue } from '../../../shared/queue/operator-moves.js';
+import { DisposableFilter } from '../../../shared/intake/disposable.js';
+import { accountOf, check, messageOf, record, recipient, type ContractCheck } from './fixtures.js';
+
+const auditOf =
+  (operation: QueueOperation) =>
+  (changed: number): NewAuditEntry => ({
+    operatorId: null,
+    operatorEmail: 'contract',
+    action: `queue.${operation}`,
+    target: { kind: 'queue', id: 'all' },
+    before: null,
+    after: { changed },
+    reason: '',
+    at: new Date().toISOString(),
+  });
+
+const noDisposable = new DisposableFilter([]);
+
+/** A message of `team` to `emails`, its recipients leased under `token`; its id and the recipients'. */
+async function leased(store: Store, team: Team, emails: string[], token: string): Promise<{ messageId: string; ids: number[] }> {
+  const message = messageOf(team, { recipients: emails.map((e) => recipient(e)) });
+  const ids = await record(store, message);
+  if ((await store.queue.claim(ids, Date.now(), Date.now() + 60_000, token)).length !== ids.length) throw new Error('a new message is due at once');
+  return { messageId: message.id, ids };
+}
+
+const result = (recipientId: number, leaseToken: string, to: AttemptResult['to'], extra: Partial<AttemptResult> = {}): AttemptResult => ({
+  recipientId,
+  leaseToken,
+  to,
+  reply: `${to} reply`,
+  mxHost: null,
+  ip: null,
+  ...extra,
+});
+
+/** What a worker holding `token` can still do with the recipient: record a result, or release it. */
+async function staleRefused(store: Store, id: number, token: string): Promise<{ finished: boolean; released: boolean }> {
+  const finished = (await finishAlone(store.transaction, [result(id, token, 'sent')])).refused.length === 0;
+  const released = (await store.queue.release([{ id, leaseToken: token }], Date.now())).length > 0;
+  return { finished, released };
+}
+
+const REFUSED = { finished: false, released: false };
+
+/** Each operator's move that makes a recipient wait again, applied to the messages' recipients. */
+const WAITING_MOVES: Array<[string, (store: Store, messageId: string) => Promise<unknown>]> = [
+  ['hold', (store, messageId) => store.queueControl.hold({ messageId }, Date.now(), auditOf('hold'))],
+  ['flush', (store, messageId) => store.queueControl.flush({ messageId }, Date.now(), auditOf('flush'))],
+  [
+    'release',
+    async (store, messageId) => {
+      await store.queueControl.hold({ messageId }, Date.now(), auditOf('hold'));
+      return store.queueControl.release({ messageId }, Date.now(), auditOf('release'));
+    },
+  ],
+  ['purge', (store, messageId) => purge(store.transaction, { messageId }, 'purged', false, auditOf('purge'))],
+];
+
+export const queueControlChecks: ContractCheck[] = [
+  check('hold, release, flush and purge leave a recipient being sent to its lease; its holder still finishes it', async (t, engine) => {
+    const { store } = await engine.open(t);
+    const team = await accountOf(store);
+    const { messageId, ids } = await leased(store, team, ['bob@dest.test'], 'lease-1');
+    t.same(await store.queueControl.hold({ messageId }, Date.now(), auditOf('hold')), []);
+    t.same(await store.queueControl.release({ messageId }, Date.now(), auditOf('release')), []);
+    t.same(await store.queueControl.flush({ messageId }, Date.now(), auditOf('flush')), []);
+    t.same((await purge(store.transaction, { messageId }, 'purged', true, auditOf('purge'))).purged, []);
+    t.same((await finishAlone(store.transaction, [result(ids[0]!, 'lease-1', 'sent')])).refused, [], 'the lease still holds');
+  }),
+
+  ...WAITING_MOVES.map(([name, moveIt]) =>
+    check(`after an operator's ${name}, a result and a release under the lease the recipient had are refused`, async (t, engine) => {
+      const { store } = await engine.open(t);
+      const team = await accountOf(store);
+      const { messageId, ids } = await leased(store, team, ['bob@dest.test'], 'lease-1');
+      // The worker gave its lease back (a graceful stop): the recipient waits, and the operator moves it.
+      t.same(await store.queue.release([{ id: ids[0]!, leaseToken: 'lease-1' }], Date.now()), ids);
+      await moveIt(store, messageId);
+      t.same(await staleRefused(store, ids[0]!, 'lease-1'), REFUSED);
+    }),
+  ),
+
+  check("after a requeue, a result and a release under the recipient's last lease are refused; a new claim leases it", async (t, engine) => {
+    const { store } = await engine.open(t);
+    const team = await accountOf(store);
+    const { messageId, ids } = await leased(store, team, ['bob@dest.test', 'ann@dest.test'], 'lease-1');
+    await finishAlone(store.transaction, [result(ids[0]!, 'lease-1', 'bounced', { hard: false }), result(ids[1]!, 'lease-1', 'deferred', { nextAttemptAt: Date.now() })]);
+    const made = await requeue(store.transaction, { messageId }, Date.now(), auditOf('requeue'), noDisposable);
+    t.match(made, { ok: true, requeued: [{ id: ids[0], messageId }], suppressed: [], disposable: [] });
+    t.same(await staleRefused(store, ids[0]!, 'lease-1'), REFUSED);
+    t.match(await store.queue.claim([ids[0]!], Date.now(), Date.now() + 60_000, 'lease-2'), [{ id: ids[0], leaseToken: 'lease-2' }]);
+  }),
+
+  check('a purge fails the waiting recipients and refunds them; with notice each is a soft bounce event, never a suppression', async (t, engine) => {
+    const { store } = await engine.open(t);
+    const team = await accountOf(store, 10);
+    const quiet = messageOf(team, { recipients: [recipient('a@dest.test')] });
+    const loud = messageOf(team, { recipients: [recipient('b@dest.test'), recipient('c@dest.test')] });
+    await record(store, quiet);
+    const [b] = await record(store, loud);
+    t.equal((await store.teams.get(team.id))!.creditBalance, 7);
+    const silent = await purge(store.transaction, { messageId: quiet.id }, 'purged by an operator: stop', false, auditOf('purge'));
+    t.match(silent, { purged: [{ messageId: quiet.id }], finished: [quiet.id], bounces: [] });
+    t.same(await store.feedback.eventsOf(quiet.id), []);
+    const notified = await purge(store.transaction, { messageId: loud.id }, 'purged by an operator: stop', true, auditOf('purge'));
+    t.match(notified.bounces, [
+      { input: { recipientId: b, hard: false, source: 'purge' }, applied: { email: 'b@dest.test', suppressed: false } },
+      { input: { hard: false, source: 'purge' }, applied: { email: 'c@dest.test', suppressed: false } },
+    ]);
+    t.match(await store.feedback.eventsOf(loud.id), [
+      { type: 'bounced', isHardBounce: false, reason: 'purged by an operator: stop' },
+      { type: 'bounced', isHardBounce: false },
+    ]);
+    t.equal(await store.suppressions.get(team.id, 'b@dest.test'), undefined);
+    t.equal((await store.teams.get(team.id))!.creditBalance, 10, 'every purged recipient refunded');
+    t.match(await store.messages.recipientsOf(loud.id), [{ state: 'failed', reason: 'purged by an operator: stop' }, { state: 'failed' }]);
+    t.match((await store.auditLog.list({ action: 'queue.purge' }, { page: 1, perPage: 10 })).rows, [{ after: { changed: 2 } }, { after: { changed: 1 } }]);
+  }),
+
+  check('a requeue leaves suppressed and disposable addresses alone, as the intake does, and pays for the rest again', async (t, engine) => {
+    const { store } = await engine.open(t);
+    const team = await accountOf(store, 10);
+    const emails = ['ok@dest.test', 'listed@dest.test', 'gone@throwaway.test'];
+    const { messageId, ids } = await leased(store, team, emails, 'lease-1');
+    await finishAlone(
+      store.transaction,
+      ids.map((id) => result(id, 'lease-1', 'bounced', { hard: false })),
+    );
+    await store.suppressions.add(team.id, { email: 'listed@dest.test', status: 'suppressed', reason: 'asked', messageId: null });
+    t.equal((await store.teams.get(team.id))!.creditBalance, 7);
+    const made = await requeue(store.transaction, { messageId }, Date.now(), auditOf('requeue'), new DisposableFilter(['throwaway.test']));
+    t.match(made, {
+      ok: true,
+      requeued: [{ id: ids[0], messageId }],
+      suppressed: [{ id: ids[1], email: 'listed@dest.test' }],
+      disposable: [{ id: ids[2], email: 'gone@throwaway.test' }],
+    });
+    t.equal((await store.teams.get(team.id))!.creditBalance, 6, 'the one requeued is paid for again');
+    t.match(await store.messages.recipientsOf(messageId), [{ state: 'queued' }, { state: 'bounced' }, { state: 'bounced' }]);
+  }),
+
+  check('a requeue the paying pool cannot afford changes nothing', async (t, engine) => {
+    const { store } = await engine.open(t);
+    const team = await accountOf(store, 2);
+    const { messageId, ids } = await leased(store, team, ['a@dest.test', 'b@dest.test'], 'lease-1');
+    await finishAlone(
+      store.transaction,
+      ids.map((id) => result(id, 'lease-1', 'bounced', { hard: false })),
+    );
+    const made = await requeue(store.transaction, { messageId }, Date.now(), auditOf('requeue'), noDisposable);
+    t.same(made, { ok: false, reason: 'insufficient_credits', balance: 0 });
+    t.match(await store.messages.recipientsOf(messageId), [{ state: 'bounced' }, { state: 'bounced' }]);
+    t.same((await store.auditLog.list({ action: 'queue.requeue' }, { page: 1, perPage: 10 })).rows, [], 'no audit entry either');
+  }),
+];
