@@ -42,14 +42,6 @@ export interface RunningMta {
   close(): Promise<void>;
 }
 
-function poolLookup(rt: Runtime) {
-  return async (teamId: number) => {
-    const team = await rt.store.teams.get(teamId);
-    const pool = team ? rt.config.delivery.pools[team.backendRegion] : undefined;
-    return { ehloName: pool?.ehloName ?? rt.config.publicHostname, ...(pool?.localAddress ? { localAddress: pool.localAddress } : {}) };
-  };
-}
-
 interface SchedulerParts {
   queue: Queue;
   outcomes: Outcomes;
@@ -77,7 +69,7 @@ function createScheduler(rt: Runtime, config: Config, { queue, outcomes, resolve
       connections,
       replies,
     },
-    poolFor: poolLookup(rt),
+    poolFor: (teamId) => material.sendingIdentity(teamId),
   });
 }
 

@@ -163,7 +163,7 @@ export function createCore(rt: Runtime, queue: Queue, adapters: CoreAdapters): C
     billing,
     payments: new CardPayments(rt, adapters.payments, billing),
     queueControl: new QueueControl({ store: rt.store, queue, disposable }),
-    deliveryMaterial: new DeliveryMaterial(rt.store),
+    deliveryMaterial: new DeliveryMaterial(rt.store, rt.config),
     health: new Health(rt),
     onboarding: new Onboarding(rt),
   };

@@ -164,6 +164,48 @@ export const feedbackChecks: ContractCheck[] = [
     t.same(await store.feedback.deliveriesOfEvents(team.id, []), [], 'no events, no deliveries');
   }),
 
+  check('a team’s webhook deliveries are listed newest first, by webhook, by result and by time, a page at a time with their total', async (t, engine) => {
+    const { store } = await engine.open(t);
+    const team = await accountOf(store);
+    const [ann] = await record(store, messageOf(team, { recipients: [recipient('ann@dest.test')] }));
+    const eventId = (await recordComplaint(store.transaction, { recipientId: ann!, reason: 'abuse' }))!.eventId!;
+    const base = { teamId: team.id, eventId, eventType: 'complaint' as const, latencyMs: 5, error: null };
+    for (const [webhookId, statusCode] of [
+      [3, 500],
+      [3, 200],
+      [4, 204],
+    ] as const) {
+      await store.feedback.logDelivery({ ...base, webhookId, url: `https://h${webhookId}.example.com/`, statusCode });
+      await new Promise((resolve) => setTimeout(resolve, 2));
+    }
+    const all = await store.feedback.listDeliveries(team.id, { page: 1, perPage: 10 });
+    t.equal(all.total, 3);
+    t.same(
+      all.rows.map((d) => d.statusCode),
+      [204, 200, 500],
+      'newest first',
+    );
+    t.same(
+      (await store.feedback.listDeliveries(team.id, { page: 2, perPage: 1 })).rows.map((d) => d.statusCode),
+      [200],
+      'the second page of one',
+    );
+    t.equal((await store.feedback.listDeliveries(team.id, { page: 2, perPage: 1 })).total, 3, 'the total counts every page');
+    t.same(
+      (await store.feedback.listDeliveries(team.id, { page: 1, perPage: 10, webhookId: 3 })).rows.map((d) => d.statusCode),
+      [200, 500],
+    );
+    t.same(
+      (await store.feedback.listDeliveries(team.id, { page: 1, perPage: 10, result: 'failed' })).rows.map((d) => d.statusCode),
+      [500],
+    );
+    t.equal((await store.feedback.listDeliveries(team.id, { page: 1, perPage: 10, result: 'succeeded' })).total, 2);
+    const later = new Date(Date.now() + 60_000).toISOString();
+    t.equal((await store.feedback.listDeliveries(team.id, { page: 1, perPage: 10, from: later })).total, 0, 'none attempted after the bound');
+    t.equal((await store.feedback.listDeliveries(team.id, { page: 1, perPage: 10, to: later })).total, 3, 'every one before it');
+    t.same(await store.feedback.listDeliveries((await accountOf(store)).id, { page: 1, perPage: 10 }), { rows: [], total: 0 }, 'another team lists none');
+  }),
+
   check('reports wait, oldest first, until they are finished', async (t, engine) => {
     const { store } = await engine.open(t);
     await store.feedback.addReport({ id: 'rep1', mailFrom: '', rcptTo: 'bounces+abc@send.one.test' });

@@ -164,4 +164,68 @@ export const queueControlChecks: ContractCheck[] = [
     t.match(await store.messages.recipientsOf(messageId), [{ state: 'bounced' }, { state: 'bounced' }]);
     t.same((await store.auditLog.list({ action: 'queue.requeue' }, { page: 1, perPage: 10 })).rows, [], 'no audit entry either');
   }),
+
+  check('the queue is listed oldest first and chosen by team, destination, state and message, up to a limit', async (t, engine) => {
+    const { store } = await engine.open(t);
+    const team = await accountOf(store);
+    const other = await accountOf(store);
+    const first = messageOf(team, { recipients: [recipient('ann@alpha.test'), recipient('bob@beta.test')] });
+    const [ann, bob] = await record(store, first);
+    await new Promise((resolve) => setTimeout(resolve, 2));
+    const second = messageOf(other, { recipients: [recipient('cat@alpha.test')] });
+    const [cat] = await record(store, second);
+    await store.queueControl.hold({ messageId: first.id, domain: 'beta.test' }, Date.now(), auditOf('hold'));
+    t.same(
+      (await store.queueControl.listQueued({}, 10)).map((r) => r.id),
+      [ann, bob, cat],
+      'oldest first',
+    );
+    t.match(await store.queueControl.listQueued({ teamId: team.id }, 10), [
+      { id: ann, messageId: first.id, teamId: team.id, email: 'ann@alpha.test', domain: 'alpha.test', state: 'queued', attempts: 0, heldAt: null },
+      { id: bob, domain: 'beta.test', state: 'held', nextAttemptAt: null },
+    ]);
+    t.ok((await store.queueControl.listQueued({ states: ['held'] }, 10))[0]!.heldAt! > 0, 'a hold says when it began');
+    t.same(
+      (await store.queueControl.listQueued({ domain: 'alpha.test' }, 10)).map((r) => r.id),
+      [ann, cat],
+    );
+    t.same(
+      (await store.queueControl.listQueued({ messageId: second.id }, 10)).map((r) => r.id),
+      [cat],
+    );
+    t.same(
+      (await store.queueControl.listQueued({ queuedBefore: 0 }, 10)).map((r) => r.id),
+      [],
+      'none queued before the epoch',
+    );
+    t.equal((await store.queueControl.listQueued({}, 2)).length, 2, 'up to the limit');
+  }),
+
+  check('the queue is summarised by destination, the most first, counting each state', async (t, engine) => {
+    const { store } = await engine.open(t);
+    const team = await accountOf(store);
+    const m = messageOf(team, { recipients: ['a1', 'a2', 'a3'].map((l) => recipient(`${l}@alpha.test`)).concat([recipient('b1@beta.test')]) });
+    const ids = await record(store, m);
+    await store.queueControl.hold({ messageId: m.id, domain: 'beta.test' }, Date.now(), auditOf('hold'));
+    await store.queue.claim([ids[0]!], Date.now(), Date.now() + 60_000, 'lease-1');
+    const summary = await store.queueControl.summarize({});
+    t.match(summary, [
+      { domain: 'alpha.test', total: 3, queued: 2, sending: 1, deferred: 0, held: 0, lastError: null },
+      { domain: 'beta.test', total: 1, queued: 0, sending: 0, deferred: 0, held: 1 },
+    ]);
+    t.ok(summary[0]!.oldestQueuedAt > 0);
+    t.same(await store.queueControl.summarize({ teamId: (await accountOf(store)).id }), [], 'another team has none');
+  }),
+
+  check('a finished message’s body kept for requeue is dropped once older than asked, up to a limit', async (t, engine) => {
+    const { store } = await engine.open(t);
+    const team = await accountOf(store);
+    const { messageId, ids } = await leased(store, team, ['bob@dest.test'], 'lease-1');
+    await finishAlone(store.transaction, [result(ids[0]!, 'lease-1', 'bounced', { hard: false })]);
+    t.ok(await store.messages.body(messageId), 'a bounced message keeps its body for a requeue');
+    t.equal(await store.queueControl.dropKeptBodies(new Date(Date.now() - 60_000).toISOString(), 10), 0, 'kept since after the bound: stays');
+    t.equal(await store.queueControl.dropKeptBodies(new Date(Date.now() + 60_000).toISOString(), 0), 0, 'a limit of none drops none');
+    t.equal(await store.queueControl.dropKeptBodies(new Date(Date.now() + 60_000).toISOString(), 10), 1);
+    t.equal(await store.messages.body(messageId), undefined, 'gone');
+  }),
 ];
