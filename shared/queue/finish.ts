@@ -8,7 +8,7 @@ import type { MessageStatus } from '../domain/queue-state.js';
 import type { LeasedMove, MovedRecipient, Transaction, UnitOfWork } from '../store/unit-of-work.js';
 import type { AttemptResult, FinishOutcome, StaleResult } from '../store/queue.js';
 import type { Applied, BounceInput } from '../store/feedback.js';
-import { applyFeedback, countByMessage, counterBumps } from './effects.js';
+import { applyFeedback, bumpFiguresOf, countByMessage, counterBumps, movedTo } from './effects.js';
 
 interface Move {
   result: AttemptResult;
@@ -97,6 +97,11 @@ export async function finishBatches(tx: UnitOfWork, batches: ReadonlyArray<reado
   const { moves, refused } = await moveLeased(tx, batches.flat());
   await tx.recipients.addAttempts(
     moves.map(({ result: r }) => ({ recipientId: r.recipientId, mxHost: r.mxHost, ip: r.ip, outcome: r.to === 'sent' ? 'delivered' : r.to, reply: r.reply })),
+  );
+  // Every move left `sending` (the state its statement was conditional on).
+  await bumpFiguresOf(
+    tx,
+    moves.flatMap(({ result, recipient: r }) => movedTo(result.to, [{ messageId: r.messageId, from: 'sending', complained: r.complained }])),
   );
   const bumps = counterBumps(moves.map((m) => ({ domainId: m.recipient.domainId, count: m.effects.count })));
   if (bumps.length) await tx.counters.bump(bumps);

@@ -3,6 +3,7 @@
 import type { MessageStatus, RecipientState } from '../domain/queue-state.js';
 import type { DeliveryAttempt, LoggedRecipient, MessageLogDetail, MessageLogEntry, NumberedLogEntry, RecipientKind } from '../domain/message-log.js';
 import type { PageOf, PageRequest } from './paging.js';
+import type { FigureBump } from '../domain/figures.js';
 
 export interface NewRecipient {
   email: string;
@@ -25,6 +26,8 @@ export interface NewMessage extends Omit<MessageLogEntry, 'status' | 'error' | '
   cost: number;
   /** Set when no recipient can be sent: why the message failed. */
   error: string | null;
+  /** The figure counts its recipients start in (domain/figures.ts figuresOfNew), counted with the message. */
+  figures: readonly FigureBump[];
 }
 
 /** The queued recipients and when each is due (epoch ms), or the refusal when the account cannot pay. */

@@ -3,6 +3,7 @@ import type { Test } from 'tap';
 import type { Store } from '../../../shared/store/index.js';
 import type { StoreTestSupport } from '../../../shared/store/test-support.js';
 import type { NewMessage, NewRecipient } from '../../../shared/store/message-log.js';
+import { figuresOfNew } from '../../../shared/domain/figures.js';
 import { poolIdOf, type Team } from '../../../shared/domain/team.js';
 import type { Domain } from '../../../shared/domain/sending-domain.js';
 import type { Operator } from '../../../shared/domain/user.js';
@@ -80,6 +81,10 @@ export function messageOf(team: Team, fields: Partial<NewMessage> & { recipients
     body,
     cost: fields.recipients.filter((r) => r.state === 'queued').length,
     error: null,
+    figures: figuresOfNew(
+      id,
+      fields.recipients.map((r) => r.state),
+    ),
     ...fields,
   };
 }
