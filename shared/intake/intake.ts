@@ -12,6 +12,7 @@ import type { RecipientKind } from '../domain/message-log.js';
 import type { DisposableFilter } from './disposable.js';
 import { screenAddress } from '../domain/screening.js';
 import { figuresOfNew } from '../domain/figures.js';
+import { messageStatusOf } from '../domain/queue-state.js';
 import type { Logger } from '../log.js';
 import { metrics } from '../metrics.js';
 import { domainOfEmail } from '../email-address.js';
@@ -98,6 +99,7 @@ export class Intake {
       body: m.body,
       cost,
       error: cost ? null : unsendableReason(recipients),
+      status: messageStatusOf(recipients.map((r) => r.state)),
       figures: figuresOfNew(
         id,
         recipients.map((r) => r.state),

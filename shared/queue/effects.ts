@@ -7,6 +7,7 @@ import type { CounterBump, MovedRecipient, Transaction, UnitOfWork } from '../st
 import { figureBumps, type FigureState } from '../domain/figures.js';
 import type { RecipientState } from '../domain/queue-state.js';
 import type { Applied, BounceInput, ComplaintInput } from '../store/feedback.js';
+import { refreshStatuses } from './message-status.js';
 
 export type { Applied, BounceInput, ComplaintInput } from '../store/feedback.js';
 
@@ -115,7 +116,7 @@ async function applyReport(tx: UnitOfWork, recipientId: number, outcome: Recipie
   if (counts) await tx.counters.bump(counterBumps([{ domainId: r.domainId, count: effects.count }]));
   if (effects.feedback.hardBounce !== null) await tx.recipients.setHardBounce([r.id], effects.feedback.hardBounce);
   const [applied] = await applyFeedback(tx, [{ recipient: r, feedback: effects.feedback, reason }]);
-  await tx.messages.refreshStatuses([r.messageId]);
+  await refreshStatuses(tx, [r.messageId]);
   return applied!;
 }
 

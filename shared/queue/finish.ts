@@ -9,6 +9,7 @@ import type { LeasedMove, MovedRecipient, Transaction, UnitOfWork } from '../sto
 import type { AttemptResult, FinishOutcome, StaleResult } from '../store/queue.js';
 import type { Applied, BounceInput } from '../store/feedback.js';
 import { applyFeedback, bumpFiguresOf, countByMessage, counterBumps, movedTo } from './effects.js';
+import { refreshStatuses } from './message-status.js';
 
 interface Move {
   result: AttemptResult;
@@ -108,7 +109,7 @@ export async function finishBatches(tx: UnitOfWork, batches: ReadonlyArray<reado
   const refunded = moves.filter((m) => refundsCredit(outcomeOfAttempt(m.result.to, m.result.hard))).map((m) => m.recipient);
   if (refunded.length) await tx.credits.refund(countByMessage(refunded));
   const bounces = await bouncesOf(tx, moves);
-  const statuses = await tx.messages.refreshStatuses([...new Set(moves.map((m) => m.recipient.messageId))]);
+  const statuses = await refreshStatuses(tx, [...new Set(moves.map((m) => m.recipient.messageId))]);
   return splitByCaller(batches, { moves, refused: await staleOf(tx, refused), statuses, bounces });
 }
 

@@ -8,6 +8,7 @@ import type { PurgeOutcome, QueueAudit, QueueSelector, RequeueOutcome, Suppresse
 import { screenAddress, type DisposableDomains, type Screening } from '../domain/screening.js';
 import { groupBy } from '../group-by.js';
 import { applyFeedback, bumpFiguresOf, countByMessage, movedTo } from './effects.js';
+import { refreshStatuses } from './message-status.js';
 
 /**
  * Ends the chosen recipients not being attempted as failed; as domain/outcome.ts decides a purge, their credits
@@ -36,7 +37,7 @@ export function purge(transaction: Transaction, selector: QueueSelector, reason:
         )
       : [];
     const bounces = applied.map((a, i) => ({ input: { recipientId: reported[i]!.id, hard: false, reason, source: 'purge' as const }, applied: a }));
-    const statuses = await tx.messages.refreshStatuses([...new Set(purged.map((p) => p.messageId))]);
+    const statuses = await refreshStatuses(tx, [...new Set(purged.map((p) => p.messageId))]);
     await tx.addAudit(audit(purged.length));
     return {
       purged: purged.map(({ id, messageId }) => ({ id, messageId })),
@@ -98,7 +99,7 @@ export async function requeue(transaction: Transaction, selector: QueueSelector,
       await bumpFiguresOf(tx, movedTo('queued', requeued));
       await payAgain(tx, requeued);
       const messageIds = [...new Set(requeued.map((r) => r.messageId))];
-      await tx.messages.refreshStatuses(messageIds);
+      await refreshStatuses(tx, messageIds);
       await tx.queueControl.unmarkKept(messageIds);
       await tx.addAudit(audit(requeued.length));
       return {

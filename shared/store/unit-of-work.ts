@@ -126,9 +126,21 @@ export interface CounterRows {
   bumpFigures(bumps: readonly FigureBump[]): Promise<void>;
 }
 
+/** A message's status to set, and whether a recipient of it was delivered (its sent_at is set the first time). */
+export interface MessageStatusUpdate {
+  id: string;
+  status: MessageStatus;
+  sent: boolean;
+}
+
 export interface MessageRows {
-  /** Re-derives the messages' statuses from their recipients (a message ended loses or keeps its body for requeue). */
-  refreshStatuses(messageIds: readonly string[]): Promise<Map<string, MessageStatus>>;
+  /** The states of each message's recipients. */
+  recipientStates(messageIds: readonly string[]): Promise<Map<string, RecipientState[]>>;
+  setStatuses(updates: readonly MessageStatusUpdate[]): Promise<void>;
+  /** Deletes the messages' bodies. */
+  dropBodies(messageIds: readonly string[]): Promise<void>;
+  /** Keeps the messages' bodies for a requeue, marked with now unless marked already (the window runs from the first mark). */
+  markKept(messageIds: readonly string[]): Promise<void>;
 }
 
 /** A recipient a requeue may send again: chosen by the selector, its message's body still kept. */

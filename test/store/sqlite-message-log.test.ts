@@ -260,6 +260,7 @@ function newMessage(id: string): NewMessage {
     cost: 0,
     error: null,
     recipients: [{ email: 'zed@dest0.test', name: 'Zed', kind: 'to', domain: 'dest0.test', state: 'queued', reason: '' }],
+    status: 'pending',
     figures: figuresOfNew(id, ['queued']),
   };
 }

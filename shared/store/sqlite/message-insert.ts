@@ -4,7 +4,6 @@
 import { Type } from '@sinclair/typebox';
 import type { Queryable, SqlValue } from './sql.js';
 import { debitSends } from './credits.js';
-import { messageStatusOf } from '../../domain/queue-state.js';
 import type { InsertOutcome, NewMessage } from '../message-log.js';
 import { Int, rowDecoder, Text } from './decode.js';
 import { chunksByParams } from './write-batch.js';
@@ -32,7 +31,7 @@ const decodeInsertedRecipient = rowDecoder('inserted recipient', Type.Object({ i
 export const LOGGED_COLUMNS =
   'id, team_id, domain_id, sending_key_id, source, envelope_from, from_email, from_name, subject, to_json, reply_to, message_id_header, size, has_attachments, headers_json';
 
-type Logged = Omit<NewMessage, 'poolId' | 'recipients' | 'body' | 'cost' | 'error' | 'figures'>;
+type Logged = Omit<NewMessage, 'poolId' | 'recipients' | 'body' | 'cost' | 'error' | 'figures' | 'status'>;
 
 export const loggedValues = (m: Logged): SqlValue[] => [
   m.id,
@@ -62,7 +61,7 @@ async function insertMessageRows(q: Queryable, messages: readonly NewMessage[], 
     const rows = await q.all(
       `INSERT INTO messages (${LOGGED_COLUMNS}, status, error, created_at, updated_at)
        VALUES ${chunk.map(() => `(${Array(MESSAGE_COLUMNS).fill('?').join(', ')})`).join(', ')} RETURNING rowid, id`,
-      chunk.flatMap((m) => [...loggedValues(m), messageStatusOf(m.recipients.map((r) => r.state)), m.error, now, now]),
+      chunk.flatMap((m) => [...loggedValues(m), m.status, m.error, now, now]),
     );
     for (const r of rows.map(decodeInsertedMessage)) rowids.set(r.id, r.rowid);
   }

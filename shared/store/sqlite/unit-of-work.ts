@@ -6,12 +6,12 @@ import type { Queryable } from './sql.js';
 import { Int, Nullable, OneOf, rowDecoder, Text } from './decode.js';
 import { chunksByParams } from './write-batch.js';
 import { nowIso } from '../../time.js';
-import { RECIPIENT_STATES, OPERATION_APPLIES_TO, type MessageStatus, type RecipientState } from '../../domain/queue-state.js';
+import { RECIPIENT_STATES, OPERATION_APPLIES_TO, type RecipientState } from '../../domain/queue-state.js';
 import type { DomainCounter } from '../../domain/outcome.js';
 import { debitSends, refundUnsent } from './credits.js';
 import { SuppressionStore } from './suppressions.js';
 import { AuditLogStore } from './audit-log.js';
-import { refreshStatuses } from './message-status.js';
+import { dropBodies, markKept, recipientStates, setStatuses } from './message-status.js';
 import { bumpFigures } from './figure-counters.js';
 import type { FigureBump } from '../../domain/figures.js';
 import { whereOf } from './queue-control.js';
@@ -25,6 +25,7 @@ import type {
   LeasedMove,
   LeaseNow,
   MessageRows,
+  MessageStatusUpdate,
   MovedDue,
   MovedFrom,
   MovedRecipient,
@@ -225,8 +226,20 @@ class SqliteCounterRows implements CounterRows {
 class SqliteMessageRows implements MessageRows {
   constructor(private readonly q: Queryable) {}
 
-  refreshStatuses(messageIds: readonly string[]): Promise<Map<string, MessageStatus>> {
-    return refreshStatuses(this.q, messageIds);
+  recipientStates(messageIds: readonly string[]): Promise<Map<string, RecipientState[]>> {
+    return recipientStates(this.q, messageIds);
+  }
+
+  setStatuses(updates: readonly MessageStatusUpdate[]): Promise<void> {
+    return setStatuses(this.q, updates);
+  }
+
+  dropBodies(messageIds: readonly string[]): Promise<void> {
+    return dropBodies(this.q, messageIds);
+  }
+
+  markKept(messageIds: readonly string[]): Promise<void> {
+    return markKept(this.q, messageIds);
   }
 }
 
