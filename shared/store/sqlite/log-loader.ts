@@ -86,7 +86,7 @@ async function insertRows(db: sqlite3.Database, head: string, rows: ReadonlyArra
  * Opens the loader's own connection to a deployment's database (which must exist, migrated). It does not wait
  * for an fsync (synchronous = OFF) and keeps a large page cache: the benchmark's data is thrown away after, and
  * loading a million messages should take minutes, not hours. Message triggers (the counters of migration 4)
- * run as they do for insert().
+ * run as they do for insert(), and the figure counters (migration 31) are moved as insert() moves them.
  */
 async function openLogLoader(dataDir: string): Promise<LogLoader> {
   const db = await open(databaseFile(dataDir));
