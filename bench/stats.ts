@@ -168,7 +168,7 @@ runBench('stats', 5400, async () => {
     if (domain !== 'exists') domainIds.push(domain.id);
   }
 
-  log(`\n[stats] writing ${fmt(total)} messages over ${DAYS} days on ${domainIds.length} domains (counters kept by the triggers)`);
+  log(`\n[stats] writing ${fmt(total)} messages over ${DAYS} days on ${domainIds.length} domains (counters kept as the writes keep them)`);
   const loadStarted = Date.now();
   const loaded = await load(d.dataDir, sender, domainIds);
   log(`  written in ${fmt((Date.now() - loadStarted) / 1000, 0)} s`);

@@ -11,6 +11,8 @@ import type { Domain } from '../domain/sending-domain.js';
 import type { RecipientKind } from '../domain/message-log.js';
 import type { DisposableFilter } from './disposable.js';
 import { screenAddress } from '../domain/screening.js';
+import { figuresOfNew } from '../domain/figures.js';
+import { messageStatusOf } from '../domain/queue-state.js';
 import type { Logger } from '../log.js';
 import { metrics } from '../metrics.js';
 import { domainOfEmail } from '../email-address.js';
@@ -97,6 +99,11 @@ export class Intake {
       body: m.body,
       cost,
       error: cost ? null : unsendableReason(recipients),
+      status: messageStatusOf(recipients.map((r) => r.state)),
+      figures: figuresOfNew(
+        id,
+        recipients.map((r) => r.state),
+      ),
     });
     if (inserted === 'insufficient_balance') return { ok: false, reason: 'insufficient_balance' };
     log.info({ msg_id: id, team: m.team.id, source: m.source, recipients: recipients.length, queued: cost }, 'message accepted');

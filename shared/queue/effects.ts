@@ -4,7 +4,10 @@
 // comes through recordBounce / recordComplaint; delivery results (finish.ts) and operators' purges share applyFeedback.
 import { effectsOf, type DomainCounter, type FeedbackEffects, type RecipientOutcome } from '../domain/outcome.js';
 import type { CounterBump, MovedRecipient, Transaction, UnitOfWork } from '../store/unit-of-work.js';
+import { figureBumps, type FigureState } from '../domain/figures.js';
+import type { RecipientState } from '../domain/queue-state.js';
 import type { Applied, BounceInput, ComplaintInput } from '../store/feedback.js';
+import { refreshStatuses } from './message-status.js';
 
 export type { Applied, BounceInput, ComplaintInput } from '../store/feedback.js';
 
@@ -61,6 +64,25 @@ export function counterBumps(counted: ReadonlyArray<{ domainId: string | null; c
   return [...bumps.values()];
 }
 
+/** A recipient leaving one figure state for another (domain/figures.ts decides which counts that moves). */
+export interface FigureChange {
+  messageId: string;
+  from: FigureState;
+  to: FigureState;
+}
+
+export const figureChange = (messageId: string, from: FigureState, to: FigureState): FigureChange => ({ messageId, from, to });
+
+/** Moves the figure counts the changes move, if any. */
+export async function bumpFiguresOf(tx: UnitOfWork, changes: readonly FigureChange[]): Promise<void> {
+  const bumps = figureBumps(changes);
+  if (bumps.length) await tx.counters.bumpFigures(bumps);
+}
+
+/** Recipients moved to `to` from the states (and complaint marks) they were in, as figure changes. */
+export const movedTo = (to: RecipientState, moved: ReadonlyArray<{ messageId: string; from: RecipientState; complained: boolean }>): FigureChange[] =>
+  moved.map((m) => figureChange(m.messageId, { state: m.from, complained: m.complained }, { state: to, complained: m.complained }));
+
 /** How many of `recipients` each message has. */
 export function countByMessage(recipients: ReadonlyArray<{ messageId: string }>): Map<string, number> {
   const counts = new Map<string, number>();
@@ -78,12 +100,23 @@ async function applyReport(tx: UnitOfWork, recipientId: number, outcome: Recipie
   if (!r) return null;
   const effects = effectsOf(outcome, { state: r.state, complained: r.complained });
   if (!effects) return null;
-  if (effects.moveTo && !(await tx.recipients.moveIfIn(r.id, r.state, effects.moveTo, effects.moveTo === 'bounced' ? reason : null))) return null;
-  const counts = effects.count !== 'complained' || (await tx.recipients.markComplained(r.id));
+  const figures: FigureChange[] = [];
+  if (effects.moveTo) {
+    const moved = await tx.recipients.moveIfIn(r.id, r.state, effects.moveTo, effects.moveTo === 'bounced' ? reason : null);
+    if (!moved) return null;
+    figures.push(figureChange(r.messageId, { state: r.state, complained: moved.complained }, { state: effects.moveTo, complained: moved.complained }));
+  }
+  let counts = true;
+  if (effects.count === 'complained') {
+    const markedIn = await tx.recipients.markComplained(r.id);
+    counts = markedIn !== undefined;
+    if (markedIn) figures.push(figureChange(r.messageId, { state: markedIn, complained: false }, { state: markedIn, complained: true }));
+  }
+  await bumpFiguresOf(tx, figures);
   if (counts) await tx.counters.bump(counterBumps([{ domainId: r.domainId, count: effects.count }]));
   if (effects.feedback.hardBounce !== null) await tx.recipients.setHardBounce([r.id], effects.feedback.hardBounce);
   const [applied] = await applyFeedback(tx, [{ recipient: r, feedback: effects.feedback, reason }]);
-  await tx.messages.refreshStatuses([r.messageId]);
+  await refreshStatuses(tx, [r.messageId]);
   return applied!;
 }
 

@@ -8,7 +8,8 @@ import type { MessageStatus } from '../domain/queue-state.js';
 import type { LeasedMove, MovedRecipient, Transaction, UnitOfWork } from '../store/unit-of-work.js';
 import type { AttemptResult, FinishOutcome, StaleResult } from '../store/queue.js';
 import type { Applied, BounceInput } from '../store/feedback.js';
-import { applyFeedback, countByMessage, counterBumps } from './effects.js';
+import { applyFeedback, bumpFiguresOf, countByMessage, counterBumps, movedTo } from './effects.js';
+import { refreshStatuses } from './message-status.js';
 
 interface Move {
   result: AttemptResult;
@@ -98,12 +99,17 @@ export async function finishBatches(tx: UnitOfWork, batches: ReadonlyArray<reado
   await tx.recipients.addAttempts(
     moves.map(({ result: r }) => ({ recipientId: r.recipientId, mxHost: r.mxHost, ip: r.ip, outcome: r.to === 'sent' ? 'delivered' : r.to, reply: r.reply })),
   );
+  // Every move left `sending` (the state its statement was conditional on).
+  await bumpFiguresOf(
+    tx,
+    moves.flatMap(({ result, recipient: r }) => movedTo(result.to, [{ messageId: r.messageId, from: 'sending', complained: r.complained }])),
+  );
   const bumps = counterBumps(moves.map((m) => ({ domainId: m.recipient.domainId, count: m.effects.count })));
   if (bumps.length) await tx.counters.bump(bumps);
   const refunded = moves.filter((m) => refundsCredit(outcomeOfAttempt(m.result.to, m.result.hard))).map((m) => m.recipient);
   if (refunded.length) await tx.credits.refund(countByMessage(refunded));
   const bounces = await bouncesOf(tx, moves);
-  const statuses = await tx.messages.refreshStatuses([...new Set(moves.map((m) => m.recipient.messageId))]);
+  const statuses = await refreshStatuses(tx, [...new Set(moves.map((m) => m.recipient.messageId))]);
   return splitByCaller(batches, { moves, refused: await staleOf(tx, refused), statuses, bounces });
 }
 

@@ -7,7 +7,8 @@ import type { Transaction, UnitOfWork, RequeueCandidate, MovedDue } from '../sto
 import type { PurgeOutcome, QueueAudit, QueueSelector, RequeueOutcome, SuppressedRecipient } from '../store/queue-control.js';
 import { screenAddress, type DisposableDomains, type Screening } from '../domain/screening.js';
 import { groupBy } from '../group-by.js';
-import { applyFeedback, countByMessage } from './effects.js';
+import { applyFeedback, bumpFiguresOf, countByMessage, movedTo } from './effects.js';
+import { refreshStatuses } from './message-status.js';
 
 /**
  * Ends the chosen recipients not being attempted as failed; as domain/outcome.ts decides a purge, their credits
@@ -19,6 +20,7 @@ export function purge(transaction: Transaction, selector: QueueSelector, reason:
   const effects = effectsOf(outcome, { state: 'held', complained: false });
   return transaction(async (tx) => {
     const purged = await tx.queueControl.fail(selector, reason);
+    await bumpFiguresOf(tx, movedTo('failed', purged));
     if (refundsCredit(outcome) && purged.length) await tx.credits.refund(countByMessage(purged));
     const feedback = effects?.feedback;
     const reported = feedback?.event ? purged : [];
@@ -35,7 +37,7 @@ export function purge(transaction: Transaction, selector: QueueSelector, reason:
         )
       : [];
     const bounces = applied.map((a, i) => ({ input: { recipientId: reported[i]!.id, hard: false, reason, source: 'purge' as const }, applied: a }));
-    const statuses = await tx.messages.refreshStatuses([...new Set(purged.map((p) => p.messageId))]);
+    const statuses = await refreshStatuses(tx, [...new Set(purged.map((p) => p.messageId))]);
     await tx.addAudit(audit(purged.length));
     return {
       purged: purged.map(({ id, messageId }) => ({ id, messageId })),
@@ -94,14 +96,15 @@ export async function requeue(transaction: Transaction, selector: QueueSelector,
             now,
           )
         : [];
+      await bumpFiguresOf(tx, movedTo('queued', requeued));
       await payAgain(tx, requeued);
       const messageIds = [...new Set(requeued.map((r) => r.messageId))];
-      await tx.messages.refreshStatuses(messageIds);
+      await refreshStatuses(tx, messageIds);
       await tx.queueControl.unmarkKept(messageIds);
       await tx.addAudit(audit(requeued.length));
       return {
         ok: true,
-        requeued,
+        requeued: requeued.map(({ id, messageId, due }) => ({ id, messageId, due })),
         suppressed: named(chosen.filter((r) => screening.get(r) === 'suppressed')),
         disposable: named(chosen.filter((r) => screening.get(r) === 'disposable')),
       };

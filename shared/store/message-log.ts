@@ -3,6 +3,7 @@
 import type { MessageStatus, RecipientState } from '../domain/queue-state.js';
 import type { DeliveryAttempt, LoggedRecipient, MessageLogDetail, MessageLogEntry, NumberedLogEntry, RecipientKind } from '../domain/message-log.js';
 import type { PageOf, PageRequest } from './paging.js';
+import type { FigureBump } from '../domain/figures.js';
 
 export interface NewRecipient {
   email: string;
@@ -14,7 +15,8 @@ export interface NewRecipient {
 }
 
 /** A message as the intake records it: the log's fields it is listed with, plus what only recording needs. */
-export interface NewMessage extends Omit<MessageLogEntry, 'status' | 'error' | 'sentAt' | 'createdAt' | 'updatedAt'> {
+export interface NewMessage extends Omit<MessageLogEntry, 'error' | 'sentAt' | 'createdAt' | 'updatedAt'> {
+  // status: the one its recipients' first states give it (domain/queue-state.ts messageStatusOf), set by the intake.
   /** The pool paying for it (domain/team.ts poolIdOf): its account, or the team itself when it has credits of its own. */
   poolId: number;
   headers: Record<string, string>;
@@ -25,6 +27,8 @@ export interface NewMessage extends Omit<MessageLogEntry, 'status' | 'error' | '
   cost: number;
   /** Set when no recipient can be sent: why the message failed. */
   error: string | null;
+  /** The figure counts its recipients start in (domain/figures.ts figuresOfNew), counted with the message. */
+  figures: readonly FigureBump[];
 }
 
 /** The queued recipients and when each is due (epoch ms), or the refusal when the account cannot pay. */

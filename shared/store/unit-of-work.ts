@@ -4,6 +4,7 @@
 // (domain/outcome.ts names the effects). Every move of a recipient is conditional in its own statement (on the
 // lease token and state, or on the state it was read in) and answers what moved: what did not is refused.
 import type { DomainCounter } from '../domain/outcome.js';
+import type { FigureBump } from '../domain/figures.js';
 import type { MessageStatus, RecipientState } from '../domain/queue-state.js';
 import type { NewAuditEntry } from './audit-log.js';
 import type { NewSuppression } from './suppressions.js';
@@ -32,13 +33,18 @@ export interface MovedRecipient {
   email: string;
   /** The sending domain of its message (null for system mail). */
   domainId: string | null;
+  /** Whether a complaint is marked on it (the figures count it as complained whatever its state). */
+  complained: boolean;
+}
+
+/** A recipient an operator's move took out of `from` (the state the statement that moved it was conditional on). */
+export interface MovedFrom extends MovedRecipient {
+  from: RecipientState;
 }
 
 /** A recipient as a report finds it. */
 export interface RecipientAsFound extends MovedRecipient {
   state: RecipientState;
-  /** Whether a complaint was already counted for it. */
-  complained: boolean;
 }
 
 /** Where a recipient's lease stands now (for the log of a refused result). */
@@ -64,10 +70,13 @@ export interface RecipientRows {
   addAttempts(attempts: readonly NewAttempt[]): Promise<void>;
   /** A recipient with its message's team and domain; undefined when there is none. */
   find(id: number): Promise<RecipientAsFound | undefined>;
-  /** Moves a recipient to `to` only while it is still in `from` (in the statement); `reason` replaces its reason when given. Whether it moved. */
-  moveIfIn(id: number, from: RecipientState, to: RecipientState, reason: string | null): Promise<boolean>;
-  /** Marks the recipient's complaint unless one is marked already; whether this call marked it. */
-  markComplained(id: number): Promise<boolean>;
+  /**
+   * Moves a recipient to `to` only while it is still in `from` (in the statement); `reason` replaces its reason
+   * when given. Whether a complaint is marked on it as it moved; undefined when it did not move.
+   */
+  moveIfIn(id: number, from: RecipientState, to: RecipientState, reason: string | null): Promise<{ complained: boolean } | undefined>;
+  /** Marks the recipient's complaint unless one is marked already: the state it was marked in, undefined when this call marked nothing. */
+  markComplained(id: number): Promise<RecipientState | undefined>;
   setHardBounce(ids: readonly number[], hard: boolean): Promise<void>;
 }
 
@@ -113,11 +122,25 @@ export interface OutboxRows {
 
 export interface CounterRows {
   bump(bumps: readonly CounterBump[]): Promise<void>;
+  /** Moves the figure counts of each bump's message (which status counts is domain/figures.ts's rule). */
+  bumpFigures(bumps: readonly FigureBump[]): Promise<void>;
+}
+
+/** A message's status to set, and whether a recipient of it was delivered (its sent_at is set the first time). */
+export interface MessageStatusUpdate {
+  id: string;
+  status: MessageStatus;
+  sent: boolean;
 }
 
 export interface MessageRows {
-  /** Re-derives the messages' statuses from their recipients (a message ended loses or keeps its body for requeue). */
-  refreshStatuses(messageIds: readonly string[]): Promise<Map<string, MessageStatus>>;
+  /** The states of each message's recipients. */
+  recipientStates(messageIds: readonly string[]): Promise<Map<string, RecipientState[]>>;
+  setStatuses(updates: readonly MessageStatusUpdate[]): Promise<void>;
+  /** Deletes the messages' bodies. */
+  dropBodies(messageIds: readonly string[]): Promise<void>;
+  /** Keeps the messages' bodies for a requeue, marked with now unless marked already (the window runs from the first mark). */
+  markKept(messageIds: readonly string[]): Promise<void>;
 }
 
 /** A recipient a requeue may send again: chosen by the selector, its message's body still kept. */
@@ -136,13 +159,19 @@ export interface MovedDue {
   due: number;
 }
 
+/** A recipient a requeue queued again, with the state it left and its complaint mark (for the figures). */
+export interface Requeued extends MovedDue {
+  from: RecipientState;
+  complained: boolean;
+}
+
 export interface QueueControlRows {
   /** Ends the chosen recipients that are not being attempted as failed with `reason` (state in the statement); those moved. */
-  fail(selector: QueueSelector, reason: string): Promise<MovedRecipient[]>;
+  fail(selector: QueueSelector, reason: string): Promise<MovedFrom[]>;
   /** The chosen bounced or failed recipients whose message's body is kept. */
   requeueCandidates(selector: QueueSelector): Promise<RequeueCandidate[]>;
   /** Queues the recipients again, due at `now`, each only while it is still bounced or failed (in the statement); those moved. */
-  requeue(ids: readonly number[], now: number): Promise<MovedDue[]>;
+  requeue(ids: readonly number[], now: number): Promise<Requeued[]>;
   /** Their bodies are kept for delivery again, no longer for requeue. */
   unmarkKept(messageIds: readonly string[]): Promise<void>;
 }

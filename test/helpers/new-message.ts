@@ -1,6 +1,8 @@
 // A message as the intake records it, for tests that write the log or the queue directly: plain defaults around
 // the caller's team, domain, recipients and body.
 import type { NewMessage, NewRecipient } from '../../shared/store/message-log.js';
+import { figuresOfNew } from '../../shared/domain/figures.js';
+import { messageStatusOf } from '../../shared/domain/queue-state.js';
 
 export interface MessageParts {
   id: string;
@@ -36,6 +38,11 @@ export function newMessage(o: MessageParts): NewMessage {
     body,
     cost: o.cost ?? o.recipients.filter((r) => r.state === 'queued').length,
     error: null,
+    status: messageStatusOf(o.recipients.map((r) => r.state)),
+    figures: figuresOfNew(
+      o.id,
+      o.recipients.map((r) => r.state),
+    ),
   };
 }
 

@@ -27,6 +27,7 @@ import { adminTenantChecks } from './contract/admin-tenants.js';
 import { adminDomainChecks } from './contract/admin-domains.js';
 import { queueChecks } from './contract/queue.js';
 import { queueControlChecks } from './contract/queue-control.js';
+import { figureChecks } from './contract/figures.js';
 
 export type { ContractEngine } from './contract/fixtures.js';
 
@@ -56,6 +57,7 @@ const REPOSITORIES = [
   ['lookups of the send path made at the same moment', concurrentReadChecks],
   ['the queue: fenced leases and the effects of results and reports (unit of work)', queueChecks],
   ["queue control: operators' moves, fenced on state; purge and requeue", queueControlChecks],
+  ['figures following every write that creates or moves a recipient', figureChecks],
 ] as const;
 
 export function runRepositoryContract(t: Test, engine: ContractEngine): void {

@@ -6,12 +6,14 @@ import t, { type Test } from 'tap';
 import { spawnSync } from 'node:child_process';
 import type { Queryable, Sql, SqlValue } from '../../shared/store/sqlite/sql.js';
 import { tempDatabase } from './temp-sql.js';
+import { counted, runCounted } from './raw-figures.js';
 import { migrate } from '../../shared/store/sqlite/migrate.js';
 import { MIGRATIONS } from '../../shared/store/sqlite/migrations.js';
 import { ftsQuery } from '../../shared/store/sqlite/log-listing.js';
 import { MessageStore } from '../../shared/store/sqlite/messages.js';
 import type { MessageQuery, NewMessage } from '../../shared/store/message-log.js';
 import type { MessageStatus } from '../../shared/domain/queue-state.js';
+import { figuresOfNew } from '../../shared/domain/figures.js';
 
 const DAY = 86_400_000;
 /** Midnight UTC, four days ago: the test data spans five days up to now. */
@@ -218,17 +220,19 @@ t.test('totals stay exact through inserts, status changes, moved dates and delet
   await migrate(sql);
   const store = new MessageStore(sql);
   // Written after the upgrade, by the triggers' path, and dated among the older ones.
-  for (let i = 200; i < 260; i++) await writeRaw(sql, { ...messageAt(i, 260), id: `late${i}` });
+  await counted(sql, async () => {
+    for (let i = 200; i < 260; i++) await writeRaw(sql, { ...messageAt(i, 260), id: `late${i}` });
+  });
   const sent = await store.insert(newMessage('through-insert'));
   t.not(sent, 'insufficient_balance');
-  await sql.run(`UPDATE messages SET status = 'sent' WHERE status = 'pending'`);
-  await sql.run(`UPDATE recipients SET state = 'sent' WHERE state = 'queued' AND id % 2 = 0`);
-  await sql.run(`UPDATE messages SET status = status, updated_at = ? WHERE id = 'msg0003'`, [iso(Date.now())]);
-  await sql.run(`UPDATE messages SET status = 'bounced', domain_id = NULL WHERE id IN ('msg0010', 'msg0011')`);
-  await sql.run(`UPDATE recipients SET state = 'bounced' WHERE message_id IN ('msg0010', 'msg0011')`);
-  await sql.run(`UPDATE messages SET created_at = ? WHERE id = 'msg0012'`, [iso(START - 30 * DAY)]);
-  await sql.run(`DELETE FROM recipients WHERE message_id = 'msg0013'`);
-  await sql.run(`DELETE FROM messages WHERE id = 'msg0013'`);
+  await runCounted(sql, `UPDATE messages SET status = 'sent' WHERE status = 'pending'`);
+  await runCounted(sql, `UPDATE recipients SET state = 'sent' WHERE state = 'queued' AND id % 2 = 0`);
+  await runCounted(sql, `UPDATE messages SET status = status, updated_at = ? WHERE id = 'msg0003'`, [iso(Date.now())]);
+  await runCounted(sql, `UPDATE messages SET status = 'bounced', domain_id = NULL WHERE id IN ('msg0010', 'msg0011')`);
+  await runCounted(sql, `UPDATE recipients SET state = 'bounced' WHERE message_id IN ('msg0010', 'msg0011')`);
+  await runCounted(sql, `UPDATE messages SET created_at = ? WHERE id = 'msg0012'`, [iso(START - 30 * DAY)]);
+  await runCounted(sql, `DELETE FROM recipients WHERE message_id = 'msg0013'`);
+  await runCounted(sql, `DELETE FROM messages WHERE id = 'msg0013'`);
   await checkTotals(t, sql, store, 'after the writes');
   const negative = await sql.get<{ n: number }>('SELECT COUNT(*) AS n FROM message_counts WHERE n < 0');
   t.equal(negative?.n, 0, 'no counter goes below zero');
@@ -256,6 +260,8 @@ function newMessage(id: string): NewMessage {
     cost: 0,
     error: null,
     recipients: [{ email: 'zed@dest0.test', name: 'Zed', kind: 'to', domain: 'dest0.test', state: 'queued', reason: '' }],
+    status: 'pending',
+    figures: figuresOfNew(id, ['queued']),
   };
 }
 
@@ -313,7 +319,7 @@ t.test('a search with a status follows every status change, and a status is neve
   const inserted = await store.insert(newMessage('through-insert'));
   t.not(inserted, 'insufficient_balance');
   // The test log runs a day into the future; the inserted message is dated after it, as its rowid is.
-  await sql.run(`UPDATE messages SET created_at = ? WHERE id = 'through-insert'`, [iso(START + 6 * DAY)]);
+  await runCounted(sql, `UPDATE messages SET created_at = ? WHERE id = 'through-insert'`, [iso(START + 6 * DAY)]);
   const changes = [
     `UPDATE messages SET status = 'sent' WHERE status = 'pending'`,
     `UPDATE recipients SET state = 'sent' WHERE state = 'queued' AND message_id <> 'through-insert'`,
@@ -339,7 +345,7 @@ t.test('a search with a status follows every status change, and a status is neve
   };
   if (!(await compare('after the upgrade'))) return;
   for (const change of changes) {
-    await sql.run(change);
+    await runCounted(sql, change);
     if (!(await compare(change))) return;
   }
   t.pass('each search with each status gives what the plain query gives, after each change');
@@ -351,8 +357,8 @@ t.test('a search with a status follows every status change, and a status is neve
   );
   const sentWord = await store.list(TEAM, { page: 1, perPage: 10, search: 'sent', searchCountLimit: 10_000 });
   t.equal(sentWord.total, 0, 'the word "sent" matches no message: no subject, sender or recipient holds it');
-  await sql.run(`DELETE FROM recipients WHERE message_id = 'through-insert'`);
-  await sql.run(`DELETE FROM messages WHERE id = 'through-insert'`);
+  await runCounted(sql, `DELETE FROM recipients WHERE message_id = 'through-insert'`);
+  await runCounted(sql, `DELETE FROM messages WHERE id = 'through-insert'`);
   const gone = await sql.get<{ n: number }>(`SELECT COUNT(*) AS n FROM messages_fts WHERE messages_fts MATCH ?`, [ftsQuery('zed')]);
   t.equal(gone?.n, 0, 'a deleted message leaves the index');
 });

@@ -23,7 +23,12 @@ export async function tempDatabase(t: Test, options: { busyTimeoutMs?: number } 
  */
 export async function migratedUpTo(sql: Sql, version: number, appliedAt = '2026-01-01T10:00:00.000Z'): Promise<void> {
   await sql.exec('CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)');
-  for (const m of MIGRATIONS.filter((m) => m.version <= version)) {
+  await migratedOn(sql, 0, version, appliedAt);
+}
+
+/** The migrations after `after` up to `version` applied and recorded, on a database migratedUpTo `after`. */
+export async function migratedOn(sql: Sql, after: number, version: number, appliedAt = '2026-01-01T10:00:00.000Z'): Promise<void> {
+  for (const m of MIGRATIONS.filter((m) => m.version > after && m.version <= version)) {
     await sql.tx(async (q) => {
       await q.exec(m.sql);
       if (m.edit) await m.edit(q);

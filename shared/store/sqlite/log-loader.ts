@@ -6,6 +6,9 @@ import { databaseFile } from './open.js';
 import { listStatements, type Statement } from './log-listing.js';
 import { chunksByParams } from './write-batch.js';
 import { LOGGED_COLUMNS, loggedValues } from './message-insert.js';
+import { bumpKeyed } from './figure-counters.js';
+import { figuresOfNew } from '../../domain/figures.js';
+import type { Queryable } from './sql.js';
 
 // --- node-sqlite3, promised ---
 
@@ -20,6 +23,30 @@ const run = (db: sqlite3.Database, sql: string, params: readonly unknown[]) =>
 const all = <T>(db: sqlite3.Database, sql: string, params: readonly unknown[] = []) =>
   new Promise<T[]>((resolve, reject) => db.all(sql, params, (err, rows) => (err ? reject(err) : resolve(rows as T[]))));
 const close = (db: sqlite3.Database) => new Promise<void>((resolve) => db.close(() => resolve()));
+
+/** The loader's connection as the engine's writers see one (for the figure counters). */
+const queryable = (db: sqlite3.Database): Queryable => ({
+  get: async (sql, params) => (await all<never>(db, sql, params))[0],
+  all: (sql, params) => all(db, sql, params),
+  run: async (sql, params = []) => {
+    await run(db, sql, params);
+    return { changes: 0, lastId: 0 };
+  },
+  exec: (sql) => exec(db, sql),
+});
+
+/** The figure counts the loaded messages' recipients stand in (domain/figures.ts), as insert() and the queue's moves keep them. */
+async function countFigures(db: sqlite3.Database, messages: readonly LoadedMessage[], from: number): Promise<void> {
+  await bumpKeyed(
+    queryable(db),
+    messages.flatMap((m, i) =>
+      figuresOfNew(
+        m.id,
+        m.recipients.map((r) => r.state),
+      ).map((f) => ({ rowid: from + i, teamId: m.teamId, createdAt: m.createdAt, domainId: m.domainId, status: f.status, by: f.by })),
+    ),
+  );
+}
 
 // --- the loader ---
 
@@ -59,7 +86,7 @@ async function insertRows(db: sqlite3.Database, head: string, rows: ReadonlyArra
  * Opens the loader's own connection to a deployment's database (which must exist, migrated). It does not wait
  * for an fsync (synchronous = OFF) and keeps a large page cache: the benchmark's data is thrown away after, and
  * loading a million messages should take minutes, not hours. Message triggers (the counters of migration 4)
- * run as they do for insert().
+ * run as they do for insert(), and the figure counters (migration 31) are moved as insert() moves them.
  */
 async function openLogLoader(dataDir: string): Promise<LogLoader> {
   const db = await open(databaseFile(dataDir));
@@ -82,6 +109,7 @@ async function openLogLoader(dataDir: string): Promise<LogLoader> {
           `INSERT INTO recipients (${RECIPIENT_COLUMNS})`,
           messages.flatMap((m) => m.recipients.map((r) => recipientRow(m.id, m.teamId, r))),
         );
+        await countFigures(db, messages, from);
         // As insert() indexes them: from the view that says what an index row holds (migration 6).
         await run(db, 'INSERT INTO messages_fts (rowid, subject, from_email, recipients, status) SELECT * FROM message_search_rows WHERE rowid BETWEEN ? AND ?', [
           from,

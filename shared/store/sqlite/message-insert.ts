@@ -4,12 +4,12 @@
 import { Type } from '@sinclair/typebox';
 import type { Queryable, SqlValue } from './sql.js';
 import { debitSends } from './credits.js';
-import { messageStatusOf } from '../../domain/queue-state.js';
 import type { InsertOutcome, NewMessage } from '../message-log.js';
 import { Int, rowDecoder, Text } from './decode.js';
 import { chunksByParams } from './write-batch.js';
 import { groupBy } from '../../group-by.js';
 import { nowIso } from '../../time.js';
+import { bumpKeyed } from './figure-counters.js';
 
 /** Each message's credits: one debit per paying pool when it can pay for the whole batch, else one by one, in order. */
 async function debitAll(q: Queryable, messages: readonly NewMessage[], at: string): Promise<Set<NewMessage>> {
@@ -31,7 +31,7 @@ const decodeInsertedRecipient = rowDecoder('inserted recipient', Type.Object({ i
 export const LOGGED_COLUMNS =
   'id, team_id, domain_id, sending_key_id, source, envelope_from, from_email, from_name, subject, to_json, reply_to, message_id_header, size, has_attachments, headers_json';
 
-type Logged = Omit<NewMessage, 'poolId' | 'recipients' | 'body' | 'cost' | 'error'>;
+type Logged = Omit<NewMessage, 'poolId' | 'recipients' | 'body' | 'cost' | 'error' | 'figures' | 'status'>;
 
 export const loggedValues = (m: Logged): SqlValue[] => [
   m.id,
@@ -61,7 +61,7 @@ async function insertMessageRows(q: Queryable, messages: readonly NewMessage[], 
     const rows = await q.all(
       `INSERT INTO messages (${LOGGED_COLUMNS}, status, error, created_at, updated_at)
        VALUES ${chunk.map(() => `(${Array(MESSAGE_COLUMNS).fill('?').join(', ')})`).join(', ')} RETURNING rowid, id`,
-      chunk.flatMap((m) => [...loggedValues(m), messageStatusOf(m.recipients.map((r) => r.state)), m.error, now, now]),
+      chunk.flatMap((m) => [...loggedValues(m), m.status, m.error, now, now]),
     );
     for (const r of rows.map(decodeInsertedMessage)) rowids.set(r.id, r.rowid);
   }
@@ -129,5 +129,10 @@ export async function insertMessages(q: Queryable, messages: readonly NewMessage
   const due = await insertRecipientRows(q, paid, now);
   await insertBodies(q, paid);
   await indexForSearch(q, rowids);
+  // The figure counts the intake decided its recipients start in, under the message as it was written.
+  await bumpKeyed(
+    q,
+    paid.flatMap((m) => m.figures.map((f) => ({ rowid: rowids.get(m.id)!, teamId: m.teamId, createdAt: now, domainId: m.domainId, status: f.status, by: f.by }))),
+  );
   return messages.map((m) => (unpaid.has(m) ? 'insufficient_balance' : due.get(m.id)!));
 }

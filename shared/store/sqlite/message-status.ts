@@ -1,49 +1,48 @@
-// A message's status, re-derived from its recipients inside the transaction that moved them.
+// A message's status and body, written as the queue module (shared/queue/message-status.ts) decided them from
+// its recipients' states, inside the transaction that moved them. Row operations only: which status a message
+// takes, and whether its body is kept for a requeue, are decided above.
 import type { Queryable } from './sql.js';
+import { Type } from '@sinclair/typebox';
 import { nowIso } from '../../time.js';
 import { groupBy } from '../../group-by.js';
-import { messageStatusOf, REQUEUEABLE, type MessageStatus, type RecipientState } from '../../domain/queue-state.js';
+import { OneOf, rowDecoder, Text } from './decode.js';
+import { RECIPIENT_STATES, type RecipientState } from '../../domain/queue-state.js';
+import type { MessageStatusUpdate } from '../unit-of-work.js';
 
-/** Re-derives a message's status from its recipients' states. */
-export async function refreshStatus(q: Queryable, messageId: string): Promise<MessageStatus> {
-  const statuses = await refreshStatuses(q, [messageId]);
-  return statuses.get(messageId) ?? 'pending';
+const marks = (n: number): string => Array.from({ length: n }, () => '?').join(',');
+const decodeState = rowDecoder('recipient state', Type.Object({ message_id: Text, state: OneOf(RECIPIENT_STATES) }), (r) => r);
+
+/** The states of each message's recipients, with one read. */
+export async function recipientStates(q: Queryable, messageIds: readonly string[]): Promise<Map<string, RecipientState[]>> {
+  const states = new Map<string, RecipientState[]>(messageIds.map((id) => [id, []]));
+  if (!messageIds.length) return states;
+  const rows = await q.all(`SELECT message_id, state FROM recipients WHERE message_id IN (${marks(messageIds.length)})`, messageIds);
+  for (const r of rows.map(decodeState)) states.get(r.message_id)?.push(r.state);
+  return states;
 }
 
 /**
- * Re-derives the statuses of several messages with one read and one write per distinct outcome, so a batch
- * of deliveries costs the writer a few statements rather than two per message. A message left with nothing
- * in the queue loses its body here, in the same transaction, whichever path finished it, unless a recipient of
- * it bounced or failed: that body is kept for an operator's requeue, marked with when (kept_since), and the
- * queue's sweep deletes it once the requeue window has passed (dropKeptBodies).
+ * Sets the messages' statuses, with one write per distinct status (and sent_at rule), so a batch of deliveries
+ * costs the writer a few statements rather than one per message. sent_at is set the first time `sent` is.
  */
-export async function refreshStatuses(q: Queryable, messageIds: readonly string[]): Promise<Map<string, MessageStatus>> {
-  const statuses = new Map<string, MessageStatus>();
-  if (!messageIds.length) return statuses;
-  const rows = await q.all<{ message_id: string; state: RecipientState }>(
-    `SELECT message_id, state FROM recipients WHERE message_id IN (${messageIds.map(() => '?').join(',')})`,
-    messageIds,
-  );
-  const statesOf = groupBy(rows, (r) => r.message_id);
-  const derived = messageIds.map((id) => {
-    const states = (statesOf.get(id) ?? []).map((r) => r.state);
-    return { id, status: messageStatusOf(states), anySent: states.includes('sent'), requeueable: states.some((s) => REQUEUEABLE.includes(s)) };
-  });
-  for (const d of derived) statuses.set(d.id, d.status);
-  // Messages that take the same status (and the same sent_at rule) are updated together.
+export async function setStatuses(q: Queryable, updates: readonly MessageStatusUpdate[]): Promise<void> {
   const now = nowIso();
-  for (const group of groupBy(derived, (d) => `${d.status} ${d.anySent}`).values()) {
+  for (const group of groupBy(updates, (u) => `${u.status} ${u.sent}`).values()) {
     await q.run(
       `UPDATE messages SET status = ?, updated_at = ?, sent_at = CASE WHEN sent_at IS NULL AND ? THEN ? ELSE sent_at END
-       WHERE id IN (${group.map(() => '?').join(',')})`,
-      [group[0]!.status, now, Number(group[0]!.anySent), now, ...group.map((d) => d.id)],
+       WHERE id IN (${marks(group.length)})`,
+      [group[0]!.status, now, Number(group[0]!.sent), now, ...group.map((u) => u.id)],
     );
   }
-  const ended = derived.filter((d) => d.status !== 'pending');
-  const finished = ended.filter((d) => !d.requeueable).map((d) => d.id);
-  if (finished.length) await q.run(`DELETE FROM message_bodies WHERE message_id IN (${finished.map(() => '?').join(',')})`, finished);
-  // Kept for requeue from the first time the message ended; a later report about it does not extend the window.
-  const kept = ended.filter((d) => d.requeueable).map((d) => d.id);
-  if (kept.length) await q.run(`UPDATE message_bodies SET kept_since = COALESCE(kept_since, ?) WHERE message_id IN (${kept.map(() => '?').join(',')})`, [now, ...kept]);
-  return statuses;
+}
+
+export async function dropBodies(q: Queryable, messageIds: readonly string[]): Promise<void> {
+  if (messageIds.length) await q.run(`DELETE FROM message_bodies WHERE message_id IN (${marks(messageIds.length)})`, messageIds);
+}
+
+/** Marks the bodies kept since now, unless already marked: the requeue window runs from the first mark. */
+export async function markKept(q: Queryable, messageIds: readonly string[]): Promise<void> {
+  if (messageIds.length) {
+    await q.run(`UPDATE message_bodies SET kept_since = COALESCE(kept_since, ?) WHERE message_id IN (${marks(messageIds.length)})`, [nowIso(), ...messageIds]);
+  }
 }

@@ -29,8 +29,8 @@ export async function rewriteTableSchema(q: Queryable, table: string, from: stri
 
 /**
  * Migration 31's rule, frozen with it (its backfill and triggers say it 30 times): a recipient's status as every
- * figure counts it, complained first, pending while in the queue, else its state. store/sqlite/statistics.ts
- * RECIPIENT_FIGURE says the same for the reads that count recipients directly.
+ * figure counts it, complained first, pending while in the queue, else its state. Since migration 32 the rule is
+ * domain/figures.ts's alone; this copy stays because a landed migration is never edited.
  */
 const figure31 = (row: 'NEW' | 'OLD' | 'r'): string =>
   `CASE WHEN ${row}.complained_at IS NOT NULL THEN 'complained' WHEN ${row}.state IN ('queued', 'sending', 'deferred', 'held') THEN 'pending' ELSE ${row}.state END`;
@@ -1045,6 +1045,29 @@ END;
 CREATE TRIGGER recipient_figures_on_delete AFTER DELETE ON recipients BEGIN
 ${countOld31}
 END;
+`,
+  },
+  {
+    version: 32,
+    name: 'figures per recipient counted by the writes that move recipients; message_counts_hourly gone',
+    // The triggers of migration 31 decided in SQL which recipient state counts as which figure status. That rule
+    // now lives in domain/figures.ts, and every write that creates or moves a recipient (the intake's insert, a
+    // delivery result, a report, an operator's purge or requeue) asks store/sqlite/figure-counters.ts to move the
+    // counters it decided, in the same transaction. The tables and their values stay as they are: they were exact
+    // under the triggers, and the writes keep them so. Recipients are never deleted, nor a message's team, time or
+    // domain changed, by the product; the delete and message-move triggers go with the rest (tests backdating a
+    // message move its counts through StoreTestSupport). message_counts_hourly (migration 11) is read by nothing
+    // since the figures count recipients (issue 22): its triggers and the table go.
+    // PostgreSQL: the same tables, with no trigger.
+    sql: `
+DROP TRIGGER recipient_figures_on_insert;
+DROP TRIGGER recipient_figures_on_update;
+DROP TRIGGER recipient_figures_on_message_move;
+DROP TRIGGER recipient_figures_on_delete;
+DROP TRIGGER message_counts_hourly_on_insert;
+DROP TRIGGER message_counts_hourly_on_update;
+DROP TRIGGER message_counts_hourly_on_delete;
+DROP TABLE message_counts_hourly;
 `,
   },
 ];

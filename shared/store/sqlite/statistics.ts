@@ -1,6 +1,6 @@
 // The statistics in SQLite: recipients counted by status (one definition for every figure, docs/decisions.md,
-// "Bounces counted per recipient (issue 22, item 6)"), read from the counters the triggers of migration 31 keep
-// (recipient_counts by day, recipient_counts_hourly by hour) and, for the parts of an hour a period's bounds cut
+// "Bounces counted per recipient (issue 22, item 6)"), read from the counters of migration 31, which the writes
+// that create or move recipients keep (store/sqlite/figure-counters.ts; recipient_counts by day, recipient_counts_hourly by hour) and, for the parts of an hour a period's bounds cut
 // into, from the team's messages on the index (team_id, created_at) and their recipients; the queue depth from
 // its counter (queue_depths).
 import { Type } from '@sinclair/typebox';
@@ -8,6 +8,7 @@ import type { Sql, SqlValue } from './sql.js';
 import { countOf, Int, OneOf, rowDecoder, Text } from './decode.js';
 import { countSpans, type Span } from './count-spans.js';
 import { MESSAGE_STATUSES } from '../../domain/queue-state.js';
+import { FIGURE_TABLE } from '../../domain/figures.js';
 import type { CountPeriod, DomainCount, StatisticsRepository, StatusCount, TimeCount, TimeCountQuery, TimeGrain } from '../statistics.js';
 
 type Grouping = TimeGrain | 'domain' | 'total';
@@ -19,9 +20,17 @@ const PREFIX: Readonly<Record<TimeGrain, number>> = { hour: 13, day: 10, month: 
 /** What completes a group's key into the ISO 8601 instant it starts at. */
 const START_SUFFIX: Readonly<Record<TimeGrain, string>> = { hour: ':00:00.000Z', day: 'T00:00:00.000Z', month: '-01T00:00:00.000Z' };
 
-/** A recipient's status as every figure counts it (the rule of migration 31's triggers). */
-export const RECIPIENT_FIGURE = `CASE WHEN r.complained_at IS NOT NULL THEN 'complained'
-  WHEN r.state IN ('queued', 'sending', 'deferred', 'held') THEN 'pending' ELSE r.state END`;
+/** domain/figures.ts's table, as SQL: each state, with or without a complaint, to its figure status. */
+function figureLookup(complained: boolean): string {
+  const rows = FIGURE_TABLE.filter((f) => f.complained === complained);
+  return `CASE r.state ${rows.map((f) => `WHEN '${f.state}' THEN '${f.status}'`).join(' ')} END`;
+}
+
+/**
+ * A recipient's status as every figure counts it, for the parts of an hour no counter holds: the rule is
+ * domain/figures.ts's (figureStatusOf), given here as its lookup table so that the read stays one statement.
+ */
+export const RECIPIENT_FIGURE = `CASE WHEN r.complained_at IS NOT NULL THEN ${figureLookup(true)} ELSE ${figureLookup(false)} END`;
 
 const TABLES = {
   messages: {

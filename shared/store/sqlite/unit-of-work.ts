@@ -6,13 +6,15 @@ import type { Queryable } from './sql.js';
 import { Int, Nullable, OneOf, rowDecoder, Text } from './decode.js';
 import { chunksByParams } from './write-batch.js';
 import { nowIso } from '../../time.js';
-import { RECIPIENT_STATES, OPERATION_APPLIES_TO, type MessageStatus, type RecipientState } from '../../domain/queue-state.js';
+import { RECIPIENT_STATES, OPERATION_APPLIES_TO, type RecipientState } from '../../domain/queue-state.js';
 import type { DomainCounter } from '../../domain/outcome.js';
 import { debitSends, refundUnsent } from './credits.js';
 import { SuppressionStore } from './suppressions.js';
 import { AuditLogStore } from './audit-log.js';
-import { refreshStatuses } from './message-status.js';
-import { quoted, whereOf } from './queue-control.js';
+import { dropBodies, markKept, recipientStates, setStatuses } from './message-status.js';
+import { bumpFigures } from './figure-counters.js';
+import type { FigureBump } from '../../domain/figures.js';
+import { whereOf } from './queue-control.js';
 import type { NewAuditEntry } from '../audit-log.js';
 import type { NewSuppression } from '../suppressions.js';
 import type { QueueSelector } from '../queue-control.js';
@@ -23,7 +25,9 @@ import type {
   LeasedMove,
   LeaseNow,
   MessageRows,
+  MessageStatusUpdate,
   MovedDue,
+  MovedFrom,
   MovedRecipient,
   NewAttempt,
   NewRecipientEvent,
@@ -31,17 +35,19 @@ import type {
   QueueControlRows,
   RecipientAsFound,
   RecipientRows,
+  Requeued,
   RequeueCandidate,
   SuppressionRows,
   UnitOfWork,
 } from '../unit-of-work.js';
 
-const MOVED_COLUMNS = 'id, message_id, team_id, email, (SELECT domain_id FROM messages WHERE messages.id = recipients.message_id) AS domain_id';
+const MOVED_COLUMNS =
+  'id, message_id, team_id, email, (SELECT domain_id FROM messages WHERE messages.id = recipients.message_id) AS domain_id, complained_at IS NOT NULL AS complained';
 
 const decodeMoved = rowDecoder(
   'moved recipient',
-  Type.Object({ id: Int, message_id: Text, team_id: Int, email: Text, domain_id: Nullable(Text) }),
-  (r): MovedRecipient => ({ id: r.id, messageId: r.message_id, teamId: r.team_id, email: r.email, domainId: r.domain_id }),
+  Type.Object({ id: Int, message_id: Text, team_id: Int, email: Text, domain_id: Nullable(Text), complained: Int }),
+  (r): MovedRecipient => ({ id: r.id, messageId: r.message_id, teamId: r.team_id, email: r.email, domainId: r.domain_id, complained: r.complained !== 0 }),
 );
 
 const decodeFound = rowDecoder(
@@ -64,6 +70,9 @@ const decodeLease = rowDecoder('lease', Type.Object({ id: Int, state: OneOf(RECI
   leaseToken: r.lease_token,
 }));
 
+const decodeComplained = rowDecoder('complaint mark', Type.Object({ complained: Int }), (r) => r.complained !== 0);
+const decodeState = rowDecoder('recipient state', Type.Object({ state: OneOf(RECIPIENT_STATES) }), (r) => r.state);
+
 const marks = (n: number): string => Array.from({ length: n }, () => '?').join(', ');
 
 class SqliteRecipientRows implements RecipientRows {
@@ -82,7 +91,7 @@ class SqliteRecipientRows implements RecipientRows {
          FROM (VALUES ${values.map(() => '(?, ?, ?, ?, ?, ?, ?)').join(', ')}) AS v
          WHERE recipients.id = v.column1 AND recipients.lease_token = v.column2 AND recipients.state = 'sending'
          RETURNING recipients.id, recipients.message_id, recipients.team_id, recipients.email,
-           (SELECT domain_id FROM messages WHERE messages.id = recipients.message_id) AS domain_id`,
+           (SELECT domain_id FROM messages WHERE messages.id = recipients.message_id) AS domain_id, recipients.complained_at IS NOT NULL AS complained`,
         [now, ...values.flat()],
       );
       moved.push(...rows.map(decodeMoved));
@@ -117,21 +126,19 @@ class SqliteRecipientRows implements RecipientRows {
     return row && decodeFound(row);
   }
 
-  async moveIfIn(id: number, from: RecipientState, to: RecipientState, reason: string | null): Promise<boolean> {
-    const rows = await this.q.all('UPDATE recipients SET state = ?, reason = COALESCE(?, reason), updated_at = ? WHERE id = ? AND state = ? RETURNING id', [
-      to,
-      reason,
-      nowIso(),
-      id,
-      from,
-    ]);
-    return rows.length > 0;
+  async moveIfIn(id: number, from: RecipientState, to: RecipientState, reason: string | null): Promise<{ complained: boolean } | undefined> {
+    const row = await this.q.get(
+      'UPDATE recipients SET state = ?, reason = COALESCE(?, reason), updated_at = ? WHERE id = ? AND state = ? RETURNING complained_at IS NOT NULL AS complained',
+      [to, reason, nowIso(), id, from],
+    );
+    return row && { complained: decodeComplained(row) };
   }
 
-  async markComplained(id: number): Promise<boolean> {
+  async markComplained(id: number): Promise<RecipientState | undefined> {
     const now = nowIso();
-    const rows = await this.q.all('UPDATE recipients SET complained_at = ?, updated_at = ? WHERE id = ? AND complained_at IS NULL RETURNING id', [now, now, id]);
-    return rows.length > 0;
+    // The statement leaves the state alone: what it returns is the state the complaint was marked in.
+    const row = await this.q.get('UPDATE recipients SET complained_at = ?, updated_at = ? WHERE id = ? AND complained_at IS NULL RETURNING state', [now, now, id]);
+    return row && decodeState(row);
   }
 
   async setHardBounce(ids: readonly number[], hard: boolean): Promise<void> {
@@ -210,13 +217,29 @@ class SqliteCounterRows implements CounterRows {
       await this.q.run(`UPDATE domains SET ${column} = ${column} + ? WHERE id = ?`, [by, domainId]);
     }
   }
+
+  bumpFigures(bumps: readonly FigureBump[]): Promise<void> {
+    return bumpFigures(this.q, bumps);
+  }
 }
 
 class SqliteMessageRows implements MessageRows {
   constructor(private readonly q: Queryable) {}
 
-  refreshStatuses(messageIds: readonly string[]): Promise<Map<string, MessageStatus>> {
-    return refreshStatuses(this.q, messageIds);
+  recipientStates(messageIds: readonly string[]): Promise<Map<string, RecipientState[]>> {
+    return recipientStates(this.q, messageIds);
+  }
+
+  setStatuses(updates: readonly MessageStatusUpdate[]): Promise<void> {
+    return setStatuses(this.q, updates);
+  }
+
+  dropBodies(messageIds: readonly string[]): Promise<void> {
+    return dropBodies(this.q, messageIds);
+  }
+
+  markKept(messageIds: readonly string[]): Promise<void> {
+    return markKept(this.q, messageIds);
   }
 }
 
@@ -232,14 +255,20 @@ const decodeDue = rowDecoder('due recipient', Type.Object({ id: Int, message_id:
 class SqliteQueueControlRows implements QueueControlRows {
   constructor(private readonly q: Queryable) {}
 
-  async fail(selector: QueueSelector, reason: string): Promise<MovedRecipient[]> {
-    const [where, params] = whereOf(selector, OPERATION_APPLIES_TO.purge);
-    const rows = await this.q.all(
-      `UPDATE recipients SET state = 'failed', reason = ?, next_attempt_at = NULL, held_at = NULL, lease_until = NULL, updated_at = ?
-       WHERE ${where} RETURNING ${MOVED_COLUMNS}`,
-      [reason, nowIso(), ...params],
-    );
-    return rows.map(decodeMoved);
+  async fail(selector: QueueSelector, reason: string): Promise<MovedFrom[]> {
+    const moved: MovedFrom[] = [];
+    // One statement per state it applies to, so that each moved recipient's former state is known (RETURNING
+    // gives the new row only): the figures move from it.
+    for (const from of OPERATION_APPLIES_TO.purge) {
+      const [where, params] = whereOf(selector, [from]);
+      const rows = await this.q.all(
+        `UPDATE recipients SET state = 'failed', reason = ?, next_attempt_at = NULL, held_at = NULL, lease_until = NULL, updated_at = ?
+         WHERE ${where} RETURNING ${MOVED_COLUMNS}`,
+        [reason, nowIso(), ...params],
+      );
+      moved.push(...rows.map((r) => ({ ...decodeMoved(r), from })));
+    }
+    return moved.sort((a, b) => a.id - b.id);
   }
 
   async requeueCandidates(selector: QueueSelector): Promise<RequeueCandidate[]> {
@@ -252,20 +281,23 @@ class SqliteQueueControlRows implements QueueControlRows {
     return rows.map(decodeCandidate);
   }
 
-  async requeue(ids: readonly number[], now: number): Promise<MovedDue[]> {
-    const moved: MovedDue[] = [];
+  async requeue(ids: readonly number[], now: number): Promise<Requeued[]> {
+    const moved: Requeued[] = [];
     const at = nowIso();
-    for (const chunk of chunksByParams(ids, 1)) {
-      // A new attempt: queued and due now, its age counted from now, its last reply kept for the log.
-      const rows = await this.q.all(
-        `UPDATE recipients SET state = 'queued', reason = '', next_attempt_at = ?, queued_at = ?, held_ms = 0, held_at = NULL, hard_bounce = NULL,
-           lease_until = NULL, updated_at = ?
-         WHERE id IN (${marks(chunk.length)}) AND state IN (${quoted(OPERATION_APPLIES_TO.requeue)}) RETURNING id, message_id, next_attempt_at AS due`,
-        [now, now, at, ...chunk],
-      );
-      moved.push(...rows.map(decodeDue));
+    // One statement per former state (RETURNING gives the new row only): the figures move from it.
+    for (const from of OPERATION_APPLIES_TO.requeue) {
+      for (const chunk of chunksByParams(ids, 1)) {
+        // A new attempt: queued and due now, its age counted from now, its last reply kept for the log.
+        const rows = await this.q.all(
+          `UPDATE recipients SET state = 'queued', reason = '', next_attempt_at = ?, queued_at = ?, held_ms = 0, held_at = NULL, hard_bounce = NULL,
+             lease_until = NULL, updated_at = ?
+           WHERE id IN (${marks(chunk.length)}) AND state = ? RETURNING id, message_id, next_attempt_at AS due, complained_at IS NOT NULL AS complained`,
+          [now, now, at, ...chunk, from],
+        );
+        moved.push(...rows.map((r) => ({ ...decodeDue(r), from, complained: decodeComplained(r) })));
+      }
     }
-    return moved;
+    return moved.sort((a, b) => a.id - b.id);
   }
 
   async unmarkKept(messageIds: readonly string[]): Promise<void> {

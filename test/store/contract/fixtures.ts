@@ -3,6 +3,8 @@ import type { Test } from 'tap';
 import type { Store } from '../../../shared/store/index.js';
 import type { StoreTestSupport } from '../../../shared/store/test-support.js';
 import type { NewMessage, NewRecipient } from '../../../shared/store/message-log.js';
+import { figuresOfNew } from '../../../shared/domain/figures.js';
+import { messageStatusOf } from '../../../shared/domain/queue-state.js';
 import { poolIdOf, type Team } from '../../../shared/domain/team.js';
 import type { Domain } from '../../../shared/domain/sending-domain.js';
 import type { Operator } from '../../../shared/domain/user.js';
@@ -80,6 +82,11 @@ export function messageOf(team: Team, fields: Partial<NewMessage> & { recipients
     body,
     cost: fields.recipients.filter((r) => r.state === 'queued').length,
     error: null,
+    status: messageStatusOf(fields.recipients.map((r) => r.state)),
+    figures: figuresOfNew(
+      id,
+      fields.recipients.map((r) => r.state),
+    ),
     ...fields,
   };
 }

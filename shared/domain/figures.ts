@@ -1,0 +1,61 @@
+// The figures' one rule (docs/decisions.md, "Bounces counted per recipient (issue 22, item 6)"): every figure
+// counts a recipient once, by its figure status — complained if it complained, pending while it is in the queue
+// (in flight or held), else its state — on its message's created_at. The engine keeps counters per figure
+// status; which status a recipient is in, and so which counters a write moves, is decided here.
+import { IN_QUEUE, RECIPIENT_STATES, type MessageStatus, type RecipientState } from './queue-state.js';
+
+/** A recipient's status as every figure counts it. */
+export function figureStatusOf(state: RecipientState, complained: boolean): MessageStatus {
+  if (complained || state === 'complained') return 'complained';
+  if (IN_QUEUE.includes(state)) return 'pending';
+  return state as Exclude<RecipientState, 'queued' | 'sending' | 'deferred' | 'held' | 'complained'>;
+}
+
+/** A recipient as the figures see it. */
+export interface FigureState {
+  state: RecipientState;
+  complained: boolean;
+}
+
+/** One of a message's figure counts raised (or lowered, when `by` is negative) by `by`. */
+export interface FigureBump {
+  messageId: string;
+  status: MessageStatus;
+  by: number;
+}
+
+/**
+ * The figure counts a set of recipient changes moves: each recipient leaves the status it was counted in
+ * (`from`, none for a new recipient) for its new one; changes that keep the status move nothing. Summed per
+ * message and status, zeros left out.
+ */
+export function figureBumps(changes: ReadonlyArray<{ messageId: string; from: FigureState | null; to: FigureState }>): FigureBump[] {
+  const sums = new Map<string, FigureBump>();
+  const add = (messageId: string, status: MessageStatus, by: number): void => {
+    const key = `${status} ${messageId}`;
+    const bump = sums.get(key) ?? { messageId, status, by: 0 };
+    bump.by += by;
+    sums.set(key, bump);
+  };
+  for (const { messageId, from, to } of changes) {
+    const before = from && figureStatusOf(from.state, from.complained);
+    const after = figureStatusOf(to.state, to.complained);
+    if (before === after) continue;
+    if (before) add(messageId, before, -1);
+    add(messageId, after, 1);
+  }
+  return [...sums.values()].filter((b) => b.by !== 0);
+}
+
+/** The figure counts a new message's recipients start in (none has complained yet). */
+export function figuresOfNew(messageId: string, states: readonly RecipientState[]): FigureBump[] {
+  return figureBumps(states.map((state) => ({ messageId, from: null, to: { state, complained: false } })));
+}
+
+/**
+ * The figure statuses as an engine may have to read them from recipient rows directly (the parts of an hour no
+ * counter holds): every state, with and without a complaint, mapped by this rule.
+ */
+export const FIGURE_TABLE: ReadonlyArray<FigureState & { status: MessageStatus }> = RECIPIENT_STATES.flatMap((state) =>
+  [false, true].map((complained) => ({ state, complained, status: figureStatusOf(state, complained) })),
+);
