@@ -60,6 +60,8 @@ const architecture = [
   { files: ['shared/**/*.ts'], ignores: [...STORE_USERS, 'shared/store/**'], rules: importRules(NO_PROCESS, NO_STORE_IN_SHARED, NO_ENGINE) },
   { files: STORE_USERS.map((f) => `${f}/*.ts`), rules: importRules(NO_PROCESS, NO_ENGINE) },
   { files: ['shared/store/**/*.ts'], rules: importRules(NO_PROCESS) },
+  // Tests and benches reach the store through its interface too; the engine's own tests (test/store/) open it.
+  { files: ['test/**/*.ts', 'bench/**/*.ts'], ignores: ['test/store/**'], rules: importRules(NO_ENGINE) },
   {
     files: ['**/*.ts'],
     // As test/architecture.test.ts allows: the engine, its tests and their helper that makes an older release's

@@ -154,8 +154,12 @@ t.test('api/ and mta/ reach the store only through shared/core', async (t) => {
   t.same(linesOf(importViolations(productImports), 'store'), [], `only ${STORE_USERS.join(', ')} import shared/store/`);
 });
 
-t.test('nothing outside shared/store/ imports its engine (shared/store/sqlite/)', async (t) => {
+/** Tests and benchmarks, but for the engine's own tests (test/store/): they reach the store by its interface too. */
+const testAndBenchImports = [...sourceFiles('bench'), ...sourceFiles('test')].filter((f) => !under(f, 'test/store')).flatMap(importsOf);
+
+t.test('nothing outside shared/store/ imports its engine (shared/store/sqlite/), tests and benches included', async (t) => {
   t.same(linesOf(importViolations(productImports), 'engine'), [], 'the engine is opened by the store alone');
+  t.same(linesOf(importViolations(testAndBenchImports), 'engine'), [], 'tests and benches open it through shared/store/ as well');
 });
 
 t.test('no SQL outside shared/store/sqlite/, tests and benches included (test/store/ tests the engine itself)', async (t) => {

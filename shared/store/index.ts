@@ -30,6 +30,8 @@ import type { Transaction } from './unit-of-work.js';
 import { openSqliteStore } from './sqlite/open.js';
 import { sqliteDatabaseBackup } from './sqlite/online-backup.js';
 import { sqliteLogLoading } from './sqlite/log-loader.js';
+import { openTestSupport } from './sqlite/test-support.js';
+import type { StoreTestSupport } from './test-support.js';
 
 export interface Store {
   readonly teams: TeamRepository;
@@ -84,6 +86,11 @@ export interface Store {
 /** The store of a data directory (created if missing), migrated to the current schema. */
 export function openStore(dataDir: string): Promise<Store> {
   return openSqliteStore(dataDir);
+}
+
+/** The tests' support (aging records, forcing states) on the store of a data directory, from the same engine. */
+export function openStoreTestSupport(dataDir: string): Promise<StoreTestSupport> {
+  return openTestSupport(dataDir);
 }
 
 /** Consistent copies of the live database, for `ternmail backup` and `ternmail restore`. */
