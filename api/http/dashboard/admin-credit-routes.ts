@@ -27,7 +27,12 @@ const summaryView = (s: CreditSummary) => ({
 
 const statsView = (s: PlatformStats) => ({
   window_days: s.windowDays,
-  tenants: { accounts: s.tenants.accounts, teams: s.tenants.teams, suspended_accounts: s.tenants.suspendedAccounts, suspended_teams: s.tenants.suspendedTeams },
+  tenants: {
+    accounts: s.teamCounts.accounts,
+    teams: s.teamCounts.teams,
+    suspended_accounts: s.teamCounts.suspendedAccounts,
+    suspended_teams: s.teamCounts.suspendedTeams,
+  },
   messages: s.messages,
   series: s.series,
   queue_depth: s.queueDepth,

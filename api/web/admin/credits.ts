@@ -1,5 +1,5 @@
 // The platform's credits (/admin/credits): the summary, every grant, purchase, adjustment and expiry across
-// tenants (filters, paging), granting or removing credits with a reason, and recording a payment received
+// teams (filters, paging), granting or removing credits with a reason, and recording a payment received
 // outside Tern (the credits as a purchase, and its invoice). The same core use cases as the REST routes
 // (core.platformCredits); each change is in the audit log with its reason.
 import { CREDIT_ENTRY_KINDS, type CreditEntry } from '../../../shared/domain/credits.js';
@@ -13,7 +13,7 @@ import { doneAt, formError, noticeOf, table, when } from '../parts.js';
 import type { PageAnswer, PageReply } from '../reply.js';
 import type { PageRequest } from '../request.js';
 import type { OperatorViewer } from '../viewer.js';
-import { namedTenant } from './shared.js';
+import { namedTeam } from './shared.js';
 import { currencyDigits, minorUnitsOf } from '../../../shared/money.js';
 import { choiceQuery, choicesOf, filterForm, idQuery, listPage, listPager, textQuery } from '../lists.js';
 
@@ -30,7 +30,7 @@ export const actorText = (e: CreditEntry): string => (e.actor.id === null ? e.ac
 function entryRow(e: CreditEntry, names: ReadonlyMap<number, string>): Html {
   return html`<tr>
     <th scope="row">${when(e.createdAt)}</th>
-    <td>${namedTenant(e.poolId, names)}</td>
+    <td>${namedTeam(e.poolId, names)}</td>
     <td>${e.kind}</td>
     <td class="number">${e.amount}</td>
     <td class="number">${e.balanceAfter}</td>
@@ -92,7 +92,7 @@ async function creditsAnswer(
   const page = listPage(ctx, r);
   const [found, summary] = await Promise.all([ctx.core.platformCredits.list(filter, page), ctx.core.platformCredits.summary()]);
   const entries = valueOrPageError(found);
-  const names = await ctx.core.tenants.names(entries.rows.map((e) => e.poolId));
+  const names = await ctx.core.adminTeams.names(entries.rows.map((e) => e.poolId));
   const errorOf = (f: 'grant' | 'payment') => (refused?.form === f ? formError(refused.error.message) : undefined);
   const sentTo = (f: 'grant' | 'payment') => (refused?.form === f ? refused.sent : {});
   const filters = filterForm(r, PATH, [

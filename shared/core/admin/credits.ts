@@ -1,5 +1,5 @@
-// The platform's credits, for its operators: every grant, purchase and adjustment across tenants, credits granted
-// to or removed from a tenant with a reason (each an entry of the ledger, recorded in the audit log in the same
+// The platform's credits, for its operators: every grant, purchase and adjustment across teams, credits granted
+// to or removed from a team with a reason (each an entry of the ledger, recorded in the audit log in the same
 // transaction), and the summary (granted, purchased, used, outstanding) from the ledger's kept totals.
 import type { Logger } from '../../log.js';
 import type { Store } from '../../store/index.js';
@@ -14,7 +14,7 @@ import { accountIdOf, poolIdOf } from '../../domain/team.js';
 import { dateBound } from '../message-log.js';
 import { auditEntry } from '../audit-log.js';
 import { notFound, refuse, done, type Managed } from '../management-refusals.js';
-import { reasonProblem } from './tenants.js';
+import { reasonProblem } from './teams.js';
 import type { LowBalanceAlerts, LowBalanceMail } from '../low-balance.js';
 
 function paymentProblem(credits: number, p: OfflinePayment): Managed<never> | undefined {
@@ -121,9 +121,9 @@ export class PlatformCredits {
     return done({ entry, invoice });
   }
 
-  /** The low-balance mail for a tenant's pool, now (the platform's button), recorded in the audit log. */
-  async sendLowCreditEmail(operator: Operator, tenantId: number, log: Logger): Promise<Managed<LowBalanceMail>> {
-    const team = await this.d.store.teams.get(tenantId);
+  /** The low-balance mail for a team's pool, now (the platform's button), recorded in the audit log. */
+  async sendLowCreditEmail(operator: Operator, teamId: number, log: Logger): Promise<Managed<LowBalanceMail>> {
+    const team = await this.d.store.teams.get(teamId);
     if (!team) return notFound('team', 'Tenant not found');
     const sent = await this.lowBalance.sendNow(team, log);
     if (!sent.ok) return sent;
@@ -132,7 +132,7 @@ export class PlatformCredits {
     await this.d.store.auditLog.record(
       auditEntry(
         operator,
-        { action: 'tenant.low_credit_email', target: { kind: 'tenant', id: String(tenantId) }, before: null, after: change, reason },
+        { action: 'tenant.low_credit_email', target: { kind: 'tenant', id: String(teamId) }, before: null, after: change, reason },
         new Date().toISOString(),
       ),
     );
@@ -148,7 +148,7 @@ export class PlatformCredits {
     return done(await this.d.store.credits.listAll({ ...page, poolId: filter.poolId, kinds, from, to }));
   }
 
-  /** Grants (positive) or removes (negative) credits of a tenant's pool, with a reason, as `operator`. */
+  /** Grants (positive) or removes (negative) credits of a team's pool, with a reason, as `operator`. */
   async adjust(operator: Operator, poolId: number, amount: number, reason: string, log: Logger): Promise<Managed<CreditEntry>> {
     const bad = reasonProblem(reason);
     if (bad) return bad;
