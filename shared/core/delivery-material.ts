@@ -23,8 +23,8 @@ export class DeliveryMaterial {
    */
   async sendingIdentity(teamId: number): Promise<SendingIdentity> {
     const team = await this.store.teams.get(teamId);
-    const pool = team ? this.config.delivery.pools[team.backendRegion] : undefined;
-    return { ehloName: pool?.ehloName ?? this.config.publicHostname, ...(pool?.localAddress ? { localAddress: pool.localAddress } : {}) };
+    const sendingPool = team ? this.config.delivery.pools[team.backendRegion] : undefined;
+    return { ehloName: sendingPool?.ehloName ?? this.config.publicHostname, ...(sendingPool?.localAddress ? { localAddress: sendingPool.localAddress } : {}) };
   }
 
   /** The body as accepted; undefined when the message is gone (purged, or its body dropped after completion). */

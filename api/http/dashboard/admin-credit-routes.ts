@@ -77,7 +77,7 @@ const credits: Route = {
       }),
       async handle({ ctx, user, params, request }) {
         operatorOf(user);
-        const filter = { poolId: params.account_id, kind: params.type, from: params.from, to: params.to };
+        const filter = { payerId: params.account_id, kind: params.type, from: params.from, to: params.to };
         const page = valueOf(await ctx.core.platformCredits.list(filter, corePage(params)));
         return pageReply(request, params, page.rows.map(creditEntryView), page.total);
       },

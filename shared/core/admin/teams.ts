@@ -185,7 +185,7 @@ export class TeamAdministration {
         teams.map((t) => t.id),
         this.fromDay(days),
       ),
-      Promise.all(teams.map((t) => this.d.store.teams.pooledBalance(t))),
+      Promise.all(teams.map((t) => this.d.store.teams.payerBalance(t))),
     ]);
     return teams.map((team, i) => ({ team, balance: balances[i]!, sending: figures(counts.get(team.id) ?? NO_SENDING, days) }));
   }
