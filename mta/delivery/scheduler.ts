@@ -161,7 +161,7 @@ export class Scheduler {
     const expired = batch.filter((r) => now >= r.ageFrom + this.d.retry.maxQueueAgeS * 1000 + this.leaseMs());
     const live = batch.filter((r) => !expired.includes(r));
     const results: AttemptResult[] = expired.map((r) => expiry(r, 'expired: too long in the queue'));
-    // Recipients of one batch share a connection, so they share the pool of the first one's team.
+    // Recipients of one batch share a connection, so they share the sending pool of the first one's team.
     const sendingPool = live.length ? await this.d.sendingPoolFor(live[0]!.teamId) : null;
     if (live.length && sendingPool) {
       const jobs = this.jobsFor(live);

@@ -15,7 +15,7 @@ import { done, notFound, refuse, type Managed } from '../management-refusals.js'
 import { rate } from '../team-summary.js';
 import { asAuditActor, auditEntry, type AuditActor } from '../audit-log.js';
 
-export type { TeamFilter as TenantFilter, TeamKind as TenantKind, DestinationQueue, RecipientError } from '../../store/admin-teams.js';
+export type { TeamFilter, TeamKind, DestinationQueue, RecipientError } from '../../store/admin-teams.js';
 
 export interface TeamAdministrationDeps {
   store: Store;
