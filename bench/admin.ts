@@ -1,4 +1,4 @@
-// bench/admin: the platform-administrator routes over HTTP with BENCH_ADMIN_TENANTS (10,000) tenants (a quarter
+// bench/admin: the platform-administrator routes over HTTP with BENCH_ADMIN_TENANTS (10,000) teams (a quarter
 // accounts, each with three child teams) and BENCH_ADMIN_MESSAGES (1,000,000) messages spread over them (a few
 // large senders, a long tail) over 30 days, written straight into SQLite by the store's log loader, as the logs
 // bench does. A platform operator is made with the CLI and calls the routes with an application password; each
@@ -13,7 +13,7 @@ import { api, benchDeployment, envInt, fmt, log, percentile, runBench, stopTern,
 import { pickStatus } from './status-mix.js';
 import { loadedMessage } from './loaded-message.js';
 
-const tenantCount = envInt('BENCH_ADMIN_TENANTS', 10_000);
+const teamCount = envInt('BENCH_ADMIN_TENANTS', 10_000);
 const messageCount = envInt('BENCH_ADMIN_MESSAGES', 1_000_000);
 const requests = envInt('BENCH_ADMIN_REQS', 200);
 const DAYS = 30;
@@ -25,10 +25,10 @@ const WORDS = ['invoice', 'receipt', 'order', 'shipped', 'welcome', 'reset', 'we
 const RCPT_DOMAINS = ['gmail.test', 'yahoo.test', 'outlook.test', 'corp.test', 'mail.test', 'web.test', 'post.test', 'inbox.test'];
 
 /** Accounts and their teams through the store (a grant of credits each, as the CLI makes them); their ids. */
-async function makeTenants(store: Store): Promise<number[]> {
+async function makeTeams(store: Store): Promise<number[]> {
   const ids: number[] = [];
-  const accounts = Math.ceil(tenantCount / 4);
-  for (let a = 0; a < accounts && ids.length < tenantCount; a++) {
+  const accounts = Math.ceil(teamCount / 4);
+  for (let a = 0; a < accounts && ids.length < teamCount; a++) {
     const account = await store.teams.createAccount({
       name: `Client ${a} ${WORDS[a % WORDS.length]}`,
       credits: 1000 + a,
@@ -37,7 +37,7 @@ async function makeTenants(store: Store): Promise<number[]> {
       backendRegion: 'eu',
     });
     ids.push(account.id);
-    for (let t = 0; t < 3 && ids.length < tenantCount; t++) {
+    for (let t = 0; t < 3 && ids.length < teamCount; t++) {
       const team = await store.teams.createTeam(account, `Team ${a}.${t}`, 10);
       if (team !== 'limit_reached') ids.push(team.id);
     }
@@ -46,9 +46,9 @@ async function makeTenants(store: Store): Promise<number[]> {
   return ids;
 }
 
-/** The i-th message: its tenant drawn with a skew (a few large senders), its time spread over the window. */
-function message(i: number, tenants: readonly number[], createdMs: number, end: number): LoadedMessage {
-  const teamId = tenants[Math.floor(rand() ** 2 * tenants.length)]!;
+/** The i-th message: its team drawn with a skew (a few large senders), its time spread over the window. */
+function message(i: number, teamIds: readonly number[], createdMs: number, end: number): LoadedMessage {
+  const teamId = teamIds[Math.floor(rand() ** 2 * teamIds.length)]!;
   const [status, recipientState] = pickStatus(rand);
   const email = `user${Math.floor(rand() * 100_000)}@${RCPT_DOMAINS[Math.floor(rand() * RCPT_DOMAINS.length)]}`;
   return loadedMessage({
@@ -65,7 +65,7 @@ function message(i: number, tenants: readonly number[], createdMs: number, end: 
   });
 }
 
-async function loadMessages(dataDir: string, tenants: readonly number[]): Promise<void> {
+async function loadMessages(dataDir: string, teamIds: readonly number[]): Promise<void> {
   const loader = await logLoading.openLogLoader(dataDir);
   const end = Date.now();
   const start = end - DAYS * 86_400_000;
@@ -74,7 +74,7 @@ async function loadMessages(dataDir: string, tenants: readonly number[]): Promis
   const began = Date.now();
   for (let base = 0; base < messageCount; base += TX) {
     const batch: LoadedMessage[] = [];
-    for (let i = base; i < Math.min(messageCount, base + TX); i++) batch.push(message(i, tenants, Math.floor(start + i * step), end));
+    for (let i = base; i < Math.min(messageCount, base + TX); i++) batch.push(message(i, teamIds, Math.floor(start + i * step), end));
     await loader.writeBatch(batch);
     const done = Math.min(messageCount, base + TX);
     if (done % 200_000 === 0 || done === messageCount) log(`  ${fmt(done)} messages written (${fmt(done / ((Date.now() - began) / 1000))}/s)`);
@@ -117,23 +117,23 @@ interface Kind {
   path(i: number): string;
 }
 
-function kinds(tenants: readonly number[]): Kind[] {
-  const tenant = (i: number) => tenants[(i * 7919) % tenants.length]!;
-  const busy = (i: number) => tenants[i % 20]!;
+function kinds(teamIds: readonly number[]): Kind[] {
+  const spreadTeam = (i: number) => teamIds[(i * 7919) % teamIds.length]!;
+  const busy = (i: number) => teamIds[i % 20]!;
   const day = (i: number) => new Date(Date.now() - (1 + (i % (DAYS - 1))) * 86_400_000).toISOString().slice(0, 10);
   return [
     { name: 'stats (30 days)', path: () => '/admin/stats' },
     { name: 'tenants (first page)', path: () => '/admin/tenants' },
-    { name: 'tenants?page=<deep>', path: (i) => `/admin/tenants?per_page=25&page=${1 + ((i * 37) % Math.floor(tenants.length / 25))}` },
-    { name: 'tenants?search=<name part>', path: (i) => `/admin/tenants?search=${encodeURIComponent(`Client ${i % Math.ceil(tenants.length / 4)}`)}` },
+    { name: 'tenants?page=<deep>', path: (i) => `/admin/tenants?per_page=25&page=${1 + ((i * 37) % Math.floor(teamIds.length / 25))}` },
+    { name: 'tenants?search=<name part>', path: (i) => `/admin/tenants?search=${encodeURIComponent(`Client ${i % Math.ceil(teamIds.length / 4)}`)}` },
     { name: 'tenants?status=suspended', path: () => '/admin/tenants?status=suspended' },
     { name: 'tenants/sending-stats (30 days)', path: () => '/admin/tenants/sending-stats' },
     { name: 'tenants/sending-stats?days=7', path: () => '/admin/tenants/sending-stats?days=7' },
-    { name: 'tenants/{id}', path: (i) => `/admin/tenants/${tenant(i)}` },
+    { name: 'tenants/{id}', path: (i) => `/admin/tenants/${spreadTeam(i)}` },
     { name: 'tenants/{id}/mta-status (busiest)', path: (i) => `/admin/tenants/${busy(i)}/mta-status` },
-    { name: 'tenants/{id}/mta-status', path: (i) => `/admin/tenants/${tenant(i)}/mta-status` },
+    { name: 'tenants/{id}/mta-status', path: (i) => `/admin/tenants/${spreadTeam(i)}/mta-status` },
     { name: 'credits (first page)', path: () => '/admin/credits' },
-    { name: 'credits?account_id=<id>', path: (i) => `/admin/credits?account_id=${tenant(i)}` },
+    { name: 'credits?account_id=<id>', path: (i) => `/admin/credits?account_id=${spreadTeam(i)}` },
     { name: 'credits/summary', path: () => '/admin/credits/summary' },
     { name: 'audit-log', path: () => '/admin/audit-log' },
     { name: 'logs (first page)', path: () => '/admin/logs' },
@@ -151,13 +151,13 @@ function kinds(tenants: readonly number[]): Kind[] {
 
 runBench('admin', 5400, async () => {
   const d = await benchDeployment('admin', { remotePort: 9, config: { limits: { writesPerMinute: 1_000_000 } } });
-  log(`\n[admin] ${fmt(tenantCount)} tenants through the store`);
+  log(`\n[admin] ${fmt(teamCount)} tenants through the store`);
   const store = await d.store();
   const began = Date.now();
-  const tenants = await makeTenants(store);
+  const teamIds = await makeTeams(store);
   log(`  made in ${fmt((Date.now() - began) / 1000, 0)} s`);
   log(`[admin] writing ${fmt(messageCount)} messages spread over them`);
-  await loadMessages(d.dataDir, tenants);
+  await loadMessages(d.dataDir, teamIds);
 
   await d.startApi();
   const auth = await operatorCredentials(d.apiUrl, d.env);
@@ -167,10 +167,10 @@ runBench('admin', 5400, async () => {
   };
   await get('/admin/stats'); // warms what a running API would have warm
 
-  log(`\n[admin] ${requests} sequential requests per kind, ${fmt(tenantCount)} tenants, ${fmt(messageCount)} messages`);
+  log(`\n[admin] ${requests} sequential requests per kind, ${fmt(teamCount)} tenants, ${fmt(messageCount)} messages`);
   const lines: string[][] = [];
   const rows: BenchRow[] = [];
-  for (const kind of kinds(tenants)) {
+  for (const kind of kinds(teamIds)) {
     const times: number[] = [];
     for (let i = 0; i < requests; i++) {
       const t0 = performance.now();

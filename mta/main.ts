@@ -69,7 +69,7 @@ function createScheduler(rt: Runtime, config: Config, { queue, outcomes, resolve
       connections,
       replies,
     },
-    poolFor: (teamId) => material.sendingIdentity(teamId),
+    sendingPoolFor: (teamId) => material.sendingIdentity(teamId),
   });
 }
 

@@ -62,7 +62,7 @@ const ConfigSchema = Obj({
   }),
   /**
    * How the platform takes payments: `offline` (no card; credits come from the platform's grants; the only
-   * provider so far). The owner of a pool is mailed once each time its balance falls below `lowBalanceThreshold`.
+   * provider so far). The owner of a payer is mailed once each time its balance falls below `lowBalanceThreshold`.
    */
   billing: Obj({
     provider: Type.Union([Type.Literal('offline'), Type.Literal('stripe')]),
@@ -74,7 +74,7 @@ const ConfigSchema = Obj({
       apiBaseUrl: Type.Union([Type.String({ minLength: 1 }), Type.Null()]),
     }),
     lowBalanceThreshold: Type.Integer({ minimum: 0 }),
-    /** How often the API looks for pools that fell below the threshold. */
+    /** How often the API looks for payers that fell below the threshold. */
     lowBalanceCheckS: Positive,
     /** ISO 4217: the currency of prices and invoices. */
     currency: Type.String({ pattern: '^[A-Z]{3}$' }),

@@ -19,8 +19,8 @@ const cli = async (...args: string[]) => {
   return res;
 };
 
-/** The tenant's audit entries, oldest first, as operators read them through the core. */
-async function tenantEntries(id: number): Promise<AuditEntry[]> {
+/** The team's audit entries, oldest first, as operators read them through the core. */
+async function teamEntries(id: number): Promise<AuditEntry[]> {
   const store = await openStore(home.dir);
   try {
     const page = await new AuditLog({ store }).list({ targetKind: 'tenant', targetId: String(id) }, { page: 1, perPage: 50 });
@@ -38,7 +38,7 @@ t.test('a CLI suspension and reactivation are in the audit log with before and a
   const lift = await cli('team', 'reactivate', '--team', String(id), '--reason', 'cleared after review');
   t.match(lift.json, { id, status: 'active', lifted: { by: 'platform', reason: 'Abuse report 42' } }, 'the command prints what it lifted, as before');
 
-  const [suspended, reactivated, ...more] = await tenantEntries(id);
+  const [suspended, reactivated, ...more] = await teamEntries(id);
   t.same(more, [], 'one entry each');
   t.match(suspended, {
     ...CLI_ACTOR,
@@ -63,7 +63,7 @@ t.test('a CLI suspension as the owner and a reactivation without a reason are au
   t.match(suspend.json, { id, status: 'suspended', suspended_by: 'account', suspension: { by: 'account', reason: 'suspended by the operator' } });
   await cli('team', 'reactivate', '--team', String(id));
 
-  const entries = await tenantEntries(id);
+  const entries = await teamEntries(id);
   t.match(entries, [
     { ...CLI_ACTOR, action: 'tenant.suspend', after: { status: 'suspended', suspended_by: 'account' }, reason: 'suspended by the operator' },
     { ...CLI_ACTOR, action: 'tenant.reactivate', after: { status: 'active' }, reason: 'reactivated with ternmail team reactivate' },
@@ -78,5 +78,5 @@ t.test('a refused CLI suspension writes no audit entry', async (t) => {
   const missing = await runCli(['team', 'reactivate', '--team', '777777'], env);
   t.equal(missing.code, 1);
   t.match(missing.stderr, /no team 777777/);
-  t.same(await tenantEntries(id), []);
+  t.same(await teamEntries(id), []);
 });

@@ -1,6 +1,6 @@
 // The platform's credits and figures over real HTTP (real Redis, SQLite, and the MTA delivering to a loopback
 // sink): an operator lists every grant and adjustment, grants and removes credits with a reason (ledger and audit
-// log), reads the summary and the platform's stats, and mails a tenant's owners its low-credit message by hand.
+// log), reads the summary and the platform's stats, and mails a team's owners its low-credit message by hand.
 // Account users (owner, admin, viewer) get 403 on every one of these routes; anonymous callers 401.
 import t from 'tap';
 import { startMailWorld } from './helpers/mail-world.js';
@@ -102,7 +102,7 @@ t.test('the summary and the stats follow grants and sends', async (t) => {
   t.match((await h.request('GET', `${STATS}?days=0`, withSession(operator))).body, { code: 'rest_invalid_param' });
 });
 
-t.test("the low-credit email goes to the tenant's owners by hand and is in the audit log", async (t) => {
+t.test("the low-credit email goes to the team's owners by hand and is in the audit log", async (t) => {
   const { id } = await h.account({ credits: 12, name: 'Low one' });
   const owner = `owner-low-${process.pid}@dest.test`;
   const made = await createIdentity(h.rt).users.create(id, { email: owner, role: 'owner' }, log);

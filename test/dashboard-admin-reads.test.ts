@@ -1,6 +1,6 @@
-// The platform's read routes over real HTTP, Redis, SQLite and a loopback DNS server: every tenant's domains (list,
-// ranking by volume, one domain, its DNS check run now under the per-domain limit), every tenant's message log
-// (filters, search, one message by its log_id) and every tenant's suppressions. Bad filters are refused and change
+// The platform's read routes over real HTTP, Redis, SQLite and a loopback DNS server: every team's domains (list,
+// ranking by volume, one domain, its DNS check run now under the per-domain limit), every team's message log
+// (filters, search, one message by its log_id) and every team's suppressions. Bad filters are refused and change
 // nothing; an unknown id is 404; account users get 403 and anonymous callers 401 on every one of them.
 import t from 'tap';
 import { startHarness } from './helpers/harness.js';
@@ -75,7 +75,7 @@ const listed = async <T>(path: string): Promise<T[]> => {
 };
 const domainNumber = async (): Promise<number> => (await listed<AdminDomainItem>(`/domains?tenant_id=${account.id}`))[0]!.id;
 
-t.test("an operator lists every tenant's domains with their tenant, filtered by tenant, status and a part of the name", async (t) => {
+t.test("an operator lists every team's domains with their team, filtered by team, status and a part of the name", async (t) => {
   const all = await asOperator('/domains?per_page=100');
   t.equal(all.status, 200, all.text);
   t.ok(Number(all.headers.get('x-wp-total')) >= 2, 'X-WP-Total');
@@ -103,7 +103,7 @@ t.test("an operator lists every tenant's domains with their tenant, filtered by 
   t.same(await listed('/domains?search=%25'), [], 'a LIKE wildcard is matched literally');
 });
 
-t.test('one domain by its number: its DNS records as the dashboard shows them and its tenant; an unknown number is 404', async (t) => {
+t.test('one domain by its number: its DNS records as the dashboard shows them and its team; an unknown number is 404', async (t) => {
   const number = await domainNumber();
   const one = await asOperator(`/domains/${number}`);
   t.equal(one.status, 200, one.text);
@@ -165,7 +165,7 @@ t.test('sending-stats ranks domains by volume over a window of days; a window ou
   }
 });
 
-t.test("an operator reads every tenant's log with log_ids, narrowed by tenant, domain, status, dates and words", async (t) => {
+t.test("an operator reads every team's log with log_ids, narrowed by team, domain, status, dates and words", async (t) => {
   const all = await asOperator('/logs?per_page=100');
   t.equal(all.status, 200, all.text);
   const rows = all.body as AdminLogItem[];
@@ -226,7 +226,7 @@ t.test('one message by its log_id: recipients, attempts and events as the dashbo
   t.match(await asOperator('/logs/99999999'), { status: 404, body: { code: 'rest_message_invalid_id' } });
 });
 
-t.test("an operator lists every tenant's suppressions with their tenant, searched and filtered", async (t) => {
+t.test("an operator lists every team's suppressions with their team, searched and filtered", async (t) => {
   const all = await asOperator('/suppressions?per_page=100');
   t.equal(all.status, 200, all.text);
   const rows = all.body as Array<{ email: string }>;

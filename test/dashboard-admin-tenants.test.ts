@@ -1,7 +1,7 @@
-// The platform's admin routes over real HTTP: a platform operator lists tenants with their balance and sending
+// The platform's admin routes over real HTTP: a platform operator lists teams with their balance and sending
 // figures, ranks them by volume, reads one and what the MTA holds of it, suspends and reactivates it with a
 // reason (each recorded in the audit log with before and after). Account users, owners included, get 403 on
-// every admin route; an operator gets 403 on every account route; a missing tenant is 404; bad args change nothing.
+// every admin route; an operator gets 403 on every account route; a missing team is 404; bad args change nothing.
 import t from 'tap';
 import { randomUUID } from 'node:crypto';
 import { startHarness, type Harness, type UntypedJson } from './helpers/harness.js';
@@ -56,7 +56,7 @@ t.teardown(() => h?.close());
 
 const asOperator = (method: string, path: string, body?: UntypedJson) => h.request(method, `${ADMIN}${path}`, { ...withSession(operator), body });
 
-t.test('an operator lists every tenant with its status, balance and sending figures, filtered and searched', async (t) => {
+t.test('an operator lists every team with its status, balance and sending figures, filtered and searched', async (t) => {
   const all = await asOperator('GET', '/tenants?per_page=100');
   t.equal(all.status, 200, all.text);
   t.ok(Number(all.headers.get('x-wp-total')) >= 2, 'X-WP-Total');
@@ -103,7 +103,7 @@ t.test('an operator lists every tenant with its status, balance and sending figu
   t.match(paged.headers.get('link') ?? '', /rel="prev"/);
 });
 
-t.test('sending-stats ranks every tenant by volume over a window of days', async (t) => {
+t.test('sending-stats ranks every team by volume over a window of days', async (t) => {
   const ranked = await asOperator('GET', '/tenants/sending-stats?per_page=1');
   t.equal(ranked.status, 200, ranked.text);
   t.match(ranked.body, [{ id: account.id, sending: { window_days: 30, sent: 1, bounced: 1, volume: 2 } }], 'the largest volume first');
@@ -115,7 +115,7 @@ t.test('sending-stats ranks every tenant by volume over a window of days', async
   t.match(tooLong.body, { code: 'rest_invalid_param', data: { params: { days: /1 to 366/ } } });
 });
 
-t.test('one tenant: its figures, its users, domains and teams; a missing one is 404', async (t) => {
+t.test('one team: its figures, its users, domains and teams; a missing one is 404', async (t) => {
   const ownerEmail = await userOn(h, account.id, 'owner');
   const one = await asOperator('GET', `/tenants/${account.id}`);
   t.equal(one.status, 200, one.text);
@@ -131,7 +131,7 @@ t.test('one tenant: its figures, its users, domains and teams; a missing one is 
   t.equal((await asOperator('POST', '/tenants/99999999/suspend', { reason: 'nobody' })).status, 404);
 });
 
-t.test("mta-status shows the tenant's recipients in flight by destination, the oldest and the last errors", async (t) => {
+t.test("mta-status shows the team's recipients in flight by destination, the oldest and the last errors", async (t) => {
   const status = await asOperator('GET', `/tenants/${account.id}/mta-status`);
   t.equal(status.status, 200, status.text);
   const body = status.body as {
@@ -149,7 +149,7 @@ t.test("mta-status shows the tenant's recipients in flight by destination, the o
   );
 });
 
-t.test('an operator suspends and reactivates a tenant with a reason; each is in the audit log with before and after', async (t) => {
+t.test('an operator suspends and reactivates a team with a reason; each is in the audit log with before and after', async (t) => {
   const suspended = await asOperator('POST', `/tenants/${teamId}/suspend`, { reason: 'phishing reports' });
   t.equal(suspended.status, 200, suspended.text);
   t.match(suspended.body, { id: teamId, status: 'suspended', suspension: { by: 'platform', reason: 'phishing reports' } });

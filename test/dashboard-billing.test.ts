@@ -31,9 +31,9 @@ async function childTeam(owner: SignedIn, name = 'Sales'): Promise<number> {
   return (made.body as { id: number }).id;
 }
 
-async function reconciled(t: Test, poolId: number): Promise<number> {
-  const { balance, sumOfEntries } = await h.rt.store.credits.reconcile(poolId);
-  t.equal(sumOfEntries, balance, `pool ${poolId}: the balance is the sum of its entries`);
+async function reconciled(t: Test, payerId: number): Promise<number> {
+  const { balance, sumOfEntries } = await h.rt.store.credits.reconcile(payerId);
+  t.equal(sumOfEntries, balance, `pool ${payerId}: the balance is the sum of its entries`);
   return balance;
 }
 
@@ -79,7 +79,7 @@ t.test('each send is an entry with its message, filtered by type and date; a bad
   t.equal(await reconciled(t, id), 8);
 });
 
-t.test('credits moved to a team make it pay for itself; moved back in full it shares the pool again', async (t) => {
+t.test('credits moved to a team make it pay for itself; moved back in full it draws on its account again', async (t) => {
   const { id, key, owner } = await ownerOf(100);
   const team = await childTeam(owner);
   const moved = await h.request('POST', TRANSFER, { ...withSession(owner), body: { team_id: team, amount: 30 } });

@@ -26,8 +26,8 @@ async function accountWithOwner(credits: number, name: string): Promise<{ id: nu
   return { id, owner };
 }
 
-const change = (store: Store, poolId: number, amount: number) =>
-  store.credits.post({ poolId, kind: amount > 0 ? 'grant' : 'adjustment', amount, actor: { kind: 'cli', id: null }, reference: null, reason: 'test' });
+const change = (store: Store, payerId: number, amount: number) =>
+  store.credits.post({ payerId, kind: amount > 0 ? 'grant' : 'adjustment', amount, actor: { kind: 'cli', id: null }, reference: null, reason: 'test' });
 
 const sweeps = (n: number) => new Promise((resolve) => setTimeout(resolve, n * 1000 + 500));
 

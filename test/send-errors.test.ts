@@ -167,7 +167,7 @@ t.test('without enough credits a send is refused with 403 account.insufficient_b
   t.equal(await balance(one.id), 0);
 });
 
-t.test('concurrent sends never take more credits than the pool holds', async (t) => {
+t.test('concurrent sends never take more credits than the payer holds', async (t) => {
   const s = await setup(3);
   const replies = await Promise.all(Array.from({ length: 6 }, () => send(s.sendKey, mail(s.domain))));
   const statuses = replies.map((r) => r.status).sort();
@@ -501,7 +501,7 @@ t.test('attachments just under 10 MB in total are accepted', async (t) => {
   t.equal(res.status, 200, res.text);
 });
 
-t.test('a child team sending through an admin key pays one credit per accepted recipient from the parent pool', async (t) => {
+t.test('a child team sending through an admin key pays one credit per accepted recipient from the parent account', async (t) => {
   const s = await setup(10);
   const child = await h.request('POST', '/v2/teams', { key: s.adminKey, body: { name: 'Client C' } });
   const teamId: number = child.body.data.id;

@@ -59,7 +59,7 @@ t.test('every refusal has one SMTP reply and one HTTP error, as the table says',
 });
 
 /** A root account with a verified domain and a sending key for it; its own world of refusals. */
-interface Tenant {
+interface SendingAccount {
   id: number;
   adminKey: string;
   sendingKey: string;
@@ -71,7 +71,7 @@ interface Tenant {
 let seq = 0;
 const uniqueDomain = () => `refusals-${process.pid}-${++seq}.com`;
 
-async function tenant(w: MailWorld, o: { credits?: number; keyLimitedTo?: 'first' } = {}): Promise<Tenant> {
+async function sendingAccount(w: MailWorld, o: { credits?: number; keyLimitedTo?: 'first' } = {}): Promise<SendingAccount> {
   const h = w.h;
   const acct = await h.account({ credits: o.credits ?? 1000 });
   await h.rt.store.teams.update(acct.id, { limitPerSecond: 100_000 });
@@ -130,20 +130,20 @@ t.test('SMTP submission and POST /v2/emails refuse the same senders, each in its
   };
 
   await t.test('no key', async (t) => {
-    const a = await tenant(w);
+    const a = await sendingAccount(w);
     expectBoth(t, 'no_key', await smtpCode(w, undefined, `shop@${a.domain}`), await httpSend(w, undefined, `shop@${a.domain}`));
   });
 
   await t.test('an unknown key, and an admin key over SMTP', async (t) => {
-    const a = await tenant(w);
+    const a = await sendingAccount(w);
     const unknown = 'tern_doesnotexist0000000000000000000000000000';
     expectBoth(t, 'invalid_key', await smtpCode(w, unknown, `shop@${a.domain}`), await httpSend(w, unknown, `shop@${a.domain}`));
     expectBoth(t, 'invalid_key', await smtpCode(w, a.adminKey, `shop@${a.domain}`), null);
   });
 
   await t.test('an admin key in the body, without emails:send, or acting on a team out of reach (HTTP only)', async (t) => {
-    const a = await tenant(w);
-    const b = await tenant(w);
+    const a = await sendingAccount(w);
+    const b = await sendingAccount(w);
     expectBoth(t, 'admin_key_in_body', null, await httpSend(w, a.adminKey, `shop@${a.domain}`, { inBody: true }));
     const readOnly = await w.h.adminKey(a.id, ['domains:read']);
     expectBoth(t, 'insufficient_scope', null, await httpSend(w, readOnly, `shop@${a.domain}`));
@@ -151,14 +151,14 @@ t.test('SMTP submission and POST /v2/emails refuse the same senders, each in its
   });
 
   await t.test('a suspended team', async (t) => {
-    const a = await tenant(w);
+    const a = await sendingAccount(w);
     await w.h.rt.store.teams.changeStatus(a.id, 'suspended', 'platform');
     expectBoth(t, 'team_suspended', await smtpCode(w, a.sendingKey, `shop@${a.domain}`), await httpSend(w, a.sendingKey, `shop@${a.domain}`));
   });
 
   await t.test('a From domain the team has not verified, and one the key may not use', async (t) => {
-    const a = await tenant(w, { keyLimitedTo: 'first' });
-    const b = await tenant(w);
+    const a = await sendingAccount(w, { keyLimitedTo: 'first' });
+    const b = await sendingAccount(w);
     const foreign = `shop@${b.domain}`;
     expectBoth(t, 'domain_not_verified', await smtpCode(w, a.sendingKey, foreign), await httpSend(w, a.sendingKey, foreign));
     const second = `shop@${a.otherDomain}`;
@@ -166,7 +166,7 @@ t.test('SMTP submission and POST /v2/emails refuse the same senders, each in its
   });
 
   await t.test('the sending rate used up', async (t) => {
-    const a = await tenant(w);
+    const a = await sendingAccount(w);
     await w.h.rt.store.teams.update(a.id, { limitPerSecond: 1 });
     const from = `shop@${a.domain}`;
     // Several at once: one takes the second's only place, the others are refused, on both interfaces.
@@ -182,7 +182,7 @@ t.test('SMTP submission and POST /v2/emails refuse the same senders, each in its
   });
 
   await t.test('credits that do not cover the message', async (t) => {
-    const a = await tenant(w, { credits: 0 });
+    const a = await sendingAccount(w, { credits: 0 });
     expectBoth(t, 'insufficient_balance', await smtpCode(w, a.sendingKey, `shop@${a.domain}`), await httpSend(w, a.sendingKey, `shop@${a.domain}`));
   });
 });

@@ -1,6 +1,6 @@
-// The platform operator's pages (issue 13) over real HTTP and in Chromium: the platform's figures, the tenants
-// (search, filters, one tenant with its MTA status), suspending and reactivating a tenant with a reason (the
-// account's pages then show the banner with it), credits granted through the page (seen in the tenant's billing
+// The platform operator's pages (issue 13) over real HTTP and in Chromium: the platform's figures, the teams
+// (search, filters, one team with its MTA status), suspending and reactivating a team with a reason (the
+// account's pages then show the banner with it), credits granted through the page (seen in the team's billing
 // and the audit log page), and the other admin lists. An account's user gets 404 on every /admin page; names
 // holding markup render as text; bad input is a 400 that changes nothing.
 import t, { type Test } from 'tap';
@@ -38,17 +38,17 @@ t.teardown(async () => {
   await h?.close();
 });
 
-/** The audit log of a tenant, newest first, as the REST route lists it. */
-async function auditOf(tenantId: number): Promise<Array<{ action: string; reason: string; after: Record<string, unknown> }>> {
+/** The audit log of a team, newest first, as the REST route lists it. */
+async function auditOf(targetId: number): Promise<Array<{ action: string; reason: string; after: Record<string, unknown> }>> {
   const found = await h.request<Array<{ action: string; reason: string; after: Record<string, unknown> }>>(
     'GET',
-    `/api/tern/v2/admin/audit-log?target_kind=tenant&target_id=${tenantId}`,
+    `/api/tern/v2/admin/audit-log?target_kind=tenant&target_id=${targetId}`,
     withSession(rest),
   );
   return found.body;
 }
 
-const tenantNamed = async (name: string, credits = 0) => h.account({ name, credits });
+const teamNamed = async (name: string, credits = 0) => h.account({ name, credits });
 
 t.test('an account user gets 404 on every /admin page, and its forged action changes nothing', async (t) => {
   const account = await h.account();
@@ -72,8 +72,8 @@ t.test('an account user gets 404 on every /admin page, and its forged action cha
   t.equal((await h.rt.store.teams.get(account.id))?.status, 'active', 'the tenant is still active');
 });
 
-t.test('the platform page shows tenants, recipients by status and by day, the queue and credits', async (t) => {
-  await tenantNamed('Platform figures', 75);
+t.test('the platform page shows teams, recipients by status and by day, the queue and credits', async (t) => {
+  await teamNamed('Platform figures', 75);
   const shown = await page(h, 'GET', '/admin', { cookie: operator });
   t.equal(shown.status, 200);
   t.match(shown.text, /<h1>Platform<\/h1>/);
@@ -86,9 +86,9 @@ t.test('the platform page shows tenants, recipients by status and by day, the qu
   t.equal((await page(h, 'GET', '/', { cookie: operator })).headers.get('location'), '/admin', "an operator opening an account's page lands here");
 });
 
-t.test('the tenants list searches by name, filters, and writes names as text', async (t) => {
-  const evil = await tenantNamed(`Evil ${SCRIPT}`);
-  await tenantNamed(`Evil ${IMG}`);
+t.test('the teams list searches by name, filters, and writes names as text', async (t) => {
+  const evil = await teamNamed(`Evil ${SCRIPT}`);
+  await teamNamed(`Evil ${IMG}`);
   const found = await page(h, 'GET', `/admin/tenants?search=${encodeURIComponent('Evil')}`, { cookie: operator });
   t.equal(found.status, 200);
   t.match(found.text, `Evil ${SCRIPT_SHOWN}`);
@@ -107,10 +107,10 @@ t.test('the tenants list searches by name, filters, and writes names as text', a
   t.equal((await page(h, 'GET', '/admin/tenants?page=100000', { cookie: operator })).status, 400, 'paging too deep is refused');
 });
 
-t.test('a tenant page: its facts, users, MTA status; its name as text; an unknown tenant is 404', async (t) => {
-  const tenant = await tenantNamed(`Shop ${SCRIPT}`, 120);
-  const owner = await userOn(h, tenant.id, 'owner');
-  const shown = await page(h, 'GET', `/admin/tenants/${tenant.id}`, { cookie: operator });
+t.test('a team page: its facts, users, MTA status; its name as text; an unknown team is 404', async (t) => {
+  const shop = await teamNamed(`Shop ${SCRIPT}`, 120);
+  const owner = await userOn(h, shop.id, 'owner');
+  const shown = await page(h, 'GET', `/admin/tenants/${shop.id}`, { cookie: operator });
   t.equal(shown.status, 200);
   t.match(shown.text, `<h1>Tenant: Shop ${SCRIPT_SHOWN}</h1>`);
   t.notMatch(shown.text, SCRIPT);
@@ -122,33 +122,33 @@ t.test('a tenant page: its facts, users, MTA status; its name as text; an unknow
   t.equal((await page(h, 'GET', '/admin/tenants/abc', { cookie: operator })).status, 404);
 });
 
-t.test('an operator suspends a tenant with a reason: the account sees the banner with it; reactivated, it is gone', async (t) => {
-  const tenant = await tenantNamed('Suspended shop');
-  const owner = await signInOverHttp(h, await userOn(h, tenant.id, 'owner'));
-  const guard = await formGuardOf(h, operator, `/admin/tenants/${tenant.id}`);
-  const noReason = await page(h, 'POST', `/admin/tenants/${tenant.id}/suspend`, { cookie: operator, form: { ...guard, reason: '  ' } });
+t.test('an operator suspends a team with a reason: the account sees the banner with it; reactivated, it is gone', async (t) => {
+  const shop = await teamNamed('Suspended shop');
+  const owner = await signInOverHttp(h, await userOn(h, shop.id, 'owner'));
+  const guard = await formGuardOf(h, operator, `/admin/tenants/${shop.id}`);
+  const noReason = await page(h, 'POST', `/admin/tenants/${shop.id}/suspend`, { cookie: operator, form: { ...guard, reason: '  ' } });
   t.equal(noReason.status, 400);
   t.match(noReason.text, /role="alert">reason must have 1 to 500 characters/);
-  t.equal((await h.rt.store.teams.get(tenant.id))?.status, 'active', 'nothing changed');
+  t.equal((await h.rt.store.teams.get(shop.id))?.status, 'active', 'nothing changed');
 
   const reason = `Spam complaints ${IMG}`;
-  const suspended = await page(h, 'POST', `/admin/tenants/${tenant.id}/suspend`, { cookie: operator, form: { ...guard, reason } });
+  const suspended = await page(h, 'POST', `/admin/tenants/${shop.id}/suspend`, { cookie: operator, form: { ...guard, reason } });
   t.equal(suspended.status, 303);
-  t.equal(suspended.headers.get('location'), `/admin/tenants/${tenant.id}?done=suspended`);
-  const team = await h.rt.store.teams.get(tenant.id);
+  t.equal(suspended.headers.get('location'), `/admin/tenants/${shop.id}?done=suspended`);
+  const team = await h.rt.store.teams.get(shop.id);
   t.match(team, { status: 'suspended', suspendedBy: 'platform', suspension: { reason } });
-  const after = await page(h, 'GET', `/admin/tenants/${tenant.id}?done=suspended`, { cookie: operator });
+  const after = await page(h, 'GET', `/admin/tenants/${shop.id}?done=suspended`, { cookie: operator });
   t.match(after.text, /The tenant is suspended/);
   t.match(after.text, /id="reactivate"/);
   t.match(after.text, `Spam complaints ${IMG_SHOWN}`);
   const banner = await page(h, 'GET', '/', { cookie: owner });
   t.match(banner.text, `<strong>This team is suspended:</strong> Spam complaints ${IMG_SHOWN}`, "the account's pages show why");
 
-  const reactivated = await page(h, 'POST', `/admin/tenants/${tenant.id}/reactivate`, { cookie: operator, form: { ...guard, reason: 'Cleaned its lists' } });
+  const reactivated = await page(h, 'POST', `/admin/tenants/${shop.id}/reactivate`, { cookie: operator, form: { ...guard, reason: 'Cleaned its lists' } });
   t.equal(reactivated.status, 303);
-  t.equal((await h.rt.store.teams.get(tenant.id))?.status, 'active');
+  t.equal((await h.rt.store.teams.get(shop.id))?.status, 'active');
   t.notMatch((await page(h, 'GET', '/', { cookie: owner })).text, /This team is suspended/);
-  const audit = await auditOf(tenant.id);
+  const audit = await auditOf(shop.id);
   t.same(
     audit.map((e) => [e.action, e.reason]),
     [
@@ -158,33 +158,33 @@ t.test('an operator suspends a tenant with a reason: the account sees the banner
   );
 });
 
-t.test('the low-credit email without a system sender: the tenant page says why, nothing is audited', async (t) => {
-  const tenant = await tenantNamed('Low shop');
-  await userOn(h, tenant.id, 'owner');
-  const guard = await formGuardOf(h, operator, `/admin/tenants/${tenant.id}`);
-  const refused = await page(h, 'POST', `/admin/tenants/${tenant.id}/low-credit-email`, { cookie: operator, form: guard });
+t.test('the low-credit email without a system sender: the team page says why, nothing is audited', async (t) => {
+  const shop = await teamNamed('Low shop');
+  await userOn(h, shop.id, 'owner');
+  const guard = await formGuardOf(h, operator, `/admin/tenants/${shop.id}`);
+  const refused = await page(h, 'POST', `/admin/tenants/${shop.id}/low-credit-email`, { cookie: operator, form: guard });
   t.equal(refused.status, 503);
   t.match(refused.text, /role="alert">Tern cannot send email yet[^<]*Choose Tern’s sender on the Platform page \(\/admin\)\./, 'the operator is told where to set it up');
-  t.same(await auditOf(tenant.id), []);
+  t.same(await auditOf(shop.id), []);
 });
 
-t.test('an operator grants credits through the page: the tenant sees them on its billing page, the audit log page shows why', async (t) => {
-  const tenant = await tenantNamed('Granted shop', 10);
-  const owner = await signInOverHttp(h, await userOn(h, tenant.id, 'owner'));
-  const shown = await page(h, 'GET', `/admin/credits?account_id=${tenant.id}`, { cookie: operator });
+t.test('an operator grants credits through the page: the team sees them on its billing page, the audit log page shows why', async (t) => {
+  const shop = await teamNamed('Granted shop', 10);
+  const owner = await signInOverHttp(h, await userOn(h, shop.id, 'owner'));
+  const shown = await page(h, 'GET', `/admin/credits?account_id=${shop.id}`, { cookie: operator });
   t.equal(shown.status, 200);
-  t.match(shown.text, `id="grant-account" name="account_id" value="${tenant.id}"`, 'the form is filled with the tenant asked for');
+  t.match(shown.text, `id="grant-account" name="account_id" value="${shop.id}"`, 'the form is filled with the tenant asked for');
   const guard = await formGuardOf(h, operator, '/admin/credits');
   const reason = `Welcome ${SCRIPT}`;
-  const granted = await page(h, 'POST', '/admin/credits', { cookie: operator, form: { ...guard, account_id: String(tenant.id), amount: '250', reason } });
+  const granted = await page(h, 'POST', '/admin/credits', { cookie: operator, form: { ...guard, account_id: String(shop.id), amount: '250', reason } });
   t.equal(granted.status, 303);
-  t.equal(granted.headers.get('location'), `/admin/credits?account_id=${tenant.id}&done=granted`);
-  const listed = await page(h, 'GET', `/admin/credits?account_id=${tenant.id}&done=granted`, { cookie: operator });
+  t.equal(granted.headers.get('location'), `/admin/credits?account_id=${shop.id}&done=granted`);
+  const listed = await page(h, 'GET', `/admin/credits?account_id=${shop.id}&done=granted`, { cookie: operator });
   t.match(listed.text, /The credits are granted/);
   t.match(listed.text, `Welcome ${SCRIPT_SHOWN}`);
   t.notMatch(listed.text, SCRIPT);
   t.match((await page(h, 'GET', '/billing', { cookie: owner })).text, /id="balance">260</, "the tenant's billing page shows the new balance");
-  const audit = await page(h, 'GET', `/admin/audit-log?target_kind=tenant&target_id=${tenant.id}`, { cookie: operator });
+  const audit = await page(h, 'GET', `/admin/audit-log?target_kind=tenant&target_id=${shop.id}`, { cookie: operator });
   t.equal(audit.status, 200);
   t.match(audit.text, /credits\.grant/);
   t.match(audit.text, `Welcome ${SCRIPT_SHOWN}`);
@@ -194,21 +194,21 @@ t.test('an operator grants credits through the page: the tenant sees them on its
   t.equal((await page(h, 'GET', '/admin/audit-log?action=delete.everything', { cookie: operator })).status, 400);
   t.equal((await page(h, 'GET', '/admin/audit-log?target_id=a%20b', { cookie: operator })).status, 400);
 
-  const removed = await page(h, 'POST', '/admin/credits', { cookie: operator, form: { ...guard, account_id: String(tenant.id), amount: '-60', reason: 'Refund' } });
+  const removed = await page(h, 'POST', '/admin/credits', { cookie: operator, form: { ...guard, account_id: String(shop.id), amount: '-60', reason: 'Refund' } });
   t.equal(removed.status, 303);
   t.match(removed.headers.get('location'), /done=removed/);
-  const balance = async () => (await h.request<{ balance: number }>('GET', `/api/tern/v2/admin/tenants/${tenant.id}`, withSession(rest))).body.balance;
+  const balance = async () => (await h.request<{ balance: number }>('GET', `/api/tern/v2/admin/tenants/${shop.id}`, withSession(rest))).body.balance;
   t.equal(await balance(), 200);
 });
 
 t.test('a refused grant or payment is shown on the page with what was typed, and changes nothing', async (t) => {
-  const tenant = await tenantNamed('Refused shop', 20);
+  const shop = await teamNamed('Refused shop', 20);
   const guard = await formGuardOf(h, operator, '/admin/credits');
   const cases: Array<[Record<string, string>, RegExp, number]> = [
-    [{ account_id: String(tenant.id), amount: '5', reason: ' ' }, /reason must have 1 to 500 characters/, 400],
+    [{ account_id: String(shop.id), amount: '5', reason: ' ' }, /reason must have 1 to 500 characters/, 400],
     [{ account_id: 'abc', amount: '5', reason: 'Typo' }, /The account must be given by its id/, 400],
-    [{ account_id: String(tenant.id), amount: '-21', reason: 'Too much' }, /role="alert"/, 400],
-    [{ account_id: String(tenant.id), amount: 'ten', reason: 'Words' }, /amount must be a whole number/, 400],
+    [{ account_id: String(shop.id), amount: '-21', reason: 'Too much' }, /role="alert"/, 400],
+    [{ account_id: String(shop.id), amount: 'ten', reason: 'Words' }, /amount must be a whole number/, 400],
     [{ account_id: '99999999', amount: '5', reason: 'Nobody' }, /Account not found/, 404],
   ];
   for (const [form, why, status] of cases) {
@@ -219,23 +219,23 @@ t.test('a refused grant or payment is shown on the page with what was typed, and
   }
   const noCurrency = await page(h, 'POST', '/admin/credits/payment', {
     cookie: operator,
-    form: { ...guard, account_id: String(tenant.id), amount: '1000', paid_amount: '12.00', currency: 'euros', payment_reference: 'wire-1', reason: 'Paid' },
+    form: { ...guard, account_id: String(shop.id), amount: '1000', paid_amount: '12.00', currency: 'euros', payment_reference: 'wire-1', reason: 'Paid' },
   });
   t.equal(noCurrency.status, 400);
   t.match(noCurrency.text, /currency must be an ISO 4217 code/);
-  const detail = await h.request<{ balance: number }>('GET', `/api/tern/v2/admin/tenants/${tenant.id}`, withSession(rest));
+  const detail = await h.request<{ balance: number }>('GET', `/api/tern/v2/admin/tenants/${shop.id}`, withSession(rest));
   t.equal(detail.body.balance, 20, 'the balance is as it was');
-  t.same(await auditOf(tenant.id), [], 'nothing audited');
+  t.same(await auditOf(shop.id), [], 'nothing audited');
   t.equal((await page(h, 'GET', '/admin/credits?type=gift', { cookie: operator })).status, 400, 'a type that is none is refused');
 });
 
-t.test("an operator records a payment received outside Tern: a purchase, and its invoice on the tenant's billing page", async (t) => {
-  const tenant = await tenantNamed('Paying shop');
-  const owner = await signInOverHttp(h, await userOn(h, tenant.id, 'owner'));
+t.test("an operator records a payment received outside Tern: a purchase, and its invoice on the team's billing page", async (t) => {
+  const shop = await teamNamed('Paying shop');
+  const owner = await signInOverHttp(h, await userOn(h, shop.id, 'owner'));
   const guard = await formGuardOf(h, operator, '/admin/credits');
   const form = {
     ...guard,
-    account_id: String(tenant.id),
+    account_id: String(shop.id),
     amount: '10000',
     paid_amount: '12.00',
     currency: 'EUR',
@@ -251,27 +251,27 @@ t.test("an operator records a payment received outside Tern: a purchase, and its
   const again = await page(h, 'POST', '/admin/credits/payment', { cookie: operator, form });
   t.equal(again.status, 400);
   t.match(again.text, /This payment is already recorded/);
-  t.match((await page(h, 'GET', `/admin/credits?account_id=${tenant.id}&type=purchase`, { cookie: operator })).text, `wire-${process.pid}`);
+  t.match((await page(h, 'GET', `/admin/credits?account_id=${shop.id}&type=purchase`, { cookie: operator })).text, `wire-${process.pid}`);
 });
 
-/** A tenant with a domain, a message whose subject holds markup, and a suppressed address: the lists' rows. */
-async function tenantWithMail(tag: string): Promise<{ id: number; logId: number }> {
-  const tenant = await tenantNamed(`Mail ${tag} ${SCRIPT}`);
-  const domain = await storedDomain(h, tenant.id, `${tag}.example`);
+/** A team with a domain, a message whose subject holds markup, and a suppressed address: the lists' rows. */
+async function teamWithMail(tag: string): Promise<{ id: number; logId: number }> {
+  const shop = await teamNamed(`Mail ${tag} ${SCRIPT}`);
+  const domain = await storedDomain(h, shop.id, `${tag}.example`);
   const id = `${tag}-${process.pid}`;
   const recipient = { email: `to.${tag}@dest.test`, name: '', kind: 'to' as const, domain: 'dest.test', state: 'queued' as const, reason: '' };
   const queued = await h.rt.store.messages.insert({
-    ...newMessage({ id, teamId: tenant.id, domainId: domain.id, recipients: [recipient], cost: 0 }),
+    ...newMessage({ id, teamId: shop.id, domainId: domain.id, recipients: [recipient], cost: 0 }),
     subject: `Hello ${IMG}`,
   });
   if (queued === 'insufficient_balance') throw new Error('not recorded');
-  await h.rt.store.suppressions.add(tenant.id, { email: `gone.${tag}@dest.test`, status: 'bounced', reason: `550 ${SCRIPT}`, messageId: null });
-  const listed = await h.request<Array<{ log_id: number }>>('GET', `/api/tern/v2/admin/logs?tenant_id=${tenant.id}`, withSession(rest));
-  return { id: tenant.id, logId: listed.body[0]!.log_id };
+  await h.rt.store.suppressions.add(shop.id, { email: `gone.${tag}@dest.test`, status: 'bounced', reason: `550 ${SCRIPT}`, messageId: null });
+  const listed = await h.request<Array<{ log_id: number }>>('GET', `/api/tern/v2/admin/logs?tenant_id=${shop.id}`, withSession(rest));
+  return { id: shop.id, logId: listed.body[0]!.log_id };
 }
 
-t.test('the domains, logs and suppressions of every tenant: filtered, one message with its recipients, markup as text', async (t) => {
-  const { id, logId } = await tenantWithMail('lists');
+t.test('the domains, logs and suppressions of every team: filtered, one message with its recipients, markup as text', async (t) => {
+  const { id, logId } = await teamWithMail('lists');
   const domains = await page(h, 'GET', `/admin/domains?tenant_id=${id}`, { cookie: operator });
   t.equal(domains.status, 200);
   t.match(domains.text, 'lists.example');
@@ -336,15 +336,15 @@ async function checkAccessible(t: Test, p: Page, path: string): Promise<void> {
 }
 
 t.test('in Chromium every admin page passes axe at desktop size and at 360 px', async (t) => {
-  const tenant = await tenantNamed(`Browser ${IMG}`, 10);
-  const mail = await tenantWithMail('browser');
+  const shop = await teamNamed(`Browser ${IMG}`, 10);
+  const mail = await teamWithMail('browser');
   const p = await signInInBrowser(operatorEmail);
   await p.waitForSelector('figure.chart canvas', { timeout: 20_000 });
   t.pass('the platform chart is drawn from the REST route');
   for (const path of [
     '/admin',
     '/admin/tenants?search=Browser',
-    `/admin/tenants/${tenant.id}`,
+    `/admin/tenants/${shop.id}`,
     '/admin/domains',
     '/admin/logs',
     `/admin/logs/${mail.logId}`,

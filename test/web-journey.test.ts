@@ -281,7 +281,7 @@ t.test('the owner’s team and statistics pages', async (t) => {
   }
 });
 
-t.test('an operator signs in and grants credits; the platform, tenants, a tenant, credits and the audit log', async (t) => {
+t.test('an operator signs in and grants credits; the platform, teams, a team, credits and the audit log', async (t) => {
   const made = await runCli(['operator', 'create', '--email', 'ops@tern-journey.com', '--name', 'Platform Ops'], env);
   const oneTime = (made.json as { one_time_password: string }).one_time_password;
   const p = await browser.context.newPage();

@@ -39,7 +39,7 @@ interface World {
 
 let world: World;
 
-async function accountWithLongValues(): Promise<{ ownerEmail: string; tenantId: number }> {
+async function accountWithLongValues(): Promise<{ ownerEmail: string; accountId: number }> {
   const account = await h.account({ name: 'Northwind Traders International Holdings GmbH & Co. KG', credits: 5000 });
   const ownerEmail = await userOn(h, account.id, 'owner');
   await userOn(h, account.id, 'viewer');
@@ -75,16 +75,16 @@ async function accountWithLongValues(): Promise<{ ownerEmail: string; tenantId: 
     reason: `550 5.1.1 <${LONG_LOCAL}@${LONG_DOMAIN}>: Recipient address rejected: User unknown in virtual mailbox table`,
     messageId: null,
   });
-  return { ownerEmail, tenantId: account.id };
+  return { ownerEmail, accountId: account.id };
 }
 
 /** The operator's actions the audit log lists: a suspension and a reactivation with long reasons, a grant. */
-async function operatorActions(operatorEmail: string, tenantId: number): Promise<void> {
+async function operatorActions(operatorEmail: string, accountId: number): Promise<void> {
   const rest = await logIn(h, operatorEmail);
   for (const [path, body] of [
-    [`/api/tern/v2/admin/tenants/${tenantId}/suspend`, { reason: LONG_REASON }],
-    [`/api/tern/v2/admin/tenants/${tenantId}/reactivate`, { reason: 'Reviewed with the customer: the list was cleaned and double opt-in added' }],
-    ['/api/tern/v2/admin/credits', { account_id: tenantId, amount: 2500, reason: 'Goodwill credit for the delivery incident of 2026-11-20 (ticket 4711)' }],
+    [`/api/tern/v2/admin/tenants/${accountId}/suspend`, { reason: LONG_REASON }],
+    [`/api/tern/v2/admin/tenants/${accountId}/reactivate`, { reason: 'Reviewed with the customer: the list was cleaned and double opt-in added' }],
+    ['/api/tern/v2/admin/credits', { account_id: accountId, amount: 2500, reason: 'Goodwill credit for the delivery incident of 2026-11-20 (ticket 4711)' }],
   ] as const) {
     const done = await h.request('POST', path, { ...withSession(rest), body });
     if (done.status >= 300) throw new Error(`${path}: ${done.text}`);
@@ -105,11 +105,15 @@ t.before(async () => {
     overrides: { ...INVOICING, systemMail: { from: 'tern@example.com', fromName: 'Tern', perRecipientPerHour: 5, dnsInstructionsPerDomainPerHour: 5 } },
   });
   browser = await startBrowser();
-  const { ownerEmail, tenantId } = await accountWithLongValues();
+  const { ownerEmail, accountId } = await accountWithLongValues();
   const operator = await operatorOn(h);
-  await operatorActions(operator, tenantId);
-  const listed = await h.request<Array<{ log_id: number }>>('GET', `/api/tern/v2/admin/logs?tenant_id=${tenantId}`, withSession(await logIn(h, operator)));
-  world = { owner: ownerEmail, operator, params: { '/admin/tenants/:id': `/admin/tenants/${tenantId}`, '/admin/logs/:log_id': `/admin/logs/${listed.body[0]!.log_id}` } };
+  await operatorActions(operator, accountId);
+  const listed = await h.request<Array<{ log_id: number }>>('GET', `/api/tern/v2/admin/logs?tenant_id=${accountId}`, withSession(await logIn(h, operator)));
+  world = {
+    owner: ownerEmail,
+    operator,
+    params: { '/admin/tenants/:id': `/admin/tenants/${accountId}`, '/admin/logs/:log_id': `/admin/logs/${listed.body[0]!.log_id}` },
+  };
 });
 t.teardown(async () => {
   await browser?.close();

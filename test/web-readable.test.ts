@@ -1,5 +1,5 @@
 // Issue 22 item 15, the smaller things on the pages: the operator's audit log shows each change as
-// "field: old → new" (not raw JSON) and names the tenant; every operator list names a tenant instead of "#1";
+// "field: old → new" (not raw JSON) and names the team; every operator list names a team instead of "#1";
 // the amount paid in the operator's payment form is typed in the currency's units and recorded exactly in minor
 // units; an address is added to the suppression list by hand from the page, through the same use case as
 // the dashboard's POST /api/tern/v2/suppressions.
@@ -14,7 +14,7 @@ import { newMessage } from './helpers/new-message.js';
 let h: Harness;
 let operator: string;
 let rest: SignedIn;
-let tenantCounter = 0;
+let teamCounter = 0;
 
 t.before(async () => {
   h = await startHarness({ overrides: INVOICING });
@@ -25,41 +25,41 @@ t.before(async () => {
 t.teardown(() => h?.close());
 
 const mainOf = (text: string) => text.slice(text.indexOf('<main'));
-const tenantNamed = async () => h.account({ name: `Acme & Sons ${++tenantCounter}`, credits: 100 });
+const teamNamed = async () => h.account({ name: `Acme & Sons ${++teamCounter}`, credits: 100 });
 
-t.test('the audit log shows each change as field: old → new, names the tenant, and shows no raw JSON', async (t) => {
-  const tenant = await tenantNamed();
-  const suspended = await h.request('POST', `/api/tern/v2/admin/tenants/${tenant.id}/suspend`, { ...withSession(rest), body: { reason: 'Complaints' } });
+t.test('the audit log shows each change as field: old → new, names the team, and shows no raw JSON', async (t) => {
+  const team = await teamNamed();
+  const suspended = await h.request('POST', `/api/tern/v2/admin/tenants/${team.id}/suspend`, { ...withSession(rest), body: { reason: 'Complaints' } });
   t.equal(suspended.status, 200);
-  const shown = mainOf((await page(h, 'GET', `/admin/audit-log?target_kind=tenant&target_id=${tenant.id}`, { cookie: operator })).text);
+  const shown = mainOf((await page(h, 'GET', `/admin/audit-log?target_kind=tenant&target_id=${team.id}`, { cookie: operator })).text);
   t.match(shown, /status<\/span>: active → suspended/, 'the status change');
   t.match(shown, /suspension_reason<\/span>: — → Complaints/, 'a value that was none');
   t.notMatch(shown, /suspended_at<\/span>: — → —/, 'an unchanged field is left out');
   t.notMatch(shown, /\{&quot;|\{"/, 'no JSON object');
-  t.match(shown, `<a href="/admin/tenants/${tenant.id}">Acme &amp; Sons ${tenantCounter}</a>`, 'the tenant by its name');
-  t.notMatch(shown, `#${tenant.id}<`);
+  t.match(shown, `<a href="/admin/tenants/${team.id}">Acme &amp; Sons ${teamCounter}</a>`, 'the tenant by its name');
+  t.notMatch(shown, `#${team.id}<`);
 });
 
-t.test('the operator’s lists name a tenant, never “#id”', async (t) => {
-  const tenant = await tenantNamed();
-  const name = `Acme &amp; Sons ${tenantCounter}`;
-  const domain = await storedDomain(h, tenant.id, `named-${process.pid}.example`);
+t.test('the operator’s lists name a team, never “#id”', async (t) => {
+  const team = await teamNamed();
+  const name = `Acme &amp; Sons ${teamCounter}`;
+  const domain = await storedDomain(h, team.id, `named-${process.pid}.example`);
   const recipient = { email: 'to@dest.test', name: '', kind: 'to' as const, domain: 'dest.test', state: 'queued' as const, reason: '' };
-  await h.rt.store.messages.insert(newMessage({ id: `named-${process.pid}`, teamId: tenant.id, domainId: domain.id, recipients: [recipient], cost: 0 }));
-  await h.rt.store.suppressions.add(tenant.id, { email: 'gone@dest.test', status: 'bounced', reason: '550', messageId: null });
-  const child = await h.request<{ data: { id: number } }>('POST', '/v2/teams', { key: tenant.key, body: { name: 'Child team' } });
-  const logId = (await h.request<Array<{ log_id: number }>>('GET', `/api/tern/v2/admin/logs?tenant_id=${tenant.id}`, withSession(rest))).body[0]!.log_id;
+  await h.rt.store.messages.insert(newMessage({ id: `named-${process.pid}`, teamId: team.id, domainId: domain.id, recipients: [recipient], cost: 0 }));
+  await h.rt.store.suppressions.add(team.id, { email: 'gone@dest.test', status: 'bounced', reason: '550', messageId: null });
+  const child = await h.request<{ data: { id: number } }>('POST', '/v2/teams', { key: team.key, body: { name: 'Child team' } });
+  const logId = (await h.request<Array<{ log_id: number }>>('GET', `/api/tern/v2/admin/logs?tenant_id=${team.id}`, withSession(rest))).body[0]!.log_id;
   for (const path of [
-    `/admin/credits?account_id=${tenant.id}`,
-    `/admin/logs?tenant_id=${tenant.id}`,
+    `/admin/credits?account_id=${team.id}`,
+    `/admin/logs?tenant_id=${team.id}`,
     `/admin/logs/${logId}`,
-    `/admin/suppressions?tenant_id=${tenant.id}`,
+    `/admin/suppressions?tenant_id=${team.id}`,
     `/admin/tenants/${child.body.data.id}`,
     `/admin/tenants?search=Child`,
   ]) {
     const shown = mainOf((await page(h, 'GET', path, { cookie: operator })).text);
-    t.match(shown, `<a href="/admin/tenants/${tenant.id}">${name}</a>`, `${path}: the tenant by its name`);
-    t.notMatch(shown, `#${tenant.id}</a>`, `${path}: not by its number`);
+    t.match(shown, `<a href="/admin/tenants/${team.id}">${name}</a>`, `${path}: the tenant by its name`);
+    t.notMatch(shown, `#${team.id}</a>`, `${path}: not by its number`);
   }
 });
 
@@ -73,12 +73,12 @@ t.test('the amount paid is typed in the currency’s units and recorded exactly 
     ['JPY', '500', 500],
   ];
   for (const [currency, amount, minor] of cases) {
-    const tenant = await tenantNamed();
-    const reference = `wire-${tenant.id}-${process.pid}`;
-    const form = { ...guard, account_id: String(tenant.id), amount: '100', paid_amount: amount, currency, payment_reference: reference, reason: 'Bank transfer' };
+    const team = await teamNamed();
+    const reference = `wire-${team.id}-${process.pid}`;
+    const form = { ...guard, account_id: String(team.id), amount: '100', paid_amount: amount, currency, payment_reference: reference, reason: 'Bank transfer' };
     const recorded = await page(h, 'POST', '/admin/credits/payment', { cookie: operator, form });
     t.equal(recorded.status, 303, `${amount} ${currency}: ${recorded.text.slice(0, 200)}`);
-    const owner = await logIn(h, await userOn(h, tenant.id, 'owner'));
+    const owner = await logIn(h, await userOn(h, team.id, 'owner'));
     const invoices = await h.request<Array<{ total_minor: number }>>('GET', '/api/tern/v2/api/account/billing/invoices', withSession(owner));
     t.equal(invoices.body[0]?.total_minor, minor, `${amount} ${currency} is ${minor} minor units`);
   }
@@ -89,21 +89,21 @@ t.test('the amount paid is typed in the currency’s units and recorded exactly 
     ['EUR', '1e3'],
     ['JPY', '5.5'],
   ]) {
-    const tenant = await tenantNamed();
+    const team = await teamNamed();
     const form = {
       ...guard,
-      account_id: String(tenant.id),
+      account_id: String(team.id),
       amount: '100',
       paid_amount: amount!,
       currency: currency!,
-      payment_reference: `bad-${tenant.id}`,
+      payment_reference: `bad-${team.id}`,
       reason: 'x',
     };
     const refused = await page(h, 'POST', '/admin/credits/payment', { cookie: operator, form });
     t.equal(refused.status, 400, `${amount} ${currency} is refused`);
     t.match(refused.text, /role="alert">[^<]*Amount paid/, 'in the words of the form');
     t.match(refused.text, `value="${amount}"`, 'what was typed is kept');
-    const balance = (await h.request<{ balance: number }>('GET', `/api/tern/v2/admin/tenants/${tenant.id}`, withSession(rest))).body.balance;
+    const balance = (await h.request<{ balance: number }>('GET', `/api/tern/v2/admin/tenants/${team.id}`, withSession(rest))).body.balance;
     t.equal(balance, 100, 'and nothing was bought');
   }
   const shown = (await page(h, 'GET', '/admin/credits', { cookie: operator })).text;

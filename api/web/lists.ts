@@ -45,7 +45,7 @@ export function choiceQuery<T extends string>(r: PageRequest, name: string, labe
   return value as T;
 }
 
-/** An id filter (a tenant's): absent when empty; anything but a positive whole number is a 400. */
+/** An id filter (a team's): absent when empty; anything but a positive whole number is a 400. */
 export function idQuery(r: PageRequest, name: string, label: string): number | undefined {
   const value = (r.query[name] ?? '').trim();
   if (value === '') return undefined;
@@ -53,7 +53,7 @@ export function idQuery(r: PageRequest, name: string, label: string): number | u
   return Number(value);
 }
 
-/** A path's numeric variable (a tenant's id); anything else is no such page. */
+/** A path's numeric variable (a team's id); anything else is no such page. */
 export function idParam(r: PageRequest, name: string): number {
   const value = r.params[name] ?? '';
   if (!/^[1-9]\d{0,14}$/.test(value)) throw pageError('not_found', 'There is no such page.');

@@ -31,7 +31,7 @@ export interface SchedulerDeps {
   deliver: Omit<DeliverOptions, 'ehloName' | 'localAddress'>;
   outcomes: Outcomes;
   /** The sending pool of a team's region. */
-  poolFor(teamId: number): Promise<{ ehloName: string; localAddress?: string }>;
+  sendingPoolFor(teamId: number): Promise<{ ehloName: string; localAddress?: string }>;
 }
 
 export class Scheduler {
@@ -161,11 +161,11 @@ export class Scheduler {
     const expired = batch.filter((r) => now >= r.ageFrom + this.d.retry.maxQueueAgeS * 1000 + this.leaseMs());
     const live = batch.filter((r) => !expired.includes(r));
     const results: AttemptResult[] = expired.map((r) => expiry(r, 'expired: too long in the queue'));
-    // Recipients of one batch share a connection, so they share the pool of the first one's team.
-    const pool = live.length ? await this.d.poolFor(live[0]!.teamId) : null;
-    if (live.length && pool) {
+    // Recipients of one batch share a connection, so they share the sending pool of the first one's team.
+    const sendingPool = live.length ? await this.d.sendingPoolFor(live[0]!.teamId) : null;
+    if (live.length && sendingPool) {
       const jobs = this.jobsFor(live);
-      const delivered = await deliverToDomain(domain, jobs, { ...this.d.deliver, ...pool });
+      const delivered = await deliverToDomain(domain, jobs, { ...this.d.deliver, ...sendingPool });
       results.push(...delivered.map((res) => this.toAttempt(res, live)));
     }
     await this.finish(batch, results);

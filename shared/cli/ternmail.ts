@@ -135,7 +135,7 @@ const operatorCommands: Record<string, Command> = {
     // Without --by-platform the owner may lift it, but the operator suspended it all the same (and the log says so).
     const reason = typeof f.reason === 'string' ? f.reason : DEFAULT_SUSPENSION_REASON.platform;
     return withHost(config, async (host) => {
-      const t = valueOf(noTeam(id, await host.tenants.suspend(cliActor(), id, reason, cliLog, f['by-platform'] ? 'platform' : 'account')));
+      const t = valueOf(noTeam(id, await host.adminTeams.suspend(cliActor(), id, reason, cliLog, f['by-platform'] ? 'platform' : 'account')));
       return { id: t.id, status: t.status, suspended_by: t.suspendedBy, suspension: t.suspension && suspensionBody(t.suspension) };
     });
   },
@@ -146,7 +146,7 @@ const operatorCommands: Record<string, Command> = {
     return withHost(config, async (host) => {
       // The suspension being lifted is printed, so the operator sees what it was (there is no `team show`).
       const before = valueOf(noTeam(id, await host.accounts.get(id))).suspension;
-      const team = valueOf(noTeam(id, await host.tenants.reactivate(cliActor(), id, reason, cliLog)));
+      const team = valueOf(noTeam(id, await host.adminTeams.reactivate(cliActor(), id, reason, cliLog)));
       return { id: team.id, status: team.status, lifted: before && suspensionBody(before) };
     });
   },

@@ -38,7 +38,7 @@ export async function createAccount(store: Store, config: Config, a: { name: str
 }
 
 /** An account or team by id, as the host's sysadmin names it. */
-export async function tenantById(store: Store, id: number): Promise<Managed<Team>> {
+export async function teamById(store: Store, id: number): Promise<Managed<Team>> {
   const team = await store.teams.get(id);
   return team ? done(team) : notFound('team', `no account or team ${id}`);
 }

@@ -95,7 +95,7 @@ export class DomainManagement {
       return refuse({ kind: 'invalid_domain', message: `${checked.name} is too long: its DKIM record name would exceed ${MAX_DNS_NAME} characters` });
     }
     if (await this.d.store.domains.findByName(checked.name)) return refuse({ kind: 'domain_exists', name: checked.name });
-    if (checked.isSubdomain && (await this.d.store.teams.pooledBalance(team)) <= 0) return refuse({ kind: 'credits_required' });
+    if (checked.isSubdomain && (await this.d.store.teams.payerBalance(team)) <= 0) return refuse({ kind: 'credits_required' });
     const keys = await generateDkimKeyPair(this.d.config.dkim.keyBits);
     const created = await this.d.store.domains.create({
       teamId: team.id,

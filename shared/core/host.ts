@@ -8,9 +8,9 @@ import { openStore, type Store } from '../store/index.js';
 import { Queue } from '../queue/queue.js';
 import { SCOPES, type Scope } from '../scopes.js';
 import type { Team } from '../domain/team.js';
-import { createAccount, createAdminKey, tenantById, updateAccount } from './accounts.js';
+import { createAccount, createAdminKey, teamById, updateAccount } from './accounts.js';
 import { Credits } from './credits.js';
-import { TenantAdministration } from './admin/tenants.js';
+import { TeamAdministration } from './admin/teams.js';
 import { checkAndRecord, type CheckedDomain } from './domains.js';
 import { operatorUsers, type Identified } from './identity/index.js';
 import type { Users, UserWithPassword } from './identity/users.js';
@@ -36,7 +36,7 @@ export class HostAccounts {
   }
 
   get(id: number): Promise<Managed<Team>> {
-    return tenantById(this.d.store, id);
+    return teamById(this.d.store, id);
   }
 
   update(id: number, fields: { limitPerSecond?: number; planType?: string }): Promise<Managed<Team>> {
@@ -53,10 +53,10 @@ export interface HostCore {
   readonly accounts: HostAccounts;
   readonly credits: Credits;
   /** Suspension and reactivation, recorded in the audit log with the CLI as the actor. */
-  readonly tenants: TenantAdministration;
+  readonly adminTeams: TeamAdministration;
   /** The dashboard's users and operators (no Redis: no login happens here). */
   readonly users: Users;
-  /** Any tenant's domain checked now and recorded (the sysadmin is not rate-limited: no Redis counts it). */
+  /** Any team's domain checked now and recorded (the sysadmin is not rate-limited: no Redis counts it). */
   checkDomain(id: string, log: Logger): Promise<Managed<CheckedDomain>>;
   /**
    * On embedded defaults with no account yet: the first account, an admin key holding every scope and the owner
@@ -81,7 +81,7 @@ export async function openHostCore(config: Config): Promise<HostCore> {
   return {
     accounts,
     credits: new Credits({ store }),
-    tenants: new TenantAdministration({ store, config }),
+    adminTeams: new TeamAdministration({ store, config }),
     users,
     async checkDomain(id, log) {
       const domain = await store.domains.get(id);

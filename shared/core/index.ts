@@ -30,7 +30,7 @@ import { PasswordResets } from './identity/password-resets.js';
 import { Credits } from './credits.js';
 import { LowBalanceAlerts } from './low-balance.js';
 import { AuditLog } from './audit-log.js';
-import { TenantAdministration } from './admin/tenants.js';
+import { TeamAdministration } from './admin/teams.js';
 import { DomainAdministration } from './admin/domains.js';
 import { PlatformCredits } from './admin/credits.js';
 import { PlatformInvitations } from './admin/invitations.js';
@@ -92,12 +92,12 @@ export interface Core extends Identity {
   /** Platform operators' actions, as they read them. */
   readonly auditLog: AuditLog;
   /** Every account and team as platform operators see and suspend them. */
-  readonly tenants: TenantAdministration;
-  /** Every tenant's sending domains as platform operators read and check them. */
+  readonly adminTeams: TeamAdministration;
+  /** Every team's sending domains as platform operators read and check them. */
   readonly adminDomains: DomainAdministration;
   /** The platform's credits: every grant and adjustment, operators' grants and removals, the summary. */
   readonly platformCredits: PlatformCredits;
-  /** The platform's figures across tenants (operators). */
+  /** The platform's figures across teams (operators). */
   readonly platformStatistics: PlatformStatistics;
   /** Operators' invitations to open a new client account (accepted through `invitations`). */
   readonly platformInvitations: PlatformInvitations;
@@ -155,7 +155,7 @@ export function createCore(rt: Runtime, queue: Queue, adapters: CoreAdapters): C
     credits,
     lowBalance,
     auditLog: new AuditLog(rt),
-    tenants: new TenantAdministration(rt),
+    adminTeams: new TeamAdministration(rt),
     adminDomains: new DomainAdministration(rt, domains),
     platformCredits: new PlatformCredits(rt, credits, lowBalance, billing),
     platformStatistics: new PlatformStatistics(rt),

@@ -25,7 +25,7 @@ export interface LogFilters extends PageRequest {
   search?: string;
 }
 
-/** The platform operators' filters: every team's log, or one tenant's; a domain by id or name, of any tenant. */
+/** The platform operators' filters: every team's log, or one team's; a domain by id or name, of any team. */
 export interface PlatformLogFilters extends LogFilters {
   teamId?: number;
 }
@@ -63,18 +63,18 @@ export class MessageLog {
   }
 
   /**
-   * Every tenant's log (platform operators), or one tenant's: the same listing. A domain filter, of any tenant,
-   * narrows to that domain's tenant; one no tenant has, or of another tenant than `teamId`, matches nothing.
+   * Every team's log (platform operators), or one team's: the same listing. A domain filter, of any team,
+   * narrows to that domain's team; one no team has, or of another team than `teamId`, matches nothing.
    */
   async listAcrossTeams(f: PlatformLogFilters): Promise<Managed<LogPage>> {
     if (!f.domain) return this.listOf(f.teamId ?? null, undefined, f);
     const found = (await this.d.store.domains.get(f.domain)) ?? (await this.d.store.domains.findByName(f.domain));
-    // No team's index holds it: an empty page, without reading every tenant's log for it.
+    // No team's index holds it: an empty page, without reading every team's log for it.
     if (!found || (f.teamId !== undefined && found.teamId !== f.teamId)) return this.listOf(null, null, f);
     return this.listOf(found.teamId, found.id, f);
   }
 
-  /** A message of any tenant by its number (the platform operators' log_id). */
+  /** A message of any team by its number (the platform operators' log_id). */
   async getByLogId(logId: number): Promise<Managed<LoggedMessage>> {
     const message = await this.d.store.messages.getByLogId(logId);
     return message ? this.withDelivery(message) : notFound('message', 'Message not found');

@@ -132,7 +132,7 @@ export class CardPayments {
     const reference = payment.intentId!;
     const paidAt = new Date().toISOString();
     const entry = await this.d.store.credits.post({
-      poolId: payment.accountId,
+      payerId: payment.accountId,
       kind: 'purchase',
       amount: payment.credits,
       actor: { kind: 'payment', id: reference },
@@ -140,7 +140,7 @@ export class CardPayments {
       reason: 'card payment',
     });
     // The account is gone: an error, so the webhook answers 500 and Stripe delivers it again while someone looks.
-    if (entry === 'no_pool' || entry === 'insufficient_balance')
+    if (entry === 'no_payer' || entry === 'insufficient_balance')
       throw new Error(`payment ${payment.id}: its account ${payment.accountId} cannot take the credits (${entry})`);
     await this.billing.issue(payment.accountId, { reference, credits: payment.credits, amountMinor: payment.amountMinor, currency: payment.currency, paidAt });
     await this.d.store.payments.update(payment.id, { intentId: reference, state: 'succeeded', failureReason: null });

@@ -1,5 +1,5 @@
 // The JSON shapes more than one interface prints of the core's results: a suspension (GET /v2/info, the dashboard's
-// tenants, `ternmail team suspend|reactivate`) and the queue's recipients and destinations (the dashboard's
+// teams, `ternmail team suspend|reactivate`) and the queue's recipients and destinations (the dashboard's
 // /admin/queue routes and `ternmail queue list|summary --json`). Said once here, so the two fronts cannot drift.
 import type { Suspension } from '../domain/team.js';
 import type { DestinationSummary, QueuedRecipient } from '../queue/queue.js';

@@ -10,7 +10,7 @@ import type { AuditAction } from '../domain/audit-log.js';
 import { auditedBy, type AuditActor } from './audit-log.js';
 import type { NewAuditEntry } from '../store/audit-log.js';
 import { done, notFound, refuse, type Managed } from './management-refusals.js';
-import { reasonProblem } from './admin/tenants.js';
+import { reasonProblem } from './admin/teams.js';
 
 export type { ChangedRecipient, DestinationSummary, QueuedRecipient, SuppressedRecipient } from '../queue/queue.js';
 

@@ -27,7 +27,7 @@ export class TeamSummaries {
     const totals = await this.d.store.feedback.rates(team.id, since);
     return {
       team,
-      balance: await this.d.store.teams.pooledBalance(team),
+      balance: await this.d.store.teams.payerBalance(team),
       bounceRate: rate(totals.bounced, totals.volume),
       complaintRate: rate(totals.complained, totals.volume),
     };

@@ -37,7 +37,7 @@ export class Teams {
 
   /** The team owning the key and, for an account, its child teams. */
   async overview(owner: Team): Promise<TeamOverview> {
-    return { owner, balance: await this.d.store.teams.pooledBalance(owner), teams: await this.children(owner) };
+    return { owner, balance: await this.d.store.teams.payerBalance(owner), teams: await this.children(owner) };
   }
 
   /** An account's child teams; a child team has none. */

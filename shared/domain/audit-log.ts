@@ -30,7 +30,7 @@ export type JsonValue = string | number | boolean | null | JsonValue[] | { [key:
 export interface AuditTarget {
   kind: AuditTargetKind;
   /**
-   * The target's id as text (a tenant's is its team id, an invitation's its platform invitation id, the queue's
+   * The target's id as text (a team's is its team id, an invitation's its platform invitation id, the queue's
    * the selector of the recipients an operation chose, such as `team=3 domain=example.net` or `all`; a platform
    * setting's its name, such as `system_mail.from`).
    */

@@ -1,6 +1,6 @@
 // Credits as a ledger: every change of a balance is an entry (who or what made it, why, the balance after it),
-// and a balance is the sum of its entries. A pool is the team whose balance pays: an account, or a child team
-// that was given credits of its own (domain/team.ts poolIdOf).
+// and a balance is the sum of its entries. A payer is the team whose balance pays: an account, or a child team
+// that was given credits of its own (domain/team.ts payerIdOf).
 export const CREDIT_ENTRY_KINDS = ['grant', 'purchase', 'send', 'refund', 'transfer', 'expiry', 'adjustment'] as const;
 export type CreditEntryKind = (typeof CREDIT_ENTRY_KINDS)[number];
 
@@ -16,21 +16,21 @@ export interface CreditActor {
 
 export interface CreditEntry {
   id: number;
-  poolId: number;
+  payerId: number;
   kind: CreditEntryKind;
-  /** Signed: what the entry added to (positive) or took from (negative) the pool. */
+  /** Signed: what the entry added to (positive) or took from (negative) the payer. */
   amount: number;
-  /** The pool's balance right after this entry. */
+  /** The payer's balance right after this entry. */
   balanceAfter: number;
   actor: CreditActor;
-  /** What the entry is about: the message sent or refunded, the other pool of a transfer, a payment. */
+  /** What the entry is about: the message sent or refunded, the other payer of a transfer, a payment. */
   reference: string | null;
   reason: string;
   createdAt: string;
 }
 
 /** An entry to write: the store gives it its id, its time and the balance after it. */
-export type NewCreditEntry = Pick<CreditEntry, 'poolId' | 'kind' | 'amount' | 'actor' | 'reference' | 'reason'>;
+export type NewCreditEntry = Pick<CreditEntry, 'payerId' | 'kind' | 'amount' | 'actor' | 'reference' | 'reason'>;
 
 export const isCreditEntryKind = (value: string): value is CreditEntryKind => (CREDIT_ENTRY_KINDS as readonly string[]).includes(value);
 

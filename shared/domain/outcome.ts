@@ -90,7 +90,7 @@ function complained(now: RecipientNow): OutcomeEffects {
 }
 
 /**
- * Whether the outcome gives the recipient's credit back to the pool that paid: it ends the recipient without
+ * Whether the outcome gives the recipient's credit back to the payer that paid: it ends the recipient without
  * handing the message to a remote server (expired in the queue, or purged by an operator).
  */
 export function refundsCredit(outcome: RecipientOutcome): boolean {

@@ -54,9 +54,9 @@ export interface Team {
   /** Null while the team is active. */
   suspension: Suspension | null;
   planType: string;
-  /** The team's own balance: an account's is its pool; a child team's counts only while it does not share its account's. */
+  /** The team's own balance: an account's is the one it pays from; a child team's counts only while it does not share its account's. */
   creditBalance: number;
-  /** A child team draws on its account's pool while true (the default); false once credits were moved to it. Accounts: true. */
+  /** A child team draws on its account's balance while true (the default); false once credits were moved to it. Accounts: true. */
   creditsShared: boolean;
   limitPerSecond: number;
   backendRegion: string;
@@ -72,4 +72,4 @@ export interface Team {
 export const accountIdOf = (team: Team): number => team.parentId ?? team.id;
 
 /** The team whose balance pays for a team's mail: its account, unless it was given credits of its own. */
-export const poolIdOf = (team: Pick<Team, 'id' | 'parentId' | 'creditsShared'>): number => (team.parentId !== null && team.creditsShared ? team.parentId : team.id);
+export const payerIdOf = (team: Pick<Team, 'id' | 'parentId' | 'creditsShared'>): number => (team.parentId !== null && team.creditsShared ? team.parentId : team.id);

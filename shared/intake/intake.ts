@@ -16,7 +16,7 @@ import { messageStatusOf } from '../domain/queue-state.js';
 import type { Logger } from '../log.js';
 import { metrics } from '../metrics.js';
 import { domainOfEmail } from '../email-address.js';
-import { poolIdOf } from '../domain/team.js';
+import { payerIdOf } from '../domain/team.js';
 
 export interface Recipient {
   email: string;
@@ -81,7 +81,7 @@ export class Intake {
     const inserted = await this.store.messages.insert({
       id,
       teamId: m.team.id,
-      poolId: poolIdOf(m.team),
+      payerId: payerIdOf(m.team),
       domainId: m.domain.id,
       sendingKeyId: m.sendingKeyId,
       source: m.source,

@@ -47,10 +47,10 @@ export function purge(transaction: Transaction, selector: QueueSelector, reason:
   });
 }
 
-/** The balance of the pool that could not pay for a requeue: the transaction is undone. */
+/** The balance of the payer that could not pay for a requeue: the transaction is undone. */
 class CannotPay extends Error {
   constructor(readonly balance: number) {
-    super('the pool cannot pay for the requeue');
+    super('the payer cannot pay for the requeue');
   }
 }
 
@@ -67,13 +67,13 @@ async function screened(tx: UnitOfWork, chosen: readonly RequeueCandidate[], dis
   return out;
 }
 
-/** Each message's requeued recipients paid for again, by the pool that paid for the message (none: it was free). */
+/** Each message's requeued recipients paid for again, by the payer that paid for the message (none: it was free). */
 async function payAgain(tx: UnitOfWork, requeued: readonly MovedDue[]): Promise<void> {
   const counts = countByMessage(requeued);
   const payers = await tx.credits.payersOf([...counts.keys()]);
-  for (const [poolId, messages] of groupBy([...payers], ([, pool]) => pool)) {
+  for (const [payerId, messages] of groupBy([...payers], ([, payer]) => payer)) {
     const owed = new Map(messages.map(([messageId]) => [messageId, counts.get(messageId)!]));
-    if (!(await tx.credits.debitSends(poolId, owed))) throw new CannotPay(await tx.credits.balanceOf(poolId));
+    if (!(await tx.credits.debitSends(payerId, owed))) throw new CannotPay(await tx.credits.balanceOf(payerId));
   }
 }
 
@@ -81,7 +81,7 @@ const named = (rs: readonly RequeueCandidate[]): SuppressedRecipient[] => rs.map
 
 /**
  * Sends the chosen bounced or failed recipients again, due at `now`, while their message's body is kept: only
- * those the intake's rule lets through (not disposable, not suppressed), each paid for again; when a pool cannot
+ * those the intake's rule lets through (not disposable, not suppressed), each paid for again; when a payer cannot
  * pay, nothing is changed.
  */
 export async function requeue(transaction: Transaction, selector: QueueSelector, now: number, audit: QueueAudit, disposable: DisposableDomains): Promise<RequeueOutcome> {

@@ -1,8 +1,8 @@
-// What the platform's operators read of every tenant's sending domains: the list with its filters, one domain by
+// What the platform's operators read of every team's sending domains: the list with its filters, one domain by
 // its number, and the domains ranked by what they sent over a window of days. Every read is indexed and paged.
 import type { Domain, VerificationStatus } from '../domain/sending-domain.js';
 import type { PageOf, PageRequest } from './paging.js';
-import type { SendingCounts } from './admin-tenants.js';
+import type { SendingCounts } from './admin-teams.js';
 
 /** A domain with its number: the operators' `{id}` (digits), beside the id its team's routes use. */
 export interface NumberedDomain extends Domain {
@@ -22,7 +22,7 @@ export interface DomainSendingCounts extends SendingCounts {
 }
 
 export interface AdminDomainRepository {
-  /** Live domains of every tenant that match, by number, with their total. */
+  /** Live domains of every team that match, by number, with their total. */
   list(filter: AdminDomainFilter, page: PageRequest): Promise<PageOf<NumberedDomain>>;
   /** A live domain by its number. */
   get(number: number): Promise<NumberedDomain | undefined>;

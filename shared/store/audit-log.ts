@@ -1,5 +1,5 @@
 // The audit log repository: operators' actions, appended (never changed) and listed newest first. An action
-// whose change the store makes in one transaction records its entry in that transaction (see admin-tenants.ts).
+// whose change the store makes in one transaction records its entry in that transaction (see admin-teams.ts).
 import type { AuditAction, AuditEntry, AuditTargetKind } from '../domain/audit-log.js';
 import type { PageOf, PageRequest } from './paging.js';
 

@@ -20,7 +20,7 @@ import type { PlatformStatisticsRepository } from './platform-statistics.js';
 import type { BillingRepository } from './billing.js';
 import type { PaymentRepository } from './payments.js';
 import type { AuditLogRepository } from './audit-log.js';
-import type { AdminTenantRepository } from './admin-tenants.js';
+import type { AdminTeamRepository } from './admin-teams.js';
 import type { AdminDomainRepository } from './admin-domains.js';
 import type { PasswordResetRepository } from './password-resets.js';
 import type { DatabaseBackup } from './database-backup.js';
@@ -62,7 +62,7 @@ export interface Store {
   readonly platformInvitations: PlatformInvitationRepository;
   /** The credit ledger: every change of a balance. */
   readonly credits: CreditLedgerRepository;
-  /** Figures across every tenant, for the platform's operators. */
+  /** Figures across every team, for the platform's operators. */
   readonly platformStatistics: PlatformStatisticsRepository;
   /** Accounts' billing info and invoices. */
   readonly billing: BillingRepository;
@@ -70,9 +70,9 @@ export interface Store {
   readonly payments: PaymentRepository;
   /** Platform operators' actions. */
   readonly auditLog: AuditLogRepository;
-  /** The operators' reads across tenants, and the platform's suspensions recorded with their audit entry. */
-  readonly adminTenants: AdminTenantRepository;
-  /** The operators' reads of every tenant's sending domains. */
+  /** The operators' reads across teams, and the platform's suspensions recorded with their audit entry. */
+  readonly adminTeams: AdminTeamRepository;
+  /** The operators' reads of every team's sending domains. */
   readonly adminDomains: AdminDomainRepository;
   /** Links users ask for by mail to set a new password. */
   readonly passwordResets: PasswordResetRepository;

@@ -17,8 +17,8 @@ export interface NewRecipient {
 /** A message as the intake records it: the log's fields it is listed with, plus what only recording needs. */
 export interface NewMessage extends Omit<MessageLogEntry, 'error' | 'sentAt' | 'createdAt' | 'updatedAt'> {
   // status: the one its recipients' first states give it (domain/queue-state.ts messageStatusOf), set by the intake.
-  /** The pool paying for it (domain/team.ts poolIdOf): its account, or the team itself when it has credits of its own. */
-  poolId: number;
+  /** The payer paying for it (domain/team.ts payerIdOf): its account, or the team itself when it has credits of its own. */
+  payerId: number;
   headers: Record<string, string>;
   recipients: NewRecipient[];
   /** The message as it will be signed and sent; kept until no recipient is left in flight (none when cost is 0). */

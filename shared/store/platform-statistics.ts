@@ -1,4 +1,4 @@
-// The platform statistics repository: figures across every tenant, read from counters kept on write
+// The platform statistics repository: figures across every team, read from counters kept on write
 // (platform_recipient_counts, queue_depths, the teams table), never a scan of the log.
 import type { StatusCount } from './statistics.js';
 
@@ -7,7 +7,7 @@ export interface DayCount extends StatusCount {
   day: string;
 }
 
-export interface TenantCounts {
+export interface TeamCounts {
   accounts: number;
   teams: number;
   suspendedAccounts: number;
@@ -15,10 +15,10 @@ export interface TenantCounts {
 }
 
 export interface PlatformStatisticsRepository {
-  /** The recipients of every tenant's messages recorded on the UTC days from `fromDay` to `toDay` (inclusive), by day and status. */
+  /** The recipients of every team's messages recorded on the UTC days from `fromDay` to `toDay` (inclusive), by day and status. */
   messagesByDay(fromDay: string, toDay: string): Promise<DayCount[]>;
   /** Live accounts and child teams, and how many of each are suspended. */
-  tenantCounts(): Promise<TenantCounts>;
-  /** Recipients in flight (queued, sending or deferred) across every tenant. */
+  teamCounts(): Promise<TeamCounts>;
+  /** Recipients in flight (queued, sending or deferred) across every team. */
   queueDepth(): Promise<number>;
 }

@@ -33,8 +33,8 @@ export interface TeamRepository {
   get(id: number): Promise<Team | undefined>;
   /** The live child teams of an account, oldest first. */
   children(parentId: number): Promise<Team[]>;
-  /** The balance that pays for the team's mail: its account's, or its own once it was given credits (poolIdOf). */
-  pooledBalance(team: Team): Promise<number>;
+  /** The balance that pays for the team's mail: its account's, or its own once it was given credits (payerIdOf). */
+  payerBalance(team: Team): Promise<number>;
   rename(id: number, name: string): Promise<Team | undefined>;
   /** Moves a team's status by the one transition rule; a suspension records its cause (or who) and time, reactivation clears it. */
   changeStatus(id: number, wanted: TeamStatus, actor: Actor, cause?: SuspensionCause): Promise<StatusChange>;

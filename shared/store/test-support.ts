@@ -13,7 +13,7 @@ export interface StoreTestSupport {
   forceRecipientOutcome(recipientId: number, state: Extract<RecipientState, 'sent' | 'bounced'>, complained: boolean): Promise<void>;
   /**
    * Puts a recipient in flight (claimed or deferred) with the reply of its last attempt, as of `at`, without a
-   * delivery: for the operators' reads of a tenant's queue and its errors.
+   * delivery: for the operators' reads of a team's queue and its errors.
    */
   forceRecipientInFlight(recipientId: number, state: Extract<RecipientState, 'sending' | 'deferred'>, lastReply: string, at: string): Promise<void>;
   /** Sets when a webhook delivery was attempted. */

@@ -99,13 +99,13 @@ export interface NewRecipientEvent {
 }
 
 export interface CreditRows {
-  /** Gives back `count` credits per message to the pool its send entry took them from (messages with no send entry get none). */
+  /** Gives back `count` credits per message to the payer its send entry took them from (messages with no send entry get none). */
   refund(countByMessage: ReadonlyMap<string, number>): Promise<void>;
-  /** The pool that paid each message's send entry (messages with none are absent: they were free). */
+  /** The payer that paid each message's send entry (messages with none are absent: they were free). */
   payersOf(messageIds: readonly string[]): Promise<Map<string, number>>;
-  /** Takes `count` credits per message from `poolId` as send entries; false (and nothing written) when the balance is short. */
-  debitSends(poolId: number, countByMessage: ReadonlyMap<string, number>): Promise<boolean>;
-  balanceOf(poolId: number): Promise<number>;
+  /** Takes `count` credits per message from `payerId` as send entries; false (and nothing written) when the balance is short. */
+  debitSends(payerId: number, countByMessage: ReadonlyMap<string, number>): Promise<boolean>;
+  balanceOf(payerId: number): Promise<number>;
 }
 
 export interface SuppressionRows {

@@ -2,10 +2,10 @@
 import type { Store } from '../../shared/store/index.js';
 import type { CreditEntry } from '../../shared/domain/credits.js';
 
-/** Grants `amount` credits to a pool; the balance after, or the store's refusal. */
-export async function grantCredits(store: Store, poolId: number, amount: number): Promise<number | string> {
+/** Grants `amount` credits to a payer; the balance after, or the store's refusal. */
+export async function grantCredits(store: Store, payerId: number, amount: number): Promise<number | string> {
   const entry: CreditEntry | string = await store.credits.post({
-    poolId,
+    payerId,
     kind: 'grant',
     amount,
     actor: { kind: 'cli', id: null },

@@ -20,7 +20,7 @@ export function newMessage(o: MessageParts): NewMessage {
   return {
     id: o.id,
     teamId: o.teamId,
-    poolId: o.teamId,
+    payerId: o.teamId,
     domainId: o.domainId,
     sendingKeyId: null,
     source: 'http',

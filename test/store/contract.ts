@@ -23,7 +23,7 @@ import { billingChecks } from './contract/billing.js';
 import { paymentChecks } from './contract/payments.js';
 import { auditLogChecks } from './contract/audit-log.js';
 import { platformStatisticsChecks } from './contract/platform-statistics.js';
-import { adminTenantChecks } from './contract/admin-tenants.js';
+import { adminTeamChecks } from './contract/admin-teams.js';
 import { adminDomainChecks } from './contract/admin-domains.js';
 import { queueChecks } from './contract/queue.js';
 import { queueControlChecks } from './contract/queue-control.js';
@@ -52,7 +52,7 @@ const REPOSITORIES = [
   ['card payments', paymentChecks],
   ["the operators' audit log", auditLogChecks],
   ['figures across every tenant', platformStatisticsChecks],
-  ["the operators' reads and suspensions of tenants", adminTenantChecks],
+  ["the operators' reads and suspensions of tenants", adminTeamChecks],
   ["the operators' reads of every tenant's domains", adminDomainChecks],
   ['lookups of the send path made at the same moment', concurrentReadChecks],
   ['the queue: fenced leases and the effects of results and reports (unit of work)', queueChecks],

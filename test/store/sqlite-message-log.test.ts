@@ -242,7 +242,7 @@ function newMessage(id: string): NewMessage {
   return {
     id,
     teamId: TEAM,
-    poolId: TEAM,
+    payerId: TEAM,
     domainId: DOMAIN,
     sendingKeyId: null,
     source: 'http',

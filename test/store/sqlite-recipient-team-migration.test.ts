@@ -1,5 +1,5 @@
 // Migration 27 (a recipient's team) on a database the previous release left, with two teams' messages in and out
-// of flight: every recipient gets its message's team, the tenant's queue and deferrals are read from the new
+// of flight: every recipient gets its message's team, the team's queue and deferrals are read from the new
 // indexes, and a recipient written without a team is refused from then on.
 import t from 'tap';
 import { migratedUpTo } from './temp-sql.js';
@@ -41,7 +41,7 @@ async function release26(sql: Sql): Promise<void> {
   }
 }
 
-t.test("after migration 27 every recipient holds its message's team and a tenant's queue is read from it", async (t) => {
+t.test("after migration 27 every recipient holds its message's team and a team's queue is read from it", async (t) => {
   const dir = mkdtempSync(join(tmpdir(), 'tern-migration-27-'));
   t.teardown(() => rmSync(dir, { recursive: true, force: true }));
   const old = await openSqlite(databaseFile(dir));
@@ -50,9 +50,9 @@ t.test("after migration 27 every recipient holds its message's team and a tenant
 
   const store = await openStore(dir);
   t.teardown(() => store.close());
-  t.same(await store.adminTenants.queueByDestination(2, 10), [{ domain: 'dest2.test', queued: 0, sending: 0, deferred: 1, oldestQueuedAt: 1000 }]);
+  t.same(await store.adminTeams.queueByDestination(2, 10), [{ domain: 'dest2.test', queued: 0, sending: 0, deferred: 1, oldestQueuedAt: 1000 }]);
   t.same(
-    (await store.adminTenants.lastErrors(1, 10)).map((e) => [e.messageId, e.reply]),
+    (await store.adminTeams.lastErrors(1, 10)).map((e) => [e.messageId, e.reply]),
     [['m1-pending', '451 4.7.1 team 1 later']],
   );
 

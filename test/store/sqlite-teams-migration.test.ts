@@ -164,7 +164,7 @@ t.test('after migration 9 the repositories read back the teams, domains, keys, w
   const child = (await store.teams.get(CHILD))!;
   t.match(child, { id: CHILD, parentId: ACCOUNT, name: `team ${CHILD}`, status: 'active' });
   t.same(ids(await store.teams.children(ACCOUNT)), [CHILD]);
-  t.equal(await store.teams.pooledBalance(child), 100, 'the child team draws on its account’s credits');
+  t.equal(await store.teams.payerBalance(child), 100, 'the child team draws on its account’s credits');
   t.match((await store.teams.get(OTHER))!.suspension, { by: 'platform', reason: 'complaint rate 0.9%', at: NOW });
   t.equal(await store.teams.count(), 3);
 
@@ -206,7 +206,7 @@ t.test('after migration 9 the message log, its counters, its search index and th
       domainId: 'dom-child',
       recipients: [{ email: 'ann@dest.test', name: '', kind: 'to', domain: 'dest.test', state: 'queued', reason: '' }],
     }),
-    poolId: ACCOUNT,
+    payerId: ACCOUNT,
     subject: 'Invoice 20 ready',
   });
   t.not(due, 'insufficient_balance', 'the account has the credits');

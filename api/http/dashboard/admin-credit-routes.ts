@@ -27,7 +27,12 @@ const summaryView = (s: CreditSummary) => ({
 
 const statsView = (s: PlatformStats) => ({
   window_days: s.windowDays,
-  tenants: { accounts: s.tenants.accounts, teams: s.tenants.teams, suspended_accounts: s.tenants.suspendedAccounts, suspended_teams: s.tenants.suspendedTeams },
+  tenants: {
+    accounts: s.teamCounts.accounts,
+    teams: s.teamCounts.teams,
+    suspended_accounts: s.teamCounts.suspendedAccounts,
+    suspended_teams: s.teamCounts.suspendedTeams,
+  },
   messages: s.messages,
   series: s.series,
   queue_depth: s.queueDepth,
@@ -72,7 +77,7 @@ const credits: Route = {
       }),
       async handle({ ctx, user, params, request }) {
         operatorOf(user);
-        const filter = { poolId: params.account_id, kind: params.type, from: params.from, to: params.to };
+        const filter = { payerId: params.account_id, kind: params.type, from: params.from, to: params.to };
         const page = valueOf(await ctx.core.platformCredits.list(filter, corePage(params)));
         return pageReply(request, params, page.rows.map(creditEntryView), page.total);
       },

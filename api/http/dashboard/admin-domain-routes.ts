@@ -1,5 +1,5 @@
-// The platform's domain routes (tern/v2 /admin/domains…), for platform operators only: every tenant's sending
-// domains with their tenant, the ranking by what they sent, one domain as the dashboard's domain view shows it,
+// The platform's domain routes (tern/v2 /admin/domains…), for platform operators only: every team's sending
+// domains with their team, the ranking by what they sent, one domain as the dashboard's domain view shows it,
 // and its DNS check run now (the dashboard's verify check, under its per-domain rate limit). The rules are
 // core.adminDomains'.
 import { Type } from '@sinclair/typebox';
@@ -13,17 +13,17 @@ import { sendingView } from './admin-tenant-routes.js';
 import { domainDetail } from '../admin/domains.js';
 import { VERIFICATION_STATUSES } from '../../../shared/domain/sending-domain.js';
 import type { Team } from '../../../shared/domain/team.js';
-import type { DomainSending, TenantDomain } from '../../../shared/core/admin/domains.js';
+import type { DomainSending, TeamDomain } from '../../../shared/core/admin/domains.js';
 
 type Route = DashboardRoute<DashboardCaller>;
 
-/** The tenant a domain belongs to, as the admin lists name it. */
-const tenantOf = (t: Team) => ({ id: t.id, name: t.name, kind: t.parentId === null ? ('account' as const) : ('team' as const), status: t.status });
+/** The team a domain belongs to, as the admin lists name it. */
+const teamOf = (t: Team) => ({ id: t.id, name: t.name, kind: t.parentId === null ? ('account' as const) : ('team' as const), status: t.status });
 
 /** A domain's two names: its number (the admin routes' {id}) and its id on its team's routes (domain_hash). */
-const idsOf = ({ domain }: TenantDomain) => ({ id: domain.number, domain_hash: domain.id, domain_name: domain.name });
+const idsOf = ({ domain }: TeamDomain) => ({ id: domain.number, domain_hash: domain.id, domain_name: domain.name });
 
-const domainItem = (row: TenantDomain) => ({
+const domainItem = (row: TeamDomain) => ({
   ...idsOf(row),
   tenant_id: row.team.id,
   tenant_name: row.team.name,
@@ -94,7 +94,7 @@ const domain: Route = {
       async handle({ ctx, user, params }) {
         operatorOf(user);
         const found = valueOf(await ctx.core.adminDomains.get(params.id));
-        return { body: { ...domainDetail(found.domain, ctx), ...idsOf(found), tenant: tenantOf(found.team) } };
+        return { body: { ...domainDetail(found.domain, ctx), ...idsOf(found), tenant: teamOf(found.team) } };
       },
     }),
   ],
@@ -113,7 +113,7 @@ const dns: Route = {
       async handle({ ctx, user, params, log }) {
         operatorOf(user);
         const checked = valueOf(await ctx.core.adminDomains.checkNow(params.id, log));
-        return { body: { ...checkView(checked), id: checked.number, domain_hash: checked.domain.id, tenant: tenantOf(checked.team) } };
+        return { body: { ...checkView(checked), id: checked.number, domain_hash: checked.domain.id, tenant: teamOf(checked.team) } };
       },
     }),
   ],

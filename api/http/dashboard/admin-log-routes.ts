@@ -1,5 +1,5 @@
-// The platform's message log (tern/v2 /admin/logs…), for platform operators only: every tenant's log with the
-// dashboard's filters and search, or one tenant's, and one message by its number (log_id) with its recipients,
+// The platform's message log (tern/v2 /admin/logs…), for platform operators only: every team's log with the
+// dashboard's filters and search, or one team's, and one message by its number (log_id) with its recipients,
 // attempts and events as the dashboard's log detail shows them. The rules are core.messageLog's.
 import { Type } from '@sinclair/typebox';
 import { DIGITS, endpoint, type DashboardRoute } from './route.js';

@@ -1,5 +1,5 @@
-// The platform's suppression list (tern/v2 /admin/suppressions), for platform operators only: every tenant's
-// suppressed addresses with the tenant holding each, searched by a part of the address and filtered by tenant
+// The platform's suppression list (tern/v2 /admin/suppressions), for platform operators only: every team's
+// suppressed addresses with the team holding each, searched by a part of the address and filtered by team
 // and status. The rules are core.suppressions'.
 import { Type } from '@sinclair/typebox';
 import { endpoint, type DashboardRoute } from './route.js';

@@ -1,6 +1,6 @@
-// The platform's tenant routes (tern/v2 /admin/tenants…), for platform operators only: every account and team
-// with its balance and sending figures, the ranking by volume, one tenant, what the MTA holds of it now, and
-// the platform's suspension and reactivation (recorded in the audit log). The rules are core.tenants'.
+// The platform's team routes (tern/v2 /admin/tenants…), for platform operators only: every account and team
+// with its balance and sending figures, the ranking by volume, one team, what the MTA holds of it now, and
+// the platform's suspension and reactivation (recorded in the audit log). The rules are core.adminTeams'.
 import { Type } from '@sinclair/typebox';
 import { DIGITS, endpoint, type DashboardRoute } from './route.js';
 import { operatorOf, type DashboardCaller } from './authentication.js';
@@ -9,13 +9,13 @@ import { corePage } from './mailer-paging.js';
 import { valueOf } from '../../pipeline/refusal-errors.js';
 import { userView } from './views.js';
 import { suspensionBody } from '../../../shared/core/presenters.js';
-import type { MtaStatus, SendingFigures, TenantDetail, TenantSummary } from '../../../shared/core/admin/tenants.js';
+import type { MtaStatus, SendingFigures, AdminTeamDetail, AdminTeamSummary } from '../../../shared/core/admin/teams.js';
 import type { Team } from '../../../shared/domain/team.js';
 
 type Route = DashboardRoute<DashboardCaller>;
 
-const TENANT_STATUSES = ['active', 'suspended'] as const;
-const TENANT_KINDS = ['account', 'team'] as const;
+const TEAM_STATUSES = ['active', 'suspended'] as const;
+const TEAM_KINDS = ['account', 'team'] as const;
 
 const isoOf = (epochMs: number): string => new Date(epochMs).toISOString();
 
@@ -29,8 +29,8 @@ export const sendingView = (s: SendingFigures) => ({
   complaint_rate: s.complaintRate,
 });
 
-/** Who a tenant is and whether it may send. */
-const tenantFacts = (t: Team) => ({
+/** Who a team is and whether it may send. */
+const teamFacts = (t: Team) => ({
   id: t.id,
   name: t.name,
   kind: t.parentId === null ? ('account' as const) : ('team' as const),
@@ -39,18 +39,18 @@ const tenantFacts = (t: Team) => ({
   suspension: t.suspension && suspensionBody(t.suspension),
 });
 
-export const tenantView = (s: TenantSummary) => ({
-  ...tenantFacts(s.team),
+export const teamView = (s: AdminTeamSummary) => ({
+  ...teamFacts(s.team),
   plan_type: s.team.planType,
   balance: s.balance,
   created_at: s.team.createdAt,
   sending: sendingView(s.sending),
 });
 
-const tenantDetailView = (d: TenantDetail) => ({ ...tenantView(d), users: d.users.map(userView), domains_count: d.domainsCount, teams_count: d.teamsCount });
+const teamDetailView = (d: AdminTeamDetail) => ({ ...teamView(d), users: d.users.map(userView), domains_count: d.domainsCount, teams_count: d.teamsCount });
 
 const mtaStatusView = (m: MtaStatus) => ({
-  tenant: tenantFacts(m.team),
+  tenant: teamFacts(m.team),
   queue: {
     depth: m.queueDepth,
     oldest_queued_at: m.oldestQueuedAt === null ? null : isoOf(m.oldestQueuedAt),
@@ -66,10 +66,10 @@ const mtaStatusView = (m: MtaStatus) => ({
   sending: sendingView(m.sending),
 });
 
-const tenantId = { id: Type.Integer({ description: 'The tenant: an account or team id.', minimum: 1 }) };
+const teamId = { id: Type.Integer({ description: 'The tenant: an account or team id.', minimum: 1 }) };
 const reasonArg = (what: string) => Type.String({ description: `Why the platform ${what} it: one line, kept in the audit log.`, minLength: 1, maxLength: 500 });
 
-const tenants: Route = {
+const teams: Route = {
   namespace: 'tern/v2',
   path: '/admin/tenants',
   endpoints: [
@@ -79,16 +79,16 @@ const tenants: Route = {
       summary: 'Every account and team (operators): status, suspension, balance, sending over the last 30 days and rates; filters and name search',
       args: Type.Object({
         ...collectionArgs,
-        status: Type.Optional(oneOf(TENANT_STATUSES, { description: 'Only tenants in this status.' })),
-        kind: Type.Optional(oneOf(TENANT_KINDS, { description: 'Only accounts, or only child teams.' })),
+        status: Type.Optional(oneOf(TEAM_STATUSES, { description: 'Only tenants in this status.' })),
+        kind: Type.Optional(oneOf(TEAM_KINDS, { description: 'Only accounts, or only child teams.' })),
         parent_id: Type.Optional(Type.Integer({ description: 'Only the child teams of this account.', minimum: 1 })),
         search: Type.Optional(Type.String({ description: 'Part of the name (ASCII case ignored).', minLength: 1, maxLength: 100 })),
       }),
       async handle({ ctx, user, params, request }) {
         operatorOf(user);
         const filter = { status: params.status, kind: params.kind, parentId: params.parent_id, search: params.search };
-        const found = await ctx.core.tenants.list(filter, corePage(params));
-        return pageReply(request, params, found.rows.map(tenantView), found.total);
+        const found = await ctx.core.adminTeams.list(filter, corePage(params));
+        return pageReply(request, params, found.rows.map(teamView), found.total);
       },
     }),
   ],
@@ -108,15 +108,15 @@ const sendingStats: Route = {
       }),
       async handle({ ctx, user, params, request }) {
         operatorOf(user);
-        const found = valueOf(await ctx.core.tenants.sendingStats(params.days, corePage(params)));
-        const items = found.rows.map((r) => ({ ...tenantFacts(r.team), sending: sendingView(r.sending) }));
+        const found = valueOf(await ctx.core.adminTeams.sendingStats(params.days, corePage(params)));
+        const items = found.rows.map((r) => ({ ...teamFacts(r.team), sending: sendingView(r.sending) }));
         return pageReply(request, params, items, found.total);
       },
     }),
   ],
 };
 
-const tenant: Route = {
+const oneTeam: Route = {
   namespace: 'tern/v2',
   path: '/admin/tenants/{id}',
   vars: { id: DIGITS },
@@ -125,10 +125,10 @@ const tenant: Route = {
       methods: ['GET'],
       permission: 'operator',
       summary: 'One tenant (operators): its figures, its own users, how many domains and child teams it has',
-      args: Type.Object(tenantId),
+      args: Type.Object(teamId),
       async handle({ ctx, user, params }) {
         operatorOf(user);
-        return { body: tenantDetailView(valueOf(await ctx.core.tenants.get(params.id))) };
+        return { body: teamDetailView(valueOf(await ctx.core.adminTeams.get(params.id))) };
       },
     }),
   ],
@@ -143,10 +143,10 @@ const mtaStatus: Route = {
       methods: ['GET'],
       permission: 'operator',
       summary: 'What the MTA holds of a tenant now (operators): recipients in flight by destination, the oldest, the last errors, suspension and rates',
-      args: Type.Object(tenantId),
+      args: Type.Object(teamId),
       async handle({ ctx, user, params }) {
         operatorOf(user);
-        return { body: mtaStatusView(valueOf(await ctx.core.tenants.mtaStatus(params.id))) };
+        return { body: mtaStatusView(valueOf(await ctx.core.adminTeams.mtaStatus(params.id))) };
       },
     }),
   ],
@@ -164,10 +164,10 @@ const suspend: Route = {
       // An operator's change counts against no account's write bucket (see authentication.ts accountOf).
       rate: null,
       summary: 'Suspends a tenant as the platform (its owner cannot lift it), with a reason; recorded in the audit log with before and after',
-      args: Type.Object({ ...tenantId, reason: reasonArg('suspends') }),
+      args: Type.Object({ ...teamId, reason: reasonArg('suspends') }),
       async handle({ ctx, user, params, log }) {
-        const team = valueOf(await ctx.core.tenants.suspend(operatorOf(user).user, params.id, params.reason, log));
-        return { body: tenantFacts(team) };
+        const team = valueOf(await ctx.core.adminTeams.suspend(operatorOf(user).user, params.id, params.reason, log));
+        return { body: teamFacts(team) };
       },
     }),
   ],
@@ -184,13 +184,13 @@ const reactivate: Route = {
       allowBatch: true,
       rate: null,
       summary: "Reactivates a tenant (lifting the platform's or its owner's suspension), with a reason; recorded in the audit log with before and after",
-      args: Type.Object({ ...tenantId, reason: reasonArg('reactivates') }),
+      args: Type.Object({ ...teamId, reason: reasonArg('reactivates') }),
       async handle({ ctx, user, params, log }) {
-        const team = valueOf(await ctx.core.tenants.reactivate(operatorOf(user).user, params.id, params.reason, log));
-        return { body: tenantFacts(team) };
+        const team = valueOf(await ctx.core.adminTeams.reactivate(operatorOf(user).user, params.id, params.reason, log));
+        return { body: teamFacts(team) };
       },
     }),
   ],
 };
 
-export const adminTenantRoutes: readonly Route[] = [tenants, sendingStats, tenant, mtaStatus, suspend, reactivate];
+export const adminTeamRoutes: readonly Route[] = [teams, sendingStats, oneTeam, mtaStatus, suspend, reactivate];

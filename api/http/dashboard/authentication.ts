@@ -28,7 +28,7 @@ export interface AccountCaller extends CallerFields {
   readonly acting: Team;
 }
 
-/** A platform operator: it acts on no team of its own (the admin routes name the tenant they act on). */
+/** A platform operator: it acts on no team of its own (the admin routes name the team they act on). */
 export interface OperatorCaller extends CallerFields {
   readonly kind: 'operator';
   readonly user: Operator;
@@ -79,8 +79,8 @@ export const dashboardAuthentication: DashboardAuth<DashboardCaller> = {
     return token && nonce ? bySession(ctx, req, token, nonce) : undefined;
   },
   teamOf: (caller) => (caller.kind === 'account' ? caller.acting.id : undefined),
-  // An operator's changes count against no account's bucket: they are not the tenant's traffic (an operator
-  // suspending a tenant must not use up, or be blocked by, that tenant's allowance) and each is in the audit log.
+  // An operator's changes count against no account's bucket: they are not the team's traffic (an operator
+  // suspending a team must not use up, or be blocked by, that team's allowance) and each is in the audit log.
   accountOf: (caller) => (caller.kind === 'account' ? accountIdOf(caller.acting) : undefined),
   permits: (caller, permission) => roleAllows(caller.user.role, permission),
   answerHeaders: (caller): Record<string, string> => (caller.nonce ? { 'X-WP-Nonce': caller.nonce } : {}),

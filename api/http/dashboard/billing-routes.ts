@@ -1,5 +1,5 @@
 // The mailer's billing routes, for the account's owner: GET /api/account/billing (the balance that pays for the
-// team acted on, and each child team's), GET /api/account/billing/transactions (that pool's ledger, newest first)
+// team acted on, and each child team's), GET /api/account/billing/transactions (that payer's ledger, newest first)
 // and POST /api/account/billing/transfer-credits (credits moved to a child team and back). Rules are the core's
 // (core/credits.ts); this file translates.
 import { Type } from '@sinclair/typebox';
@@ -17,7 +17,7 @@ type Route = DashboardRoute<DashboardCaller>;
 /** A ledger entry as the dashboard lists it. */
 export const creditEntryView = (e: CreditEntry) => ({
   id: e.id,
-  pool_id: e.poolId,
+  pool_id: e.payerId,
   type: e.kind,
   amount: e.amount,
   balance_after: e.balanceAfter,
@@ -42,7 +42,7 @@ const billing: Route = {
         return {
           body: {
             balance: standing.balance,
-            pool_id: standing.poolId,
+            pool_id: standing.payerId,
             credits_shared: standing.creditsShared,
             plan: acting.planType,
             payment_provider: ctx.core.payments.providerName,

@@ -18,7 +18,7 @@ import { billingRoutes } from './billing-routes.js';
 import { adminCreditRoutes } from './admin-credit-routes.js';
 import { invoiceRoutes } from './invoice-routes.js';
 import { paymentRoutes } from './payment-routes.js';
-import { adminTenantRoutes } from './admin-tenant-routes.js';
+import { adminTeamRoutes } from './admin-tenant-routes.js';
 import { adminQueueRoutes } from './admin-queue-routes.js';
 import { adminAuditLogRoutes } from './admin-audit-log-routes.js';
 import { adminDomainRoutes } from './admin-domain-routes.js';
@@ -45,7 +45,7 @@ export const dashboardRoutes: ReadonlyArray<DashboardRoute<DashboardCaller>> = [
   ...adminCreditRoutes,
   ...invoiceRoutes,
   ...paymentRoutes,
-  ...adminTenantRoutes,
+  ...adminTeamRoutes,
   ...adminQueueRoutes,
   ...adminAuditLogRoutes,
   ...adminDomainRoutes,

@@ -1,5 +1,5 @@
-// The audit log of the platform operators' actions (/admin/audit-log): who did what to which tenant or
-// invitation (a tenant by its name), when, why, and what changed, field by field (old → new); filtered by action, target and operator. The same
+// The audit log of the platform operators' actions (/admin/audit-log): who did what to which team or
+// invitation (a team by its name), when, why, and what changed, field by field (old → new); filtered by action, target and operator. The same
 // core use case as the REST route (core.auditLog).
 import { AUDIT_ACTIONS, AUDIT_TARGET_KINDS, type AuditEntry, type JsonValue } from '../../../shared/domain/audit-log.js';
 import { html, type Html } from '../html.js';
@@ -8,7 +8,7 @@ import { operatorPage, type PageCall } from '../page.js';
 import { table, when } from '../parts.js';
 import type { PageReply } from '../reply.js';
 import type { OperatorViewer } from '../viewer.js';
-import { namedTenant } from './shared.js';
+import { namedTeam } from './shared.js';
 import { choiceQuery, choicesOf, filterForm, idQuery, listPage, listPager, textQuery } from '../lists.js';
 
 type Flat = Map<string, JsonValue>;
@@ -40,11 +40,11 @@ function changes(e: AuditEntry): Html {
   </ul>`;
 }
 
-const tenantIdOf = (e: AuditEntry): number | undefined => (e.target.kind === 'tenant' && /^\d+$/.test(e.target.id) ? Number(e.target.id) : undefined);
+const teamIdOf = (e: AuditEntry): number | undefined => (e.target.kind === 'tenant' && /^\d+$/.test(e.target.id) ? Number(e.target.id) : undefined);
 
 function targetOf(e: AuditEntry, names: ReadonlyMap<number, string>): Html {
-  const tenant = tenantIdOf(e);
-  if (tenant !== undefined) return namedTenant(tenant, names);
+  const team = teamIdOf(e);
+  if (team !== undefined) return namedTeam(team, names);
   if (e.target.kind === 'platform') return html`platform setting ${e.target.id}`;
   return e.target.kind === 'invitation' ? html`invitation ${e.target.id}` : html`${e.target.kind} ${e.target.id}`;
 }
@@ -77,7 +77,7 @@ async function auditLog({ ctx, r }: PageCall<OperatorViewer>): Promise<PageReply
     { name: 'target_id', label: 'Target id' },
     { name: 'operator_id', label: 'Operator (user id)', type: 'number' },
   ]);
-  const names = await ctx.core.tenants.names(found.rows.flatMap((e) => tenantIdOf(e) ?? []));
+  const names = await ctx.core.adminTeams.names(found.rows.flatMap((e) => teamIdOf(e) ?? []));
   const head = ['When', 'Operator', 'Action', 'Target', 'Reason', 'Change'];
   const body = html`${filters}
   ${table(

@@ -1,5 +1,5 @@
 // The platform's credits (/admin/credits): the summary, every grant, purchase, adjustment and expiry across
-// tenants (filters, paging), granting or removing credits with a reason, and recording a payment received
+// teams (filters, paging), granting or removing credits with a reason, and recording a payment received
 // outside Tern (the credits as a purchase, and its invoice). The same core use cases as the REST routes
 // (core.platformCredits); each change is in the audit log with its reason.
 import { CREDIT_ENTRY_KINDS, type CreditEntry } from '../../../shared/domain/credits.js';
@@ -13,7 +13,7 @@ import { doneAt, formError, noticeOf, table, when } from '../parts.js';
 import type { PageAnswer, PageReply } from '../reply.js';
 import type { PageRequest } from '../request.js';
 import type { OperatorViewer } from '../viewer.js';
-import { namedTenant } from './shared.js';
+import { namedTeam } from './shared.js';
 import { currencyDigits, minorUnitsOf } from '../../../shared/money.js';
 import { choiceQuery, choicesOf, filterForm, idQuery, listPage, listPager, textQuery } from '../lists.js';
 
@@ -30,7 +30,7 @@ export const actorText = (e: CreditEntry): string => (e.actor.id === null ? e.ac
 function entryRow(e: CreditEntry, names: ReadonlyMap<number, string>): Html {
   return html`<tr>
     <th scope="row">${when(e.createdAt)}</th>
-    <td>${namedTenant(e.poolId, names)}</td>
+    <td>${namedTeam(e.payerId, names)}</td>
     <td>${e.kind}</td>
     <td class="number">${e.amount}</td>
     <td class="number">${e.balanceAfter}</td>
@@ -84,7 +84,7 @@ async function creditsAnswer(
 ): Promise<PageAnswer> {
   const { r, viewer } = call;
   const filter = {
-    poolId: idQuery(r, 'account_id', 'The account'),
+    payerId: idQuery(r, 'account_id', 'The account'),
     kind: choiceQuery(r, 'type', 'Type', CREDIT_ENTRY_KINDS),
     from: textQuery(r, 'from', 'From', 40),
     to: textQuery(r, 'to', 'To', 40),
@@ -92,7 +92,7 @@ async function creditsAnswer(
   const page = listPage(ctx, r);
   const [found, summary] = await Promise.all([ctx.core.platformCredits.list(filter, page), ctx.core.platformCredits.summary()]);
   const entries = valueOrPageError(found);
-  const names = await ctx.core.tenants.names(entries.rows.map((e) => e.poolId));
+  const names = await ctx.core.adminTeams.names(entries.rows.map((e) => e.payerId));
   const errorOf = (f: 'grant' | 'payment') => (refused?.form === f ? formError(refused.error.message) : undefined);
   const sentTo = (f: 'grant' | 'payment') => (refused?.form === f ? refused.sent : {});
   const filters = filterForm(r, PATH, [
@@ -145,31 +145,31 @@ const sentOf = (form: URLSearchParams, names: readonly string[]): Sent => Object
 
 const NO_ACCOUNT = (): PageError => pageError('invalid_request', 'The account must be given by its id, a number.');
 
-const back = (poolId: number, code: string) => doneAt(`${PATH}?account_id=${poolId}`, code);
+const back = (payerId: number, code: string) => doneAt(`${PATH}?account_id=${payerId}`, code);
 
 async function grant(call: PageCall<OperatorViewer>): Promise<PageReply> {
   const { ctx, form, viewer, log } = call;
-  const poolId = wholeOf(form, 'account_id');
+  const payerId = wholeOf(form, 'account_id');
   const amount = wholeOf(form, 'amount');
   const sent = sentOf(form, ['account_id', 'amount', 'reason']);
-  if (Number.isNaN(poolId)) return creditsAnswer(ctx, call, { error: NO_ACCOUNT(), form: 'grant', sent });
-  const made = await ctx.core.platformCredits.adjust(viewer.user, poolId, amount, form.get('reason') ?? '', log);
+  if (Number.isNaN(payerId)) return creditsAnswer(ctx, call, { error: NO_ACCOUNT(), form: 'grant', sent });
+  const made = await ctx.core.platformCredits.adjust(viewer.user, payerId, amount, form.get('reason') ?? '', log);
   if (!made.ok) return creditsAnswer(ctx, call, { error: pageErrorFor(made.refusal), form: 'grant', sent });
-  return { kind: 'redirect', status: 303, location: back(poolId, amount > 0 ? 'granted' : 'removed') };
+  return { kind: 'redirect', status: 303, location: back(payerId, amount > 0 ? 'granted' : 'removed') };
 }
 
 async function recordPayment(call: PageCall<OperatorViewer>): Promise<PageReply> {
   const { ctx, form, viewer, log } = call;
-  const poolId = wholeOf(form, 'account_id');
+  const payerId = wholeOf(form, 'account_id');
   const sent = sentOf(form, ['account_id', 'amount', 'paid_amount', 'currency', 'payment_reference', 'reason']);
-  if (Number.isNaN(poolId)) return creditsAnswer(ctx, call, { error: NO_ACCOUNT(), form: 'payment', sent });
+  if (Number.isNaN(payerId)) return creditsAnswer(ctx, call, { error: NO_ACCOUNT(), form: 'payment', sent });
   const currency = (form.get('currency') ?? '').trim();
   const paid = paidOf((form.get('paid_amount') ?? '').trim(), currency);
   if (typeof paid === 'string') return creditsAnswer(ctx, call, { error: pageError('invalid_request', paid), form: 'payment', sent });
   const payment = { amountMinor: paid, currency, reference: (form.get('payment_reference') ?? '').trim() };
-  const made = await ctx.core.platformCredits.recordPayment(viewer.user, poolId, wholeOf(form, 'amount'), payment, form.get('reason') ?? '', log);
+  const made = await ctx.core.platformCredits.recordPayment(viewer.user, payerId, wholeOf(form, 'amount'), payment, form.get('reason') ?? '', log);
   if (!made.ok) return creditsAnswer(ctx, call, { error: pageErrorFor(made.refusal), form: 'payment', sent });
-  return { kind: 'redirect', status: 303, location: back(poolId, 'payment_recorded') };
+  return { kind: 'redirect', status: 303, location: back(payerId, 'payment_recorded') };
 }
 
 export const CREDIT_PAGES = [

@@ -1,21 +1,21 @@
-// Every tenant's sending domains (/admin/domains): name, tenant, verification, last check; search by name and
-// filters by status and tenant. The same core use case as the REST route (core.adminDomains).
+// Every team's sending domains (/admin/domains): name, team, verification, last check; search by name and
+// filters by status and team. The same core use case as the REST route (core.adminDomains).
 import { VERIFICATION_STATUSES, type VerificationStatus } from '../../../shared/domain/sending-domain.js';
-import type { TenantDomain } from '../../../shared/core/admin/domains.js';
+import type { TeamDomain } from '../../../shared/core/admin/domains.js';
 import { html, type Html } from '../html.js';
 import { operatorPage, type PageCall } from '../page.js';
 import { badge, table, when, type Tone } from '../parts.js';
 import type { PageReply } from '../reply.js';
 import type { OperatorViewer } from '../viewer.js';
 import { choiceQuery, choicesOf, filterForm, idQuery, listPage, listPager, textQuery } from '../lists.js';
-import { tenantLink } from './shared.js';
+import { teamLink } from './shared.js';
 
 const TONES: Readonly<Record<VerificationStatus, Tone>> = { draft: 'pending', verified: 'good' };
 
-function domainRow({ domain, team }: TenantDomain): Html {
+function domainRow({ domain, team }: TeamDomain): Html {
   return html`<tr>
     <th scope="row">${domain.name}</th>
-    <td>${tenantLink(team)}</td>
+    <td>${teamLink(team)}</td>
     <td>${badge(domain.verificationStatus, TONES[domain.verificationStatus])}</td>
     <td>${when(domain.verifiedAt)}</td>
     <td>${when(domain.lastCheckAt)}</td>

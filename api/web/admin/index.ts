@@ -1,7 +1,7 @@
 // The platform operator's pages (/admin…), each area's listed by its own module.
 import type { Page } from '../page.js';
 import { PLATFORM_PAGES } from './platform.js';
-import { TENANT_PAGES } from './tenants.js';
+import { ADMIN_TEAM_PAGES } from './tenants.js';
 import { ADMIN_DOMAIN_PAGES } from './domains.js';
 import { ADMIN_LOG_PAGES } from './logs.js';
 import { CREDIT_PAGES } from './credits.js';
@@ -12,7 +12,7 @@ import { SYSTEM_MAIL_PAGES } from './system-mail.js';
 
 export const ADMIN_PAGES: readonly Page[] = [
   ...PLATFORM_PAGES,
-  ...TENANT_PAGES,
+  ...ADMIN_TEAM_PAGES,
   ...ADMIN_DOMAIN_PAGES,
   ...ADMIN_LOG_PAGES,
   ...CREDIT_PAGES,

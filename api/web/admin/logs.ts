@@ -1,4 +1,4 @@
-// Every tenant's message log (/admin/logs): newest first, the account log's filters and search plus a tenant
+// Every team's message log (/admin/logs): newest first, the account log's filters and search plus a team
 // filter; and one message (/admin/logs/:log_id) with its recipients and every delivery attempt. The same core use
 // cases as the REST routes (core.messageLog.listAcrossTeams, getByLogId).
 import { MESSAGE_STATUSES, type MessageStatus } from '../../../shared/domain/queue-state.js';
@@ -10,7 +10,7 @@ import { operatorPage, type PageCall } from '../page.js';
 import { badge, table, when, type Tone } from '../parts.js';
 import type { PageReply } from '../reply.js';
 import type { OperatorViewer } from '../viewer.js';
-import { namedTenant } from './shared.js';
+import { namedTeam } from './shared.js';
 import { choiceQuery, choicesOf, filterForm, idParam, idQuery, listPage, listPager, textQuery } from '../lists.js';
 
 const TONES: Readonly<Record<MessageStatus, Tone>> = { pending: 'pending', sent: 'good', bounced: 'bad', complained: 'bad', suppressed: 'bad', failed: 'bad' };
@@ -22,7 +22,7 @@ function messageRow(m: NumberedLogEntry, names: ReadonlyMap<number, string>): Ht
     <th scope="row"><a href="/admin/logs/${m.logId}">${m.subject || '(no subject)'}</a></th>
     <td>${m.fromEmail}</td>
     <td>${recipientsOf(m)}</td>
-    <td>${namedTenant(m.teamId, names)}</td>
+    <td>${namedTeam(m.teamId, names)}</td>
     <td>${badge(m.status, TONES[m.status])}</td>
     <td>${when(m.createdAt)}</td>
   </tr>`;
@@ -47,7 +47,7 @@ async function logs({ ctx, r }: PageCall<OperatorViewer>): Promise<PageReply> {
     { name: 'from', label: 'From', type: 'date' },
     { name: 'to', label: 'To', type: 'date' },
   ]);
-  const names = await ctx.core.tenants.names(found.rows.map((m) => m.teamId));
+  const names = await ctx.core.adminTeams.names(found.rows.map((m) => m.teamId));
   const head = ['Subject', 'From', 'To', 'Tenant', 'Status', 'Created'];
   const body = html`${form}
   ${table(
@@ -101,7 +101,7 @@ async function message({ ctx, r }: PageCall<OperatorViewer>): Promise<PageReply>
       <dt>To</dt>
       <dd>${m.to.map((a) => a.email).join(', ')}</dd>
       <dt>Tenant</dt>
-      <dd>${namedTenant(m.teamId, await ctx.core.tenants.names([m.teamId]))}</dd>
+      <dd>${namedTeam(m.teamId, await ctx.core.adminTeams.names([m.teamId]))}</dd>
       <dt>Message-ID</dt>
       <dd><code>${m.messageIdHeader}</code></dd>
       <dt>Created</dt>

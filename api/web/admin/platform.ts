@@ -1,4 +1,4 @@
-// The operator's home page (/admin): the platform's tenants, its recipients over the last 30 days by status and day
+// The operator's home page (/admin): the platform's teams, its recipients over the last 30 days by status and day
 // by day (a chart drawn from GET /admin/stats, the same numbers in a table), the queue now, rates and credits.
 // The figures are core.platformStatistics' (the REST route's).
 import { MESSAGE_STATUSES } from '../../../shared/domain/queue-state.js';
@@ -20,8 +20,8 @@ const STATUS_LABELS: ReadonlyArray<readonly [(typeof MESSAGE_STATUSES)[number], 
 function figures(s: PlatformStats): Html {
   const card = (id: string, n: number | string, label: string) => html`<div class="card"><span class="figure" id="${id}">${n}</span> ${label}</div>`;
   return html`<div class="cards">
-    ${card('accounts', s.tenants.accounts, 'accounts')} ${card('teams', s.tenants.teams, 'child teams')}
-    ${card('suspended', s.tenants.suspendedAccounts + s.tenants.suspendedTeams, 'suspended tenants')} ${card('queue-depth', s.queueDepth, 'in the queue now')}
+    ${card('accounts', s.teamCounts.accounts, 'accounts')} ${card('teams', s.teamCounts.teams, 'child teams')}
+    ${card('suspended', s.teamCounts.suspendedAccounts + s.teamCounts.suspendedTeams, 'suspended tenants')} ${card('queue-depth', s.queueDepth, 'in the queue now')}
     ${card('outstanding', s.credits.outstanding, 'credits outstanding')}
   </div>`;
 }

@@ -1,14 +1,14 @@
-// What the operator's pages share: a tenant's link, a rate as people read it.
+// What the operator's pages share: a team's link, a rate as people read it.
 import type { Team } from '../../../shared/domain/team.js';
 import { html, type Html } from '../html.js';
 
-/** A tenant as the admin lists name it: its name, linked to its page. */
-export const tenantLink = (t: Pick<Team, 'id' | 'name'>): Html => html`<a href="/admin/tenants/${t.id}">${t.name}</a>`;
+/** A team as the admin lists name it: its name, linked to its page. */
+export const teamLink = (t: Pick<Team, 'id' | 'name'>): Html => html`<a href="/admin/tenants/${t.id}">${t.name}</a>`;
 
-/** A tenant known by its id, named from `names` (core.tenants.names); one since deleted says so. */
-export const namedTenant = (id: number, names: ReadonlyMap<number, string>): Html => {
+/** A team known by its id, named from `names` (core.adminTeams.names); one since deleted says so. */
+export const namedTeam = (id: number, names: ReadonlyMap<number, string>): Html => {
   const name = names.get(id);
-  return name === undefined ? html`<span class="muted">a deleted tenant (${id})</span>` : tenantLink({ id, name });
+  return name === undefined ? html`<span class="muted">a deleted tenant (${id})</span>` : teamLink({ id, name });
 };
 
 /** A rate (0..1) as a percentage. */

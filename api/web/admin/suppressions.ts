@@ -1,12 +1,12 @@
-// Every tenant's suppressed addresses (/admin/suppressions), newest first: search by a part of the address,
-// filters by status and tenant. The same core use case as the REST route (core.suppressions.listAcrossTeams).
+// Every team's suppressed addresses (/admin/suppressions), newest first: search by a part of the address,
+// filters by status and team. The same core use case as the REST route (core.suppressions.listAcrossTeams).
 import { SUPPRESSION_STATUSES } from '../../../shared/domain/suppression.js';
 import { html } from '../html.js';
 import { operatorPage, type PageCall } from '../page.js';
 import { table, when } from '../parts.js';
 import type { PageReply } from '../reply.js';
 import type { OperatorViewer } from '../viewer.js';
-import { namedTenant } from './shared.js';
+import { namedTeam } from './shared.js';
 import { choiceQuery, choicesOf, filterForm, idQuery, listPage, listPager, textQuery } from '../lists.js';
 
 async function suppressions({ ctx, r }: PageCall<OperatorViewer>): Promise<PageReply> {
@@ -17,12 +17,12 @@ async function suppressions({ ctx, r }: PageCall<OperatorViewer>): Promise<PageR
     teamId: idQuery(r, 'tenant_id', 'The tenant'),
   };
   const found = await ctx.core.suppressions.listAcrossTeams(query);
-  const names = await ctx.core.tenants.names(found.rows.map((row) => row.teamId));
+  const names = await ctx.core.adminTeams.names(found.rows.map((row) => row.teamId));
   const rows = found.rows.map(
     ({ teamId, suppression: s }) =>
       html`<tr>
         <th scope="row">${s.email}</th>
-        <td>${namedTenant(teamId, names)}</td>
+        <td>${namedTeam(teamId, names)}</td>
         <td>${s.status}</td>
         <td>${s.reason}</td>
         <td>${when(s.createdAt)}</td>

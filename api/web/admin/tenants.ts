@@ -1,8 +1,8 @@
-// The operator's tenants: every account and team (search by name, filters, paging) and one tenant's page: who it
+// The operator's teams: every account and team (search by name, filters, paging) and one team's page: who it
 // is, its balance and sending, its users, what the MTA holds of it now, and the platform's actions on it —
 // suspend or reactivate with a reason, mail its owners the low-credit message. The same core use cases as the
-// REST routes (core.tenants, core.platformCredits); each action is in the audit log.
-import type { MtaStatus, SendingFigures, TenantDetail, TenantSummary } from '../../../shared/core/admin/tenants.js';
+// REST routes (core.adminTeams, core.platformCredits); each action is in the audit log.
+import type { MtaStatus, SendingFigures, AdminTeamDetail, AdminTeamSummary } from '../../../shared/core/admin/teams.js';
 import type { Team } from '../../../shared/domain/team.js';
 import type { ManagementRefusal } from '../../../shared/core/management-refusals.js';
 import type { AppContext } from '../../pipeline/context.js';
@@ -15,7 +15,7 @@ import type { PageAnswer, PageReply } from '../reply.js';
 import { forOperator } from './system-mail.js';
 import type { OperatorViewer } from '../viewer.js';
 import { choiceQuery, filterForm, idParam, idQuery, listPage, listPager, textQuery } from '../lists.js';
-import { namedTenant, percent, tenantLink } from './shared.js';
+import { namedTeam, percent, teamLink } from './shared.js';
 
 const STATUSES = ['active', 'suspended'] as const;
 const KINDS = ['account', 'team'] as const;
@@ -32,12 +32,12 @@ export const statusBadge = (t: Team): Html => (t.status === 'active' ? badge('Ac
 
 /** "Account", or "Team of <its account, named>". */
 const kindText = (t: Team, names: ReadonlyMap<number, string>): Html =>
-  t.parentId === null ? html`${kindOf(t)}` : html`${kindOf(t)} of ${namedTenant(t.parentId, names)}`;
+  t.parentId === null ? html`${kindOf(t)}` : html`${kindOf(t)} of ${namedTeam(t.parentId, names)}`;
 
-function tenantRow(s: TenantSummary, names: ReadonlyMap<number, string>): Html {
+function teamRow(s: AdminTeamSummary, names: ReadonlyMap<number, string>): Html {
   const t = s.team;
   return html`<tr>
-    <th scope="row">${tenantLink(t)}</th>
+    <th scope="row">${teamLink(t)}</th>
     <td class="number">${t.id}</td>
     <td>${kindText(t, names)}</td>
     <td>${statusBadge(t)}</td>
@@ -48,7 +48,7 @@ function tenantRow(s: TenantSummary, names: ReadonlyMap<number, string>): Html {
   </tr>`;
 }
 
-async function tenants({ ctx, r }: PageCall<OperatorViewer>): Promise<PageReply> {
+async function teams({ ctx, r }: PageCall<OperatorViewer>): Promise<PageReply> {
   const filter = {
     search: textQuery(r, 'search', 'The name searched', 100),
     status: choiceQuery(r, 'status', 'Status', STATUSES),
@@ -56,7 +56,7 @@ async function tenants({ ctx, r }: PageCall<OperatorViewer>): Promise<PageReply>
     parentId: idQuery(r, 'parent_id', 'The account'),
   };
   const page = listPage(ctx, r);
-  const found = await ctx.core.tenants.list(filter, page);
+  const found = await ctx.core.adminTeams.list(filter, page);
   const filters = filterForm(r, '/admin/tenants', [
     { name: 'search', label: 'Name contains' },
     {
@@ -77,14 +77,14 @@ async function tenants({ ctx, r }: PageCall<OperatorViewer>): Promise<PageReply>
     },
     { name: 'parent_id', label: 'Teams of account (id)', type: 'number' },
   ]);
-  const names = await ctx.core.tenants.names(found.rows.flatMap((s) => (s.team.parentId === null ? [] : [s.team.parentId])));
-  const head = ['Name', 'Id', 'Kind', 'Status', 'Balance', `Sent, ${ctx.core.tenants.windowDays} days`, 'Bounce rate', 'Created'];
+  const names = await ctx.core.adminTeams.names(found.rows.flatMap((s) => (s.team.parentId === null ? [] : [s.team.parentId])));
+  const head = ['Name', 'Id', 'Kind', 'Status', 'Balance', `Sent, ${ctx.core.adminTeams.windowDays} days`, 'Bounce rate', 'Created'];
   const body = html`${filters}
     <p class="muted">${found.total} tenant${found.total === 1 ? '' : 's'}</p>
     ${table(
       'Tenants',
       head,
-      found.rows.map((s) => tenantRow(s, names)),
+      found.rows.map((s) => teamRow(s, names)),
       'No tenant matches these filters.',
     )}
     ${listPager(r, page, found.total)}`;
@@ -105,7 +105,7 @@ function sendingTable(s: SendingFigures): Html {
   );
 }
 
-function facts(d: TenantDetail, names: ReadonlyMap<number, string>): Html {
+function facts(d: AdminTeamDetail, names: ReadonlyMap<number, string>): Html {
   const t = d.team;
   const suspension = t.suspension
     ? html`<p class="suspended" id="suspension"><strong>Suspended by the ${t.suspension.by}</strong> on ${when(t.suspension.at)}: ${t.suspension.reason}</p>`
@@ -128,7 +128,7 @@ function facts(d: TenantDetail, names: ReadonlyMap<number, string>): Html {
     </dl>`;
 }
 
-function usersTable(d: TenantDetail): Html {
+function usersTable(d: AdminTeamDetail): Html {
   const rows = d.users.map(
     (u) =>
       html`<tr>
@@ -184,16 +184,16 @@ function reasonForm(v: OperatorViewer, t: Team, action: keyof typeof STATUS_ACTI
   </form>`;
 }
 
-/** An active tenant may be suspended; a suspended one reactivated; one its owner suspended, either. */
+/** An active team may be suspended; a suspended one reactivated; one its owner suspended, either. */
 function statusForms(v: OperatorViewer, t: Team): Html {
   return html`${t.status === 'active' || t.suspendedBy === 'account' ? reasonForm(v, t, 'suspend') : undefined}
   ${t.status === 'suspended' ? reasonForm(v, t, 'reactivate') : undefined}`;
 }
 
-async function tenantAnswer(ctx: AppContext, call: PageCall<OperatorViewer>, id: number, error?: PageError): Promise<PageAnswer> {
-  const { detail: d, mta: m } = valueOrPageError(await ctx.core.tenants.getWithMtaStatus(id));
+async function teamAnswer(ctx: AppContext, call: PageCall<OperatorViewer>, id: number, error?: PageError): Promise<PageAnswer> {
+  const { detail: d, mta: m } = valueOrPageError(await ctx.core.adminTeams.getWithMtaStatus(id));
   const t = d.team;
-  const body = html`${noticeOf(call.r, NOTICES)} ${formError(error?.message)} ${facts(d, await ctx.core.tenants.names(t.parentId === null ? [] : [t.parentId]))}
+  const body = html`${noticeOf(call.r, NOTICES)} ${formError(error?.message)} ${facts(d, await ctx.core.adminTeams.names(t.parentId === null ? [] : [t.parentId]))}
     <h2>Actions</h2>
     ${statusForms(call.viewer, t)}
     <p>
@@ -211,22 +211,22 @@ async function tenantAnswer(ctx: AppContext, call: PageCall<OperatorViewer>, id:
   return { kind: 'page', status: error?.status, title: `Tenant: ${t.name}`, body };
 }
 
-const tenant = (call: PageCall<OperatorViewer>): Promise<PageReply> => tenantAnswer(call.ctx, call, idParam(call.r, 'id'));
+const oneTeam = (call: PageCall<OperatorViewer>): Promise<PageReply> => teamAnswer(call.ctx, call, idParam(call.r, 'id'));
 
-/** A refused action: the tenant's page again with why; no such tenant is a 404. */
+/** A refused action: the team's page again with why; no such team is a 404. */
 function refusedOn(call: PageCall<OperatorViewer>, id: number, refusal: ManagementRefusal): Promise<PageAnswer> {
   const e = forOperator(pageErrorFor(refusal), refusal.kind);
   if (e.status === 404) throw e;
-  return tenantAnswer(call.ctx, call, id, e);
+  return teamAnswer(call.ctx, call, id, e);
 }
 
-/** Suspends or reactivates: the tenant's page again with why when refused (a missing reason), 404 for no tenant. */
+/** Suspends or reactivates: the team's page again with why when refused (a missing reason), 404 for no team. */
 function statusChange(to: 'suspend' | 'reactivate') {
   return async (call: PageCall<OperatorViewer>): Promise<PageReply> => {
     const { ctx, form, viewer, log } = call;
     const id = idParam(call.r, 'id');
     const reason = form.get('reason') ?? '';
-    const changed = await ctx.core.tenants[to](viewer.user, id, reason, log);
+    const changed = await ctx.core.adminTeams[to](viewer.user, id, reason, log);
     if (!changed.ok) return refusedOn(call, id, changed.refusal);
     return { kind: 'redirect', status: 303, location: doneAt(`/admin/tenants/${id}`, to === 'suspend' ? 'suspended' : 'reactivated') };
   };
@@ -239,9 +239,9 @@ async function lowCreditEmail(call: PageCall<OperatorViewer>): Promise<PageReply
   return { kind: 'redirect', status: 303, location: doneAt(`/admin/tenants/${id}`, 'low_credit_sent') };
 }
 
-export const TENANT_PAGES = [
-  operatorPage({ method: 'GET', path: '/admin/tenants', title: 'Tenants', handle: tenants }),
-  operatorPage({ method: 'GET', path: '/admin/tenants/:id', title: 'Tenant', section: '/admin/tenants', handle: tenant }),
+export const ADMIN_TEAM_PAGES = [
+  operatorPage({ method: 'GET', path: '/admin/tenants', title: 'Tenants', handle: teams }),
+  operatorPage({ method: 'GET', path: '/admin/tenants/:id', title: 'Tenant', section: '/admin/tenants', handle: oneTeam }),
   operatorPage({ method: 'POST', path: '/admin/tenants/:id/suspend', title: 'Suspend a tenant', section: '/admin/tenants', handle: statusChange('suspend') }),
   operatorPage({ method: 'POST', path: '/admin/tenants/:id/reactivate', title: 'Reactivate a tenant', section: '/admin/tenants', handle: statusChange('reactivate') }),
   operatorPage({ method: 'POST', path: '/admin/tenants/:id/low-credit-email', title: 'Low-credit email', section: '/admin/tenants', handle: lowCreditEmail }),

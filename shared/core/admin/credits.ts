@@ -1,5 +1,5 @@
-// The platform's credits, for its operators: every grant, purchase and adjustment across tenants, credits granted
-// to or removed from a tenant with a reason (each an entry of the ledger, recorded in the audit log in the same
+// The platform's credits, for its operators: every grant, purchase and adjustment across teams, credits granted
+// to or removed from a team with a reason (each an entry of the ledger, recorded in the audit log in the same
 // transaction), and the summary (granted, purchased, used, outstanding) from the ledger's kept totals.
 import type { Logger } from '../../log.js';
 import type { Store } from '../../store/index.js';
@@ -10,11 +10,11 @@ import type { Operator } from '../../domain/user.js';
 import { MAX_CREDITS_MOVED, type Credits } from '../credits.js';
 import type { Billing } from '../billing.js';
 import type { Invoice } from '../../domain/billing.js';
-import { accountIdOf, poolIdOf } from '../../domain/team.js';
+import { accountIdOf, payerIdOf } from '../../domain/team.js';
 import { dateBound } from '../message-log.js';
 import { auditEntry } from '../audit-log.js';
 import { notFound, refuse, done, type Managed } from '../management-refusals.js';
-import { reasonProblem } from './tenants.js';
+import { reasonProblem } from './teams.js';
 import type { LowBalanceAlerts, LowBalanceMail } from '../low-balance.js';
 
 function paymentProblem(credits: number, p: OfflinePayment): Managed<never> | undefined {
@@ -32,7 +32,7 @@ function paymentProblem(credits: number, p: OfflinePayment): Managed<never> | un
 export const PLATFORM_KINDS: readonly CreditEntryKind[] = ['grant', 'purchase', 'adjustment', 'expiry'];
 
 export interface PlatformCreditFilter {
-  poolId?: number;
+  payerId?: number;
   kind?: CreditEntryKind;
   from?: string;
   to?: string;
@@ -46,7 +46,7 @@ export interface CreditSummary {
   refunded: number;
   /** Removed by the platform (negative adjustments and expiries, as a positive number) less positive adjustments. */
   removed: number;
-  /** What every pool holds now. */
+  /** What every payer holds now. */
   outstanding: number;
 }
 
@@ -83,7 +83,7 @@ export class PlatformCredits {
    */
   async recordPayment(
     operator: Operator,
-    poolId: number,
+    payerId: number,
     credits: number,
     payment: OfflinePayment,
     reason: string,
@@ -91,16 +91,16 @@ export class PlatformCredits {
   ): Promise<Managed<{ entry: CreditEntry; invoice: Invoice }>> {
     const bad = reasonProblem(reason) ?? paymentProblem(credits, payment);
     if (bad) return bad;
-    const pool = await this.d.store.teams.get(poolId);
-    if (!pool || poolIdOf(pool) !== pool.id) return notFound('team', 'Account not found', 'account_id');
+    const payer = await this.d.store.teams.get(payerId);
+    if (!payer || payerIdOf(payer) !== payer.id) return notFound('team', 'Account not found', 'account_id');
     const at = new Date().toISOString();
     const actor = { kind: 'operator', id: String(operator.id) } as const;
-    const entry = await this.d.store.credits.post({ poolId, kind: 'purchase', amount: credits, actor, reference: payment.reference, reason }, (made) =>
+    const entry = await this.d.store.credits.post({ payerId, kind: 'purchase', amount: credits, actor, reference: payment.reference, reason }, (made) =>
       auditEntry(
         operator,
         {
           action: 'credits.payment',
-          target: { kind: 'tenant', id: String(poolId) },
+          target: { kind: 'tenant', id: String(payerId) },
           before: { balance: made.balanceAfter - credits },
           after: { balance: made.balanceAfter, entry_id: made.id, payment: payment.reference },
           reason,
@@ -110,20 +110,20 @@ export class PlatformCredits {
     );
     if (entry === 'already_recorded') return refuse({ kind: 'invalid_field', field: 'payment_reference', message: 'This payment is already recorded.' });
     if (typeof entry === 'string') return notFound('team', 'Account not found', 'account_id');
-    const invoice = await this.billing.issue(accountIdOf(pool), {
+    const invoice = await this.billing.issue(accountIdOf(payer), {
       reference: payment.reference,
       credits,
       amountMinor: payment.amountMinor,
       currency: payment.currency,
       paidAt: at,
     });
-    log.info({ pool: poolId, credits, invoice: invoice.number }, 'offline payment recorded');
+    log.info({ pool: payerId, credits, invoice: invoice.number }, 'offline payment recorded');
     return done({ entry, invoice });
   }
 
-  /** The low-balance mail for a tenant's pool, now (the platform's button), recorded in the audit log. */
-  async sendLowCreditEmail(operator: Operator, tenantId: number, log: Logger): Promise<Managed<LowBalanceMail>> {
-    const team = await this.d.store.teams.get(tenantId);
+  /** The low-balance mail for a team's payer, now (the platform's button), recorded in the audit log. */
+  async sendLowCreditEmail(operator: Operator, teamId: number, log: Logger): Promise<Managed<LowBalanceMail>> {
+    const team = await this.d.store.teams.get(teamId);
     if (!team) return notFound('team', 'Tenant not found');
     const sent = await this.lowBalance.sendNow(team, log);
     if (!sent.ok) return sent;
@@ -132,7 +132,7 @@ export class PlatformCredits {
     await this.d.store.auditLog.record(
       auditEntry(
         operator,
-        { action: 'tenant.low_credit_email', target: { kind: 'tenant', id: String(tenantId) }, before: null, after: change, reason },
+        { action: 'tenant.low_credit_email', target: { kind: 'tenant', id: String(teamId) }, before: null, after: change, reason },
         new Date().toISOString(),
       ),
     );
@@ -145,29 +145,29 @@ export class PlatformCredits {
     if (from === null) return refuse({ kind: 'invalid_field', field: 'from', message: 'from must be an ISO 8601 date or date-time.' });
     if (to === null) return refuse({ kind: 'invalid_field', field: 'to', message: 'to must be an ISO 8601 date or date-time.' });
     const kinds = filter.kind ? [filter.kind] : PLATFORM_KINDS;
-    return done(await this.d.store.credits.listAll({ ...page, poolId: filter.poolId, kinds, from, to }));
+    return done(await this.d.store.credits.listAll({ ...page, payerId: filter.payerId, kinds, from, to }));
   }
 
-  /** Grants (positive) or removes (negative) credits of a tenant's pool, with a reason, as `operator`. */
-  async adjust(operator: Operator, poolId: number, amount: number, reason: string, log: Logger): Promise<Managed<CreditEntry>> {
+  /** Grants (positive) or removes (negative) credits of a team's payer, with a reason, as `operator`. */
+  async adjust(operator: Operator, payerId: number, amount: number, reason: string, log: Logger): Promise<Managed<CreditEntry>> {
     const bad = reasonProblem(reason);
     if (bad) return bad;
-    const pool = await this.d.store.teams.get(poolId);
-    if (!pool) return notFound('team', 'Account not found', 'account_id');
+    const payer = await this.d.store.teams.get(payerId);
+    if (!payer) return notFound('team', 'Account not found', 'account_id');
     const at = new Date().toISOString();
     const audit = (made: CreditEntry) =>
       auditEntry(
         operator,
         {
           action: amount > 0 ? 'credits.grant' : 'credits.remove',
-          target: { kind: 'tenant', id: String(poolId) },
+          target: { kind: 'tenant', id: String(payerId) },
           before: { balance: made.balanceAfter - made.amount },
           after: { balance: made.balanceAfter, entry_id: made.id },
           reason,
         },
         at,
       );
-    return this.credits.adjust(pool, amount, { kind: 'operator', id: String(operator.id) }, reason, log, audit);
+    return this.credits.adjust(payer, amount, { kind: 'operator', id: String(operator.id) }, reason, log, audit);
   }
 
   async summary(): Promise<CreditSummary> {

@@ -1,9 +1,9 @@
-// The platform's figures for its operators (GET /admin/stats): tenants, recipients by status over a window and
+// The platform's figures for its operators (GET /admin/stats): teams, recipients by status over a window and
 // day by day (counted per recipient, as every figure is: docs/decisions.md, "Bounces counted per recipient
 // (issue 22, item 6)"), the queue depth, bounce and complaint rates, and credits granted, sold and used.
 import type { Store } from '../../store/index.js';
 import { MESSAGE_STATUSES, type MessageStatus } from '../../domain/queue-state.js';
-import type { TenantCounts } from '../../store/platform-statistics.js';
+import type { TeamCounts } from '../../store/platform-statistics.js';
 import { rate } from '../team-summary.js';
 import { utcDay } from '../../time.js';
 import { creditSummaryOf, type CreditSummary } from './credits.js';
@@ -12,7 +12,7 @@ export type StatusTotals = Record<MessageStatus, number>;
 
 export interface PlatformStats {
   windowDays: number;
-  tenants: TenantCounts;
+  teamCounts: TeamCounts;
   /** Recipients of the messages recorded in the window, by status (the field keeps its name in the REST reply). */
   messages: StatusTotals;
   /** One entry per UTC day of the window, oldest first, every status listed (0 when none). */
@@ -35,22 +35,22 @@ function windowDays(now: number, days: number): string[] {
 export class PlatformStatistics {
   constructor(private readonly d: { store: Store; now?: () => number }) {}
 
-  /** Every tenant's recipients by status over the last `days` UTC days, today included (the Prometheus gauge's figures). */
+  /** Every team's recipients by status over the last `days` UTC days, today included (the Prometheus gauge's figures). */
   async recipients(days: number): Promise<StatusTotals> {
     return (await this.byDay(days)).totals;
   }
 
   async stats(days: number): Promise<PlatformStats> {
-    const [{ dayList, byDay, totals: messages }, tenants, queueDepth, credits] = await Promise.all([
+    const [{ dayList, byDay, totals: messages }, teamCounts, queueDepth, credits] = await Promise.all([
       this.byDay(days),
-      this.d.store.platformStatistics.tenantCounts(),
+      this.d.store.platformStatistics.teamCounts(),
       this.d.store.platformStatistics.queueDepth(),
       this.d.store.credits.totals(),
     ]);
     const ended = messages.sent + messages.bounced + messages.complained;
     return {
       windowDays: days,
-      tenants,
+      teamCounts,
       messages,
       series: dayList.map((day) => ({ day, ...byDay.get(day)! })),
       queueDepth,

@@ -1,4 +1,4 @@
-// The operators' reads of every tenant's domains in SQLite. A domain's number is its rowid (stable: see
+// The operators' reads of every team's domains in SQLite. A domain's number is its rowid (stable: see
 // docs/decisions.md, "Platform-admin reads"). Sending counts come from the day counters of recipients (recipient_counts, on its
 // primary key: team, then day, the domain's key among them), never from the log.
 import { Type } from '@sinclair/typebox';
@@ -8,7 +8,7 @@ import { inList } from './point-reads.js';
 import { limitOffset, type PageOf, type PageRequest } from '../paging.js';
 import { decodeDomain } from './domains.js';
 import type { AdminDomainFilter, AdminDomainRepository, DomainSendingCounts, NumberedDomain } from '../admin-domains.js';
-import type { SendingCounts } from '../admin-tenants.js';
+import type { SendingCounts } from '../admin-teams.js';
 
 const decodeNumber = rowDecoder('domain number', Type.Object({ number: Int }), (r) => r.number);
 const numbered = (row: Row): NumberedDomain => ({ ...decodeDomain(row), number: decodeNumber(row) });
@@ -44,7 +44,7 @@ export class AdminDomainStore implements AdminDomainRepository {
 
   async list(filter: AdminDomainFilter, page: PageRequest): Promise<PageOf<NumberedDomain>> {
     const [where, params] = whereOf(filter);
-    // By rowid: the table's own order, or domains_by_team for one tenant; a name part reads the (small) table.
+    // By rowid: the table's own order, or domains_by_team for one team; a name part reads the (small) table.
     const rows = await this.sql.all(`SELECT rowid AS number, * FROM domains WHERE ${where} ORDER BY rowid LIMIT ? OFFSET ?`, [...params, ...limitOffset(page)]);
     const total = await this.sql.get(`SELECT COUNT(*) AS n FROM domains WHERE ${where}`, params);
     return { rows: rows.map(numbered), total: countOf(total!) };
@@ -57,7 +57,7 @@ export class AdminDomainStore implements AdminDomainRepository {
 
   /**
    * Ranked by the window's total alone, each domain's read on the counters' primary key (its team, then the
-   * days of the window), as the tenants' ranking is; then the page's domains counted by status.
+   * days of the window), as the teams' ranking is; then the page's domains counted by status.
    */
   async sendingRanking(fromDay: string, page: PageRequest): Promise<PageOf<DomainSendingCounts>> {
     const rows = await this.sql.all(

@@ -1,5 +1,5 @@
 // The figure counters of migration 31 (recipient_counts by day, recipient_counts_hourly by hour,
-// platform_recipient_counts by day for every tenant, message_statuses per message), moved as they are asked:
+// platform_recipient_counts by day for every team, message_statuses per message), moved as they are asked:
 // which status a recipient counts in, and so which counts move, is decided above the engine (domain/figures.ts).
 // A batch's bumps are summed per counter row first, so many recipients of one team, day and domain cost one
 // write per table rather than one per recipient.

@@ -11,15 +11,15 @@ import { groupBy } from '../../group-by.js';
 import { nowIso } from '../../time.js';
 import { bumpKeyed } from './figure-counters.js';
 
-/** Each message's credits: one debit per paying pool when it can pay for the whole batch, else one by one, in order. */
+/** Each message's credits: one debit per payer when it can pay for the whole batch, else one by one, in order. */
 async function debitAll(q: Queryable, messages: readonly NewMessage[], at: string): Promise<Set<NewMessage>> {
   const unpaid = new Set<NewMessage>();
-  for (const [poolId, list] of groupBy(
+  for (const [payerId, list] of groupBy(
     messages.filter((m) => m.cost > 0),
-    (m) => m.poolId,
+    (m) => m.payerId,
   )) {
-    if (await debitSends(q, poolId, list, at)) continue;
-    for (const m of list) if (!(await debitSends(q, poolId, [m], at))) unpaid.add(m);
+    if (await debitSends(q, payerId, list, at)) continue;
+    for (const m of list) if (!(await debitSends(q, payerId, [m], at))) unpaid.add(m);
   }
   return unpaid;
 }
@@ -31,7 +31,7 @@ const decodeInsertedRecipient = rowDecoder('inserted recipient', Type.Object({ i
 export const LOGGED_COLUMNS =
   'id, team_id, domain_id, sending_key_id, source, envelope_from, from_email, from_name, subject, to_json, reply_to, message_id_header, size, has_attachments, headers_json';
 
-type Logged = Omit<NewMessage, 'poolId' | 'recipients' | 'body' | 'cost' | 'error' | 'figures' | 'status'>;
+type Logged = Omit<NewMessage, 'payerId' | 'recipients' | 'body' | 'cost' | 'error' | 'figures' | 'status'>;
 
 export const loggedValues = (m: Logged): SqlValue[] => [
   m.id,

@@ -25,7 +25,7 @@ import { PlatformStatisticsStore } from './platform-statistics.js';
 import { BillingStore } from './billing.js';
 import { PaymentStore } from './payments.js';
 import { AuditLogStore } from './audit-log.js';
-import { AdminTenantStore } from './admin-tenants.js';
+import { AdminTeamStore } from './admin-teams.js';
 import { AdminDomainStore } from './admin-domains.js';
 import { PasswordResetStore } from './password-resets.js';
 import { SystemStore } from './system.js';
@@ -69,7 +69,7 @@ export async function openSqliteStore(dataDir: string): Promise<Store> {
     billing: new BillingStore(sql),
     payments: new PaymentStore(sql),
     auditLog: new AuditLogStore(sql),
-    adminTenants: new AdminTenantStore(sql),
+    adminTeams: new AdminTeamStore(sql),
     adminDomains: new AdminDomainStore(sql),
     passwordResets: new PasswordResetStore(sql),
     system: new SystemStore(sql),

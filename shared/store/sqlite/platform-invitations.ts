@@ -61,7 +61,7 @@ async function openAccount(q: Queryable, i: PlatformInvitation, a: AcceptedAccou
   // The grant is the inviting operator's (its id kept even once that user is gone: the audit log names it).
   const actor = { kind: 'operator', id: i.invitedBy === null ? null : String(i.invitedBy) } as const;
   const grant = {
-    poolId: made.id,
+    payerId: made.id,
     kind: 'grant',
     amount: i.credits,
     actor,

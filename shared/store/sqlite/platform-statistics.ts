@@ -4,10 +4,10 @@ import { Type } from '@sinclair/typebox';
 import type { Sql } from './sql.js';
 import { Int, OneOf, rowDecoder, Text } from './decode.js';
 import { MESSAGE_STATUSES } from '../../domain/queue-state.js';
-import type { DayCount, PlatformStatisticsRepository, TenantCounts } from '../platform-statistics.js';
+import type { DayCount, PlatformStatisticsRepository, TeamCounts } from '../platform-statistics.js';
 
 const decodeDay = rowDecoder('platform day count', Type.Object({ day: Text, status: OneOf(MESSAGE_STATUSES), n: Int }), (r): DayCount => r);
-const decodeTenants = rowDecoder('tenant counts', Type.Object({ accounts: Int, teams: Int, suspended_accounts: Int, suspended_teams: Int }), (r): TenantCounts => ({
+const decodeTeamCounts = rowDecoder('team counts', Type.Object({ accounts: Int, teams: Int, suspended_accounts: Int, suspended_teams: Int }), (r): TeamCounts => ({
   accounts: r.accounts,
   teams: r.teams,
   suspendedAccounts: r.suspended_accounts,
@@ -23,14 +23,14 @@ export class PlatformStatisticsStore implements PlatformStatisticsRepository {
     return rows.map(decodeDay);
   }
 
-  async tenantCounts(): Promise<TenantCounts> {
+  async teamCounts(): Promise<TeamCounts> {
     const row = await this.sql.get(
       `SELECT COALESCE(SUM(parent_id IS NULL), 0) AS accounts, COALESCE(SUM(parent_id IS NOT NULL), 0) AS teams,
          COALESCE(SUM(parent_id IS NULL AND status = 'suspended'), 0) AS suspended_accounts,
          COALESCE(SUM(parent_id IS NOT NULL AND status = 'suspended'), 0) AS suspended_teams
        FROM teams WHERE deleted_at IS NULL`,
     );
-    return decodeTenants(row!);
+    return decodeTeamCounts(row!);
   }
 
   async queueDepth(): Promise<number> {

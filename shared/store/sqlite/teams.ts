@@ -10,7 +10,7 @@ import { nowIso } from '../../time.js';
 import { transitionTeam, type Actor, type TeamStatus } from '../../domain/team-state.js';
 import {
   DEFAULT_SUSPENSION_REASON,
-  poolIdOf,
+  payerIdOf,
   type StoredIcon,
   type Suspension,
   type SuspensionCause,
@@ -145,7 +145,7 @@ export class TeamStore implements TeamRepository {
     return this.sql.tx(async (q) => {
       const team = await TeamStore.insertAccount(q, a, now);
       if (a.credits === 0) return team;
-      await applyEntry(q, { poolId: team.id, kind: 'grant', amount: a.credits, actor: CLI, reference: null, reason: 'first credits of the account' }, now);
+      await applyEntry(q, { payerId: team.id, kind: 'grant', amount: a.credits, actor: CLI, reference: null, reason: 'first credits of the account' }, now);
       return { ...team, creditBalance: a.credits };
     });
   }
@@ -186,10 +186,10 @@ export class TeamStore implements TeamRepository {
     return rows.map(decodeTeam);
   }
 
-  async pooledBalance(team: Team): Promise<number> {
-    const poolId = poolIdOf(team);
-    if (poolId === team.id) return team.creditBalance;
-    return (await this.get(poolId))?.creditBalance ?? 0;
+  async payerBalance(team: Team): Promise<number> {
+    const payerId = payerIdOf(team);
+    if (payerId === team.id) return team.creditBalance;
+    return (await this.get(payerId))?.creditBalance ?? 0;
   }
 
   async rename(id: number, name: string): Promise<Team | undefined> {

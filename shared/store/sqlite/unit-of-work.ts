@@ -165,13 +165,13 @@ class SqliteCreditRows implements CreditRows {
     return payers;
   }
 
-  debitSends(poolId: number, countByMessage: ReadonlyMap<string, number>): Promise<boolean> {
+  debitSends(payerId: number, countByMessage: ReadonlyMap<string, number>): Promise<boolean> {
     const paid = [...countByMessage].map(([id, cost]) => ({ id, sendingKeyId: null, cost }));
-    return debitSends(this.q, poolId, paid, nowIso());
+    return debitSends(this.q, payerId, paid, nowIso());
   }
 
-  async balanceOf(poolId: number): Promise<number> {
-    const row = await this.q.get('SELECT credit_balance FROM teams WHERE id = ?', [poolId]);
+  async balanceOf(payerId: number): Promise<number> {
+    const row = await this.q.get('SELECT credit_balance FROM teams WHERE id = ?', [payerId]);
     return row ? decodeBalance(row) : 0;
   }
 }

@@ -1,4 +1,4 @@
-// The contract of the operators' reads of every tenant's domains: live domains listed by their number with
+// The contract of the operators' reads of every team's domains: live domains listed by their number with
 // filters and a total, one found by its number, and all ranked by what they sent from a day on.
 import { accountOf, at, check, domainOf, messageOf, record, recipient, type ContractCheck } from './fixtures.js';
 import type { Store } from '../../../shared/store/index.js';

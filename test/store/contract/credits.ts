@@ -1,6 +1,6 @@
 // The contract of CreditLedgerRepository: every change of a balance is an entry written with it, the balance
 // is always the sum of its entries, nothing goes below zero, transfers move credits between an account and its
-// teams, a payment is granted once, and recipients that end unsent are refunded to the pool that paid.
+// teams, a payment is granted once, and recipients that end unsent are refunded to the payer that paid.
 import { accountOf, check, messageOf, record, recipient, teamOf, type ContractCheck } from './fixtures.js';
 import type { Store } from '../../../shared/store/index.js';
 import type { Test } from 'tap';
@@ -9,9 +9,9 @@ import { finishAlone } from '../../../shared/queue/finish.js';
 
 const OPERATOR: CreditActor = { kind: 'operator', id: '7' };
 
-async function balanced(t: Test, store: Store, poolId: number, expected: number): Promise<void> {
-  const { balance, sumOfEntries } = await store.credits.reconcile(poolId);
-  t.equal(balance, expected, `pool ${poolId} holds ${expected}`);
+async function balanced(t: Test, store: Store, payerId: number, expected: number): Promise<void> {
+  const { balance, sumOfEntries } = await store.credits.reconcile(payerId);
+  t.equal(balance, expected, `pool ${payerId} holds ${expected}`);
   t.equal(sumOfEntries, balance, 'the balance is the sum of its entries');
 }
 
@@ -19,11 +19,11 @@ export const creditChecks: ContractCheck[] = [
   check("an account's first credits are its ledger's first entry, and grants and removals follow it", async (t, engine) => {
     const { store } = await engine.open(t);
     const account = await accountOf(store, 50);
-    const granted = await store.credits.post({ poolId: account.id, kind: 'grant', amount: 25, actor: OPERATOR, reference: null, reason: 'welcome' });
+    const granted = await store.credits.post({ payerId: account.id, kind: 'grant', amount: 25, actor: OPERATOR, reference: null, reason: 'welcome' });
     t.match(granted, { kind: 'grant', amount: 25, balanceAfter: 75, actor: OPERATOR, reason: 'welcome' });
-    t.equal(await store.credits.post({ poolId: account.id, kind: 'adjustment', amount: -76, actor: OPERATOR, reference: null, reason: '' }), 'insufficient_balance');
-    t.match(await store.credits.post({ poolId: account.id, kind: 'adjustment', amount: -75, actor: OPERATOR, reference: null, reason: 'closing' }), { balanceAfter: 0 });
-    t.equal(await store.credits.post({ poolId: 999_999, kind: 'grant', amount: 1, actor: OPERATOR, reference: null, reason: '' }), 'no_pool');
+    t.equal(await store.credits.post({ payerId: account.id, kind: 'adjustment', amount: -76, actor: OPERATOR, reference: null, reason: '' }), 'insufficient_balance');
+    t.match(await store.credits.post({ payerId: account.id, kind: 'adjustment', amount: -75, actor: OPERATOR, reference: null, reason: 'closing' }), { balanceAfter: 0 });
+    t.equal(await store.credits.post({ payerId: 999_999, kind: 'grant', amount: 1, actor: OPERATOR, reference: null, reason: '' }), 'no_payer');
     const ledger = await store.credits.list(account.id, { page: 1, perPage: 10 });
     t.same(
       ledger.rows.map((e) => [e.kind, e.amount, e.balanceAfter]),
@@ -42,13 +42,13 @@ export const creditChecks: ContractCheck[] = [
   check('a payment is granted once: the same purchase reference again is refused and changes nothing', async (t, engine) => {
     const { store } = await engine.open(t);
     const account = await accountOf(store, 0);
-    const purchase = { poolId: account.id, kind: 'purchase', amount: 500, actor: { kind: 'payment', id: 'pi_1' }, reference: 'pi_1', reason: 'card' } as const;
+    const purchase = { payerId: account.id, kind: 'purchase', amount: 500, actor: { kind: 'payment', id: 'pi_1' }, reference: 'pi_1', reason: 'card' } as const;
     t.match(await store.credits.post(purchase), { balanceAfter: 500 });
     t.equal(await store.credits.post(purchase), 'already_recorded');
     await balanced(t, store, account.id, 500);
   }),
 
-  check("each message's send is an entry of the pool that paid it, with the message as its reference", async (t, engine) => {
+  check("each message's send is an entry of the payer that paid it, with the message as its reference", async (t, engine) => {
     const { store } = await engine.open(t);
     const account = await accountOf(store, 3);
     const paid = messageOf(account, { recipients: [recipient('a@dest.test'), recipient('b@dest.test')] });
@@ -76,18 +76,18 @@ export const creditChecks: ContractCheck[] = [
     const other = await accountOf(store, 10, 'Other');
     t.equal(await store.credits.transfer({ accountId: other.id, teamId: team.id, amount: 1, actor, reason: '' }), 'not_own_team');
     const teamNow = (await store.teams.get(team.id))!;
-    await record(store, messageOf(teamNow, { poolId: team.id, recipients: [recipient('x@dest.test')] }));
+    await record(store, messageOf(teamNow, { payerId: team.id, recipients: [recipient('x@dest.test')] }));
     t.same(await store.credits.transfer({ accountId: account.id, teamId: team.id, amount: -29, actor, reason: '' }), {
       accountBalance: 99,
       teamBalance: 0,
       teamShares: true,
     });
-    t.equal(await store.credits.transfer({ accountId: account.id, teamId: team.id, amount: -1, actor, reason: '' }), 'team_shares_pool');
+    t.equal(await store.credits.transfer({ accountId: account.id, teamId: team.id, amount: -1, actor, reason: '' }), 'team_shares_payer');
     await balanced(t, store, account.id, 99);
     await balanced(t, store, team.id, 0);
   }),
 
-  check('recipients that end failed (never sent) are refunded to the pool that paid; delivered and bounced ones are not', async (t, engine) => {
+  check('recipients that end failed (never sent) are refunded to the payer that paid; delivered and bounced ones are not', async (t, engine) => {
     const { store } = await engine.open(t);
     const account = await accountOf(store, 10);
     const message = messageOf(account, { recipients: [recipient('a@dest.test'), recipient('b@dest.test'), recipient('c@dest.test')] });
@@ -101,13 +101,13 @@ export const creditChecks: ContractCheck[] = [
     await balanced(t, store, account.id, 8);
   }),
 
-  check("the platform's totals by kind and the outstanding balance follow every entry; the platform lists every pool's entries", async (t, engine) => {
+  check("the platform's totals by kind and the outstanding balance follow every entry; the platform lists every payer's entries", async (t, engine) => {
     const { store } = await engine.open(t);
     const before = await store.credits.totals();
     const one = await accountOf(store, 10, 'One');
     const two = await accountOf(store, 20, 'Two');
     await record(store, messageOf(one, { recipients: [recipient('a@dest.test'), recipient('b@dest.test')] }));
-    await store.credits.post({ poolId: two.id, kind: 'adjustment', amount: -5, actor: OPERATOR, reference: null, reason: 'correction' });
+    await store.credits.post({ payerId: two.id, kind: 'adjustment', amount: -5, actor: OPERATOR, reference: null, reason: 'correction' });
     const after = await store.credits.totals();
     t.same(after.byKind.grant, { total: before.byKind.grant.total + 30, entries: before.byKind.grant.entries + 2 });
     t.same(after.byKind.send, { total: before.byKind.send.total - 2, entries: before.byKind.send.entries + 1 });
@@ -115,14 +115,14 @@ export const creditChecks: ContractCheck[] = [
     t.equal(after.outstanding, before.outstanding + 23);
     const grants = await store.credits.listAll({ page: 1, perPage: 10, kinds: ['grant', 'adjustment'] });
     t.same(
-      grants.rows.slice(0, 3).map((e) => [e.poolId, e.kind, e.amount]),
+      grants.rows.slice(0, 3).map((e) => [e.payerId, e.kind, e.amount]),
       [
         [two.id, 'adjustment', -5],
         [two.id, 'grant', 20],
         [one.id, 'grant', 10],
       ],
     );
-    t.equal((await store.credits.listAll({ page: 1, perPage: 10, poolId: one.id })).total, 2, 'one pool: its grant and its send');
+    t.equal((await store.credits.listAll({ page: 1, perPage: 10, payerId: one.id })).total, 2, 'one pool: its grant and its send');
   }),
 
   check('a low-balance alert is claimed once per crossing below the threshold, by one claimer, and again once re-armed', async (t, engine) => {
@@ -133,8 +133,8 @@ export const creditChecks: ContractCheck[] = [
     await teamOf(store, parent, 'Shares its account');
     const own = await teamOf(store, parent, 'Has its own');
     await store.credits.transfer({ accountId: parent.id, teamId: own.id, amount: 50, actor: OPERATOR, reason: '' });
-    const spend = (poolId: number, amount: number) => store.credits.post({ poolId, kind: 'adjustment', amount: -amount, actor: OPERATOR, reference: null, reason: '' });
-    const claim = async (limit = 10) => (await store.credits.claimLowBalanceAlerts(10, limit)).map((c) => [c.poolId, c.balance]);
+    const spend = (payerId: number, amount: number) => store.credits.post({ payerId, kind: 'adjustment', amount: -amount, actor: OPERATOR, reference: null, reason: '' });
+    const claim = async (limit = 10) => (await store.credits.claimLowBalanceAlerts(10, limit)).map((c) => [c.payerId, c.balance]);
 
     await store.credits.armLowBalanceAlerts(10);
     t.same(await claim(), [], 'nobody armed is below the threshold; a pool already below it was not armed');
@@ -154,20 +154,20 @@ export const creditChecks: ContractCheck[] = [
     await store.credits.rearmLowBalanceAlert(rich.id);
     t.same(await claim(), [[rich.id, 3]], 'a re-armed pool is claimed again');
 
-    await store.credits.post({ poolId: poor.id, kind: 'grant', amount: 20, actor: OPERATOR, reference: null, reason: '' });
-    await store.credits.post({ poolId: rich.id, kind: 'grant', amount: 20, actor: OPERATOR, reference: null, reason: '' });
+    await store.credits.post({ payerId: poor.id, kind: 'grant', amount: 20, actor: OPERATOR, reference: null, reason: '' });
+    await store.credits.post({ payerId: rich.id, kind: 'grant', amount: 20, actor: OPERATOR, reference: null, reason: '' });
     await store.credits.armLowBalanceAlerts(10);
     await spend(poor.id, 20);
     await spend(rich.id, 20);
     t.same(await claim(1), [[rich.id, 3]], 'at most as many as asked');
     t.same(await claim(1), [[poor.id, 5]]);
 
-    await store.credits.post({ poolId: poor.id, kind: 'grant', amount: 10, actor: OPERATOR, reference: null, reason: '' });
+    await store.credits.post({ payerId: poor.id, kind: 'grant', amount: 10, actor: OPERATOR, reference: null, reason: '' });
     await store.credits.armLowBalanceAlerts(10);
     await spend(poor.id, 10);
     const claims = await Promise.all([store.credits.claimLowBalanceAlerts(10, 10), store.credits.claimLowBalanceAlerts(10, 10)]);
     t.same(
-      claims.flat().map((c) => c.poolId),
+      claims.flat().map((c) => c.payerId),
       [poor.id],
       'of two claims at once, one only gets the crossing',
     );

@@ -1,6 +1,6 @@
 // The figures follow every write that creates or moves a recipient, through the interfaces alone: the intake's
 // insert, a delivery result, a bounce or complaint report, an operator's purge and requeue. Each figure reads
-// its own counter (whole days, whole hours, every tenant's days, the log's status filter) or the recipients
+// its own counter (whole days, whole hours, every team's days, the log's status filter) or the recipients
 // themselves (the parts of an hour no counter holds), and all of them must tell the same counts. Which status a
 // recipient counts in is domain/figures.ts's rule; the engine only keeps the counts it is asked to move.
 import type { Test } from 'tap';
@@ -18,7 +18,7 @@ import { accountOf, check, messageOf, record, recipient, type ContractCheck } fr
 const DAY = 86_400_000;
 const iso = (ms: number) => new Date(ms).toISOString();
 
-/** Whole UTC days around now: read from the day counters (by status, by domain, every tenant's) and the hour counters. */
+/** Whole UTC days around now: read from the day counters (by status, by domain, every team's) and the hour counters. */
 function wholeDays(): { from: string; to: string } {
   const today = Math.floor(Date.now() / DAY) * DAY;
   return { from: iso(today - DAY), to: iso(today + 2 * DAY - 1) };

@@ -5,7 +5,7 @@ import type { StoreTestSupport } from '../../../shared/store/test-support.js';
 import type { NewMessage, NewRecipient } from '../../../shared/store/message-log.js';
 import { figuresOfNew } from '../../../shared/domain/figures.js';
 import { messageStatusOf } from '../../../shared/domain/queue-state.js';
-import { poolIdOf, type Team } from '../../../shared/domain/team.js';
+import { payerIdOf, type Team } from '../../../shared/domain/team.js';
 import type { Domain } from '../../../shared/domain/sending-domain.js';
 import type { Operator } from '../../../shared/domain/user.js';
 
@@ -65,7 +65,7 @@ export function messageOf(team: Team, fields: Partial<NewMessage> & { recipients
   return {
     id,
     teamId: team.id,
-    poolId: poolIdOf(team),
+    payerId: payerIdOf(team),
     domainId: null,
     sendingKeyId: null,
     source: 'http',

@@ -20,7 +20,7 @@ export const messageLogChecks: ContractCheck[] = [
     });
     const queued = await record(store, given);
     t.equal(queued.length, 2, 'the queued recipients come back');
-    t.equal(await store.teams.pooledBalance((await store.teams.get(team.id))!), 3, 'one credit per queued recipient');
+    t.equal(await store.teams.payerBalance((await store.teams.get(team.id))!), 3, 'one credit per queued recipient');
     const entry = await store.messages.get(given.id);
     t.match(entry, {
       id: given.id,

@@ -1,6 +1,6 @@
-// The contract of the platform statistics: every tenant's recipients by the UTC day their message was recorded
+// The contract of the platform statistics: every team's recipients by the UTC day their message was recorded
 // and by status, following each recipient's status; live accounts and teams with how many are suspended; and the
-// recipients in flight across every tenant.
+// recipients in flight across every team.
 import { accountOf, at, check, messageOf, record, recipient, teamOf, type ContractCheck } from './fixtures.js';
 import type { Store } from '../../../shared/store/index.js';
 import type { StoreTestSupport } from '../../../shared/store/test-support.js';
@@ -51,7 +51,7 @@ export const platformStatisticsChecks: ContractCheck[] = [
 
   check('live accounts and teams are counted with their suspensions; a removed team is not', async (t, engine) => {
     const { store, support } = await engine.open(t);
-    t.same(await store.platformStatistics.tenantCounts(), { accounts: 0, teams: 0, suspendedAccounts: 0, suspendedTeams: 0 });
+    t.same(await store.platformStatistics.teamCounts(), { accounts: 0, teams: 0, suspendedAccounts: 0, suspendedTeams: 0 });
     const ada = await accountOf(store);
     const bob = await accountOf(store);
     await accountOf(store);
@@ -61,9 +61,9 @@ export const platformStatisticsChecks: ContractCheck[] = [
     await store.teams.changeStatus(bob.id, 'suspended', 'account');
     await store.teams.changeStatus(one.id, 'suspended', 'account');
     await support.deleteTeam(three.id);
-    t.same(await store.platformStatistics.tenantCounts(), { accounts: 3, teams: 2, suspendedAccounts: 1, suspendedTeams: 1 });
+    t.same(await store.platformStatistics.teamCounts(), { accounts: 3, teams: 2, suspendedAccounts: 1, suspendedTeams: 1 });
     await store.teams.changeStatus(bob.id, 'active', 'account');
-    t.same(await store.platformStatistics.tenantCounts(), { accounts: 3, teams: 2, suspendedAccounts: 0, suspendedTeams: 1 });
+    t.same(await store.platformStatistics.teamCounts(), { accounts: 3, teams: 2, suspendedAccounts: 0, suspendedTeams: 1 });
   }),
 
   check('the queue depth counts the recipients in flight of every tenant', async (t, engine) => {

@@ -151,7 +151,7 @@ export const queueControlChecks: ContractCheck[] = [
     t.match(await store.messages.recipientsOf(messageId), [{ state: 'queued' }, { state: 'bounced' }, { state: 'bounced' }]);
   }),
 
-  check('a requeue the paying pool cannot afford changes nothing', async (t, engine) => {
+  check('a requeue the payer cannot afford changes nothing', async (t, engine) => {
     const { store } = await engine.open(t);
     const team = await accountOf(store, 2);
     const { messageId, ids } = await leased(store, team, ['a@dest.test', 'b@dest.test'], 'lease-1');

@@ -25,13 +25,13 @@ export const teamChecks: ContractCheck[] = [
       'children, oldest first',
     );
     t.same(await store.teams.children(first.id), [], 'a team has no children');
-    t.equal(await store.teams.pooledBalance(first), 300, 'the pooled balance is the parent’s');
+    t.equal(await store.teams.payerBalance(first), 300, 'the pooled balance is the parent’s');
     t.match(
-      await store.credits.post({ poolId: parent.id, kind: 'grant', amount: 25, actor: { kind: 'cli', id: null }, reference: null, reason: '' }),
+      await store.credits.post({ payerId: parent.id, kind: 'grant', amount: 25, actor: { kind: 'cli', id: null }, reference: null, reason: '' }),
       { balanceAfter: 325 },
       'credits go to the account',
     );
-    t.equal(await store.teams.pooledBalance(first), 325);
+    t.equal(await store.teams.payerBalance(first), 325);
     t.equal(await store.teams.count(), 3);
   }),
 

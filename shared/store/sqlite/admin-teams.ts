@@ -1,5 +1,5 @@
-// The operators' reads across tenants in SQLite. Sending counts come from the day counters of recipients (recipient_counts, on its
-// primary key: team, then day), never from the log; a tenant's queue from the partial indexes of its recipients in
+// The operators' reads across teams in SQLite. Sending counts come from the day counters of recipients (recipient_counts, on its
+// primary key: team, then day), never from the log; a team's queue from the partial indexes of its recipients in
 // flight (migration 27).
 import { Type } from '@sinclair/typebox';
 import type { Sql, SqlValue } from './sql.js';
@@ -12,9 +12,9 @@ import type { SuspensionCause, Team } from '../../domain/team.js';
 import type { Actor, TeamStatus } from '../../domain/team-state.js';
 import type { NewAuditEntry } from '../audit-log.js';
 import type { StatusChange } from '../teams.js';
-import type { AdminTenantRepository, DestinationQueue, RecipientError, SendingCounts, TenantFilter, TenantSendingCounts } from '../admin-tenants.js';
+import type { AdminTeamRepository, DestinationQueue, RecipientError, SendingCounts, TeamFilter, TeamSendingCounts } from '../admin-teams.js';
 
-const decodeCounts = rowDecoder('sending counts', Type.Object({ team_id: Int, sent: Int, bounced: Int, complained: Int }), (r): TenantSendingCounts => ({
+const decodeCounts = rowDecoder('sending counts', Type.Object({ team_id: Int, sent: Int, bounced: Int, complained: Int }), (r): TeamSendingCounts => ({
   teamId: r.team_id,
   sent: r.sent,
   bounced: r.bounced,
@@ -44,8 +44,8 @@ const NONE: SendingCounts = { sent: 0, bounced: 0, complained: 0 };
 /** LIKE's wildcards in a user's text, escaped with a backslash (ESCAPE '\'). */
 const likeText = (text: string): string => `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 
-/** The WHERE clause of a tenant filter and its params; live tenants only. */
-function whereOf(f: TenantFilter): [string, SqlValue[]] {
+/** The WHERE clause of a team filter and its params; live teams only. */
+function whereOf(f: TeamFilter): [string, SqlValue[]] {
   const terms = ['deleted_at IS NULL'];
   const params: SqlValue[] = [];
   const add = (term: string, ...values: SqlValue[]) => {
@@ -60,13 +60,13 @@ function whereOf(f: TenantFilter): [string, SqlValue[]] {
   return [terms.join(' AND '), params];
 }
 
-/** How many of a tenant's latest failed and bounced messages are read for their errors (the newest are enough). */
+/** How many of a team's latest failed and bounced messages are read for their errors (the newest are enough). */
 const FINISHED_LOOKBACK = 50;
 
-export class AdminTenantStore implements AdminTenantRepository {
+export class AdminTeamStore implements AdminTeamRepository {
   constructor(private readonly sql: Sql) {}
 
-  async list(filter: TenantFilter, page: PageRequest): Promise<PageOf<Team>> {
+  async list(filter: TeamFilter, page: PageRequest): Promise<PageOf<Team>> {
     const [where, params] = whereOf(filter);
     const rows = await this.sql.all(`SELECT * FROM teams WHERE ${where} ORDER BY id LIMIT ? OFFSET ?`, [...params, ...limitOffset(page)]);
     const total = await this.sql.get(`SELECT COUNT(*) AS n FROM teams WHERE ${where}`, params);
@@ -84,11 +84,11 @@ export class AdminTenantStore implements AdminTenantRepository {
   }
 
   /**
-   * Ranked by the window's total alone, each tenant's read on the counters' primary key (team_id, day), so the
-   * cost follows the window and the number of tenants, not the history kept; then the page's tenants counted by
-   * status. (One SUM per tenant: per-status sums over every counter row of the window cost twice as much.)
+   * Ranked by the window's total alone, each team's read on the counters' primary key (team_id, day), so the
+   * cost follows the window and the number of teams, not the history kept; then the page's teams counted by
+   * status. (One SUM per team: per-status sums over every counter row of the window cost twice as much.)
    */
-  async sendingRanking(fromDay: string, page: PageRequest): Promise<PageOf<TenantSendingCounts>> {
+  async sendingRanking(fromDay: string, page: PageRequest): Promise<PageOf<TeamSendingCounts>> {
     const ranked = await this.sql.all(
       `SELECT t.id AS team_id FROM teams t WHERE t.deleted_at IS NULL
        ORDER BY COALESCE((SELECT SUM(n) FROM recipient_counts c WHERE c.team_id = t.id AND c.day >= ? AND ${ENDED}), 0) DESC, t.id LIMIT ? OFFSET ?`,
@@ -101,7 +101,7 @@ export class AdminTenantStore implements AdminTenantRepository {
   }
 
   async queueByDestination(teamId: number, limit: number): Promise<DestinationQueue[]> {
-    // One walk of the tenant's part of recipients_in_flight_by_team (migration 27), already in domain order.
+    // One walk of the team's part of recipients_in_flight_by_team (migration 27), already in domain order.
     const rows = await this.sql.all(
       `SELECT domain, SUM(state = 'queued') AS queued, SUM(state = 'sending') AS sending, SUM(state = 'deferred') AS deferred, MIN(queued_at) AS oldest
        FROM recipients WHERE team_id = ? AND state IN ('queued', 'sending', 'deferred')
@@ -113,7 +113,7 @@ export class AdminTenantStore implements AdminTenantRepository {
 
   async lastErrors(teamId: number, limit: number): Promise<RecipientError[]> {
     // The newest deferrals come from recipients_deferred_by_team (migration 27); failed and bounced recipients are
-    // looked for among the tenant's latest messages of that status only, so a long history is never read.
+    // looked for among the team's latest messages of that status only, so a long history is never read.
     const finished = (status: 'failed' | 'bounced') =>
       `SELECT r.message_id, r.email, r.domain, r.state, COALESCE(r.last_reply, r.reason) AS reply, r.attempts, r.updated_at AS at
        FROM (SELECT id FROM messages WHERE team_id = ? AND status = '${status}' ORDER BY created_at DESC LIMIT ${FINISHED_LOOKBACK}) f

@@ -1,5 +1,5 @@
-// What the platform's operators read and change across tenants (every account and team): the list with its
-// filters, sending counts over a window of days, the MTA's queue of one tenant, and the platform's
+// What the platform's operators read and change across teams (every account and team): the list with its
+// filters, sending counts over a window of days, the MTA's queue of one team, and the platform's
 // suspension recorded in the audit log in the same transaction. Every read is indexed and paged or bounded.
 import type { Team, SuspensionCause } from '../domain/team.js';
 import type { Actor, TeamStatus } from '../domain/team-state.js';
@@ -8,30 +8,30 @@ import type { NewAuditEntry } from './audit-log.js';
 import type { PageOf, PageRequest } from './paging.js';
 import type { StatusChange } from './teams.js';
 
-export type TenantKind = 'account' | 'team';
+export type TeamKind = 'account' | 'team';
 
 /** Every field given narrows the list. */
-export interface TenantFilter {
+export interface TeamFilter {
   status?: TeamStatus;
   /** The account's child teams. */
   parentId?: number;
-  kind?: TenantKind;
+  kind?: TeamKind;
   /** Part of the name, without regard to ASCII case. */
   search?: string;
 }
 
-/** A tenant's messages over a window, by the status they ended in (pending, failed and suppressed are left out). */
+/** A team's messages over a window, by the status they ended in (pending, failed and suppressed are left out). */
 export interface SendingCounts {
   sent: number;
   bounced: number;
   complained: number;
 }
 
-export interface TenantSendingCounts extends SendingCounts {
+export interface TeamSendingCounts extends SendingCounts {
   teamId: number;
 }
 
-/** A tenant's recipients still in flight to one destination domain. */
+/** A team's recipients still in flight to one destination domain. */
 export interface DestinationQueue {
   domain: string;
   queued: number;
@@ -53,20 +53,20 @@ export interface RecipientError {
   at: string;
 }
 
-export interface AdminTenantRepository {
+export interface AdminTeamRepository {
   /** Live accounts and teams that match, by id, with their total. */
-  list(filter: TenantFilter, page: PageRequest): Promise<PageOf<Team>>;
-  /** The sending counts of some tenants from `fromDay` (YYYY-MM-DD, UTC) on; a tenant that sent nothing is absent. */
+  list(filter: TeamFilter, page: PageRequest): Promise<PageOf<Team>>;
+  /** The sending counts of some teams from `fromDay` (YYYY-MM-DD, UTC) on; a team that sent nothing is absent. */
   sendingCounts(teamIds: readonly number[], fromDay: string): Promise<Map<number, SendingCounts>>;
-  /** Every live tenant's sending counts from `fromDay` on, the largest volume first (then by id), with the tenants' total. */
-  sendingRanking(fromDay: string, page: PageRequest): Promise<PageOf<TenantSendingCounts>>;
-  /** A tenant's recipients in flight by destination domain, the most first, at most `limit` domains. */
+  /** Every live team's sending counts from `fromDay` on, the largest volume first (then by id), with the teams' total. */
+  sendingRanking(fromDay: string, page: PageRequest): Promise<PageOf<TeamSendingCounts>>;
+  /** A team's recipients in flight by destination domain, the most first, at most `limit` domains. */
   queueByDestination(teamId: number, limit: number): Promise<DestinationQueue[]>;
-  /** The latest replies of a tenant's deferred, bounced and failed recipients, newest first. */
+  /** The latest replies of a team's deferred, bounced and failed recipients, newest first. */
   lastErrors(teamId: number, limit: number): Promise<RecipientError[]>;
   /**
-   * Moves a tenant's status as `actor` (the platform unless said; the host's CLI may suspend as the owner would)
-   * and appends the audit entry `audit` makes of the tenant before and after, in one transaction: both or neither.
+   * Moves a team's status as `actor` (the platform unless said; the host's CLI may suspend as the owner would)
+   * and appends the audit entry `audit` makes of the team before and after, in one transaction: both or neither.
    */
   changeStatus(
     id: number,

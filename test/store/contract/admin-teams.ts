@@ -1,6 +1,6 @@
-// The contract of the operators' reads across tenants: live accounts and teams listed by id with filters and a
-// total; sending counts (sent, bounced, complained) from a day on, for some tenants or ranked across all; a
-// tenant's queue by destination and its latest errors; and the platform's status change committed with its
+// The contract of the operators' reads across teams: live accounts and teams listed by id with filters and a
+// total; sending counts (sent, bounced, complained) from a day on, for some teams or ranked across all; a
+// team's queue by destination and its latest errors; and the platform's status change committed with its
 // audit entry, or neither.
 import { accountOf, at, check, messageOf, record, recipient, teamOf, type ContractCheck } from './fixtures.js';
 import type { Store } from '../../../shared/store/index.js';
@@ -29,7 +29,7 @@ const suspension = (before: Team, after: Team): NewAuditEntry => ({
   at: at(0),
 });
 
-export const adminTenantChecks: ContractCheck[] = [
+export const adminTeamChecks: ContractCheck[] = [
   check('live tenants are listed by id, each filter given narrowing the list, with the total of what matches', async (t, engine) => {
     const { store, support } = await engine.open(t);
     const acme = await accountOf(store, 0, 'Acme Mail');
@@ -38,9 +38,9 @@ export const adminTenantChecks: ContractCheck[] = [
     const gone = await teamOf(store, acme, 'Acme old');
     const ops = await teamOf(store, globex, '100%_ops');
     await support.deleteTeam(gone.id);
-    await store.adminTenants.changeStatus(sales.id, 'suspended', { reason: 'spam' }, suspension);
-    const ids = async (filter: Parameters<Store['adminTenants']['list']>[0], page = PAGE) => {
-      const listed = await store.adminTenants.list(filter, page);
+    await store.adminTeams.changeStatus(sales.id, 'suspended', { reason: 'spam' }, suspension);
+    const ids = async (filter: Parameters<Store['adminTeams']['list']>[0], page = PAGE) => {
+      const listed = await store.adminTeams.list(filter, page);
       return { ids: listed.rows.map((r) => r.id), total: listed.total };
     };
     t.same(await ids({}), { ids: [acme.id, globex.id, sales.id, ops.id], total: 4 }, 'a removed team is not listed');
@@ -53,7 +53,7 @@ export const adminTenantChecks: ContractCheck[] = [
     t.same(await ids({ search: '%_' }), { ids: [ops.id], total: 1 }, 'wildcards are matched literally');
     t.same(await ids({ search: '_' }), { ids: [ops.id], total: 1 });
     t.same(await ids({}, { page: 2, perPage: 3 }), { ids: [ops.id], total: 4 });
-    t.match((await store.adminTenants.list({ parentId: acme.id }, PAGE)).rows[0], { name: 'ACME sales', status: 'suspended', parentId: acme.id });
+    t.match((await store.adminTeams.list({ parentId: acme.id }, PAGE)).rows[0], { name: 'ACME sales', status: 'suspended', parentId: acme.id });
   }),
 
   check('sending counts sum the sent, bounced and complained recipients of a tenant from a day on; a tenant that sent nothing is absent', async (t, engine) => {
@@ -67,7 +67,7 @@ export const adminTenantChecks: ContractCheck[] = [
     await sendingAt(store, support, team, at(30), ['bounced']);
     await sendingAt(store, support, bob, at(50), ['sent']);
     await record(store, messageOf(bob, { recipients: [recipient('pending@dest.test'), recipient('s@dest.test', 'suppressed'), recipient('f@dest.test', 'failed')] }));
-    const counts = await store.adminTenants.sendingCounts([ada.id, bob.id, quiet.id, team.id], '2024-01-10');
+    const counts = await store.adminTeams.sendingCounts([ada.id, bob.id, quiet.id, team.id], '2024-01-10');
     t.same(
       [...counts.entries()].sort(([a], [b]) => a - b),
       [
@@ -78,11 +78,11 @@ export const adminTenantChecks: ContractCheck[] = [
       "each tenant's own, pending, suppressed and failed left out",
     );
     t.same(
-      [...(await store.adminTenants.sendingCounts([ada.id], '2024-01-11')).values()],
+      [...(await store.adminTeams.sendingCounts([ada.id], '2024-01-11')).values()],
       [{ teamId: ada.id, sent: 1, bounced: 0, complained: 1 }],
       'from the day given on',
     );
-    t.same((await store.adminTenants.sendingCounts([], '2024-01-10')).size, 0);
+    t.same((await store.adminTeams.sendingCounts([], '2024-01-10')).size, 0);
   }),
 
   check('the ranking puts the largest volume first, then by id, every live tenant in it, with the total', async (t, engine) => {
@@ -95,7 +95,7 @@ export const adminTenantChecks: ContractCheck[] = [
     await sendingAt(store, support, dan, at(1), ['sent', 'sent', 'sent']);
     await sendingAt(store, support, cid, at(1), ['sent']);
     await sendingAt(store, support, ada, '2024-01-01T00:00:00.000Z', ['sent', 'sent', 'sent', 'sent', 'sent']);
-    const ranking = await store.adminTenants.sendingRanking('2024-01-10', PAGE);
+    const ranking = await store.adminTeams.sendingRanking('2024-01-10', PAGE);
     t.same(ranking, {
       rows: [
         { teamId: bob.id, sent: 1, bounced: 1, complained: 1 },
@@ -105,9 +105,9 @@ export const adminTenantChecks: ContractCheck[] = [
       ],
       total: 4,
     });
-    t.same((await store.adminTenants.sendingRanking('2024-01-01', { page: 1, perPage: 1 })).rows, [{ teamId: ada.id, sent: 5, bounced: 0, complained: 0 }]);
+    t.same((await store.adminTeams.sendingRanking('2024-01-01', { page: 1, perPage: 1 })).rows, [{ teamId: ada.id, sent: 5, bounced: 0, complained: 0 }]);
     t.same(
-      (await store.adminTenants.sendingRanking('2024-01-10', { page: 2, perPage: 3 })).rows.map((r) => r.teamId),
+      (await store.adminTeams.sendingRanking('2024-01-10', { page: 2, perPage: 3 })).rows.map((r) => r.teamId),
       [ada.id],
     );
   }),
@@ -130,7 +130,7 @@ export const adminTenantChecks: ContractCheck[] = [
     await support.forceRecipientInFlight(ids[1]!, 'sending', '', at(1));
     await support.forceRecipientInFlight(ids[2]!, 'deferred', '451 later', at(1));
     await support.forceRecipientOutcome(ids[5]!, 'sent', false);
-    const queue = await store.adminTenants.queueByDestination(ada.id, 10);
+    const queue = await store.adminTeams.queueByDestination(ada.id, 10);
     t.match(queue, [
       { domain: 'big.test', queued: 1, sending: 1, deferred: 1 },
       { domain: 'also.test', queued: 1, sending: 0, deferred: 0 },
@@ -142,11 +142,11 @@ export const adminTenantChecks: ContractCheck[] = [
       'when they were queued, in epoch ms',
     );
     t.same(
-      (await store.adminTenants.queueByDestination(ada.id, 2)).map((d) => d.domain),
+      (await store.adminTeams.queueByDestination(ada.id, 2)).map((d) => d.domain),
       ['big.test', 'also.test'],
       'ties by domain name',
     );
-    t.same(await store.adminTenants.queueByDestination(ada.id + 100, 10), []);
+    t.same(await store.adminTeams.queueByDestination(ada.id + 100, 10), []);
   }),
 
   check("a tenant's last errors are its deferred and failed recipients' replies, newest first, at most as many as asked", async (t, engine) => {
@@ -163,7 +163,7 @@ export const adminTenantChecks: ContractCheck[] = [
     await support.forceRecipientInFlight(later!, 'deferred', '421 busy', soon);
     await support.forceRecipientInFlight(quiet!, 'sending', '', soon);
     await support.forceRecipientInFlight(others!, 'deferred', '451 not this tenant', soon);
-    const errors = await store.adminTenants.lastErrors(ada.id, 10);
+    const errors = await store.adminTeams.lastErrors(ada.id, 10);
     t.match(errors, [
       { email: 'later@two.test', domain: 'two.test', state: 'deferred', reply: '421 busy', attempts: 1, at: soon },
       { email: 'slow@one.test', domain: 'one.test', state: 'deferred', reply: '451 4.7.1 greylisted', attempts: 1, at: sooner },
@@ -171,7 +171,7 @@ export const adminTenantChecks: ContractCheck[] = [
     ]);
     t.equal(errors.length, 3, "a recipient in flight without a reply and another tenant's are left out");
     t.same(
-      (await store.adminTenants.lastErrors(ada.id, 1)).map((e) => e.email),
+      (await store.adminTeams.lastErrors(ada.id, 1)).map((e) => e.email),
       ['later@two.test'],
     );
   }),
@@ -179,7 +179,7 @@ export const adminTenantChecks: ContractCheck[] = [
   check("the platform's suspension and reactivation are committed with their audit entry, or neither is", async (t, engine) => {
     const { store } = await engine.open(t);
     const ada = await accountOf(store);
-    const suspended = await store.adminTenants.changeStatus(ada.id, 'suspended', { reason: 'complaints' }, suspension);
+    const suspended = await store.adminTeams.changeStatus(ada.id, 'suspended', { reason: 'complaints' }, suspension);
     t.match(suspended, { ok: true, team: { id: ada.id, status: 'suspended', suspendedBy: 'platform', suspension: { by: 'platform', reason: 'complaints' } } });
     t.match(await store.teams.changeStatus(ada.id, 'active', 'account'), { ok: false, refusal: 'suspended_by_platform' }, 'the account cannot lift it');
     const audit = await store.auditLog.list({ targetKind: 'tenant', targetId: String(ada.id) }, PAGE);
@@ -188,10 +188,10 @@ export const adminTenantChecks: ContractCheck[] = [
     const failing = () => {
       throw new Error('the audit entry could not be made');
     };
-    await t.rejects(store.adminTenants.changeStatus(ada.id, 'active', undefined, failing));
+    await t.rejects(store.adminTeams.changeStatus(ada.id, 'active', undefined, failing));
     t.equal((await store.teams.get(ada.id))?.status, 'suspended', 'no change without its entry');
-    t.match(await store.adminTenants.changeStatus(ada.id, 'active', undefined, suspension), { ok: true, team: { status: 'active', suspension: null } });
+    t.match(await store.adminTeams.changeStatus(ada.id, 'active', undefined, suspension), { ok: true, team: { status: 'active', suspension: null } });
     t.equal((await store.auditLog.list({ targetKind: 'tenant', targetId: String(ada.id) }, PAGE)).total, 2);
-    t.same(await store.adminTenants.changeStatus(ada.id + 100, 'suspended', undefined, suspension), { ok: false, refusal: 'not_found' });
+    t.same(await store.adminTeams.changeStatus(ada.id + 100, 'suspended', undefined, suspension), { ok: false, refusal: 'not_found' });
   }),
 ];
