@@ -6,14 +6,13 @@
 import type { Test } from 'tap';
 import type { Store } from '../../../shared/store/index.js';
 import type { NewAuditEntry } from '../../../shared/store/audit-log.js';
-import type { AttemptResult } from '../../../shared/store/queue.js';
 import type { Team } from '../../../shared/domain/team.js';
 import { MESSAGE_STATUSES } from '../../../shared/domain/queue-state.js';
 import { finishAlone } from '../../../shared/queue/finish.js';
 import { recordBounce, recordComplaint } from '../../../shared/queue/effects.js';
 import { purge, requeue } from '../../../shared/queue/operator-moves.js';
 import { DisposableFilter } from '../../../shared/intake/disposable.js';
-import { accountOf, check, messageOf, record, recipient, type ContractCheck } from './fixtures.js';
+import { attemptResult as result, leasedMessage as leased, accountOf, check, messageOf, record, recipient, type ContractCheck } from './fixtures.js';
 
 const DAY = 86_400_000;
 const iso = (ms: number) => new Date(ms).toISOString();
@@ -57,24 +56,6 @@ async function figures(t: Test, store: Store, team: Team, since: number): Promis
   }
   return byStatus;
 }
-
-async function leased(store: Store, team: Team, emails: string[], token: string): Promise<{ messageId: string; ids: number[] }> {
-  const message = messageOf(team, { recipients: emails.map((e) => recipient(e)) });
-  const ids = await record(store, message);
-  if ((await store.queue.claim(ids, Date.now(), Date.now() + 60_000, token)).length !== ids.length) throw new Error('a new message is due at once');
-  return { messageId: message.id, ids };
-}
-
-const result = (recipientId: number, leaseToken: string, to: AttemptResult['to'], extra: Partial<AttemptResult> = {}): AttemptResult => ({
-  recipientId,
-  leaseToken,
-  to,
-  reply: `${to} reply`,
-  mxHost: null,
-  ip: null,
-  ...(to === 'deferred' ? { nextAttemptAt: Date.now() + 60_000 } : {}),
-  ...extra,
-});
 
 const audit = (changed: number): NewAuditEntry => ({
   operatorId: null,

@@ -3,6 +3,7 @@ import type { Test } from 'tap';
 import type { Store } from '../../../shared/store/index.js';
 import type { StoreTestSupport } from '../../../shared/store/test-support.js';
 import type { NewMessage, NewRecipient } from '../../../shared/store/message-log.js';
+import type { AttemptResult } from '../../../shared/store/queue.js';
 import { figuresOfNew } from '../../../shared/domain/figures.js';
 import { messageStatusOf } from '../../../shared/domain/queue-state.js';
 import { payerIdOf, type Team } from '../../../shared/domain/team.js';
@@ -100,3 +101,30 @@ export async function record(store: Store, message: NewMessage): Promise<number[
 
 /** An ISO time `hours` after a fixed day, in the past. */
 export const at = (hours: number): string => new Date(Date.UTC(2024, 0, 10) + hours * 3_600_000).toISOString();
+
+/** A message of `team` to `emails` (from `domainId`, if given), recorded and leased at once under `token` until `until`. */
+export async function leasedMessage(
+  store: Store,
+  team: Team,
+  emails: string[],
+  token: string,
+  o: { domainId?: string; until?: number } = {},
+): Promise<{ messageId: string; ids: number[] }> {
+  const message = messageOf(team, { recipients: emails.map((e) => recipient(e)), ...(o.domainId ? { domainId: o.domainId } : {}) });
+  const ids = await record(store, message);
+  const now = Date.now();
+  if ((await store.queue.claim(ids, now, o.until ?? now + 60_000, token)).length !== ids.length) throw new Error('a new message is due at once');
+  return { messageId: message.id, ids };
+}
+
+/** A delivery attempt's result under `leaseToken`; a deferral is due again in a minute unless `extra` says when. */
+export const attemptResult = (recipientId: number, leaseToken: string, to: AttemptResult['to'], extra: Partial<AttemptResult> = {}): AttemptResult => ({
+  recipientId,
+  leaseToken,
+  to,
+  reply: `${to} reply`,
+  mxHost: null,
+  ip: null,
+  ...(to === 'deferred' ? { nextAttemptAt: Date.now() + 60_000 } : {}),
+  ...extra,
+});

@@ -5,12 +5,10 @@
 import type { Store } from '../../../shared/store/index.js';
 import type { NewAuditEntry } from '../../../shared/store/audit-log.js';
 import type { QueueOperation } from '../../../shared/domain/queue-state.js';
-import type { AttemptResult } from '../../../shared/store/queue.js';
-import type { Team } from '../../../shared/domain/team.js';
 import { finishAlone } from '../../../shared/queue/finish.js';
 import { purge, requeue } from '../../../shared/queue/operator-moves.js';
 import { DisposableFilter } from '../../../shared/intake/disposable.js';
-import { accountOf, check, messageOf, record, recipient, type ContractCheck } from './fixtures.js';
+import { attemptResult as result, leasedMessage as leased, accountOf, check, messageOf, record, recipient, type ContractCheck } from './fixtures.js';
 
 const auditOf =
   (operation: QueueOperation) =>
@@ -26,24 +24,6 @@ const auditOf =
   });
 
 const noDisposable = new DisposableFilter([]);
-
-/** A message of `team` to `emails`, its recipients leased under `token`; its id and the recipients'. */
-async function leased(store: Store, team: Team, emails: string[], token: string): Promise<{ messageId: string; ids: number[] }> {
-  const message = messageOf(team, { recipients: emails.map((e) => recipient(e)) });
-  const ids = await record(store, message);
-  if ((await store.queue.claim(ids, Date.now(), Date.now() + 60_000, token)).length !== ids.length) throw new Error('a new message is due at once');
-  return { messageId: message.id, ids };
-}
-
-const result = (recipientId: number, leaseToken: string, to: AttemptResult['to'], extra: Partial<AttemptResult> = {}): AttemptResult => ({
-  recipientId,
-  leaseToken,
-  to,
-  reply: `${to} reply`,
-  mxHost: null,
-  ip: null,
-  ...extra,
-});
 
 /** What a worker holding `token` can still do with the recipient: record a result, or release it. */
 async function staleRefused(store: Store, id: number, token: string): Promise<{ finished: boolean; released: boolean }> {

@@ -7,28 +7,17 @@ import type { AttemptResult } from '../../../shared/store/queue.js';
 import type { Team } from '../../../shared/domain/team.js';
 import { finishAlone } from '../../../shared/queue/finish.js';
 import { recordBounce, recordComplaint } from '../../../shared/queue/effects.js';
-import { accountOf, check, domainOf, messageOf, record, recipient, type ContractCheck } from './fixtures.js';
+import { attemptResult, leasedMessage, accountOf, check, domainOf, type ContractCheck } from './fixtures.js';
 
 /** A message of `team` to `emails` (through `domainId` when given), its recipients leased now under `token` until `until`. */
+/** The ids of a message's recipients, recorded and leased at once (see leasedMessage). */
 async function leased(store: Store, team: Team, emails: string[], token: string, o: { domainId?: string; until?: number } = {}): Promise<number[]> {
-  const message = messageOf(team, { recipients: emails.map((e) => recipient(e)), ...(o.domainId ? { domainId: o.domainId } : {}) });
-  const ids = await record(store, message);
-  const now = Date.now();
-  const claimed = await store.queue.claim(ids, now, o.until ?? now + 60_000, token);
-  if (claimed.length !== ids.length) throw new Error('a new message is due at once');
-  return ids;
+  return (await leasedMessage(store, team, emails, token, o)).ids;
 }
 
-const result = (recipientId: number, leaseToken: string, to: AttemptResult['to'], extra: Partial<AttemptResult> = {}): AttemptResult => ({
-  recipientId,
-  leaseToken,
-  to,
-  reply: `${to} reply`,
-  mxHost: 'mx.dest.test',
-  ip: '192.0.2.1',
-  ...(to === 'deferred' ? { nextAttemptAt: Date.now() + 60_000 } : {}),
-  ...extra,
-});
+/** A result from a known MX host and address, as the delivery records it. */
+const result = (recipientId: number, leaseToken: string, to: AttemptResult['to'], extra: Partial<AttemptResult> = {}): AttemptResult =>
+  attemptResult(recipientId, leaseToken, to, { mxHost: 'mx.dest.test', ip: '192.0.2.1', ...extra });
 
 const move = (id: number, leaseToken: string) => ({ id, leaseToken, to: 'sent' as const, reply: '250 ok', reason: '', nextAttemptAt: null, hardBounce: null });
 
