@@ -1,12 +1,12 @@
 // bench/logs: GET /v2/emails over HTTP with BENCH_LOG_N (1,000,000) messages of one team in the log.
 // The messages, with varied subjects, senders, recipients, statuses and dates over 30 days, are generated here
 // and written straight into SQLite by the store's log loader (store/log-loader.ts), in big transactions,
-// into the same tables and columns as MessageStore.insert() writes (messages, recipients, and messages_fts from
+// into the same tables and columns as the intake's recording (shared/intake/record.ts) writes (messages, recipients, and messages_fts from
 // the view message_search_rows). Then each kind of query is timed over BENCH_LOG_REQS (200) sequential requests,
 // each with another value, and its p50/p95 printed; for every kind the plan SQLite chooses (EXPLAIN QUERY PLAN of
 // the SQL that MessageStore.list() runs, taken from listStatements() by the loader's explainer) and the time of
 // its two statements are printed, to say why a slow one is slow. The triggers of migration 4 keep message_counts
-// as the rows are written, as they do for insert(). Nothing in the product is changed.
+// as the rows are written, as they do for the intake. Nothing in the product is changed.
 // Env: BENCH_LOG_N (1000000), BENCH_LOG_REQS (200), BENCH_LOG_KIND_S (90: a kind stops early after this).
 import { logLoading } from '../shared/store/index.js';
 import type { LoadedMessage } from '../shared/store/log-loader.js';
@@ -144,7 +144,7 @@ function syntheticMessage(i: number, createdMs: number, end: number, sender: Sen
   };
 }
 
-/** Writes `total` messages as MessageStore.insert() would, in transactions of 50,000 (through the store's log loader). */
+/** Writes `total` messages as the intake's recording would, in transactions of 50,000 (through the store's log loader). */
 async function load(dataDir: string, sender: Sender): Promise<Loaded> {
   const loader = await logLoading.openLogLoader(dataDir);
   const end = Date.now();

@@ -1,6 +1,6 @@
 // bench/stats: the dashboard's statistics with BENCH_STATS_N (1,000,000) messages of one team over 30 days, on
 // 5 sending domains, written straight into SQLite by the store's log loader (store/log-loader.ts; the
-// triggers of migrations 4 and 11 keep the day and hour counters as the rows are written, as for insert()).
+// triggers of migrations 4 and 11 keep the day and hour counters as the rows are written, as for the intake).
 // Then each kind (metrics by hour over 7 days and by day over 30 days, each with and without a domain; the
 // dashboard over 30 days; the 12 months) is timed over BENCH_STATS_REQS (200) sequential calls, each with
 // another period, and its p50/p95 printed. The calls are GET /api/tern/v2/stats/* over loopback HTTP, as an owner

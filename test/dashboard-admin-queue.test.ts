@@ -6,7 +6,7 @@ import t from 'tap';
 import { randomUUID } from 'node:crypto';
 import { startHarness, type Harness, type UntypedJson } from './helpers/harness.js';
 import { logIn, operatorOn, userOn, withSession, type SignedIn } from './helpers/dashboard-session.js';
-import { newMessage } from './helpers/new-message.js';
+import { newMessage, recordMessage } from './helpers/new-message.js';
 import type { NewRecipient } from '../shared/store/message-log.js';
 import { finishAlone } from '../shared/queue/finish.js';
 
@@ -22,7 +22,7 @@ const recipient = (email: string): NewRecipient => ({ email, name: '', kind: 'to
 /** Three recipients in the queue: one deferred and one never tried at slow.test, one deferred at other.test. */
 async function queuedMail(teamId: number): Promise<void> {
   for (const email of ['later@slow.test', 'waiting@slow.test', 'busy@other.test']) {
-    await h.rt.store.messages.insert(newMessage({ id: randomUUID(), teamId, domainId: null, recipients: [recipient(email)], cost: 1 }));
+    await recordMessage(h.rt.store, newMessage({ id: randomUUID(), teamId, domainId: null, recipients: [recipient(email)], cost: 1 }));
   }
   const ids = (await h.rt.store.queue.inFlight()).map((r) => r.id);
   const claimed = await h.rt.store.queue.claim(ids, Date.now(), Date.now() + 60_000, 'admin-queue-test');
@@ -158,7 +158,7 @@ t.test('account users, owners included, get 403 on the queue routes', async (t) 
 t.test('a finished message keeps its body only while a bounced or failed recipient may be requeued', async (t) => {
   const ids = { sent: randomUUID(), bounced: randomUUID(), pending: randomUUID() };
   for (const [kind, id] of Object.entries(ids)) {
-    await h.rt.store.messages.insert(newMessage({ id, teamId: account.id, domainId: null, recipients: [recipient(`${kind}@kept.test`)], cost: 1 }));
+    await recordMessage(h.rt.store, newMessage({ id, teamId: account.id, domainId: null, recipients: [recipient(`${kind}@kept.test`)], cost: 1 }));
   }
   const due = (await h.rt.store.queue.inFlight()).map((r) => r.id);
   const claimed = (await h.rt.store.queue.claim(due, Date.now(), Date.now() + 60_000, 'kept-bodies-test')).filter((c) => c.domain === 'kept.test');

@@ -6,7 +6,7 @@ import t from 'tap';
 import { startHarness } from './helpers/harness.js';
 import { startDnsServer } from './helpers/dns-server.js';
 import { logIn, operatorOn, userOn, withSession, type SignedIn } from './helpers/dashboard-session.js';
-import { newMessage } from './helpers/new-message.js';
+import { newMessage, recordMessage } from './helpers/new-message.js';
 import type { NewRecipient } from '../shared/store/message-log.js';
 import { finishAlone } from '../shared/queue/finish.js';
 
@@ -40,7 +40,7 @@ interface AdminLogItem {
 
 /** A message of a team on a domain, delivered through the queue's own calls to `to` (sent or bounced). */
 async function delivered(teamId: number, domainId: string | null, id: string, to: 'sent' | 'bounced'): Promise<void> {
-  const queued = await h.rt.store.messages.insert(newMessage({ id, teamId, domainId, recipients: [recipient(`${id}@dest.test`)], cost: 0 }));
+  const queued = await recordMessage(h.rt.store, newMessage({ id, teamId, domainId, recipients: [recipient(`${id}@dest.test`)], cost: 0 }));
   if (queued === 'insufficient_balance') throw new Error('not recorded');
   const [lease] = await h.rt.store.queue.claim(
     queued.map((q) => q.id),

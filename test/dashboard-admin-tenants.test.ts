@@ -6,7 +6,7 @@ import t from 'tap';
 import { randomUUID } from 'node:crypto';
 import { startHarness, type Harness, type UntypedJson } from './helpers/harness.js';
 import { logIn, operatorOn, userOn, withSession, type SignedIn } from './helpers/dashboard-session.js';
-import { newMessage } from './helpers/new-message.js';
+import { newMessage, recordMessage } from './helpers/new-message.js';
 import { createIdentity } from '../shared/core/identity/index.js';
 import { createLogger } from '../shared/log.js';
 import type { NewRecipient } from '../shared/store/message-log.js';
@@ -30,8 +30,8 @@ async function sendingHistory(teamId: number): Promise<void> {
     { to: 'bounced' as const, email: 'gone@dest.test', reply: '550 5.1.1 no such user' },
     { to: 'deferred' as const, email: 'later@slow.test', reply: '451 4.7.1 try again later' },
   ];
-  for (const o of outcomes) await h.rt.store.messages.insert(newMessage({ id: randomUUID(), teamId, domainId: null, recipients: [recipient(o.email)], cost: 0 }));
-  await h.rt.store.messages.insert(newMessage({ id: randomUUID(), teamId, domainId: null, recipients: [recipient('waiting@slow.test')], cost: 0 }));
+  for (const o of outcomes) await recordMessage(h.rt.store, newMessage({ id: randomUUID(), teamId, domainId: null, recipients: [recipient(o.email)], cost: 0 }));
+  await recordMessage(h.rt.store, newMessage({ id: randomUUID(), teamId, domainId: null, recipients: [recipient('waiting@slow.test')], cost: 0 }));
   const ids = (await h.rt.store.queue.inFlight()).map((r) => r.id);
   const claimed = await h.rt.store.queue.claim(ids, Date.now(), Date.now() + 60_000, 'admin-test');
   const results = outcomes.map((o) => {

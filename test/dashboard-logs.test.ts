@@ -4,7 +4,7 @@
 import t from 'tap';
 import { startHarness, type Harness } from './helpers/harness.js';
 import { logIn, userOn, withSession, type SignedIn } from './helpers/dashboard-session.js';
-import { newMessage, queuedRecipients } from './helpers/new-message.js';
+import { newMessage, queuedRecipients, recordMessage } from './helpers/new-message.js';
 
 let h: Harness;
 t.before(async () => {
@@ -20,7 +20,7 @@ async function logged(teamId: number, n: number): Promise<string[]> {
   const ids: string[] = [];
   for (let i = 0; i < n; i++) {
     const id = `dashlog-${process.pid}-${++counter}`;
-    await h.rt.store.messages.insert(newMessage({ id, teamId, domainId: null, recipients: queuedRecipients(2), cost: 0 }));
+    await recordMessage(h.rt.store, newMessage({ id, teamId, domainId: null, recipients: queuedRecipients(2), cost: 0 }));
     ids.push(id);
   }
   return ids;

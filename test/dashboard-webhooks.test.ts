@@ -4,7 +4,7 @@
 import t from 'tap';
 import { startHarness, type Harness } from './helpers/harness.js';
 import { logIn, userOn, withSession, type SignedIn } from './helpers/dashboard-session.js';
-import { newMessage, queuedRecipients } from './helpers/new-message.js';
+import { newMessage, queuedRecipients, recordMessage } from './helpers/new-message.js';
 import { recordComplaint } from '../shared/queue/effects.js';
 
 let h: Harness;
@@ -30,7 +30,7 @@ async function created(s: SignedIn, body: Record<string, unknown> = { url: URL_A
 /** A delivery attempt of `webhookId` recorded for the team, as the dispatcher records them. */
 async function attempt(teamId: number, webhookId: number, statusCode: number | null): Promise<void> {
   const id = `dashhook-${process.pid}-${++counter}`;
-  await h.rt.store.messages.insert(newMessage({ id, teamId, domainId: null, recipients: queuedRecipients(1), cost: 0 }));
+  await recordMessage(h.rt.store, newMessage({ id, teamId, domainId: null, recipients: queuedRecipients(1), cost: 0 }));
   const [recipient] = await h.rt.store.messages.recipientsOf(id);
   const applied = await recordComplaint(h.rt.store.transaction, { recipientId: recipient!.id, reason: 'abuse' });
   const error = statusCode === null ? 'timed out' : null;

@@ -1,7 +1,7 @@
 // GET /v2/info over real HTTP: the account summary, the key's description, the pooled balance seen from a
 // child team, the rates, and the domain list that only domains:read unlocks.
 import t from 'tap';
-import { newMessage, queuedRecipients } from './helpers/new-message.js';
+import { newMessage, queuedRecipients, recordMessage } from './helpers/new-message.js';
 import { startHarness, type Harness } from './helpers/harness.js';
 import { storeSupport } from './helpers/store-support.js';
 import { hashKey } from '../shared/api-key.js';
@@ -164,7 +164,7 @@ t.test('bounce and complaint rates are fractions of the team’s recipients sent
   const messageWith = async (count: number, bounced: number, complained: number, daysAgo = 0) => {
     const msgId = `rates${Math.random().toString(36).slice(2)}`;
     const recipients = queuedRecipients(count);
-    await h.rt.store.messages.insert(newMessage({ id: msgId, teamId: id, domainId, recipients, body: Buffer.from(''), cost: 0 }));
+    await recordMessage(h.rt.store, newMessage({ id: msgId, teamId: id, domainId, recipients, body: Buffer.from(''), cost: 0 }));
     const rows = await h.rt.store.messages.recipientsOf(msgId);
     for (const [i, r] of rows.entries()) await support.forceRecipientOutcome(r.id, i < bounced ? 'bounced' : 'sent', i >= count - complained);
     await support.backdateMessage(msgId, new Date(Date.now() - daysAgo * 86_400_000).toISOString());

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { openStore, type Store } from '../shared/store/index.js';
 import type { NewMessage, NewRecipient } from '../shared/store/message-log.js';
 import type { AttemptResult } from '../shared/store/queue.js';
-import { newMessage } from './helpers/new-message.js';
+import { newMessage, recordMessage } from './helpers/new-message.js';
 import { finishAlone } from '../shared/queue/finish.js';
 
 /** The account and domain of the store the running test opened (subtests run one after the other). */
@@ -47,9 +47,10 @@ const attempt = (recipientId: number, leaseToken: string, to: 'sent' | 'deferred
 });
 
 t.test('a body is kept while any recipient is in flight and deleted with the last outcome', async (t) => {
-  const { messages, queue, transaction } = await store(t, 10);
+  const s = await store(t, 10);
+  const { messages, queue, transaction } = s;
   const m = message('m1', [recipient('one@dest.test'), recipient('two@dest.test')]);
-  const due = await messages.insert(m);
+  const due = await recordMessage(s, m);
   if (due === 'insufficient_balance') throw new Error('the account can pay');
   t.same(await messages.body('m1'), m.body, 'stored with the message, byte for byte');
   const [first, second] = due.map((r) => r.id) as [number, number];
@@ -66,9 +67,10 @@ t.test('a body is kept while any recipient is in flight and deleted with the las
 });
 
 t.test('a body whose message ended with a bounce is kept for a requeue, until the requeue window has passed', async (t) => {
-  const { messages, queue, queueControl, transaction } = await store(t, 10);
+  const s = await store(t, 10);
+  const { messages, queue, queueControl, transaction } = s;
   const m = message('m2', [recipient('one@dest.test'), recipient('two@dest.test')]);
-  const due = await messages.insert(m);
+  const due = await recordMessage(s, m);
   if (due === 'insufficient_balance') throw new Error('the account can pay');
   const [first, second] = due.map((r) => r.id) as [number, number];
   t.equal((await queue.claim([first, second], Date.now(), Date.now() + 60_000, 'lease-1')).length, 2);
@@ -80,9 +82,10 @@ t.test('a body whose message ended with a bounce is kept for a requeue, until th
 });
 
 t.test('a message with nothing to send keeps no body, and neither does one the account cannot pay for', async (t) => {
-  const { messages } = await store(t, 1);
-  t.not(await messages.insert(message('suppressed', [recipient('x@dest.test', 'suppressed')])), 'insufficient_balance');
+  const s = await store(t, 1);
+  const { messages } = s;
+  t.not(await recordMessage(s, message('suppressed', [recipient('x@dest.test', 'suppressed')])), 'insufficient_balance');
   t.equal(await messages.body('suppressed'), undefined, 'every recipient suppressed: no body');
-  t.equal(await messages.insert(message('unpaid', [recipient('a@dest.test'), recipient('b@dest.test')])), 'insufficient_balance');
+  t.equal(await recordMessage(s, message('unpaid', [recipient('a@dest.test'), recipient('b@dest.test')])), 'insufficient_balance');
   t.equal(await messages.body('unpaid'), undefined, 'refused for credits: no body');
 });

@@ -2,7 +2,7 @@
 // connections, Redis connection and log, as two MTA processes would have): leases are fenced by their token,
 // so a worker whose lease ran out can neither record a result nor release over the worker that took it over.
 import t, { type Test } from 'tap';
-import { newMessage } from './helpers/new-message.js';
+import { newMessage, recordMessage } from './helpers/new-message.js';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -55,7 +55,7 @@ async function twoWorkers(t: Test): Promise<{ a: Worker; b: Worker; redis: Redis
 /** Records a one-recipient message as the intake does (SQLite first, then the queue) and answers the recipient's id. */
 async function queued(w: Worker, teamId: number, domainId: string, id: string): Promise<number> {
   const recipients = [{ email: 'bob@dest.test', name: '', kind: 'to' as const, domain: 'dest.test', state: 'queued' as const, reason: '' }];
-  const due = await w.store.messages.insert(newMessage({ id, teamId, domainId, recipients }));
+  const due = await recordMessage(w.store, newMessage({ id, teamId, domainId, recipients }));
   if (due === 'insufficient_balance') throw new Error('the account can pay');
   await w.queue.enqueue(id, due);
   return due[0]!.id;

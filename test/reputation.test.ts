@@ -3,7 +3,7 @@
 // thresholds, when) is recorded with it, shown in GET /v2/info, and cleared when the team is reactivated.
 // Sends, bounces and complaints are recorded through the real store; the check is the MTA's own.
 import t from 'tap';
-import { newMessage, queuedRecipients } from './helpers/new-message.js';
+import { newMessage, queuedRecipients, recordMessage } from './helpers/new-message.js';
 import { startHarness } from './helpers/harness.js';
 import { Reputation, type ReputationPolicy } from '../mta/outcomes/reputation.js';
 import { finishAlone } from '../shared/queue/finish.js';
@@ -28,7 +28,7 @@ async function traffic(teamId: number, sent: number, bounced = 0): Promise<numbe
   const id = `rep${++counter}x${process.pid}`;
   const count = sent + bounced;
   const recipients = queuedRecipients(count);
-  const queued = await h.rt.store.messages.insert(newMessage({ id, teamId, domainId: null, recipients, body: Buffer.from('x'), cost: 0 }));
+  const queued = await recordMessage(h.rt.store, newMessage({ id, teamId, domainId: null, recipients, body: Buffer.from('x'), cost: 0 }));
   if (queued === 'insufficient_balance') throw new Error('no balance');
   const ids = queued.map((r) => r.id).sort((a, b) => a - b);
   const token = `reputation-test-${id}`;

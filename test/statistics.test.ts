@@ -5,7 +5,7 @@
 // messages with any recipient in that status, other teams' messages never count; and the periods asked for are
 // checked, with typed refusals.
 import t, { type Test } from 'tap';
-import { newMessage } from './helpers/new-message.js';
+import { newMessage, recordMessage } from './helpers/new-message.js';
 import { startHarness } from './helpers/harness.js';
 import { storeSupport } from './helpers/store-support.js';
 import { Statistics, type MessageFigures } from '../shared/core/statistics.js';
@@ -67,7 +67,7 @@ const PLAN: Planned[] = [
 /** Records a message of `teamId` at `createdAt` and takes its recipients through their planned outcomes. */
 async function run(teamId: number, domainId: string | null, createdAt: number, plan: Planned, support: Awaited<ReturnType<typeof storeSupport>>) {
   const id = `stat${++counter}x${process.pid}`;
-  const queued = await h.rt.store.messages.insert(newMessage({ id, teamId, domainId, recipients: plan.recipients, cost: 0 }));
+  const queued = await recordMessage(h.rt.store, newMessage({ id, teamId, domainId, recipients: plan.recipients, cost: 0 }));
   if (queued === 'insufficient_balance') throw new Error('no balance');
   await support.backdateMessage(id, iso(createdAt));
   const ids = queued.map((r) => r.id).sort((a, b) => a - b);

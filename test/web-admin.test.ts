@@ -12,7 +12,7 @@ import { seriousViolations } from './helpers/axe.js';
 import { formGuardOf, page, signInOverHttp, signedInTab } from './helpers/web-pages.js';
 import { INVOICING } from './helpers/billing-setup.js';
 import { storedDomain } from './helpers/sending-setup.js';
-import { newMessage } from './helpers/new-message.js';
+import { newMessage, recordMessage } from './helpers/new-message.js';
 
 const SCRIPT = '<script>alert(1)</script>';
 const IMG = '"><img src=x onerror=alert(1)>';
@@ -260,7 +260,7 @@ async function teamWithMail(tag: string): Promise<{ id: number; logId: number }>
   const domain = await storedDomain(h, shop.id, `${tag}.example`);
   const id = `${tag}-${process.pid}`;
   const recipient = { email: `to.${tag}@dest.test`, name: '', kind: 'to' as const, domain: 'dest.test', state: 'queued' as const, reason: '' };
-  const queued = await h.rt.store.messages.insert({
+  const queued = await recordMessage(h.rt.store, {
     ...newMessage({ id, teamId: shop.id, domainId: domain.id, recipients: [recipient], cost: 0 }),
     subject: `Hello ${IMG}`,
   });

@@ -12,7 +12,7 @@ import { page, signInOverHttp, signedInTab } from './helpers/web-pages.js';
 import { startBrowser, type TestBrowser } from './helpers/browser.js';
 import { seriousViolations } from './helpers/axe.js';
 import { DESKTOP, PHONE, screenshots } from './helpers/screenshots.js';
-import { newMessage, queuedRecipients } from './helpers/new-message.js';
+import { newMessage, queuedRecipients, recordMessage } from './helpers/new-message.js';
 import { until } from './helpers/wait.js';
 
 const SCRIPT = '<script>alert(1)</script>';
@@ -121,7 +121,7 @@ t.test('the webhook deliveries of the message’s bounce are listed with their a
 t.test('another account’s message, and an unknown one, answer 404', async (t) => {
   const other = await w.h.account();
   const foreign = `web-logs-foreign-${process.pid}`;
-  await w.h.rt.store.messages.insert(newMessage({ id: foreign, teamId: other.id, domainId: null, recipients: queuedRecipients(1), cost: 0 }));
+  await recordMessage(w.h.rt.store, newMessage({ id: foreign, teamId: other.id, domainId: null, recipients: queuedRecipients(1), cost: 0 }));
   const refused = await asOwner(`/logs/${foreign}`);
   t.equal(refused.status, 404);
   t.notMatch(refused.text, foreign, 'nothing of it is shown');
@@ -146,7 +146,7 @@ t.test('the log is paged, 25 a page, and the paging links keep the filters', asy
   const account = await w.h.account();
   for (let i = 0; i < 27; i++) {
     const id = `web-logs-paged-${process.pid}-${i}`;
-    await w.h.rt.store.messages.insert(newMessage({ id, teamId: account.id, domainId: null, recipients: queuedRecipients(1), cost: 0 }));
+    await recordMessage(w.h.rt.store, newMessage({ id, teamId: account.id, domainId: null, recipients: queuedRecipients(1), cost: 0 }));
   }
   const cookie = await signInOverHttp(w.h, await userOn(w.h, account.id, 'viewer'));
   const first = await page(w.h, 'GET', '/logs?status=pending', { cookie });

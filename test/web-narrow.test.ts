@@ -12,7 +12,7 @@ import { startBrowser, type TestBrowser } from './helpers/browser.js';
 import { signedInTab } from './helpers/web-pages.js';
 import { INVOICING } from './helpers/billing-setup.js';
 import { storedDomain } from './helpers/sending-setup.js';
-import { newMessage } from './helpers/new-message.js';
+import { newMessage, recordMessage } from './helpers/new-message.js';
 import { PAGES } from '../api/web/index.js';
 import { DESKTOP, PHONE } from './helpers/screenshots.js';
 
@@ -62,7 +62,7 @@ async function accountWithLongValues(): Promise<{ ownerEmail: string; accountId:
     { email: 'ok@dest.test', name: '', kind: 'cc' as const, domain: 'dest.test', state: 'queued' as const, reason: '' },
   ];
   const id = `narrow-${process.pid}`;
-  const logged = await h.rt.store.messages.insert({
+  const logged = await recordMessage(h.rt.store, {
     ...newMessage({ id, teamId: account.id, domainId: domain.id, recipients, cost: 0 }),
     subject: LONG_SUBJECT,
     fromEmail: `${LONG_LOCAL}@${LONG_DOMAIN}`,

@@ -7,7 +7,7 @@ import { startHarness, type Harness } from './helpers/harness.js';
 import { userOn } from './helpers/dashboard-session.js';
 import { page, signInOverHttp } from './helpers/web-pages.js';
 import { sendingKeyOf, storedDomain } from './helpers/sending-setup.js';
-import { newMessage } from './helpers/new-message.js';
+import { newMessage, recordMessage } from './helpers/new-message.js';
 
 let h: Harness;
 t.before(async () => {
@@ -41,7 +41,7 @@ t.test('each first step is ticked once done, and the checklist goes once all are
   await sendingKeyOf(h, account.key);
   t.same(await stepsShown(cookie), ['add_domain:done', 'publish_records:done', 'create_key:done', 'send_message:todo'], 'a key created');
   const recipient = { email: 'to@dest.test', name: '', kind: 'to' as const, domain: 'dest.test', state: 'queued' as const, reason: '' };
-  await h.rt.store.messages.insert(newMessage({ id: `first-${process.pid}`, teamId: account.id, domainId: draft.id, recipients: [recipient], cost: 0 }));
+  await recordMessage(h.rt.store, newMessage({ id: `first-${process.pid}`, teamId: account.id, domainId: draft.id, recipients: [recipient], cost: 0 }));
   t.same(await stepsShown(cookie), [], 'a message sent: nothing left to do, no checklist');
   t.notMatch((await page(h, 'GET', '/', { cookie })).text, /Get started/);
 });

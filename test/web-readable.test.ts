@@ -9,7 +9,7 @@ import { logIn, operatorOn, userOn, withSession, type SignedIn } from './helpers
 import { formGuardOf, page, signInOverHttp } from './helpers/web-pages.js';
 import { INVOICING } from './helpers/billing-setup.js';
 import { storedDomain } from './helpers/sending-setup.js';
-import { newMessage } from './helpers/new-message.js';
+import { newMessage, recordMessage } from './helpers/new-message.js';
 
 let h: Harness;
 let operator: string;
@@ -45,7 +45,7 @@ t.test('the operator’s lists name a team, never “#id”', async (t) => {
   const name = `Acme &amp; Sons ${teamCounter}`;
   const domain = await storedDomain(h, team.id, `named-${process.pid}.example`);
   const recipient = { email: 'to@dest.test', name: '', kind: 'to' as const, domain: 'dest.test', state: 'queued' as const, reason: '' };
-  await h.rt.store.messages.insert(newMessage({ id: `named-${process.pid}`, teamId: team.id, domainId: domain.id, recipients: [recipient], cost: 0 }));
+  await recordMessage(h.rt.store, newMessage({ id: `named-${process.pid}`, teamId: team.id, domainId: domain.id, recipients: [recipient], cost: 0 }));
   await h.rt.store.suppressions.add(team.id, { email: 'gone@dest.test', status: 'bounced', reason: '550', messageId: null });
   const child = await h.request<{ data: { id: number } }>('POST', '/v2/teams', { key: team.key, body: { name: 'Child team' } });
   const logId = (await h.request<Array<{ log_id: number }>>('GET', `/api/tern/v2/admin/logs?tenant_id=${team.id}`, withSession(rest))).body[0]!.log_id;

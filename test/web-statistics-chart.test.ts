@@ -7,7 +7,7 @@ import { userOn } from './helpers/dashboard-session.js';
 import { startBrowser, type TestBrowser } from './helpers/browser.js';
 import { page, signInOverHttp, signedInTab } from './helpers/web-pages.js';
 import { storedDomain } from './helpers/sending-setup.js';
-import { newMessage, queuedRecipients } from './helpers/new-message.js';
+import { newMessage, queuedRecipients, recordMessage } from './helpers/new-message.js';
 
 let h: Harness;
 let browser: TestBrowser;
@@ -36,7 +36,7 @@ t.test('the statistics and the overview say their figures count recipients', asy
   const account = await h.account();
   const cookie = await signInOverHttp(h, await userOn(h, account.id, 'owner'));
   const domain = await storedDomain(h, account.id, `stats-${process.pid}.example`);
-  await h.rt.store.messages.insert(newMessage({ id: `stats-${process.pid}`, teamId: account.id, domainId: domain.id, recipients: queuedRecipients(2), cost: 0 }));
+  await recordMessage(h.rt.store, newMessage({ id: `stats-${process.pid}`, teamId: account.id, domainId: domain.id, recipients: queuedRecipients(2), cost: 0 }));
   const stats = mainOf((await page(h, 'GET', '/statistics', { cookie })).text);
   t.match(stats, /Recipients by month, last 12 months/);
   t.match(stats, /Recipients by domain/);
@@ -56,7 +56,8 @@ for (const [what, messages] of [
     const email = await userOn(h, account.id, 'owner');
     const domain = await storedDomain(h, account.id, `ticks-${messages}-${process.pid}.example`);
     for (let i = 0; i < messages; i++) {
-      await h.rt.store.messages.insert(
+      await recordMessage(
+        h.rt.store,
         newMessage({ id: `ticks-${messages}-${i}-${process.pid}`, teamId: account.id, domainId: domain.id, recipients: suppressedRecipient, cost: 0 }),
       );
     }

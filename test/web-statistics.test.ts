@@ -8,7 +8,7 @@ import { logIn, userOn, withSession, type SignedIn } from './helpers/dashboard-s
 import { startBrowser, type TestBrowser } from './helpers/browser.js';
 import { seriousViolations } from './helpers/axe.js';
 import { page, signInOverHttp, signedInTab } from './helpers/web-pages.js';
-import { newMessage } from './helpers/new-message.js';
+import { newMessage, recordMessage } from './helpers/new-message.js';
 import { storedDomain } from './helpers/sending-setup.js';
 import type { NewRecipient } from '../shared/store/message-log.js';
 
@@ -34,7 +34,7 @@ let counter = 0;
 /** A message of the account recorded now through the store's write path, its recipients in the given states. */
 async function record(domainId: string, states: Array<NewRecipient['state']>): Promise<void> {
   const id = `webstat${++counter}x${process.pid}`;
-  const made = await h.rt.store.messages.insert(newMessage({ id, teamId: accountId, domainId, recipients: states.map((s, i) => rcpt(`r${i}@dest.test`, s)) }));
+  const made = await recordMessage(h.rt.store, newMessage({ id, teamId: accountId, domainId, recipients: states.map((s, i) => rcpt(`r${i}@dest.test`, s)) }));
   if (made === 'insufficient_balance') throw new Error('no balance');
 }
 

@@ -1,8 +1,9 @@
 // The figures' one rule (docs/decisions.md, "Bounces counted per recipient (issue 22, item 6)"): every figure
 // counts a recipient once, by its figure status — complained if it complained, pending while it is in the queue
 // (in flight or held), else its state — on its message's created_at. The engine keeps counters per figure
-// status; which status a recipient is in, and so which counters a write moves, is decided here.
-import { IN_QUEUE, RECIPIENT_STATES, type MessageStatus, type RecipientState } from './queue-state.js';
+// status; which status a recipient is in, and so which counters a write moves, is decided here. So is a team's
+// queue depth: the recipients it has in flight (queued, sending or deferred; a held one waits for an operator).
+import { IN_FLIGHT, IN_QUEUE, RECIPIENT_STATES, type MessageStatus, type RecipientState } from './queue-state.js';
 
 /** A recipient's status as every figure counts it. */
 export function figureStatusOf(state: RecipientState, complained: boolean): MessageStatus {
@@ -59,3 +60,32 @@ export function figuresOfNew(messageId: string, states: readonly RecipientState[
 export const FIGURE_TABLE: ReadonlyArray<FigureState & { status: MessageStatus }> = RECIPIENT_STATES.flatMap((state) =>
   [false, true].map((complained) => ({ state, complained, status: figureStatusOf(state, complained) })),
 );
+
+/** One team's queue depth moved by `by`. */
+export interface DepthBump {
+  teamId: number;
+  by: number;
+}
+
+/** A recipient of a team entering `to` from `from` (none for a new recipient). */
+export interface DepthChange {
+  teamId: number;
+  from: RecipientState | null;
+  to: RecipientState;
+}
+
+const inFlight = (state: RecipientState | null): boolean => state !== null && IN_FLIGHT.includes(state);
+
+/**
+ * The queue depths a set of recipient changes moves: a recipient entering the in-flight states adds one to its
+ * team's depth, one leaving them takes one away; a move within them (a claim, a deferral, a lease given back)
+ * or outside them moves nothing. Summed per team, zeros left out.
+ */
+export function depthBumps(changes: readonly DepthChange[]): DepthBump[] {
+  const sums = new Map<number, number>();
+  for (const { teamId, from, to } of changes) {
+    const by = +inFlight(to) - +inFlight(from);
+    if (by) sums.set(teamId, (sums.get(teamId) ?? 0) + by);
+  }
+  return [...sums].filter(([, by]) => by !== 0).map(([teamId, by]) => ({ teamId, by }));
+}

@@ -29,6 +29,9 @@ const MOVES: Readonly<Record<RecipientState, readonly RecipientState[]>> = {
   suppressed: [],
 };
 
+/** Where a released recipient waits again: as it did before its hold, queued if it was never attempted, else deferred. */
+export const releasedTo = (attempted: boolean): Extract<RecipientState, 'queued' | 'deferred'> => (attempted ? 'deferred' : 'queued');
+
 export function canMove(from: RecipientState, to: RecipientState): boolean {
   return MOVES[from].includes(to);
 }

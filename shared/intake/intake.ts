@@ -1,6 +1,6 @@
 // Intake: the one path by which a message enters the queue, from SMTP submission or the HTTP sidecar.
 // It decides each recipient's first state (queued, suppressed, disposable), records message, recipients,
-// body and credits in one SQLite transaction (committed and fsync'd), and only then enqueues them
+// body and credits in one transaction (record.ts; committed and fsync'd), and only then enqueues them
 // (queue/queue.ts). Whatever answers the client (250, 200) does so after accept() resolves.
 import { randomBytes } from 'node:crypto';
 import type { Store } from '../store/index.js';
@@ -17,6 +17,7 @@ import type { Logger } from '../log.js';
 import { metrics } from '../metrics.js';
 import { domainOfEmail } from '../email-address.js';
 import { payerIdOf } from '../domain/team.js';
+import { MessageRecorder } from './record.js';
 
 export interface Recipient {
   email: string;
@@ -55,11 +56,16 @@ export function newMessageId(): string {
 }
 
 export class Intake {
+  /** Messages accepted at the same moment (by several SMTP sessions and HTTP requests) share one transaction. */
+  private readonly recorder: MessageRecorder;
+
   constructor(
     private readonly store: Store,
     private readonly queue: Queue,
     private readonly disposable: DisposableFilter,
-  ) {}
+  ) {
+    this.recorder = new MessageRecorder(store.transaction);
+  }
 
   /**
    * The first half of taking a message in: each recipient's first state, and so the cost. Batches run this for all their
@@ -78,7 +84,7 @@ export class Intake {
    * `log` is the caller's (an HTTP request's, an SMTP session's), so the acceptance line carries its id.
    */
   async record({ message: m, id, recipients, cost }: Admitted, log: Logger): Promise<IntakeResult> {
-    const inserted = await this.store.messages.insert({
+    const inserted = await this.recorder.record({
       id,
       teamId: m.team.id,
       payerId: payerIdOf(m.team),

@@ -4,7 +4,7 @@
 // comes through recordBounce / recordComplaint; delivery results (finish.ts) and operators' purges share applyFeedback.
 import { effectsOf, type DomainCounter, type FeedbackEffects, type RecipientOutcome } from '../domain/outcome.js';
 import type { CounterBump, MovedRecipient, Transaction, UnitOfWork } from '../store/unit-of-work.js';
-import { figureBumps, type FigureState } from '../domain/figures.js';
+import { depthBumps, figureBumps, type FigureState } from '../domain/figures.js';
 import type { RecipientState } from '../domain/queue-state.js';
 import type { Applied, BounceInput, ComplaintInput } from '../store/feedback.js';
 import { refreshStatuses } from './message-status.js';
@@ -64,24 +64,33 @@ export function counterBumps(counted: ReadonlyArray<{ domainId: string | null; c
   return [...bumps.values()];
 }
 
-/** A recipient leaving one figure state for another (domain/figures.ts decides which counts that moves). */
+/** A team's recipient leaving one figure state for another (domain/figures.ts decides which counts that moves). */
 export interface FigureChange {
   messageId: string;
+  teamId: number;
   from: FigureState;
   to: FigureState;
 }
 
-export const figureChange = (messageId: string, from: FigureState, to: FigureState): FigureChange => ({ messageId, from, to });
+/** Where a moved recipient was and is: its message, its team, the state it left and its complaint mark. */
+export interface MovedFromState {
+  messageId: string;
+  teamId: number;
+  from: RecipientState;
+  complained: boolean;
+}
 
-/** Moves the figure counts the changes move, if any. */
-export async function bumpFiguresOf(tx: UnitOfWork, changes: readonly FigureChange[]): Promise<void> {
-  const bumps = figureBumps(changes);
-  if (bumps.length) await tx.counters.bumpFigures(bumps);
+/** Moves the figure counts and the queue depths the changes move, if any. */
+export async function countChanges(tx: UnitOfWork, changes: readonly FigureChange[]): Promise<void> {
+  const figures = figureBumps(changes);
+  if (figures.length) await tx.counters.bumpFigures(figures);
+  const depths = depthBumps(changes.map((c) => ({ teamId: c.teamId, from: c.from.state, to: c.to.state })));
+  if (depths.length) await tx.counters.bumpDepths(depths);
 }
 
 /** Recipients moved to `to` from the states (and complaint marks) they were in, as figure changes. */
-export const movedTo = (to: RecipientState, moved: ReadonlyArray<{ messageId: string; from: RecipientState; complained: boolean }>): FigureChange[] =>
-  moved.map((m) => figureChange(m.messageId, { state: m.from, complained: m.complained }, { state: to, complained: m.complained }));
+export const movedTo = (to: RecipientState, moved: readonly MovedFromState[]): FigureChange[] =>
+  moved.map((m) => ({ messageId: m.messageId, teamId: m.teamId, from: { state: m.from, complained: m.complained }, to: { state: to, complained: m.complained } }));
 
 /** How many of `recipients` each message has. */
 export function countByMessage(recipients: ReadonlyArray<{ messageId: string }>): Map<string, number> {
@@ -104,15 +113,15 @@ async function applyReport(tx: UnitOfWork, recipientId: number, outcome: Recipie
   if (effects.moveTo) {
     const moved = await tx.recipients.moveIfIn(r.id, r.state, effects.moveTo, effects.moveTo === 'bounced' ? reason : null);
     if (!moved) return null;
-    figures.push(figureChange(r.messageId, { state: r.state, complained: moved.complained }, { state: effects.moveTo, complained: moved.complained }));
+    figures.push(...movedTo(effects.moveTo, [{ messageId: r.messageId, teamId: r.teamId, from: r.state, complained: moved.complained }]));
   }
   let counts = true;
   if (effects.count === 'complained') {
     const markedIn = await tx.recipients.markComplained(r.id);
     counts = markedIn !== undefined;
-    if (markedIn) figures.push(figureChange(r.messageId, { state: markedIn, complained: false }, { state: markedIn, complained: true }));
+    if (markedIn) figures.push({ messageId: r.messageId, teamId: r.teamId, from: { state: markedIn, complained: false }, to: { state: markedIn, complained: true } });
   }
-  await bumpFiguresOf(tx, figures);
+  await countChanges(tx, figures);
   if (counts) await tx.counters.bump(counterBumps([{ domainId: r.domainId, count: effects.count }]));
   if (effects.feedback.hardBounce !== null) await tx.recipients.setHardBounce([r.id], effects.feedback.hardBounce);
   const [applied] = await applyFeedback(tx, [{ recipient: r, feedback: effects.feedback, reason }]);

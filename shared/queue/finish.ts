@@ -8,7 +8,7 @@ import type { MessageStatus } from '../domain/queue-state.js';
 import type { LeasedMove, MovedRecipient, Transaction, UnitOfWork } from '../store/unit-of-work.js';
 import type { AttemptResult, FinishOutcome, StaleResult } from '../store/queue.js';
 import type { Applied, BounceInput } from '../store/feedback.js';
-import { applyFeedback, bumpFiguresOf, countByMessage, counterBumps, movedTo } from './effects.js';
+import { applyFeedback, countByMessage, countChanges, counterBumps, movedTo } from './effects.js';
 import { refreshStatuses } from './message-status.js';
 
 interface Move {
@@ -100,9 +100,9 @@ export async function finishBatches(tx: UnitOfWork, batches: ReadonlyArray<reado
     moves.map(({ result: r }) => ({ recipientId: r.recipientId, mxHost: r.mxHost, ip: r.ip, outcome: r.to === 'sent' ? 'delivered' : r.to, reply: r.reply })),
   );
   // Every move left `sending` (the state its statement was conditional on).
-  await bumpFiguresOf(
+  await countChanges(
     tx,
-    moves.flatMap(({ result, recipient: r }) => movedTo(result.to, [{ messageId: r.messageId, from: 'sending', complained: r.complained }])),
+    moves.flatMap(({ result, recipient: r }) => movedTo(result.to, [{ messageId: r.messageId, teamId: r.teamId, from: 'sending', complained: r.complained }])),
   );
   const bumps = counterBumps(moves.map((m) => ({ domainId: m.recipient.domainId, count: m.effects.count })));
   if (bumps.length) await tx.counters.bump(bumps);

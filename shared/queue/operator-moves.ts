@@ -1,14 +1,50 @@
-// An operator's purge and requeue, decided here and carried out through the unit of work: which recipients are
-// refunded or reported (domain/outcome.ts), which may be sent again (the intake's rule, domain/screening.ts), who
-// pays for a new attempt. The moves themselves are conditional on the recipients' states in their statements,
-// and each change commits with its audit entry.
+// An operator's hold, release, purge and requeue, decided here and carried out through the unit of work: where a
+// released recipient waits (domain/queue-state.ts), which recipients are refunded or reported (domain/outcome.ts),
+// which may be sent again (the intake's rule, domain/screening.ts), who pays for a new attempt, and which figures
+// and queue depths each move changes (domain/figures.ts). The moves themselves are conditional on the recipients'
+// states in their statements, and each change commits with its audit entry.
 import { effectsOf, refundsCredit } from '../domain/outcome.js';
 import type { Transaction, UnitOfWork, RequeueCandidate, MovedDue } from '../store/unit-of-work.js';
-import type { PurgeOutcome, QueueAudit, QueueSelector, RequeueOutcome, SuppressedRecipient } from '../store/queue-control.js';
+import type { ChangedRecipient, DueAgain, PurgeOutcome, QueueAudit, QueueSelector, RequeueOutcome, SuppressedRecipient } from '../store/queue-control.js';
+import { OPERATION_APPLIES_TO, releasedTo } from '../domain/queue-state.js';
 import { screenAddress, type DisposableDomains, type Screening } from '../domain/screening.js';
 import { groupBy } from '../group-by.js';
-import { applyFeedback, bumpFiguresOf, countByMessage, movedTo } from './effects.js';
+import { applyFeedback, countByMessage, countChanges, movedTo } from './effects.js';
 import { refreshStatuses } from './message-status.js';
+
+const byId = <T extends { id: number }>(list: T[]): T[] => list.sort((a, b) => a.id - b.id);
+
+/** Holds the chosen waiting recipients, each only while it still waits in the state it is held from. */
+export function hold(transaction: Transaction, selector: QueueSelector, now: number, audit: QueueAudit): Promise<ChangedRecipient[]> {
+  return transaction(async (tx) => {
+    const held = [];
+    for (const from of OPERATION_APPLIES_TO.hold) held.push(...(await tx.queueControl.hold(selector, from, now)).map((r) => ({ ...r, from })));
+    await countChanges(tx, movedTo('held', held));
+    await tx.addAudit(audit(held.length));
+    return byId(held.map(({ id, messageId }) => ({ id, messageId })));
+  });
+}
+
+/** Releases the chosen held recipients, due at `now`: each waits again as it did before its hold. */
+export function release(transaction: Transaction, selector: QueueSelector, now: number, audit: QueueAudit): Promise<DueAgain[]> {
+  return transaction(async (tx) => {
+    const released: DueAgain[] = [];
+    for (const attempted of [false, true]) {
+      const to = releasedTo(attempted);
+      const moved = await tx.queueControl.release(selector, attempted, to, now);
+      await countChanges(
+        tx,
+        movedTo(
+          to,
+          moved.map((r) => ({ ...r, from: 'held' as const })),
+        ),
+      );
+      released.push(...moved.map(({ id, messageId, due }) => ({ id, messageId, due })));
+    }
+    await tx.addAudit(audit(released.length));
+    return byId(released);
+  });
+}
 
 /**
  * Ends the chosen recipients not being attempted as failed; as domain/outcome.ts decides a purge, their credits
@@ -20,7 +56,7 @@ export function purge(transaction: Transaction, selector: QueueSelector, reason:
   const effects = effectsOf(outcome, { state: 'held', complained: false });
   return transaction(async (tx) => {
     const purged = await tx.queueControl.fail(selector, reason);
-    await bumpFiguresOf(tx, movedTo('failed', purged));
+    await countChanges(tx, movedTo('failed', purged));
     if (refundsCredit(outcome) && purged.length) await tx.credits.refund(countByMessage(purged));
     const feedback = effects?.feedback;
     const reported = feedback?.event ? purged : [];
@@ -72,7 +108,7 @@ async function payAgain(tx: UnitOfWork, requeued: readonly MovedDue[]): Promise<
   const counts = countByMessage(requeued);
   const payers = await tx.credits.payersOf([...counts.keys()]);
   for (const [payerId, messages] of groupBy([...payers], ([, payer]) => payer)) {
-    const owed = new Map(messages.map(([messageId]) => [messageId, counts.get(messageId)!]));
+    const owed = messages.map(([messageId]) => ({ messageId, cost: counts.get(messageId)!, sendingKeyId: null }));
     if (!(await tx.credits.debitSends(payerId, owed))) throw new CannotPay(await tx.credits.balanceOf(payerId));
   }
 }
@@ -96,7 +132,7 @@ export async function requeue(transaction: Transaction, selector: QueueSelector,
             now,
           )
         : [];
-      await bumpFiguresOf(tx, movedTo('queued', requeued));
+      await countChanges(tx, movedTo('queued', requeued));
       await payAgain(tx, requeued);
       const messageIds = [...new Set(requeued.map((r) => r.messageId))];
       await refreshStatuses(tx, messageIds);

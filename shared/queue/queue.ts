@@ -26,7 +26,7 @@ import type { DisposableDomains } from '../domain/screening.js';
 import { Batcher } from '../write-batcher.js';
 import { Schedule, type Due } from './schedule.js';
 import { finishBatches } from './finish.js';
-import { purge, requeue } from './operator-moves.js';
+import { hold, purge, release, requeue } from './operator-moves.js';
 
 export type { AttemptResult, DueRecipient, FinishOutcome, Lease } from '../store/queue.js';
 export type {
@@ -187,12 +187,12 @@ export class Queue {
 
   /** Holds the chosen waiting recipients: never claimed (their schedule entries are dropped at claim) nor expired. */
   hold(selector: QueueSelector, audit: QueueAudit): Promise<ChangedRecipient[]> {
-    return this.control.hold(selector, Date.now(), audit);
+    return hold(this.transaction, selector, Date.now(), audit);
   }
 
   /** Releases the chosen held recipients, due now. */
   async releaseHeld(selector: QueueSelector, audit: QueueAudit): Promise<DueAgain[]> {
-    const due = await this.control.release(selector, Date.now(), audit);
+    const due = await release(this.transaction, selector, Date.now(), audit);
     await this.scheduleNow(due);
     return due;
   }

@@ -1,5 +1,6 @@
-// The message log repository: accepted messages with their recipients (recorded with their credits, in one
-// write), read back by id and listed newest first with filters and a word search.
+// The message log repository: accepted messages with their recipients (recorded by the intake with their credits,
+// through the unit of work: shared/intake/record.ts), read back by id and listed newest first with filters and a
+// word search.
 import type { MessageStatus, RecipientState } from '../domain/queue-state.js';
 import type { DeliveryAttempt, LoggedRecipient, MessageLogDetail, MessageLogEntry, NumberedLogEntry, RecipientKind } from '../domain/message-log.js';
 import type { PageOf, PageRequest } from './paging.js';
@@ -21,9 +22,9 @@ export interface NewMessage extends Omit<MessageLogEntry, 'error' | 'sentAt' | '
   payerId: number;
   headers: Record<string, string>;
   recipients: NewRecipient[];
-  /** The message as it will be signed and sent; kept until no recipient is left in flight (none when cost is 0). */
-  body: Buffer;
-  /** Credits taken from the pooled balance: one per recipient that will be sent. */
+  /** The message as it will be signed and sent, kept until no recipient is left in flight (not kept: null). */
+  body: Buffer | null;
+  /** Credits taken from the payer's balance: one per recipient that will be sent. */
   cost: number;
   /** Set when no recipient can be sent: why the message failed. */
   error: string | null;
@@ -53,11 +54,6 @@ export interface MessageQuery extends PageRequest {
 }
 
 export interface MessageLogRepository {
-  /**
-   * Records an accepted message and its recipients, and takes its credits, in one transaction. Returns the
-   * queued recipients and when they are due, from the writing transaction itself.
-   */
-  insert(m: NewMessage): Promise<InsertOutcome>;
   /** A message, of the given team when one is given. */
   get(id: string, teamId?: number): Promise<MessageLogDetail | undefined>;
   /** A message's body, while any of its recipients is in flight. */

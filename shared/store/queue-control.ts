@@ -1,7 +1,8 @@
 // What an operator reads and steers of the queue (like Postfix's mailq, qshape, postqueue -f and postsuper):
 // recipients in the queue chosen by a selector, listed or summed by destination, held, released, made due now or
 // purged. Each change and its audit entry commit together. The queue module (queue/queue.ts) is the only caller;
-// a purge and a requeue, whose effects it decides, go through the unit of work (unit-of-work.ts).
+// the moves that change a recipient's state (hold, release, purge, requeue), whose effects on the figures and
+// queue depths it decides, go through the unit of work (unit-of-work.ts).
 import type { RecipientState } from '../domain/queue-state.js';
 import type { Applied, BounceInput } from './feedback.js';
 import type { NewAuditEntry } from './audit-log.js';
@@ -88,10 +89,6 @@ export interface QueueControlRepository {
   listQueued(selector: QueueSelector, limit: number): Promise<QueuedRecipient[]>;
   /** The chosen recipients by destination domain, the most first. */
   summarize(selector: QueueSelector): Promise<DestinationSummary[]>;
-  /** Moves the chosen recipients that wait (queued or deferred) to held, as of `now` (epoch ms). */
-  hold(selector: QueueSelector, now: number, audit: QueueAudit): Promise<ChangedRecipient[]>;
-  /** Moves the chosen held recipients back (queued if never attempted, deferred otherwise), due at `now`. */
-  release(selector: QueueSelector, now: number, audit: QueueAudit): Promise<DueAgain[]>;
   /** Makes the chosen waiting recipients due at `now`. */
   flush(selector: QueueSelector, now: number, audit: QueueAudit): Promise<DueAgain[]>;
   /** Deletes up to `limit` bodies kept for requeue of messages finished before `finishedBefore` (ISO 8601); the number deleted. */

@@ -4,10 +4,11 @@
 // (domain/outcome.ts names the effects). Every move of a recipient is conditional in its own statement (on the
 // lease token and state, or on the state it was read in) and answers what moved: what did not is refused.
 import type { DomainCounter } from '../domain/outcome.js';
-import type { FigureBump } from '../domain/figures.js';
+import type { DepthBump, FigureBump } from '../domain/figures.js';
 import type { MessageStatus, RecipientState } from '../domain/queue-state.js';
 import type { NewAuditEntry } from './audit-log.js';
 import type { NewSuppression } from './suppressions.js';
+import type { NewMessage } from './message-log.js';
 import type { QueueSelector } from './queue-control.js';
 
 /** An attempt result's move: made only while the recipient is `sending` under `leaseToken`. */
@@ -98,13 +99,23 @@ export interface NewRecipientEvent {
   reason: string;
 }
 
+/** A message's cost, taken from its payer by the key that sent it (null: Tern itself, as for a requeue). */
+export interface PaidSend {
+  messageId: string;
+  cost: number;
+  sendingKeyId: number | null;
+}
+
 export interface CreditRows {
   /** Gives back `count` credits per message to the payer its send entry took them from (messages with no send entry get none). */
   refund(countByMessage: ReadonlyMap<string, number>): Promise<void>;
   /** The payer that paid each message's send entry (messages with none are absent: they were free). */
   payersOf(messageIds: readonly string[]): Promise<Map<string, number>>;
-  /** Takes `count` credits per message from `payerId` as send entries; false (and nothing written) when the balance is short. */
-  debitSends(payerId: number, countByMessage: ReadonlyMap<string, number>): Promise<boolean>;
+  /**
+   * Takes each message's cost from `payerId`, all or none (the balance condition is in the statement), with one
+   * send entry per message naming the key that sent it (none: Tern); false, and nothing written, when the balance is short.
+   */
+  debitSends(payerId: number, sends: readonly PaidSend[]): Promise<boolean>;
   balanceOf(payerId: number): Promise<number>;
 }
 
@@ -124,6 +135,8 @@ export interface CounterRows {
   bump(bumps: readonly CounterBump[]): Promise<void>;
   /** Moves the figure counts of each bump's message (which status counts is domain/figures.ts's rule). */
   bumpFigures(bumps: readonly FigureBump[]): Promise<void>;
+  /** Moves each bump's team's queue depth (which states count is domain/figures.ts's rule). */
+  bumpDepths(bumps: readonly DepthBump[]): Promise<void>;
 }
 
 /** A message's status to set, and whether a recipient of it was delivered (its sent_at is set the first time). */
@@ -134,6 +147,12 @@ export interface MessageStatusUpdate {
 }
 
 export interface MessageRows {
+  /**
+   * Writes accepted messages, their credits already taken: message rows, recipients, the bodies given, the search
+   * index and the figure counts each message names. Answers, per message and in order, its queued recipients and when
+   * each is due (epoch ms), from the writing transaction itself.
+   */
+  record(messages: readonly NewMessage[]): Promise<Array<Array<{ id: number; due: number }>>>;
   /** The states of each message's recipients. */
   recipientStates(messageIds: readonly string[]): Promise<Map<string, RecipientState[]>>;
   setStatuses(updates: readonly MessageStatusUpdate[]): Promise<void>;
@@ -159,13 +178,26 @@ export interface MovedDue {
   due: number;
 }
 
-/** A recipient a requeue queued again, with the state it left and its complaint mark (for the figures). */
+/** A recipient a requeue queued again, with its team, the state it left and its complaint mark (for the figures). */
 export interface Requeued extends MovedDue {
+  teamId: number;
   from: RecipientState;
   complained: boolean;
 }
 
+/** A held recipient a release made due again. */
+export interface Released extends MovedRecipient {
+  due: number;
+}
+
 export interface QueueControlRows {
+  /** Holds the chosen recipients in `from` (state in the statement): never claimed nor expired while held; those moved. */
+  hold(selector: QueueSelector, from: RecipientState, now: number): Promise<MovedRecipient[]>;
+  /**
+   * Moves the chosen held recipients that were (or were never) attempted to `to`, due at `now`, the time held added
+   * to what the maximum queue age does not count (state in the statement); those moved.
+   */
+  release(selector: QueueSelector, attempted: boolean, to: RecipientState, now: number): Promise<Released[]>;
   /** Ends the chosen recipients that are not being attempted as failed with `reason` (state in the statement); those moved. */
   fail(selector: QueueSelector, reason: string): Promise<MovedFrom[]>;
   /** The chosen bounced or failed recipients whose message's body is kept. */

@@ -1,6 +1,8 @@
 // A message as the intake records it, for tests that write the log or the queue directly: plain defaults around
 // the caller's team, domain, recipients and body.
-import type { NewMessage, NewRecipient } from '../../shared/store/message-log.js';
+import type { InsertOutcome, NewMessage, NewRecipient } from '../../shared/store/message-log.js';
+import type { Store } from '../../shared/store/index.js';
+import { recordOne } from '../../shared/intake/record.js';
 import { figuresOfNew } from '../../shared/domain/figures.js';
 import { messageStatusOf } from '../../shared/domain/queue-state.js';
 
@@ -17,6 +19,7 @@ export interface MessageParts {
 
 export function newMessage(o: MessageParts): NewMessage {
   const body = o.body ?? Buffer.from(`Subject: ${o.id}\r\n\r\nbody\r\n`);
+  const cost = o.cost ?? o.recipients.filter((r) => r.state === 'queued').length;
   return {
     id: o.id,
     teamId: o.teamId,
@@ -36,7 +39,7 @@ export function newMessage(o: MessageParts): NewMessage {
     headers: {},
     recipients: o.recipients,
     body,
-    cost: o.cost ?? o.recipients.filter((r) => r.state === 'queued').length,
+    cost,
     error: null,
     status: messageStatusOf(o.recipients.map((r) => r.state)),
     figures: figuresOfNew(
@@ -56,4 +59,9 @@ export function queuedRecipients(count: number): NewRecipient[] {
     state: 'queued' as const,
     reason: '',
   }));
+}
+
+/** Records a message as the intake does (its credits taken in the same transaction). */
+export function recordMessage(store: Store, message: NewMessage): Promise<InsertOutcome> {
+  return recordOne(store.transaction, message);
 }

@@ -143,11 +143,12 @@ function callsIn(files: readonly string[]): Set<string> {
   return calls;
 }
 
-t.test('every operation of the unit of work runs in the contract suite, directly or through the queue module', async (t) => {
+t.test("every operation of the unit of work runs in the contract suite, directly or through the queue module or the intake's recording", async (t) => {
   const queueDir = join(root, 'shared', 'queue');
   const queueModule = readdirSync(queueDir)
     .filter((n) => n.endsWith('.ts'))
-    .map((n) => join(queueDir, n));
+    .map((n) => join(queueDir, n))
+    .concat(join(root, 'shared', 'intake', 'record.ts'));
   const contractFiles = readdirSync(CONTRACT_DIR)
     .filter((n) => n.endsWith('.ts'))
     .map((n) => join(CONTRACT_DIR, n));
@@ -157,7 +158,7 @@ t.test('every operation of the unit of work runs in the contract suite, directly
   t.same(
     operations.filter((op) => !calls.has(op)),
     [],
-    'operations neither the queue module nor a contract check calls',
+    "operations neither the queue module, the intake's recording nor a contract check calls",
   );
   // The queue module's decisions are what the contract's queue checks run, on each engine.
   for (const name of ['queue.ts', 'queue-control.ts']) {

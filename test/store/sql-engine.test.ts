@@ -2,7 +2,11 @@
 import t, { type Test } from 'tap';
 import { tempDatabase } from './temp-sql.js';
 import { openSqlite, type Queryable, type Sql } from '../../shared/store/sqlite/sql.js';
-import { chunksByParams, WriteBatcher } from '../../shared/store/sqlite/write-batch.js';
+import { chunksByParams } from '../../shared/store/sqlite/write-batch.js';
+import { Batcher } from '../../shared/write-batcher.js';
+
+/** A batcher whose batches run in the engine's grouped transactions, as the intake's and the queue's do. */
+const groupedBatcher = <I, O>(sql: Sql, apply: (q: Queryable, items: readonly I[]) => Promise<O[]>) => new Batcher<Queryable, I, O>((work) => sql.grouped(work), apply);
 
 const tempSql = async (t: Test): Promise<Sql> => (await tempDatabase(t)).sql;
 
@@ -56,7 +60,7 @@ t.test('items submitted while the writer is busy are written as one batch, and a
     await q.run(`INSERT INTO items (n) VALUES ${ns.map(() => '(?)').join(', ')}`, ns);
     return ns.map((n) => n * 10);
   };
-  const batcher = new WriteBatcher(sql, insertAll);
+  const batcher = groupedBatcher(sql, insertAll);
   await walFrames(sql, 'TRUNCATE');
   const good = await Promise.all(Array.from({ length: 50 }, (_, i) => batcher.submit(100 + i)));
   t.same(
@@ -124,7 +128,7 @@ t.test('items waiting for a transaction that cannot begin fail with it, and the 
   const other = await openSqlite(file, { busyTimeoutMs: 50 });
   t.teardown(() => other.close());
   await sql.exec('CREATE TABLE items (n INTEGER PRIMARY KEY)');
-  const batcher = new WriteBatcher(sql, async (q, ns: readonly number[]) => {
+  const batcher = groupedBatcher(sql, async (q, ns: readonly number[]) => {
     await q.run(`INSERT INTO items (n) VALUES ${ns.map(() => '(?)').join(', ')}`, ns);
     return [...ns];
   });

@@ -11,9 +11,17 @@ import { migrate } from '../../shared/store/sqlite/migrate.js';
 import { MIGRATIONS } from '../../shared/store/sqlite/migrations.js';
 import { ftsQuery } from '../../shared/store/sqlite/log-listing.js';
 import { MessageStore } from '../../shared/store/sqlite/messages.js';
-import type { MessageQuery, NewMessage } from '../../shared/store/message-log.js';
+import { SqliteUnitOfWork } from '../../shared/store/sqlite/unit-of-work.js';
+import { recordMessages } from '../../shared/intake/record.js';
+import type { InsertOutcome, MessageQuery, NewMessage } from '../../shared/store/message-log.js';
 import type { MessageStatus } from '../../shared/domain/queue-state.js';
 import { figuresOfNew } from '../../shared/domain/figures.js';
+
+/** Records a message as the intake does, through the unit of work on this database. */
+async function recordThrough(sql: Sql, m: NewMessage): Promise<InsertOutcome> {
+  const [outcome] = await sql.grouped((q) => recordMessages(new SqliteUnitOfWork(q), [m]));
+  return outcome!;
+}
 
 const DAY = 86_400_000;
 /** Midnight UTC, four days ago: the test data spans five days up to now. */
@@ -223,7 +231,7 @@ t.test('totals stay exact through inserts, status changes, moved dates and delet
   await counted(sql, async () => {
     for (let i = 200; i < 260; i++) await writeRaw(sql, { ...messageAt(i, 260), id: `late${i}` });
   });
-  const sent = await store.insert(newMessage('through-insert'));
+  const sent = await recordThrough(sql, newMessage('through-insert'));
   t.not(sent, 'insufficient_balance');
   await runCounted(sql, `UPDATE messages SET status = 'sent' WHERE status = 'pending'`);
   await runCounted(sql, `UPDATE recipients SET state = 'sent' WHERE state = 'queued' AND id % 2 = 0`);
@@ -316,7 +324,7 @@ t.test('a search with a status follows every status change, and a status is neve
   await fillLog(sql, 300);
   await migrate(sql);
   const store = new MessageStore(sql);
-  const inserted = await store.insert(newMessage('through-insert'));
+  const inserted = await recordThrough(sql, newMessage('through-insert'));
   t.not(inserted, 'insufficient_balance');
   // The test log runs a day into the future; the inserted message is dated after it, as its rowid is.
   await runCounted(sql, `UPDATE messages SET created_at = ? WHERE id = 'through-insert'`, [iso(START + 6 * DAY)]);

@@ -12,7 +12,7 @@ import { databaseFile } from '../../shared/store/sqlite/open.js';
 import { migrate } from '../../shared/store/sqlite/migrate.js';
 import { MIGRATIONS } from '../../shared/store/sqlite/migrations.js';
 import { openStore, type Store } from '../../shared/store/index.js';
-import { newMessage } from '../helpers/new-message.js';
+import { newMessage, recordMessage } from '../helpers/new-message.js';
 import { recordComplaint } from '../../shared/queue/effects.js';
 
 const ACCOUNT = 1;
@@ -199,7 +199,7 @@ t.test('after migration 9 the message log, its counters, its search index and th
 
   // Written after the migration: the insert debits the account and indexes from the view; a complaint about a
   // release-8 message moves its status (the counters' and the search index's triggers), adds an event and a suppression.
-  const due = await store.messages.insert({
+  const due = await recordMessage(store, {
     ...newMessage({
       id: 'm-new',
       teamId: CHILD,

@@ -7,7 +7,8 @@ import { listStatements, type Statement } from './log-listing.js';
 import { chunksByParams } from './write-batch.js';
 import { LOGGED_COLUMNS, loggedValues } from './message-insert.js';
 import { bumpKeyed } from './figure-counters.js';
-import { figuresOfNew } from '../../domain/figures.js';
+import { depthBumps, figuresOfNew } from '../../domain/figures.js';
+import { SqliteUnitOfWork } from './unit-of-work.js';
 import type { Queryable } from './sql.js';
 
 // --- node-sqlite3, promised ---
@@ -35,8 +36,10 @@ const queryable = (db: sqlite3.Database): Queryable => ({
   exec: (sql) => exec(db, sql),
 });
 
-/** The figure counts the loaded messages' recipients stand in (domain/figures.ts), as insert() and the queue's moves keep them. */
+/** The figure counts and queue depths the loaded messages' recipients stand in (domain/figures.ts), as the intake and the queue's moves keep them. */
 async function countFigures(db: sqlite3.Database, messages: readonly LoadedMessage[], from: number): Promise<void> {
+  const depths = depthBumps(messages.flatMap((m) => m.recipients.map((r) => ({ teamId: m.teamId, from: null, to: r.state }))));
+  await new SqliteUnitOfWork(queryable(db)).counters.bumpDepths(depths);
   await bumpKeyed(
     queryable(db),
     messages.flatMap((m, i) =>

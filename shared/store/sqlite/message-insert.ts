@@ -1,28 +1,13 @@
-// Recording accepted messages in SQLite: a batch of messages written in one transaction (credits and their
-// ledger entries, message rows, recipients, bodies and the search index), as few multi-row statements as the
-// batch allows.
+// Recording accepted messages in SQLite: a batch of messages (their credits already taken by the intake, in the
+// same transaction: shared/intake/record.ts) written as message rows, recipients, bodies, the search index and
+// their figure counts, in as few multi-row statements as the batch allows.
 import { Type } from '@sinclair/typebox';
 import type { Queryable, SqlValue } from './sql.js';
-import { debitSends } from './credits.js';
-import type { InsertOutcome, NewMessage } from '../message-log.js';
+import type { NewMessage } from '../message-log.js';
 import { Int, rowDecoder, Text } from './decode.js';
 import { chunksByParams } from './write-batch.js';
-import { groupBy } from '../../group-by.js';
 import { nowIso } from '../../time.js';
 import { bumpKeyed } from './figure-counters.js';
-
-/** Each message's credits: one debit per payer when it can pay for the whole batch, else one by one, in order. */
-async function debitAll(q: Queryable, messages: readonly NewMessage[], at: string): Promise<Set<NewMessage>> {
-  const unpaid = new Set<NewMessage>();
-  for (const [payerId, list] of groupBy(
-    messages.filter((m) => m.cost > 0),
-    (m) => m.payerId,
-  )) {
-    if (await debitSends(q, payerId, list, at)) continue;
-    for (const m of list) if (!(await debitSends(q, payerId, [m], at))) unpaid.add(m);
-  }
-  return unpaid;
-}
 
 const decodeInsertedMessage = rowDecoder('inserted message', Type.Object({ rowid: Int, id: Text }), (r) => r);
 const decodeInsertedRecipient = rowDecoder('inserted recipient', Type.Object({ id: Int, message_id: Text, state: Text }), (r) => r);
@@ -108,10 +93,10 @@ async function indexForSearch(q: Queryable, rowids: ReadonlyMap<string, number>)
   }
 }
 
-/** The bodies of the messages that have something to send. */
+/** The bodies given (a message with nothing to send has none). */
 async function insertBodies(q: Queryable, messages: readonly NewMessage[]): Promise<void> {
-  const sendable = messages.filter((m) => m.cost > 0);
-  for (const chunk of chunksByParams(sendable, 2)) {
+  const withBody = messages.flatMap((m) => (m.body ? [{ id: m.id, body: m.body }] : []));
+  for (const chunk of chunksByParams(withBody, 2)) {
     await q.run(
       `INSERT INTO message_bodies (message_id, body) VALUES ${chunk.map(() => '(?, ?)').join(', ')}`,
       chunk.flatMap((m) => [m.id, m.body]),
@@ -119,20 +104,18 @@ async function insertBodies(q: Queryable, messages: readonly NewMessage[]): Prom
   }
 }
 
-/** Writes a batch of accepted messages: credits, message rows, recipients, bodies and the search index. */
-export async function insertMessages(q: Queryable, messages: readonly NewMessage[]): Promise<InsertOutcome[]> {
+/** Writes a batch of accepted messages; per message, its queued recipients and when they are due. */
+export async function recordMessages(q: Queryable, messages: readonly NewMessage[]): Promise<Array<Array<{ id: number; due: number }>>> {
+  if (!messages.length) return [];
   const now = nowIso();
-  const unpaid = await debitAll(q, messages, now);
-  const paid = messages.filter((m) => !unpaid.has(m));
-  if (!paid.length) return messages.map(() => 'insufficient_balance');
-  const rowids = await insertMessageRows(q, paid, now);
-  const due = await insertRecipientRows(q, paid, now);
-  await insertBodies(q, paid);
+  const rowids = await insertMessageRows(q, messages, now);
+  const due = await insertRecipientRows(q, messages, now);
+  await insertBodies(q, messages);
   await indexForSearch(q, rowids);
   // The figure counts the intake decided its recipients start in, under the message as it was written.
   await bumpKeyed(
     q,
-    paid.flatMap((m) => m.figures.map((f) => ({ rowid: rowids.get(m.id)!, teamId: m.teamId, createdAt: now, domainId: m.domainId, status: f.status, by: f.by }))),
+    messages.flatMap((m) => m.figures.map((f) => ({ rowid: rowids.get(m.id)!, teamId: m.teamId, createdAt: now, domainId: m.domainId, status: f.status, by: f.by }))),
   );
-  return messages.map((m) => (unpaid.has(m) ? 'insufficient_balance' : due.get(m.id)!));
+  return messages.map((m) => due.get(m.id)!);
 }

@@ -1,5 +1,5 @@
 // The message log repository in SQLite: messages, their recipients and every delivery attempt, read back and
-// decoded at the edge; recording (message-insert.ts) and listing (log-listing.ts) have files of their own.
+// decoded at the edge; recording (message-insert.ts, a unit-of-work operation) and listing (log-listing.ts) have files of their own.
 // Recipients' moves through delivery (claim, finish, release) are the queue's: see queue.ts.
 import { Type, type Static } from '@sinclair/typebox';
 import type { Sql } from './sql.js';
@@ -15,10 +15,8 @@ import {
   type MessageLogEntry,
   type NumberedLogEntry,
 } from '../../domain/message-log.js';
-import type { InsertOutcome, MessageLogRepository, MessageQuery, NewMessage } from '../message-log.js';
+import type { MessageLogRepository, MessageQuery } from '../message-log.js';
 import { countOf, Flag, Int, jsonDecoder, Nullable, OneOf, rowDecoder, Text } from './decode.js';
-import { WriteBatcher } from './write-batch.js';
-import { insertMessages } from './message-insert.js';
 import { listStatements } from './log-listing.js';
 
 const MessageRow = Type.Object({
@@ -120,21 +118,7 @@ const decodeRecipientCount = rowDecoder('recipient count', Type.Object({ message
 const decodeStateCount = rowDecoder('state count', Type.Object({ state: Text, n: Int }), (r) => [r.state, r.n] as const);
 
 export class MessageStore implements MessageLogRepository {
-  private readonly inserts: WriteBatcher<NewMessage, InsertOutcome>;
-
-  constructor(private readonly sql: Sql) {
-    this.inserts = new WriteBatcher(sql, insertMessages);
-  }
-
-  /**
-   * Records an accepted message and its recipients, and takes its credits, in one transaction. Returns the
-   * queued recipients and when they are due, from the writing transaction itself: a read through the reader
-   * connection right after the commit may still see an older snapshot and miss them. Submissions arriving
-   * together are written together (see WriteBatcher) and share one commit and one fsync.
-   */
-  insert(m: NewMessage): Promise<InsertOutcome> {
-    return this.inserts.submit(m);
-  }
+  constructor(private readonly sql: Sql) {}
 
   async get(id: string, teamId?: number): Promise<MessageLogDetail | undefined> {
     const where = teamId === undefined ? 'id = ?' : 'id = ? AND team_id = ?';

@@ -1070,6 +1070,22 @@ DROP TRIGGER message_counts_hourly_on_delete;
 DROP TABLE message_counts_hourly;
 `,
   },
+  {
+    version: 33,
+    name: 'queue depths moved by the writes that move recipients',
+    // The triggers of migration 11 decided in SQL which recipient states count in a team's queue depth (queued,
+    // sending, deferred). That rule now lives in domain/figures.ts (depthBumps), and every write that creates or
+    // moves a recipient in or out of those states (the intake's insert, a delivery result, a report, an
+    // operator's hold, release, purge or requeue) asks the unit of work to move the depth it decided, in the same
+    // transaction. The table and its values stay: they were exact under the triggers. Recipients are never
+    // deleted by the product, so the delete trigger goes too.
+    // PostgreSQL: the same table, with no trigger.
+    sql: `
+DROP TRIGGER queue_depths_on_insert;
+DROP TRIGGER queue_depths_on_update;
+DROP TRIGGER queue_depths_on_delete;
+`,
+  },
 ];
 
 /** The schema version this release brings a database to: its newest migration. */

@@ -9,7 +9,7 @@ import { Int, Nullable, OneOf, rowDecoder, Text } from './decode.js';
 import { AuditLogStore } from './audit-log.js';
 import { nowIso } from '../../time.js';
 import { IN_QUEUE, OPERATION_APPLIES_TO, RECIPIENT_STATES, type QueueOperation, type RecipientState } from '../../domain/queue-state.js';
-import type { ChangedRecipient, DestinationSummary, DueAgain, QueueAudit, QueueControlRepository, QueuedRecipient, QueueSelector } from '../queue-control.js';
+import type { DestinationSummary, DueAgain, QueueAudit, QueueControlRepository, QueuedRecipient, QueueSelector } from '../queue-control.js';
 
 const decodeQueued = rowDecoder(
   'queued recipient',
@@ -56,7 +56,6 @@ const decodeDestination = rowDecoder(
 );
 
 const decodeLastError = rowDecoder('last error', Type.Object({ domain: Text, last_reply: Text }), (r) => r);
-const decodeChanged = rowDecoder('changed recipient', Type.Object({ id: Int, message_id: Text }), (r): ChangedRecipient => ({ id: r.id, messageId: r.message_id }));
 const decodeDue = rowDecoder('due recipient', Type.Object({ id: Int, message_id: Text, due: Int }), (r): DueAgain => ({ id: r.id, messageId: r.message_id, due: r.due }));
 
 export const quoted = (states: readonly RecipientState[]) => states.map((s) => `'${s}'`).join(', ');
@@ -115,41 +114,6 @@ export class QueueControlStore implements QueueControlRepository {
     );
     const lastError = new Map(errors.map(decodeLastError).map((e) => [e.domain, e.last_reply]));
     return rows.map(decodeDestination).map((d) => ({ ...d, lastError: lastError.get(d.domain) ?? null }));
-  }
-
-  hold(selector: QueueSelector, now: number, audit: QueueAudit): Promise<ChangedRecipient[]> {
-    const [where, params] = whereOf(selector, within('hold'));
-    return this.audited(
-      audit,
-      async (q) => {
-        const rows = await q.all(`UPDATE recipients SET state = 'held', held_at = ?, next_attempt_at = NULL, updated_at = ? WHERE ${where} RETURNING id, message_id`, [
-          now,
-          nowIso(),
-          ...params,
-        ]);
-        return rows.map(decodeChanged);
-      },
-      howMany,
-    );
-  }
-
-  release(selector: QueueSelector, now: number, audit: QueueAudit): Promise<DueAgain[]> {
-    const [where, params] = whereOf(selector, within('release'));
-    return this.audited(
-      audit,
-      async (q) => {
-        // The time held is added to held_ms: the max queue age does not count it.
-        const rows = await q.all(
-          `UPDATE recipients SET state = CASE WHEN attempts = 0 THEN 'queued' ELSE 'deferred' END,
-           held_ms = held_ms + CASE WHEN held_at IS NOT NULL AND held_at < ? THEN ? - held_at ELSE 0 END,
-           held_at = NULL, next_attempt_at = ?, updated_at = ?
-         WHERE ${where} RETURNING id, message_id, next_attempt_at AS due`,
-          [now, now, now, nowIso(), ...params],
-        );
-        return rows.map(decodeDue);
-      },
-      howMany,
-    );
   }
 
   flush(selector: QueueSelector, now: number, audit: QueueAudit): Promise<DueAgain[]> {

@@ -7,12 +7,13 @@ import { Type } from '@sinclair/typebox';
 import type { Queryable, SqlValue } from './sql.js';
 import { Int, OneOf, rowDecoder, Text } from './decode.js';
 import { MESSAGE_STATUSES, RECIPIENT_STATES, type RecipientState } from '../../domain/queue-state.js';
-import { figureBumps } from '../../domain/figures.js';
+import { depthBumps, figureBumps } from '../../domain/figures.js';
+import { SqliteUnitOfWork } from './unit-of-work.js';
 import { bumpFigures, bumpKeyed, type KeyedFigureBump } from './figure-counters.js';
 
 const decodeMessage = rowDecoder('message', Type.Object({ rowid: Int, team_id: Int, created_at: Text, domain_id: Type.Union([Text, Type.Null()]) }), (r) => r);
 const decodeCount = rowDecoder('message status count', Type.Object({ status: OneOf(MESSAGE_STATUSES), n: Int }), (r) => r);
-const decodeRecipient = rowDecoder('recipient', Type.Object({ message_id: Text, state: OneOf(RECIPIENT_STATES), complained: Int }), (r) => r);
+const decodeRecipient = rowDecoder('recipient', Type.Object({ message_id: Text, team_id: Int, state: OneOf(RECIPIENT_STATES), complained: Int }), (r) => r);
 
 /** A message moved in time takes its recipients' figure counts along (message_statuses holds them, by status). */
 async function backdate(q: Queryable, id: string, createdAt: string): Promise<void> {
@@ -28,14 +29,15 @@ async function backdate(q: Queryable, id: string, createdAt: string): Promise<vo
   await q.run('UPDATE message_statuses SET created_at = ? WHERE message_rowid = ?', [createdAt, m.rowid]);
 }
 
-/** Forces a recipient's state (and complaint mark), moving its figure counts as the queue's writes do. */
+/** Forces a recipient's state (and complaint mark), moving its figure counts and queue depth as the queue's writes do. */
 async function force(q: Queryable, recipientId: number, state: RecipientState, complained: boolean | null, set: string, params: SqlValue[]): Promise<void> {
-  const row = await q.get('SELECT message_id, state, complained_at IS NOT NULL AS complained FROM recipients WHERE id = ?', [recipientId]);
+  const row = await q.get('SELECT message_id, team_id, state, complained_at IS NOT NULL AS complained FROM recipients WHERE id = ?', [recipientId]);
   if (!row) return;
   const was = decodeRecipient(row);
   await q.run(`UPDATE recipients SET ${set} WHERE id = ?`, [...params, recipientId]);
   const from = { state: was.state, complained: was.complained !== 0 };
   await bumpFigures(q, figureBumps([{ messageId: was.message_id, from, to: { state, complained: complained ?? from.complained } }]));
+  await new SqliteUnitOfWork(q).counters.bumpDepths(depthBumps([{ teamId: was.team_id, from: was.state, to: state }]));
 }
 
 export async function openTestSupport(dataDir: string): Promise<StoreTestSupport> {

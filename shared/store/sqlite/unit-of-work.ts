@@ -13,10 +13,12 @@ import { SuppressionStore } from './suppressions.js';
 import { AuditLogStore } from './audit-log.js';
 import { dropBodies, markKept, recipientStates, setStatuses } from './message-status.js';
 import { bumpFigures } from './figure-counters.js';
-import type { FigureBump } from '../../domain/figures.js';
+import type { DepthBump, FigureBump } from '../../domain/figures.js';
 import { whereOf } from './queue-control.js';
 import type { NewAuditEntry } from '../audit-log.js';
 import type { NewSuppression } from '../suppressions.js';
+import type { NewMessage } from '../message-log.js';
+import { recordMessages } from './message-insert.js';
 import type { QueueSelector } from '../queue-control.js';
 import type {
   CounterBump,
@@ -32,9 +34,11 @@ import type {
   NewAttempt,
   NewRecipientEvent,
   OutboxRows,
+  PaidSend,
   QueueControlRows,
   RecipientAsFound,
   RecipientRows,
+  Released,
   Requeued,
   RequeueCandidate,
   SuppressionRows,
@@ -165,9 +169,13 @@ class SqliteCreditRows implements CreditRows {
     return payers;
   }
 
-  debitSends(payerId: number, countByMessage: ReadonlyMap<string, number>): Promise<boolean> {
-    const paid = [...countByMessage].map(([id, cost]) => ({ id, sendingKeyId: null, cost }));
-    return debitSends(this.q, payerId, paid, nowIso());
+  debitSends(payerId: number, sends: readonly PaidSend[]): Promise<boolean> {
+    return debitSends(
+      this.q,
+      payerId,
+      sends.map((s) => ({ id: s.messageId, sendingKeyId: s.sendingKeyId, cost: s.cost })),
+      nowIso(),
+    );
   }
 
   async balanceOf(payerId: number): Promise<number> {
@@ -221,10 +229,23 @@ class SqliteCounterRows implements CounterRows {
   bumpFigures(bumps: readonly FigureBump[]): Promise<void> {
     return bumpFigures(this.q, bumps);
   }
+
+  async bumpDepths(bumps: readonly DepthBump[]): Promise<void> {
+    for (const chunk of chunksByParams(bumps, 2)) {
+      await this.q.run(
+        `INSERT INTO queue_depths (team_id, n) VALUES ${chunk.map(() => '(?, ?)').join(', ')} ON CONFLICT (team_id) DO UPDATE SET n = n + excluded.n`,
+        chunk.flatMap((b) => [b.teamId, b.by]),
+      );
+    }
+  }
 }
 
 class SqliteMessageRows implements MessageRows {
   constructor(private readonly q: Queryable) {}
+
+  record(messages: readonly NewMessage[]): Promise<Array<Array<{ id: number; due: number }>>> {
+    return recordMessages(this.q, messages);
+  }
 
   recipientStates(messageIds: readonly string[]): Promise<Map<string, RecipientState[]>> {
     return recipientStates(this.q, messageIds);
@@ -251,9 +272,32 @@ const decodeCandidate = rowDecoder('requeue candidate', Type.Object({ id: Int, m
   domain: r.domain,
 }));
 const decodeDue = rowDecoder('due recipient', Type.Object({ id: Int, message_id: Text, due: Int }), (r): MovedDue => ({ id: r.id, messageId: r.message_id, due: r.due }));
+const decodeTeam = rowDecoder('recipient team', Type.Object({ team_id: Int }), (r) => r.team_id);
 
 class SqliteQueueControlRows implements QueueControlRows {
   constructor(private readonly q: Queryable) {}
+
+  async hold(selector: QueueSelector, from: RecipientState, now: number): Promise<MovedRecipient[]> {
+    const [where, params] = whereOf(selector, [from]);
+    const rows = await this.q.all(`UPDATE recipients SET state = 'held', held_at = ?, next_attempt_at = NULL, updated_at = ? WHERE ${where} RETURNING ${MOVED_COLUMNS}`, [
+      now,
+      nowIso(),
+      ...params,
+    ]);
+    return rows.map(decodeMoved);
+  }
+
+  async release(selector: QueueSelector, attempted: boolean, to: RecipientState, now: number): Promise<Released[]> {
+    const [where, params] = whereOf(selector, ['held']);
+    // The time held is added to held_ms: the max queue age does not count it.
+    const rows = await this.q.all(
+      `UPDATE recipients SET state = ?, held_ms = held_ms + CASE WHEN held_at IS NOT NULL AND held_at < ? THEN ? - held_at ELSE 0 END,
+         held_at = NULL, next_attempt_at = ?, updated_at = ?
+       WHERE ${where} AND (attempts > 0) = ? RETURNING ${MOVED_COLUMNS}, next_attempt_at AS due`,
+      [to, now, now, now, nowIso(), ...params, +attempted],
+    );
+    return rows.map((r) => ({ ...decodeMoved(r), due: decodeDue(r).due }));
+  }
 
   async fail(selector: QueueSelector, reason: string): Promise<MovedFrom[]> {
     const moved: MovedFrom[] = [];
@@ -291,10 +335,10 @@ class SqliteQueueControlRows implements QueueControlRows {
         const rows = await this.q.all(
           `UPDATE recipients SET state = 'queued', reason = '', next_attempt_at = ?, queued_at = ?, held_ms = 0, held_at = NULL, hard_bounce = NULL,
              lease_until = NULL, updated_at = ?
-           WHERE id IN (${marks(chunk.length)}) AND state = ? RETURNING id, message_id, next_attempt_at AS due, complained_at IS NOT NULL AS complained`,
+           WHERE id IN (${marks(chunk.length)}) AND state = ? RETURNING id, message_id, team_id, next_attempt_at AS due, complained_at IS NOT NULL AS complained`,
           [now, now, at, ...chunk, from],
         );
-        moved.push(...rows.map((r) => ({ ...decodeDue(r), from, complained: decodeComplained(r) })));
+        moved.push(...rows.map((r) => ({ ...decodeDue(r), teamId: decodeTeam(r), from, complained: decodeComplained(r) })));
       }
     }
     return moved.sort((a, b) => a.id - b.id);

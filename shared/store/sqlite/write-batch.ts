@@ -1,14 +1,4 @@
-// Write batching on SQLite: a batch of items applied inside one grouped transaction (see shared/write-batcher.ts),
-// and the split of multi-row statements under SQLite's limit of bound parameters.
-import type { Queryable, Sql } from './sql.js';
-import { Batcher } from '../../write-batcher.js';
-
-export class WriteBatcher<I, O> extends Batcher<Queryable, I, O> {
-  /** `apply` answers one output per item, in order; it runs within the writer's grouped transaction. */
-  constructor(sql: Sql, apply: (q: Queryable, items: readonly I[]) => Promise<O[]>, maxItems = 200) {
-    super((work) => sql.grouped(work), apply, maxItems);
-  }
-}
+// The split of multi-row statements under SQLite's limit of bound parameters.
 
 /**
  * Splits rows of `paramsPerRow` values each so that no statement binds more than `maxParams` (SQLite's limit

@@ -1,6 +1,7 @@
 // The contract of CreditLedgerRepository: every change of a balance is an entry written with it, the balance
 // is always the sum of its entries, nothing goes below zero, transfers move credits between an account and its
 // teams, a payment is granted once, and recipients that end unsent are refunded to the payer that paid.
+import { recordOne } from '../../../shared/intake/record.js';
 import { accountOf, check, messageOf, record, recipient, teamOf, type ContractCheck } from './fixtures.js';
 import type { Store } from '../../../shared/store/index.js';
 import type { Test } from 'tap';
@@ -53,7 +54,7 @@ export const creditChecks: ContractCheck[] = [
     const account = await accountOf(store, 3);
     const paid = messageOf(account, { recipients: [recipient('a@dest.test'), recipient('b@dest.test')] });
     await record(store, paid);
-    t.equal(await store.messages.insert(messageOf(account, { recipients: [recipient('c@dest.test'), recipient('d@dest.test')] })), 'insufficient_balance');
+    t.equal(await recordOne(store.transaction, messageOf(account, { recipients: [recipient('c@dest.test'), recipient('d@dest.test')] })), 'insufficient_balance');
     const [send] = (await store.credits.list(account.id, { page: 1, perPage: 10, kind: 'send' })).rows;
     t.match(send, { amount: -2, balanceAfter: 1, reference: paid.id, actor: { kind: 'system', id: null } });
     await balanced(t, store, account.id, 1);

@@ -10,7 +10,7 @@ import type { Team } from '../../../shared/domain/team.js';
 import { MESSAGE_STATUSES } from '../../../shared/domain/queue-state.js';
 import { finishAlone } from '../../../shared/queue/finish.js';
 import { recordBounce, recordComplaint } from '../../../shared/queue/effects.js';
-import { purge, requeue } from '../../../shared/queue/operator-moves.js';
+import { hold, purge, release, requeue } from '../../../shared/queue/operator-moves.js';
 import { DisposableFilter } from '../../../shared/intake/disposable.js';
 import { attemptResult as result, leasedMessage as leased, accountOf, check, messageOf, record, recipient, type ContractCheck } from './fixtures.js';
 
@@ -131,12 +131,47 @@ export const figureChecks: ContractCheck[] = [
       ids.slice(0, 2).map((id) => ({ id, leaseToken: 'lease-1' })),
       Date.now(),
     );
-    await store.queueControl.hold({ messageId }, Date.now(), audit);
+    await hold(store.transaction, { messageId }, Date.now(), audit);
     t.same(await figures(t, store, team, since), ['bounced:1', 'pending:2'], 'released and held recipients are pending');
     await purge(store.transaction, { messageId }, 'purged', false, audit);
     t.same(await figures(t, store, team, since), ['bounced:1', 'failed:2']);
     const made = await requeue(store.transaction, { messageId }, Date.now(), audit, new DisposableFilter([]));
     t.match(made, { ok: true, requeued: [{ id: ids[0] }, { id: ids[1] }, { id: ids[2] }] });
     t.same(await figures(t, store, team, since), ['pending:3'], 'failed and bounced recipients sent again are pending');
+  }),
+
+  check("a team's queue depth follows every move in and out of flight: intake, claim, results, hold, release, purge, requeue, reports", async (t, engine) => {
+    const { store } = await engine.open(t);
+    const team = await accountOf(store);
+    const other = await accountOf(store, 100, 'Other');
+    const depth = () => store.statistics.queueDepth(team.id);
+    await record(store, messageOf(team, { recipients: [recipient('s@dest.test', 'suppressed'), recipient('f@dest.test', 'failed')] }));
+    t.equal(await depth(), 0, 'recipients recorded as suppressed or failed are not in flight');
+    const { messageId, ids } = await leased(store, team, ['a@dest.test', 'b@dest.test', 'c@dest.test', 'd@dest.test'], 'lease-1');
+    await record(store, messageOf(other, { recipients: [recipient('x@dest.test')] }));
+    t.equal(await depth(), 4, 'claimed recipients are still in flight; another team’s are not counted');
+    await finishAlone(store.transaction, [result(ids[0]!, 'lease-1', 'sent'), result(ids[1]!, 'lease-1', 'deferred')]);
+    t.equal(await depth(), 3, 'a delivery leaves flight, a deferral does not');
+    await store.queue.release([{ id: ids[2]!, leaseToken: 'lease-1' }], Date.now());
+    t.equal(await depth(), 3, 'a lease given back stays in flight');
+    const held = await hold(store.transaction, { messageId }, Date.now(), audit);
+    t.same(
+      held.map((h) => h.id),
+      [ids[1], ids[2]],
+      'the deferred and the released recipients are held; the one being sent is not',
+    );
+    t.equal(await depth(), 1, 'held recipients wait for an operator, out of flight');
+    const released = await release(store.transaction, { messageId }, Date.now(), audit);
+    t.equal(released.length, 2);
+    t.equal(await depth(), 3, 'released, they are in flight again');
+    await purge(store.transaction, { messageId }, 'purged', false, audit);
+    t.equal(await depth(), 1, 'purged recipients leave flight; the one being sent is left to its lease');
+    await finishAlone(store.transaction, [result(ids[3]!, 'lease-1', 'bounced', { hard: false })]);
+    t.equal(await depth(), 0);
+    await requeue(store.transaction, { messageId }, Date.now(), audit, new DisposableFilter([]));
+    t.equal(await depth(), 3, 'requeued recipients are in flight again (the delivered one is not requeued)');
+    await recordBounce(store.transaction, { recipientId: ids[0]!, hard: true, reason: '550 gone', source: 'report' });
+    t.equal(await depth(), 3, 'a bounce report about a delivered recipient moves nothing in flight');
+    t.equal(await store.platformStatistics.queueDepth(), 4, 'every team’s depth: this team’s three and the other’s one');
   }),
 ];

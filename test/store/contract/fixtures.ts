@@ -1,4 +1,5 @@
 // What the contract's checks share: the engine under test, and short ways to make accounts, domains and messages.
+import { recordOne } from '../../../shared/intake/record.js';
 import type { Test } from 'tap';
 import type { Store } from '../../../shared/store/index.js';
 import type { StoreTestSupport } from '../../../shared/store/test-support.js';
@@ -94,7 +95,7 @@ export function messageOf(team: Team, fields: Partial<NewMessage> & { recipients
 
 /** Records a message and answers its queued recipients' ids; fails the test run when the account cannot pay. */
 export async function record(store: Store, message: NewMessage): Promise<number[]> {
-  const outcome = await store.messages.insert(message);
+  const outcome = await recordOne(store.transaction, message);
   if (outcome === 'insufficient_balance') throw new Error(`${message.id}: the account cannot pay`);
   return outcome.map((r) => r.id);
 }

@@ -1,5 +1,6 @@
 // The contract of MessageLogRepository: a message recorded with its credits and read back as given, and the
 // log listed newest first with its filters (status, domain, date bounds, words).
+import { recordOne } from '../../../shared/intake/record.js';
 import { accountOf, at, domainOf, messageOf, record, recipient, check, type ContractCheck } from './fixtures.js';
 import type { MessageQuery } from '../../../shared/store/message-log.js';
 import type { Store } from '../../../shared/store/index.js';
@@ -67,7 +68,7 @@ export const messageLogChecks: ContractCheck[] = [
     await record(store, failed);
     t.equal((await store.messages.get(failed.id))?.status, 'failed');
     const unpaid = messageOf(team, { recipients: [recipient('a@dest.test'), recipient('b@dest.test')] });
-    t.equal(await store.messages.insert(unpaid), 'insufficient_balance');
+    t.equal(await recordOne(store.transaction, unpaid), 'insufficient_balance');
     t.equal(await store.messages.get(unpaid.id), undefined);
     t.equal((await store.teams.get(team.id))?.creditBalance, 1, 'nothing was taken');
     t.same(await store.messages.countByState(), { failed: 1, suppressed: 2 });

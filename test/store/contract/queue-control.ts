@@ -6,7 +6,7 @@ import type { Store } from '../../../shared/store/index.js';
 import type { NewAuditEntry } from '../../../shared/store/audit-log.js';
 import type { QueueOperation } from '../../../shared/domain/queue-state.js';
 import { finishAlone } from '../../../shared/queue/finish.js';
-import { purge, requeue } from '../../../shared/queue/operator-moves.js';
+import { hold, purge, release, requeue } from '../../../shared/queue/operator-moves.js';
 import { DisposableFilter } from '../../../shared/intake/disposable.js';
 import { attemptResult as result, leasedMessage as leased, accountOf, check, messageOf, record, recipient, type ContractCheck } from './fixtures.js';
 
@@ -36,13 +36,13 @@ const REFUSED = { finished: false, released: false };
 
 /** Each operator's move that makes a recipient wait again, applied to the messages' recipients. */
 const WAITING_MOVES: Array<[string, (store: Store, messageId: string) => Promise<unknown>]> = [
-  ['hold', (store, messageId) => store.queueControl.hold({ messageId }, Date.now(), auditOf('hold'))],
+  ['hold', (store, messageId) => hold(store.transaction, { messageId }, Date.now(), auditOf('hold'))],
   ['flush', (store, messageId) => store.queueControl.flush({ messageId }, Date.now(), auditOf('flush'))],
   [
     'release',
     async (store, messageId) => {
-      await store.queueControl.hold({ messageId }, Date.now(), auditOf('hold'));
-      return store.queueControl.release({ messageId }, Date.now(), auditOf('release'));
+      await hold(store.transaction, { messageId }, Date.now(), auditOf('hold'));
+      return release(store.transaction, { messageId }, Date.now(), auditOf('release'));
     },
   ],
   ['purge', (store, messageId) => purge(store.transaction, { messageId }, 'purged', false, auditOf('purge'))],
@@ -53,8 +53,8 @@ export const queueControlChecks: ContractCheck[] = [
     const { store } = await engine.open(t);
     const team = await accountOf(store);
     const { messageId, ids } = await leased(store, team, ['bob@dest.test'], 'lease-1');
-    t.same(await store.queueControl.hold({ messageId }, Date.now(), auditOf('hold')), []);
-    t.same(await store.queueControl.release({ messageId }, Date.now(), auditOf('release')), []);
+    t.same(await hold(store.transaction, { messageId }, Date.now(), auditOf('hold')), []);
+    t.same(await release(store.transaction, { messageId }, Date.now(), auditOf('release')), []);
     t.same(await store.queueControl.flush({ messageId }, Date.now(), auditOf('flush')), []);
     t.same((await purge(store.transaction, { messageId }, 'purged', true, auditOf('purge'))).purged, []);
     t.same((await finishAlone(store.transaction, [result(ids[0]!, 'lease-1', 'sent')])).refused, [], 'the lease still holds');
@@ -154,7 +154,7 @@ export const queueControlChecks: ContractCheck[] = [
     await new Promise((resolve) => setTimeout(resolve, 2));
     const second = messageOf(other, { recipients: [recipient('cat@alpha.test')] });
     const [cat] = await record(store, second);
-    await store.queueControl.hold({ messageId: first.id, domain: 'beta.test' }, Date.now(), auditOf('hold'));
+    await hold(store.transaction, { messageId: first.id, domain: 'beta.test' }, Date.now(), auditOf('hold'));
     t.same(
       (await store.queueControl.listQueued({}, 10)).map((r) => r.id),
       [ann, bob, cat],
@@ -186,7 +186,7 @@ export const queueControlChecks: ContractCheck[] = [
     const team = await accountOf(store);
     const m = messageOf(team, { recipients: ['a1', 'a2', 'a3'].map((l) => recipient(`${l}@alpha.test`)).concat([recipient('b1@beta.test')]) });
     const ids = await record(store, m);
-    await store.queueControl.hold({ messageId: m.id, domain: 'beta.test' }, Date.now(), auditOf('hold'));
+    await hold(store.transaction, { messageId: m.id, domain: 'beta.test' }, Date.now(), auditOf('hold'));
     await store.queue.claim([ids[0]!], Date.now(), Date.now() + 60_000, 'lease-1');
     const summary = await store.queueControl.summarize({});
     t.match(summary, [
