@@ -46,13 +46,13 @@ const NO_API = forbid(`${UP}api/`, 'mta/ never imports api/: what both use belon
 const NO_PROCESS = forbid(`${UP}(api|mta)/`, 'shared/ imports neither process: a process hands the kernel what it needs (ports in shared/core/ports).');
 const NO_STORE_FROM_PROCESS = forbid(`${UP}shared/store/`, 'api/ and mta/ reach the store only through shared/core.');
 const NO_STORE_IN_SHARED = forbid(String.raw`^(\./|(\.\./)+)store/`, 'only shared/core, queue, intake and runtime import the store.');
-const NO_ENGINE = forbid(String.raw`(^|/)store/sqlite/`, 'only shared/store/ opens its engine: use the repository interfaces.');
+const NO_ENGINE = forbid(String.raw`(^|/)store/(sqlite|postgres)/`, 'only shared/store/ opens its engines (sqlite/, postgres/): use the repository interfaces.');
 const importRules = (...patterns) => ({ 'no-restricted-imports': ['error', { patterns }] });
 const STORE_USERS = ['shared/core/**', 'shared/queue/**', 'shared/intake/**', 'shared/runtime/**'];
 
-/** SQL statements as an engine writes them, in a string: only in the SQLite engine (and the store's own tests). */
+/** SQL statements as an engine writes them, in a string: only in the engines, SQLite's and PostgreSQL's (and the store's own tests). */
 const SQL = String.raw`/\b(SELECT\s[\s\S]*?\sFROM|INSERT\s+INTO|UPDATE\s+\w+\s+SET|DELETE\s+FROM|CREATE\s+(TABLE|INDEX|TRIGGER))\b/`;
-const sqlMessage = 'SQL is written only in shared/store/sqlite/: go through a repository.';
+const sqlMessage = 'SQL is written only in the engines, shared/store/sqlite/ and shared/store/postgres/: go through a repository.';
 
 const architecture = [
   { files: ['api/**/*.ts'], rules: importRules(NO_MTA, NO_STORE_FROM_PROCESS, NO_ENGINE) },
@@ -64,9 +64,9 @@ const architecture = [
   { files: ['test/**/*.ts', 'bench/**/*.ts'], ignores: ['test/store/**'], rules: importRules(NO_ENGINE) },
   {
     files: ['**/*.ts'],
-    // As test/architecture.test.ts allows: the engine, its tests and their helper that makes an older release's
+    // As test/architecture.test.ts allows: the engines, their tests and the helper that makes an older release's
     // database; and the architecture test, which holds SQL on purpose (its pattern must tell a statement from prose).
-    ignores: ['shared/store/sqlite/**', 'test/store/**', 'test/architecture.test.ts'],
+    ignores: ['shared/store/sqlite/**', 'shared/store/postgres/**', 'test/store/**', 'test/architecture.test.ts'],
     rules: {
       'no-restricted-syntax': [
         'error',

@@ -1,7 +1,7 @@
 // The shape of the code, checked: two processes (api/, mta/) over the kernel they share (shared/), every arrow
 // pointing down. api/ and mta/ never import each other and shared/ imports neither; the store is reached only
-// through the core (and the queue and intake beneath it); only the store opens its engine; SQL is written only in
-// the engine; no folder cycle. eslint.config.js says the same import rules file by file, as you type.
+// through the core (and the queue and intake beneath it); only the store opens its engines; SQL is written only in
+// the engines; no folder cycle. eslint.config.js says the same import rules file by file, as you type.
 import t from 'tap';
 import ts from 'typescript';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
@@ -58,6 +58,10 @@ function folderOf(path: string): string {
 const under = (path: string, folder: string) => path.startsWith(`${folder}/`);
 const processOf = (path: string) => path.split('/')[0]!;
 
+/** The storage engines: the only folders that write SQL, opened by shared/store/ alone. */
+const ENGINES = ['shared/store/sqlite', 'shared/store/postgres'];
+const inEngine = (path: string) => ENGINES.some((engine) => under(path, engine));
+
 /** What one import breaks, besides cycles: the rules by name. */
 function brokenBy({ file, target }: Import): Array<[Rule, string]> {
   const broken: Array<[Rule, string]> = [];
@@ -65,7 +69,7 @@ function brokenBy({ file, target }: Import): Array<[Rule, string]> {
   if (from !== to && ['api', 'mta', 'shared'].includes(from) && (to === 'api' || to === 'mta')) broken.push(['processes', `${from}/ may not import ${to}/`]);
   if (under(target, 'shared/store') && !STORE_USERS.some((f) => under(file, f)))
     broken.push(['store', 'only shared/core (and the queue, intake and runtime beneath it) reaches the store']);
-  if (under(target, 'shared/store/sqlite') && !under(file, 'shared/store')) broken.push(['engine', 'only shared/store/ opens its engine']);
+  if (inEngine(target) && !under(file, 'shared/store')) broken.push(['engine', 'only shared/store/ opens its engines']);
   return broken;
 }
 
@@ -136,11 +140,11 @@ function sqlIn(file: string): string[] {
 const product = ['api', 'mta', 'shared'].flatMap(sourceFiles);
 const productImports = product.flatMap(importsOf);
 /**
- * Where SQL may be besides the engine: the engine's own tests (test/store/); their helper that makes a database
+ * Where SQL may be besides the engines: the engines' own tests (test/store/); their helper that makes a database
  * as an older release left it (migrations up to a version, recorded as migrate() records them); and this file,
  * whose checks below hold SQL on purpose.
  */
-const SQL_ALLOWED = (f: string) => under(f, 'shared/store/sqlite') || under(f, 'test/store') || f === 'test/architecture.test.ts';
+const SQL_ALLOWED = (f: string) => inEngine(f) || under(f, 'test/store') || f === 'test/architecture.test.ts';
 const sqlScanned = [...product, ...sourceFiles('bench'), ...sourceFiles('test')].filter((f) => !SQL_ALLOWED(f));
 
 const linesOf = (violations: ReadonlyArray<{ rule?: Rule; line: string }>, rule?: Rule) =>
@@ -154,17 +158,17 @@ t.test('api/ and mta/ reach the store only through shared/core', async (t) => {
   t.same(linesOf(importViolations(productImports), 'store'), [], `only ${STORE_USERS.join(', ')} import shared/store/`);
 });
 
-/** Tests and benchmarks, but for the engine's own tests (test/store/): they reach the store by its interface too. */
+/** Tests and benchmarks, but for the engines' own tests (test/store/): they reach the store by its interface too. */
 const testAndBenchImports = [...sourceFiles('bench'), ...sourceFiles('test')].filter((f) => !under(f, 'test/store')).flatMap(importsOf);
 
-t.test('nothing outside shared/store/ imports its engine (shared/store/sqlite/), tests and benches included', async (t) => {
-  t.same(linesOf(importViolations(productImports), 'engine'), [], 'the engine is opened by the store alone');
+t.test('nothing outside shared/store/ imports its engines (shared/store/sqlite/, shared/store/postgres/), tests and benches included', async (t) => {
+  t.same(linesOf(importViolations(productImports), 'engine'), [], 'the engines are opened by the store alone');
   t.same(linesOf(importViolations(testAndBenchImports), 'engine'), [], 'tests and benches open it through shared/store/ as well');
 });
 
-t.test('no SQL outside shared/store/sqlite/, tests and benches included (test/store/ tests the engine itself)', async (t) => {
+t.test('no SQL outside shared/store/sqlite/ and shared/store/postgres/, tests and benches included (test/store/ tests the engines)', async (t) => {
   const found = sqlScanned.flatMap((f) => sqlIn(f).map((sql) => `${f}: "${sql}"`));
-  t.same(found, [], 'every SQL statement is written in the engine');
+  t.same(found, [], 'every SQL statement is written in an engine');
 });
 
 t.test('no folder imports, directly or not, a folder that imports it', async (t) => {
@@ -178,6 +182,8 @@ t.test('the checks catch what they are for', async (t) => {
   t.same(seen('shared/core/x.ts', 'mta/verification/verify-domains.ts'), ['processes']);
   t.same(seen('mta/smtp/x.ts', 'shared/store/index.ts'), ['store']);
   t.same(seen('shared/core/x.ts', 'shared/store/sqlite/queue.ts'), ['engine']);
+  t.same(seen('shared/core/x.ts', 'shared/store/postgres/queue.ts'), ['engine']);
+  t.same(seen('shared/queue/x.ts', 'shared/store/postgres/sql.ts'), ['engine'], 'neither engine, even from a user of the store');
   t.same(seen('shared/core/x.ts', 'shared/store/index.ts'), [], 'the core may');
   t.same(seen('shared/store/index.ts', 'shared/store/sqlite/open.ts'), [], 'and the store opens its engine');
   const cycle = cycleViolations([

@@ -1,5 +1,5 @@
-// The store: repositories that take and return domain types (store/*.ts). Only the engine behind them,
-// store/sqlite/, knows SQL; openStore wires it.
+// The store: repositories that take and return domain types (store/*.ts). Only the engines behind them know
+// SQL: store/sqlite/, which openStore wires, and store/postgres/, being written and not selectable yet.
 import type { TeamRepository } from './teams.js';
 import type { DomainRepository } from './domains.js';
 import type { KeyRepository } from './keys.js';

@@ -1,0 +1,24 @@
+// Opens the PostgreSQL store of a database URL: migrated, behind the repositories written so far. Not yet
+// reachable from openStore (shared/store/index.ts): the engine is incomplete, so no user can select it; the
+// contract suite runs what exists (test/store/postgres.test.ts).
+import type { Store } from '../index.js';
+import { openPostgres, type PoolOptions } from './sql.js';
+import { migratePostgres } from './migrate.js';
+import { PgSystemStore } from './system.js';
+import { PgUserStore } from './users.js';
+import { PgAuditLogStore } from './audit-log.js';
+
+/** The repositories of Store the PostgreSQL engine has so far; each engineer adding one adds it here. */
+export type PostgresRepositories = Pick<Store, 'system' | 'users' | 'auditLog' | 'close'>;
+
+/** The store of the database at `url`, its schema brought up to date first. */
+export async function openPostgresStore(url: string, options: PoolOptions = {}): Promise<PostgresRepositories> {
+  await migratePostgres(url);
+  const sql = openPostgres(url, options);
+  return {
+    system: new PgSystemStore(sql),
+    users: new PgUserStore(sql),
+    auditLog: new PgAuditLogStore(sql),
+    close: () => sql.close(),
+  };
+}

@@ -1,0 +1,161 @@
+// The narrow SQL surface the PostgreSQL repositories use, over node-postgres's pool: `$1, $2, …` placeholders,
+// one statement per call, transactions on one pooled client. The SQLite engine has its own (store/sqlite/sql.ts).
+import { createHash } from 'node:crypto';
+import pg from 'pg';
+
+export type SqlValue = string | number | bigint | boolean | null | Buffer;
+export type Params = readonly SqlValue[];
+export type Row = Record<string, unknown>;
+
+export interface RunResult {
+  /** The rows the statement inserted, updated or deleted (node-postgres's rowCount). */
+  changes: number;
+}
+
+export interface Queryable {
+  get<T extends Row>(sql: string, params?: Params): Promise<T | undefined>;
+  all<T extends Row>(sql: string, params?: Params): Promise<T[]>;
+  run(sql: string, params?: Params): Promise<RunResult>;
+}
+
+export interface PgSql extends Queryable {
+  /**
+   * Runs `work` in one READ COMMITTED transaction on one pooled client: committed when it resolves, rolled back
+   * when it throws. Under READ COMMITTED each statement sees what was committed when it started, so a limit or
+   * a lease is decided by the writing statement itself (conditional UPDATE … RETURNING, constraints), never by
+   * a read earlier in the transaction.
+   */
+  tx<T>(work: (q: Queryable) => Promise<T>): Promise<T>;
+  close(): Promise<void>;
+}
+
+/**
+ * int8 (BIGINT, COUNT(*)) and numeric (SUM of BIGINTs) come from the server as text, because a JavaScript number
+ * holds integers exactly only up to 2^53. Every integer Tern stores (ids, epoch milliseconds, credits, counters)
+ * stays far below that, so they are read as numbers; a value that would not be exact is left as its text, and the
+ * row's decoder then refuses it loudly (StoreDecodeError) instead of handing on a rounded number.
+ */
+function exactNumber(text: string): number | string {
+  const n = Number(text);
+  return Number.isFinite(n) && (!Number.isInteger(n) || Number.isSafeInteger(n)) ? n : text;
+}
+
+const INT8 = 20;
+const NUMERIC = 1700;
+
+/** The pool's own type parsers (the others fall back to pg's): pg's global ones stay untouched for any other user of the library. */
+const types = new pg.TypeOverrides();
+types.setTypeParser(INT8, exactNumber);
+types.setTypeParser(NUMERIC, exactNumber);
+
+/**
+ * Parameters of a statement built from parts (a filter's optional terms): `add` gives the value's placeholder
+ * (`$1`, `$2`, …) in the order the values are added. A statement of fixed text writes its `$n` itself.
+ */
+export class ParamList {
+  readonly values: SqlValue[] = [];
+
+  add(value: SqlValue): string {
+    this.values.push(value);
+    return `$${this.values.length}`;
+  }
+}
+
+/** The SQLSTATE of a unique violation, and what repositories ask of a failed write to map it to a domain outcome. */
+export const UNIQUE_VIOLATION = '23505';
+
+/**
+ * Whether `err` is a unique violation, of the constraint or index named `constraint` when given: a repository
+ * maps it to its outcome ('exists', 'email_taken', …) and rethrows anything else. Inside tx, the transaction is
+ * aborted by the error: catch it outside, or guard the insert with ON CONFLICT instead.
+ */
+export function isUniqueViolation(err: unknown, constraint?: string): boolean {
+  if (!(err instanceof pg.DatabaseError) || err.code !== UNIQUE_VIOLATION) return false;
+  return constraint === undefined || err.constraint === constraint;
+}
+
+/**
+ * Statements are sent as named prepared statements: each pooled connection parses and plans one once, then
+ * binds. The name is derived from the text, so the same text always has the same name on every connection.
+ */
+const names = new Map<string, string>();
+const MAX_NAMES = 2_000;
+
+function statementName(sql: string): string {
+  let name = names.get(sql);
+  if (name === undefined) {
+    name = `t${createHash('sha1').update(sql).digest('hex').slice(0, 24)}`;
+    if (names.size >= MAX_NAMES) names.clear();
+    names.set(sql, name);
+  }
+  return name;
+}
+
+type Runner = pg.Pool | pg.PoolClient;
+
+class Statements implements Queryable {
+  constructor(private readonly on: Runner) {}
+
+  async get<T extends Row>(sql: string, params: Params = []): Promise<T | undefined> {
+    return (await this.all<T>(sql, params))[0];
+  }
+
+  async all<T extends Row>(sql: string, params: Params = []): Promise<T[]> {
+    return (await this.query<T>(sql, params)).rows;
+  }
+
+  async run(sql: string, params: Params = []): Promise<RunResult> {
+    return { changes: (await this.query(sql, params)).rowCount ?? 0 };
+  }
+
+  private query<T extends Row>(sql: string, params: Params): Promise<pg.QueryResult<T>> {
+    return this.on.query<T>({ name: statementName(sql), text: sql, values: params as unknown[] });
+  }
+}
+
+class PostgresSql extends Statements implements PgSql {
+  constructor(private readonly pool: pg.Pool) {
+    super(pool);
+  }
+
+  async tx<T>(work: (q: Queryable) => Promise<T>): Promise<T> {
+    const client = await this.pool.connect();
+    let broken: Error | undefined;
+    try {
+      await client.query('BEGIN ISOLATION LEVEL READ COMMITTED');
+      const result = await work(new Statements(client));
+      await client.query('COMMIT');
+      return result;
+    } catch (err) {
+      // A client whose ROLLBACK failed is in an unknown state: it is destroyed, not given back to the pool.
+      await client.query('ROLLBACK').catch((rollback: Error) => (broken = rollback));
+      throw err;
+    } finally {
+      client.release(broken);
+    }
+  }
+
+  close(): Promise<void> {
+    return this.pool.end();
+  }
+}
+
+export interface PoolOptions {
+  /** Connections the pool keeps at most (node-postgres's default is 10). */
+  max?: number;
+}
+
+/** A pool on the database of `url` (postgres://user@host:port/db). No connection is made until the first statement. */
+export function openPostgres(url: string, options: PoolOptions = {}): PgSql {
+  const pool = new pg.Pool({ connectionString: url, types, max: options.max ?? 10 });
+  // An idle client losing its connection (a server restart) is dropped by the pool; without a listener it would crash the process.
+  pool.on('error', () => undefined);
+  return new PostgresSql(pool);
+}
+
+/** One connection of its own, for what must hold a session (migrations under their lock). The caller ends it. */
+export async function connectPostgres(url: string): Promise<pg.Client> {
+  const client = new pg.Client({ connectionString: url, types });
+  await client.connect();
+  return client;
+}

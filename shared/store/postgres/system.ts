@@ -1,0 +1,56 @@
+// The system repository on PostgreSQL: the schema version from schema_migrations, the server's version, and the
+// platform's settings (platform_settings, one row per name).
+import type { StoredSystemSender, SystemRepository } from '../system.js';
+import type { NewAuditEntry } from '../audit-log.js';
+import type { PgSql, Queryable } from './sql.js';
+import { PgAuditLogStore } from './audit-log.js';
+
+const SYSTEM_SENDER = 'system_mail.from';
+
+type SettingRow = {
+  value: string;
+  updated_by: number | null;
+  updated_at: string;
+};
+
+async function readSender(q: Queryable): Promise<StoredSystemSender | null> {
+  const row = await q.get<SettingRow>('SELECT value, updated_by, updated_at FROM platform_settings WHERE name = $1', [SYSTEM_SENDER]);
+  return row ? { address: row.value, setBy: row.updated_by, at: row.updated_at } : null;
+}
+
+export class PgSystemStore implements SystemRepository {
+  constructor(private readonly sql: PgSql) {}
+
+  async schemaVersion(): Promise<number> {
+    const row = await this.sql.get<{ version: number | null }>('SELECT MAX(version) AS version FROM schema_migrations');
+    return row?.version ?? 0;
+  }
+
+  /** "PostgreSQL 15.8": the server's own version, without the build details of version(). */
+  async engineVersion(): Promise<string> {
+    const row = await this.sql.get<{ version: string }>("SELECT current_setting('server_version') AS version");
+    return `PostgreSQL ${row?.version.split(' ')[0] ?? 'unknown'}`;
+  }
+
+  systemSender(): Promise<StoredSystemSender | null> {
+    return readSender(this.sql);
+  }
+
+  /**
+   * Two operators' changes made together are serialised by a transaction-scoped lock on the setting's name (its
+   * row may not exist yet, so FOR UPDATE could not lock it): each audit entry names the sender it really replaced.
+   */
+  setSystemSender(sender: StoredSystemSender, audit: (before: StoredSystemSender | null) => NewAuditEntry): Promise<StoredSystemSender | null> {
+    return this.sql.tx(async (q) => {
+      await q.run('SELECT pg_advisory_xact_lock(hashtext($1))', [SYSTEM_SENDER]);
+      const before = await readSender(q);
+      await q.run(
+        `INSERT INTO platform_settings (name, value, updated_by, updated_at) VALUES ($1, $2, $3, $4)
+         ON CONFLICT (name) DO UPDATE SET value = excluded.value, updated_by = excluded.updated_by, updated_at = excluded.updated_at`,
+        [SYSTEM_SENDER, sender.address, sender.setBy, sender.at],
+      );
+      await PgAuditLogStore.insert(q, audit(before));
+      return before;
+    });
+  }
+}
