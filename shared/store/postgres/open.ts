@@ -7,9 +7,13 @@ import { migratePostgres } from './migrate.js';
 import { PgSystemStore } from './system.js';
 import { PgUserStore } from './users.js';
 import { PgAuditLogStore } from './audit-log.js';
+import { PgDomainStore } from './domains.js';
+import { PgKeyStore } from './keys.js';
+import { PgWebhookStore } from './webhooks.js';
+import { PgDnsConnectionStore } from './dns-connections.js';
 
 /** The repositories of Store the PostgreSQL engine has so far; each engineer adding one adds it here. */
-export type PostgresRepositories = Pick<Store, 'system' | 'users' | 'auditLog' | 'close'>;
+export type PostgresRepositories = Pick<Store, 'system' | 'users' | 'auditLog' | 'domains' | 'keys' | 'webhooks' | 'dnsConnections' | 'close'>;
 
 /** The store of the database at `url`, its schema brought up to date first. */
 export async function openPostgresStore(url: string, options: PoolOptions = {}): Promise<PostgresRepositories> {
@@ -19,6 +23,10 @@ export async function openPostgresStore(url: string, options: PoolOptions = {}):
     system: new PgSystemStore(sql),
     users: new PgUserStore(sql),
     auditLog: new PgAuditLogStore(sql),
+    domains: new PgDomainStore(sql),
+    keys: new PgKeyStore(sql),
+    webhooks: new PgWebhookStore(sql),
+    dnsConnections: new PgDnsConnectionStore(sql),
     close: () => sql.close(),
   };
 }
