@@ -11,11 +11,16 @@ import { PgDomainStore } from './domains.js';
 import { PgKeyStore } from './keys.js';
 import { PgWebhookStore } from './webhooks.js';
 import { PgDnsConnectionStore } from './dns-connections.js';
+import { PgAdminDomainStore } from './admin-domains.js';
+import { PgAdminTeamStore } from './admin-teams.js';
 import { PgTeamStore } from './teams.js';
 import { PgCreditLedgerStore } from './credits.js';
 
 /** The repositories of Store the PostgreSQL engine has so far; each engineer adding one adds it here. */
-export type PostgresRepositories = Pick<Store, 'system' | 'users' | 'auditLog' | 'teams' | 'credits' | 'domains' | 'keys' | 'webhooks' | 'dnsConnections' | 'close'>;
+export type PostgresRepositories = Pick<
+  Store,
+  'system' | 'users' | 'auditLog' | 'teams' | 'credits' | 'domains' | 'keys' | 'webhooks' | 'dnsConnections' | 'adminDomains' | 'adminTeams' | 'close'
+>;
 
 /** The store of the database at `url`, its schema brought up to date first. */
 export async function openPostgresStore(url: string, options: PoolOptions = {}): Promise<PostgresRepositories> {
@@ -29,6 +34,8 @@ export async function openPostgresStore(url: string, options: PoolOptions = {}):
     keys: new PgKeyStore(sql),
     webhooks: new PgWebhookStore(sql),
     dnsConnections: new PgDnsConnectionStore(sql),
+    adminDomains: new PgAdminDomainStore(sql),
+    adminTeams: new PgAdminTeamStore(sql),
     teams: new PgTeamStore(sql),
     credits: new PgCreditLedgerStore(sql),
     close: () => sql.close(),
