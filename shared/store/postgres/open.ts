@@ -7,11 +7,20 @@ import { migratePostgres } from './migrate.js';
 import { PgSystemStore } from './system.js';
 import { PgUserStore } from './users.js';
 import { PgAuditLogStore } from './audit-log.js';
+import { PgDomainStore } from './domains.js';
+import { PgKeyStore } from './keys.js';
+import { PgWebhookStore } from './webhooks.js';
+import { PgDnsConnectionStore } from './dns-connections.js';
+import { PgAdminDomainStore } from './admin-domains.js';
+import { PgAdminTeamStore } from './admin-teams.js';
 import { PgTeamStore } from './teams.js';
 import { PgCreditLedgerStore } from './credits.js';
 
 /** The repositories of Store the PostgreSQL engine has so far; each engineer adding one adds it here. */
-export type PostgresRepositories = Pick<Store, 'system' | 'users' | 'auditLog' | 'teams' | 'credits' | 'close'>;
+export type PostgresRepositories = Pick<
+  Store,
+  'system' | 'users' | 'auditLog' | 'teams' | 'credits' | 'domains' | 'keys' | 'webhooks' | 'dnsConnections' | 'adminDomains' | 'adminTeams' | 'close'
+>;
 
 /** The store of the database at `url`, its schema brought up to date first. */
 export async function openPostgresStore(url: string, options: PoolOptions = {}): Promise<PostgresRepositories> {
@@ -21,6 +30,12 @@ export async function openPostgresStore(url: string, options: PoolOptions = {}):
     system: new PgSystemStore(sql),
     users: new PgUserStore(sql),
     auditLog: new PgAuditLogStore(sql),
+    domains: new PgDomainStore(sql),
+    keys: new PgKeyStore(sql),
+    webhooks: new PgWebhookStore(sql),
+    dnsConnections: new PgDnsConnectionStore(sql),
+    adminDomains: new PgAdminDomainStore(sql),
+    adminTeams: new PgAdminTeamStore(sql),
     teams: new PgTeamStore(sql),
     credits: new PgCreditLedgerStore(sql),
     close: () => sql.close(),
