@@ -22,6 +22,9 @@ export interface RunningApi {
   close(): Promise<void>;
 }
 
+/** How often expired Idempotency-Key replies are removed from the database. */
+const IDEMPOTENCY_SWEEP_MS = 10 * 60_000;
+
 const listenerUrl = (host: string, port: number): string => `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
 
 /** The API's metrics listener, when metrics.apiPort is set. */
@@ -54,6 +57,8 @@ export async function startApi(config: Config, runtime?: Runtime, options: ApiOp
   });
   // Any number of API processes may run it: the store hands each crossing to one of them.
   const lowBalance = runEvery(config.billing.lowBalanceCheckS * 1000, 'low-balance mail', rt.log, () => core.lowBalance.sweep(rt.log));
+  // Expired Idempotency-Key replies leave the database (a no-op when Redis keeps them); any API may sweep.
+  const idempotencySweep = runEvery(IDEMPOTENCY_SWEEP_MS, 'idempotency sweep', rt.log, () => core.idempotency.sweep());
   return {
     rt,
     server,
@@ -66,6 +71,7 @@ export async function startApi(config: Config, runtime?: Runtime, options: ApiOp
         server.closeIdleConnections();
       });
       await lowBalance.stop();
+      await idempotencySweep.stop();
       await composer.close();
       if (!runtime) await rt.close();
     },

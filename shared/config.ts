@@ -53,6 +53,9 @@ const ConfigSchema = Obj({
     caFile: Type.Union([Type.String({ minLength: 1 }), Type.Null()]),
   }),
   keys: Obj({ cacheTtlS: Type.Integer({ minimum: 0, maximum: 60 }) }),
+  /** Where the replies of sends made with an Idempotency-Key are kept: Redis, or the database (which survives a
+   * Redis failover); null: the database on PostgreSQL, Redis on SQLite (core/sending/idempotency.ts decides). */
+  idempotency: Obj({ store: Type.Unsafe<'redis' | 'database' | null>({ enum: ['redis', 'database', null] }) }),
   dkim: Obj({ selector: Type.String({ pattern: '^[a-z0-9][a-z0-9-]{0,62}$' }), keyBits: Type.Integer({ minimum: 1024 }) }),
   accounts: Obj({
     defaultPlan: Type.String({ minLength: 1 }),
@@ -224,6 +227,7 @@ const ENV_OVERRIDES: readonly EnvSetting[] = [
   ['TERNMAIL_WEBHOOK_ALLOW_PRIVATE', ['webhooks', 'allowPrivate'], asBool],
   ['TERNMAIL_WEBHOOK_CA_FILE', ['webhooks', 'caFile'], asString],
   ['TERNMAIL_LOG_LEVEL', ['log', 'level'], asString],
+  ['TERNMAIL_IDEMPOTENCY_STORE', ['idempotency', 'store'], asString],
   ['TERNMAIL_REMOTE_SMTP_PORT', ['delivery', 'remotePort'], asInt],
   ['TERNMAIL_METRICS_PORT', ['metrics', 'mtaPort'], asInt],
   ['TERNMAIL_API_METRICS_PORT', ['metrics', 'apiPort'], asInt],

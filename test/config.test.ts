@@ -171,6 +171,7 @@ t.test('invalid values are refused with a ConfigError that names the setting', a
     [{ TERNMAIL_DASHBOARD_URL: 'https://example.net/tern' }, /dashboard.publicUrl.*no path/],
     [{ TERNMAIL_DASHBOARD_URL: 'https://example.net/?next=1' }, /dashboard.publicUrl.*no path/],
     [{ TERNMAIL_LOG_LEVEL: 'loud' }, /TERNMAIL_LOG_LEVEL="loud": must be equal to one of the allowed values \(fatal, error, warn, info, debug, trace, silent\)/],
+    [{ TERNMAIL_IDEMPOTENCY_STORE: 'memcached' }, /TERNMAIL_IDEMPOTENCY_STORE="memcached": must be equal to one of the allowed values \(redis, database/],
   ];
   for (const [env, message] of cases) {
     const name = Object.entries(env)

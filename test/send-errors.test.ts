@@ -1,10 +1,9 @@
 // POST /v2/emails and /v2/emails/batch over real HTTP: every sending error of the specification's table in its
 // body shape, the extra refusals of issue 3 (suspension, header injection, size, types), what a
-// successful send stores and costs, Idempotency-Key, batches and the per-account send rate.
+// successful send stores and costs, batches and the per-account send rate (Idempotency-Key: send-idempotency.test.ts).
 import t, { type Test } from 'tap';
 import { simpleParser } from 'mailparser';
 import { startHarness, type Harness, type HttpReply, type UntypedJson } from './helpers/harness.js';
-import { grantCredits } from './helpers/credits.js';
 import { storedDomain } from './helpers/sending-setup.js';
 
 const h: Harness = await startHarness();
@@ -597,84 +596,7 @@ t.test('a sending key is also accepted as api_key in the body, and the key is no
 });
 
 // ---------------------------------------------------------------------------------------------------
-// 4. Idempotency-Key
-
-t.test('the same Idempotency-Key and body twice returns the same message_id, stores one message and charges once', async (t) => {
-  const s = await setup(100);
-  const body = mail(s.domain, { to: rcpt(3) });
-  const first = await send(s.sendKey, body, { headers: { 'Idempotency-Key': 'order-1' } });
-  const second = await send(s.sendKey, body, { headers: { 'Idempotency-Key': 'order-1' } });
-  t.equal(first.status, 200, first.text);
-  t.equal(second.status, 200, second.text);
-  t.equal(second.body.message_id, first.body.message_id);
-  t.equal(await messageCount(s.id), 1);
-  t.equal(await balance(s.id), 97, 'three credits, once');
-  const conflict = await send(s.sendKey, mail(s.domain, { subject: 'Other' }), { headers: { 'Idempotency-Key': 'order-1' } });
-  sendError(t, conflict, 409, 'conflict', 'idempotency_key', 'conflict');
-  t.equal(await messageCount(s.id), 1);
-  const fresh = await send(s.sendKey, body, { headers: { 'Idempotency-Key': 'order-2' } });
-  t.not(fresh.body.message_id, first.body.message_id, 'another key is another message');
-});
-
-t.test('a failed request does not hold its Idempotency-Key', async (t) => {
-  const s = await setup(0);
-  const body = mail(s.domain);
-  const refused = await send(s.sendKey, body, { headers: { 'Idempotency-Key': 'retry-me' } });
-  t.equal(refused.status, 403, refused.text);
-  await grantCredits(h.rt.store, s.id, 5);
-  const retried = await send(s.sendKey, body, { headers: { 'Idempotency-Key': 'retry-me' } });
-  t.equal(retried.status, 200, retried.text);
-});
-
-t.test('concurrent requests with the same Idempotency-Key send one message', async (t) => {
-  const s = await setup(100);
-  const body = mail(s.domain);
-  const replies = await Promise.all(Array.from({ length: 5 }, () => send(s.sendKey, body, { headers: { 'Idempotency-Key': 'race' } })));
-  const ok = replies.filter((r) => r.status === 200);
-  t.ok(ok.length >= 1, replies.map((r) => r.status).join(','));
-  t.equal(new Set(ok.map((r) => r.body.message_id)).size, 1, 'every 200 names the same message');
-  for (const r of replies.filter((x) => x.status !== 200)) sendError(t, r, 409, 'conflict', 'idempotency_key', 'in_progress');
-  t.equal(await messageCount(s.id), 1);
-  t.equal(await balance(s.id), 99);
-});
-
-t.test('different accounts using the same Idempotency-Key value do not collide', async (t) => {
-  const a = await setup();
-  const b = await setup();
-  const ra = await send(a.sendKey, mail(a.domain), { headers: { 'Idempotency-Key': 'shared-value' } });
-  const rb = await send(b.sendKey, mail(b.domain), { headers: { 'Idempotency-Key': 'shared-value' } });
-  t.equal(ra.status, 200, ra.text);
-  t.equal(rb.status, 200, rb.text);
-  t.not(ra.body.message_id, rb.body.message_id);
-  t.equal((await h.rt.store.messages.get(rb.body.message_id))?.teamId, b.id);
-});
-
-t.test('the same Idempotency-Key on a batch returns the first batch answer', async (t) => {
-  const s = await setup(100);
-  const body = [mail(s.domain), mail(s.domain, { subject: 'Two' })];
-  const first = await h.request('POST', '/v2/emails/batch', { key: s.sendKey, body, headers: { 'Idempotency-Key': 'batch-1' } });
-  const second = await h.request('POST', '/v2/emails/batch', { key: s.sendKey, body, headers: { 'Idempotency-Key': 'batch-1' } });
-  t.equal(first.status, 200, first.text);
-  t.same(second.body, first.body);
-  t.equal(await messageCount(s.id), 2);
-});
-
-t.test('an Idempotency-Key is scoped to the team acted on: the same key and body for another team is not a replay', async (t) => {
-  const s = await setup(100);
-  const teamA: number = (await h.request('POST', '/v2/teams', { key: s.adminKey, body: { name: 'Team A' } })).body.data.id;
-  const teamB: number = (await h.request('POST', '/v2/teams', { key: s.adminKey, body: { name: 'Team B' } })).body.data.id;
-  const d = await makeDomain(teamA);
-  const body = mail(d.name);
-  const headers = { 'Idempotency-Key': 'same-for-both' };
-  const forA = await send(s.adminKey, body, { headers, teamId: teamA });
-  t.equal(forA.status, 200, forA.text);
-  const forB = await send(s.adminKey, body, { headers, teamId: teamB });
-  sendError(t, forB, 422, 'validation_error', 'from', 'domain_not_verified');
-  t.equal(forB.headers.get('idempotent-replayed'), null, 'team B did not get team A’s answer');
-  const againA = await send(s.adminKey, body, { headers, teamId: teamA });
-  t.equal(againA.body.message_id, forA.body.message_id, 'team A still gets its replay');
-  t.equal(againA.headers.get('idempotent-replayed'), 'true');
-});
+// 4. Idempotency-Key: test/send-idempotency.test.ts, run with the replies in Redis and in the database.
 
 // ---------------------------------------------------------------------------------------------------
 // 5. Batch

@@ -7,6 +7,7 @@ import { Intake } from '../intake/intake.js';
 import { DisposableFilter } from '../intake/disposable.js';
 import { SenderAuthorization } from './sending/sender-authorization.js';
 import { MessageSending } from './sending/send-message.js';
+import { Idempotency } from './sending/idempotency.js';
 import { DomainManagement } from './domains.js';
 import { SendingKeys } from './sending-keys.js';
 import { AdminKeys } from './admin-keys.js';
@@ -54,6 +55,8 @@ export interface Core extends Identity {
   readonly senders: SenderAuthorization;
   /** Admitting and recording messages (the intake). */
   readonly sending: MessageSending;
+  /** Idempotency-Key on sends: one run per key and team, its successful reply replayed for 24 hours. */
+  readonly idempotency: Idempotency;
   readonly domains: DomainManagement;
   /** What the MTA reads to send a copy: the stored body and the sending domain. */
   readonly deliveryMaterial: DeliveryMaterial;
@@ -133,6 +136,7 @@ export function createCore(rt: Runtime, queue: Queue, adapters: CoreAdapters): C
     admins: new AdminAuthenticator(rt),
     senders,
     sending: new MessageSending(senders, intake),
+    idempotency: new Idempotency(rt),
     domains,
     sendingKeys,
     adminKeys,

@@ -26,6 +26,7 @@ import type { PasswordResetRepository } from './password-resets.js';
 import type { DatabaseBackup } from './database-backup.js';
 import type { LogLoading } from './log-loader.js';
 import type { SystemRepository } from './system.js';
+import type { IdempotencyRepository } from './idempotency.js';
 import type { Transaction } from './unit-of-work.js';
 import { openSqliteStore } from './sqlite/open.js';
 import { sqliteDatabaseBackup } from './sqlite/online-backup.js';
@@ -78,6 +79,8 @@ export interface Store {
   readonly passwordResets: PasswordResetRepository;
   /** The database itself: its schema version and engine, for the operator's status and the readiness probe. */
   readonly system: SystemRepository;
+  /** Replies of sends made with an Idempotency-Key, when kept in the database (idempotency.store). */
+  readonly idempotency: IdempotencyRepository;
   /** The unit of work: row operations bound to one transaction, for writes whose effects the queue module decides. */
   readonly transaction: Transaction;
   close(): Promise<void>;

@@ -11,7 +11,12 @@ export interface StoredSystemSender {
   at: string;
 }
 
+/** The storage engine behind a store. */
+export type StoreEngine = 'sqlite' | 'postgresql';
+
 export interface SystemRepository {
+  /** Which engine this store runs on (the defaults that differ by engine read it, e.g. idempotency.store). */
+  readonly engine: StoreEngine;
   /** The newest migration applied: the schema version. A trivial read, so also the readiness probe's. */
   schemaVersion(): Promise<number>;
   /** The engine and its version as an operator reads it, e.g. "SQLite 3.45.1". */

@@ -28,6 +28,7 @@ import { adminDomainChecks } from './contract/admin-domains.js';
 import { queueChecks } from './contract/queue.js';
 import { queueControlChecks } from './contract/queue-control.js';
 import { figureChecks } from './contract/figures.js';
+import { idempotencyChecks } from './contract/idempotency.js';
 
 export type { ContractEngine } from './contract/fixtures.js';
 
@@ -59,6 +60,7 @@ const REPOSITORIES = [
   ['queue', 'the queue: fenced leases and the effects of results and reports (unit of work)', queueChecks],
   ['queue-control', "queue control: operators' moves, fenced on state; purge and requeue", queueControlChecks],
   ['figures', 'figures following every write that creates or moves a recipient', figureChecks],
+  ['idempotency', 'Idempotency-Key replies: one reservation per key, kept replies, takeovers, sweeps', idempotencyChecks],
 ] as const;
 
 export type RepositoryKey = (typeof REPOSITORIES)[number][0];

@@ -1,6 +1,6 @@
 // The PostgreSQL schema, numbered as SQLite's (store/sqlite/migrations.ts): a database of either engine at
 // version N holds the same tables and columns, so a repository's queries port one to one and `ternmail store
-// copy` moves rows table by table. The engine starts at SQLite's version 33 with one baseline; every later
+// copy` moves rows table by table. The engine starts at SQLite's version 35 with one baseline; every later
 // change is a migration of the same number in both lists (test/store/postgres-engine.test.ts checks that the
 // newest versions are equal). Until the PostgreSQL engine is released (selectable by a user), the baseline may
 // still be edited; after that, never edit a landed migration.
@@ -538,13 +538,26 @@ CREATE TABLE platform_settings (
   updated_by BIGINT REFERENCES users(id) ON DELETE SET NULL,
   updated_at TEXT NOT NULL
 );
+
+CREATE TABLE idempotency_replies (
+  team_id BIGINT NOT NULL REFERENCES teams(id),
+  idempotency_key TEXT NOT NULL,
+  request_hash TEXT NOT NULL,
+  token TEXT NOT NULL,
+  reply_status BIGINT,
+  reply_body TEXT,
+  expires_at TEXT NOT NULL,
+  CHECK ((reply_status IS NULL) = (reply_body IS NULL)),
+  PRIMARY KEY (team_id, idempotency_key)
+);
+CREATE INDEX idempotency_replies_expiry ON idempotency_replies(expires_at);
 `;
 
 export const PG_MIGRATIONS: readonly PgMigration[] = [
   {
-    // SQLite's schema as migration 33 left it, in one step: a PostgreSQL database starts where SQLite is.
-    version: 33,
-    name: 'baseline: the schema of SQLite migration 33',
+    // SQLite's schema as migration 35 left it, in one step: a PostgreSQL database starts where SQLite is.
+    version: 35,
+    name: 'baseline: the schema of SQLite migration 35',
     sql: [ACCOUNTS, MESSAGES, QUEUE, FIGURES, USERS, LEDGER].join('\n'),
   },
 ];

@@ -15,11 +15,12 @@ import { PgAdminDomainStore } from './admin-domains.js';
 import { PgAdminTeamStore } from './admin-teams.js';
 import { PgTeamStore } from './teams.js';
 import { PgCreditLedgerStore } from './credits.js';
+import { PgIdempotencyStore } from './idempotency.js';
 
 /** The repositories of Store the PostgreSQL engine has so far; each engineer adding one adds it here. */
 export type PostgresRepositories = Pick<
   Store,
-  'system' | 'users' | 'auditLog' | 'teams' | 'credits' | 'domains' | 'keys' | 'webhooks' | 'dnsConnections' | 'adminDomains' | 'adminTeams' | 'close'
+  'system' | 'users' | 'auditLog' | 'teams' | 'credits' | 'domains' | 'keys' | 'webhooks' | 'dnsConnections' | 'adminDomains' | 'adminTeams' | 'idempotency' | 'close'
 >;
 
 /** The store of the database at `url`, its schema brought up to date first. */
@@ -38,6 +39,7 @@ export async function openPostgresStore(url: string, options: PoolOptions = {}):
     adminTeams: new PgAdminTeamStore(sql),
     teams: new PgTeamStore(sql),
     credits: new PgCreditLedgerStore(sql),
+    idempotency: new PgIdempotencyStore(sql),
     close: () => sql.close(),
   };
 }

@@ -19,6 +19,8 @@ async function readSender(q: Queryable): Promise<StoredSystemSender | null> {
 }
 
 export class PgSystemStore implements SystemRepository {
+  readonly engine = 'postgresql';
+
   constructor(private readonly sql: PgSql) {}
 
   async schemaVersion(): Promise<number> {

@@ -1086,6 +1086,28 @@ DROP TRIGGER queue_depths_on_update;
 DROP TRIGGER queue_depths_on_delete;
 `,
   },
+  {
+    version: 35,
+    name: 'idempotency replies in the database',
+    // The replies of sends made with an Idempotency-Key, per team and key, for installations that keep them in
+    // the database rather than Redis (idempotency.store; the default on PostgreSQL), so a Redis failover loses
+    // none. A row without a reply is a reservation in progress; expires_at ends either (swept in batches).
+    // 34 is the webhook outbox's claims (another branch). PostgreSQL: the same table, in its baseline.
+    sql: `
+CREATE TABLE idempotency_replies (
+  team_id INTEGER NOT NULL REFERENCES teams(id),
+  idempotency_key TEXT NOT NULL,
+  request_hash TEXT NOT NULL,
+  token TEXT NOT NULL,
+  reply_status INTEGER,
+  reply_body TEXT,
+  expires_at TEXT NOT NULL,
+  CHECK ((reply_status IS NULL) = (reply_body IS NULL)),
+  PRIMARY KEY (team_id, idempotency_key)
+);
+CREATE INDEX idempotency_replies_expiry ON idempotency_replies(expires_at);
+`,
+  },
 ];
 
 /** The schema version this release brings a database to: its newest migration. */

@@ -29,6 +29,7 @@ import { AdminTeamStore } from './admin-teams.js';
 import { AdminDomainStore } from './admin-domains.js';
 import { PasswordResetStore } from './password-resets.js';
 import { SystemStore } from './system.js';
+import { IdempotencyStore } from './idempotency.js';
 import { SqliteUnitOfWork } from './unit-of-work.js';
 import type { Store } from '../index.js';
 
@@ -73,6 +74,7 @@ export async function openSqliteStore(dataDir: string): Promise<Store> {
     adminDomains: new AdminDomainStore(sql),
     passwordResets: new PasswordResetStore(sql),
     system: new SystemStore(sql),
+    idempotency: new IdempotencyStore(sql),
     // Grouped: many callers' units share one transaction and one fsync, each in its own savepoint.
     transaction: (work) => sql.grouped((q) => work(new SqliteUnitOfWork(q))),
     close: () => sql.close(),

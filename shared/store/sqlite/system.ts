@@ -19,6 +19,8 @@ async function readSender(q: Queryable): Promise<StoredSystemSender | null> {
 }
 
 export class SystemStore implements SystemRepository {
+  readonly engine = 'sqlite';
+
   constructor(private readonly sql: Sql) {}
 
   async schemaVersion(): Promise<number> {

@@ -9,6 +9,7 @@ export const systemChecks: ContractCheck[] = [
     const version = await store.system.schemaVersion();
     t.ok(Number.isInteger(version) && version >= 1, `schema version ${version}`);
     t.match(await store.system.engineVersion(), /^\S+ \d+(\.\d+)*/, 'e.g. "SQLite 3.45.1"');
+    t.equal(store.system.engine, (await store.system.engineVersion()).startsWith('PostgreSQL') ? 'postgresql' : 'sqlite', 'the engine it names');
   }),
 
   check("Tern's own sender is none until chosen, then replaced, each change committed with its audit entry", async (t, engine) => {
