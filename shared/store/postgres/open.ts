@@ -9,9 +9,30 @@ import { PgUserStore } from './users.js';
 import { PgAuditLogStore } from './audit-log.js';
 import { PgTeamStore } from './teams.js';
 import { PgCreditLedgerStore } from './credits.js';
+import { PgSessionStore } from './sessions.js';
+import { PgApplicationPasswordStore } from './application-passwords.js';
+import { PgAuthLogStore, PgLoginSettingsStore } from './login-security.js';
+import { PgPasswordResetStore } from './password-resets.js';
+import { PgInvitationStore } from './invitations.js';
+import { PgPlatformInvitationStore } from './platform-invitations.js';
 
 /** The repositories of Store the PostgreSQL engine has so far; each engineer adding one adds it here. */
-export type PostgresRepositories = Pick<Store, 'system' | 'users' | 'auditLog' | 'teams' | 'credits' | 'close'>;
+export type PostgresRepositories = Pick<
+  Store,
+  | 'system'
+  | 'users'
+  | 'auditLog'
+  | 'teams'
+  | 'credits'
+  | 'sessions'
+  | 'applicationPasswords'
+  | 'authLog'
+  | 'loginSettings'
+  | 'passwordResets'
+  | 'invitations'
+  | 'platformInvitations'
+  | 'close'
+>;
 
 /** The store of the database at `url`, its schema brought up to date first. */
 export async function openPostgresStore(url: string, options: PoolOptions = {}): Promise<PostgresRepositories> {
@@ -23,6 +44,13 @@ export async function openPostgresStore(url: string, options: PoolOptions = {}):
     auditLog: new PgAuditLogStore(sql),
     teams: new PgTeamStore(sql),
     credits: new PgCreditLedgerStore(sql),
+    sessions: new PgSessionStore(sql),
+    applicationPasswords: new PgApplicationPasswordStore(sql),
+    authLog: new PgAuthLogStore(sql),
+    loginSettings: new PgLoginSettingsStore(sql),
+    passwordResets: new PgPasswordResetStore(sql),
+    invitations: new PgInvitationStore(sql),
+    platformInvitations: new PgPlatformInvitationStore(sql),
     close: () => sql.close(),
   };
 }
