@@ -439,6 +439,7 @@ CREATE TABLE password_resets (
   used_at TEXT
 );
 CREATE INDEX password_resets_by_user ON password_resets(user_id);
+CREATE UNIQUE INDEX password_resets_unused ON password_resets(user_id) WHERE used_at IS NULL;
 `;
 
 /** Credits, billing and the operators' records. A balance never goes below zero: balance_after's CHECK says so too. */

@@ -15,11 +15,35 @@ import { PgAdminDomainStore } from './admin-domains.js';
 import { PgAdminTeamStore } from './admin-teams.js';
 import { PgTeamStore } from './teams.js';
 import { PgCreditLedgerStore } from './credits.js';
+import { PgSessionStore } from './sessions.js';
+import { PgApplicationPasswordStore } from './application-passwords.js';
+import { PgAuthLogStore, PgLoginSettingsStore } from './login-security.js';
+import { PgPasswordResetStore } from './password-resets.js';
+import { PgInvitationStore } from './invitations.js';
+import { PgPlatformInvitationStore } from './platform-invitations.js';
 
 /** The repositories of Store the PostgreSQL engine has so far; each engineer adding one adds it here. */
 export type PostgresRepositories = Pick<
   Store,
-  'system' | 'users' | 'auditLog' | 'teams' | 'credits' | 'domains' | 'keys' | 'webhooks' | 'dnsConnections' | 'adminDomains' | 'adminTeams' | 'close'
+  | 'system'
+  | 'users'
+  | 'auditLog'
+  | 'teams'
+  | 'credits'
+  | 'domains'
+  | 'keys'
+  | 'webhooks'
+  | 'dnsConnections'
+  | 'adminDomains'
+  | 'adminTeams'
+  | 'sessions'
+  | 'applicationPasswords'
+  | 'authLog'
+  | 'loginSettings'
+  | 'passwordResets'
+  | 'invitations'
+  | 'platformInvitations'
+  | 'close'
 >;
 
 /** The store of the database at `url`, its schema brought up to date first. */
@@ -38,6 +62,13 @@ export async function openPostgresStore(url: string, options: PoolOptions = {}):
     adminTeams: new PgAdminTeamStore(sql),
     teams: new PgTeamStore(sql),
     credits: new PgCreditLedgerStore(sql),
+    sessions: new PgSessionStore(sql),
+    applicationPasswords: new PgApplicationPasswordStore(sql),
+    authLog: new PgAuthLogStore(sql),
+    loginSettings: new PgLoginSettingsStore(sql),
+    passwordResets: new PgPasswordResetStore(sql),
+    invitations: new PgInvitationStore(sql),
+    platformInvitations: new PgPlatformInvitationStore(sql),
     close: () => sql.close(),
   };
 }
