@@ -22,6 +22,8 @@ export interface CopySource {
   pages(table: string, columns: readonly string[]): AsyncIterable<unknown[][]>;
   /** Every row at once: for the figure tables, which are small. */
   rows(table: string, columns: readonly string[]): Promise<unknown[][]>;
+  /** `by`'s values and the sum of `sum` per group of rows equal in `by`: for a figure table kept per message. */
+  sums(table: string, by: readonly string[], sum: string): Promise<unknown[][]>;
   close(): Promise<void>;
 }
 
@@ -45,6 +47,7 @@ export interface BulkLoad {
   restartIdentities(tables: readonly TargetTable[]): Promise<void>;
   count(table: string): Promise<number>;
   rows(table: string, columns: readonly string[]): Promise<unknown[][]>;
+  sums(table: string, by: readonly string[], sum: string): Promise<unknown[][]>;
 }
 
 export type CopyRefusal =
@@ -82,19 +85,23 @@ export type CopyOutcome = { ok: true; value: StoreCopied } | { ok: false; refusa
 
 const refused = (refusal: CopyRefusal): CopyOutcome => ({ ok: false, refusal });
 
+/** A figure table compared row by row, or (kept per message, so as long as the log) by its sums per group. */
+export type Figure = { table: string; columns: readonly string[] } | { table: string; by: readonly string[]; sum: string };
+
 /**
- * The figures kept on write (counters, balances, totals), compared row by row on both sides after the copy: a
- * figure copied wrong would go on being moved from a wrong start, and nothing would ever say so. A table named
- * here that either side lacks fails the copy (the schema changed: this list must follow it).
+ * The figures kept on write (counters, balances, totals), compared on both sides after the copy: a figure copied
+ * wrong would go on being moved from a wrong start, and nothing would ever say so. A table named here that either
+ * side lacks fails the copy (the schema changed: this list must follow it).
  */
-export const FIGURES: ReadonlyArray<{ table: string; columns: readonly string[] }> = [
+export const FIGURES: readonly Figure[] = [
   { table: 'credit_totals', columns: ['kind', 'total', 'entries'] },
   { table: 'message_counts', columns: ['team_id', 'day', 'status', 'domain_key', 'n'] },
   { table: 'platform_message_counts', columns: ['day', 'status', 'n'] },
   { table: 'recipient_counts', columns: ['team_id', 'day', 'status', 'domain_key', 'n'] },
   { table: 'recipient_counts_hourly', columns: ['team_id', 'hour', 'status', 'domain_key', 'n'] },
   { table: 'platform_recipient_counts', columns: ['day', 'status', 'n'] },
-  { table: 'message_statuses', columns: ['message_rowid', 'status', 'team_id', 'created_at', 'n'] },
+  // A row per message and status: summed per team and status rather than held in memory whole.
+  { table: 'message_statuses', by: ['team_id', 'status'], sum: 'n' },
   { table: 'queue_depths', columns: ['team_id', 'n'] },
   { table: 'teams', columns: ['id', 'credit_balance'] },
   { table: 'domains', columns: ['id', 'total_sent', 'total_bounced', 'total_complained'] },
@@ -139,8 +146,12 @@ async function copyTables(source: CopySource, load: BulkLoad, tables: readonly T
 
 async function checkFigures(source: CopySource, load: BulkLoad): Promise<string[]> {
   const differences: string[] = [];
-  for (const { table, columns } of FIGURES) {
-    differences.push(...figureDifferences(table, await source.rows(table, columns), await load.rows(table, columns)));
+  for (const figure of FIGURES) {
+    const [sourceRows, targetRows] =
+      'sum' in figure
+        ? [await source.sums(figure.table, figure.by, figure.sum), await load.sums(figure.table, figure.by, figure.sum)]
+        : [await source.rows(figure.table, figure.columns), await load.rows(figure.table, figure.columns)];
+    differences.push(...figureDifferences(figure.table, sourceRows, targetRows));
   }
   return differences;
 }

@@ -185,6 +185,12 @@ class PgBulkLoad implements BulkLoad {
     const { rows } = await this.client.query<unknown[]>({ text: `SELECT ${columns.map(q).join(', ')} FROM ${q(table)}`, rowMode: 'array' });
     return rows;
   }
+
+  async sums(table: string, by: readonly string[], sum: string): Promise<unknown[][]> {
+    const groups = by.map(q).join(', ');
+    const { rows } = await this.client.query<unknown[]>({ text: `SELECT ${groups}, SUM(${q(sum)}) FROM ${q(table)} GROUP BY ${groups}`, rowMode: 'array' });
+    return rows;
+  }
 }
 
 /** Locks every table, checks they are still empty, and clears the migration's seeds; answers the tables in write order. */

@@ -88,6 +88,11 @@ class SqliteCopySource implements CopySource {
     return rows.map((r) => columns.map((c, i) => exact(r[`c${i}`], `${table}.${c}`)));
   }
 
+  async sums(table: string, by: readonly string[], sum: string): Promise<unknown[][]> {
+    const rows = await all(this.db, `SELECT ${by.map(q).join(', ')}, SUM(${q(sum)}) AS total FROM ${q(table)} GROUP BY ${by.map(q).join(', ')}`);
+    return rows.map((r) => [...by.map((c) => r[c]), exact(r.total, `the sum of ${table}.${sum}`)]);
+  }
+
   /** How many rows from `after` on fit in a page: PAGE_ROWS, fewer when their blobs would pass PAGE_BYTES (at least one). */
   private async pageSize(table: string, columns: readonly string[], where: string, after: readonly unknown[]): Promise<number> {
     const shape = this.shapes.get(table)!;
