@@ -30,7 +30,7 @@ function summary(copied: StoreCopied, dataDir: string, to: string): PrintedLines
     `copied ${dataDir} (schema version ${copied.schemaVersion}) into ${shownUrl(to)}`,
     `${'table'.padEnd(width)}  ${'sqlite'.padStart(10)}  ${'postgres'.padStart(10)}`,
     ...copied.tables.map((t) => `${t.table.padEnd(width)}  ${String(t.source).padStart(10)}  ${String(t.target).padStart(10)}`),
-    `every table's rows counted equal; figures compared row by row and equal: ${copied.figuresChecked.join(', ')}`,
+    `every table's rows counted equal; the figures kept on write compared and equal: ${copied.figuresChecked.join(', ')}`,
   ]);
 }
 
