@@ -18,10 +18,12 @@ const PAGE_BYTES = 16 * 1024 * 1024;
 
 /**
  * Columns PostgreSQL keeps that SQLite has not, as SQLite knows them: the implicit rowid of `messages` (the
- * accepting order the log pages on and message_statuses keys on), and the recipients' words of its search index,
- * from the view that says what an index row holds (message_search_rows, migration 6).
+ * accepting order the log pages on and message_statuses keys on) and of `domains` (the number operators know a
+ * domain by), and the recipients' words of its search index, from the view that says what an index row holds
+ * (message_search_rows, migration 6).
  */
 const DERIVED: Readonly<Record<string, Readonly<Record<string, string>>>> = {
+  domains: { rowid: 'rowid' },
   messages: {
     rowid: 'rowid',
     search_recipients: '(SELECT s.recipients FROM message_search_rows s WHERE s.rowid = messages.rowid)',
