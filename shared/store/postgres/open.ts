@@ -7,9 +7,19 @@ import { migratePostgres } from './migrate.js';
 import { PgSystemStore } from './system.js';
 import { PgUserStore } from './users.js';
 import { PgAuditLogStore } from './audit-log.js';
+import { PgSuppressionStore } from './suppressions.js';
+import { PgFeedbackStore, type FigureCounts } from './feedback.js';
+import { PgBillingStore } from './billing.js';
+import { PgPaymentStore } from './payments.js';
 
 /** The repositories of Store the PostgreSQL engine has so far; each engineer adding one adds it here. */
-export type PostgresRepositories = Pick<Store, 'system' | 'users' | 'auditLog' | 'close'>;
+export type PostgresRepositories = Pick<Store, 'system' | 'users' | 'auditLog' | 'suppressions' | 'feedback' | 'billing' | 'payments' | 'close'>;
+
+/**
+ * The reputation figures (feedback.rates) read the statistics' counters. Until the statistics repository is on
+ * PostgreSQL, asking for them fails loudly, as any repository the engine does not have; whoever adds it passes it here.
+ */
+const statisticsNotYet: FigureCounts = { countByStatus: () => Promise.reject(new Error('not on PostgreSQL yet: statistics')) };
 
 /** The store of the database at `url`, its schema brought up to date first. */
 export async function openPostgresStore(url: string, options: PoolOptions = {}): Promise<PostgresRepositories> {
@@ -19,6 +29,10 @@ export async function openPostgresStore(url: string, options: PoolOptions = {}):
     system: new PgSystemStore(sql),
     users: new PgUserStore(sql),
     auditLog: new PgAuditLogStore(sql),
+    suppressions: new PgSuppressionStore(sql),
+    feedback: new PgFeedbackStore(sql, statisticsNotYet),
+    billing: new PgBillingStore(sql),
+    payments: new PgPaymentStore(sql),
     close: () => sql.close(),
   };
 }
