@@ -7,13 +7,15 @@ import { migratePostgres } from './migrate.js';
 import { PgSystemStore } from './system.js';
 import { PgUserStore } from './users.js';
 import { PgAuditLogStore } from './audit-log.js';
+import { PgTeamStore } from './teams.js';
+import { PgCreditLedgerStore } from './credits.js';
 import { PgSuppressionStore } from './suppressions.js';
 import { PgFeedbackStore, type FigureCounts } from './feedback.js';
 import { PgBillingStore } from './billing.js';
 import { PgPaymentStore } from './payments.js';
 
 /** The repositories of Store the PostgreSQL engine has so far; each engineer adding one adds it here. */
-export type PostgresRepositories = Pick<Store, 'system' | 'users' | 'auditLog' | 'suppressions' | 'feedback' | 'billing' | 'payments' | 'close'>;
+export type PostgresRepositories = Pick<Store, 'system' | 'users' | 'auditLog' | 'teams' | 'credits' | 'suppressions' | 'feedback' | 'billing' | 'payments' | 'close'>;
 
 /**
  * The reputation figures (feedback.rates) read the statistics' counters. Until the statistics repository is on
@@ -29,6 +31,8 @@ export async function openPostgresStore(url: string, options: PoolOptions = {}):
     system: new PgSystemStore(sql),
     users: new PgUserStore(sql),
     auditLog: new PgAuditLogStore(sql),
+    teams: new PgTeamStore(sql),
+    credits: new PgCreditLedgerStore(sql),
     suppressions: new PgSuppressionStore(sql),
     feedback: new PgFeedbackStore(sql, statisticsNotYet),
     billing: new PgBillingStore(sql),
