@@ -23,6 +23,10 @@ export const POSTGRES_READY: readonly RepositoryKey[] = [
   'password-resets',
   'invitations',
   'platform-invitations',
+  'suppressions',
+  'billing',
+  'payments',
+  'outbox-claims',
 ];
 
 /**

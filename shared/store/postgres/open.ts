@@ -22,6 +22,11 @@ import { PgPasswordResetStore } from './password-resets.js';
 import { PgInvitationStore } from './invitations.js';
 import { PgPlatformInvitationStore } from './platform-invitations.js';
 
+import { PgSuppressionStore } from './suppressions.js';
+import { PgFeedbackStore, type FigureCounts } from './feedback.js';
+import { PgBillingStore } from './billing.js';
+import { PgPaymentStore } from './payments.js';
+
 /** The repositories of Store the PostgreSQL engine has so far; each engineer adding one adds it here. */
 export type PostgresRepositories = Pick<
   Store,
@@ -43,8 +48,18 @@ export type PostgresRepositories = Pick<
   | 'passwordResets'
   | 'invitations'
   | 'platformInvitations'
+  | 'suppressions'
+  | 'feedback'
+  | 'billing'
+  | 'payments'
   | 'close'
 >;
+
+/**
+ * The reputation figures (feedback.rates) read the statistics' counters. Until the statistics repository is on
+ * PostgreSQL, asking for them fails loudly, as any repository the engine does not have; whoever adds it passes it here.
+ */
+const statisticsNotYet: FigureCounts = { countByStatus: () => Promise.reject(new Error('not on PostgreSQL yet: statistics')) };
 
 /** The store of the database at `url`, its schema brought up to date first. */
 export async function openPostgresStore(url: string, options: PoolOptions = {}): Promise<PostgresRepositories> {
@@ -69,6 +84,10 @@ export async function openPostgresStore(url: string, options: PoolOptions = {}):
     passwordResets: new PgPasswordResetStore(sql),
     invitations: new PgInvitationStore(sql),
     platformInvitations: new PgPlatformInvitationStore(sql),
+    suppressions: new PgSuppressionStore(sql),
+    feedback: new PgFeedbackStore(sql, statisticsNotYet),
+    billing: new PgBillingStore(sql),
+    payments: new PgPaymentStore(sql),
     close: () => sql.close(),
   };
 }
