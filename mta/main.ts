@@ -16,6 +16,7 @@ import { DkimKeyCache } from './delivery/dkim.js';
 import { MessagePreparer } from './delivery/prepare.js';
 import { ConnectionCache } from './delivery/connection-cache.js';
 import { Scheduler } from './delivery/scheduler.js';
+import { DestinationSlots } from './delivery/destination-slots.js';
 import type { DeliveryMaterial } from '../shared/core/delivery-material.js';
 import { createCore, MTA_ADAPTERS, type Core } from '../shared/core/index.js';
 import { Queue } from '../shared/queue/queue.js';
@@ -69,6 +70,7 @@ function createScheduler(rt: Runtime, config: Config, { queue, outcomes, resolve
       connections,
       replies,
     },
+    slots: new DestinationSlots({ redis: rt.redis, log: rt.log, leaseMs: config.delivery.destinationSlotLeaseS * 1000 }),
     sendingPoolFor: (teamId) => material.sendingIdentity(teamId),
   });
 }
