@@ -26,6 +26,9 @@ import { ReportWorker } from './feedback/report-worker.js';
 import { Outcomes } from './outcomes/outcome.js';
 import { Reputation } from './outcomes/reputation.js';
 import { WebhookDispatcher } from './feedback/webhooks.js';
+import { startHeartbeat, type NodeHeartbeat } from '../shared/nodes.js';
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { measureQueueDepth, measureRecipients, RECIPIENT_GAUGE_DAYS, serveMetrics } from '../shared/metrics.js';
 
 export interface RunningMta {
@@ -90,6 +93,15 @@ async function startReports(
   return { inboundSpool, reports, mx };
 }
 
+/** The MTA's heartbeat, naming its SMTP listeners and its metrics listener. */
+function mtaHeartbeat(rt: Runtime, metricsServer: Server): NodeHeartbeat {
+  const { smtp } = rt.config;
+  const ports: Record<string, number> = { metrics: (metricsServer.address() as AddressInfo).port, mx: smtp.mxPort };
+  smtp.starttlsPorts.forEach((port, i) => (ports[i === 0 ? 'submission-starttls' : `submission-starttls-${i + 1}`] = port));
+  smtp.tlsPorts.forEach((port, i) => (ports[i === 0 ? 'submission-tls' : `submission-tls-${i + 1}`] = port));
+  return startHeartbeat(rt, 'mta', ports);
+}
+
 /** `policies` were loaded and validated once (shared/policies): a broken policy file stopped the start before this. */
 export async function startMta(policies: Policies, runtime?: Runtime): Promise<RunningMta> {
   const { config, retry, replies } = policies;
@@ -119,6 +131,7 @@ export async function startMta(policies: Policies, runtime?: Runtime): Promise<R
   verifier.start();
   await scheduler.start();
   webhooks.start();
+  const heartbeat = mtaHeartbeat(rt, metricsServer);
   rt.log.info({ verifyIntervalS: config.verify.intervalS, dnsServers: config.dnsServers, remotePort: config.delivery.remotePort }, 'mta started');
   return {
     rt,
@@ -135,6 +148,7 @@ export async function startMta(policies: Policies, runtime?: Runtime): Promise<R
       mx.reloadCertificate(readTls(tlsFiles));
     },
     async close() {
+      await heartbeat.stop();
       metricsServer.close();
       await submission.close();
       await mx.close();
