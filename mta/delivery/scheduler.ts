@@ -143,7 +143,9 @@ export class Scheduler {
     const { concurrency, perDomainConcurrency, recipientsPerConnection } = this.d.rt.config.delivery;
     const now = Date.now();
     for (const [domain, list] of this.waiting) {
-      if ((this.fullUntil.get(domain) ?? 0) > now) continue;
+      const fullUntil = this.fullUntil.get(domain);
+      if (fullUntil !== undefined && fullUntil > now) continue;
+      this.fullUntil.delete(domain);
       while (list.length && this.active < concurrency && (this.activePerDomain.get(domain) ?? 0) < perDomainConcurrency) {
         const batch = list.splice(0, recipientsPerConnection);
         this.run(domain, batch);
