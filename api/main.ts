@@ -12,6 +12,7 @@ import { ComposePool } from './http/send/compose-pool.js';
 import { runEvery } from '../shared/periodic.js';
 import { measureRecipients, RECIPIENT_GAUGE_DAYS, serveMetrics } from '../shared/metrics.js';
 import type { Readiness } from '../shared/readiness.js';
+import { startHeartbeat } from '../shared/nodes.js';
 
 export interface RunningApi {
   rt: Runtime;
@@ -54,12 +55,15 @@ export async function startApi(config: Config, runtime?: Runtime, options: ApiOp
   });
   // Any number of API processes may run it: the store hands each crossing to one of them.
   const lowBalance = runEvery(config.billing.lowBalanceCheckS * 1000, 'low-balance mail', rt.log, () => core.lowBalance.sweep(rt.log));
+  const metricsPort = metricsServer && (metricsServer.address() as AddressInfo).port;
+  const heartbeat = startHeartbeat(rt, 'api', { api: port, ...(metricsPort === undefined ? {} : { metrics: metricsPort }) });
   return {
     rt,
     server,
     url,
-    metricsUrl: metricsServer && listenerUrl(config.metrics.host, (metricsServer.address() as AddressInfo).port),
+    metricsUrl: metricsPort === undefined ? undefined : listenerUrl(config.metrics.host, metricsPort),
     async close() {
+      await heartbeat.stop();
       metricsServer?.close();
       await new Promise<void>((resolve) => {
         server.close(() => resolve());
