@@ -7,7 +7,9 @@ import { PG_LATEST_SCHEMA_VERSION } from '../../shared/store/postgres/migrations
 import { migratePostgres } from '../../shared/store/postgres/migrate.js';
 import { openPostgresStore } from '../../shared/store/postgres/open.js';
 import { isUniqueViolation, openPostgres } from '../../shared/store/postgres/sql.js';
+import { migrate } from '../../shared/store/sqlite/migrate.js';
 import { startPostgres } from '../harness/postgres.js';
+import { tempDatabase } from './temp-sql.js';
 
 t.test("the PostgreSQL schema's newest version is SQLite's newest version", async (t) => {
   t.equal(PG_LATEST_SCHEMA_VERSION, LATEST_SCHEMA_VERSION);
@@ -45,6 +47,8 @@ t.test('a database migrated by a newer release is refused with what to do, and l
   await query(url, `INSERT INTO schema_migrations (version, name, applied_at) VALUES (${LATEST_SCHEMA_VERSION + 1}, 'from the future', '2030-01-01T00:00:00.000Z')`);
   await t.rejects(migratePostgres(url), /schema version \d+, newer than this release's \d+: run the release that migrated it, or restore a backup/);
   await t.rejects(openPostgresStore(url), /newer than this release's/, 'the store does not open on it');
+  const { rows } = await query(url, 'SELECT MAX(version) AS version FROM schema_migrations');
+  t.same(rows, [{ version: LATEST_SCHEMA_VERSION + 1 }], 'its record kept as it was');
 });
 
 t.test('the schema keeps the queue and the log search indexed as the engine needs them', async (t) => {
@@ -100,4 +104,29 @@ t.test('a unique violation is told apart, by its constraint, from any other fail
   t.notOk(isUniqueViolation(duplicate, 'other_index'), 'not of another');
   t.notOk(isUniqueViolation(await failure("INSERT INTO things (name, n) VALUES ('two', 0)")), 'a CHECK failure is not one');
   t.notOk(isUniqueViolation(new Error('duplicate key value')), 'nor an error of another kind');
+});
+
+/** SQLite's own tables for its full-text index (FTS5's shadow tables), which PostgreSQL's tsvector column replaces. */
+const SQLITE_ONLY = /^messages_fts/;
+/** PostgreSQL's columns that stand for what SQLite keeps elsewhere: the rowid, and the search document. */
+const POSTGRES_ONLY = new Set(['messages.rowid', 'messages.search_recipients', 'messages.search']);
+
+t.test('both engines at the newest version hold the same tables with the same columns, and the same seeded rows', async (t) => {
+  const { sql: sqlite } = await tempDatabase(t);
+  await migrate(sqlite);
+  const tables = (await sqlite.all<{ name: string }>("SELECT name FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite_%'"))
+    .map((r) => r.name)
+    .filter((name) => !SQLITE_ONLY.test(name));
+  const sqliteColumns: string[] = [];
+  for (const table of tables) {
+    const columns = await sqlite.all<{ name: string }>(`SELECT name FROM pragma_table_info('${table}')`);
+    sqliteColumns.push(...columns.map((c) => `${table}.${c.name}`));
+  }
+  const url = await cluster.createDatabase();
+  await migratePostgres(url);
+  const { rows } = await query(url, "SELECT table_name || '.' || column_name AS name FROM information_schema.columns WHERE table_schema = 'public'");
+  const postgresColumns = rows.map((r: { name: string }) => r.name).filter((name) => !POSTGRES_ONLY.has(name));
+  t.same(postgresColumns.sort(), sqliteColumns.sort());
+  const seeded = 'SELECT kind, total, entries FROM credit_totals ORDER BY kind';
+  t.same((await query(url, seeded)).rows, await sqlite.all(seeded), 'the ledger totals start at zero for every kind');
 });

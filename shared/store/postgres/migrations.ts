@@ -465,6 +465,8 @@ CREATE TABLE credit_totals (
   total BIGINT NOT NULL,
   entries BIGINT NOT NULL
 );
+INSERT INTO credit_totals (kind, total, entries) VALUES
+  ('grant', 0, 0), ('purchase', 0, 0), ('send', 0, 0), ('refund', 0, 0), ('transfer', 0, 0), ('expiry', 0, 0), ('adjustment', 0, 0);
 
 CREATE TABLE audit_log (
   id BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,

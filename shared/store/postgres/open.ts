@@ -7,9 +7,11 @@ import { migratePostgres } from './migrate.js';
 import { PgSystemStore } from './system.js';
 import { PgUserStore } from './users.js';
 import { PgAuditLogStore } from './audit-log.js';
+import { PgTeamStore } from './teams.js';
+import { PgCreditLedgerStore } from './credits.js';
 
 /** The repositories of Store the PostgreSQL engine has so far; each engineer adding one adds it here. */
-export type PostgresRepositories = Pick<Store, 'system' | 'users' | 'auditLog' | 'close'>;
+export type PostgresRepositories = Pick<Store, 'system' | 'users' | 'auditLog' | 'teams' | 'credits' | 'close'>;
 
 /** The store of the database at `url`, its schema brought up to date first. */
 export async function openPostgresStore(url: string, options: PoolOptions = {}): Promise<PostgresRepositories> {
@@ -19,6 +21,8 @@ export async function openPostgresStore(url: string, options: PoolOptions = {}):
     system: new PgSystemStore(sql),
     users: new PgUserStore(sql),
     auditLog: new PgAuditLogStore(sql),
+    teams: new PgTeamStore(sql),
+    credits: new PgCreditLedgerStore(sql),
     close: () => sql.close(),
   };
 }

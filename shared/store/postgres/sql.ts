@@ -3,7 +3,8 @@
 import { createHash } from 'node:crypto';
 import pg from 'pg';
 
-export type SqlValue = string | number | bigint | boolean | null | Buffer;
+/** A parameter; an array is sent as a PostgreSQL array (`id = ANY($1)`, `unnest($1::bigint[])`): one parameter for a whole list. */
+export type SqlValue = string | number | bigint | boolean | null | Buffer | ReadonlyArray<string | number | null>;
 export type Params = readonly SqlValue[];
 export type Row = Record<string, unknown>;
 
