@@ -9,9 +9,18 @@ import { PgUserStore } from './users.js';
 import { PgAuditLogStore } from './audit-log.js';
 import { PgTeamStore } from './teams.js';
 import { PgCreditLedgerStore } from './credits.js';
+import { PgMessageStore } from './messages.js';
+import { PgQueueStore } from './queue.js';
+import { PgQueueControlStore } from './queue-control.js';
+import { PgStatisticsStore } from './statistics.js';
+import { PgPlatformStatisticsStore } from './platform-statistics.js';
+import { PgUnitOfWork } from './unit-of-work.js';
 
 /** The repositories of Store the PostgreSQL engine has so far; each engineer adding one adds it here. */
-export type PostgresRepositories = Pick<Store, 'system' | 'users' | 'auditLog' | 'teams' | 'credits' | 'close'>;
+export type PostgresRepositories = Pick<
+  Store,
+  'system' | 'users' | 'auditLog' | 'teams' | 'credits' | 'messages' | 'queue' | 'queueControl' | 'statistics' | 'platformStatistics' | 'transaction' | 'close'
+>;
 
 /** The store of the database at `url`, its schema brought up to date first. */
 export async function openPostgresStore(url: string, options: PoolOptions = {}): Promise<PostgresRepositories> {
@@ -23,6 +32,12 @@ export async function openPostgresStore(url: string, options: PoolOptions = {}):
     auditLog: new PgAuditLogStore(sql),
     teams: new PgTeamStore(sql),
     credits: new PgCreditLedgerStore(sql),
+    messages: new PgMessageStore(sql),
+    queue: new PgQueueStore(sql),
+    queueControl: new PgQueueControlStore(sql),
+    statistics: new PgStatisticsStore(sql),
+    platformStatistics: new PgPlatformStatisticsStore(sql),
+    transaction: (work) => sql.tx((q) => work(new PgUnitOfWork(q))),
     close: () => sql.close(),
   };
 }
