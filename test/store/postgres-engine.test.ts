@@ -4,7 +4,7 @@ import t from 'tap';
 import pg from 'pg';
 import { LATEST_SCHEMA_VERSION } from '../../shared/store/sqlite/migrations.js';
 import { PG_LATEST_SCHEMA_VERSION } from '../../shared/store/postgres/migrations.js';
-import { migratePostgres } from '../../shared/store/postgres/migrate.js';
+import { migratePostgres, refuseOldServer } from '../../shared/store/postgres/migrate.js';
 import { openPostgresStore } from '../../shared/store/postgres/open.js';
 import { isUniqueViolation, openPostgres } from '../../shared/store/postgres/sql.js';
 import { migrate } from '../../shared/store/sqlite/migrate.js';
@@ -13,6 +13,13 @@ import { tempDatabase } from './temp-sql.js';
 
 t.test("the PostgreSQL schema's newest version is SQLite's newest version", async (t) => {
   t.equal(PG_LATEST_SCHEMA_VERSION, LATEST_SCHEMA_VERSION);
+});
+
+t.test('a server older than PostgreSQL 13 is refused with both versions named; 13 and newer are accepted', async (t) => {
+  const server = (num: string, version: string) => ({ query: () => Promise.resolve({ rows: [{ num, version }] }) }) as unknown as Pick<pg.Client, 'query'>;
+  await t.rejects(refuseOldServer(server('120017', '12.17')), /the PostgreSQL server is version 12\.17; Tern needs PostgreSQL 13 or newer/);
+  await t.resolves(refuseOldServer(server('130000', '13.0')));
+  await t.resolves(refuseOldServer(server('150008', '15.8 (Debian 15.8-0+deb12u1)')));
 });
 
 const cluster = await startPostgres();

@@ -13,7 +13,8 @@ export const OLDEST_SERVER = { num: 130000, name: 'PostgreSQL 13' } as const;
  */
 const MIGRATION_LOCK = 0x7465726e;
 
-async function refuseOldServer(client: pg.Client): Promise<void> {
+/** Refuses a server older than OLDEST_SERVER, naming both versions. Exported for its test. */
+export async function refuseOldServer(client: Pick<pg.Client, 'query'>): Promise<void> {
   const { rows } = await client.query<{ num: string; version: string }>(
     "SELECT current_setting('server_version_num') AS num, current_setting('server_version') AS version",
   );

@@ -53,6 +53,7 @@ CREATE INDEX team_icons_by_team ON team_icons(team_id);
 
 CREATE TABLE domains (
   id TEXT PRIMARY KEY,
+  rowid BIGINT GENERATED ALWAYS AS IDENTITY UNIQUE, -- SQLite's implicit rowid: the operators' number of a domain (admin-domains)
   team_id BIGINT NOT NULL REFERENCES teams(id),
   name TEXT NOT NULL,
   verification_status TEXT NOT NULL DEFAULT 'draft' CHECK (verification_status IN ('draft', 'verified')),

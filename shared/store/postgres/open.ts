@@ -7,6 +7,10 @@ import { migratePostgres } from './migrate.js';
 import { PgSystemStore } from './system.js';
 import { PgUserStore } from './users.js';
 import { PgAuditLogStore } from './audit-log.js';
+import { PgDomainStore } from './domains.js';
+import { PgKeyStore } from './keys.js';
+import { PgWebhookStore } from './webhooks.js';
+import { PgDnsConnectionStore } from './dns-connections.js';
 import { PgTeamStore } from './teams.js';
 import { PgCreditLedgerStore } from './credits.js';
 import { PgMessageStore } from './messages.js';
@@ -19,7 +23,22 @@ import { PgUnitOfWork } from './unit-of-work.js';
 /** The repositories of Store the PostgreSQL engine has so far; each engineer adding one adds it here. */
 export type PostgresRepositories = Pick<
   Store,
-  'system' | 'users' | 'auditLog' | 'teams' | 'credits' | 'messages' | 'queue' | 'queueControl' | 'statistics' | 'platformStatistics' | 'transaction' | 'close'
+  | 'system'
+  | 'users'
+  | 'auditLog'
+  | 'teams'
+  | 'credits'
+  | 'domains'
+  | 'keys'
+  | 'webhooks'
+  | 'dnsConnections'
+  | 'messages'
+  | 'queue'
+  | 'queueControl'
+  | 'statistics'
+  | 'platformStatistics'
+  | 'transaction'
+  | 'close'
 >;
 
 /** The store of the database at `url`, its schema brought up to date first. */
@@ -30,6 +49,10 @@ export async function openPostgresStore(url: string, options: PoolOptions = {}):
     system: new PgSystemStore(sql),
     users: new PgUserStore(sql),
     auditLog: new PgAuditLogStore(sql),
+    domains: new PgDomainStore(sql),
+    keys: new PgKeyStore(sql),
+    webhooks: new PgWebhookStore(sql),
+    dnsConnections: new PgDnsConnectionStore(sql),
     teams: new PgTeamStore(sql),
     credits: new PgCreditLedgerStore(sql),
     messages: new PgMessageStore(sql),

@@ -2,16 +2,13 @@
 // docs/decisions.md, "Platform-admin reads"). Sending counts come from the day counters of recipients (recipient_counts, on its
 // primary key: team, then day, the domain's key among them), never from the log.
 import { Type } from '@sinclair/typebox';
-import type { Row, Sql, SqlValue } from './sql.js';
+import type { Sql, SqlValue } from './sql.js';
 import { countOf, Int, rowDecoder, Text } from './decode.js';
 import { inList } from './point-reads.js';
 import { limitOffset, type PageOf, type PageRequest } from '../paging.js';
-import { decodeDomain } from './domains.js';
+import { decodeNumberedDomain as numbered } from '../domain-row.js';
 import type { AdminDomainFilter, AdminDomainRepository, DomainSendingCounts, NumberedDomain } from '../admin-domains.js';
 import type { SendingCounts } from '../admin-teams.js';
-
-const decodeNumber = rowDecoder('domain number', Type.Object({ number: Int }), (r) => r.number);
-const numbered = (row: Row): NumberedDomain => ({ ...decodeDomain(row), number: decodeNumber(row) });
 
 const decodeCounts = rowDecoder('domain sending counts', Type.Object({ domain_key: Text, sent: Int, bounced: Int, complained: Int }), (r) => r);
 

@@ -1,28 +1,9 @@
 // DNS-provider connections of a team in SQLite. The token is stored sealed (see secret-box).
-import { Type } from '@sinclair/typebox';
 import type { Sql } from './sql.js';
-import { Int, OneOf, rowDecoder, Text } from './decode.js';
+import { decodeConnection } from '../dns-connection-row.js';
 import { nowIso } from '../../time.js';
-import { DNS_PROVIDERS, type DnsConnection, type DnsProviderName } from '../../domain/dns-connection.js';
+import type { DnsConnection, DnsProviderName } from '../../domain/dns-connection.js';
 import type { DnsConnectionRepository, NewDnsConnection } from '../dns-connections.js';
-
-const ConnectionRow = Type.Object({
-  team_id: Int,
-  provider: OneOf(DNS_PROVIDERS),
-  token_enc: Text,
-  token_last4: Text,
-  created_at: Text,
-  updated_at: Text,
-});
-
-const decodeConnection = rowDecoder('DNS connection', ConnectionRow, (r): DnsConnection => ({
-  teamId: r.team_id,
-  provider: r.provider,
-  tokenEnc: r.token_enc,
-  tokenLast4: r.token_last4,
-  createdAt: r.created_at,
-  updatedAt: r.updated_at,
-}));
 
 export class DnsConnectionStore implements DnsConnectionRepository {
   constructor(private readonly sql: Sql) {}

@@ -1,48 +1,13 @@
 // Sending and admin keys in SQLite. Only hashes are stored; the value is shown once by the caller.
-import { Type } from '@sinclair/typebox';
 import type { Sql } from './sql.js';
-import { countOf, Int, jsonDecoder, Nullable, OneOf, rowDecoder, Text } from './decode.js';
+import { countOf } from './decode.js';
+import { decodeKey, decodeKeyHash as decodeHash } from '../key-row.js';
 import { limitOffset, type PageOf, type PageRequest } from '../paging.js';
 import { nowIso } from '../../time.js';
 import type { KeyKind } from '../../api-key.js';
-import { isScope, type Scope } from '../../scopes.js';
-import { KEY_STATUSES, type KeyRecord } from '../../domain/key-record.js';
+import type { Scope } from '../../scopes.js';
+import type { KeyRecord } from '../../domain/key-record.js';
 import type { KeyRepository, NewKey } from '../keys.js';
-
-const KeyRow = Type.Object({
-  id: Int,
-  team_id: Int,
-  kind: OneOf(['sending', 'admin'] as const),
-  title: Text,
-  key_hash: Text,
-  key_start: Text,
-  key_end: Text,
-  scopes: Text,
-  domain_id: Nullable(Text),
-  domain_name: Nullable(Text),
-  status: OneOf(KEY_STATUSES),
-  created_at: Text,
-});
-
-/** A scope no longer known (retired since the key was made) is dropped, not kept as an unknown string. */
-const decodeScopes = jsonDecoder('key scopes', Type.Array(Text));
-
-const decodeKey = rowDecoder('API key', KeyRow, (r): KeyRecord => ({
-  id: r.id,
-  teamId: r.team_id,
-  kind: r.kind,
-  title: r.title,
-  keyHash: r.key_hash,
-  keyStart: r.key_start,
-  keyEnd: r.key_end,
-  scopes: decodeScopes(r.scopes).filter(isScope),
-  domainId: r.domain_id,
-  domainName: r.domain_name,
-  status: r.status,
-  createdAt: r.created_at,
-}));
-
-const decodeHash = rowDecoder('key hash', Type.Object({ key_hash: Text }), (r) => r.key_hash);
 
 const SELECT = `SELECT k.*, d.name AS domain_name FROM api_keys k LEFT JOIN domains d ON d.id = k.domain_id`;
 /** What an insert gives back: the row as SELECT reads it, with its domain's name. */

@@ -1,39 +1,11 @@
 // Webhooks of a team in SQLite. The signing secret is stored sealed (see secret-box).
-import { Type } from '@sinclair/typebox';
 import type { Sql } from './sql.js';
-import { countOf, Flag, Int, jsonDecoder, OneOf, rowDecoder, Text } from './decode.js';
+import { countOf } from './decode.js';
+import { decodeWebhook } from '../webhook-row.js';
 import { limitOffset, type PageOf, type PageRequest } from '../paging.js';
 import { nowIso } from '../../time.js';
-import { WEBHOOK_EVENTS, WEBHOOK_STATUSES, type Webhook, type WebhookEvent } from '../../domain/webhook.js';
+import type { Webhook, WebhookEvent } from '../../domain/webhook.js';
 import type { WebhookChange, WebhookFields, WebhookRepository } from '../webhooks.js';
-
-const WebhookRow = Type.Object({
-  id: Int,
-  team_id: Int,
-  title: Text,
-  url: Text,
-  events: Text,
-  status: OneOf(WEBHOOK_STATUSES),
-  include_message: Flag,
-  secret_enc: Text,
-  created_at: Text,
-  updated_at: Text,
-});
-
-const decodeEvents = jsonDecoder('webhook events', Type.Array(OneOf(WEBHOOK_EVENTS)));
-
-const decodeWebhook = rowDecoder('webhook', WebhookRow, (r): Webhook => ({
-  id: r.id,
-  teamId: r.team_id,
-  title: r.title,
-  url: r.url,
-  events: decodeEvents(r.events),
-  status: r.status,
-  includeMessage: r.include_message === 1,
-  secretEnc: r.secret_enc,
-  createdAt: r.created_at,
-  updatedAt: r.updated_at,
-}));
 
 export class WebhookStore implements WebhookRepository {
   constructor(private readonly sql: Sql) {}
