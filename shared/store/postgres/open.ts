@@ -19,6 +19,10 @@ import { PgQueueControlStore } from './queue-control.js';
 import { PgStatisticsStore } from './statistics.js';
 import { PgPlatformStatisticsStore } from './platform-statistics.js';
 import { PgUnitOfWork } from './unit-of-work.js';
+import { PgSuppressionStore } from './suppressions.js';
+import { PgFeedbackStore } from './feedback.js';
+import { PgBillingStore } from './billing.js';
+import { PgPaymentStore } from './payments.js';
 
 /** The repositories of Store the PostgreSQL engine has so far; each engineer adding one adds it here. */
 export type PostgresRepositories = Pick<
@@ -38,6 +42,10 @@ export type PostgresRepositories = Pick<
   | 'statistics'
   | 'platformStatistics'
   | 'transaction'
+  | 'suppressions'
+  | 'feedback'
+  | 'billing'
+  | 'payments'
   | 'close'
 >;
 
@@ -45,6 +53,7 @@ export type PostgresRepositories = Pick<
 export async function openPostgresStore(url: string, options: PoolOptions = {}): Promise<PostgresRepositories> {
   await migratePostgres(url);
   const sql = openPostgres(url, options);
+  const statistics = new PgStatisticsStore(sql);
   return {
     system: new PgSystemStore(sql),
     users: new PgUserStore(sql),
@@ -58,9 +67,14 @@ export async function openPostgresStore(url: string, options: PoolOptions = {}):
     messages: new PgMessageStore(sql),
     queue: new PgQueueStore(sql),
     queueControl: new PgQueueControlStore(sql),
-    statistics: new PgStatisticsStore(sql),
+    statistics,
     platformStatistics: new PgPlatformStatisticsStore(sql),
     transaction: (work) => sql.tx((q) => work(new PgUnitOfWork(q))),
+    suppressions: new PgSuppressionStore(sql),
+    // The reputation figures (feedback.rates) read the statistics' counters.
+    feedback: new PgFeedbackStore(sql, statistics),
+    billing: new PgBillingStore(sql),
+    payments: new PgPaymentStore(sql),
     close: () => sql.close(),
   };
 }
