@@ -10,7 +10,20 @@ import { startPostgres } from '../harness/postgres.js';
 import { runRepositoryContract, type RepositoryKey } from './contract.js';
 
 /** The contract groups the PostgreSQL engine passes: add a group's key once its repositories are in open.ts. */
-export const POSTGRES_READY: readonly RepositoryKey[] = ['system', 'audit-log', 'teams', 'suppressions', 'billing', 'payments', 'figures', 'platform-statistics'];
+export const POSTGRES_READY: readonly RepositoryKey[] = [
+  'system',
+  'audit-log',
+  'teams',
+  'suppressions',
+  'billing',
+  'payments',
+  'figures',
+  'platform-statistics',
+  'domains',
+  'keys',
+  'webhooks',
+  'dns-connections',
+];
 
 /**
  * The engine's repositories as a Store. A repository it does not have yet throws when read, so a check that

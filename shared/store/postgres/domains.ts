@@ -21,7 +21,7 @@ const lockDefault = (q: Queryable, teamId: number) => lockOwner(q, 'domains.defa
 
 /** A taken live name (or, vanishingly, a taken id) inserts nothing: no row comes back. */
 const INSERT = `INSERT INTO domains (id, team_id, name, is_default, dkim_selector, dkim_public_key, dkim_private_key_enc, created_at, updated_at)
-  VALUES ($1, $2, $3, NOT EXISTS (SELECT 1 FROM domains WHERE team_id = $2 AND ${LIVE}), $4, $5, $6, $7, $7)
+  VALUES ($1, $2, $3, (NOT EXISTS (SELECT 1 FROM domains WHERE team_id = $2 AND ${LIVE}))::int, $4, $5, $6, $7, $7)
   ON CONFLICT DO NOTHING RETURNING *`;
 
 /** The team's oldest live domain becomes default when none is. */

@@ -11,6 +11,8 @@ import { PgDomainStore } from './domains.js';
 import { PgKeyStore } from './keys.js';
 import { PgWebhookStore } from './webhooks.js';
 import { PgDnsConnectionStore } from './dns-connections.js';
+import { PgAdminDomainStore } from './admin-domains.js';
+import { PgAdminTeamStore } from './admin-teams.js';
 import { PgTeamStore } from './teams.js';
 import { PgCreditLedgerStore } from './credits.js';
 import { PgMessageStore } from './messages.js';
@@ -46,6 +48,8 @@ export type PostgresRepositories = Pick<
   | 'feedback'
   | 'billing'
   | 'payments'
+  | 'adminDomains'
+  | 'adminTeams'
   | 'close'
 >;
 
@@ -62,6 +66,8 @@ export async function openPostgresStore(url: string, options: PoolOptions = {}):
     keys: new PgKeyStore(sql),
     webhooks: new PgWebhookStore(sql),
     dnsConnections: new PgDnsConnectionStore(sql),
+    adminDomains: new PgAdminDomainStore(sql),
+    adminTeams: new PgAdminTeamStore(sql),
     teams: new PgTeamStore(sql),
     credits: new PgCreditLedgerStore(sql),
     messages: new PgMessageStore(sql),
