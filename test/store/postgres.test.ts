@@ -23,6 +23,14 @@ export const POSTGRES_READY: readonly RepositoryKey[] = [
   'keys',
   'webhooks',
   'dns-connections',
+  'message-log',
+  'queue',
+  'queue-control',
+  'statistics',
+  'concurrent-reads',
+  'feedback',
+  'admin-teams',
+  'admin-domains',
 ];
 
 /**

@@ -8,8 +8,8 @@ import { ParamList, type Queryable } from './sql.js';
 import { Int, Nullable, OneOf, rowDecoder, Text } from './decode.js';
 import { nowIso } from '../../time.js';
 import { RECIPIENT_STATES, OPERATION_APPLIES_TO, type RecipientState } from '../../domain/queue-state.js';
-import { SUPPRESSION_RANK, SUPPRESSION_STATUSES, type SuppressionStatus } from '../../domain/suppression.js';
 import { debitSends, refundUnsent } from './credits.js';
+import { suppressionsListedAmong, upsertSuppression } from './suppressions.js';
 import { PgAuditLogStore } from './audit-log.js';
 import { dropBodies, markKept, recipientStates, setStatuses } from './message-status.js';
 import { bumpFigures } from './figure-counters.js';
@@ -186,47 +186,16 @@ class PgCreditRows implements CreditRows {
   }
 }
 
-const rankOf = (column: string): string => `CASE ${column} ${SUPPRESSION_STATUSES.map((s) => `WHEN '${s}' THEN ${SUPPRESSION_RANK[s]}`).join(' ')} ELSE 0 END`;
-const decodeEmail = rowDecoder('suppressed address', Type.Object({ email: Text }), (r) => r.email);
-
-/**
- * Each (team, address)'s entries folded into the one that applying them in order would leave: a later entry
- * replaces an earlier one unless it is weaker. One upsert then writes them all (it may touch each row only once),
- * and the stronger-status rule holds against the row as committed, in the statement.
- */
-function strongest(entries: ReadonlyArray<NewSuppression & { teamId: number }>): Array<NewSuppression & { teamId: number }> {
-  const folded = new Map<string, NewSuppression & { teamId: number }>();
-  const rank = (s: SuppressionStatus) => SUPPRESSION_RANK[s];
-  for (const e of entries) {
-    const entry = { ...e, email: e.email.toLowerCase() };
-    const key = `${entry.teamId} ${entry.email}`;
-    const held = folded.get(key);
-    if (!held || rank(entry.status) >= rank(held.status)) folded.set(key, entry);
-  }
-  return [...folded.values()].sort((a, b) => a.teamId - b.teamId || (a.email < b.email ? -1 : a.email > b.email ? 1 : 0));
-}
-
 class PgSuppressionRows implements SuppressionRows {
   constructor(private readonly q: Queryable) {}
 
+  /** One upsert per entry, in order (the never-lower rule is the suppression repository's statement): a batch holds few bounces. */
   async upsert(entries: ReadonlyArray<NewSuppression & { teamId: number }>): Promise<void> {
-    const rows = strongest(entries);
-    if (!rows.length) return;
-    await this.q.run(
-      `INSERT INTO suppressions (team_id, email, status, reason, message_id, created_at)
-       SELECT team_id, email, status, reason, message_id, $1 FROM unnest($2::bigint[], $3::text[], $4::text[], $5::text[], $6::text[])
-         WITH ORDINALITY AS s(team_id, email, status, reason, message_id, n) ORDER BY n
-       ON CONFLICT (team_id, email) DO UPDATE SET status = excluded.status, reason = excluded.reason,
-         message_id = excluded.message_id, created_at = excluded.created_at
-       WHERE ${rankOf('excluded.status')} >= ${rankOf('suppressions.status')}`,
-      [nowIso(), rows.map((r) => r.teamId), rows.map((r) => r.email), rows.map((r) => r.status), rows.map((r) => r.reason), rows.map((r) => r.messageId)],
-    );
+    for (const { teamId, ...entry } of entries) await upsertSuppression(this.q, teamId, entry);
   }
 
-  async listedAmong(teamId: number, emails: readonly string[]): Promise<Set<string>> {
-    if (!emails.length) return new Set();
-    const rows = await this.q.all('SELECT email FROM suppressions WHERE team_id = $1 AND email = ANY($2::text[])', [teamId, emails]);
-    return new Set(rows.map(decodeEmail));
+  listedAmong(teamId: number, emails: readonly string[]): Promise<Set<string>> {
+    return suppressionsListedAmong(this.q, teamId, emails);
   }
 }
 
