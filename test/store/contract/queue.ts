@@ -7,6 +7,7 @@ import type { AttemptResult } from '../../../shared/store/queue.js';
 import type { Team } from '../../../shared/domain/team.js';
 import { finishAlone } from '../../../shared/queue/finish.js';
 import { recordBounce, recordComplaint } from '../../../shared/queue/effects.js';
+import { refreshStatuses } from '../../../shared/queue/message-status.js';
 import { attemptResult, leasedMessage, accountOf, check, domainOf, messageOf, record, recipient, type ContractCheck } from './fixtures.js';
 
 /** A message of `team` to `emails` (through `domainId` when given), its recipients leased now under `token` until `until`. */
@@ -195,6 +196,28 @@ export const queueChecks: ContractCheck[] = [
       taken.every((r) => tokenOf.get(r.id) === r.leaseToken),
       'each held under the token of the claim that took it',
     );
+  }),
+
+  check('two transactions moving two recipients of one message at the same moment leave its status as both moves make it', async (t, engine) => {
+    const { store } = await engine.open(t);
+    const team = await accountOf(store);
+    const { messageId, ids } = await leasedMessage(store, team, ['bob@dest.test', 'ann@dest.test'], 'lease-1');
+    // Each transaction moves its recipient, then waits (a little, at most: an engine with one writer runs them one
+    // after the other) for the other to have moved its own before deriving the message's status from both.
+    const done: Array<() => void> = [];
+    const moved = ids.map(() => new Promise<void>((resolve) => done.push(resolve)));
+    const meet = () => Promise.race([Promise.all(moved), new Promise((resolve) => setTimeout(resolve, 300))]);
+    await Promise.all(
+      ids.map((id, i) =>
+        store.transaction(async (tx) => {
+          await tx.recipients.moveIfLeased([move(id, 'lease-1')]);
+          done[i]!();
+          await meet();
+          await refreshStatuses(tx, [messageId]);
+        }),
+      ),
+    );
+    t.equal((await store.messages.get(messageId))?.status, 'sent', 'each derivation saw the other’s move');
   }),
 
   check('results for different recipients of one message recorded at the same moment leave the message as both of them say', async (t, engine) => {
