@@ -16,8 +16,6 @@ export const redisKeys = {
   verifyLock: () => `${P}lock:verify-domains`,
   /** When the last automatic domain-check round ended and what it did (JSON), for `ternmail status`. */
   verifyLastRound: () => `${P}verify:last-round`,
-  /** Held by the process draining the webhook event outbox. */
-  webhooksLock: () => `${P}lock:webhooks`,
   /** Published when a key is revoked, so every process drops it from its cache at once. */
   keyRevokedChannel: () => `${P}keys:revoked`,
   /** Recipients waiting for delivery: member = recipient id, score = when due (epoch ms). Rebuilt from SQLite. */

@@ -31,6 +31,7 @@ export const POSTGRES_READY: readonly RepositoryKey[] = [
   'feedback',
   'admin-teams',
   'admin-domains',
+  'outbox-claims',
 ];
 
 /**

@@ -117,6 +117,34 @@ export class PgFeedbackStore implements FeedbackRepository {
     return (await this.sql.all(`SELECT ${EVENT_COLUMNS} FROM events WHERE state = 'pending' ORDER BY id LIMIT $1`, [limit])).map(decodeEvent);
   }
 
+  /**
+   * Several MTAs' dispatchers claim at once: FOR UPDATE SKIP LOCKED passes over the events another claim is
+   * taking right now, and a row a concurrent claim has just committed is re-checked against the lease (READ
+   * COMMITTED re-reads a locked row's newest version), so no event is leased twice while its lease runs.
+   */
+  async claimEvents(limit: number, now: number, leaseUntil: number, token: string): Promise<OutboxEvent[]> {
+    const rows = await this.sql.all(
+      `UPDATE events SET claim_token = $1, claimed_until = $2
+       WHERE id IN (SELECT id FROM events WHERE state = 'pending' AND (claimed_until IS NULL OR claimed_until <= $3) ORDER BY id LIMIT $4 FOR UPDATE SKIP LOCKED)
+       RETURNING ${EVENT_COLUMNS}`,
+      [token, leaseUntil, now, limit],
+    );
+    return rows.map(decodeEvent).sort((a, b) => a.id - b.id);
+  }
+
+  /** Fenced on the token in the statement: a dispatcher whose claim was taken over changes nothing. */
+  async finishEvent(eventId: number, token: string): Promise<boolean> {
+    const done = await this.sql.run(
+      `UPDATE events SET state = 'delivered', claim_token = NULL, claimed_until = NULL WHERE id = $1 AND claim_token = $2 AND state = 'pending'`,
+      [eventId, token],
+    );
+    return done.changes === 1;
+  }
+
+  async releaseEvents(token: string): Promise<number> {
+    return (await this.sql.run(`UPDATE events SET claim_token = NULL, claimed_until = NULL WHERE claim_token = $1 AND state = 'pending'`, [token])).changes;
+  }
+
   async countPendingEvents(): Promise<number> {
     return countOf((await this.sql.get(`SELECT COUNT(*) AS n FROM events WHERE state = 'pending'`))!);
   }

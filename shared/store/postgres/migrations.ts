@@ -1,6 +1,6 @@
 // The PostgreSQL schema, numbered as SQLite's (store/sqlite/migrations.ts): a database of either engine at
 // version N holds the same tables and columns, so a repository's queries port one to one and `ternmail store
-// copy` moves rows table by table. The engine starts at SQLite's version 33 with one baseline; every later
+// copy` moves rows table by table. The engine starts at SQLite's version 34 with one baseline; every later
 // change is a migration of the same number in both lists (test/store/postgres-engine.test.ts checks that the
 // newest versions are equal). Until the PostgreSQL engine is released (selectable by a user), the baseline may
 // still be edited; after that, never edit a landed migration.
@@ -255,6 +255,8 @@ CREATE TABLE events (
   occurred_at TEXT NOT NULL,
   state TEXT NOT NULL DEFAULT 'pending' CHECK (state IN ('pending', 'delivered')),
   webhook_id BIGINT CONSTRAINT test_event_names_its_webhook CHECK ((message_id IS NULL) = (webhook_id IS NOT NULL)),
+  claim_token TEXT,
+  claimed_until BIGINT,
   UNIQUE (recipient_id, type)
 );
 CREATE INDEX events_pending ON events(state, id) WHERE state = 'pending';
@@ -545,9 +547,9 @@ CREATE TABLE platform_settings (
 
 export const PG_MIGRATIONS: readonly PgMigration[] = [
   {
-    // SQLite's schema as migration 33 left it, in one step: a PostgreSQL database starts where SQLite is.
-    version: 33,
-    name: 'baseline: the schema of SQLite migration 33',
+    // SQLite's schema as migration 34 left it, in one step: a PostgreSQL database starts where SQLite is.
+    version: 34,
+    name: 'baseline: the schema of SQLite migration 34',
     sql: [ACCOUNTS, MESSAGES, QUEUE, FIGURES, USERS, LEDGER].join('\n'),
   },
 ];

@@ -1086,6 +1086,18 @@ DROP TRIGGER queue_depths_on_update;
 DROP TRIGGER queue_depths_on_delete;
 `,
   },
+  {
+    version: 34,
+    name: 'webhook outbox events claimed under a lease token',
+    // The webhook dispatchers of several MTAs claim outbox events as the queue's workers claim recipients: a
+    // token and a lease end on the event, each write fenced on the token (FeedbackRepository.claimEvents), so
+    // no process-wide lock is needed. Null on both: free to claim.
+    // PostgreSQL: the same columns (claimed_until BIGINT), in its baseline.
+    sql: `
+ALTER TABLE events ADD COLUMN claim_token TEXT;
+ALTER TABLE events ADD COLUMN claimed_until INTEGER;
+`,
+  },
 ];
 
 /** The schema version this release brings a database to: its newest migration. */
