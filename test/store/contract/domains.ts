@@ -51,6 +51,14 @@ export const domainChecks: ContractCheck[] = [
     t.equal(listed.rows.filter((d) => d.isDefault).length, 1);
   }),
 
+  check('every team of many creating domains at the same moment gets exactly one default', async (t, engine) => {
+    const { store } = await engine.open(t);
+    const teams = await Promise.all(Array.from({ length: 6 }, () => accountOf(store)));
+    await Promise.all(teams.flatMap((team, i) => Array.from({ length: 5 }, (_, j) => domainOf(store, team, `d${j}.team${i}.race.test`))));
+    const defaults = await Promise.all(teams.map(async (team) => (await store.domains.list(team.id, { page: 1, perPage: 10 })).rows.filter((d) => d.isDefault).length));
+    t.same(defaults, [1, 1, 1, 1, 1, 1]);
+  }),
+
   check('a passing check verifies a draft and ends its checks; a failing one keeps the reason; drafts never checked come first', async (t, engine) => {
     const { store } = await engine.open(t);
     const team = await accountOf(store);

@@ -21,6 +21,20 @@ export const webhookChecks: ContractCheck[] = [
     t.not(await store.webhooks.create(other.id, fields('other'), 'sealed', 3), 'limit_reached', 'each team counts its own');
   }),
 
+  check('every team of many creating webhooks at the same moment stops at its own limit', async (t, engine) => {
+    const { store } = await engine.open(t);
+    const teams = await Promise.all(Array.from({ length: 6 }, () => accountOf(store)));
+    const created = await Promise.all(
+      teams.map(async (team) => {
+        const outcomes = await Promise.all(Array.from({ length: 6 }, (_, i) => store.webhooks.create(team.id, fields(`race${i}`), 'sealed', 2)));
+        return outcomes.filter((o) => o !== 'limit_reached').length;
+      }),
+    );
+    t.same(created, [2, 2, 2, 2, 2, 2]);
+    const listed = await Promise.all(teams.map(async (team) => (await store.webhooks.list(team.id, { page: 1, perPage: 10 })).total));
+    t.same(listed, [2, 2, 2, 2, 2, 2]);
+  }),
+
   check('a webhook is created active, changed field by field, listed oldest first, and reached only through its team', async (t, engine) => {
     const { store } = await engine.open(t);
     const team = await accountOf(store);
