@@ -32,6 +32,7 @@ export const POSTGRES_READY: readonly RepositoryKey[] = [
   'admin-teams',
   'admin-domains',
   'outbox-claims',
+  'credits',
 ];
 
 /**
