@@ -12,6 +12,7 @@ import { ComposePool } from './http/send/compose-pool.js';
 import { runEvery } from '../shared/periodic.js';
 import { measureRecipients, RECIPIENT_GAUGE_DAYS, serveMetrics } from '../shared/metrics.js';
 import type { Readiness } from '../shared/readiness.js';
+import { startHeartbeat } from '../shared/nodes.js';
 
 export interface RunningApi {
   rt: Runtime;
@@ -59,12 +60,15 @@ export async function startApi(config: Config, runtime?: Runtime, options: ApiOp
   const lowBalance = runEvery(config.billing.lowBalanceCheckS * 1000, 'low-balance mail', rt.log, () => core.lowBalance.sweep(rt.log));
   // Expired Idempotency-Key replies leave the database (a no-op when Redis keeps them); any API may sweep.
   const idempotencySweep = runEvery(IDEMPOTENCY_SWEEP_MS, 'idempotency sweep', rt.log, () => core.idempotency.sweep());
+  const metricsPort = metricsServer && (metricsServer.address() as AddressInfo).port;
+  const heartbeat = startHeartbeat(rt, 'api', { api: port, ...(metricsPort === undefined ? {} : { metrics: metricsPort }) });
   return {
     rt,
     server,
     url,
-    metricsUrl: metricsServer && listenerUrl(config.metrics.host, (metricsServer.address() as AddressInfo).port),
+    metricsUrl: metricsPort === undefined ? undefined : listenerUrl(config.metrics.host, metricsPort),
     async close() {
+      await heartbeat.stop();
       metricsServer?.close();
       await new Promise<void>((resolve) => {
         server.close(() => resolve());

@@ -16,6 +16,7 @@ import { DkimKeyCache } from './delivery/dkim.js';
 import { MessagePreparer } from './delivery/prepare.js';
 import { ConnectionCache } from './delivery/connection-cache.js';
 import { Scheduler } from './delivery/scheduler.js';
+import { DestinationSlots } from './delivery/destination-slots.js';
 import type { DeliveryMaterial } from '../shared/core/delivery-material.js';
 import { createCore, MTA_ADAPTERS, type Core } from '../shared/core/index.js';
 import { Queue } from '../shared/queue/queue.js';
@@ -25,6 +26,9 @@ import { ReportWorker } from './feedback/report-worker.js';
 import { Outcomes } from './outcomes/outcome.js';
 import { Reputation } from './outcomes/reputation.js';
 import { WebhookDispatcher } from './feedback/webhooks.js';
+import { startHeartbeat, type NodeHeartbeat } from '../shared/nodes.js';
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { measureQueueDepth, measureRecipients, RECIPIENT_GAUGE_DAYS, serveMetrics } from '../shared/metrics.js';
 
 export interface RunningMta {
@@ -69,6 +73,7 @@ function createScheduler(rt: Runtime, config: Config, { queue, outcomes, resolve
       connections,
       replies,
     },
+    slots: new DestinationSlots({ redis: rt.redis, log: rt.log, leaseMs: config.delivery.destinationSlotLeaseS * 1000 }),
     sendingPoolFor: (teamId) => material.sendingIdentity(teamId),
   });
 }
@@ -86,6 +91,15 @@ async function startReports(
   await reports.start();
   await mx.listen();
   return { inboundSpool, reports, mx };
+}
+
+/** The MTA's heartbeat, naming its SMTP listeners and its metrics listener. */
+function mtaHeartbeat(rt: Runtime, metricsServer: Server): NodeHeartbeat {
+  const { smtp } = rt.config;
+  const ports: Record<string, number> = { metrics: (metricsServer.address() as AddressInfo).port, mx: smtp.mxPort };
+  smtp.starttlsPorts.forEach((port, i) => (ports[i === 0 ? 'submission-starttls' : `submission-starttls-${i + 1}`] = port));
+  smtp.tlsPorts.forEach((port, i) => (ports[i === 0 ? 'submission-tls' : `submission-tls-${i + 1}`] = port));
+  return startHeartbeat(rt, 'mta', ports);
 }
 
 /** `policies` were loaded and validated once (shared/policies): a broken policy file stopped the start before this. */
@@ -117,6 +131,7 @@ export async function startMta(policies: Policies, runtime?: Runtime): Promise<R
   verifier.start();
   await scheduler.start();
   webhooks.start();
+  const heartbeat = mtaHeartbeat(rt, metricsServer);
   rt.log.info({ verifyIntervalS: config.verify.intervalS, dnsServers: config.dnsServers, remotePort: config.delivery.remotePort }, 'mta started');
   return {
     rt,
@@ -133,6 +148,7 @@ export async function startMta(policies: Policies, runtime?: Runtime): Promise<R
       mx.reloadCertificate(readTls(tlsFiles));
     },
     async close() {
+      await heartbeat.stop();
       metricsServer.close();
       await submission.close();
       await mx.close();

@@ -109,6 +109,11 @@ const ConfigSchema = Obj({
     connectTimeoutS: Positive,
     socketTimeoutS: Positive,
     leaseS: Positive,
+    /**
+     * How long a per-destination connection slot shared through Redis is held without being renewed: a
+     * killed MTA's slots come free after this long (a live one renews its slots every third of it).
+     */
+    destinationSlotLeaseS: Type.Integer({ minimum: 3 }),
     /** Per region: the source address and EHLO name of its sending pool (null: the system's and the public host name). */
     pools: Type.Record(Type.String(), Obj({ localAddress: Type.Union([Type.String(), Type.Null()]), ehloName: Type.Union([Type.String(), Type.Null()]) })),
   }),
@@ -164,7 +169,11 @@ const ConfigSchema = Obj({
     apiPort: Type.Union([Type.Integer({ minimum: 0, maximum: 65535 }), Type.Null()]),
   }),
   /** /readyz and `ternmail status`: how long each part (store, Redis, a listener, a process) has to answer. */
-  health: Obj({ probeTimeoutMs: Type.Integer({ minimum: 50, maximum: 30_000 }) }),
+  /**
+   * `heartbeatS`: how often each API and MTA records itself in Redis (the nodes `ternmail status` lists);
+   * `nodeTtlS`: how long a record outlives its last heartbeat, so a killed node disappears by itself.
+   */
+  health: Obj({ probeTimeoutMs: Type.Integer({ minimum: 50, maximum: 30_000 }), heartbeatS: Positive, nodeTtlS: Positive }),
   log: Obj({ level: Type.Unsafe<LogLevel>({ type: 'string', enum: [...LOG_LEVELS] }) }),
   /** Dashboard users: the owner made at first start, cookie and session lifetimes, login throttling. The
    * session and per-email figures are defaults an account's login settings may override (within bounds). */
@@ -358,6 +367,8 @@ function semanticProblems(raw: RawConfig, named: (key: string) => string): strin
     problems.push(`${named('dnsProviders.cloudflare.baseUrl')} "${raw.dnsProviders.cloudflare.baseUrl}" must be an http:// or https:// URL`);
   }
   if (raw.limits.pageSizeDefault > raw.limits.pageSizeMax) problems.push('limits.pageSizeDefault is larger than limits.pageSizeMax');
+  if (raw.health.nodeTtlS <= raw.health.heartbeatS)
+    problems.push('health.nodeTtlS must be longer than health.heartbeatS, or live nodes would blink out between heartbeats');
   if (raw.systemMail.from !== null && !isValidEmail(raw.systemMail.from)) {
     problems.push(`${named('systemMail.from')} "${raw.systemMail.from}" must be an email address on a verified domain of the operator's team`);
   }

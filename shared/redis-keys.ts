@@ -16,8 +16,6 @@ export const redisKeys = {
   verifyLock: () => `${P}lock:verify-domains`,
   /** When the last automatic domain-check round ended and what it did (JSON), for `ternmail status`. */
   verifyLastRound: () => `${P}verify:last-round`,
-  /** Held by the process draining the webhook event outbox. */
-  webhooksLock: () => `${P}lock:webhooks`,
   /** Published when a key is revoked, so every process drops it from its cache at once. */
   keyRevokedChannel: () => `${P}keys:revoked`,
   /** Recipients waiting for delivery: member = recipient id, score = when due (epoch ms). Rebuilt from SQLite. */
@@ -32,4 +30,13 @@ export const redisKeys = {
   idempotency: (teamId: number, key: string) => `${P}idem:${teamId}:${key}`,
   /** A value a page shows once after its form redirected (a new key's), for one session and page; taken when shown. */
   pageFlash: (sessionId: number, page: string) => `${P}flash:${sessionId}:${page}`,
+  /**
+   * Connections open to one destination domain across every MTA: member = a holder's slot id, score = when its
+   * lease runs out (Redis time, ms). Rebuilt by itself: slots are taken again as connections open.
+   */
+  destinationSlots: (domain: string) => `${P}slots:${domain}`,
+  /** Every API and MTA process seen lately: member = node id, score = when its record expires (ms). */
+  nodes: () => `${P}nodes`,
+  /** One node's heartbeat record (JSON), expiring by itself when the node stops renewing it. */
+  node: (id: string) => `${P}node:${id}`,
 } as const;

@@ -103,6 +103,14 @@ t.test('ternmail status against a running Tern prints every part and exits 0', a
     json.json.listeners.every((l: { up: boolean }) => l.up),
     'every listener answers',
   );
+  t.same(
+    json.json.nodes.map((n: { role: string; pid: number }) => [n.role, n.pid]),
+    [
+      ['api', d.api!.pid],
+      ['mta', d.mta!.pid],
+    ],
+    'both processes are listed as nodes by their heartbeats',
+  );
 });
 
 t.test('with Redis down /readyz answers 503 naming redis on both ports, and ternmail status exits 1', async (t) => {
@@ -129,6 +137,7 @@ t.test('with Redis down /readyz answers 503 naming redis on both ports, and tern
   const json = await runCli(['status', '--json'], d.env);
   t.equal(json.code, 1);
   t.match(json.json, { status: 'down', down: ['redis', 'api', 'mta'], redis: { up: false }, domain_check: { known: false, last_round: null } });
+  t.equal(json.json.nodes, null, 'the nodes are unknown, not none, while Redis is down');
 });
 
 t.test('once Redis is back /readyz answers 200 on both ports and ternmail status exits 0', async (t) => {

@@ -121,6 +121,17 @@ t.test('the target starts both services and is started at boot', async (t) => {
   t.ok(words(target, 'Install', 'WantedBy').includes('multi-user.target'));
 });
 
+t.test('each service can be enabled alone on a machine of its role, without the other', async (t) => {
+  for (const [role, unit, other] of [
+    ['api', api, 'ternmail-mta.service'],
+    ['mta', mta, 'ternmail-api.service'],
+  ] as const) {
+    t.ok(words(unit, 'Install', 'WantedBy').includes('multi-user.target'), `${role}: enabled alone, it starts at boot`);
+    for (const key of ['Requires', 'Wants', 'BindsTo', 'Requisite', 'After']) t.notOk(words(unit, 'Unit', key).includes(other), `${role}: no ${key}=${other}`);
+    t.same(words(unit, 'Unit', 'Requires'), [], `${role}: no hard dependency at all (Redis may be on another machine)`);
+  }
+});
+
 t.test('both services carry the hardening directives', async (t) => {
   const expected: Record<string, string> = {
     NoNewPrivileges: 'yes',

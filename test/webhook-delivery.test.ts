@@ -319,6 +319,24 @@ t.test('with private targets allowed (loopback receivers)', async (t) => {
     t.match(await deliveries(w, owner), [{ statusCode: 200 }]);
   });
 
+  t.test('dispatchers of several MTAs draining one outbox at once send each event once', async (t) => {
+    const owner = await team(w);
+    const hk = await hook(w, owner, { url: url(w, '/several') });
+    const events = await Promise.all(
+      Array.from({ length: 40 }, (_, i) =>
+        w.h.rt.store.feedback.addTestEvent({ teamId: owner.id, webhookId: hk.id, type: 'bounced', email: `e${i}@dest.test`, isHardBounce: true, reason: 'test' }),
+      ),
+    );
+    // Besides the running MTA's own dispatcher, two more (as other MTAs would run) go round at the same moment.
+    const resolver = createResolver([w.dns.address]);
+    const others = [new WebhookDispatcher({ rt: w.h.rt, resolver }), new WebhookDispatcher({ rt: w.h.rt, resolver })];
+    await Promise.all(others.map((d) => d.round()));
+    await until('every event to leave the outbox', async () => ((await w.h.rt.store.feedback.countPendingEvents()) === 0 ? true : null));
+    const sent = w.receiver.to('/several').map((r) => r.headers['webhook-id']);
+    t.equal(sent.length, events.length, 'as many deliveries as events');
+    t.same(new Set(sent), new Set(events.map((e) => `evt_${e.id}`)), 'each event once');
+  });
+
   t.test('delivery records older than feedback.webhookLogDays are pruned', async (t) => {
     const owner = await team(w);
     await hook(w, owner, { url: url(w, '/prune-a') });

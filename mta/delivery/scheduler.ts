@@ -1,6 +1,7 @@
 // The scheduler: claims due recipients from the queue (queue/queue.ts), groups them by destination domain
 // and runs deliveries within a global and a per-domain concurrency cap, then hands the results back to the
-// queue. The queue's schedule is rebuilt on start, after a Redis reconnect, and swept for anything overdue
+// queue. The per-domain cap holds across every MTA on the same Redis: a connection's batch starts only with a
+// slot from destination-slots.ts (the local count stays, and is all there is while Redis does not answer). The queue's schedule is rebuilt on start, after a Redis reconnect, and swept for anything overdue
 // every SWEEP_MS, so losing Redis loses no message.
 import type { Runtime } from '../../shared/runtime/runtime.js';
 import { expiry, type AttemptResult, type DueRecipient, type Queue } from '../../shared/queue/queue.js';
@@ -12,6 +13,7 @@ import type { RetryPolicy } from '../../shared/policies/retry.js';
 import { deliverToDomain, type DeliverOptions, type DeliveryJob, type JobResult } from './deliver.js';
 import type { MessagePreparer } from './prepare.js';
 import type { Outcomes } from '../outcomes/outcome.js';
+import type { DestinationSlots } from './destination-slots.js';
 
 const POLL_MS = 250;
 /**
@@ -21,6 +23,8 @@ const POLL_MS = 250;
 const WAKE_COALESCE_MS = 25;
 const SWEEP_MS = 30_000;
 const MAX_WAITING = 5_000;
+/** A destination full across the MTAs is asked again after this long (or when one of our own batches to it ends). */
+const FULL_RETRY_MS = 250;
 
 export interface SchedulerDeps {
   rt: Runtime;
@@ -30,6 +34,8 @@ export interface SchedulerDeps {
   verpSecret: Buffer;
   deliver: Omit<DeliverOptions, 'ehloName' | 'localAddress'>;
   outcomes: Outcomes;
+  /** Connection slots per destination shared with the other MTAs. */
+  slots: DestinationSlots;
   /** The sending pool of a team's region. */
   sendingPoolFor(teamId: number): Promise<{ ehloName: string; localAddress?: string }>;
 }
@@ -37,6 +43,8 @@ export interface SchedulerDeps {
 export class Scheduler {
   private readonly waiting = new Map<string, DueRecipient[]>();
   private readonly activePerDomain = new Map<string, number>();
+  /** Destinations found full across the MTAs, and when to ask for a slot again. */
+  private readonly fullUntil = new Map<string, number>();
   private readonly inFlight = new Set<Promise<void>>();
   /** Every recipient this scheduler holds a lease on, by id. */
   private readonly leased = new Map<number, DueRecipient>();
@@ -54,6 +62,7 @@ export class Scheduler {
 
   async start(): Promise<void> {
     this.stopped = false;
+    this.d.slots.start();
     await this.d.queue.rebuild();
     // Woken by new mail; after Redis comes back (possibly empty), the queue rebuilds its schedule.
     this.unwatch = await this.d.queue.watch(() => this.wake());
@@ -76,6 +85,7 @@ export class Scheduler {
     let timer: NodeJS.Timeout | undefined;
     await Promise.race([Promise.all(this.inFlight), new Promise((r) => (timer = setTimeout(r, graceMs)))]);
     clearTimeout(timer);
+    await this.d.slots.stop();
     // Every lease still held: those waiting for a connection, and deliveries that outlived the grace.
     await this.d.queue.release([...this.leased.values()]).catch(() => undefined);
   }
@@ -131,7 +141,11 @@ export class Scheduler {
   /** Starts deliveries while the caps allow: one connection per batch of recipients of one domain. */
   private dispatch(): void {
     const { concurrency, perDomainConcurrency, recipientsPerConnection } = this.d.rt.config.delivery;
+    const now = Date.now();
     for (const [domain, list] of this.waiting) {
+      const fullUntil = this.fullUntil.get(domain);
+      if (fullUntil !== undefined && fullUntil > now) continue;
+      this.fullUntil.delete(domain);
       while (list.length && this.active < concurrency && (this.activePerDomain.get(domain) ?? 0) < perDomainConcurrency) {
         const batch = list.splice(0, recipientsPerConnection);
         this.run(domain, batch);
@@ -144,7 +158,7 @@ export class Scheduler {
   private run(domain: string, batch: DueRecipient[]): void {
     this.active++;
     this.activePerDomain.set(domain, (this.activePerDomain.get(domain) ?? 0) + 1);
-    const job = this.deliverBatch(domain, batch)
+    const job = this.deliverWithSlot(domain, batch)
       .catch((err: Error) => this.d.rt.log.error({ err: err.message, domain }, 'delivery batch failed'))
       .finally(() => {
         this.active--;
@@ -153,6 +167,24 @@ export class Scheduler {
         if (!this.stopped) this.dispatch();
       });
     this.inFlight.add(job);
+  }
+
+  /** Delivers the batch under a slot of its destination; when the destination is full, it waits in line again. */
+  private async deliverWithSlot(domain: string, batch: DueRecipient[]): Promise<void> {
+    const slot = await this.d.slots.take(domain, this.d.rt.config.delivery.perDomainConcurrency);
+    if (!slot) {
+      this.fullUntil.set(domain, Date.now() + FULL_RETRY_MS);
+      // After stop() the waiting lists are gone and the batch's leases are released with every other one.
+      if (!this.stopped) this.waiting.set(domain, [...batch, ...(this.waiting.get(domain) ?? [])]);
+      return;
+    }
+    try {
+      await this.deliverBatch(domain, batch);
+    } finally {
+      // Our own connection ended: the destination has room again, whatever we heard before.
+      this.fullUntil.delete(domain);
+      await this.d.slots.release(slot);
+    }
   }
 
   private async deliverBatch(domain: string, batch: DueRecipient[]): Promise<void> {

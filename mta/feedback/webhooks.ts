@@ -6,8 +6,6 @@ import { createHmac, randomBytes } from 'node:crypto';
 import type { Resolver } from 'node:dns/promises';
 import { readFileSync } from 'node:fs';
 import { rootCertificates } from 'node:tls';
-import { redisKeys } from '../../shared/redis-keys.js';
-import { RELEASE_LOCK_SCRIPT } from '../../shared/redis.js';
 import type { Runtime } from '../../shared/runtime/runtime.js';
 import type { OutboxEvent } from '../../shared/domain/feedback.js';
 import type { Webhook } from '../../shared/domain/webhook.js';
@@ -37,10 +35,11 @@ export const USER_AGENT = 'Tern-Webhooks/1.0';
 const BATCH = 32;
 const PARALLEL_EVENTS = 8;
 const PRUNE_EVERY_MS = 3_600_000;
-// Held while a round runs, so two MTA processes never send the same event twice. Longer than a batch can
-// take: ceil(32 / 8) waves of at most one 10 s attempt each.
-const LOCK_KEY = redisKeys.webhooksLock();
-const LOCK_TTL_MS = 120_000;
+// A round's events are leased to it in the store (claimEvents), so the dispatchers of several MTAs drain the
+// outbox together and never send one event twice while its lease runs. Longer than a batch can take:
+// ceil(32 / 8) waves of at most one 10 s attempt each. A dispatcher that dies leaves its events to be taken
+// over when the lease runs out.
+const LEASE_MS = 120_000;
 
 /** The JSON body: the specification's event fields, plus the message when the webhook asks for it; a test event says so. */
 export function eventBody(event: OutboxEvent, message: MessageSummary | null): string {
@@ -97,7 +96,6 @@ export class WebhookDispatcher {
   /** Set when a wake() or a full batch arrives during a round: the next round starts at once. */
   private again = false;
   private lastPrune = 0;
-  private readonly holder = randomBytes(8).toString('hex');
   private readonly ca: string[] | undefined;
   private readonly timeoutMs: number;
   private readonly pollMs: number;
@@ -131,7 +129,7 @@ export class WebhookDispatcher {
 
   /** One round over a batch of pending events; returns how many were handled. Never throws. */
   round(): Promise<number> {
-    this.running ??= this.lockedRound()
+    this.running ??= this.claimedRound()
       .catch((err: Error) => {
         this.d.rt.log.error({ err: err.message }, 'webhook round failed');
         return 0;
@@ -150,17 +148,19 @@ export class WebhookDispatcher {
     }, delay);
   }
 
-  private async lockedRound(): Promise<number> {
-    const { redis } = this.d.rt;
+  /** A batch claimed under a token of the round's own; what the round did not finish (a stop) is given back at its end. */
+  private async claimedRound(): Promise<number> {
+    const { feedback } = this.d.rt.store;
     await this.prune();
-    if ((await redis.set(LOCK_KEY, this.holder, 'PX', LOCK_TTL_MS, 'NX')) !== 'OK') return 0;
+    const token = randomBytes(12).toString('hex');
+    const now = Date.now();
+    const events = await feedback.claimEvents(BATCH, now, now + LEASE_MS, token);
     try {
-      const events = await this.d.rt.store.feedback.pendingEvents(BATCH);
       if (events.length === BATCH) this.again = true;
-      await eachLimited(events, PARALLEL_EVENTS, (event) => (this.stopped ? Promise.resolve() : this.dispatch(event)));
+      await eachLimited(events, PARALLEL_EVENTS, (event) => (this.stopped ? Promise.resolve() : this.dispatch(event, token)));
       return events.length;
     } finally {
-      await redis.eval(RELEASE_LOCK_SCRIPT, 1, LOCK_KEY, this.holder).catch(() => undefined);
+      if (events.length) await feedback.releaseEvents(token).catch((err: Error) => this.d.rt.log.warn({ err: err.message }, 'webhook claim not given back'));
     }
   }
 
@@ -171,12 +171,15 @@ export class WebhookDispatcher {
     return hook ? [hook] : [];
   }
 
-  /** Every subscriber gets its one attempt, then the event leaves the outbox whatever the outcomes. */
-  private async dispatch(event: OutboxEvent): Promise<void> {
+  /**
+   * Every subscriber gets its one attempt, then the event leaves the outbox whatever the outcomes, if the round
+   * still holds it: a claim taken over (this round outlived its lease) leaves the event to its new holder.
+   */
+  private async dispatch(event: OutboxEvent, token: string): Promise<void> {
     const hooks = await this.recipientsOf(event);
     const message = hooks.some((h) => h.includeMessage) ? await this.messageOf(event) : null;
     await Promise.all(hooks.map((hook) => this.deliver(event, hook, hook.includeMessage ? message : null)));
-    await this.d.rt.store.feedback.markDelivered(event.id);
+    if (!(await this.d.rt.store.feedback.finishEvent(event.id, token))) this.d.rt.log.warn({ event: event.id }, 'webhook event taken over by another dispatcher');
   }
 
   private async messageOf(event: OutboxEvent): Promise<MessageSummary | null> {

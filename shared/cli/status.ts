@@ -2,7 +2,7 @@
 // prints it, for a person by default or as one JSON object with --json. The exit code says whether all is up.
 import type { Config } from '../config.js';
 import { connectRedis } from '../redis.js';
-import type { ProcessStatus, SystemStatusReport } from '../core/system-status.js';
+import type { NodeRecord, ProcessStatus, SystemStatusReport } from '../core/system-status.js';
 import { withHost } from './host-commands.js';
 import { operatorRedisUrl } from './managed-redis.js';
 
@@ -30,6 +30,24 @@ function domainCheckLine(r: SystemStatusReport): string {
   return `last round ended ${round.endedAt}: ${round.checked} checked, ${round.verified} verified, ${round.expired} expired`;
 }
 
+/** "mta db2.example 4127 Tern 1.4.0, ports mx 25, metrics 9465, up 3d 04h, seen 2s ago": one node as a person reads it. */
+function nodeLine(n: NodeRecord, now: number): string {
+  const ports = Object.entries(n.ports)
+    .map(([name, port]) => `${name} ${port}`)
+    .join(', ');
+  const up = duration(Math.max(0, Math.floor((now - Date.parse(n.startedAt)) / 1000)));
+  const seen = Math.max(0, Math.round((now - Date.parse(n.lastSeen)) / 1000));
+  return `${n.role} ${n.host} pid ${n.pid} Tern ${n.version}, ports ${ports}, up ${up}, seen ${seen}s ago`;
+}
+
+/** The Nodes row and one more row per node after the first. */
+function nodeRows(r: SystemStatusReport): Array<[string, string]> {
+  if (!r.nodes.known) return [['Nodes', 'unknown (Redis does not answer)']];
+  if (r.nodes.nodes.length === 0) return [['Nodes', 'none has recorded a heartbeat']];
+  const now = Date.now();
+  return r.nodes.nodes.map((n, i): [string, string] => [i === 0 ? 'Nodes' : '', nodeLine(n, now)]);
+}
+
 function humanText(r: SystemStatusReport): string {
   const rows: Array<[string, string]> = [
     ['Versions', `Tern ${r.versions.tern}, Node ${r.versions.node}, ${r.versions.database}`],
@@ -44,6 +62,7 @@ function humanText(r: SystemStatusReport): string {
         .map(([state, n]) => `${state} ${n}`)
         .join(', ') + ' (recipients in the queue)',
     ],
+    ...nodeRows(r),
     ['Domain check', domainCheckLine(r)],
     ['Webhooks', `${r.webhookOutbox} event(s) waiting in the outbox`],
     ['Status', r.down.length === 0 ? 'ok' : `DOWN: ${r.down.join(', ')}`],
@@ -75,6 +94,18 @@ function jsonObject(r: SystemStatusReport): Record<string, unknown> {
       last_round: round && { ended_at: round.endedAt, checked: round.checked, verified: round.verified, expired: round.expired },
     },
     webhook_outbox: r.webhookOutbox,
+    nodes: r.nodes.known
+      ? r.nodes.nodes.map((n) => ({
+          id: n.id,
+          role: n.role,
+          host: n.host,
+          pid: n.pid,
+          version: n.version,
+          ports: n.ports,
+          started_at: n.startedAt,
+          last_seen: n.lastSeen,
+        }))
+      : null,
   };
 }
 

@@ -46,6 +46,7 @@ const USAGE = `usage: ternmail <command>
     SELECTORS: [--team ID] [--domain D] [--state queued|deferred|sending|held] [--older-than 90s|15m|1h|2d] [--message ID]
   backup --to FILE
   restore --from FILE --data-dir DIR
+  store copy --to postgres://USER@HOST:PORT/DATABASE [--json]   (a stopped installation into an empty database)
   status [--json]
   config check`;
 
@@ -197,6 +198,11 @@ const operatorCommands: Record<string, Command> = {
       if (!created.ok) throw userCommandError(created.refusal);
       return userBody(created.value.user, created.value.oneTimePassword);
     });
+  },
+  // The store is opened by the copy itself (the SQLite database held exclusively, not migrated), not by withHost.
+  'store copy': async (config, args) => {
+    const { storeCopyCommand } = await import('./store-commands.js');
+    return storeCopyCommand(config, args);
   },
   'operator list': (config, args) => {
     flags(args, {});

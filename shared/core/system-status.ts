@@ -1,6 +1,6 @@
 // The operator's view of a running Tern (`ternmail status`, later the platform-admin pages): versions, data
 // dir and schema, Redis, each process's readiness and uptime, the SMTP listeners, the queue, the last
-// domain-check round and the webhook outbox. It only reads, and decides here what counts as down.
+// domain-check round, the webhook outbox, and every API and MTA node that recorded a heartbeat in Redis. It only reads, and decides here what counts as down.
 import type { Redis } from 'ioredis';
 import type { Config } from '../config.js';
 import { ternVersion } from '../version.js';
@@ -9,9 +9,11 @@ import { redisAnswers } from '../redis.js';
 import type { Queue } from '../queue/queue.js';
 import type { Store } from '../store/index.js';
 import { lastRecordedRound, type RecordedRound } from '../verification/rounds.js';
+import { seenNodes, type NodeRecord } from '../nodes.js';
 
 export type { ProcessReadiness } from '../process-probe.js';
 export type { RecordedRound } from '../verification/rounds.js';
+export type { NodeRecord } from '../nodes.js';
 
 export type ProcessName = 'api' | 'mta';
 
@@ -35,6 +37,9 @@ export interface ListenerStatus {
 /** The last round of the automatic domain check; unknown while Redis, where it is recorded, does not answer. */
 export type DomainCheckStatus = { known: true; lastRound: RecordedRound | null } | { known: false };
 
+/** The API and MTA processes whose heartbeat has not expired; unknown while Redis, where they record it, does not answer. */
+export type NodesStatus = { known: true; nodes: NodeRecord[] } | { known: false };
+
 export interface SystemStatusReport {
   versions: { tern: string; node: string; database: string };
   dataDir: string;
@@ -45,6 +50,7 @@ export interface SystemStatusReport {
   /** Recipients in the queue (in flight, and held), by state. */
   queue: Record<string, number>;
   domainCheck: DomainCheckStatus;
+  nodes: NodesStatus;
   /** Webhook events waiting in the outbox. */
   webhookOutbox: number;
   /** What is down or not ready ("redis", "api", "mta", "smtp:<port>"); empty when all is well. */
@@ -79,6 +85,7 @@ export class SystemStatus {
       store.feedback.countPendingEvents(),
     ]);
     const domainCheck: DomainCheckStatus = redisUp ? { known: true, lastRound: await lastRecordedRound(this.d.redis) } : { known: false };
+    const nodes: NodesStatus = redisUp ? { known: true, nodes: await seenNodes(this.d.redis) } : { known: false };
     const down = [
       ...(redisUp ? [] : ['redis']),
       ...processes.filter((p) => p.readiness.state !== 'ready').map((p) => p.name),
@@ -93,6 +100,7 @@ export class SystemStatus {
       listeners,
       queue: depth,
       domainCheck,
+      nodes,
       webhookOutbox,
       down,
     };

@@ -63,6 +63,16 @@ export interface FeedbackRepository {
   recipientByMessageIdHeader(messageIdHeader: string, email: string | null): Promise<number | null>;
   /** Events still in the outbox, oldest first. */
   pendingEvents(limit: number): Promise<OutboxEvent[]>;
+  /**
+   * Leases up to `limit` events of the outbox, oldest first, to one dispatcher under `token` until `leaseUntil`
+   * (epoch ms): an event another dispatcher holds is skipped unless its lease ran out at `now`, and then it is
+   * taken over (the new token fences out the old holder). The events stay pending until finished.
+   */
+  claimEvents(limit: number, now: number, leaseUntil: number, token: string): Promise<OutboxEvent[]>;
+  /** Marks a claimed event delivered if `token` still holds it; false when it was taken over (or is already delivered). */
+  finishEvent(eventId: number, token: string): Promise<boolean>;
+  /** Gives back the events `token` still holds (a round's leftovers), pending and free to claim at once; how many. */
+  releaseEvents(token: string): Promise<number>;
   /** How many events wait in the outbox (the operator's status). */
   countPendingEvents(): Promise<number>;
   /** Every event of a message, delivered or not, oldest first. */

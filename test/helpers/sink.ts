@@ -17,6 +17,10 @@ export interface Sink {
   messages: SunkMessage[];
   /** SMTP sessions opened so far (connections). */
   sessions: number;
+  /** How long it waits before answering a message's data (a slow MX host); 0 by default. */
+  dataDelayMs: number;
+  /** Messages whose data is being taken or answered now (one per connection at most), and the most there ever were at once. */
+  transactions: { now: number; most: number };
   /** Decides the reply to RCPT TO; null accepts. */
   rcptReply: (address: string) => { code: number; message: string } | null;
   waitFor(count: number, timeoutMs?: number): Promise<SunkMessage[]>;
@@ -25,12 +29,38 @@ export interface Sink {
   close(): Promise<void>;
 }
 
+/** Keeps one message's data, and answers it after the sink's delay. */
+function takeData(sink: Sink, stream: SMTPServerDataStream, session: SMTPServerSession, callback: (err?: Error | null) => void): void {
+  sink.transactions.now++;
+  sink.transactions.most = Math.max(sink.transactions.most, sink.transactions.now);
+  const chunks: Buffer[] = [];
+  stream.on('data', (c: Buffer) => chunks.push(c));
+  stream.on('end', () => {
+    sink.messages.push({
+      from: session.envelope.mailFrom ? session.envelope.mailFrom.address : '',
+      to: session.envelope.rcptTo.map((r) => r.address),
+      raw: Buffer.concat(chunks),
+      secure: session.secure,
+      heloName: session.hostNameAppearsAs,
+      remoteAddress: session.remoteAddress,
+    });
+    const answer = () => {
+      sink.transactions.now--;
+      callback();
+    };
+    if (sink.dataDelayMs > 0) setTimeout(answer, sink.dataDelayMs);
+    else answer();
+  });
+}
+
 export async function startSink(): Promise<Sink> {
   const port = await freePort();
   const sink: Sink = {
     port,
     messages: [],
     sessions: 0,
+    dataDelayMs: 0,
+    transactions: { now: 0, most: 0 },
     rcptReply: () => null,
     async waitFor(count, timeoutMs = 15_000) {
       const deadline = Date.now() + timeoutMs;
@@ -60,21 +90,7 @@ export async function startSink(): Promise<Sink> {
       const err = Object.assign(new Error(reply.message), { responseCode: reply.code });
       callback(err);
     },
-    onData(stream: SMTPServerDataStream, session: SMTPServerSession, callback) {
-      const chunks: Buffer[] = [];
-      stream.on('data', (c: Buffer) => chunks.push(c));
-      stream.on('end', () => {
-        sink.messages.push({
-          from: session.envelope.mailFrom ? session.envelope.mailFrom.address : '',
-          to: session.envelope.rcptTo.map((r) => r.address),
-          raw: Buffer.concat(chunks),
-          secure: session.secure,
-          heloName: session.hostNameAppearsAs,
-          remoteAddress: session.remoteAddress,
-        });
-        callback();
-      });
-    },
+    onData: (stream: SMTPServerDataStream, session: SMTPServerSession, callback: (err?: Error | null) => void) => takeData(sink, stream, session, callback),
   });
   server.on('error', () => undefined);
   await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', () => resolve()));

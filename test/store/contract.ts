@@ -8,7 +8,7 @@ import { keyChecks } from './contract/keys.js';
 import { webhookChecks } from './contract/webhooks.js';
 import { suppressionChecks } from './contract/suppressions.js';
 import { messageLogChecks } from './contract/message-log.js';
-import { feedbackChecks } from './contract/feedback.js';
+import { feedbackChecks, outboxClaimChecks } from './contract/feedback.js';
 import { statisticsChecks } from './contract/statistics.js';
 import { userChecks } from './contract/users.js';
 import { loginSecurityChecks } from './contract/login-security.js';
@@ -41,6 +41,7 @@ const REPOSITORIES = [
   ['suppressions', 'suppressions', suppressionChecks],
   ['message-log', 'message log', messageLogChecks],
   ['feedback', 'feedback', feedbackChecks],
+  ['outbox-claims', 'the webhook outbox claimed by several dispatchers (feedback)', outboxClaimChecks],
   ['statistics', 'statistics', statisticsChecks],
   ['users', 'users, sessions and application passwords', userChecks],
   ['login-security', 'auth log and login settings', loginSecurityChecks],

@@ -1,6 +1,5 @@
-// Opens the PostgreSQL store of a database URL: migrated, behind the repositories written so far. Not yet
-// reachable from openStore (shared/store/index.ts): the engine is incomplete, so no user can select it; the
-// contract suite runs what exists (test/store/postgres.test.ts).
+// Opens the PostgreSQL store of a database URL, its schema brought up to date first: every repository of Store,
+// each passing the whole contract suite (test/store/postgres.test.ts).
 import type { Store } from '../index.js';
 import { openPostgres, type PoolOptions } from './sql.js';
 import { migratePostgres } from './migrate.js';
@@ -16,17 +15,29 @@ import { PgAdminTeamStore } from './admin-teams.js';
 import { PgTeamStore } from './teams.js';
 import { PgCreditLedgerStore } from './credits.js';
 import { PgIdempotencyStore } from './idempotency.js';
+import { PgSessionStore } from './sessions.js';
+import { PgApplicationPasswordStore } from './application-passwords.js';
+import { PgAuthLogStore, PgLoginSettingsStore } from './login-security.js';
+import { PgPasswordResetStore } from './password-resets.js';
+import { PgInvitationStore } from './invitations.js';
+import { PgPlatformInvitationStore } from './platform-invitations.js';
+import { PgMessageStore } from './messages.js';
+import { PgQueueStore } from './queue.js';
+import { PgQueueControlStore } from './queue-control.js';
+import { PgStatisticsStore } from './statistics.js';
+import { PgPlatformStatisticsStore } from './platform-statistics.js';
+import { PgUnitOfWork } from './unit-of-work.js';
 
-/** The repositories of Store the PostgreSQL engine has so far; each engineer adding one adds it here. */
-export type PostgresRepositories = Pick<
-  Store,
-  'system' | 'users' | 'auditLog' | 'teams' | 'credits' | 'domains' | 'keys' | 'webhooks' | 'dnsConnections' | 'adminDomains' | 'adminTeams' | 'idempotency' | 'close'
->;
+import { PgSuppressionStore } from './suppressions.js';
+import { PgFeedbackStore } from './feedback.js';
+import { PgBillingStore } from './billing.js';
+import { PgPaymentStore } from './payments.js';
 
 /** The store of the database at `url`, its schema brought up to date first. */
-export async function openPostgresStore(url: string, options: PoolOptions = {}): Promise<PostgresRepositories> {
+export async function openPostgresStore(url: string, options: PoolOptions = {}): Promise<Store> {
   await migratePostgres(url);
   const sql = openPostgres(url, options);
+  const statistics = new PgStatisticsStore(sql);
   return {
     system: new PgSystemStore(sql),
     users: new PgUserStore(sql),
@@ -39,6 +50,24 @@ export async function openPostgresStore(url: string, options: PoolOptions = {}):
     adminTeams: new PgAdminTeamStore(sql),
     teams: new PgTeamStore(sql),
     credits: new PgCreditLedgerStore(sql),
+    sessions: new PgSessionStore(sql),
+    applicationPasswords: new PgApplicationPasswordStore(sql),
+    authLog: new PgAuthLogStore(sql),
+    loginSettings: new PgLoginSettingsStore(sql),
+    passwordResets: new PgPasswordResetStore(sql),
+    invitations: new PgInvitationStore(sql),
+    platformInvitations: new PgPlatformInvitationStore(sql),
+    messages: new PgMessageStore(sql),
+    queue: new PgQueueStore(sql),
+    queueControl: new PgQueueControlStore(sql),
+    statistics,
+    platformStatistics: new PgPlatformStatisticsStore(sql),
+    transaction: (work) => sql.tx((q) => work(new PgUnitOfWork(q))),
+    suppressions: new PgSuppressionStore(sql),
+    // The reputation figures (feedback.rates) read the statistics' counters.
+    feedback: new PgFeedbackStore(sql, statistics),
+    billing: new PgBillingStore(sql),
+    payments: new PgPaymentStore(sql),
     idempotency: new PgIdempotencyStore(sql),
     close: () => sql.close(),
   };

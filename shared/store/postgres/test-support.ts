@@ -3,13 +3,7 @@
 import type { StoreTestSupport } from '../test-support.js';
 import { nowIso } from '../../time.js';
 import { openPostgres } from './sql.js';
-
-/**
- * A call the engine cannot make yet: the message log's and the queue's moves carry figure counters along
- * (store/sqlite/test-support.ts), and those counters belong to the repositories that keep them. It fails loudly,
- * so a check reaching it fails rather than passes; the engineer writing those repositories writes these calls.
- */
-const notYet = (name: string) => (): Promise<never> => Promise.reject(new Error(`not on PostgreSQL yet: StoreTestSupport.${name}`));
+import { backdateMessage, forceRecipient } from './test-moves.js';
 
 /** The tests' support on the (already migrated) database of `url`. */
 export function openPostgresTestSupport(url: string): Promise<StoreTestSupport> {
@@ -20,9 +14,17 @@ export function openPostgresTestSupport(url: string): Promise<StoreTestSupport> 
   return Promise.resolve({
     deleteTeam: (id) => set('UPDATE teams SET deleted_at = $1 WHERE id = $2', [nowIso(), id]),
     backdateDomain: (id, createdAt) => set('UPDATE domains SET created_at = $1 WHERE id = $2', [createdAt, id]),
-    backdateMessage: notYet('backdateMessage'),
-    forceRecipientOutcome: notYet('forceRecipientOutcome'),
-    forceRecipientInFlight: notYet('forceRecipientInFlight'),
+    backdateMessage: (id, createdAt) => sql.tx((q) => backdateMessage(q, id, createdAt)),
+    forceRecipientOutcome: (recipientId, state, complained) =>
+      sql.tx((q) =>
+        forceRecipient(q, recipientId, state, complained, 'state = $1, complained_at = $2, next_attempt_at = NULL, updated_at = $3', [
+          state,
+          complained ? nowIso() : null,
+          nowIso(),
+        ]),
+      ),
+    forceRecipientInFlight: (recipientId, state, lastReply, at) =>
+      sql.tx((q) => forceRecipient(q, recipientId, state, null, 'state = $1, last_reply = $2, attempts = attempts + 1, updated_at = $3', [state, lastReply, at])),
     backdateWebhookDelivery: (id, attemptedAt) => set('UPDATE webhook_deliveries SET attempted_at = $1 WHERE id = $2', [attemptedAt, id]),
     setInvitationExpiry: (id, expiresAt) => set('UPDATE invitations SET expires_at = $1 WHERE id = $2', [expiresAt, id]),
     setPlatformInvitationExpiry: (id, expiresAt) => set('UPDATE platform_invitations SET expires_at = $1 WHERE id = $2', [expiresAt, id]),

@@ -16,6 +16,9 @@ import type { DeliveryQuery, FeedbackRepository, NewTestEvent, NewWebhookDeliver
 const SUCCEEDED = '(status_code BETWEEN 200 AND 299)';
 const FAILED = '(status_code IS NULL OR status_code NOT BETWEEN 200 AND 299)';
 
+/** An event's columns (not its claim: a lease is the dispatchers' business, not the event's). */
+const EVENT_COLUMNS = 'id, team_id, type, message_id, webhook_id, email, is_hard_bounce, reason, occurred_at, state';
+
 const decodeEvent = rowDecoder(
   'event',
   Type.Object({
@@ -93,6 +96,29 @@ export class FeedbackStore implements FeedbackRepository {
 
   async pendingEvents(limit: number): Promise<OutboxEvent[]> {
     return (await this.sql.all(`SELECT * FROM events WHERE state = 'pending' ORDER BY id LIMIT ?`, [limit])).map(decodeEvent);
+  }
+
+  /** One statement picks and leases the events: SQLite's single writer makes it atomic against other claims. */
+  async claimEvents(limit: number, now: number, leaseUntil: number, token: string): Promise<OutboxEvent[]> {
+    const rows = await this.sql.returning(
+      `UPDATE events SET claim_token = ?, claimed_until = ?
+       WHERE id IN (SELECT id FROM events WHERE state = 'pending' AND (claimed_until IS NULL OR claimed_until <= ?) ORDER BY id LIMIT ?)
+       RETURNING ${EVENT_COLUMNS}`,
+      [token, leaseUntil, now, limit],
+    );
+    return rows.map(decodeEvent).sort((a, b) => a.id - b.id);
+  }
+
+  async finishEvent(eventId: number, token: string): Promise<boolean> {
+    const done = await this.sql.run(
+      `UPDATE events SET state = 'delivered', claim_token = NULL, claimed_until = NULL WHERE id = ? AND claim_token = ? AND state = 'pending'`,
+      [eventId, token],
+    );
+    return done.changes === 1;
+  }
+
+  async releaseEvents(token: string): Promise<number> {
+    return (await this.sql.run(`UPDATE events SET claim_token = NULL, claimed_until = NULL WHERE claim_token = ? AND state = 'pending'`, [token])).changes;
   }
 
   async countPendingEvents(): Promise<number> {

@@ -1087,12 +1087,24 @@ DROP TRIGGER queue_depths_on_delete;
 `,
   },
   {
+    version: 34,
+    name: 'webhook outbox events claimed under a lease token',
+    // The webhook dispatchers of several MTAs claim outbox events as the queue's workers claim recipients: a
+    // token and a lease end on the event, each write fenced on the token (FeedbackRepository.claimEvents), so
+    // no process-wide lock is needed. Null on both: free to claim.
+    // PostgreSQL: the same columns (claimed_until BIGINT), in its baseline.
+    sql: `
+ALTER TABLE events ADD COLUMN claim_token TEXT;
+ALTER TABLE events ADD COLUMN claimed_until INTEGER;
+`,
+  },
+  {
     version: 35,
     name: 'idempotency replies in the database',
     // The replies of sends made with an Idempotency-Key, per team and key, for installations that keep them in
     // the database rather than Redis (idempotency.store; the default on PostgreSQL), so a Redis failover loses
     // none. A row without a reply is a reservation in progress; expires_at ends either (swept in batches).
-    // 34 is the webhook outbox's claims (another branch). PostgreSQL: the same table, in its baseline.
+    // PostgreSQL: the same table, in its baseline.
     sql: `
 CREATE TABLE idempotency_replies (
   team_id INTEGER NOT NULL REFERENCES teams(id),

@@ -6,7 +6,7 @@
 import { Type } from '@sinclair/typebox';
 import type { Sql, SqlValue } from './sql.js';
 import { countOf, Int, OneOf, rowDecoder, Text } from './decode.js';
-import { countSpans, type Span } from './count-spans.js';
+import { countSpans, type Span } from '../count-spans.js';
 import { MESSAGE_STATUSES } from '../../domain/queue-state.js';
 import { FIGURE_TABLE } from '../../domain/figures.js';
 import type { CountPeriod, DomainCount, StatisticsRepository, StatusCount, TimeCount, TimeCountQuery, TimeGrain } from '../statistics.js';

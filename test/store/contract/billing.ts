@@ -72,6 +72,15 @@ export const billingChecks: ContractCheck[] = [
     t.same(issued.map((i) => i.number).sort(), ['INV-000001', 'INV-000002', 'INV-000003', 'INV-000004']);
   }),
 
+  check('of issues of one payment made at once (a retried webhook racing the first), one invoice is issued and every issue returns it', async (t, engine) => {
+    const { store } = await engine.open(t);
+    const ada = await accountOf(store);
+    const issued = await Promise.all([1, 2, 3, 4].map(() => store.billing.issueInvoice(draft(ada.id, 'pi_same'), 'INV-')));
+    t.same(new Set(issued.map((i) => i.id)).size, 1, 'one invoice');
+    t.same(issued[0]?.number, 'INV-000001');
+    t.equal((await store.billing.issueInvoice(draft(ada.id, 'pi_next'), 'INV-')).number, 'INV-000002', 'and no number lost');
+  }),
+
   check('a revision keeps the number, changes only the buyer, counts up, and is refused for another account', async (t, engine) => {
     const { store } = await engine.open(t);
     const ada = await accountOf(store);

@@ -2,6 +2,7 @@
 // delivery records, reputation figures and inbound reports.
 import { accountOf, at, messageOf, record, recipient, check, type ContractCheck } from './fixtures.js';
 import { recordBounce, recordComplaint } from '../../../shared/queue/effects.js';
+import type { Store } from '../../../shared/store/index.js';
 
 export const feedbackChecks: ContractCheck[] = [
   check('a test event waits in the outbox for its one webhook, about no message, and leaves it as a real event does', async (t, engine) => {
@@ -235,5 +236,57 @@ export const feedbackChecks: ContractCheck[] = [
     t.equal(await store.feedback.recipientByMessageIdHeader(several.messageIdHeader, 'BOB@dest.test'), bob);
     t.equal(await store.feedback.recipientByMessageIdHeader(several.messageIdHeader, null), null, 'several and no address: none');
     t.equal(await store.feedback.recipientByMessageIdHeader('<unknown@one.test>', 'bob@dest.test'), null);
+  }),
+];
+
+/** Test events in a team's outbox (for a webhook id the events name only: no webhook is read), oldest first. */
+async function outboxOf(store: Store, teamId: number, count: number): Promise<number[]> {
+  const ids: number[] = [];
+  for (let i = 0; i < count; i++) {
+    const event = await store.feedback.addTestEvent({ teamId, webhookId: 1, type: 'bounced', email: `e${i}@dest.test`, isHardBounce: true, reason: 'test' });
+    ids.push(event.id);
+  }
+  return ids;
+}
+
+export const outboxClaimChecks: ContractCheck[] = [
+  check('a claim leases events to one dispatcher until its lease runs out; a claim taken over fences out the old holder', async (t, engine) => {
+    const { store } = await engine.open(t);
+    const team = await accountOf(store);
+    const [first, second, third] = await outboxOf(store, team.id, 3);
+    const now = Date.parse(at(0));
+    const ids = async (claimed: Promise<Array<{ id: number }>>) => (await claimed).map((e) => e.id);
+    t.same(await ids(store.feedback.claimEvents(2, now, now + 60_000, 'a')), [first, second], 'oldest first, up to the limit');
+    t.same(await ids(store.feedback.claimEvents(10, now, now + 60_000, 'b')), [third], 'another claim skips the leased ones');
+    t.same(await ids(store.feedback.claimEvents(10, now + 59_999, now + 60_000, 'x')), [], 'while their leases run');
+    t.equal(await store.feedback.countPendingEvents(), 3, 'claimed events are still pending');
+    t.equal(await store.feedback.finishEvent(first!, 'b'), false, 'not finished under another claim’s token');
+    t.equal(await store.feedback.finishEvent(first!, 'a'), true);
+    t.equal(await store.feedback.finishEvent(first!, 'a'), false, 'finished once');
+    t.same(await ids(store.feedback.claimEvents(10, now + 60_000, now + 120_000, 'c')), [second, third], 'a lease run out is taken over');
+    t.equal(await store.feedback.finishEvent(second!, 'a'), false, 'the old holder is fenced out');
+    t.equal(await store.feedback.releaseEvents('b'), 0, 'a claim taken over gives back nothing');
+    t.equal(await store.feedback.finishEvent(second!, 'c'), true);
+    t.equal(await store.feedback.releaseEvents('c'), 1, 'the rest of a claim is given back');
+    t.same(await ids(store.feedback.claimEvents(10, now + 60_000, now + 120_000, 'd')), [third], 'and free to claim at once');
+    t.same(
+      (await store.feedback.pendingEvents(10)).map((e) => e.id),
+      [third],
+    );
+  }),
+
+  check('of claims made at once, each event goes to one claim only', async (t, engine) => {
+    const { store } = await engine.open(t);
+    const team = await accountOf(store);
+    const events = await outboxOf(store, team.id, 24);
+    const now = Date.parse(at(0));
+    const claims = await Promise.all(['a', 'b', 'c', 'd', 'e', 'f'].map((token) => store.feedback.claimEvents(6, now, now + 60_000, token)));
+    const claimed = claims.flatMap((c) => c.map((e) => e.id));
+    t.equal(new Set(claimed).size, claimed.length, 'no event in two claims');
+    t.same(
+      [...claimed].sort((a, b) => a - b),
+      events,
+      'and every event claimed',
+    );
   }),
 ];

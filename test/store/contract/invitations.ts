@@ -116,4 +116,13 @@ export const invitationChecks: ContractCheck[] = [
     );
     t.equal((await store.users.listByTeam(account.id)).length, 1);
   }),
+
+  check('of several invitations of one account to one email made at once, every one is stored and one only stays open', async (t, engine) => {
+    const { store } = await engine.open(t);
+    const account = await accountOf(store);
+    const tokens = ['r1', 'r2', 'r3', 'r4', 'r5', 'r6'];
+    const made = await Promise.all(tokens.map((token, n) => store.invitations.create(invitation(account.id, n % 2 ? 'Ada@example.com' : 'ada@EXAMPLE.com', token))));
+    const now = await Promise.all(made.map((i) => store.invitations.get(i.id, account.id)));
+    t.same(now.map((i) => i?.status).sort(), ['open', 'replaced', 'replaced', 'replaced', 'replaced', 'replaced'], 'each new one replaced the one open before it');
+  }),
 ];

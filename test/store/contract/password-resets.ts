@@ -67,4 +67,13 @@ export const passwordResetChecks: ContractCheck[] = [
     t.equal(uses.filter((u) => u !== undefined).length, 1);
     t.equal(await store.users.passwordHash(ada.id), uses[0] ? '$argon2id$a' : '$argon2id$b', "the winner's hash is the one kept");
   }),
+
+  check('of several links made at once for one user, one only stays usable', async (t, engine) => {
+    const { store } = await engine.open(t);
+    const ada = await userOf(store, 'ada@example.com');
+    const tokens = ['r1', 'r2', 'r3', 'r4', 'r5', 'r6'];
+    await Promise.all(tokens.map((token) => store.passwordResets.create(linkOf(ada.id, token))));
+    const found = await Promise.all(tokens.map((token) => store.passwordResets.findByTokenHash(sha(token))));
+    t.equal(found.filter((r) => r !== undefined).length, 1, 'each new one replaced the unused one before it');
+  }),
 ];

@@ -137,4 +137,25 @@ export const platformInvitationChecks: ContractCheck[] = [
     t.equal(accepted.account.creditBalance, 0);
     t.same((await store.credits.list(accepted.account.id, { page: 1, perPage: 10 })).rows, [], 'no entry of nothing');
   }),
+
+  check('of several invitations to one email made at once, one only stays open, and each replaced one is handed to one audit entry', async (t, engine) => {
+    const { store } = await engine.open(t);
+    const op = await operatorOf(store, 'op@tern.test');
+    const tokens = ['r1', 'r2', 'r3', 'r4', 'r5', 'r6'];
+    const made = await Promise.all(
+      tokens.map((token, n) =>
+        store.platformInvitations.create(invitation(op.id, n % 2 ? 'Ada@example.com' : 'ada@EXAMPLE.com', token), audited(op.id, 'invitation.create')),
+      ),
+    );
+    const now = await Promise.all(made.map((i) => store.platformInvitations.get(i.id)));
+    t.same(now.map((i) => i?.status).sort(), ['open', 'replaced', 'replaced', 'replaced', 'replaced', 'replaced']);
+    const replaced = now.filter((i) => i?.status === 'replaced').map((i) => i!.id);
+    const audit = await store.auditLog.list({ action: 'invitation.create' }, { page: 1, perPage: 10 });
+    const handed = audit.rows.flatMap((e) => (e.before === null ? [] : [(e.before as { id: number }).id]));
+    t.same(
+      handed.sort((a, b) => a - b),
+      replaced.sort((a, b) => a - b),
+      'the invitation each one really replaced',
+    );
+  }),
 ];

@@ -7,7 +7,8 @@ import type { AttemptResult } from '../../../shared/store/queue.js';
 import type { Team } from '../../../shared/domain/team.js';
 import { finishAlone } from '../../../shared/queue/finish.js';
 import { recordBounce, recordComplaint } from '../../../shared/queue/effects.js';
-import { attemptResult, leasedMessage, accountOf, check, domainOf, type ContractCheck } from './fixtures.js';
+import { refreshStatuses } from '../../../shared/queue/message-status.js';
+import { attemptResult, leasedMessage, accountOf, check, domainOf, messageOf, record, recipient, type ContractCheck } from './fixtures.js';
 
 /** A message of `team` to `emails` (through `domainId` when given), its recipients leased now under `token` until `until`. */
 /** The ids of a message's recipients, recorded and leased at once (see leasedMessage). */
@@ -173,5 +174,65 @@ export const queueChecks: ContractCheck[] = [
     t.equal(second?.eventId, null);
     t.match(await store.domains.get(domain.id), { totalSent: 1, totalComplained: 1 });
     t.match(await store.suppressions.get(team.id, 'bob@dest.test'), { status: 'complained' });
+  }),
+
+  check('claims of the same recipients made at the same moment by several workers take each recipient once', async (t, engine) => {
+    const { store } = await engine.open(t);
+    const team = await accountOf(store);
+    const message = messageOf(team, { recipients: Array.from({ length: 24 }, (_, i) => recipient(`r${i}@dest.test`)) });
+    const ids = await record(store, message);
+    const now = Date.now();
+    const tokens = ['worker-a', 'worker-b', 'worker-c', 'worker-d'];
+    const claims = await Promise.all(tokens.map((token) => store.queue.claim(ids, now, now + 60_000, token)));
+    const taken = claims.flat();
+    t.same(
+      taken.map((r) => r.id).sort((a, b) => a - b),
+      [...ids].sort((a, b) => a - b),
+      'every recipient taken once, none twice',
+    );
+    const leases = await store.transaction((tx) => tx.recipients.leasesOf(ids));
+    const tokenOf = new Map(leases.map((l) => [l.id, l.leaseToken]));
+    t.ok(
+      taken.every((r) => tokenOf.get(r.id) === r.leaseToken),
+      'each held under the token of the claim that took it',
+    );
+  }),
+
+  check('two transactions moving two recipients of one message at the same moment leave its status as both moves make it', async (t, engine) => {
+    const { store } = await engine.open(t);
+    const team = await accountOf(store);
+    const { messageId, ids } = await leasedMessage(store, team, ['bob@dest.test', 'ann@dest.test'], 'lease-1');
+    // Each transaction moves its recipient, then waits (a little, at most: an engine with one writer runs them one
+    // after the other) for the other to have moved its own before deriving the message's status from both.
+    const done: Array<() => void> = [];
+    const moved = ids.map(() => new Promise<void>((resolve) => done.push(resolve)));
+    const meet = () => Promise.race([Promise.all(moved), new Promise((resolve) => setTimeout(resolve, 300))]);
+    await Promise.all(
+      ids.map((id, i) =>
+        store.transaction(async (tx) => {
+          await tx.recipients.moveIfLeased([move(id, 'lease-1')]);
+          done[i]!();
+          await meet();
+          await refreshStatuses(tx, [messageId]);
+        }),
+      ),
+    );
+    t.equal((await store.messages.get(messageId))?.status, 'sent', 'each derivation saw the other’s move');
+  }),
+
+  check('results for different recipients of one message recorded at the same moment leave the message as both of them say', async (t, engine) => {
+    const { store } = await engine.open(t);
+    const team = await accountOf(store);
+    for (let round = 0; round < 5; round++) {
+      const { messageId, ids } = await leasedMessage(store, team, ['bob@dest.test', 'ann@dest.test'], `lease-${round}`);
+      const outcomes = await Promise.all(ids.map((id) => finishAlone(store.transaction, [result(id, `lease-${round}`, 'sent')])));
+      t.same(
+        outcomes.flatMap((o) => o.refused),
+        [],
+        'both results applied',
+      );
+      t.equal((await store.messages.get(messageId))?.status, 'sent', `round ${round}: the message is sent`);
+      t.equal(await store.messages.body(messageId), undefined, `round ${round}: its body is dropped`);
+    }
   }),
 ];

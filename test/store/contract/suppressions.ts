@@ -28,6 +28,14 @@ export const suppressionChecks: ContractCheck[] = [
     t.equal(await store.suppressions.get((await accountOf(store)).id, 'someone@dest.test'), undefined, 'each team has its own list');
   }),
 
+  check('entries of one address added at once end with the highest rank, whatever order they land in', async (t, engine) => {
+    const { store } = await engine.open(t);
+    const team = await accountOf(store);
+    const statuses: SuppressionStatus[] = ['suppressed', 'bounced', 'complained', 'bounced', 'suppressed', 'bounced', 'suppressed', 'suppressed'];
+    await Promise.all(statuses.map((status, i) => store.suppressions.add(team.id, { email: 'race@dest.test', status, reason: `${status} ${i}`, messageId: null })));
+    t.match(await store.suppressions.get(team.id, 'race@dest.test'), { status: 'complained', reason: 'complained 2' }, 'no lower entry replaced it');
+  }),
+
   check('a team’s suppressions list newest first, filter by status and by a literal search, and are removed by address', async (t, engine) => {
     const { store } = await engine.open(t);
     const team = await accountOf(store);

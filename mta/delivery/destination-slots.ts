@@ -1,0 +1,166 @@
+// Per-destination connection slots shared by every MTA on one Redis, as KumoMTA's shared throttles are: a
+// sorted set per destination domain whose members are the slots held (score: when each one's lease runs out,
+// in Redis's own clock, so machines' clocks never matter). A slot is taken before a connection's batch starts
+// and given back when it ends: one script call each way per connection, never per message. A live holder
+// renews all its slots in one round trip every third of the lease; a killed MTA stops renewing, and its slots
+// are reclaimed by the next taker once their lease has run out. When Redis does not answer, the scheduler's
+// local per-process cap alone applies (said once in the log): sending goes on rather than stops.
+import { randomUUID } from 'node:crypto';
+import type { Redis } from 'ioredis';
+import type { Logger } from '../../shared/log.js';
+import { redisKeys } from '../../shared/redis-keys.js';
+
+/** Redis's time in ms (TIME is allowed in scripts: Redis 7 replicates a script's effects, not the script). */
+const NOW = `local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)`;
+
+/** KEYS[1]: the destination's set; ARGV: slot id, limit, lease ms. 1 when taken, 0 when the destination is full. */
+const TAKE = `${NOW}
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
+if redis.call('ZCARD', KEYS[1]) >= tonumber(ARGV[2]) then return 0 end
+redis.call('ZADD', KEYS[1], now + tonumber(ARGV[3]), ARGV[1])
+if redis.call('PTTL', KEYS[1]) < tonumber(ARGV[3]) then redis.call('PEXPIRE', KEYS[1], ARGV[3]) end
+return 1`;
+
+/** KEYS: the sets; ARGV[1]: lease ms, then one slot id per key. Pushes each still-held slot's lease; how many were. */
+const RENEW = `${NOW}
+local renewed = 0
+for i = 1, #KEYS do
+  renewed = renewed + redis.call('ZADD', KEYS[i], 'XX', 'CH', now + tonumber(ARGV[1]), ARGV[i + 1])
+  if redis.call('PTTL', KEYS[i]) < tonumber(ARGV[1]) then redis.call('PEXPIRE', KEYS[i], ARGV[1]) end
+end
+return renewed`;
+
+/** A slot taken: in Redis (`id` names it there), or only locally while Redis did not answer. */
+export type Slot = { domain: string; id: string; shared: true } | { domain: string; shared: false };
+
+interface SlotCommands {
+  ternSlotTake(key: string, id: string, limit: number, leaseMs: number): Promise<number>;
+  ternSlotRenew(numberOfKeys: number, ...args: Array<string | number>): Promise<number>;
+}
+
+const hasCommands = (redis: Redis): redis is Redis & SlotCommands =>
+  typeof (redis as Partial<SlotCommands>).ternSlotTake === 'function' && typeof (redis as Partial<SlotCommands>).ternSlotRenew === 'function';
+
+/** The client with the scripts defined on it (ioredis sends EVALSHA, and EVAL once per connection). */
+function withCommands(redis: Redis): Redis & SlotCommands {
+  if (!hasCommands(redis)) {
+    redis.defineCommand('ternSlotTake', { lua: TAKE, numberOfKeys: 1 });
+    redis.defineCommand('ternSlotRenew', { lua: RENEW });
+  }
+  if (!hasCommands(redis)) throw new Error('ioredis did not define the destination-slot scripts');
+  return redis;
+}
+
+export interface DestinationSlotsOptions {
+  redis: Redis;
+  log: Logger;
+  /** How long a slot lives without renewal (config.delivery.destinationSlotLeaseS). */
+  leaseMs: number;
+  /** How long a take may wait for Redis before the local cap alone decides (default 1 s). */
+  timeoutMs?: number;
+}
+
+export class DestinationSlots {
+  /** Slot ids held in Redis, with their domain. */
+  private readonly held = new Map<string, string>();
+  private readonly holder = randomUUID();
+  private seq = 0;
+  private renewTimer: NodeJS.Timeout | null = null;
+  /** Redis failed the last call: the local cap alone applies until it answers again. */
+  private degraded = false;
+
+  constructor(private readonly o: DestinationSlotsOptions) {}
+
+  start(): void {
+    this.renewTimer = setInterval(() => void this.renew(), Math.max(1000, Math.floor(this.o.leaseMs / 3)));
+    this.renewTimer.unref();
+  }
+
+  /** Stops renewing and gives back every slot still held. */
+  async stop(): Promise<void> {
+    if (this.renewTimer) clearInterval(this.renewTimer);
+    this.renewTimer = null;
+    await Promise.all([...this.held].map(([id, domain]) => this.release({ domain, id, shared: true })));
+  }
+
+  /**
+   * A slot for one connection to `domain` when fewer than `limit` are held across every MTA; null when the
+   * destination is full. A local slot when Redis does not answer in time.
+   */
+  async take(domain: string, limit: number): Promise<Slot | null> {
+    const id = `${this.holder}:${++this.seq}`;
+    const taking = this.o.redis.status === 'ready' ? withCommands(this.o.redis).ternSlotTake(redisKeys.destinationSlots(domain), id, limit, this.o.leaseMs) : null;
+    const answer = taking ? await within(taking, this.o.timeoutMs ?? 1000) : { ok: false as const, reason: `Redis is ${this.o.redis.status}` };
+    if (!answer.ok) {
+      // A take that lands after we gave up would hold a slot nobody uses: give it back then.
+      void taking?.then((taken) => (taken === 1 ? this.forget(domain, id) : undefined)).catch(() => undefined);
+      this.degrade(answer.reason);
+      return { domain, shared: false };
+    }
+    this.recover();
+    if (answer.value !== 1) return null;
+    this.held.set(id, domain);
+    return { domain, id, shared: true };
+  }
+
+  /** Gives a slot back (a local one needs nothing); a failure leaves it to expire with its lease. */
+  async release(slot: Slot): Promise<void> {
+    if (!slot.shared) return;
+    this.held.delete(slot.id);
+    await this.forget(slot.domain, slot.id);
+  }
+
+  /** Slots held in Redis now, for tests and stop. */
+  heldCount(): number {
+    return this.held.size;
+  }
+
+  private async forget(domain: string, id: string): Promise<void> {
+    await this.o.redis.zrem(redisKeys.destinationSlots(domain), id).catch(() => undefined);
+  }
+
+  /** One round trip for every slot held; one lost (its lease ran out while Redis was away) is said in the log. */
+  private async renew(): Promise<void> {
+    const slots = [...this.held];
+    if (!slots.length || this.o.redis.status !== 'ready') return;
+    try {
+      const keys = slots.map(([, domain]) => redisKeys.destinationSlots(domain));
+      const renewed = await withCommands(this.o.redis).ternSlotRenew(keys.length, ...keys, this.o.leaseMs, ...slots.map(([id]) => id));
+      if (renewed < slots.length) this.o.log.warn({ held: slots.length, renewed }, 'destination slots expired before renewal');
+    } catch (err) {
+      this.degrade((err as Error).message);
+    }
+  }
+
+  private degrade(reason: string): void {
+    if (this.degraded) return;
+    this.degraded = true;
+    this.o.log.warn({ reason }, 'shared destination limits unavailable: delivering under the per-process cap alone until Redis answers');
+  }
+
+  private recover(): void {
+    if (!this.degraded) return;
+    this.degraded = false;
+    this.o.log.info('shared destination limits back');
+  }
+}
+
+type Answer<T> = { ok: true; value: T } | { ok: false; reason: string };
+
+/** What `p` resolves to within `ms`, or why not. */
+async function within<T>(p: Promise<T>, ms: number): Promise<Answer<T>> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<Answer<T>>((resolve) => (timer = setTimeout(() => resolve({ ok: false, reason: `no answer in ${ms} ms` }), ms)));
+  try {
+    return await Promise.race([
+      p.then(
+        (value): Answer<T> => ({ ok: true, value }),
+        (err: Error): Answer<T> => ({ ok: false, reason: err.message }),
+      ),
+      late,
+    ]);
+  } finally {
+    clearTimeout(timer);
+  }
+}

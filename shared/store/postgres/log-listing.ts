@@ -1,0 +1,178 @@
+// How the message log is listed on PostgreSQL: the page and the count statements of a listing, from its filters
+// (indexes on team, domain and date; whole days counted from message_counts; words through the generated `search`
+// column and its GIN index). A status filter finds a message with ANY recipient in that status, through
+// message_statuses (a row per message and status its recipients are in), as on SQLite.
+import { ParamList, type SqlValue } from './sql.js';
+import { limitOffset } from '../paging.js';
+import type { MessageStatus } from '../../domain/queue-state.js';
+import type { MessageQuery } from '../message-log.js';
+
+/** One SQL statement with its parameters (`$1`, `$2`, … in the order given). */
+export interface Statement {
+  sql: string;
+  params: SqlValue[];
+}
+
+/** The two statements of a log listing: its page, and the count that becomes `total`. */
+export interface ListStatements {
+  page: Statement;
+  count: Statement;
+}
+
+/** The columns a listed message is read with (not the search column: a page never needs it). */
+export const LISTED_COLUMNS = (alias: string): string =>
+  ['rowid', 'id', 'team_id', 'domain_id', 'sending_key_id', 'source', 'envelope_from', 'from_email', 'from_name', 'subject', 'to_json', 'reply_to']
+    .concat(['message_id_header', 'size', 'has_attachments', 'headers_json', 'status', 'error', 'created_at', 'sent_at', 'updated_at'])
+    .map((c) => `${alias}.${c}`)
+    .join(', ');
+
+/**
+ * A tsquery (for to_tsquery('simple', …)) matching every word of the user's text as a whole word, with no operator
+ * of its own; a word typed with a trailing `*` matches as a prefix. A word is a run of letters and digits, as
+ * FTS5's tokenizer splits text on SQLite; the search column is generated from the text with its punctuation made
+ * spaces (migrations.ts), so an address is found by its parts there too. Each word is quoted, so nothing the user
+ * types is read as an operator.
+ */
+export function tsQuery(text: string): string | null {
+  const words = text.toLowerCase().match(/[\p{L}\p{N}]+\*?/gu) ?? [];
+  if (!words.length) return null;
+  return words.map((w) => (w.endsWith('*') ? `'${w.slice(0, -1)}':*` : `'${w}'`)).join(' & ');
+}
+
+/** The statements list() runs, or null when the search text has no word (nothing can match). */
+export function listStatements(teamId: number | null, query: MessageQuery): ListStatements | null {
+  if (query.search === undefined) {
+    if (query.status !== undefined) return { page: statusPage(teamId, query.status, query), count: statusCount(teamId, query.status, query) };
+    return { page: indexedPage(teamId, query), count: countedTotal(teamId, query) };
+  }
+  const match = tsQuery(query.search);
+  return match ? searchStatements(match, teamId, query) : null;
+}
+
+/** What created_at holds (toISOString()): splitting bounds into UTC days relies on it. */
+const ISO_MILLIS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
+
+type Filters = Pick<MessageQuery, 'status' | 'domainId' | 'from' | 'to'>;
+
+/** The filters of a listing as conditions on `messages` under `alias`; a null team is every team. */
+function conditions(alias: string, teamId: number | null, q: Filters, p: ParamList): string {
+  const terms: string[] = [];
+  if (teamId !== null) terms.push(`${alias}.team_id = ${p.add(teamId)}`);
+  if (q.status !== undefined) terms.push(`EXISTS (SELECT 1 FROM message_statuses s WHERE s.message_rowid = ${alias}.rowid AND s.status = ${p.add(q.status)})`);
+  if (q.domainId !== undefined) terms.push(`${alias}.domain_id = ${p.add(q.domainId)}`);
+  if (q.from !== undefined) terms.push(`${alias}.created_at >= ${p.add(q.from)}`);
+  if (q.to !== undefined) terms.push(`${alias}.created_at <= ${p.add(q.to)}`);
+  return terms.join(' AND ') || 'TRUE';
+}
+
+const paged = (p: ParamList, q: MessageQuery): string => {
+  const [limit, offset] = limitOffset(q);
+  return `LIMIT ${p.add(limit)} OFFSET ${p.add(offset)}`;
+};
+
+/** Newest first: created_at, then the row number (identity order) among messages of the same millisecond. */
+function indexedPage(teamId: number | null, q: MessageQuery): Statement {
+  const p = new ParamList();
+  const where = conditions('m', teamId, q, p);
+  return { sql: `SELECT ${LISTED_COLUMNS('m')} FROM messages m WHERE ${where} ORDER BY m.created_at DESC, m.rowid DESC ${paged(p, q)}`, params: p.values };
+}
+
+/** The conditions of a status listing on message_statuses `s` (and `m`, its message, for the domain). */
+function statusConditions(teamId: number | null, status: MessageStatus, q: MessageQuery, p: ParamList): string {
+  const terms = [`s.status = ${p.add(status)}`];
+  if (teamId !== null) terms.push(`s.team_id = ${p.add(teamId)}`);
+  if (q.from !== undefined) terms.push(`s.created_at >= ${p.add(q.from)}`);
+  if (q.to !== undefined) terms.push(`s.created_at <= ${p.add(q.to)}`);
+  if (q.domainId !== undefined) terms.push(`m.domain_id = ${p.add(q.domainId)}`);
+  return terms.join(' AND ');
+}
+
+/** The messages with a recipient in `status`, newest first, walked on message_statuses' index (team, status, created_at). */
+function statusPage(teamId: number | null, status: MessageStatus, q: MessageQuery): Statement {
+  const p = new ParamList();
+  const where = statusConditions(teamId, status, q, p);
+  return {
+    sql: `SELECT ${LISTED_COLUMNS('m')} FROM message_statuses s JOIN messages m ON m.rowid = s.message_rowid
+      WHERE ${where} ORDER BY s.created_at DESC, s.message_rowid DESC ${paged(p, q)}`,
+    params: p.values,
+  };
+}
+
+function statusCount(teamId: number | null, status: MessageStatus, q: MessageQuery): Statement {
+  const p = new ParamList();
+  const where = statusConditions(teamId, status, q, p);
+  const join = q.domainId === undefined ? '' : ' JOIN messages m ON m.rowid = s.message_rowid';
+  return { sql: `SELECT COUNT(*) AS n FROM message_statuses s${join} WHERE ${where}`, params: p.values };
+}
+
+/**
+ * The exact total without a search: whole days from message_counts (moved by the writes that record a message or
+ * set its status: figure-counters.ts), and the days the date bounds cut into counted on the index, so no count
+ * walks more than a day of messages.
+ */
+function countedTotal(teamId: number | null, q: MessageQuery): Statement {
+  const p = new ParamList();
+  if ((q.from !== undefined && !ISO_MILLIS.test(q.from)) || (q.to !== undefined && !ISO_MILLIS.test(q.to))) {
+    return { sql: `SELECT COUNT(*) AS n FROM messages m WHERE ${conditions('m', teamId, q, p)}`, params: p.values }; // bounds the day arithmetic cannot split
+  }
+  const span = daySpan(q.from, q.to);
+  const parts = [
+    wholeDaysCount(teamId, q, span, p),
+    ...span.cut.map((range) => `(SELECT COUNT(*) FROM messages m WHERE ${conditions('m', teamId, { ...q, ...range }, p)})`),
+  ];
+  return { sql: `SELECT (${parts.join(' + ')})::bigint AS n`, params: p.values };
+}
+
+function wholeDaysCount(teamId: number | null, q: MessageQuery, span: DaySpan, p: ParamList): string {
+  const days = span.wholeDays.map(({ op, day }) => `day ${op} ${p.add(day)}`);
+  // Every team's whole days without a domain: the platform's counters, a row per day and status.
+  if (teamId === null && q.domainId === undefined) return `(SELECT COALESCE(SUM(n), 0) FROM platform_message_counts WHERE ${days.join(' AND ') || 'TRUE'})`;
+  const terms = [...(teamId === null ? [] : [`team_id = ${p.add(teamId)}`]), ...(q.domainId === undefined ? [] : [`domain_key = ${p.add(q.domainId)}`]), ...days];
+  return `(SELECT COALESCE(SUM(n), 0) FROM message_counts WHERE ${terms.join(' AND ')})`;
+}
+
+interface DaySpan {
+  /** Conditions on message_counts.day that keep the whole UTC days within the bounds. */
+  wholeDays: Array<{ op: '>' | '>=' | '<' | '<='; day: string }>;
+  /** The days a bound cuts into, each narrowed to the bounds; the index answers them. */
+  cut: Array<{ from: string; to: string }>;
+}
+
+const dayOf = (iso: string): string => iso.slice(0, 10);
+const startOf = (day: string): string => `${day}T00:00:00.000Z`;
+const endOf = (day: string): string => `${day}T23:59:59.999Z`;
+
+/** Splits inclusive created_at bounds into whole days and the (at most two) days they cut into. */
+function daySpan(from: string | undefined, to: string | undefined): DaySpan {
+  const cutFrom = from !== undefined && from > startOf(dayOf(from)) ? dayOf(from) : undefined;
+  const cutTo = to !== undefined && to < endOf(dayOf(to)) ? dayOf(to) : undefined;
+  const cutDays = [...new Set([cutFrom, cutTo])].filter((day): day is string => day !== undefined);
+  const wholeDays: DaySpan['wholeDays'] = [];
+  // A cut day is counted apart, so the whole days start after it (end before it): no date arithmetic needed.
+  if (from !== undefined) wholeDays.push(cutFrom ? { op: '>', day: cutFrom } : { op: '>=', day: dayOf(from) });
+  if (to !== undefined) wholeDays.push(cutTo ? { op: '<', day: cutTo } : { op: '<=', day: dayOf(to) });
+  return {
+    wholeDays,
+    // Narrowed to both bounds, so a day cut at both ends, or bounds the wrong way round, count only what is inside.
+    cut: cutDays.map((day) => ({
+      from: from !== undefined && from > startOf(day) ? from : startOf(day),
+      to: to !== undefined && to < endOf(day) ? to : endOf(day),
+    })),
+  };
+}
+
+/**
+ * A search: the GIN index on the search column gives the matching messages, each checked against the filters,
+ * newest first. The count stops at its limit (the paging depth), so a common word does not count the whole log.
+ */
+function searchStatements(match: string, teamId: number | null, q: MessageQuery): ListStatements {
+  const p = new ParamList();
+  const walk = `FROM messages m WHERE m.search @@ to_tsquery('simple', ${p.add(match)}) AND ${conditions('m', teamId, q, p)}`;
+  const pageParams = new ParamList();
+  pageParams.values.push(...p.values);
+  const page = `SELECT ${LISTED_COLUMNS('m')} ${walk} ORDER BY m.created_at DESC, m.rowid DESC ${paged(pageParams, q)}`;
+  const countParams = new ParamList();
+  countParams.values.push(...p.values);
+  const count = `SELECT COUNT(*) AS n FROM (SELECT 1 ${walk} LIMIT ${countParams.add(q.searchCountLimit)}) AS found`;
+  return { page: { sql: page, params: pageParams.values }, count: { sql: count, params: countParams.values } };
+}

@@ -1,0 +1,40 @@
+// The platform statistics on PostgreSQL: the per-day counters of recipients by status (platform_recipient_counts,
+// moved by figure-counters.ts), the queue-depth counters, and counts of the teams table (10,000 rows at most in
+// practice, read in one pass).
+import { Type } from '@sinclair/typebox';
+import type { PgSql } from './sql.js';
+import { Int, OneOf, rowDecoder, Text } from './decode.js';
+import { MESSAGE_STATUSES } from '../../domain/queue-state.js';
+import type { DayCount, PlatformStatisticsRepository, TeamCounts } from '../platform-statistics.js';
+
+const decodeDay = rowDecoder('platform day count', Type.Object({ day: Text, status: OneOf(MESSAGE_STATUSES), n: Int }), (r): DayCount => r);
+const decodeTeamCounts = rowDecoder('team counts', Type.Object({ accounts: Int, teams: Int, suspended_accounts: Int, suspended_teams: Int }), (r): TeamCounts => ({
+  accounts: r.accounts,
+  teams: r.teams,
+  suspendedAccounts: r.suspended_accounts,
+  suspendedTeams: r.suspended_teams,
+}));
+const decodeDepth = rowDecoder('queue depth', Type.Object({ n: Int }), (r) => r.n);
+
+export class PgPlatformStatisticsStore implements PlatformStatisticsRepository {
+  constructor(private readonly sql: PgSql) {}
+
+  async messagesByDay(fromDay: string, toDay: string): Promise<DayCount[]> {
+    const rows = await this.sql.all('SELECT day, status, n FROM platform_recipient_counts WHERE day BETWEEN $1 AND $2 AND n > 0 ORDER BY day, status', [fromDay, toDay]);
+    return rows.map(decodeDay);
+  }
+
+  async teamCounts(): Promise<TeamCounts> {
+    const row = await this.sql.get(
+      `SELECT COUNT(*) FILTER (WHERE parent_id IS NULL) AS accounts, COUNT(*) FILTER (WHERE parent_id IS NOT NULL) AS teams,
+         COUNT(*) FILTER (WHERE parent_id IS NULL AND status = 'suspended') AS suspended_accounts,
+         COUNT(*) FILTER (WHERE parent_id IS NOT NULL AND status = 'suspended') AS suspended_teams
+       FROM teams WHERE deleted_at IS NULL`,
+    );
+    return decodeTeamCounts(row!);
+  }
+
+  async queueDepth(): Promise<number> {
+    return decodeDepth((await this.sql.get('SELECT COALESCE(SUM(n), 0)::bigint AS n FROM queue_depths'))!);
+  }
+}
