@@ -52,19 +52,16 @@ const sha256 = (text: string): string => createHash('sha256').update(text).diges
 export class Idempotency {
   private readonly replies: IdempotencyRepository;
 
-  constructor(d: { config: Pick<Config, 'idempotency'>; store: Pick<Store, 'system' | 'idempotency'>; redis: Redis; now?: () => number }) {
+  constructor(d: { config: Pick<Config, 'idempotency'>; store: Pick<Store, 'system' | 'idempotency'>; redis: Redis }) {
     this.replies = idempotencyStoreOf(d.config.idempotency.store, d.store.system.engine) === 'database' ? d.store.idempotency : new RedisIdempotency(d.redis);
-    this.now = d.now ?? Date.now;
   }
-
-  private readonly now: () => number;
 
   /** Takes the team's key for this request (`requestText`: its content), or says why it must not run. */
   async begin(teamId: number, key: string, requestText: string): Promise<IdempotencyStart> {
     if (key.length > MAX_KEY_LENGTH) return { kind: 'refused', refusal: 'key_too_long' };
     const requestHash = sha256(requestText);
     const held = { teamId, key, token: randomBytes(16).toString('hex') };
-    const now = this.now();
+    const now = Date.now();
     const found = await this.replies.reserve({ ...held, requestHash, at: iso(now), holdUntil: iso(now + HOLD_MS) });
     if (found.state === 'reserved') return { kind: 'proceed', held };
     if (found.requestHash !== requestHash) return { kind: 'refused', refusal: 'other_request' };
@@ -76,14 +73,14 @@ export class Idempotency {
    * hold (the key taken over meanwhile) changes nothing: the reservation's token fences both.
    */
   async finish(held: HeldKey, reply: StoredReply): Promise<void> {
-    const now = this.now();
+    const now = Date.now();
     if (reply.status >= 200 && reply.status < 300) await this.replies.complete(held, reply, iso(now), iso(now + REPLY_TTL_MS));
     else await this.replies.release(held);
   }
 
   /** Removes expired reservations and replies, a batch at a time (Redis expires its own); how many went. */
   async sweep(): Promise<number> {
-    const at = iso(this.now());
+    const at = iso(Date.now());
     let removed = 0;
     for (;;) {
       const batch = await this.replies.sweep(at, SWEEP_BATCH);
