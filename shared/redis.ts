@@ -7,7 +7,8 @@ import { answersWithin } from './readiness.js';
 /**
  * A master demoted to a replica (a failover, seen by a connection that outlived it) answers writes with READONLY:
  * reconnect (through the sentinels, to the new master) and send the command again there (2), rather than fail
- * every write until the connection happens to drop.
+ * every write until the connection happens to drop. Only behind Sentinel: a URL that names a replica would name it
+ * again on every reconnect, and the command would go round for ever.
  */
 export const reconnectOnReadonly = (err: Error): 2 | false => (err.message.startsWith('READONLY') ? 2 : false);
 
@@ -24,6 +25,7 @@ function sentinelOptions(target: Extract<RedisTarget, { kind: 'sentinel' }>): Re
     ...(target.tls ? { tls: {}, enableTLSForSentinelMode: true } : {}),
     // Listens for +switch-master on the sentinels, so a failover moves the connection at once, not at its next error.
     failoverDetector: true,
+    reconnectOnError: reconnectOnReadonly,
   };
 }
 
@@ -34,7 +36,7 @@ function sentinelOptions(target: Extract<RedisTarget, { kind: 'sentinel' }>): Re
  */
 export function connectRedis(where: string | RedisTarget, name: string, overrides: RedisOptions = {}): Redis {
   const target: RedisTarget = typeof where === 'string' ? { kind: 'url', url: where } : where;
-  const options = { connectionName: name, maxRetriesPerRequest: 3, lazyConnect: false, enableAutoPipelining: true, reconnectOnError: reconnectOnReadonly, ...overrides };
+  const options = { connectionName: name, maxRetriesPerRequest: 3, lazyConnect: false, enableAutoPipelining: true, ...overrides };
   if (target.kind === 'sentinel') return new Redis({ ...sentinelOptions(target), ...options });
   const url = target.url;
   if (url.startsWith('unix://')) return new Redis({ ...options, path: url.slice('unix://'.length) });

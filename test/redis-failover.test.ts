@@ -1,14 +1,16 @@
 // Redis behind Sentinel, with real processes (dist/): Tern's API and MTA reach Redis through one sentinel
 // (TERNMAIL_REDIS_SENTINELS), and the primary is killed while mail is sent over SMTP and HTTP. The sentinel
 // promotes the replica; the same processes reconnect to it by themselves, sending resumes, and every message
-// that got its 250 or 200 reaches the sink.
-import t from 'tap';
+// that got its 250 or 200 reaches the sink. Then the old primary comes back as a replica and a planned failover
+// (SENTINEL FAILOVER) makes it master again while mail is sent: the demoted master is alive this time.
+import t, { type Test } from 'tap';
+import { freePort } from './harness/ports.js';
 import { startSentinelGroup } from './harness/redis-sentinel.js';
 import { until } from './harness/wait.js';
 import { runCli } from './helpers/cli.js';
 import { countSink, httpLoad, waitDelivered, waitSettled } from './helpers/acknowledged-load.js';
 import { startDeployment } from './helpers/processes.js';
-import { runLoad, simpleMessage, type Ack } from './helpers/smtp-load.js';
+import { runLoad, simpleMessage, type Ack, type LoadResult } from './helpers/smtp-load.js';
 
 const SMTP_MESSAGES = 500;
 const HTTP_MESSAGES = 250;
@@ -36,16 +38,42 @@ t.test('ternmail status names the sentinels and the master that answers; the MTA
   t.same(await readyz.json(), { status: 'ok', redis: { mode: 'sentinel', master_group: 'mymaster' } }, 'the mode and the group, no address');
 });
 
-t.test('the primary killed while mail is sent: the replica is promoted, sending resumes in the same processes, nothing acknowledged is lost', async (t) => {
-  const pids = { api: d.api!.pid, mta: d.mta!.pid };
-  let failover: Promise<void> | undefined;
-  let killedAt = 0;
-  let promotedAt = 0;
+t.test('with every sentinel unreachable, ternmail queue flush and ternmail status end at once', async (t) => {
+  const nowhere = `127.0.0.1:${await freePort()}`;
+  const env = { ...d.env, TERNMAIL_REDIS_SENTINELS: nowhere };
+  let started = Date.now();
+  const flush = await runCli(['queue', 'flush', '--all'], env, 20_000);
+  t.equal(flush.code, 0, `queue flush exits 0, the MTA sweep finds what it made due (${flush.stderr})`);
+  t.ok(Date.now() - started < 15_000, `queue flush did not wait for the sentinels (${Date.now() - started} ms)`);
+  started = Date.now();
+  const status = await runCli(['status'], env, 20_000);
+  t.equal(status.code, 1, 'status exits 1: Redis is down');
+  t.match(status.stdout, new RegExp(`^Redis +DOWN  Sentinel group mymaster \\(sentinels ${nowhere}\\), no master reached$`, 'm'));
+  t.ok(Date.now() - started < 15_000, `status did not wait for the sentinels (${Date.now() - started} ms)`);
+});
+
+/** What one run of sending around a Redis event saw. */
+interface Run {
+  smtp: LoadResult;
+  viaHttp: Awaited<ReturnType<typeof httpLoad>>;
+  /** When the event started, and when the sentinel named the new master. */
+  startedAt: number;
+  switchedAt: number;
+}
+
+/**
+ * Sends SMTP_MESSAGES over SMTP and HTTP_MESSAGES over HTTP (numbered from `httpFirst`), each retried until
+ * acknowledged, and runs `event` (a failover) after KILL_AFTER_ACKS acknowledgements, while sending goes on.
+ */
+async function sendAround(event: () => Promise<unknown>, httpFirst: number): Promise<Run> {
+  let happened: Promise<void> | undefined;
+  let startedAt = 0;
+  let switchedAt = 0;
   let acked = 0;
   const onAck = () => {
     if (++acked !== KILL_AFTER_ACKS) return;
-    killedAt = Date.now();
-    failover = group.killPrimary().then(() => void (promotedAt = Date.now()));
+    startedAt = Date.now();
+    happened = event().then(() => void (switchedAt = Date.now()));
   };
   const to = (n: number) => `rcpt${n}@dest.test`;
   const [smtp, viaHttp] = await Promise.all([
@@ -59,12 +87,16 @@ t.test('the primary killed while mail is sent: the replica is promoted, sending 
       onAck,
       deadlineMs: 60_000,
     }),
-    httpLoad({ apiUrl: d.apiUrl, key: sender.sendingKey, from: 'app@failover.example.com', first: 10_000, count: HTTP_MESSAGES, concurrency: 3, to, onAck }),
+    httpLoad({ apiUrl: d.apiUrl, key: sender.sendingKey, from: 'app@failover.example.com', first: httpFirst, count: HTTP_MESSAGES, concurrency: 3, to, onAck }),
   ]);
-  t.ok(failover, 'the primary was killed mid-run');
-  await failover;
-  t.ok(promotedAt > 0, `the sentinel promoted the replica ${promotedAt - killedAt} ms after the kill`);
+  if (!happened) throw new Error(`only ${acked} messages acknowledged: the failover never started`);
+  await happened;
+  return { smtp, viaHttp, startedAt, switchedAt };
+}
 
+/** Every message acknowledged, sending resumed after the switch in the same processes, all delivered, none twice by the MTA. */
+async function checkNothingLost(t: Test, run: Run, pids: { api: number; mta: number }): Promise<void> {
+  const { smtp, viaHttp } = run;
   t.same(smtp.unacknowledged, [], 'every SMTP message was eventually acknowledged');
   t.notOk(
     [...smtp.failures.keys()].some((code) => code >= 500),
@@ -72,8 +104,8 @@ t.test('the primary killed while mail is sent: the replica is promoted, sending 
   );
   t.equal(viaHttp.acks.size, HTTP_MESSAGES, 'every HTTP send was eventually acknowledged');
   const acks: Ack[] = [...smtp.acks.values(), ...viaHttp.acks.values()];
-  const afterPromotion = acks.filter((a) => a.at > promotedAt).length;
-  t.ok(afterPromotion > 0, `sending resumed after the promotion (${afterPromotion} messages acknowledged after it)`);
+  const afterSwitch = acks.filter((a) => a.at > run.switchedAt).length;
+  t.ok(afterSwitch > 0, `sending resumed after the new master was named (${afterSwitch} messages acknowledged after it)`);
   t.equal(d.api!.pid, pids.api, 'the same API process');
   t.equal(d.mta!.pid, pids.mta, 'the same MTA process');
   t.notOk(d.api!.exited() || d.mta!.exited(), 'neither process exited');
@@ -90,10 +122,32 @@ t.test('the primary killed while mail is sent: the replica is promoted, sending 
   t.comment(`failed attempts during the failover: SMTP by code ${JSON.stringify([...smtp.failures])}, HTTP by status ${JSON.stringify([...viaHttp.failures])}`);
   t.comment(`duplicates: ${counted.redelivered} delivered twice by the MTA, ${counted.resubmitted} submitted again by a client that lost its reply`);
   t.equal(counted.redelivered, 0, 'a Redis failover makes the MTA deliver nothing twice');
+}
 
-  const status = await until('ternmail status to name the promoted replica', async () => {
+/** `ternmail status` names `port` as the master once the CLI's connection reaches it. */
+async function statusNamesMaster(t: Test, port: number): Promise<void> {
+  const status = await until(`ternmail status to name the master on ${port}`, async () => {
     const r = await runCli(['status', '--json'], d.env);
-    return r.json?.redis?.master === `127.0.0.1:${group.replica.port}` ? r : null;
+    return r.json?.redis?.master === `127.0.0.1:${port}` ? r : null;
   });
-  t.equal(status.json.redis.up, true, 'the new master answers');
+  t.equal(status.json.redis.up, true, `ternmail status: the master on ${port} answers`);
+}
+
+t.test('the primary killed while mail is sent: the replica is promoted, sending resumes in the same processes, nothing acknowledged is lost', async (t) => {
+  const pids = { api: d.api!.pid, mta: d.mta!.pid };
+  const run = await sendAround(() => group.killPrimary(), 10_000);
+  t.ok(run.switchedAt > 0, `the sentinel promoted the replica ${run.switchedAt - run.startedAt} ms after the kill`);
+  await checkNothingLost(t, run, pids);
+  await statusNamesMaster(t, group.replica.port);
+});
+
+t.test('a planned failover back to the old primary, alive and demoted, while mail is sent: same processes, nothing acknowledged is lost', async (t) => {
+  await group.restartPrimaryAsReplica();
+  // The first run is all delivered (it settled): its copies leave the count, the message numbers start again.
+  d.sink.messages.length = 0;
+  const pids = { api: d.api!.pid, mta: d.mta!.pid };
+  const run = await sendAround(() => group.switchover(group.primary), 20_000);
+  t.ok(run.switchedAt > 0, `the sentinel switched to the old primary ${run.switchedAt - run.startedAt} ms after SENTINEL FAILOVER`);
+  await checkNothingLost(t, run, pids);
+  await statusNamesMaster(t, group.primary.port);
 });

@@ -28,7 +28,15 @@ const SELECTOR_FLAGS = { team: 'string', domain: 'string', state: 'string', 'old
  * the process, alive for its whole timeout.
  */
 async function redisFor(config: Config, schedules: boolean): Promise<Redis> {
-  const oneTry = { lazyConnect: true, maxRetriesPerRequest: 0, enableOfflineQueue: false, retryStrategy: () => null, connectTimeout: 2000 };
+  // Behind Sentinel, one round of the sentinels too: ioredis would otherwise ask them again for ever.
+  const oneTry = {
+    lazyConnect: true,
+    maxRetriesPerRequest: 0,
+    enableOfflineQueue: false,
+    retryStrategy: () => null,
+    sentinelRetryStrategy: () => null,
+    connectTimeout: 2000,
+  };
   const redis = connectRedis(operatorRedis(config), 'tern-cli', oneTry);
   redis.on('error', () => undefined);
   if (schedules) await redis.connect().catch(() => undefined);

@@ -1,6 +1,7 @@
 // Redis behind Sentinel for one test file: a primary, a replica of it (--replicaof) and one sentinel watching
 // them (quorum 1, a master down after 1 s), each a real redis-server on a free loopback port in a temp dir.
-// killPrimary() is the failover: the primary gets SIGKILL and the sentinel promotes the replica.
+// killPrimary() is the failover: the primary gets SIGKILL and the sentinel promotes the replica; after it,
+// restartPrimaryAsReplica() and switchover() make a planned failover back, with both servers up.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -27,6 +28,10 @@ export interface SentinelGroup {
   master(): Promise<string>;
   /** SIGKILL of the primary; resolves once the sentinel names the replica as master, with how long that took. */
   killPrimary(timeoutMs?: number): Promise<{ promotedAfterMs: number }>;
+  /** Starts the killed primary again as a replica of the promoted one; resolves once it is in sync and the sentinel sees it. */
+  restartPrimaryAsReplica(): Promise<void>;
+  /** A planned failover (SENTINEL FAILOVER, every server up): resolves once the sentinel names `to` as master. */
+  switchover(to: SentinelNode, timeoutMs?: number): Promise<{ switchedAfterMs: number }>;
   stop(): Promise<void>;
 }
 
@@ -87,19 +92,25 @@ function sentinelConfig(port: number, dir: string, name: string, primaryPort: nu
   ].join('\n');
 }
 
-/** The three servers up, the replica in sync, and the sentinel seeing the replica, ready to promote it. */
-async function groupReady(group: SentinelGroup): Promise<void> {
-  const ping = (port: number) => waitForPong({ port, host: '127.0.0.1' }, { timeoutMs: 10_000, intervalMs: 50, name: `redis-server on ${port}` });
-  await Promise.all([ping(group.primary.port), ping(group.replica.port), ping(group.sentinel.port)]);
-  await waitUntil('the replica to sync', async () => /master_link_status:up/.test(String(await ask(group.replica.port, ['INFO', 'replication']))), 15_000);
+const ping = (port: number) => waitForPong({ port, host: '127.0.0.1' }, { timeoutMs: 10_000, intervalMs: 50, name: `redis-server on ${port}` });
+
+/** A replica in sync with its master, and seen by the sentinel as a replica it could promote. */
+async function replicaReady(group: SentinelGroup, replica: SentinelNode): Promise<void> {
+  await waitUntil(`the replica on ${replica.port} to sync`, async () => /master_link_status:up/.test(String(await ask(replica.port, ['INFO', 'replication']))), 15_000);
   await waitUntil(
-    'the sentinel to see the replica',
+    `the sentinel to see the replica on ${replica.port}`,
     async () => {
       const replicas = (await ask(group.sentinel.port, ['SENTINEL', 'REPLICAS', group.name])) as unknown[];
-      return replicas.map(fields).some((r) => r.get('port') === String(group.replica.port) && !/s_down|disconnected/.test(r.get('flags') ?? ''));
+      return replicas.map(fields).some((r) => r.get('port') === String(replica.port) && !/s_down|disconnected/.test(r.get('flags') ?? ''));
     },
     20_000,
   );
+}
+
+/** The three servers up, the replica in sync, and the sentinel seeing the replica, ready to promote it. */
+async function groupReady(group: SentinelGroup): Promise<void> {
+  await Promise.all([ping(group.primary.port), ping(group.replica.port), ping(group.sentinel.port)]);
+  await replicaReady(group, group.replica);
 }
 
 export async function startSentinelGroup(name = 'mymaster'): Promise<SentinelGroup> {
@@ -124,6 +135,17 @@ export async function startSentinelGroup(name = 'mymaster'): Promise<SentinelGro
       await kill(group.primary.process);
       await waitUntil('the sentinel to promote the replica', async () => (await group.master()) === `127.0.0.1:${replicaPort}`, timeoutMs);
       return { promotedAfterMs: Date.now() - killedAt };
+    },
+    async restartPrimaryAsReplica() {
+      group.primary.process = server(primaryPort, ['--replicaof', '127.0.0.1', String(replicaPort)]);
+      await ping(primaryPort);
+      await replicaReady(group, group.primary);
+    },
+    async switchover(to, timeoutMs = 30_000) {
+      const startedAt = Date.now();
+      await ask(sentinelPort, ['SENTINEL', 'FAILOVER', name]);
+      await waitUntil(`the sentinel to name ${to.port} as master`, async () => (await group.master()) === `127.0.0.1:${to.port}`, timeoutMs);
+      return { switchedAfterMs: Date.now() - startedAt };
     },
     async stop() {
       await Promise.all([group.sentinel, group.replica, group.primary].map((n) => kill(n.process)));
