@@ -4,6 +4,8 @@
 // that got its 250 or 200 reaches the sink. Then the old primary comes back as a replica and a planned failover
 // (SENTINEL FAILOVER) makes it master again while mail is sent: the demoted master is alive this time.
 import t, { type Test } from 'tap';
+import { Redis } from 'ioredis';
+import { redisKeys } from '../shared/redis-keys.js';
 import { freePort } from './harness/ports.js';
 import { startSentinelGroup } from './harness/redis-sentinel.js';
 import { until } from './harness/wait.js';
@@ -133,12 +135,34 @@ async function statusNamesMaster(t: Test, port: number): Promise<void> {
   t.equal(status.json.redis.up, true, `ternmail status: the master on ${port} answers`);
 }
 
+/**
+ * The subscriptions moved to the master on `port`: the MTA's wake-up channel (one subscriber) and the key
+ * revocations (one subscriber in each process).
+ */
+async function subscriptionsOn(t: Test, port: number): Promise<void> {
+  const master = new Redis({ port, host: '127.0.0.1', maxRetriesPerRequest: 1 });
+  master.on('error', () => undefined);
+  t.teardown(() => master.disconnect());
+  const channels = [redisKeys.queueWakeChannel(), redisKeys.keyRevokedChannel()];
+  const counts = await until(
+    `the subscriptions on the master on ${port}`,
+    async () => {
+      const reply = (await master.call('PUBSUB', 'NUMSUB', ...channels)) as Array<string | number>;
+      const [wake, revoked] = [Number(reply[1]), Number(reply[3])];
+      return wake >= 1 && revoked >= 2 ? { wake, revoked } : null;
+    },
+    20_000,
+  ).catch(() => null);
+  t.ok(counts, `the MTA's wake-up subscription and both processes' key-revocation subscriptions are on the master on ${port} (${JSON.stringify(counts)})`);
+}
+
 t.test('the primary killed while mail is sent: the replica is promoted, sending resumes in the same processes, nothing acknowledged is lost', async (t) => {
   const pids = { api: d.api!.pid, mta: d.mta!.pid };
   const run = await sendAround(() => group.killPrimary(), 10_000);
   t.ok(run.switchedAt > 0, `the sentinel promoted the replica ${run.switchedAt - run.startedAt} ms after the kill`);
   await checkNothingLost(t, run, pids);
   await statusNamesMaster(t, group.replica.port);
+  await subscriptionsOn(t, group.replica.port);
 });
 
 t.test('a planned failover back to the old primary, alive and demoted, while mail is sent: same processes, nothing acknowledged is lost', async (t) => {
@@ -150,4 +174,5 @@ t.test('a planned failover back to the old primary, alive and demoted, while mai
   t.ok(run.switchedAt > 0, `the sentinel switched to the old primary ${run.switchedAt - run.startedAt} ms after SENTINEL FAILOVER`);
   await checkNothingLost(t, run, pids);
   await statusNamesMaster(t, group.primary.port);
+  await subscriptionsOn(t, group.primary.port);
 });
