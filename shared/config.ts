@@ -343,7 +343,8 @@ function redisProblems(raw: RawConfig, named: (key: string) => string): string[]
     problems.push(`${named('redisUrl')} "${raw.redisUrl}" must be a redis://, rediss:// or unix:///path URL, or an absolute socket path`);
   }
   if (sentinels === null) {
-    const onlyWithSentinels = { username, password, sentinelPassword, tls: tls || null };
+    // tls counts only when turned on: false is its default.
+    const onlyWithSentinels = { username, password, sentinelPassword, tls: tls ? true : null };
     for (const [key, value] of Object.entries(onlyWithSentinels)) {
       if (value !== null)
         problems.push(

@@ -10,7 +10,7 @@ import { answersWithin } from './readiness.js';
  * every write until the connection happens to drop. Only behind Sentinel: a URL that names a replica would name it
  * again on every reconnect, and the command would go round for ever.
  */
-export const reconnectOnReadonly = (err: Error): 2 | false => (err.message.startsWith('READONLY') ? 2 : false);
+const reconnectOnReadonly = (err: Error): 2 | false => (err.message.startsWith('READONLY') ? 2 : false);
 
 /** ioredis's options for a master group behind Sentinel; it asks the sentinels again on every reconnect. */
 function sentinelOptions(target: Extract<RedisTarget, { kind: 'sentinel' }>): RedisOptions {
