@@ -76,6 +76,10 @@ export async function idempotent(call: Call<Sender, GroupRoute<Sender>>, handler
     (r) => ({ status: r.status ?? 200, body: r.body, headers: r.headers ?? {} }),
     (err: unknown) => sendErrors.answer(err, call.log),
   );
-  await idem.finish(teamId, key, text, { status: reply.status, body: reply.body });
+  // The message is committed by now: a Redis that fails here (a failover) costs the remembered reply, never the
+  // answer. A retry with the key meets the pending claim (409 until it expires) or, on a new master, is sent again.
+  await idem.finish(teamId, key, text, { status: reply.status, body: reply.body }).catch((err: Error) => {
+    call.log.warn({ err: err.message, idempotency_key: key }, 'idempotency reply not stored in Redis');
+  });
   return reply;
 }
