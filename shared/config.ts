@@ -20,6 +20,11 @@ const Obj = <T extends TProperties>(properties: T) => Type.Object(properties, { 
 
 const ConfigSchema = Obj({
   dataDir: Type.String({ minLength: 1 }),
+  /**
+   * The store on PostgreSQL (postgres:// or postgresql:// URL naming a database) instead of the embedded SQLite
+   * file in dataDir; null keeps SQLite. Every API and MTA of an installation names the same database.
+   */
+  databaseUrl: Type.Union([Type.String({ minLength: 1 }), Type.Null()]),
   redisUrl: Type.Union([Type.String({ minLength: 1 }), Type.Null()]),
   /**
    * Redis behind Sentinel, instead of redisUrl: the sentinels (host:port, 26379 when no port is given) asked for
@@ -258,6 +263,7 @@ const { string: asString, int: asInt, number: asNumber, list: asList, intList: a
 /** Every environment variable the product reads, and the config path it overrides. */
 const ENV_OVERRIDES: readonly EnvSetting[] = [
   ['TERNMAIL_DATA_DIR', ['dataDir'], asString],
+  ['TERNMAIL_DATABASE_URL', ['databaseUrl'], asString],
   ['TERNMAIL_REDIS_URL', ['redisUrl'], asString],
   ['TERNMAIL_REDIS_SENTINELS', ['redisSentinel', 'sentinels'], asList],
   ['TERNMAIL_REDIS_SENTINEL_NAME', ['redisSentinel', 'name'], asString],
@@ -426,6 +432,21 @@ function stripeProblems(raw: RawConfig, named: (key: string) => string): string[
 }
 
 /** Checks the schema cannot express; each problem names the setting (and the variable that set it). */
+/** A PostgreSQL URL names a database on a host: postgres://user:password@host:port/database. */
+function databaseProblems(raw: RawConfig, named: (key: string) => string): string[] {
+  if (raw.databaseUrl === null) return [];
+  let url: URL;
+  try {
+    url = new URL(raw.databaseUrl);
+  } catch {
+    return [`${named('databaseUrl')} must be a postgres:// URL (postgres://user:password@host:5432/database)`];
+  }
+  if (url.protocol !== 'postgres:' && url.protocol !== 'postgresql:')
+    return [`${named('databaseUrl')} must be a postgres:// or postgresql:// URL, not ${url.protocol}//`];
+  if (url.pathname.length <= 1) return [`${named('databaseUrl')} must name the database (postgres://host:5432/<database>)`];
+  return [];
+}
+
 function semanticProblems(raw: RawConfig, named: (key: string) => string): string[] {
   const problems: string[] = [];
   problems.push(...stripeProblems(raw, named));
@@ -433,6 +454,7 @@ function semanticProblems(raw: RawConfig, named: (key: string) => string): strin
     problems.push(`accounts.defaultRegion "${raw.accounts.defaultRegion}" is not one of regions (${raw.regions.join(', ')})`);
   }
   problems.push(...redisProblems(raw, named));
+  problems.push(...databaseProblems(raw, named));
   if (raw.publicHostname !== null) {
     const host = raw.publicHostname.replace(/\.$/, '');
     if (isIP(host) || !host.split('.').every((label) => HOST_LABEL.test(label))) {
