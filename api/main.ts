@@ -4,14 +4,13 @@ import type { AddressInfo } from 'node:net';
 import type { Config } from '../shared/config.js';
 import { openRuntime, type Runtime } from '../shared/runtime/runtime.js';
 import { createApiServer, type ApiOptions } from './server.js';
-import { createCore } from '../shared/core/index.js';
+import { createCore, type Core } from '../shared/core/index.js';
 import { paymentProviderFrom } from './billing/index.js';
 import { dnsProvidersFrom } from './dns-providers/index.js';
 import { Queue } from '../shared/queue/queue.js';
 import { ComposePool } from './http/send/compose-pool.js';
 import { runEvery } from '../shared/periodic.js';
 import { measureRecipients, RECIPIENT_GAUGE_DAYS, serveMetrics } from '../shared/metrics.js';
-import type { Readiness } from '../shared/readiness.js';
 import { startHeartbeat } from '../shared/nodes.js';
 
 export interface RunningApi {
@@ -29,8 +28,15 @@ const IDEMPOTENCY_SWEEP_MS = 10 * 60_000;
 const listenerUrl = (host: string, port: number): string => `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
 
 /** The API's metrics listener, when metrics.apiPort is set. */
-const metricsListener = (config: Config, readiness: () => Promise<Readiness>): Promise<Server | undefined> =>
-  config.metrics.apiPort === null ? Promise.resolve(undefined) : serveMetrics(config.metrics.host, config.metrics.apiPort, readiness);
+const metricsListener = (config: Config, health: Core['health']): Promise<Server | undefined> =>
+  config.metrics.apiPort === null
+    ? Promise.resolve(undefined)
+    : serveMetrics(
+        config.metrics.host,
+        config.metrics.apiPort,
+        () => health.readiness(),
+        () => health.redisInUse(),
+      );
 
 export async function startApi(config: Config, runtime?: Runtime, options: ApiOptions = {}): Promise<RunningApi> {
   const rt = runtime ?? (await openRuntime(config, 'api'));
@@ -51,7 +57,7 @@ export async function startApi(config: Config, runtime?: Runtime, options: ApiOp
   const url = listenerUrl(config.api.host, port);
   rt.log.info({ url }, 'api listening');
   // Metrics only on their own listener (loopback by default), as the MTA serves its own: never on the API's port.
-  const metricsServer = await metricsListener(config, () => core.health.readiness()).catch(async (err: unknown) => {
+  const metricsServer = await metricsListener(config, core.health).catch(async (err: unknown) => {
     await new Promise<void>((resolve) => server.close(() => resolve()));
     await composer.close();
     throw err;

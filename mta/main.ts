@@ -124,7 +124,12 @@ export async function startMta(policies: Policies, runtime?: Runtime): Promise<R
   // Ready once the store, Redis and every SMTP listener answer; until the listeners are up, /readyz names them.
   let mxListener: MxListener | null = null;
   const listening = () => Promise.resolve(submission.listening() && (mxListener?.listening() ?? false));
-  const metricsServer = await serveMetrics(config.metrics.host, config.metrics.mtaPort, () => core.health.readiness({ listeners: listening }));
+  const metricsServer = await serveMetrics(
+    config.metrics.host,
+    config.metrics.mtaPort,
+    () => core.health.readiness({ listeners: listening }),
+    () => core.health.redisInUse(),
+  );
   await submission.listen();
   const { inboundSpool, reports, mx } = await startReports(rt, policies, outcomes, tlsFiles);
   mxListener = mx;

@@ -20,7 +20,27 @@ const Obj = <T extends TProperties>(properties: T) => Type.Object(properties, { 
 
 const ConfigSchema = Obj({
   dataDir: Type.String({ minLength: 1 }),
+  /**
+   * The store on PostgreSQL (postgres:// or postgresql:// URL naming a database) instead of the embedded SQLite
+   * file in dataDir; null keeps SQLite. Every API and MTA of an installation names the same database.
+   */
+  databaseUrl: Type.Union([Type.String({ minLength: 1 }), Type.Null()]),
   redisUrl: Type.Union([Type.String({ minLength: 1 }), Type.Null()]),
+  /**
+   * Redis behind Sentinel, instead of redisUrl: the sentinels (host:port, 26379 when no port is given) asked for
+   * the current master of the group `name`. The credentials, database and TLS a redis:// or rediss:// URL would
+   * carry are given here: `password` (and `username`) of the master, `sentinelPassword` of the sentinels, `tls`
+   * to both.
+   */
+  redisSentinel: Obj({
+    sentinels: Type.Union([Type.Array(Type.String({ minLength: 1 }), { minItems: 1 }), Type.Null()]),
+    name: Type.String({ minLength: 1, pattern: '^\\S+$' }),
+    username: Type.Union([Type.String({ minLength: 1 }), Type.Null()]),
+    password: Type.Union([Type.String({ minLength: 1 }), Type.Null()]),
+    sentinelPassword: Type.Union([Type.String({ minLength: 1 }), Type.Null()]),
+    db: Type.Integer({ minimum: 0, maximum: 15 }),
+    tls: Type.Boolean(),
+  }),
   publicHostname: Type.Union([Type.String({ minLength: 1, maxLength: 253 }), Type.Null()]),
   dnsServers: Type.Array(Type.String({ minLength: 1 })),
   api: Obj({
@@ -204,9 +224,34 @@ const ConfigSchema = Obj({
 
 type RawConfig = Static<typeof ConfigSchema>;
 
+/** One sentinel's address. */
+export interface SentinelAddress {
+  host: string;
+  port: number;
+}
+
+/**
+ * The Redis every process connects to: a URL (redis://, rediss://, unix://) as ever, or a master group behind
+ * Sentinel (ioredis asks the sentinels for the current master, and again after a failover).
+ */
+export type RedisTarget =
+  | { kind: 'url'; url: string }
+  | {
+      kind: 'sentinel';
+      sentinels: readonly SentinelAddress[];
+      name: string;
+      username: string | null;
+      password: string | null;
+      sentinelPassword: string | null;
+      db: number;
+      tls: boolean;
+    };
+
 /** The configuration after defaults that depend on the machine (ports, host name) are filled in. */
 export type Config = Readonly<
   Omit<RawConfig, 'smtp' | 'publicHostname'> & {
+    /** redisUrl or redisSentinel, whichever is set; null when neither is (`ternmail start` then runs its own). */
+    redis: RedisTarget | null;
     publicHostname: string;
     /** Why publicHostname cannot be published as the MX target and SPF include (unset on a machine with a bare
      * name, or not a public name), in the operator's words naming the setting; null when it can. The processes
@@ -221,7 +266,13 @@ const { string: asString, int: asInt, number: asNumber, list: asList, intList: a
 /** Every environment variable the product reads, and the config path it overrides. */
 const ENV_OVERRIDES: readonly EnvSetting[] = [
   ['TERNMAIL_DATA_DIR', ['dataDir'], asString],
+  ['TERNMAIL_DATABASE_URL', ['databaseUrl'], asString],
   ['TERNMAIL_REDIS_URL', ['redisUrl'], asString],
+  ['TERNMAIL_REDIS_SENTINELS', ['redisSentinel', 'sentinels'], asList],
+  ['TERNMAIL_REDIS_SENTINEL_NAME', ['redisSentinel', 'name'], asString],
+  ['TERNMAIL_REDIS_PASSWORD', ['redisSentinel', 'password'], asString],
+  ['TERNMAIL_REDIS_SENTINEL_PASSWORD', ['redisSentinel', 'sentinelPassword'], asString],
+  ['TERNMAIL_REDIS_TLS', ['redisSentinel', 'tls'], asBool],
   ['TERNMAIL_PUBLIC_HOSTNAME', ['publicHostname'], asString],
   ['TERNMAIL_DNS_SERVERS', ['dnsServers'], asList],
   ['TERNMAIL_API_HOST', ['api', 'host'], asString],
@@ -286,11 +337,54 @@ function hostnameProblemOf(raw: RawConfig, host: string): string | null {
   return `${what} cannot be the public host name domains point their MX and SPF records at: ${problem}. Set TERNMAIL_PUBLIC_HOSTNAME to this server's public DNS name (such as mx.example.com); until then no domain's DNS records are shown and no domain is verified.`;
 }
 
+/** `host:port`, `host` (port 26379, Sentinel's own) or `[v6]:port`; null when it is none of them. */
+export function parseSentinel(text: string): SentinelAddress | null {
+  const m = /^(?:\[([^\]]+)\]|([^:[\]]+))(?::(\d{1,5}))?$/.exec(text);
+  if (!m) return null;
+  const host = m[1] ?? m[2]!;
+  const port = m[3] === undefined ? 26379 : Number(m[3]);
+  if (port < 1 || port > 65535) return null;
+  if (m[1] !== undefined ? isIP(host) !== 6 : !isIP(host) && !host.split('.').every((label) => HOST_LABEL.test(label))) return null;
+  return { host, port };
+}
+
+function redisTargetOf(raw: RawConfig): RedisTarget | null {
+  const { sentinels, ...rest } = raw.redisSentinel;
+  if (sentinels !== null) return { kind: 'sentinel', sentinels: sentinels.map((s) => parseSentinel(s)!), ...rest };
+  return raw.redisUrl === null ? null : { kind: 'url', url: raw.redisUrl };
+}
+
+/** Checks of the Redis settings: one way to reach Redis, sentinels that parse, Sentinel's settings only with sentinels. */
+function redisProblems(raw: RawConfig, named: (key: string) => string): string[] {
+  const problems: string[] = [];
+  const { sentinels, username, password, sentinelPassword, tls } = raw.redisSentinel;
+  if (raw.redisUrl !== null && !/^(rediss?:\/\/|unix:\/\/\/|\/)/.test(raw.redisUrl)) {
+    problems.push(`${named('redisUrl')} "${raw.redisUrl}" must be a redis://, rediss:// or unix:///path URL, or an absolute socket path`);
+  }
+  if (sentinels === null) {
+    // tls counts only when turned on: false is its default.
+    const onlyWithSentinels = { username, password, sentinelPassword, tls: tls ? true : null };
+    for (const [key, value] of Object.entries(onlyWithSentinels)) {
+      if (value !== null)
+        problems.push(
+          `${named(`redisSentinel.${key}`)} is for Redis behind Sentinel: set redisSentinel.sentinels (TERNMAIL_REDIS_SENTINELS) too, or give it in TERNMAIL_REDIS_URL`,
+        );
+    }
+    return problems;
+  }
+  if (raw.redisUrl !== null) problems.push(`${named('redisUrl')} and ${named('redisSentinel.sentinels')} are both set: give Redis's URL or its sentinels, not both`);
+  for (const entry of sentinels) {
+    if (!parseSentinel(entry)) problems.push(`${named('redisSentinel.sentinels')} entry "${entry}" must be host:port (a host name or IP address, [v6]:port for IPv6)`);
+  }
+  return problems;
+}
+
 function withMachineDefaults(raw: RawConfig): Config {
   const privileged = mayBindPrivileged();
   const publicHostname = (raw.publicHostname ?? hostname()).toLowerCase().replace(/\.$/, '');
   return {
     ...raw,
+    redis: redisTargetOf(raw),
     dataDir: resolve(raw.dataDir),
     publicHostname,
     publicHostnameProblem: hostnameProblemOf(raw, publicHostname),
@@ -342,15 +436,29 @@ function stripeProblems(raw: RawConfig, named: (key: string) => string): string[
 }
 
 /** Checks the schema cannot express; each problem names the setting (and the variable that set it). */
+/** A PostgreSQL URL names a database on a host: postgres://user:password@host:port/database. */
+function databaseProblems(raw: RawConfig, named: (key: string) => string): string[] {
+  if (raw.databaseUrl === null) return [];
+  let url: URL;
+  try {
+    url = new URL(raw.databaseUrl);
+  } catch {
+    return [`${named('databaseUrl')} must be a postgres:// URL (postgres://user:password@host:5432/database)`];
+  }
+  if (url.protocol !== 'postgres:' && url.protocol !== 'postgresql:')
+    return [`${named('databaseUrl')} must be a postgres:// or postgresql:// URL, not ${url.protocol}//`];
+  if (url.pathname.length <= 1) return [`${named('databaseUrl')} must name the database (postgres://host:5432/<database>)`];
+  return [];
+}
+
 function semanticProblems(raw: RawConfig, named: (key: string) => string): string[] {
   const problems: string[] = [];
   problems.push(...stripeProblems(raw, named));
   if (!raw.regions.includes(raw.accounts.defaultRegion)) {
     problems.push(`accounts.defaultRegion "${raw.accounts.defaultRegion}" is not one of regions (${raw.regions.join(', ')})`);
   }
-  if (raw.redisUrl !== null && !/^(rediss?:\/\/|unix:\/\/\/|\/)/.test(raw.redisUrl)) {
-    problems.push(`${named('redisUrl')} "${raw.redisUrl}" must be a redis://, rediss:// or unix:///path URL, or an absolute socket path`);
-  }
+  problems.push(...redisProblems(raw, named));
+  problems.push(...databaseProblems(raw, named));
   if (raw.publicHostname !== null) {
     const host = raw.publicHostname.replace(/\.$/, '');
     if (isIP(host) || !host.split('.').every((label) => HOST_LABEL.test(label))) {

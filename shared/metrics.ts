@@ -4,6 +4,7 @@ import { createServer, type Server, type ServerResponse } from 'node:http';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import { answerHealth } from './health-endpoints.js';
 import type { Readiness } from './readiness.js';
+import type { RedisInUse } from './redis.js';
 
 export const registry = new Registry();
 collectDefaultMetrics({ register: registry, prefix: 'tern_process_' });
@@ -103,10 +104,10 @@ export async function metricsText(): Promise<{ contentType: string; body: string
   return { contentType: registry.contentType, body: await registry.metrics() };
 }
 
-/** The MTA's own metrics listener; it answers /healthz and /readyz too, from `readiness`. */
-export async function serveMetrics(host: string, port: number, readiness: () => Promise<Readiness>): Promise<Server> {
+/** The MTA's own metrics listener; it answers /healthz and /readyz too, from `readiness` (and names the Redis in use). */
+export async function serveMetrics(host: string, port: number, readiness: () => Promise<Readiness>, redisInUse?: () => RedisInUse | null): Promise<Server> {
   const server = createServer((req, res) => {
-    if (answerHealth(req, res, readiness)) return;
+    if (answerHealth(req, res, readiness, redisInUse)) return;
     if (req.url !== '/metrics') {
       res.writeHead(404).end();
       return;

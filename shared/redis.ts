@@ -1,16 +1,78 @@
-// Connections to Redis (TCP, TLS or a unix socket), and the lock-release script every holder uses.
+// Connections to Redis (TCP, TLS, a unix socket, or the master of a group behind Sentinel), what a process says
+// about the Redis it reaches, and the lock-release script every holder uses.
 import { Redis, type RedisOptions } from 'ioredis';
+import type { RedisTarget } from './config.js';
 import { answersWithin } from './readiness.js';
 
 /**
- * Connects to the Redis named by a redis:// URL or a unix:// (or bare) socket path. Commands issued in the same
- * turn of the event loop (many requests at once under load) go out in one write (auto-pipelining).
+ * A master demoted to a replica (a failover, seen by a connection that outlived it) answers writes with READONLY:
+ * reconnect (through the sentinels, to the new master) and send the command again there (2), rather than fail
+ * every write until the connection happens to drop. Only behind Sentinel: a URL that names a replica would name it
+ * again on every reconnect, and the command would go round for ever.
  */
-export function connectRedis(url: string, name: string, overrides: RedisOptions = {}): Redis {
+const reconnectOnReadonly = (err: Error): 2 | false => (err.message.startsWith('READONLY') ? 2 : false);
+
+/** ioredis's options for a master group behind Sentinel; it asks the sentinels again on every reconnect. */
+function sentinelOptions(target: Extract<RedisTarget, { kind: 'sentinel' }>): RedisOptions {
+  return {
+    sentinels: target.sentinels.map((s) => ({ host: s.host, port: s.port })),
+    name: target.name,
+    role: 'master',
+    db: target.db,
+    ...(target.username === null ? {} : { username: target.username }),
+    ...(target.password === null ? {} : { password: target.password }),
+    ...(target.sentinelPassword === null ? {} : { sentinelPassword: target.sentinelPassword }),
+    ...(target.tls ? { tls: {}, enableTLSForSentinelMode: true } : {}),
+    // Listens for +switch-master on the sentinels, so a failover moves the connection at once, not at its next error.
+    failoverDetector: true,
+    reconnectOnError: reconnectOnReadonly,
+  };
+}
+
+/**
+ * Connects to the Redis of `where`: a redis:// URL or a unix:// (or bare) socket path, or a configured target
+ * (the URL, or the sentinels of a master group). Commands issued in the same turn of the event loop (many
+ * requests at once under load) go out in one write (auto-pipelining).
+ */
+export function connectRedis(where: string | RedisTarget, name: string, overrides: RedisOptions = {}): Redis {
+  const target: RedisTarget = typeof where === 'string' ? { kind: 'url', url: where } : where;
   const options = { connectionName: name, maxRetriesPerRequest: 3, lazyConnect: false, enableAutoPipelining: true, ...overrides };
+  if (target.kind === 'sentinel') return new Redis({ ...sentinelOptions(target), ...options });
+  const url = target.url;
   if (url.startsWith('unix://')) return new Redis({ ...options, path: url.slice('unix://'.length) });
   if (url.startsWith('/')) return new Redis({ ...options, path: url });
   return new Redis(url, options);
+}
+
+/** Which Redis a process uses, as `ternmail status` and the metrics listeners' /readyz say it (never a password). */
+export type RedisInUse = { mode: 'url'; url: string } | { mode: 'sentinel'; name: string; sentinels: string[]; master: string | null };
+
+const hostPort = (host: string, port: number) => (host.includes(':') ? `[${host}]:${port}` : `${host}:${port}`);
+
+/** A URL without its credentials. */
+function withoutCredentials(url: string): string {
+  if (!/^rediss?:\/\//.test(url)) return url;
+  try {
+    const parsed = new URL(url);
+    parsed.username = '';
+    parsed.password = '';
+    return parsed.toString();
+  } catch {
+    return url.replace(/\/\/[^@/]*@/, '//');
+  }
+}
+
+/** The master a sentinel-mode connection reached, host:port, while it is connected; null otherwise. */
+function connectedMaster(redis: Redis): string | null {
+  const { remoteAddress, remotePort } = (redis.status === 'ready' ? redis.stream : undefined) ?? {};
+  if (!remoteAddress || !remotePort) return null;
+  return hostPort(remoteAddress.replace(/^::ffff:/, ''), remotePort);
+}
+
+/** What `redis` (connected to `target`) reaches now: its URL, or the sentinels and the master it is connected to. */
+export function redisInUse(target: RedisTarget, redis: Redis): RedisInUse {
+  if (target.kind === 'url') return { mode: 'url', url: withoutCredentials(target.url) };
+  return { mode: 'sentinel', name: target.name, sentinels: target.sentinels.map((s) => hostPort(s.host, s.port)), master: connectedMaster(redis) };
 }
 
 /**

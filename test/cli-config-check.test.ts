@@ -55,6 +55,15 @@ t.test('a rule across settings is named too (the semantic checks), and an unread
   t.match(missing.stdout, /cannot read configuration file .*absent\.json/);
 });
 
+t.test('a malformed TERNMAIL_REDIS_SENTINELS is named with its entry, exit 1; a good one is valid', async (t) => {
+  const bad = await check(configFile('sentinels.json', {}), { TERNMAIL_REDIS_SENTINELS: '10.0.0.1:26379,10.0.0.2:port' });
+  t.equal(bad.code, 1, bad.stdout + bad.stderr);
+  t.match(bad.stdout, /^ {2}TERNMAIL_REDIS_SENTINELS \(redisSentinel\.sentinels\) entry "10\.0\.0\.2:port" must be host:port/m);
+  const good = await check(configFile('sentinels-ok.json', { redisSentinel: { name: 'tern' } }), { TERNMAIL_REDIS_SENTINELS: '10.0.0.1:26379,10.0.0.2' });
+  t.equal(good.code, 0, good.stdout + good.stderr);
+  t.match(good.stdout, /^configuration OK/);
+});
+
 /**
  * A copy of the built package (dist, config, package.json; node_modules linked), whose shipped policy files a
  * test may break: the retry policy and the reply rules are read from the package's own config/ folder.

@@ -188,6 +188,65 @@ t.test('invalid values are refused with a ConfigError that names the setting', a
   }
 });
 
+t.test('Redis behind Sentinel: TERNMAIL_REDIS_SENTINELS and the master group name make the target, 26379 when no port is given', async (t) => {
+  const load = (env: Record<string, string>, file: Record<string, unknown> = {}) => loadConfig({ env: { TERNMAIL_CONFIG: configFile(file), ...env } });
+  const c = load({ TERNMAIL_REDIS_SENTINELS: 'sentinel-a.internal:26380, 10.0.0.2 ,[fd00::3]:26381', TERNMAIL_REDIS_SENTINEL_NAME: 'tern-main' });
+  t.match(c.redis, {
+    kind: 'sentinel',
+    name: 'tern-main',
+    sentinels: [
+      { host: 'sentinel-a.internal', port: 26380 },
+      { host: '10.0.0.2', port: 26379 },
+      { host: 'fd00::3', port: 26381 },
+    ],
+    password: null,
+    tls: false,
+    db: 0,
+  });
+  t.match(load({ TERNMAIL_REDIS_SENTINELS: '127.0.0.1:26379' }).redis, { kind: 'sentinel', name: 'mymaster' }, 'the group is mymaster by default');
+  const secured = load(
+    { TERNMAIL_REDIS_PASSWORD: 'master-secret', TERNMAIL_REDIS_SENTINEL_PASSWORD: 'sentinel-secret', TERNMAIL_REDIS_TLS: 'true' },
+    { redisSentinel: { sentinels: ['s1.internal:26379', 's2.internal:26379'], db: 2, username: 'tern' } },
+  );
+  t.match(
+    secured.redis,
+    { kind: 'sentinel', password: 'master-secret', sentinelPassword: 'sentinel-secret', tls: true, db: 2, username: 'tern' },
+    'the file and the variables combine',
+  );
+  t.same(load({ TERNMAIL_REDIS_URL: 'redis://10.1.2.3:6380/2' }).redis, { kind: 'url', url: 'redis://10.1.2.3:6380/2' }, 'a URL, as before');
+  t.equal(load({}).redis, null, 'neither: ternmail start runs its own');
+});
+
+t.test('a malformed sentinel list, or Sentinel settings beside a URL or without sentinels, is refused naming the setting', async (t) => {
+  const cases: Array<[Record<string, string>, RegExp]> = [
+    [{ TERNMAIL_REDIS_SENTINELS: 'host1:26379,,host2:26379' }, /TERNMAIL_REDIS_SENTINELS="host1:26379,,host2:26379": must NOT have fewer than 1 characters/],
+    [{ TERNMAIL_REDIS_SENTINELS: 'host1:sentinel' }, /TERNMAIL_REDIS_SENTINELS \(redisSentinel.sentinels\) entry "host1:sentinel" must be host:port/],
+    [{ TERNMAIL_REDIS_SENTINELS: 'host1:70000' }, /entry "host1:70000" must be host:port/],
+    [{ TERNMAIL_REDIS_SENTINELS: 'redis://host1:26379' }, /entry "redis:\/\/host1:26379" must be host:port/],
+    [{ TERNMAIL_REDIS_SENTINELS: '[not-v6]:26379' }, /entry "\[not-v6\]:26379" must be host:port/],
+    [
+      { TERNMAIL_REDIS_SENTINELS: 'host1:26379', TERNMAIL_REDIS_URL: 'redis://10.0.0.1:6379' },
+      /TERNMAIL_REDIS_URL \(redisUrl\) and TERNMAIL_REDIS_SENTINELS \(redisSentinel.sentinels\) are both set/,
+    ],
+    [{ TERNMAIL_REDIS_SENTINELS: 'host1:26379', TERNMAIL_REDIS_SENTINEL_NAME: 'my master' }, /TERNMAIL_REDIS_SENTINEL_NAME="my master": must match pattern/],
+    [{ TERNMAIL_REDIS_PASSWORD: 'secret' }, /TERNMAIL_REDIS_PASSWORD \(redisSentinel.password\) is for Redis behind Sentinel/],
+    [
+      { TERNMAIL_REDIS_TLS: 'yes', TERNMAIL_REDIS_URL: 'redis://10.0.0.1:6379' },
+      /TERNMAIL_REDIS_TLS \(redisSentinel.tls\) is for Redis behind Sentinel.*TERNMAIL_REDIS_URL/,
+    ],
+  ];
+  for (const [env, message] of cases) {
+    const name = Object.entries(env)
+      .map(([k, v]) => `${k}=${v}`)
+      .join(' ');
+    t.throws(() => loadConfig({ env: { TERNMAIL_CONFIG: empty, ...env } }), message, name);
+  }
+  t.throws(
+    () => loadConfig({ env: { TERNMAIL_CONFIG: configFile({ redisSentinel: { sentinels: [] } }) } }),
+    /redisSentinel\.sentinels: must NOT have fewer than 1 items/,
+  );
+});
+
 t.test('an empty item in a list variable is refused, not dropped', async (t) => {
   const load = (env: Record<string, string>) => () => loadConfig({ env: { TERNMAIL_CONFIG: empty, ...env } });
   t.throws(load({ TERNMAIL_SMTP_STARTTLS_PORTS: '2587,,2588' }), /TERNMAIL_SMTP_STARTTLS_PORTS="2587,,2588": must be integer/);

@@ -22,11 +22,11 @@ async function get(url: string): Promise<Answer> {
   return { status: res.status, contentType: res.headers.get('content-type'), text: await res.text() };
 }
 
-/** Both ports that answer health questions: the API's and the MTA's metrics listener. */
+/** Both ports that answer health questions: the API's and the MTA's metrics listener (which adds how Redis is reached). */
 const ports = (d: Deployment) =>
   [
-    ['API', d.apiUrl],
-    ['MTA', `http://127.0.0.1:${d.metricsPort}`],
+    ['API', d.apiUrl, {}],
+    ['MTA', `http://127.0.0.1:${d.metricsPort}`, { redis: { mode: 'url' } }],
   ] as const;
 
 /** Stops Redis (SIGKILL) and resolves once its process is gone. */
@@ -54,12 +54,12 @@ t.test('/healthz answers 200 {"status":"ok"} on both ports, without authenticati
 });
 
 t.test('/readyz answers 200 on both ports while the store, Redis and the listeners answer', async (t) => {
-  for (const [name, base] of ports(d)) {
+  for (const [name, base, readyzExtra] of ports(d)) {
     const res = await until(`${name} ready`, async () => {
       const r = await get(`${base}/readyz`);
       return r.status === 200 ? r : null;
     });
-    t.same(JSON.parse(res.text), { status: 'ok' }, name);
+    t.same(JSON.parse(res.text), { status: 'ok', ...readyzExtra }, name);
   }
 });
 
@@ -73,7 +73,7 @@ t.test('ternmail status against a running Tern prints every part and exits 0', a
   t.match(res.stdout, /^Versions +Tern \d+\.\d+\.\d+, Node v\d+\.\d+\.\d+, SQLite \d+\.\d+/m);
   t.match(res.stdout, new RegExp(`^Data dir +${d.dataDir}$`, 'm'));
   t.match(res.stdout, /^Schema +version \d+$/m);
-  t.match(res.stdout, /^Redis +up$/m);
+  t.match(res.stdout, new RegExp(`^Redis +up  ${d.redis.url}$`, 'm'), 'Redis answers, at its URL');
   t.match(res.stdout, /^API +ready, up \d+m \d\ds/m, 'the API is ready, with its uptime');
   t.match(res.stdout, /^MTA +ready, up \d+m \d\ds/m, 'the MTA is ready, with its uptime');
   t.match(res.stdout, new RegExp(`^Listeners +submission-starttls ${d.starttlsPort} up, submission-tls ${d.tlsPort} up, mx \\d+ up$`, 'm'));
@@ -90,7 +90,7 @@ t.test('ternmail status against a running Tern prints every part and exits 0', a
     versions: { tern: String, node: process.version, database: /^SQLite / },
     data_dir: d.dataDir,
     schema_version: Number,
-    redis: { up: true },
+    redis: { up: true, mode: 'url', url: d.redis.url },
     processes: [
       { name: 'api', state: 'ready', failing: [], uptime_s: Number, started_at: String },
       { name: 'mta', state: 'ready', failing: [], uptime_s: Number, started_at: String },
@@ -115,12 +115,12 @@ t.test('ternmail status against a running Tern prints every part and exits 0', a
 
 t.test('with Redis down /readyz answers 503 naming redis on both ports, and ternmail status exits 1', async (t) => {
   await stopRedis(d);
-  for (const [name, base] of ports(d)) {
+  for (const [name, base, readyzExtra] of ports(d)) {
     const res = await until(`${name} not ready`, async () => {
       const r = await get(`${base}/readyz`);
       return r.status === 503 ? r : null;
     });
-    t.same(JSON.parse(res.text), { status: 'unavailable', failing: ['redis'] }, `${name}: the failing part, and nothing else`);
+    t.same(JSON.parse(res.text), { status: 'unavailable', failing: ['redis'], ...readyzExtra }, `${name}: the failing part, and nothing else`);
     t.notMatch(res.text, /127\.0\.0\.1|ECONNREFUSED|ioredis|\d+\.\d+\.\d+/, `${name}: no address, error text or version`);
     t.equal((await get(`${base}/healthz`)).status, 200, `${name}: the process itself is still up`);
   }
@@ -129,7 +129,7 @@ t.test('with Redis down /readyz answers 503 naming redis on both ports, and tern
   const res = await runCli(['status'], d.env);
   t.equal(res.code, 1, 'non-zero exit while something is down');
   t.ok(Date.now() - started < 15_000, 'the status does not hang on the missing Redis');
-  t.match(res.stdout, /^Redis +DOWN$/m);
+  t.match(res.stdout, new RegExp(`^Redis +DOWN  ${d.redis.url}$`, 'm'));
   t.match(res.stdout, /^API +NOT READY \(failing: redis\)/m);
   t.match(res.stdout, /^MTA +NOT READY \(failing: redis\)/m);
   t.match(res.stdout, /^Domain check +unknown/m);
@@ -142,7 +142,7 @@ t.test('with Redis down /readyz answers 503 naming redis on both ports, and tern
 
 t.test('once Redis is back /readyz answers 200 on both ports and ternmail status exits 0', async (t) => {
   await d.redis.restart();
-  for (const [name, base] of ports(d)) {
+  for (const [name, base, readyzExtra] of ports(d)) {
     const res = await until(
       `${name} ready again`,
       async () => {
@@ -152,7 +152,7 @@ t.test('once Redis is back /readyz answers 200 on both ports and ternmail status
       30_000,
       200,
     );
-    t.same(JSON.parse(res.text), { status: 'ok' }, name);
+    t.same(JSON.parse(res.text), { status: 'ok', ...readyzExtra }, name);
   }
   const res = await runCli(['status'], d.env);
   t.equal(res.code, 0, res.stdout);
@@ -180,5 +180,5 @@ t.test("the MTA's /readyz names its listeners once its SMTP submission ports sto
   await mta.submission.close();
   const res = await get(readyz);
   t.equal(res.status, 503);
-  t.same(JSON.parse(res.text), { status: 'unavailable', failing: ['listeners'] });
+  t.same(JSON.parse(res.text), { status: 'unavailable', failing: ['listeners'], redis: { mode: 'url' } });
 });

@@ -3,52 +3,14 @@
 // delivered, few twice, and no recipient is left leased.
 import t from 'tap';
 import { Redis } from 'ioredis';
-import { http } from './helpers/cli.js';
-import { startDeployment, type Deployment } from './helpers/processes.js';
-import { loadIdOf, runLoad, simpleMessage, type Ack } from './helpers/smtp-load.js';
+import { countSink, httpLoad, waitDelivered, waitSettled } from './helpers/acknowledged-load.js';
+import { startDeployment } from './helpers/processes.js';
+import { runLoad, simpleMessage } from './helpers/smtp-load.js';
 import { redisKeys } from '../shared/redis-keys.js';
 
 const MESSAGES = 1000;
 const CLIENTS = 8;
 const KILL_AFTER_ACKS = 300;
-
-interface SinkCount {
-  /** Copies per message number. */
-  perMessage: Map<number, number>;
-  /** Copies beyond the first of one submission attempt: what the MTA delivered twice. */
-  redelivered: number;
-  /** Messages that arrived from more than one attempt: the client submitted again after losing its reply. */
-  resubmitted: number;
-}
-
-function countSink(d: Deployment): SinkCount {
-  const perAttempt = new Map<string, number>();
-  const perMessage = new Map<number, number>();
-  const attemptsOf = new Map<number, Set<number>>();
-  for (const m of d.sink.messages) {
-    const id = loadIdOf(m.raw);
-    if (!id) continue;
-    const key = `${id.n}.${id.attempt}`;
-    perAttempt.set(key, (perAttempt.get(key) ?? 0) + 1);
-    perMessage.set(id.n, (perMessage.get(id.n) ?? 0) + 1);
-    attemptsOf.set(id.n, (attemptsOf.get(id.n) ?? new Set()).add(id.attempt));
-  }
-  let redelivered = 0;
-  for (const copies of perAttempt.values()) redelivered += copies - 1;
-  const resubmitted = [...attemptsOf.values()].filter((s) => s.size > 1).length;
-  return { perMessage, redelivered, resubmitted };
-}
-
-/** Resolves once every acknowledged message has a copy in the sink; returns the ones still missing on timeout. */
-async function waitDelivered(d: Deployment, acked: readonly number[], timeoutMs: number): Promise<number[]> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const { perMessage } = countSink(d);
-    const missing = acked.filter((n) => !perMessage.has(n));
-    if (!missing.length || Date.now() > deadline) return missing;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
 
 t.test('kill -9 of the MTA during a 1,000-message SMTP run loses no acknowledged message', async (t) => {
   const d = await startDeployment({ config: { delivery: { leaseS: 5 } } });
@@ -91,7 +53,7 @@ t.test('kill -9 of the MTA during a 1,000-message SMTP run loses no acknowledged
     `no permanent refusal (failures by code: ${JSON.stringify([...result.failures])})`,
   );
 
-  const missing = await waitDelivered(d, [...result.acks.keys()], 60_000);
+  const missing = await waitDelivered(d.sink, [...result.acks.keys()], 60_000);
   const deliveredAt = Date.now();
   t.same(missing, [], 'every message that got a 250 reached the sink');
 
@@ -123,7 +85,7 @@ t.test('kill -9 of the MTA during a 1,000-message SMTP run loses no acknowledged
   t.same(late, [], 'every acknowledged message is delivered promptly, none left for the sweep');
   const warnings = (d.mta?.output() ?? '').split('\n').filter((l) => /"level":[456]0/.test(l));
   if (warnings.length) t.comment(`MTA warnings after the restart:\n${warnings.slice(0, 20).join('\n')}`);
-  const counted = countSink(d);
+  const counted = countSink(d.sink);
   t.comment(`acknowledged ${result.acks.size} in ${result.ms} ms; failed attempts by code ${JSON.stringify([...result.failures])}`);
   t.comment(`duplicates: ${counted.redelivered} delivered twice by the MTA, ${counted.resubmitted} submitted again by a client that lost its reply`);
   t.comment(
@@ -133,46 +95,6 @@ t.test('kill -9 of the MTA during a 1,000-message SMTP run loses no acknowledged
   );
   t.ok(counted.redelivered <= 25, `few duplicates after kill -9 (${counted.redelivered})`);
 });
-
-async function waitSettled(store: Awaited<ReturnType<Deployment['store']>>): Promise<Record<string, number>> {
-  const deadline = Date.now() + 30_000;
-  for (;;) {
-    const states = await store.messages.countByState();
-    const inFlight = (states.queued ?? 0) + (states.sending ?? 0) + (states.deferred ?? 0);
-    if (!inFlight || Date.now() > deadline) return states;
-    await new Promise((r) => setTimeout(r, 200));
-  }
-}
-
-/** HTTP sends through the API process, each retried as a new attempt until a 200 (the API answers 5xx while Redis is away). */
-async function httpLoad(d: Deployment, key: string, first: number, count: number, concurrency: number, to: (n: number) => string, onAck: () => void) {
-  const acks = new Map<number, Ack>();
-  const failures = new Map<number, number>();
-  let next = first;
-  const deadline = Date.now() + 120_000;
-  async function sendOne(n: number): Promise<void> {
-    for (let attempt = 0; Date.now() < deadline; attempt++) {
-      const res = await http(d.apiUrl, 'POST', '/v2/emails', {
-        key,
-        body: { from: { email: 'app@redis.example.com' }, to: [{ email: to(n) }], subject: `HTTP ${n}`, text: 'hello', headers: { 'X-Load-Id': `${n}.${attempt}` } },
-      }).catch(() => ({ status: 0, body: undefined }));
-      if (res.status === 200) {
-        acks.set(n, { n, attempt, queuedId: res.body.message_id, at: Date.now() });
-        onAck();
-        return;
-      }
-      failures.set(res.status, (failures.get(res.status) ?? 0) + 1);
-      if (res.status >= 400 && res.status < 500 && res.status !== 429) throw new Error(`send ${n} refused: ${res.status} ${JSON.stringify(res.body)}`);
-      await new Promise((r) => setTimeout(r, 200));
-    }
-  }
-  await Promise.all(
-    Array.from({ length: concurrency }, async () => {
-      while (next < first + count) await sendOne(next++);
-    }),
-  );
-  return { acks, failures };
-}
 
 t.test('Redis killed during a run, restarted from its AOF and then replaced by an empty one, loses nothing acknowledged', async (t) => {
   const d = await startDeployment({ config: { delivery: { leaseS: 5 } }, env: { TERNMAIL_RETRY_DELAYS_S: '1' } });
@@ -218,7 +140,7 @@ t.test('Redis killed during a run, restarted from its AOF and then replaced by a
       message: (n, attempt) => simpleMessage('load@redis.example.com', to(n), n, attempt),
       onAck,
     }),
-    httpLoad(d, sender.sendingKey, 10_000, 200, 3, to, onAck),
+    httpLoad({ apiUrl: d.apiUrl, key: sender.sendingKey, from: 'app@redis.example.com', first: 10_000, count: 200, concurrency: 3, to, onAck }),
   ]);
   await events;
   t.ok(replacedAt > 0, 'Redis was replaced by an empty one mid-run');
@@ -233,7 +155,7 @@ t.test('Redis killed during a run, restarted from its AOF and then replaced by a
 
   // The periodic sweep would find lost recipients only 30 to 60 s later; the rebuild makes it seconds.
   const all = [...smtp.acks.keys(), ...viaHttp.acks.keys()];
-  const missing = await waitDelivered(d, all, 20_000);
+  const missing = await waitDelivered(d.sink, all, 20_000);
   const deliveredAt = Date.now();
   t.same(missing, [], 'every acknowledged message reached the sink within seconds');
   const store = await d.store();
@@ -244,7 +166,7 @@ t.test('Redis killed during a run, restarted from its AOF and then replaced by a
     `every recipient ends sent (${JSON.stringify(states)})`,
   );
   t.equal(await probe.zcard(redisKeys.queueDue()), 0, 'nothing left on the schedule');
-  const counted = countSink(d);
+  const counted = countSink(d.sink);
   t.comment(`failed attempts while Redis was away: SMTP by code ${JSON.stringify([...smtp.failures])}, HTTP by status ${JSON.stringify([...viaHttp.failures])}`);
   t.comment(
     `schedule back in the empty Redis ${rescheduledAt - replacedAt} ms after it started; deferred ones delivered ${deliveredAt - releasedAt} ms after the sink accepted them; duplicates: ${counted.redelivered}`,

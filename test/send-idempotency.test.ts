@@ -1,8 +1,9 @@
-// Idempotency-Key on POST /v2/emails and /v2/emails/batch over real HTTP, run twice: with the replies kept in
-// Redis (the default on SQLite) and in the database (idempotency.store "database", the default on PostgreSQL).
-// Both must answer alike; only the database keeps a reply when Redis loses its data (a failover).
+// Idempotency-Key on POST /v2/emails and /v2/emails/batch over real HTTP, run three times: with the replies kept
+// in Redis (the default on SQLite), in the database on SQLite (idempotency.store "database"), and on PostgreSQL
+// (the database, by default). All answer alike; only the database keeps a reply when Redis loses its data.
 import t, { type Test } from 'tap';
-import { startHarness, type Harness, type HttpReply } from './helpers/harness.js';
+import { startHarness, type Harness, type HarnessOptions, type HttpReply } from './helpers/harness.js';
+import { startPostgres } from './harness/postgres.js';
 import { grantCredits } from './helpers/credits.js';
 import { storedDomain } from './helpers/sending-setup.js';
 import { idempotencyStoreOf } from '../shared/core/sending/idempotency.js';
@@ -14,10 +15,10 @@ interface Setup {
   sendKey: string;
 }
 
-/** A Tern whose replies are kept where `store` says (null: the engine's default), and short ways to use it. */
+/** A Tern whose replies are kept in `keeper`, and short ways to use it. */
 interface World {
   h: Harness;
-  store: 'database' | null;
+  keeper: 'redis' | 'database';
   /** A root account with a verified domain and a sending key, allowed to send fast. */
   setup(credits?: number): Promise<Setup>;
   /** A verified domain of the team, by a name of its own. */
@@ -27,12 +28,12 @@ interface World {
   messageCount(s: Setup): Promise<number>;
 }
 
-function worldOf(h: Harness, store: 'database' | null): World {
+function worldOf(h: Harness, keeper: 'redis' | 'database'): World {
   let domains = 0;
   const domainOf = async (teamId: number) => (await storedDomain(h, teamId, `idem${++domains}.example.com`)).name;
   return {
     h,
-    store,
+    keeper,
     domainOf,
     async setup(credits = 100) {
       const acct = await h.account({ credits });
@@ -175,17 +176,21 @@ const CASES: Case[] = [
       await w.h.rt.redis.flushall();
       const after = await w.send(s.sendKey, mail(s.domain), 'failover');
       t.equal(after.status, 200, after.text);
-      if (w.store === 'database') t.equal(after.body.message_id, first.body.message_id, 'replayed from the database');
+      if (w.keeper === 'database') t.equal(after.body.message_id, first.body.message_id, 'replayed from the database');
       else t.not(after.body.message_id, first.body.message_id, 'Redis forgot the reply');
-      t.equal(await w.messageCount(s), w.store === 'database' ? 1 : 2);
+      t.equal(await w.messageCount(s), w.keeper === 'database' ? 1 : 2);
     },
   ],
 ];
 
-async function idempotencyCases(t: Test, store: 'database' | null): Promise<void> {
-  const h = await startHarness({ overrides: { idempotency: { store } } });
-  t.teardown(() => h.close());
-  const w = worldOf(h, store);
+/** Every case on a Tern started with `options`, whose replies `keeper` keeps; `after` runs once it is closed. */
+async function idempotencyCases(t: Test, options: HarnessOptions, keeper: 'redis' | 'database', after?: () => Promise<void>): Promise<void> {
+  const h = await startHarness(options);
+  t.teardown(async () => {
+    await h.close();
+    await after?.();
+  });
+  const w = worldOf(h, keeper);
   for (const [name, run] of CASES) await t.test(name, (t) => run(t, w));
 }
 
@@ -196,5 +201,15 @@ t.test('replies are kept where idempotency.store says; unset, in the database on
   t.equal(idempotencyStoreOf('database', 'sqlite'), 'database');
 });
 
-t.test('replies kept in Redis (the default on SQLite)', (t) => idempotencyCases(t, null));
-t.test('replies kept in the database (idempotency.store "database")', (t) => idempotencyCases(t, 'database'));
+t.test('replies kept in Redis (the default on SQLite)', (t) => idempotencyCases(t, {}, 'redis'));
+t.test('replies kept in the database on SQLite (idempotency.store "database")', (t) =>
+  idempotencyCases(t, { overrides: { idempotency: { store: 'database' } } }, 'database'),
+);
+t.test('replies kept in the database by default on PostgreSQL (TERNMAIL_DATABASE_URL)', async (t) => {
+  const cluster = await startPostgres();
+  const url = await cluster.createDatabase().catch(async (err: unknown) => {
+    await cluster.stop();
+    throw err;
+  });
+  await idempotencyCases(t, { env: { TERNMAIL_DATABASE_URL: url } }, 'database', () => cluster.stop());
+});

@@ -9,6 +9,8 @@ function refusalMessage(r: BackupRefusal): string {
   switch (r.kind) {
     case 'no_database':
       return `no database in ${r.dataDir}: is TERNMAIL_DATA_DIR (or dataDir) the data directory of a Tern that ran?`;
+    case 'on_postgres':
+      return 'the store is on PostgreSQL (TERNMAIL_DATABASE_URL): back it up with PostgreSQL\'s tools (pg_dump, or pg_basebackup / pgBackRest for point-in-time recovery) and keep a copy of keys/master.key from the data directory; see the README, "Running Tern on several machines"';
     case 'no_master_key':
       return `no master key at ${r.path}: a backup without it could not open the sealed secrets`;
     case 'tls_unreadable':

@@ -1,10 +1,10 @@
-// `ternmail start` without TERNMAIL_REDIS_URL: a redis-server of our own on a unix socket in the data
+// `ternmail start` without TERNMAIL_REDIS_URL (nor sentinels): a redis-server of our own on a unix socket in the data
 // dir, with AOF on (the schedule survives a restart; it can also be rebuilt from SQLite).
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { stopChild } from '../stop-child.js';
-import type { Config } from '../config.js';
+import type { Config, RedisTarget } from '../config.js';
 import { waitForPong } from '../redis.js';
 
 export interface ManagedRedis {
@@ -31,7 +31,7 @@ function waitForPing(socket: string, child: ChildProcess, timeoutMs: number): Pr
 export const managedRedisSocket = (dataDir: string): string => join(dataDir, 'redis', 'redis.sock');
 
 /** The Redis an operator command reaches: the configured one, else `ternmail start`'s own on its socket (absent when it is not running). */
-export const operatorRedisUrl = (config: Config): string => config.redisUrl ?? `unix://${managedRedisSocket(config.dataDir)}`;
+export const operatorRedis = (config: Config): RedisTarget => config.redis ?? { kind: 'url', url: `unix://${managedRedisSocket(config.dataDir)}` };
 
 export async function startManagedRedis(dataDir: string): Promise<ManagedRedis> {
   const dir = join(dataDir, 'redis');

@@ -7,7 +7,7 @@ import type { Config } from '../config.js';
 import type { QueueControl, DestinationSummary, QueueChange, QueuedRecipient, QueueSelection } from '../core/queue-control.js';
 import type { Managed, ManagementRefusal } from '../core/management-refusals.js';
 import { destinationView, queuedRecipientLine } from '../core/presenters.js';
-import { operatorRedisUrl } from './managed-redis.js';
+import { operatorRedis } from './managed-redis.js';
 import { connectRedis } from '../redis.js';
 import { flags, integer, UsageError, type Flags } from './cli-flags.js';
 import { cliActor, valueOf as valueOrThrow, withHost } from './host-commands.js';
@@ -28,8 +28,16 @@ const SELECTOR_FLAGS = { team: 'string', domain: 'string', state: 'string', 'old
  * the process, alive for its whole timeout.
  */
 async function redisFor(config: Config, schedules: boolean): Promise<Redis> {
-  const oneTry = { lazyConnect: true, maxRetriesPerRequest: 0, enableOfflineQueue: false, retryStrategy: () => null, connectTimeout: 2000 };
-  const redis = connectRedis(operatorRedisUrl(config), 'tern-cli', oneTry);
+  // Behind Sentinel, one round of the sentinels too: ioredis would otherwise ask them again for ever.
+  const oneTry = {
+    lazyConnect: true,
+    maxRetriesPerRequest: 0,
+    enableOfflineQueue: false,
+    retryStrategy: () => null,
+    sentinelRetryStrategy: () => null,
+    connectTimeout: 2000,
+  };
+  const redis = connectRedis(operatorRedis(config), 'tern-cli', oneTry);
   redis.on('error', () => undefined);
   if (schedules) await redis.connect().catch(() => undefined);
   return redis;

@@ -1,10 +1,10 @@
 // `ternmail status`: asks the core's system status (over the host's store, and Redis it connects here) and
 // prints it, for a person by default or as one JSON object with --json. The exit code says whether all is up.
 import type { Config } from '../config.js';
-import { connectRedis } from '../redis.js';
+import { connectRedis, redisInUse, type RedisInUse } from '../redis.js';
 import type { NodeRecord, ProcessStatus, SystemStatusReport } from '../core/system-status.js';
 import { withHost } from './host-commands.js';
-import { operatorRedisUrl } from './managed-redis.js';
+import { operatorRedis } from './managed-redis.js';
 
 /** "3d 04h", "2h 05m", "4m 10s": an uptime as a person reads it. */
 export function duration(seconds: number): string {
@@ -48,12 +48,25 @@ function nodeRows(r: SystemStatusReport): Array<[string, string]> {
   return r.nodes.nodes.map((n, i): [string, string] => [i === 0 ? 'Nodes' : '', nodeLine(n, now)]);
 }
 
-function humanText(r: SystemStatusReport): string {
+/** Which Redis answered (or was asked): its URL, or the master group, its sentinels and the master reached. */
+function redisLine(up: boolean, using: RedisInUse): string {
+  const state = up ? 'up' : 'DOWN';
+  if (using.mode === 'url') return `${state}  ${using.url}`;
+  const master = using.master === null ? 'no master reached' : `master ${using.master}`;
+  return `${state}  Sentinel group ${using.name} (sentinels ${using.sentinels.join(', ')}), ${master}`;
+}
+
+function redisObject(up: boolean, using: RedisInUse): Record<string, unknown> {
+  if (using.mode === 'url') return { up, mode: 'url', url: using.url };
+  return { up, mode: 'sentinel', master_group: using.name, sentinels: using.sentinels, master: using.master };
+}
+
+function humanText(r: SystemStatusReport, using: RedisInUse): string {
   const rows: Array<[string, string]> = [
     ['Versions', `Tern ${r.versions.tern}, Node ${r.versions.node}, ${r.versions.database}`],
     ['Data dir', r.dataDir],
     ['Schema', `version ${r.schemaVersion}`],
-    ['Redis', r.redis.up ? 'up' : 'DOWN'],
+    ['Redis', redisLine(r.redis.up, using)],
     ...r.processes.map((p): [string, string] => [p.name.toUpperCase(), processLine(p)]),
     ['Listeners', r.listeners.map((l) => `${l.name} ${l.port} ${l.up ? 'up' : 'DOWN'}`).join(', ')],
     [
@@ -70,7 +83,7 @@ function humanText(r: SystemStatusReport): string {
   return rows.map(([label, value]) => `${label.padEnd(14)}${value}`).join('\n') + '\n';
 }
 
-function jsonObject(r: SystemStatusReport): Record<string, unknown> {
+function jsonObject(r: SystemStatusReport, using: RedisInUse): Record<string, unknown> {
   const round = r.domainCheck.known ? r.domainCheck.lastRound : null;
   return {
     status: r.down.length === 0 ? 'ok' : 'down',
@@ -78,7 +91,7 @@ function jsonObject(r: SystemStatusReport): Record<string, unknown> {
     versions: r.versions,
     data_dir: r.dataDir,
     schema_version: r.schemaVersion,
-    redis: r.redis,
+    redis: redisObject(r.redis.up, using),
     processes: r.processes.map((p) => ({
       name: p.name,
       url: p.url,
@@ -112,11 +125,13 @@ function jsonObject(r: SystemStatusReport): Record<string, unknown> {
 /** Prints the status; the exit code: 0 when everything answers, 1 when something is down. */
 export async function printStatus(config: Config, asJson: boolean): Promise<number> {
   return withHost(config, async (host) => {
-    const redis = connectRedis(operatorRedisUrl(config), 'tern-status');
+    const target = operatorRedis(config);
+    const redis = connectRedis(target, 'tern-status');
     // A Redis that is down is a finding of the report, not an error to print.
     redis.on('error', () => undefined);
     try {
-      return printReport(config, await host.systemStatus(redis).report(), asJson);
+      const report = await host.systemStatus(redis).report();
+      return printReport(config, report, redisInUse(target, redis), asJson);
     } finally {
       redis.disconnect();
     }
@@ -124,13 +139,13 @@ export async function printStatus(config: Config, asJson: boolean): Promise<numb
 }
 
 /** Writes the report with the configuration's problems beside it; the exit code it gives. */
-function printReport(config: Config, report: SystemStatusReport, asJson: boolean): number {
+function printReport(config: Config, report: SystemStatusReport, using: RedisInUse, asJson: boolean): number {
   const problems = config.publicHostnameProblem === null ? [] : [config.publicHostnameProblem];
   // A configuration problem is a finding beside the report: the parts may all be up and still publish nothing usable.
   process.stdout.write(
     asJson
-      ? JSON.stringify({ ...jsonObject(report), configuration_problems: problems }) + '\n'
-      : humanText(report) + problems.map((p) => `${'Configuration'.padEnd(14)}PROBLEM: ${p}\n`).join(''),
+      ? JSON.stringify({ ...jsonObject(report, using), configuration_problems: problems }) + '\n'
+      : humanText(report, using) + problems.map((p) => `${'Configuration'.padEnd(14)}PROBLEM: ${p}\n`).join(''),
   );
   return report.down.length === 0 ? 0 : 1;
 }

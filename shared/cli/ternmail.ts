@@ -296,7 +296,7 @@ async function runStart(config: Config): Promise<void> {
   if (busy.length > 0) throw new Error(`cannot start: ${busy.join('; ')}`);
   loadSecretBox(config.dataDir);
   await ensureTlsCertificate(config);
-  const redis = config.redisUrl ? null : await startManagedRedis(config.dataDir);
+  const redis = config.redis ? null : await startManagedRedis(config.dataDir);
   let first: FirstStart | null;
   try {
     first = await firstStart(config);

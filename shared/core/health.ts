@@ -3,7 +3,7 @@
 import type { Redis } from 'ioredis';
 import type { Config } from '../config.js';
 import { decideReadiness, type Probes, type Readiness } from '../readiness.js';
-import { redisAnswers } from '../redis.js';
+import { redisAnswers, redisInUse, type RedisInUse } from '../redis.js';
 import type { Store } from '../store/index.js';
 
 export interface HealthDeps {
@@ -20,5 +20,10 @@ export class Health {
     const { store, redis, config } = this.d;
     const timeoutMs = config.health.probeTimeoutMs;
     return decideReadiness({ store: async () => (await store.system.schemaVersion()) > 0, redis: () => redisAnswers(redis, timeoutMs), ...extra }, timeoutMs);
+  }
+
+  /** The Redis this process uses: its URL, or its sentinels and the master it is connected to now. */
+  redisInUse(): RedisInUse | null {
+    return this.d.config.redis && redisInUse(this.d.config.redis, this.d.redis);
   }
 }

@@ -74,7 +74,7 @@ const quiet = createLogger('cli', 'silent');
 
 /** Opens the store on the configured data dir (creating it on a first command) and the host's use cases over it. */
 export async function openHostCore(config: Config): Promise<HostCore> {
-  const store = await openStore(config.dataDir);
+  const store = await openStore(config.dataDir, config.databaseUrl);
   const accounts = new HostAccounts({ store, config });
   const users = operatorUsers({ store, config });
   const queueOn = (redis: Redis) => new Queue(store, redis, quiet);

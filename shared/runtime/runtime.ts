@@ -18,9 +18,9 @@ export interface Runtime {
 }
 
 export async function openRuntime(config: Config, name: string, log: Logger = createLogger(name, config.log.level)): Promise<Runtime> {
-  if (!config.redisUrl) throw new Error('no Redis configured: set TERNMAIL_REDIS_URL (ternmail start manages one for you)');
-  const store = await openStore(config.dataDir);
-  const redis = connectRedis(config.redisUrl, `tern-${name}`);
+  if (!config.redis) throw new Error('no Redis configured: set TERNMAIL_REDIS_URL or TERNMAIL_REDIS_SENTINELS (ternmail start manages one for you)');
+  const store = await openStore(config.dataDir, config.databaseUrl);
+  const redis = connectRedis(config.redis, `tern-${name}`);
   redis.on('error', (err: Error) => log.warn({ err: err.message }, 'redis error'));
   const keyCache = new KeyCache(store.keys, config.keys.cacheTtlS * 1000);
   await keyCache.listen(redis, log);

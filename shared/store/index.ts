@@ -32,6 +32,8 @@ import { openSqliteStore } from './sqlite/open.js';
 import { sqliteDatabaseBackup } from './sqlite/online-backup.js';
 import { sqliteLogLoading } from './sqlite/log-loader.js';
 import { openTestSupport } from './sqlite/test-support.js';
+import { openPostgresStore } from './postgres/open.js';
+import { openPostgresTestSupport } from './postgres/test-support.js';
 import type { StoreTestSupport } from './test-support.js';
 
 export interface Store {
@@ -86,14 +88,17 @@ export interface Store {
   close(): Promise<void>;
 }
 
-/** The store of a data directory (created if missing), migrated to the current schema. */
-export function openStore(dataDir: string): Promise<Store> {
-  return openSqliteStore(dataDir);
+/**
+ * The store, migrated to the current schema: on PostgreSQL when `databaseUrl` is given (TERNMAIL_DATABASE_URL),
+ * else the embedded SQLite file of the data directory (created if missing).
+ */
+export function openStore(dataDir: string, databaseUrl: string | null = null): Promise<Store> {
+  return databaseUrl === null ? openSqliteStore(dataDir) : openPostgresStore(databaseUrl);
 }
 
-/** The tests' support (aging records, forcing states) on the store of a data directory, from the same engine. */
-export function openStoreTestSupport(dataDir: string): Promise<StoreTestSupport> {
-  return openTestSupport(dataDir);
+/** The tests' support (aging records, forcing states) on the store of a data directory or database, from the same engine. */
+export function openStoreTestSupport(dataDir: string, databaseUrl: string | null = null): Promise<StoreTestSupport> {
+  return databaseUrl === null ? openTestSupport(dataDir) : openPostgresTestSupport(databaseUrl);
 }
 
 /** Consistent copies of the live database, for `ternmail backup` and `ternmail restore`. */

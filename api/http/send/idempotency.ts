@@ -40,6 +40,11 @@ export async function idempotent(call: Call<Sender, GroupRoute<Sender>>, handler
     (r) => ({ status: r.status ?? 200, body: r.body, headers: r.headers ?? {} }),
     (err: unknown) => sendErrors.answer(err, call.log),
   );
-  await idempotency.finish(started.held, { status: reply.status, body: reply.body });
+  // The message is committed by now: a keeper that fails here (a Redis failover, a database outage) costs the
+  // remembered reply, never the answer. A retry with the key meets the reservation (409 until its hold ends) or,
+  // once it lapsed or on a new Redis master, is sent again.
+  await idempotency.finish(started.held, { status: reply.status, body: reply.body }).catch((err: Error) => {
+    call.log.warn({ err: err.message, idempotency_key: key }, 'idempotency reply not stored');
+  });
   return reply;
 }

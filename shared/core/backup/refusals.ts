@@ -3,6 +3,8 @@
 export type BackupRefusal =
   /** The data directory holds no database: nothing to back up (a wrong TERNMAIL_DATA_DIR, most likely). */
   | { kind: 'no_database'; dataDir: string }
+  /** The store is on PostgreSQL: its backups are PostgreSQL's (pg_dump, pg_basebackup, pgBackRest), not an archive of the data dir. */
+  | { kind: 'on_postgres' }
   /** Without the master key the sealed secrets (DKIM keys, webhook secrets) of a copy could never be opened. */
   | { kind: 'no_master_key'; path: string }
   /** The configured TLS certificate or key cannot be read. */

@@ -45,6 +45,7 @@ async function unreadable(path: string): Promise<string | null> {
 
 /** What must be there before anything is copied. */
 async function preconditions(config: Config, to: string, tls: TlsPair | null): Promise<BackupOutcome<null>> {
+  if (config.databaseUrl !== null) return refusedBackup({ kind: 'on_postgres' });
   if (!existsSync(join(config.dataDir, databaseBackup.fileName))) return refusedBackup({ kind: 'no_database', dataDir: config.dataDir });
   if (!existsSync(masterKeyFile(config.dataDir))) return refusedBackup({ kind: 'no_master_key', path: masterKeyFile(config.dataDir) });
   if (!existsSync(dirname(to))) return refusedBackup({ kind: 'no_archive_dir', path: dirname(to) });

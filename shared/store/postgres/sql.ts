@@ -155,8 +155,24 @@ export function openPostgres(url: string, options: PoolOptions = {}): PgSql {
 }
 
 /** One connection of its own, for what must hold a session (migrations under their lock). The caller ends it. */
+/** Where a URL points, for messages: host, port and database, never the credentials. */
+export function describePostgres(url: string): string {
+  try {
+    const u = new URL(url);
+    return `PostgreSQL at ${u.hostname || 'localhost'}:${u.port || '5432'}, database ${decodeURIComponent(u.pathname.slice(1)) || '(none)'}`;
+  } catch {
+    return 'PostgreSQL (an unreadable URL)';
+  }
+}
+
+/** One client of its own (migrations, bulk loads); an error naming the server when it cannot be reached or refuses. */
 export async function connectPostgres(url: string): Promise<pg.Client> {
-  const client = new pg.Client({ connectionString: url, types });
-  await client.connect();
+  const client = new pg.Client({ connectionString: url, types, connectionTimeoutMillis: 10_000 });
+  try {
+    await client.connect();
+  } catch (err) {
+    await client.end().catch(() => undefined);
+    throw new Error(`${describePostgres(url)} cannot be reached: ${(err as Error).message} (TERNMAIL_DATABASE_URL)`, { cause: err });
+  }
   return client;
 }
