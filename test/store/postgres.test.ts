@@ -27,6 +27,7 @@ export const POSTGRES_READY: readonly RepositoryKey[] = [
   'billing',
   'payments',
   'outbox-claims',
+  'inbound-reports',
 ];
 
 /**
