@@ -9,7 +9,7 @@ import type { Resolver } from 'node:dns/promises';
 import { createResolver } from '../shared/dns.js';
 import { openRuntime, type Runtime } from '../shared/runtime/runtime.js';
 import { ensureTlsCertificate, readTls, type TlsFiles } from '../shared/tls.js';
-import { Spool } from './feedback/spool.js';
+import { importSpool } from './feedback/spool-import.js';
 import { DomainVerifier } from './verification/verify-domains.js';
 import { MxResolver } from './delivery/mx.js';
 import { DkimKeyCache } from './delivery/dkim.js';
@@ -78,19 +78,18 @@ function createScheduler(rt: Runtime, config: Config, { queue, outcomes, resolve
   });
 }
 
-/** Reports on the MX port: their own spool, applied by the worker (which first finishes what a crash left). */
-async function startReports(
-  rt: Runtime,
-  { config, replies }: Policies,
-  outcomes: Outcomes,
-  tlsFiles: TlsFiles,
-): Promise<{ inboundSpool: Spool; reports: ReportWorker; mx: MxListener }> {
-  const inboundSpool = new Spool(inboundSpoolDir(config.dataDir));
-  const reports = new ReportWorker({ rt, spool: inboundSpool, outcomes, replies, verpSecret: rt.secrets.derive('verp') });
-  const mx = new MxListener({ rt, spool: inboundSpool, tls: readTls(tlsFiles), verpSecret: rt.secrets.derive('verp'), onReport: () => reports.wake() });
+/**
+ * Reports on the MX port, kept in the store with their bodies and applied by the worker (which first finishes
+ * what a crash left). A spool directory left by an earlier release is imported into the store first.
+ */
+async function startReports(rt: Runtime, { config, replies }: Policies, outcomes: Outcomes, tlsFiles: TlsFiles): Promise<{ reports: ReportWorker; mx: MxListener }> {
+  const imported = await importSpool(rt.store.feedback, inboundSpoolDir(config.dataDir));
+  if (imported) rt.log.info({ ...imported, dir: inboundSpoolDir(config.dataDir) }, 'inbound report spool of an earlier release imported into the store');
+  const reports = new ReportWorker({ rt, outcomes, replies, verpSecret: rt.secrets.derive('verp') });
+  const mx = new MxListener({ rt, tls: readTls(tlsFiles), verpSecret: rt.secrets.derive('verp'), onReport: () => reports.wake() });
   await reports.start();
   await mx.listen();
-  return { inboundSpool, reports, mx };
+  return { reports, mx };
 }
 
 /** The MTA's heartbeat, naming its SMTP listeners and its metrics listener. */
@@ -131,7 +130,7 @@ export async function startMta(policies: Policies, runtime?: Runtime): Promise<R
     () => core.health.redisInUse(),
   );
   await submission.listen();
-  const { inboundSpool, reports, mx } = await startReports(rt, policies, outcomes, tlsFiles);
+  const { reports, mx } = await startReports(rt, policies, outcomes, tlsFiles);
   mxListener = mx;
   verifier.start();
   await scheduler.start();
@@ -162,7 +161,6 @@ export async function startMta(policies: Policies, runtime?: Runtime): Promise<R
       await scheduler.stop();
       connections.closeAll();
       await webhooks.stop();
-      inboundSpool.close();
       if (!runtime) await rt.close();
     },
   };

@@ -11,5 +11,8 @@ export const selfSignedTlsDir = (dataDir: string): string => join(dataDir, 'tls'
 /** The certificate and key of a TLS pair kept in `dir` (the self-signed pair's directory, or its staging one). */
 export const tlsPairIn = (dir: string): { cert: string; key: string } => ({ cert: join(dir, 'cert.pem'), key: join(dir, 'key.pem') });
 
-/** The bodies of DSN and ARF reports received on the MX port, until the report worker applies them. */
+/**
+ * Where releases before schema 36 kept the bodies of reports received on the MX port. Bodies are in the store
+ * now; the MTA imports a spool left here at start and removes it (mta/feedback/spool-import.ts).
+ */
 export const inboundSpoolDir = (dataDir: string): string => join(dataDir, 'spool-inbound');

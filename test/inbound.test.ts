@@ -13,7 +13,9 @@ import { deliverReport, reportAbout } from './helpers/reports.js';
 import { startMta, type RunningMta } from '../mta/main.js';
 import { loadDeliveryRules } from '../shared/policies/index.js';
 import { ReportWorker } from '../mta/feedback/report-worker.js';
-import { Spool } from '../mta/feedback/spool.js';
+import { importSpool } from '../mta/feedback/spool-import.js';
+import { storeSupport } from './helpers/store-support.js';
+import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { metrics } from '../shared/metrics.js';
 
 // ---- a small SMTP client, to see every reply as the listener sends it (reports go through deliverReport) ---
@@ -355,16 +357,85 @@ t.test('a report accepted but not yet processed when the worker stops is applied
   t.equal(waiting.length, 1, 'recorded as received');
   t.equal(waiting[0]?.rcptTo, sent.verp);
   t.equal((await w.h.rt.store.messages.recipientsOf(sent.messageId))[0]?.state, 'sent', 'not applied yet');
-  const restarted = new ReportWorker({
-    rt: w.h.rt,
-    spool: new Spool(join(w.h.config.dataDir, 'spool-inbound')),
-    replies: loadDeliveryRules().replies,
-    outcomes: w.mta.outcomes,
-    verpSecret: w.h.rt.secrets.derive('verp'),
-  });
-  t.teardown(() => restarted.stop());
+  t.match((await w.h.rt.store.feedback.reportBody(waiting[0]!.id))?.toString('utf8'), /5\.1\.1/, 'its body is in the store');
+  t.notOk(existsSync(join(w.h.config.dataDir, 'spool-inbound')), 'and nothing on this machine’s disk');
+  const restarted = reportWorker(t);
   await restarted.start();
   t.equal((await w.h.rt.store.messages.recipientsOf(sent.messageId))[0]?.state, 'bounced', 'applied at start');
   t.same(await w.h.rt.store.feedback.waitingReports(10), []);
   t.match(await suppressionOf(sent.email), { status: 'bounced' });
+});
+
+/** Another report worker on the same store (as another MTA's), stopped when `t` ends. */
+function reportWorker(t: Test, leaseMs?: number): ReportWorker {
+  const worker = new ReportWorker({
+    rt: w.h.rt,
+    replies: loadDeliveryRules().replies,
+    outcomes: w.mta.outcomes,
+    verpSecret: w.h.rt.secrets.derive('verp'),
+    pollMs: 50,
+    leaseMs,
+  });
+  t.teardown(() => worker.stop());
+  return worker;
+}
+
+t.test('a report claimed by a worker that died is applied by another once the claim’s lease runs out', async (t) => {
+  const sent = await sendDelivered(t, 'heidi@dest.test');
+  await w.mta.reports.stop();
+  t.match(await deliverReport(w.mxPort, sent.verp, reportAbout('postfix-5.1.1.eml', sent)), /^250 /);
+  const claimedAt = Date.now();
+  const held = await w.h.rt.store.feedback.claimReports(10, claimedAt, claimedAt + 1_500, 'killed-mta');
+  t.equal(held.length, 1, 'held by the dead worker');
+  const other = reportWorker(t);
+  await other.start();
+  t.equal((await w.h.rt.store.messages.recipientsOf(sent.messageId))[0]?.state, 'sent', 'not taken while the lease runs');
+  await until(
+    'recipient bounced',
+    () => w.h.rt.store.messages.recipientsOf(sent.messageId),
+    (r) => r[0]?.state === 'bounced',
+  );
+  t.ok(Date.now() >= claimedAt + 1_500, 'taken over after the lease ran out');
+  t.same(await w.h.rt.store.feedback.waitingReports(10), []);
+  t.equal(await w.h.rt.store.feedback.finishReport(held[0]!.id, 'killed-mta', { state: 'dropped', kind: 'x', detail: 'late' }), false, 'the dead worker is fenced out');
+});
+
+t.test('the spool an earlier release left is imported at start: waiting reports get their body and are applied, the spool goes', async (t) => {
+  const sent = await sendDelivered(t, 'ivan@dest.test');
+  await w.mta.reports.stop();
+  const support = await storeSupport(t, w.h.config.dataDir);
+  const spool = join(w.h.config.dataDir, 'spool-inbound');
+  const spooled = (id: string, body: string) => {
+    mkdirSync(join(spool, id.slice(-2)), { recursive: true });
+    writeFileSync(join(spool, id.slice(-2), `${id}.eml`), body);
+  };
+  // As the release before schema 36 left them: a waiting row with its body in a file, an applied report's file
+  // (a crash before the unlink), a file without a row (a crash before the commit), a row whose file is gone.
+  await support.addReportWithoutBody({ id: '00000000aaaaaaaaaaaaaaaa', mailFrom: '', rcptTo: sent.verp });
+  spooled('00000000aaaaaaaaaaaaaaaa', reportAbout('postfix-5.1.1.eml', sent));
+  spooled('00000000bbbbbbbbbbbbbbbb', 'a body whose row was never committed');
+  await support.addReportWithoutBody({ id: '00000000cccccccccccccccc', mailFrom: '', rcptTo: sent.verp });
+  mkdirSync(join(spool, 'ff'));
+  const dropped = await reportsCounted('unknown', 'dropped');
+  t.same(await importSpool(w.h.rt.store.feedback, spool), { imported: 1, orphans: 1, dropped: 1, removed: true });
+  t.notOk(existsSync(spool), 'the spool directory is gone');
+  t.same(
+    (await w.h.rt.store.feedback.waitingReports(10)).map((r) => r.id),
+    ['00000000aaaaaaaaaaaaaaaa'],
+    'the report whose body is lost is dropped',
+  );
+  await reportWorker(t).start();
+  t.equal((await w.h.rt.store.messages.recipientsOf(sent.messageId))[0]?.state, 'bounced', 'the imported report is applied');
+  t.same(await w.h.rt.store.feedback.waitingReports(10), []);
+  t.equal(await reportsCounted('unknown', 'dropped'), dropped + 1, 'the lost one counted as dropped, as the worker counted it');
+  t.equal(await importSpool(w.h.rt.store.feedback, spool), null, 'nothing to do on the next start');
+});
+
+t.test('a spool holding something else than report files is emptied of its reports and kept', async (t) => {
+  const spool = join(w.h.config.dataDir, 'spool-inbound');
+  mkdirSync(join(spool, 'ab'), { recursive: true });
+  writeFileSync(join(spool, 'ab', '00000000ddddddddddddddab.eml'), 'an orphan');
+  writeFileSync(join(spool, 'README'), 'an operator’s note');
+  t.match(await importSpool(w.h.rt.store.feedback, spool), { imported: 0, orphans: 1, removed: false });
+  t.same(readdirSync(spool), ['README'], 'only what is not a report file is left');
 });

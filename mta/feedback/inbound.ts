@@ -1,12 +1,12 @@
 // The MX listener: the only mail this host takes in is reports about its own mail, sent to the signed VERP
 // return paths (bounces+<token>@send.<domain>) or to the feedback-loop address on the public host name.
-// Everything else is refused at RCPT, so the port can never relay. A report is on disk and recorded in the
-// store before the 250, then the report worker applies it: a crash between the two loses nothing.
+// Everything else is refused at RCPT, so the port can never relay. A report is recorded in the store with its
+// body before the 250 (not in this machine's files: any MTA's report worker may apply it), then a report
+// worker applies it: a crash between the two loses nothing, nor does the loss of this machine.
 import { randomBytes } from 'node:crypto';
 import { SMTPServer, type SMTPServerAddress, type SMTPServerDataStream, type SMTPServerSession } from 'smtp-server';
 import { answer, isListening, listenSmtp } from '../../shared/smtp-listen.js';
 import type { Runtime } from '../../shared/runtime/runtime.js';
-import type { Spool } from './spool.js';
 import { parseVerp } from '../../shared/verp.js';
 import { RETURN_PATH_LABEL } from '../../shared/dns-records.js';
 import { metrics } from '../../shared/metrics.js';
@@ -24,13 +24,11 @@ function refuse(reason: RefusalReason, text: string): Error {
   return reply(550, `5.7.1 ${text}`);
 }
 
-/** Report ids sort by arrival (the spool spreads files by their last characters, which are random). */
+/** Report ids sort by arrival (a time prefix), then at random: unique across MTAs without asking the store. */
 export const newReportId = (): string => `${Date.now().toString(36).padStart(9, '0')}${randomBytes(8).toString('hex')}`;
 
 export interface MxListenerDeps {
   rt: Runtime;
-  /** Report bodies, in a spool directory of their own. */
-  spool: Spool;
   tls: { key: Buffer; cert: Buffer };
   verpSecret: Buffer;
   /** Called after each accepted report, so the worker need not wait for its next poll. */
@@ -99,7 +97,7 @@ export class MxListener {
     });
   }
 
-  /** Our own trouble (SQLite, disk) is a 4xx: the reporting MTA keeps the report and retries. */
+  /** Our own trouble (the store) is a 4xx: the reporting MTA keeps the report and retries. */
   private refusal(err: Error, command: string): Error {
     if ((err as { responseCode?: number }).responseCode) return err;
     this.d.rt.log.warn({ err: err.message, command }, 'mx command failed on a local error');
@@ -130,14 +128,10 @@ export class MxListener {
     const raw = await readAll(stream);
     if (stream.sizeExceeded) throw reply(552, `5.3.4 Report too big (at most ${MAX_REPORT_BYTES} bytes)`);
     const mailFrom = session.envelope.mailFrom ? session.envelope.mailFrom.address : '';
-    const ids: string[] = [];
-    // One report per recipient: each is matched and finished on its own.
-    for (const rcpt of session.envelope.rcptTo) {
-      const id = newReportId();
-      await this.d.spool.write(id, raw);
-      await this.d.rt.store.feedback.addReport({ id, mailFrom, rcptTo: rcpt.address });
-      ids.push(id);
-    }
+    // One report per recipient: each is matched and finished on its own. All are recorded in one write, or none.
+    const reports = session.envelope.rcptTo.map((rcpt) => ({ id: newReportId(), mailFrom, rcptTo: rcpt.address }));
+    await this.d.rt.store.feedback.addReports(reports, raw);
+    const ids = reports.map((r) => r.id);
     this.d.rt.log.info({ ids, mailFrom, rcpt: session.envelope.rcptTo.map((r) => r.address), size: raw.length }, 'report received');
     this.d.onReport();
     return `2.0.0 Ok: report accepted as ${ids.join(', ')}`;

@@ -1,31 +1,37 @@
-// Applies the reports the MX listener recorded: a bounce to the recipient its VERP address names, a
+// Applies the reports the MX listeners recorded: a bounce to the recipient its VERP address names, a
 // complaint to the recipient of the original it quotes. Every change goes through Outcomes (states,
-// suppression, counters, webhook events, reputation). The queue is the store's inbox: a report stays
-// 'received' until it is finished, so one left by a crash is applied on the next start (applying one
-// twice changes nothing the second time).
+// suppression, counters, webhook events, reputation). The queue is the store's inbox, shared by every MTA:
+// a pass claims waiting reports under a token for a lease, reads each one's body from the store and finishes
+// it fenced on the token. A report stays 'received' until it is finished, so one left by a crash (or by an
+// MTA killed mid-pass) is claimed again once its lease runs out, here or on another MTA (applying one twice
+// changes nothing the second time).
+import { randomUUID } from 'node:crypto';
 import type { Runtime } from '../../shared/runtime/runtime.js';
-import type { Spool } from './spool.js';
 import { parseVerp } from '../../shared/verp.js';
 import { metrics } from '../../shared/metrics.js';
 import { classifyReply, formatReply } from '../replies/classify.js';
 import type { ReplyRules } from '../../shared/policies/smtp-replies.js';
 import type { Outcomes } from '../outcomes/outcome.js';
 import { parseReport, type BounceReport, type ComplaintReport, type ParsedReport } from './reports.js';
-import type { InboundReport } from '../../shared/domain/feedback.js';
+import type { InboundReport, ReportVerdict } from '../../shared/domain/feedback.js';
 
 export interface ReportWorkerDeps {
   rt: Runtime;
-  spool: Spool;
   outcomes: Outcomes;
   /** What a bounce's reply means (config/smtp-replies.json, loaded once). */
   replies: ReplyRules;
   verpSecret: Buffer;
   pollMs?: number;
+  /** How long a pass holds the reports it claimed; a holder gone quiet longer than this is taken over. */
+  leaseMs?: number;
 }
 
-type Verdict = { state: 'processed' | 'dropped'; kind: string; detail: string };
+type Verdict = ReportVerdict;
 
+/** Reports claimed per pass (each body is read on its own, so a batch never holds more than one in memory). */
 const BATCH = 50;
+/** Far longer than a pass of 50 reports takes; short enough that a killed MTA's reports wait little. */
+const LEASE_MS = 120_000;
 const MAX_REASON = 500;
 
 const dropped = (kind: string, detail: string): Verdict => ({ state: 'dropped', kind, detail });
@@ -74,29 +80,43 @@ export class ReportWorker {
       try {
         while ((await this.pass()) === BATCH);
       } catch (err) {
-        // The store or the disk is in trouble: the reports stay waiting for the next poll.
+        // The store is in trouble: the reports stay waiting for the next poll.
         this.d.rt.log.warn({ err: (err as Error).message }, 'report processing failed; retrying on the next poll');
         return;
       }
     } while (this.again);
   }
 
+  /** Claims a batch, processes it, and gives back what a failure left unprocessed (free to claim at once). */
   private async pass(): Promise<number> {
-    const waiting = await this.d.rt.store.feedback.waitingReports(BATCH);
-    for (const report of waiting) await this.process(report);
-    return waiting.length;
+    const feedback = this.d.rt.store.feedback;
+    const token = randomUUID();
+    const now = Date.now();
+    const claimed = await feedback.claimReports(BATCH, now, now + (this.d.leaseMs ?? LEASE_MS), token);
+    try {
+      for (const report of claimed) await this.process(report, token);
+    } finally {
+      // After a failure the store may be down too: then the lease runs out instead.
+      if (claimed.length) await feedback.releaseReports(token).catch(() => 0);
+    }
+    return claimed.length;
   }
 
-  private async process(report: InboundReport): Promise<void> {
-    const raw = await this.d.spool.read(report.id).catch(() => null);
-    const verdict = raw === null ? dropped('unknown', 'the report body is missing from the spool') : await this.apply(report, await parseReport(raw));
-    await this.d.rt.store.feedback.finishReport(report.id, verdict.state, verdict.kind, verdict.detail);
+  private async process(report: InboundReport, token: string): Promise<void> {
+    const feedback = this.d.rt.store.feedback;
+    // A claimed report always has its body: none means another worker took it over and finished it meanwhile.
+    const raw = await feedback.reportBody(report.id);
+    if (raw === null) return;
+    const verdict = await this.apply(report, await parseReport(raw));
+    if (!(await feedback.finishReport(report.id, token, verdict))) {
+      this.d.rt.log.warn({ report: report.id }, 'report taken over by another worker before it was finished here; its verdict is the other worker’s');
+      return;
+    }
     metrics.inboundReports.inc({ kind: verdict.kind, state: verdict.state });
     this.d.rt.log[verdict.state === 'dropped' ? 'warn' : 'info'](
       { report: report.id, rcpt: report.rcptTo, from: report.mailFrom, kind: verdict.kind, detail: verdict.detail },
       `report ${verdict.state}`,
     );
-    await this.d.spool.remove(report.id);
   }
 
   private async apply(report: InboundReport, parsed: ParsedReport): Promise<Verdict> {

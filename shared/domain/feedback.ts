@@ -25,11 +25,18 @@ export interface OutboxEvent {
   state: EventState;
 }
 
-/** A report (DSN or ARF) received on the MX port and not yet processed; its content is in the spool. */
+/** A report (DSN or ARF) received on the MX port and not yet processed; its content is kept with it in the store. */
 export interface InboundReport {
   id: string;
   mailFrom: string;
   rcptTo: string;
+}
+
+/** What processing a report came to: applied, or dropped with the reason (kept on the report's row). */
+export interface ReportVerdict {
+  state: 'processed' | 'dropped';
+  kind: string;
+  detail: string;
 }
 
 export interface WebhookDeliveryRecord {

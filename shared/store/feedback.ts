@@ -1,6 +1,6 @@
 // The feedback repository: the event outbox, webhook delivery records, reputation figures, and the reports
 // received on the MX port. Bounces and complaints are applied through the unit of work (queue/effects.ts).
-import type { InboundReport, OutboxEvent, WebhookDeliveryRecord } from '../domain/feedback.js';
+import type { InboundReport, OutboxEvent, ReportVerdict, WebhookDeliveryRecord } from '../domain/feedback.js';
 import type { PageOf, PageRequest } from './paging.js';
 import type { WebhookEvent } from '../domain/webhook.js';
 
@@ -91,9 +91,33 @@ export interface FeedbackRepository {
   pruneDeliveries(olderThanIso: string): Promise<number>;
   /** Bounce and complaint figures of a team over recipients of messages accepted since `sinceMs`, from the statistics' counters. */
   rates(teamId: number, sinceMs: number): Promise<ReputationFigures>;
-  /** Records a report received on the MX port, before it is processed, so a crash loses none. */
-  addReport(r: InboundReport): Promise<void>;
-  /** Reports not yet processed, oldest first. */
+  /**
+   * Records reports received on the MX port (one per envelope recipient) with their content, in one transaction,
+   * before the listener answers 250: once this resolves, no crash and no lost machine loses them.
+   */
+  addReports(reports: readonly InboundReport[], body: Buffer): Promise<void>;
+  /** Reports not yet processed, oldest first (with a body or not: the operator's and the tests' read). */
   waitingReports(limit: number): Promise<InboundReport[]>;
-  finishReport(id: string, state: 'processed' | 'dropped', kind: string, detail: string): Promise<void>;
+  /**
+   * Leases up to `limit` waiting reports that have their body, oldest first, to one worker under `token` until
+   * `leaseUntil` (epoch ms): a report another worker holds is skipped unless its lease ran out at `now`, and then
+   * it is taken over (the new token fences out the old holder). The reports stay waiting until finished.
+   */
+  claimReports(limit: number, now: number, leaseUntil: number, token: string): Promise<InboundReport[]>;
+  /** A waiting report's content; null once it is finished (its body is dropped then), or when it has none. */
+  reportBody(id: string): Promise<Buffer | null>;
+  /**
+   * Records a claimed report's verdict and drops its body, if `token` still holds it; false when it was taken
+   * over (or is already finished), and then nothing changes.
+   */
+  finishReport(id: string, token: string, verdict: ReportVerdict): Promise<boolean>;
+  /** Gives back the reports `token` still holds (a pass's leftovers), free to claim at once; how many. */
+  releaseReports(token: string): Promise<number>;
+  /**
+   * Gives a waiting report without a body (recorded by a release that kept bodies in a file spool) the body
+   * found in that spool; false when the report is not waiting or has a body already.
+   */
+  attachReportBody(id: string, body: Buffer): Promise<boolean>;
+  /** Finishes as `verdict` every waiting report that has no body (one whose spool file is gone); how many. */
+  finishReportsWithoutBody(verdict: ReportVerdict): Promise<number>;
 }

@@ -1,6 +1,7 @@
 // What tests may do to a store that the product never does: age records and force states, through narrow
 // named calls. Every engine provides one (store/sqlite/test-support.ts); the production Store has none of it.
 import type { RecipientState } from '../domain/queue-state.js';
+import type { InboundReport } from '../domain/feedback.js';
 
 export interface StoreTestSupport {
   /** Soft-deletes a team, as a future removal will: it is no longer found, listed or counted. */
@@ -24,5 +25,7 @@ export interface StoreTestSupport {
   setPlatformInvitationExpiry(id: number, expiresAt: string): Promise<void>;
   /** Sets when every password-reset link of a user expires. */
   setPasswordResetExpiry(userId: number, expiresAt: string): Promise<void>;
+  /** Records a waiting report without its body, as a release before schema 36 did (the body was in a file spool). */
+  addReportWithoutBody(r: InboundReport): Promise<void>;
   close(): Promise<void>;
 }

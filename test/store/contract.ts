@@ -29,6 +29,7 @@ import { queueChecks } from './contract/queue.js';
 import { queueControlChecks } from './contract/queue-control.js';
 import { figureChecks } from './contract/figures.js';
 import { idempotencyChecks } from './contract/idempotency.js';
+import { inboundReportChecks } from './contract/inbound-reports.js';
 
 export type { ContractEngine } from './contract/fixtures.js';
 
@@ -42,6 +43,7 @@ const REPOSITORIES = [
   ['message-log', 'message log', messageLogChecks],
   ['feedback', 'feedback', feedbackChecks],
   ['outbox-claims', 'the webhook outbox claimed by several dispatchers (feedback)', outboxClaimChecks],
+  ['inbound-reports', 'inbound reports kept with their bodies, claimed by several workers (feedback)', inboundReportChecks],
   ['statistics', 'statistics', statisticsChecks],
   ['users', 'users, sessions and application passwords', userChecks],
   ['login-security', 'auth log and login settings', loginSecurityChecks],

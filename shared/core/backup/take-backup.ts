@@ -1,6 +1,6 @@
 // `ternmail backup`: a consistent copy of a running Tern's data directory in one archive. The files are
 // gathered in a staging directory beside the archive (the database through the store's online backup, the
-// master key, the TLS pair the MTA serves, the inbound report spool), digested into the manifest, packed,
+// master key, the TLS pair the MTA serves, an inbound report spool an earlier release left), digested into the manifest, packed,
 // and the archive written under a temporary name and linked into place: a backup cut short never has the
 // final name, and an existing file is never replaced.
 import { randomBytes } from 'node:crypto';
@@ -71,9 +71,10 @@ async function copySpool(dataDir: string, staged: string, copied: Set<string>): 
 }
 
 /**
- * The data files, in the staging directory's data/. The spool is copied before and after the database: a
- * report is spooled before its row commits and unlinked only after it is applied, so every report pending
- * in the database's snapshot has its body copied, unless it arrived and was applied during the copy itself.
+ * The data files, in the staging directory's data/. Report bodies are in the database; a spool left by a release
+ * before schema 36 (not imported yet: the MTA has not started since the upgrade) is copied before and after the
+ * database: its files are removed only after their bodies are committed to the database, so every report
+ * waiting without a body in the database's snapshot has its file copied.
  */
 async function stageData(config: Config, staged: string, tls: TlsPair | null): Promise<number> {
   await mkdir(staged, { mode: 0o700 });

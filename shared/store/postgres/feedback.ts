@@ -6,7 +6,8 @@ import { ParamList, type PgSql } from './sql.js';
 import { countOf, Flag, Int, Nullable, OneOf, rowDecoder, Text } from './decode.js';
 import { limitOffset, type PageOf } from '../paging.js';
 import { nowIso } from '../../time.js';
-import { EVENT_STATES, type InboundReport, type OutboxEvent, type WebhookDeliveryRecord } from '../../domain/feedback.js';
+import { EVENT_STATES, type InboundReport, type OutboxEvent, type ReportVerdict, type WebhookDeliveryRecord } from '../../domain/feedback.js';
+import { bodyOf, oldestFirst } from '../report-rows.js';
 import { WEBHOOK_EVENTS } from '../../domain/webhook.js';
 import type { StatisticsRepository } from '../statistics.js';
 import type { DeliveryQuery, FeedbackRepository, NewTestEvent, NewWebhookDelivery, ReputationFigures } from '../feedback.js';
@@ -216,8 +217,14 @@ export class PgFeedbackStore implements FeedbackRepository {
     return { volume: by.sent + by.bounced + by.complained, bounced: by.bounced, complained: by.complained };
   }
 
-  async addReport(r: InboundReport): Promise<void> {
-    await this.sql.run('INSERT INTO inbound_reports (id, mail_from, rcpt_to, received_at) VALUES ($1, $2, $3, $4)', [r.id, r.mailFrom, r.rcptTo, nowIso()]);
+  /** One insert of every row over arrays (the body given once): the rows of one report, all committed or none. */
+  async addReports(reports: readonly InboundReport[], body: Buffer): Promise<void> {
+    if (!reports.length) return;
+    await this.sql.run(
+      `INSERT INTO inbound_reports (id, mail_from, rcpt_to, received_at, body)
+       SELECT id, mail_from, rcpt_to, $4, $5 FROM unnest($1::text[], $2::text[], $3::text[]) AS r(id, mail_from, rcpt_to)`,
+      [reports.map((r) => r.id), reports.map((r) => r.mailFrom), reports.map((r) => r.rcptTo), nowIso(), body],
+    );
   }
 
   async waitingReports(limit: number): Promise<InboundReport[]> {
@@ -225,7 +232,52 @@ export class PgFeedbackStore implements FeedbackRepository {
     return rows.map(decodeReport);
   }
 
-  async finishReport(id: string, state: 'processed' | 'dropped', kind: string, detail: string): Promise<void> {
-    await this.sql.run('UPDATE inbound_reports SET state = $1, kind = $2, detail = $3, processed_at = $4 WHERE id = $5', [state, kind, detail, nowIso(), id]);
+  /**
+   * Several MTAs' workers claim at once: FOR UPDATE SKIP LOCKED passes over the reports another claim is taking
+   * right now, and a row a concurrent claim has just committed is re-checked against the lease (READ COMMITTED
+   * re-reads a locked row's newest version), so no report is leased twice while its lease runs.
+   */
+  async claimReports(limit: number, now: number, leaseUntil: number, token: string): Promise<InboundReport[]> {
+    const rows = await this.sql.all(
+      `UPDATE inbound_reports SET claim_token = $1, claimed_until = $2
+       WHERE id IN (SELECT id FROM inbound_reports WHERE state = 'received' AND body IS NOT NULL AND (claimed_until IS NULL OR claimed_until <= $3)
+                    ORDER BY received_at, id LIMIT $4 FOR UPDATE SKIP LOCKED)
+       RETURNING id, mail_from, rcpt_to, received_at`,
+      [token, leaseUntil, now, limit],
+    );
+    return oldestFirst(rows).map(decodeReport);
+  }
+
+  async reportBody(id: string): Promise<Buffer | null> {
+    const row = await this.sql.get(`SELECT body FROM inbound_reports WHERE id = $1 AND state = 'received'`, [id]);
+    return row ? bodyOf(row) : null;
+  }
+
+  /** Fenced on the token in the statement: a worker whose claim was taken over changes nothing. */
+  async finishReport(id: string, token: string, v: ReportVerdict): Promise<boolean> {
+    const done = await this.sql.run(
+      `UPDATE inbound_reports SET state = $1, kind = $2, detail = $3, processed_at = $4, body = NULL, claim_token = NULL, claimed_until = NULL
+       WHERE id = $5 AND claim_token = $6 AND state = 'received'`,
+      [v.state, v.kind, v.detail, nowIso(), id, token],
+    );
+    return done.changes === 1;
+  }
+
+  async releaseReports(token: string): Promise<number> {
+    const released = await this.sql.run(`UPDATE inbound_reports SET claim_token = NULL, claimed_until = NULL WHERE claim_token = $1 AND state = 'received'`, [token]);
+    return released.changes;
+  }
+
+  async attachReportBody(id: string, body: Buffer): Promise<boolean> {
+    const done = await this.sql.run(`UPDATE inbound_reports SET body = $1 WHERE id = $2 AND state = 'received' AND body IS NULL`, [body, id]);
+    return done.changes === 1;
+  }
+
+  async finishReportsWithoutBody(v: ReportVerdict): Promise<number> {
+    const done = await this.sql.run(
+      `UPDATE inbound_reports SET state = $1, kind = $2, detail = $3, processed_at = $4, claim_token = NULL, claimed_until = NULL WHERE state = 'received' AND body IS NULL`,
+      [v.state, v.kind, v.detail, nowIso()],
+    );
+    return done.changes;
   }
 }

@@ -1,6 +1,6 @@
 // The PostgreSQL schema, numbered as SQLite's (store/sqlite/migrations.ts): a database of either engine at
 // version N holds the same tables and columns, so a repository's queries port one to one and `ternmail store
-// copy` moves rows table by table. The engine starts at SQLite's version 35 with one baseline; every later
+// copy` moves rows table by table. The engine starts at SQLite's version 36 with one baseline; every later
 // change is a migration of the same number in both lists (test/store/postgres-engine.test.ts checks that the
 // newest versions are equal). Until the PostgreSQL engine is released (selectable by a user), the baseline may
 // still be edited; after that, never edit a landed migration.
@@ -239,7 +239,10 @@ CREATE TABLE inbound_reports (
   kind TEXT,
   detail TEXT NOT NULL DEFAULT '',
   received_at TEXT NOT NULL,
-  processed_at TEXT
+  processed_at TEXT,
+  body BYTEA,
+  claim_token TEXT,
+  claimed_until BIGINT
 );
 CREATE INDEX inbound_reports_waiting ON inbound_reports(state) WHERE state = 'received';
 
@@ -561,9 +564,9 @@ CREATE INDEX idempotency_replies_expiry ON idempotency_replies(expires_at);
 
 export const PG_MIGRATIONS: readonly PgMigration[] = [
   {
-    // SQLite's schema as migration 35 left it, in one step: a PostgreSQL database starts where SQLite is.
-    version: 35,
-    name: 'baseline: the schema of SQLite migration 35',
+    // SQLite's schema as migration 36 left it, in one step: a PostgreSQL database starts where SQLite is.
+    version: 36,
+    name: 'baseline: the schema of SQLite migration 36',
     sql: [ACCOUNTS, MESSAGES, QUEUE, FIGURES, USERS, LEDGER].join('\n'),
   },
 ];

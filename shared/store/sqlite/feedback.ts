@@ -8,7 +8,8 @@ import { limitOffset, type PageOf } from '../paging.js';
 import { nowIso } from '../../time.js';
 import { chunksByParams } from './write-batch.js';
 import { StatisticsStore } from './statistics.js';
-import { EVENT_STATES, type InboundReport, type OutboxEvent, type WebhookDeliveryRecord } from '../../domain/feedback.js';
+import { EVENT_STATES, type InboundReport, type OutboxEvent, type ReportVerdict, type WebhookDeliveryRecord } from '../../domain/feedback.js';
+import { bodyOf, oldestFirst } from '../report-rows.js';
 import { WEBHOOK_EVENTS } from '../../domain/webhook.js';
 import type { DeliveryQuery, FeedbackRepository, NewTestEvent, NewWebhookDelivery, ReputationFigures } from '../feedback.js';
 
@@ -205,8 +206,15 @@ export class FeedbackStore implements FeedbackRepository {
     return { volume: by.sent + by.bounced + by.complained, bounced: by.bounced, complained: by.complained };
   }
 
-  async addReport(r: InboundReport): Promise<void> {
-    await this.sql.run('INSERT INTO inbound_reports (id, mail_from, rcpt_to, received_at) VALUES (?, ?, ?, ?)', [r.id, r.mailFrom, r.rcptTo, nowIso()]);
+  /** One multi-row insert: the rows of one report, all committed or none, each with the body. */
+  async addReports(reports: readonly InboundReport[], body: Buffer): Promise<void> {
+    if (!reports.length) return;
+    const received = nowIso();
+    const values = reports.map(() => '(?, ?, ?, ?, ?)').join(', ');
+    await this.sql.run(
+      `INSERT INTO inbound_reports (id, mail_from, rcpt_to, received_at, body) VALUES ${values}`,
+      reports.flatMap((r) => [r.id, r.mailFrom, r.rcptTo, received, body]),
+    );
   }
 
   async waitingReports(limit: number): Promise<InboundReport[]> {
@@ -214,7 +222,48 @@ export class FeedbackStore implements FeedbackRepository {
     return rows.map(decodeReport);
   }
 
-  async finishReport(id: string, state: 'processed' | 'dropped', kind: string, detail: string): Promise<void> {
-    await this.sql.run('UPDATE inbound_reports SET state = ?, kind = ?, detail = ?, processed_at = ? WHERE id = ?', [state, kind, detail, nowIso(), id]);
+  /** One statement picks and leases the reports: SQLite's single writer makes it atomic against other claims. */
+  async claimReports(limit: number, now: number, leaseUntil: number, token: string): Promise<InboundReport[]> {
+    const rows = await this.sql.returning(
+      `UPDATE inbound_reports SET claim_token = ?, claimed_until = ?
+       WHERE id IN (SELECT id FROM inbound_reports WHERE state = 'received' AND body IS NOT NULL AND (claimed_until IS NULL OR claimed_until <= ?)
+                    ORDER BY received_at, id LIMIT ?)
+       RETURNING id, mail_from, rcpt_to, received_at`,
+      [token, leaseUntil, now, limit],
+    );
+    return oldestFirst(rows).map(decodeReport);
+  }
+
+  async reportBody(id: string): Promise<Buffer | null> {
+    const row = await this.sql.get(`SELECT body FROM inbound_reports WHERE id = ? AND state = 'received'`, [id]);
+    return row ? bodyOf(row) : null;
+  }
+
+  /** Fenced on the token in the statement: a worker whose claim was taken over changes nothing. */
+  async finishReport(id: string, token: string, v: ReportVerdict): Promise<boolean> {
+    const done = await this.sql.run(
+      `UPDATE inbound_reports SET state = ?, kind = ?, detail = ?, processed_at = ?, body = NULL, claim_token = NULL, claimed_until = NULL
+       WHERE id = ? AND claim_token = ? AND state = 'received'`,
+      [v.state, v.kind, v.detail, nowIso(), id, token],
+    );
+    return done.changes === 1;
+  }
+
+  async releaseReports(token: string): Promise<number> {
+    const released = await this.sql.run(`UPDATE inbound_reports SET claim_token = NULL, claimed_until = NULL WHERE claim_token = ? AND state = 'received'`, [token]);
+    return released.changes;
+  }
+
+  async attachReportBody(id: string, body: Buffer): Promise<boolean> {
+    const done = await this.sql.run(`UPDATE inbound_reports SET body = ? WHERE id = ? AND state = 'received' AND body IS NULL`, [body, id]);
+    return done.changes === 1;
+  }
+
+  async finishReportsWithoutBody(v: ReportVerdict): Promise<number> {
+    const done = await this.sql.run(
+      `UPDATE inbound_reports SET state = ?, kind = ?, detail = ?, processed_at = ?, claim_token = NULL, claimed_until = NULL WHERE state = 'received' AND body IS NULL`,
+      [v.state, v.kind, v.detail, nowIso()],
+    );
+    return done.changes;
   }
 }

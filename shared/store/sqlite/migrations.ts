@@ -1120,6 +1120,21 @@ CREATE TABLE idempotency_replies (
 CREATE INDEX idempotency_replies_expiry ON idempotency_replies(expires_at);
 `,
   },
+  {
+    version: 36,
+    name: 'inbound reports keep their body and are claimed under a lease token',
+    // A report's content was a file in one MTA's spool directory, so only that machine could process it and a
+    // lost disk lost it. The body is now written with the row, in one transaction, before the MX listener's 250,
+    // and dropped (NULL) once the report is finished; any MTA's worker claims waiting reports under a token and
+    // a lease end, each finish fenced on the token. Rows recorded before this migration have no body: the MTA
+    // imports the spool's files into them at start (mta/feedback/spool-import.ts).
+    // PostgreSQL: the same columns (body BYTEA, claimed_until BIGINT), in its baseline.
+    sql: `
+ALTER TABLE inbound_reports ADD COLUMN body BLOB;
+ALTER TABLE inbound_reports ADD COLUMN claim_token TEXT;
+ALTER TABLE inbound_reports ADD COLUMN claimed_until INTEGER;
+`,
+  },
 ];
 
 /** The schema version this release brings a database to: its newest migration. */

@@ -1,5 +1,5 @@
 // The contract of FeedbackRepository: complaints and bounces with their effects, the event outbox, webhook
-// delivery records, reputation figures and inbound reports.
+// delivery records, reputation figures (inbound reports: inbound-reports.ts).
 import { accountOf, at, messageOf, record, recipient, check, type ContractCheck } from './fixtures.js';
 import { recordBounce, recordComplaint } from '../../../shared/queue/effects.js';
 import type { Store } from '../../../shared/store/index.js';
@@ -205,24 +205,6 @@ export const feedbackChecks: ContractCheck[] = [
     t.equal((await store.feedback.listDeliveries(team.id, { page: 1, perPage: 10, from: later })).total, 0, 'none attempted after the bound');
     t.equal((await store.feedback.listDeliveries(team.id, { page: 1, perPage: 10, to: later })).total, 3, 'every one before it');
     t.same(await store.feedback.listDeliveries((await accountOf(store)).id, { page: 1, perPage: 10 }), { rows: [], total: 0 }, 'another team lists none');
-  }),
-
-  check('reports wait, oldest first, until they are finished', async (t, engine) => {
-    const { store } = await engine.open(t);
-    await store.feedback.addReport({ id: 'rep1', mailFrom: '', rcptTo: 'bounces+abc@send.one.test' });
-    await new Promise((resolve) => setTimeout(resolve, 2));
-    await store.feedback.addReport({ id: 'rep2', mailFrom: 'fbl@isp.test', rcptTo: 'fbl@mx.tern.test' });
-    t.same(await store.feedback.waitingReports(10), [
-      { id: 'rep1', mailFrom: '', rcptTo: 'bounces+abc@send.one.test' },
-      { id: 'rep2', mailFrom: 'fbl@isp.test', rcptTo: 'fbl@mx.tern.test' },
-    ]);
-    t.same(
-      (await store.feedback.waitingReports(1)).map((r) => r.id),
-      ['rep1'],
-    );
-    await store.feedback.finishReport('rep1', 'processed', 'bounce', 'applied');
-    await store.feedback.finishReport('rep2', 'dropped', 'complaint', 'no matching message');
-    t.same(await store.feedback.waitingReports(10), []);
   }),
 
   check('a recipient is found by its message’s Message-ID header, and by its address when the message has several', async (t, engine) => {
