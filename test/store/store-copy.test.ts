@@ -230,11 +230,15 @@ async function askDashboard(ask: Ask, callers: Callers, into: Answers): Promise<
   const owner = [
     ...['/api/account', '/api/domains', '/api/logs', '/api/logs?search=Kern', '/webhooks', '/webhooks/logs', '/suppressions', '/api-keys', '/profile'].map((p) => v2 + p),
     ...['/api/account/billing', '/api/account/billing/transactions', '/api/account/billing/invoices', '/api/account/billing-info'].map((p) => v2 + p),
-    ...[`/stats/dashboard?${period}`, `/stats/metrics?${period}`, '/stats/monthly'].map((p) => v2 + p),
+    ...[`/stats/dashboard?${period}`, `/stats/metrics?${period}`, '/stats/monthly', `/api/domains/sending-stats?${period}`, '/api/account/billing/invoice/1'].map(
+      (p) => v2 + p,
+    ),
+    '/api/wp/v2/users/me/application-passwords',
   ];
   await askAs(ask, [...owner, '/api/tern-auth/v1/auth-logs', '/api/tern-auth/v1/quick-stats'], withSession(callers.owner), into);
   const logs = (into[`${v2}/api/logs`]!.body as Array<{ id: string }>).map((m) => `${v2}/api/logs/${m.id}`);
-  await askAs(ask, logs, withSession(callers.owner), into);
+  const domains = (into[`${v2}/api/domains`]!.body as Array<{ id: string }>).map((d) => `${v2}/api/domains/${d.id}`);
+  await askAs(ask, [...logs, ...domains], withSession(callers.owner), into);
   const admin = [
     '/stats',
     '/credits',
@@ -247,6 +251,10 @@ async function askDashboard(ask: Ask, callers: Callers, into: Answers): Promise<
     '/suppressions',
     '/queue',
     '/queue/summary',
+    '/tenants/sending-stats',
+    '/domains/sending-stats',
+    '/domains/1',
+    '/invitations',
   ];
   await askAs(
     ask,
