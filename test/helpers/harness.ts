@@ -138,7 +138,7 @@ async function harnessEnv(dataDir: string, redis: TestRedis, options: HarnessOpt
 }
 
 /** One request to the API at `baseUrl` through fetch, JSON in and (when it parses) out. */
-async function request<T>(baseUrl: string, method: string, path: string, o: RequestOptions = {}): Promise<HttpReply<T>> {
+export async function request<T>(baseUrl: string, method: string, path: string, o: RequestOptions = {}): Promise<HttpReply<T>> {
   const headers: Record<string, string> = { ...o.headers };
   if (o.key) headers.authorization = `Bearer ${o.key}`;
   if (o.teamId !== undefined) headers['x-account-id'] = String(o.teamId);

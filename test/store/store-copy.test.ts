@@ -6,19 +6,27 @@
 // was: the installation running, its schema older than the release, the target unreachable, not empty, at
 // another version; and a copy that does not check out, rolled back.
 //
-// Not here (yet): Tern started on the copy answering /v2 and the dashboard as before. That needs the PostgreSQL
-// engine selectable (every repository written and wired into openStore), which is still being built.
+// Then Tern started on the copy (the same data dir, for its master key and TLS certificate, plus the database URL)
+// is asked what Tern on SQLite was asked before it stopped: /v2 with the admin key, the dashboard's REST as the
+// account's owner and as the operator, with the sessions made on SQLite. Every answer is the same. And the copied
+// sending key sends (through /v2 and SMTP, delivered and DKIM-signed), the copied suppression holds, new ids follow
+// the copied ones and the owner logs in again.
 import t, { type Test } from 'tap';
 import { copyFileSync, linkSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import nodemailer from 'nodemailer';
 import pg from 'pg';
 import sqlite3 from 'sqlite3';
-import { startMailWorld, type MailWorld } from '../helpers/mail-world.js';
+import { dkimVerdict, startMailWorld, type MailWorld } from '../helpers/mail-world.js';
 import { INVOICING } from '../helpers/billing-setup.js';
-import { logIn, operatorOn, userOn, withSession } from '../helpers/dashboard-session.js';
+import { logIn, operatorOn, userOn, withSession, type SignedIn } from '../helpers/dashboard-session.js';
 import { cleanEnv, runCli, tempHome, type CliResult } from '../helpers/cli.js';
 import { until } from '../helpers/wait.js';
+import { request, type Harness, type RequestOptions } from '../helpers/harness.js';
+import { startApi } from '../../api/main.js';
+import { startMta } from '../../mta/main.js';
+import { loadDeliveryRules } from '../../shared/policies/index.js';
 import { freePort } from '../harness/ports.js';
 import { startPostgres } from '../harness/postgres.js';
 import { migratePostgres } from '../../shared/store/postgres/migrate.js';
@@ -84,9 +92,10 @@ async function sendMail(w: MailWorld): Promise<void> {
   );
 }
 
-/** Users with sessions, an operator, a child team, a webhook, billing info and a payment with its invoice. */
-async function populate(w: MailWorld): Promise<void> {
-  const owner = await logIn(w.h, await userOn(w.h, w.accountId, 'owner'));
+/** Users with sessions, an operator, a child team, a webhook, billing info and a payment with its invoice; the owner's and the operator's sessions. */
+async function populate(w: MailWorld): Promise<{ owner: SignedIn; ownerEmail: string; operator: SignedIn }> {
+  const ownerEmail = await userOn(w.h, w.accountId, 'owner');
+  const owner = await logIn(w.h, ownerEmail);
   await logIn(w.h, await userOn(w.h, w.accountId, 'viewer'));
   const operator = await logIn(w.h, await operatorOn(w.h));
   const child = await w.h.request('POST', '/v2/teams', { key: w.adminKey, body: { name: 'Client team' } });
@@ -107,17 +116,38 @@ async function populate(w: MailWorld): Promise<void> {
   const payment = { account_id: w.accountId, amount: 5000, reason: 'Bank transfer', paid_amount_minor: 600, currency: 'EUR', payment_reference: `wire-${process.pid}` };
   const paid = await w.h.request('POST', '/api/tern/v2/admin/credits', { ...withSession(operator), body: payment });
   if (paid.status !== 201) throw new Error(paid.text);
+  return { owner, ownerEmail, operator };
 }
 
 const world = await startMailWorld({ overrides: { billing: INVOICING.billing } });
-let worldOpen = true;
-t.teardown(() => (worldOpen ? world.close() : undefined));
+/** Tern on SQLite (the world's API and MTA) until the copy stops it; then Tern on the copy, started by the test. */
+let ternRunning = true;
+let onCopy: TernOnCopy | undefined;
+t.teardown(async () => {
+  if (ternRunning) return world.close();
+  // The world's Redis, DNS server, sink and data dir outlive Tern on SQLite: Tern on the copy uses them.
+  await onCopy?.close();
+  await world.dns.close();
+  await world.sink.close();
+  await world.h.redis.stop();
+  rmSync(world.h.dataDir, { recursive: true, force: true });
+});
 await sendMail(world);
-await populate(world);
-// The world removes its data dir when it closes. A hard link keeps the database file; the last connection's
-// checkpoint, as the world closes, completes it in place.
+const callers = await populate(world);
+// The world removes its data dir when the test ends. A hard link keeps the database file for the checks after.
 mkdirSync(dataDir);
 linkSync(join(world.h.dataDir, 'tern.db'), join(dataDir, 'tern.db'));
+const period = `from=${encodeURIComponent(new Date(Date.now() - 3_600_000).toISOString())}&to=${encodeURIComponent(new Date(Date.now() + 3_600_000).toISOString())}`;
+/** What /v2 and the dashboard answered while Tern ran on SQLite, asked again on the copy below. */
+const onSqlite = await askEverything((method, path, o) => world.h.request(method, path, o), callers);
+
+/** Stops the world's API and MTA (and closes its store), as an operator stops Tern; Redis, DNS and the sink stay. */
+async function stopTern(): Promise<void> {
+  ternRunning = false;
+  await world.mta.close();
+  await world.h.api.close();
+  await world.h.rt.close();
+}
 
 t.test('a running installation is refused, and nothing is written to the target', async (t) => {
   const url = await cluster.createDatabase();
@@ -128,8 +158,7 @@ t.test('a running installation is refused, and nothing is written to the target'
 });
 
 t.test('the installation, stopped, is copied table by table and every row is the same on both engines', async (t) => {
-  await world.close();
-  worldOpen = false;
+  await stopTern();
   const url = await cluster.createDatabase();
   const res = await copy(url);
   t.equal(res.code, 0, res.stderr);
@@ -151,6 +180,185 @@ t.test('the installation, stopped, is copied table by table and every row is the
   const again = await copy(url);
   t.equal(again.code, 1, 'a second copy into the filled database is refused');
   t.match(again.stderr, /the target database is not empty \(.*messages.*\): copy into a new, empty database; nothing was written/);
+});
+
+type Ask = Harness['request'];
+type Callers = Awaited<ReturnType<typeof populate>>;
+/**
+ * An answer as compared across engines: the status, the body and the paging headers (X-WP-Total, X-WP-TotalPages),
+ * which are state too. Nothing in them is normalised: the installation's state is the same, so is every word.
+ * The other headers are left out because they legitimately differ between two processes: Date, the request id,
+ * the rate limits' remaining counts (kept in Redis per window), the session cookie's refresh.
+ */
+type Answers = Record<string, { status: number; body: unknown; total: string | null; pages: string | null }>;
+
+/** GETs `paths` as one caller; each answer by its path. */
+async function askAs(ask: Ask, paths: string[], as: RequestOptions, into: Answers): Promise<void> {
+  for (const path of paths) {
+    const reply = await ask('GET', path, as);
+    into[path] = { status: reply.status, body: reply.body, total: reply.headers.get('x-wp-total'), pages: reply.headers.get('x-wp-totalpages') };
+  }
+}
+
+/** /v2 with the account's admin key: the lists, and each message and domain by id. */
+async function askV2(ask: Ask, into: Answers): Promise<void> {
+  const as = { key: world.adminKey };
+  await askAs(
+    ask,
+    [
+      '/v2/info',
+      '/v2/teams',
+      '/v2/domains',
+      '/v2/api-keys',
+      '/v2/webhooks',
+      '/v2/suppressions',
+      '/v2/emails',
+      '/v2/emails?search=Kern',
+      `/v2/emails?status=bounced&${period}`,
+    ],
+    as,
+    into,
+  );
+  const messages = (into['/v2/emails']!.body as { data: Array<{ id: string }> }).data.map((m) => m.id);
+  const domains = (into['/v2/domains']!.body as { data: Array<{ id: string }> }).data.map((d) => d.id);
+  await askAs(ask, [...messages.map((id) => `/v2/emails/${id}`), ...domains.map((id) => `/v2/domains/${id}`)], as, into);
+}
+
+/** The dashboard's REST answers to the account's owner and to the operator, with the sessions made on SQLite. */
+async function askDashboard(ask: Ask, callers: Callers, into: Answers): Promise<void> {
+  const v2 = '/api/tern/v2';
+  const owner = [
+    ...['/api/account', '/api/domains', '/api/logs', '/api/logs?search=Kern', '/webhooks', '/webhooks/logs', '/suppressions', '/api-keys', '/profile'].map((p) => v2 + p),
+    ...['/api/account/billing', '/api/account/billing/transactions', '/api/account/billing/invoices', '/api/account/billing-info'].map((p) => v2 + p),
+    ...[`/stats/dashboard?${period}`, `/stats/metrics?${period}`, '/stats/monthly', `/api/domains/sending-stats?${period}`, '/api/account/billing/invoice/1'].map(
+      (p) => v2 + p,
+    ),
+    '/api/wp/v2/users/me/application-passwords',
+  ];
+  await askAs(ask, [...owner, '/api/tern-auth/v1/auth-logs', '/api/tern-auth/v1/quick-stats'], withSession(callers.owner), into);
+  const logs = (into[`${v2}/api/logs`]!.body as Array<{ id: string }>).map((m) => `${v2}/api/logs/${m.id}`);
+  const domains = (into[`${v2}/api/domains`]!.body as Array<{ id: string }>).map((d) => `${v2}/api/domains/${d.id}`);
+  await askAs(ask, [...logs, ...domains], withSession(callers.owner), into);
+  const admin = [
+    '/stats',
+    '/credits',
+    '/credits/summary',
+    `/logs?tenant_id=${world.accountId}`,
+    '/tenants',
+    `/tenants/${world.accountId}`,
+    '/audit-log',
+    '/domains',
+    '/suppressions',
+    '/queue',
+    '/queue/summary',
+    '/tenants/sending-stats',
+    '/domains/sending-stats',
+    '/domains/1',
+    '/invitations',
+  ];
+  await askAs(
+    ask,
+    admin.map((p) => `${v2}/admin${p}`),
+    withSession(callers.operator),
+    into,
+  );
+}
+
+async function askEverything(ask: Ask, callers: Callers): Promise<Answers> {
+  const answers: Answers = {};
+  await askV2(ask, answers);
+  await askDashboard(ask, callers, answers);
+  return answers;
+}
+
+interface TernOnCopy {
+  request: Ask;
+  close(): Promise<void>;
+}
+
+/**
+ * The API and the MTA started on the copy, each with its own runtime (its own pool), as two processes would be:
+ * the world's config (the data dir with its master key and TLS certificate, Redis, the ports) plus the database URL.
+ */
+async function startTernOn(databaseUrl: string): Promise<TernOnCopy> {
+  const config = { ...world.h.config, databaseUrl };
+  const api = await startApi(config);
+  const mta = await startMta({ config, ...loadDeliveryRules() }).catch(async (err: unknown) => {
+    await api.close();
+    throw err;
+  });
+  return {
+    request: (method, path, o) => request(api.url, method, path, o),
+    async close() {
+      await mta.close();
+      await api.close();
+    },
+  };
+}
+
+t.test('Tern started on the copy gives the same /v2 and dashboard answers as on SQLite', async (t) => {
+  const url = await cluster.createDatabase();
+  const copied = await copy(url);
+  t.equal(copied.code, 0, copied.stderr);
+  onCopy = await startTernOn(url);
+  const onPostgres = await askEverything(onCopy.request, callers);
+  t.ok(Object.keys(onSqlite).length > 40, `${Object.keys(onSqlite).length} questions asked`);
+  for (const [path, answer] of Object.entries(onSqlite)) {
+    t.equal(answer.status, 200, `${path} answered on SQLite`);
+    t.strictSame(onPostgres[path], answer, `${path}: the same answer`);
+  }
+});
+
+t.test('on the copy the sending key sends through /v2 and SMTP, the suppression holds, new ids follow and users log in', async (t) => {
+  const tern = onCopy!;
+  // Closed here, while its PostgreSQL cluster still runs (the file's teardown would only be a fallback).
+  t.teardown(async () => {
+    onCopy = undefined;
+    await tern.close();
+  });
+  const send = async (to: string, subject: string, name?: string) => {
+    const res = await tern.request('POST', '/v2/emails', {
+      key: world.sendingKey,
+      body: { from: { email: `app@${world.domain}` }, to: [{ email: to, name }], subject, text: 'Still here' },
+    });
+    t.equal(res.status, 200, res.text);
+    return String(res.body.message_id);
+  };
+  const atSink = (to: string) => until(`mail to ${to} at the sink`, () => Promise.resolve(world.sink.messages.find((m) => m.to.includes(to)) ?? null), 20_000);
+  const moved = await send('ok3@dest.test', 'After the move', 'Nora Umzug');
+  t.equal(
+    (await dkimVerdict(world, (await atSink('ok3@dest.test')).raw)).result,
+    'pass',
+    "delivered, signed with the domain's key (decrypted with the data dir's master key)",
+  );
+  const submitted = await nodemailer
+    .createTransport({
+      host: '127.0.0.1',
+      port: world.h.config.smtp.starttlsPorts[0],
+      requireTLS: true,
+      auth: { user: 'app', pass: world.sendingKey },
+      tls: { rejectUnauthorized: false },
+    })
+    .sendMail({ from: `app@${world.domain}`, to: 'ok4@dest.test', subject: 'Through SMTP after the move', text: 'Still here' });
+  t.match(submitted.response, /^250 /, "the sending key authenticates SMTP submission (STARTTLS with the data dir's certificate)");
+  await atSink('ok4@dest.test');
+  const found = await tern.request('GET', '/v2/emails?search=Umzug', { key: world.adminKey });
+  t.strictSame(
+    found.body.data.map((m: { id: string }) => m.id),
+    [moved],
+    "a message sent on the copy is found by its recipient's name",
+  );
+  const refused = await send('gone@dest.test', 'To the suppressed address');
+  const status = async () => (await tern.request('GET', `/v2/emails/${refused}`, { key: world.adminKey })).body.data.status as string;
+  await until('the suppressed message to settle', async () => ((await status()) !== 'pending' ? true : null), 20_000);
+  t.equal(await status(), 'suppressed', 'the copied suppression stops mail to the bounced address');
+  t.equal(world.sink.messages.filter((m) => m.to.includes('gone@dest.test')).length, 0, 'nothing reached it');
+  const key = await tern.request('POST', '/v2/api-keys', { key: world.adminKey, body: { name: 'after the move' } });
+  t.equal(key.status, 201, key.text);
+  t.equal(key.body.data.id, 3, 'a new key takes the id after the copied ones');
+  const again = await logIn({ ...world.h, request: tern.request }, callers.ownerEmail);
+  t.equal(again.reply.status, 200, again.reply.text);
+  t.equal((await tern.request('GET', '/api/tern/v2/api/account', withSession(again))).status, 200, 'the owner logs in again, and the new session works');
 });
 
 /** Every table of the target against the source's, row for row (PostgreSQL's rowid and search words against SQLite's). */
