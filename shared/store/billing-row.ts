@@ -33,7 +33,7 @@ const DocumentSchema = Type.Object({
 });
 
 /** An invoice's current revision, as its row holds it (document_json). */
-export type InvoiceDocument = Static<typeof DocumentSchema>;
+type InvoiceDocument = Static<typeof DocumentSchema>;
 
 const decodeInfo = jsonDecoder('billing info', BillingInfoSchema);
 
@@ -48,3 +48,19 @@ export const decodeInvoice = rowDecoder('invoice', Type.Object({ id: Int, number
 }));
 
 export const decodeInfoRow = rowDecoder('billing info row', Type.Object({ info_json: Text }), (r) => decodeInfo(r.info_json));
+
+/** The document an invoice row holds for its current revision (document_json): the invoice without its row's own columns. */
+export const documentOf = (i: Omit<Invoice, 'id' | 'number' | 'accountId' | 'revision'>): InvoiceDocument => ({
+  paymentReference: i.paymentReference,
+  seller: i.seller,
+  buyer: i.buyer,
+  lines: i.lines,
+  currency: i.currency,
+  subtotalMinor: i.subtotalMinor,
+  taxRatePercent: i.taxRatePercent,
+  taxMinor: i.taxMinor,
+  totalMinor: i.totalMinor,
+  taxNote: i.taxNote,
+  issuedAt: i.issuedAt,
+  revisedAt: i.revisedAt,
+});

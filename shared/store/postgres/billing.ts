@@ -9,22 +9,7 @@ import { limitOffset, type PageOf, type PageRequest } from '../paging.js';
 import { nowIso } from '../../time.js';
 import type { BillingInfo, Invoice } from '../../domain/billing.js';
 import type { BillingRepository, InvoiceDraft } from '../billing.js';
-import { decodeInfoRow, decodeInvoice, type InvoiceDocument } from '../billing-row.js';
-
-const documentOf = (i: Omit<Invoice, 'id' | 'number' | 'accountId' | 'revision'>): InvoiceDocument => ({
-  paymentReference: i.paymentReference,
-  seller: i.seller,
-  buyer: i.buyer,
-  lines: i.lines,
-  currency: i.currency,
-  subtotalMinor: i.subtotalMinor,
-  taxRatePercent: i.taxRatePercent,
-  taxMinor: i.taxMinor,
-  totalMinor: i.totalMinor,
-  taxNote: i.taxNote,
-  issuedAt: i.issuedAt,
-  revisedAt: i.revisedAt,
-});
+import { decodeInfoRow, decodeInvoice, documentOf } from '../billing-row.js';
 
 const COLUMNS = 'id, number, account_id, revision, document_json';
 
