@@ -1,16 +1,15 @@
 // What happens after delivery, in PostgreSQL: the event outbox that webhook delivery drains, delivery records,
 // reputation figures and inbound reports. Bounces and complaints are applied through the unit of work, their
 // effects decided by the queue module.
-import { Type } from '@sinclair/typebox';
 import { ParamList, type PgSql } from './sql.js';
-import { countOf, Flag, Int, Nullable, OneOf, rowDecoder, Text } from './decode.js';
+import { countOf } from './decode.js';
 import { limitOffset, type PageOf } from '../paging.js';
 import { nowIso } from '../../time.js';
-import { EVENT_STATES, type InboundReport, type OutboxEvent, type ReportVerdict, type WebhookDeliveryRecord } from '../../domain/feedback.js';
+import type { InboundReport, OutboxEvent, ReportVerdict, WebhookDeliveryRecord } from '../../domain/feedback.js';
 import { bodyOf, oldestFirst } from '../report-rows.js';
-import { WEBHOOK_EVENTS } from '../../domain/webhook.js';
 import type { StatisticsRepository } from '../statistics.js';
 import type { DeliveryQuery, FeedbackRepository, NewTestEvent, NewWebhookDelivery, ReputationFigures } from '../feedback.js';
+import { decodeAddressed, decodeDelivery, decodeEvent, decodeReport } from '../feedback-row.js';
 
 /** A delivery attempt the receiver accepted (it answered 2xx), and one it did not (no answer is NULL: failed). */
 const SUCCEEDED = '(status_code BETWEEN 200 AND 299)';
@@ -18,70 +17,6 @@ const FAILED = '(status_code IS NULL OR status_code NOT BETWEEN 200 AND 299)';
 
 const EVENT_COLUMNS = 'id, team_id, type, message_id, webhook_id, email, is_hard_bounce, reason, occurred_at, state';
 const DELIVERY_COLUMNS = 'id, webhook_id, team_id, event_id, event_type, url, status_code, error, latency_ms, attempted_at';
-
-const decodeEvent = rowDecoder(
-  'event',
-  Type.Object({
-    id: Int,
-    team_id: Int,
-    type: OneOf(WEBHOOK_EVENTS),
-    message_id: Nullable(Text),
-    webhook_id: Nullable(Int),
-    email: Text,
-    is_hard_bounce: Nullable(Flag),
-    reason: Text,
-    occurred_at: Text,
-    state: OneOf(EVENT_STATES),
-  }),
-  (e): OutboxEvent => ({
-    id: e.id,
-    teamId: e.team_id,
-    type: e.type,
-    messageId: e.message_id,
-    testOf: e.webhook_id,
-    email: e.email,
-    isHardBounce: e.is_hard_bounce === null ? null : e.is_hard_bounce === 1,
-    reason: e.reason,
-    occurredAt: e.occurred_at,
-    state: e.state,
-  }),
-);
-
-const decodeDelivery = rowDecoder(
-  'webhook delivery',
-  Type.Object({
-    id: Int,
-    webhook_id: Int,
-    team_id: Int,
-    event_id: Int,
-    event_type: OneOf(WEBHOOK_EVENTS),
-    url: Text,
-    status_code: Nullable(Int),
-    error: Nullable(Text),
-    latency_ms: Int,
-    attempted_at: Text,
-  }),
-  (d): WebhookDeliveryRecord => ({
-    id: d.id,
-    webhookId: d.webhook_id,
-    teamId: d.team_id,
-    eventId: d.event_id,
-    eventType: d.event_type,
-    url: d.url,
-    statusCode: d.status_code,
-    error: d.error,
-    latencyMs: d.latency_ms,
-    attemptedAt: d.attempted_at,
-  }),
-);
-
-const decodeReport = rowDecoder('inbound report', Type.Object({ id: Text, mail_from: Text, rcpt_to: Text }), (r): InboundReport => ({
-  id: r.id,
-  mailFrom: r.mail_from,
-  rcptTo: r.rcpt_to,
-}));
-
-const decodeAddressed = rowDecoder('recipient', Type.Object({ id: Int, email: Text }), (r) => r);
 
 /** A list of ids as one array parameter (`$n::bigint[]`): one statement text whatever the count, no limit on parameters. */
 const idArray = (ids: readonly number[]): string => `{${ids.map((id) => String(Math.trunc(id))).join(',')}}`;

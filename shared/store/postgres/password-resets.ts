@@ -2,20 +2,10 @@
 // here (password_resets_unused), so creating a link is one upsert that replaces the user's unused one, and using
 // a link is one conditional UPDATE (unused, not expired) followed by the user's new password hash, in one
 // transaction: of two uses at once, the second waits for the first's row lock and then finds the link used.
-import { Type } from '@sinclair/typebox';
 import type { PgSql } from './sql.js';
-import { Int, Nullable, rowDecoder, Text } from './decode.js';
 import type { PasswordReset } from '../../domain/password-reset.js';
 import type { NewPasswordReset, PasswordResetRepository } from '../password-resets.js';
-
-const PasswordResetRow = Type.Object({ user_id: Int, created_at: Text, expires_at: Text, used_at: Nullable(Text) });
-
-const decodeReset = rowDecoder('password reset', PasswordResetRow, (r): PasswordReset => ({
-  userId: r.user_id,
-  createdAt: r.created_at,
-  expiresAt: r.expires_at,
-  usedAt: r.used_at,
-}));
+import { decodeReset } from '../password-reset-row.js';
 
 /** Every column but the token's hash, which is only ever looked up. */
 const COLUMNS = 'user_id, created_at, expires_at, used_at';

@@ -1,44 +1,10 @@
 // Payment customers and payments in PostgreSQL. The first customer saved for an account stays: the primary key
 // on account_id decides (ON CONFLICT DO NOTHING), so two checkouts racing keep one.
-import { Type } from '@sinclair/typebox';
 import type { PgSql } from './sql.js';
-import { Int, jsonDecoder, Nullable, OneOf, rowDecoder, Text } from './decode.js';
 import { nowIso } from '../../time.js';
-import { PAYMENT_STATES, type Payment, type PaymentState, type SavedCard } from '../../domain/payment.js';
+import type { Payment, PaymentState, SavedCard } from '../../domain/payment.js';
 import type { NewPayment, PaymentCustomer, PaymentRepository } from '../payments.js';
-
-const decodeCard = jsonDecoder('saved card', Type.Object({ paymentMethodId: Text, brand: Text, last4: Text, expMonth: Int, expYear: Int }));
-const decodeCustomer = rowDecoder('payment customer', Type.Object({ customer_id: Text, card_json: Nullable(Text) }), (r): PaymentCustomer => ({
-  customerId: r.customer_id,
-  card: r.card_json === null ? null : decodeCard(r.card_json),
-}));
-const decodePayment = rowDecoder(
-  'payment',
-  Type.Object({
-    id: Int,
-    account_id: Int,
-    intent_id: Nullable(Text),
-    credits: Int,
-    amount_minor: Int,
-    currency: Text,
-    state: OneOf(PAYMENT_STATES),
-    failure_reason: Nullable(Text),
-    created_at: Text,
-    updated_at: Text,
-  }),
-  (r): Payment => ({
-    id: r.id,
-    accountId: r.account_id,
-    intentId: r.intent_id,
-    credits: r.credits,
-    amountMinor: r.amount_minor,
-    currency: r.currency,
-    state: r.state,
-    failureReason: r.failure_reason,
-    createdAt: r.created_at,
-    updatedAt: r.updated_at,
-  }),
-);
+import { decodeCustomer, decodePayment } from '../payment-row.js';
 
 const COLUMNS = 'id, account_id, intent_id, credits, amount_minor, currency, state, failure_reason, created_at, updated_at';
 

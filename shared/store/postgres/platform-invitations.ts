@@ -2,10 +2,8 @@
 // index on lower(email); creating marks the open one replaced first, in the same transaction, under a lock on the
 // email), and acceptance as one transaction that locks the open invitation, creates the account, grants its
 // credits through the ledger and inserts the owner, or changes nothing.
-import { Type } from '@sinclair/typebox';
 import type { PgSql, Queryable } from './sql.js';
-import { countOf, Int, Nullable, OneOf, rowDecoder, Text } from './decode.js';
-import { INVITATION_STATUSES } from '../../domain/invitation.js';
+import { countOf } from './decode.js';
 import type { PlatformInvitation } from '../../domain/platform-invitation.js';
 import type { Team } from '../../domain/team.js';
 import type { User } from '../../domain/user.js';
@@ -16,38 +14,7 @@ import { PgAuditLogStore } from './audit-log.js';
 import { PgTeamStore } from './teams.js';
 import { PgUserStore } from './users.js';
 import { applyEntry } from './credits.js';
-
-const decodeInvitation = rowDecoder(
-  'platform invitation',
-  Type.Object({
-    id: Int,
-    email: Text,
-    account_name: Text,
-    credits: Int,
-    status: OneOf(INVITATION_STATUSES),
-    invited_by: Nullable(Int),
-    message_id: Nullable(Text),
-    account_id: Nullable(Int),
-    user_id: Nullable(Int),
-    created_at: Text,
-    expires_at: Text,
-    closed_at: Nullable(Text),
-  }),
-  (r): PlatformInvitation => ({
-    id: r.id,
-    email: r.email,
-    accountName: r.account_name,
-    credits: r.credits,
-    status: r.status,
-    invitedBy: r.invited_by,
-    messageId: r.message_id,
-    accountId: r.account_id,
-    userId: r.user_id,
-    createdAt: r.created_at,
-    expiresAt: r.expires_at,
-    closedAt: r.closed_at,
-  }),
-);
+import { decodeInvitation } from '../platform-invitation-row.js';
 
 /** Every column but the token's hash, which is only ever looked up. */
 const COLUMNS = 'id, email, account_name, credits, status, invited_by, message_id, account_id, user_id, created_at, expires_at, closed_at';

@@ -1,20 +1,9 @@
 // The platform statistics on PostgreSQL: the per-day counters of recipients by status (platform_recipient_counts,
 // moved by figure-counters.ts), the queue-depth counters, and counts of the teams table (10,000 rows at most in
 // practice, read in one pass).
-import { Type } from '@sinclair/typebox';
 import type { PgSql } from './sql.js';
-import { Int, OneOf, rowDecoder, Text } from './decode.js';
-import { MESSAGE_STATUSES } from '../../domain/queue-state.js';
 import type { DayCount, PlatformStatisticsRepository, TeamCounts } from '../platform-statistics.js';
-
-const decodeDay = rowDecoder('platform day count', Type.Object({ day: Text, status: OneOf(MESSAGE_STATUSES), n: Int }), (r): DayCount => r);
-const decodeTeamCounts = rowDecoder('team counts', Type.Object({ accounts: Int, teams: Int, suspended_accounts: Int, suspended_teams: Int }), (r): TeamCounts => ({
-  accounts: r.accounts,
-  teams: r.teams,
-  suspendedAccounts: r.suspended_accounts,
-  suspendedTeams: r.suspended_teams,
-}));
-const decodeDepth = rowDecoder('queue depth', Type.Object({ n: Int }), (r) => r.n);
+import { decodeDay, decodeDepth, decodeTeamCounts } from '../platform-statistics-row.js';
 
 export class PgPlatformStatisticsStore implements PlatformStatisticsRepository {
   constructor(private readonly sql: PgSql) {}

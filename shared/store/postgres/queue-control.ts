@@ -3,60 +3,12 @@
 // recipients_held), so the log's history is never read. Each move is conditional on the states it applies to in
 // its own statement, and commits with its audit entry. Hold, release, purge and requeue are the unit of work's
 // (unit-of-work.ts): the queue module decides what else they do.
-import { Type } from '@sinclair/typebox';
 import { ParamList, type PgSql } from './sql.js';
-import { Int, Nullable, OneOf, rowDecoder, Text } from './decode.js';
 import { PgAuditLogStore } from './audit-log.js';
 import { nowIso } from '../../time.js';
-import { IN_QUEUE, OPERATION_APPLIES_TO, RECIPIENT_STATES, type RecipientState } from '../../domain/queue-state.js';
+import { IN_QUEUE, OPERATION_APPLIES_TO, type RecipientState } from '../../domain/queue-state.js';
 import type { DestinationSummary, DueAgain, QueueAudit, QueueControlRepository, QueuedRecipient, QueueSelector } from '../queue-control.js';
-
-const decodeQueued = rowDecoder(
-  'queued recipient',
-  Type.Object({
-    id: Int,
-    message_id: Text,
-    team_id: Int,
-    email: Text,
-    domain: Text,
-    state: OneOf(RECIPIENT_STATES),
-    attempts: Int,
-    next_attempt_at: Nullable(Int),
-    last_reply: Nullable(Text),
-    queued_at: Int,
-    held_at: Nullable(Int),
-  }),
-  (r): QueuedRecipient => ({
-    id: r.id,
-    messageId: r.message_id,
-    teamId: r.team_id,
-    email: r.email,
-    domain: r.domain,
-    state: r.state,
-    attempts: r.attempts,
-    nextAttemptAt: r.next_attempt_at,
-    lastReply: r.last_reply,
-    queuedAt: r.queued_at,
-    heldAt: r.held_at,
-  }),
-);
-
-const decodeDestination = rowDecoder(
-  'destination summary',
-  Type.Object({ domain: Text, total: Int, queued: Int, sending: Int, deferred: Int, held: Int, oldest: Int }),
-  (r): Omit<DestinationSummary, 'lastError'> => ({
-    domain: r.domain,
-    total: r.total,
-    queued: r.queued,
-    sending: r.sending,
-    deferred: r.deferred,
-    held: r.held,
-    oldestQueuedAt: r.oldest,
-  }),
-);
-
-const decodeLastError = rowDecoder('last error', Type.Object({ domain: Text, last_reply: Text }), (r) => r);
-const decodeDue = rowDecoder('due recipient', Type.Object({ id: Int, message_id: Text, due: Int }), (r): DueAgain => ({ id: r.id, messageId: r.message_id, due: r.due }));
+import { decodeDestination, decodeDue, decodeLastError, decodeQueued } from '../queued-row.js';
 
 export const quoted = (states: readonly RecipientState[]) => states.map((s) => `'${s}'`).join(', ');
 

@@ -1,29 +1,8 @@
 // Dashboard sessions in PostgreSQL: the token's sha256 (unique), who, from where, created and last seen.
-import { Type } from '@sinclair/typebox';
 import type { PgSql } from './sql.js';
-import { Int, rowDecoder, Text } from './decode.js';
 import type { Session } from '../../domain/user.js';
 import type { NewSession, SessionRepository } from '../users.js';
-
-const SessionRow = Type.Object({
-  id: Int,
-  user_id: Int,
-  token_hash: Text,
-  user_agent: Text,
-  address: Text,
-  created_at: Text,
-  last_seen_at: Text,
-});
-
-const decodeSession = rowDecoder('session', SessionRow, (r): Session => ({
-  id: r.id,
-  userId: r.user_id,
-  tokenHash: r.token_hash,
-  userAgent: r.user_agent,
-  address: r.address,
-  createdAt: r.created_at,
-  lastSeenAt: r.last_seen_at,
-}));
+import { decodeSession } from '../session-row.js';
 
 const COLUMNS = 'id, user_id, token_hash, user_agent, address, created_at, last_seen_at';
 

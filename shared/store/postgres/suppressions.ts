@@ -2,31 +2,15 @@
 // ON CONFLICT … DO UPDATE … WHERE decide a raise in the write, so two reports of one address racing on several
 // MTAs can never lower a status. upsertSuppression and suppressionsListedAmong are exported for the unit of work,
 // which calls them on its own transaction, as the SQLite engine's unit of work calls SuppressionStore's statics.
-import { Type } from '@sinclair/typebox';
 import { ParamList, type PgSql, type Queryable as PgQueryable } from './sql.js';
 import { groupBy } from '../../group-by.js';
 import { inList, pointReads } from '../sqlite/point-reads.js';
-import { countOf, Int, Nullable, OneOf, rowDecoder, Text } from './decode.js';
+import { countOf } from './decode.js';
 import { limitOffset, type PageOf } from '../paging.js';
 import { nowIso } from '../../time.js';
 import { SUPPRESSION_RANK, SUPPRESSION_STATUSES, type Suppression } from '../../domain/suppression.js';
 import type { NewSuppression, PlatformSuppressionQuery, SuppressionFilter, SuppressionQuery, SuppressionRepository, TeamSuppression } from '../suppressions.js';
-
-const SuppressionRow = Type.Object({
-  email: Text,
-  status: OneOf(SUPPRESSION_STATUSES),
-  reason: Text,
-  message_id: Nullable(Text),
-  created_at: Text,
-});
-
-const decodeSuppression = rowDecoder('suppression', SuppressionRow, (r): Suppression => ({
-  email: r.email,
-  status: r.status,
-  reason: r.reason,
-  messageId: r.message_id,
-  createdAt: r.created_at,
-}));
+import { decodeEmail, decodeKeyset, decodeSuppression, decodeTeamSuppression } from '../suppression-row.js';
 
 /** One address of one team's list, as the send path asks for it. */
 interface TeamAddress {
@@ -37,8 +21,6 @@ interface TeamAddress {
 /** Addresses per statement, within the point reads' longest list. */
 const MAX_ADDRESSES = 100;
 
-const decodeEmail = rowDecoder('suppressed address', Type.Object({ email: Text }), (r) => r.email);
-
 /** SUPPRESSION_RANK as SQL, over a status column. */
 const rank = (column: string): string => `CASE ${column} ${SUPPRESSION_STATUSES.map((s) => `WHEN '${s}' THEN ${SUPPRESSION_RANK[s]}`).join(' ')} ELSE 0 END`;
 
@@ -46,13 +28,6 @@ const rank = (column: string): string => `CASE ${column} ${SUPPRESSION_STATUSES.
 const likeContains = (text: string): string => `%${text.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 
 const COLUMNS = 'email, status, reason, message_id, created_at';
-
-const decodeTeamSuppression = rowDecoder('suppression', Type.Composite([SuppressionRow, Type.Object({ team_id: Int })]), (r): TeamSuppression => ({
-  teamId: r.team_id,
-  suppression: decodeSuppression(r),
-}));
-
-const decodeKeyset = rowDecoder('suppression position', Type.Object({ id: Int, created_at: Text }), (r) => r);
 
 /**
  * An entry replaces the standing one only if it ranks as high: the WHERE of DO UPDATE is evaluated on the row

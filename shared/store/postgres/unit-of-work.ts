@@ -5,9 +5,9 @@
 // the waiting statement itself. Operations take arrays, sent as array parameters: a batch costs a few statements.
 import { Type } from '@sinclair/typebox';
 import { ParamList, type Queryable } from './sql.js';
-import { Int, Nullable, OneOf, rowDecoder, Text } from './decode.js';
+import { Int, rowDecoder, Text } from './decode.js';
 import { nowIso } from '../../time.js';
-import { RECIPIENT_STATES, OPERATION_APPLIES_TO, type RecipientState } from '../../domain/queue-state.js';
+import { OPERATION_APPLIES_TO, type RecipientState } from '../../domain/queue-state.js';
 import { debitSends, refundUnsent } from './credits.js';
 import { suppressionsListedAmong, upsertSuppression } from './suppressions.js';
 import { PgAuditLogStore } from './audit-log.js';
@@ -43,39 +43,12 @@ import type {
   SuppressionRows,
   UnitOfWork,
 } from '../unit-of-work.js';
+import { decodeCandidate, decodeComplained, decodeFound, decodeLease, decodeMoved, decodeState } from '../recipient-row.js';
+import { decodeBalance, decodeSendPayer as decodePayer } from '../credit-row.js';
 
 /** What a move answers of each recipient: with its message's domain, and its complaint mark (as 0/1). */
 const MOVED = (r: string) =>
   `${r}.id, ${r}.message_id, ${r}.team_id, ${r}.email, (SELECT domain_id FROM messages WHERE messages.id = ${r}.message_id) AS domain_id, (${r}.complained_at IS NOT NULL)::int AS complained`;
-
-const decodeMoved = rowDecoder(
-  'moved recipient',
-  Type.Object({ id: Int, message_id: Text, team_id: Int, email: Text, domain_id: Nullable(Text), complained: Int }),
-  (r): MovedRecipient => ({ id: r.id, messageId: r.message_id, teamId: r.team_id, email: r.email, domainId: r.domain_id, complained: r.complained !== 0 }),
-);
-
-const decodeFound = rowDecoder(
-  'recipient',
-  Type.Object({ id: Int, state: OneOf(RECIPIENT_STATES), email: Text, message_id: Text, team_id: Int, domain_id: Nullable(Text), complained_at: Nullable(Text) }),
-  (r): RecipientAsFound => ({
-    id: r.id,
-    state: r.state,
-    email: r.email,
-    messageId: r.message_id,
-    teamId: r.team_id,
-    domainId: r.domain_id,
-    complained: r.complained_at !== null,
-  }),
-);
-
-const decodeLease = rowDecoder('lease', Type.Object({ id: Int, state: OneOf(RECIPIENT_STATES), lease_token: Nullable(Text) }), (r): LeaseNow => ({
-  id: r.id,
-  state: r.state,
-  leaseToken: r.lease_token,
-}));
-
-const decodeComplained = rowDecoder('complaint mark', Type.Object({ complained: Int }), (r) => r.complained !== 0);
-const decodeState = rowDecoder('recipient state', Type.Object({ state: OneOf(RECIPIENT_STATES) }), (r) => r.state);
 
 /** The fence of a result: the row moves only while this token holds it in `sending`. */
 const MOVE_IF_LEASED = `UPDATE recipients r SET state = v.to_state, attempts = r.attempts + 1, last_reply = v.reply, lease_until = NULL,
@@ -152,9 +125,6 @@ class PgRecipientRows implements RecipientRows {
     if (ids.length) await this.q.run('UPDATE recipients SET hard_bounce = $1 WHERE id = ANY($2::bigint[])', [+hard, ids]);
   }
 }
-
-const decodePayer = rowDecoder('send entry', Type.Object({ reference: Text, pool_id: Int }), (r) => r);
-const decodeBalance = rowDecoder('credit balance', Type.Object({ credit_balance: Int }), (r) => r.credit_balance);
 
 class PgCreditRows implements CreditRows {
   constructor(private readonly q: Queryable) {}
@@ -295,13 +265,6 @@ class PgMessageRows implements MessageRows {
   }
 }
 
-const decodeCandidate = rowDecoder('requeue candidate', Type.Object({ id: Int, message_id: Text, team_id: Int, email: Text, domain: Text }), (r): RequeueCandidate => ({
-  id: r.id,
-  messageId: r.message_id,
-  teamId: r.team_id,
-  email: r.email,
-  domain: r.domain,
-}));
 const decodeDue = rowDecoder('due recipient', Type.Object({ due: Int }), (r) => r.due);
 const decodeRequeued = rowDecoder('requeued recipient', Type.Object({ id: Int, message_id: Text, team_id: Int, due: Int, complained: Int }), (r) => r);
 

@@ -1,9 +1,8 @@
 // The operators' reads across teams in SQLite. Sending counts come from the day counters of recipients (recipient_counts, on its
 // primary key: team, then day), never from the log; a team's queue from the partial indexes of its recipients in
 // flight (migration 27).
-import { Type } from '@sinclair/typebox';
 import type { Sql, SqlValue } from './sql.js';
-import { countOf, Int, OneOf, rowDecoder, Text } from './decode.js';
+import { countOf } from './decode.js';
 import { inList } from './point-reads.js';
 import { limitOffset, type PageOf, type PageRequest } from '../paging.js';
 import { decodeTeam, TeamStore } from './teams.js';
@@ -13,27 +12,7 @@ import type { Actor, TeamStatus } from '../../domain/team-state.js';
 import type { NewAuditEntry } from '../audit-log.js';
 import type { StatusChange } from '../teams.js';
 import type { AdminTeamRepository, DestinationQueue, RecipientError, SendingCounts, TeamFilter, TeamSendingCounts } from '../admin-teams.js';
-
-const decodeCounts = rowDecoder('sending counts', Type.Object({ team_id: Int, sent: Int, bounced: Int, complained: Int }), (r): TeamSendingCounts => ({
-  teamId: r.team_id,
-  sent: r.sent,
-  bounced: r.bounced,
-  complained: r.complained,
-}));
-
-const decodeTeamId = rowDecoder('team id', Type.Object({ team_id: Int }), (r) => r.team_id);
-
-const decodeDestination = rowDecoder(
-  'destination queue',
-  Type.Object({ domain: Text, queued: Int, sending: Int, deferred: Int, oldest: Int }),
-  (r): DestinationQueue => ({ domain: r.domain, queued: r.queued, sending: r.sending, deferred: r.deferred, oldestQueuedAt: r.oldest }),
-);
-
-const decodeError = rowDecoder(
-  'recipient error',
-  Type.Object({ message_id: Text, email: Text, domain: Text, state: OneOf(['deferred', 'bounced', 'failed'] as const), reply: Text, attempts: Int, at: Text }),
-  (r): RecipientError => ({ messageId: r.message_id, email: r.email, domain: r.domain, state: r.state, reply: r.reply, attempts: r.attempts, at: r.at }),
-);
+import { decodeCounts, decodeDestination, decodeError, decodeTeamId } from '../admin-team-row.js';
 
 /** The recipients' counters by the status they ended in, summed per team. */
 const COUNTS = `SUM(CASE WHEN status = 'sent' THEN n ELSE 0 END) AS sent, SUM(CASE WHEN status = 'bounced' THEN n ELSE 0 END) AS bounced,

@@ -1,29 +1,8 @@
 // Application passwords in SQLite: the password's sha256 (unique), a name unique per user, last use.
-import { Type } from '@sinclair/typebox';
 import type { Sql } from './sql.js';
-import { Int, Nullable, rowDecoder, Text } from './decode.js';
 import type { ApplicationPassword } from '../../domain/user.js';
 import type { ApplicationPasswordRepository, NewApplicationPassword } from '../users.js';
-
-const PasswordRow = Type.Object({
-  uuid: Text,
-  user_id: Int,
-  name: Text,
-  app_id: Nullable(Text),
-  created_at: Text,
-  last_used_at: Nullable(Text),
-  last_ip: Nullable(Text),
-});
-
-const decodePassword = rowDecoder('application password', PasswordRow, (r): ApplicationPassword => ({
-  uuid: r.uuid,
-  userId: r.user_id,
-  name: r.name,
-  appId: r.app_id,
-  createdAt: r.created_at,
-  lastUsedAt: r.last_used_at,
-  lastIp: r.last_ip,
-}));
+import { decodePassword } from '../application-password-row.js';
 
 const COLUMNS = 'uuid, user_id, name, app_id, created_at, last_used_at, last_ip';
 

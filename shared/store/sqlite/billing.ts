@@ -2,69 +2,16 @@
 // row (read whole, never queried inside); earlier revisions move to invoice_revisions. Numbers come from the
 // largest sequence + 1 inside the issuing transaction (SQLite has one writer; PostgreSQL would use a SEQUENCE
 // with the same UNIQUE constraint).
-import { Type, type Static } from '@sinclair/typebox';
+import { Type } from '@sinclair/typebox';
 import type { Queryable, Sql } from './sql.js';
-import { countOf, Int, jsonDecoder, Nullable, rowDecoder, Text } from './decode.js';
+import { countOf, Int, rowDecoder } from './decode.js';
 import { limitOffset, type PageOf, type PageRequest } from '../paging.js';
 import { nowIso } from '../../time.js';
 import type { BillingInfo, Invoice } from '../../domain/billing.js';
 import type { BillingRepository, InvoiceDraft } from '../billing.js';
+import { decodeInfoRow, decodeInvoice, documentOf } from '../billing-row.js';
 
-const BillingInfoSchema = Type.Object({
-  name: Text,
-  addressLines: Type.Array(Text),
-  postalCode: Text,
-  city: Text,
-  region: Text,
-  country: Text,
-  taxId: Nullable(Text),
-  invoiceEmail: Nullable(Text),
-});
-
-/** What the document column holds: the invoice without what its row says (id, number, account, revision). */
-const DocumentSchema = Type.Object({
-  paymentReference: Text,
-  seller: BillingInfoSchema,
-  buyer: BillingInfoSchema,
-  // A unit price may be a fraction of a minor unit (a credit's price); amounts are whole.
-  lines: Type.Array(Type.Object({ description: Text, quantity: Int, unitAmountMinor: Type.Number(), amountMinor: Int })),
-  currency: Text,
-  subtotalMinor: Int,
-  taxRatePercent: Type.Number(),
-  taxMinor: Int,
-  totalMinor: Int,
-  taxNote: Text,
-  issuedAt: Text,
-  revisedAt: Nullable(Text),
-});
-type InvoiceDocument = Static<typeof DocumentSchema>;
-
-const decodeInfo = jsonDecoder('billing info', BillingInfoSchema);
-const decodeDocument = jsonDecoder('invoice document', DocumentSchema);
-const decodeInvoice = rowDecoder('invoice', Type.Object({ id: Int, number: Text, account_id: Int, revision: Int, document_json: Text }), (r): Invoice => ({
-  ...decodeDocument(r.document_json),
-  id: r.id,
-  number: r.number,
-  accountId: r.account_id,
-  revision: r.revision,
-}));
-const decodeInfoRow = rowDecoder('billing info row', Type.Object({ info_json: Text }), (r) => decodeInfo(r.info_json));
 const decodeNext = rowDecoder('next invoice sequence', Type.Object({ next: Int }), (r) => r.next);
-
-const documentOf = (i: Omit<Invoice, 'id' | 'number' | 'accountId' | 'revision'>): InvoiceDocument => ({
-  paymentReference: i.paymentReference,
-  seller: i.seller,
-  buyer: i.buyer,
-  lines: i.lines,
-  currency: i.currency,
-  subtotalMinor: i.subtotalMinor,
-  taxRatePercent: i.taxRatePercent,
-  taxMinor: i.taxMinor,
-  totalMinor: i.totalMinor,
-  taxNote: i.taxNote,
-  issuedAt: i.issuedAt,
-  revisedAt: i.revisedAt,
-});
 
 const COLUMNS = 'id, number, account_id, revision, document_json';
 

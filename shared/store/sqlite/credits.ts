@@ -2,13 +2,13 @@
 // (teams.credit_balance, the running sum), by one conditional UPDATE that never takes it below zero.
 import { Type } from '@sinclair/typebox';
 import type { Queryable, Sql, SqlValue } from './sql.js';
-import { countOf, Int, Nullable, OneOf, rowDecoder, Text } from './decode.js';
+import { countOf, Int, rowDecoder } from './decode.js';
 import { chunksByParams } from './write-batch.js';
 import { AuditLogStore } from './audit-log.js';
 import type { NewAuditEntry } from '../audit-log.js';
 import { limitOffset, type PageOf } from '../paging.js';
 import { nowIso } from '../../time.js';
-import { CREDIT_ACTOR_KINDS, CREDIT_ENTRY_KINDS, TERN, type CreditActor, type CreditEntry, type CreditEntryKind, type NewCreditEntry } from '../../domain/credits.js';
+import { CREDIT_ENTRY_KINDS, TERN, type CreditActor, type CreditEntry, type CreditEntryKind, type NewCreditEntry } from '../../domain/credits.js';
 import type {
   CreditLedgerRepository,
   CreditTotals,
@@ -19,43 +19,12 @@ import type {
   TransferRequest,
   TransferResult,
 } from '../credits.js';
+import { decodeBalance, decodeClaimed, decodeEntry, decodeOutstanding, decodeSendPayer, decodeSum, decodeTotal } from '../credit-row.js';
 
-const decodeEntry = rowDecoder(
-  'credit entry',
-  Type.Object({
-    id: Int,
-    pool_id: Int,
-    kind: OneOf(CREDIT_ENTRY_KINDS),
-    amount: Int,
-    balance_after: Int,
-    actor_kind: OneOf(CREDIT_ACTOR_KINDS),
-    actor_id: Nullable(Text),
-    reference: Nullable(Text),
-    reason: Text,
-    created_at: Text,
-  }),
-  (r): CreditEntry => ({
-    id: r.id,
-    payerId: r.pool_id,
-    kind: r.kind,
-    amount: r.amount,
-    balanceAfter: r.balance_after,
-    actor: { kind: r.actor_kind, id: r.actor_id },
-    reference: r.reference,
-    reason: r.reason,
-    createdAt: r.created_at,
-  }),
-);
-
-const decodeBalance = rowDecoder('credit balance', Type.Object({ credit_balance: Int }), (r) => r.credit_balance);
-const decodeSum = rowDecoder('credit sum', Type.Object({ balance: Int, sum: Int }), (r) => ({ balance: r.balance, sumOfEntries: r.sum }));
-const decodeSendPayer = rowDecoder('send entry', Type.Object({ reference: Text, pool_id: Int }), (r) => r);
 const decodeTransferTeam = rowDecoder('team', Type.Object({ credits_shared: Int, credit_balance: Int }), (r) => ({
   shares: r.credits_shared === 1,
   balance: r.credit_balance,
 }));
-
-const decodeClaimed = rowDecoder('low-balance payer', Type.Object({ id: Int, credit_balance: Int }), (r) => ({ payerId: r.id, balance: r.credit_balance }));
 
 /** The live teams whose balance pays for mail: accounts, and child teams holding credits of their own. */
 const PAYER_TEAMS = '(parent_id IS NULL OR credits_shared = 0) AND deleted_at IS NULL';
@@ -174,9 +143,6 @@ function ledgerFilter(query: PlatformLedgerQuery): [string, SqlValue[]] {
   const given = conditions.filter(([, values]) => values.length > 0);
   return [given.map(([clause]) => clause).join(' AND ') || '1 = 1', given.flatMap(([, values]) => values)];
 }
-
-const decodeTotal = rowDecoder('credit total', Type.Object({ kind: OneOf(CREDIT_ENTRY_KINDS), total: Int, entries: Int }), (r) => r);
-const decodeOutstanding = rowDecoder('outstanding credits', Type.Object({ n: Nullable(Int) }), (r) => r.n ?? 0);
 
 export class CreditLedgerStore implements CreditLedgerRepository {
   constructor(private readonly sql: Sql) {}

@@ -3,43 +3,13 @@
 // transaction that closes the invitation and inserts the user, or changes nothing.
 import { Type } from '@sinclair/typebox';
 import type { Sql } from './sql.js';
-import { Int, Nullable, OneOf, rowDecoder, Text } from './decode.js';
-import { ACCOUNT_ROLES } from '../../domain/user.js';
-import { INVITATION_STATUSES, type Invitation } from '../../domain/invitation.js';
+import { Int, rowDecoder } from './decode.js';
+import type { Invitation } from '../../domain/invitation.js';
 import type { Acceptance, InvitationRepository, NewInvitation } from '../invitations.js';
 import type { NewUser } from '../users.js';
 import { UserStore } from './users.js';
 import { limitOffset, type PageOf, type PageRequest } from '../paging.js';
-
-const InvitationRow = Type.Object({
-  id: Int,
-  account_id: Int,
-  team_id: Int,
-  email: Text,
-  role: OneOf(ACCOUNT_ROLES),
-  status: OneOf(INVITATION_STATUSES),
-  invited_by: Nullable(Int),
-  message_id: Nullable(Text),
-  user_id: Nullable(Int),
-  created_at: Text,
-  expires_at: Text,
-  closed_at: Nullable(Text),
-});
-
-const decodeInvitation = rowDecoder('invitation', InvitationRow, (r): Invitation => ({
-  id: r.id,
-  accountId: r.account_id,
-  teamId: r.team_id,
-  email: r.email,
-  role: r.role,
-  status: r.status,
-  invitedBy: r.invited_by,
-  messageId: r.message_id,
-  userId: r.user_id,
-  createdAt: r.created_at,
-  expiresAt: r.expires_at,
-  closedAt: r.closed_at,
-}));
+import { decodeInvitation } from '../invitation-row.js';
 
 const decodeCount = rowDecoder('invitation count', Type.Object({ n: Int }), (r) => r.n);
 

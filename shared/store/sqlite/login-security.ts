@@ -1,33 +1,12 @@
 // The auth log and the accounts' login settings in SQLite.
 import { Type } from '@sinclair/typebox';
 import type { Sql } from './sql.js';
-import { countOf, Int, Nullable, OneOf, rowDecoder, Text } from './decode.js';
+import { countOf, Int, Nullable, rowDecoder } from './decode.js';
 import { limitOffset, type PageOf, type PageRequest } from '../paging.js';
 import { nowIso } from '../../time.js';
-import { AUTH_RESULTS, type AuthLogEntry, type AuthStats, type LoginSettings } from '../../domain/login-security.js';
+import type { AuthLogEntry, AuthStats, LoginSettings } from '../../domain/login-security.js';
 import type { AuthLogRepository, LoginSettingsRepository, NewAuthAttempt } from '../login-security.js';
-
-const EntryRow = Type.Object({
-  id: Int,
-  account_id: Nullable(Int),
-  user_id: Nullable(Int),
-  email: Text,
-  address: Text,
-  user_agent: Text,
-  result: OneOf(AUTH_RESULTS),
-  at: Text,
-});
-
-const decodeEntry = rowDecoder('auth log entry', EntryRow, (r): AuthLogEntry => ({
-  id: r.id,
-  accountId: r.account_id,
-  userId: r.user_id,
-  email: r.email,
-  address: r.address,
-  userAgent: r.user_agent,
-  result: r.result,
-  at: r.at,
-}));
+import { decodeEntry, decodeSettings } from '../login-security-row.js';
 
 const decodeStats = rowDecoder('auth stats', Type.Object({ attempts: Int, failures: Nullable(Int), lockouts: Nullable(Int) }), (r): AuthStats => ({
   attempts: r.attempts,
@@ -69,15 +48,6 @@ export class AuthLogStore implements AuthLogRepository {
     return decodeStats(row!);
   }
 }
-
-const SettingsRow = Type.Object({ failures_per_email: Int, window_minutes: Int, session_idle_minutes: Int, session_absolute_hours: Int });
-
-const decodeSettings = rowDecoder('login settings', SettingsRow, (r): LoginSettings => ({
-  failuresPerEmail: r.failures_per_email,
-  windowMinutes: r.window_minutes,
-  sessionIdleMinutes: r.session_idle_minutes,
-  sessionAbsoluteHours: r.session_absolute_hours,
-}));
 
 export class LoginSettingsStore implements LoginSettingsRepository {
   constructor(private readonly sql: Sql) {}

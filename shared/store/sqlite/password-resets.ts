@@ -1,20 +1,10 @@
 // Password resets in SQLite: keyed by the token's sha256; creating removes the user's unused links first, and
 // using a link is one conditional UPDATE (unused, not expired) followed by the user's new password hash, in one
 // write transaction, so of two uses at once the second finds the link used.
-import { Type } from '@sinclair/typebox';
 import type { Sql } from './sql.js';
-import { Int, Nullable, rowDecoder, Text } from './decode.js';
 import type { PasswordReset } from '../../domain/password-reset.js';
 import type { NewPasswordReset, PasswordResetRepository } from '../password-resets.js';
-
-const PasswordResetRow = Type.Object({ user_id: Int, created_at: Text, expires_at: Text, used_at: Nullable(Text) });
-
-const decodeReset = rowDecoder('password reset', PasswordResetRow, (r): PasswordReset => ({
-  userId: r.user_id,
-  createdAt: r.created_at,
-  expiresAt: r.expires_at,
-  usedAt: r.used_at,
-}));
+import { decodeReset } from '../password-reset-row.js';
 
 /** Every column but the token's hash, which is only ever looked up. */
 const COLUMNS = 'user_id, created_at, expires_at, used_at';

@@ -1,19 +1,8 @@
 // The platform statistics in SQLite: the per-day counters of recipients by status (migration 31), the queue-depth counters of
 // migration 11, and counts of the teams table (10,000 rows at most in practice, read in one pass).
-import { Type } from '@sinclair/typebox';
 import type { Sql } from './sql.js';
-import { Int, OneOf, rowDecoder, Text } from './decode.js';
-import { MESSAGE_STATUSES } from '../../domain/queue-state.js';
 import type { DayCount, PlatformStatisticsRepository, TeamCounts } from '../platform-statistics.js';
-
-const decodeDay = rowDecoder('platform day count', Type.Object({ day: Text, status: OneOf(MESSAGE_STATUSES), n: Int }), (r): DayCount => r);
-const decodeTeamCounts = rowDecoder('team counts', Type.Object({ accounts: Int, teams: Int, suspended_accounts: Int, suspended_teams: Int }), (r): TeamCounts => ({
-  accounts: r.accounts,
-  teams: r.teams,
-  suspendedAccounts: r.suspended_accounts,
-  suspendedTeams: r.suspended_teams,
-}));
-const decodeDepth = rowDecoder('queue depth', Type.Object({ n: Int }), (r) => r.n);
+import { decodeDay, decodeDepth, decodeTeamCounts } from '../platform-statistics-row.js';
 
 export class PlatformStatisticsStore implements PlatformStatisticsRepository {
   constructor(private readonly sql: Sql) {}

@@ -3,10 +3,10 @@
 // answer what moved (RETURNING); operations take arrays so a batch of results costs a few statements.
 import { Type } from '@sinclair/typebox';
 import type { Queryable } from './sql.js';
-import { Int, Nullable, OneOf, rowDecoder, Text } from './decode.js';
+import { Int, rowDecoder, Text } from './decode.js';
 import { chunksByParams } from './write-batch.js';
 import { nowIso } from '../../time.js';
-import { RECIPIENT_STATES, OPERATION_APPLIES_TO, type RecipientState } from '../../domain/queue-state.js';
+import { OPERATION_APPLIES_TO, type RecipientState } from '../../domain/queue-state.js';
 import type { DomainCounter } from '../../domain/outcome.js';
 import { debitSends, refundUnsent } from './credits.js';
 import { SuppressionStore } from './suppressions.js';
@@ -44,38 +44,11 @@ import type {
   SuppressionRows,
   UnitOfWork,
 } from '../unit-of-work.js';
+import { decodeCandidate, decodeComplained, decodeFound, decodeLease, decodeMoved, decodeState } from '../recipient-row.js';
+import { decodeBalance, decodeSendPayer as decodePayer } from '../credit-row.js';
 
 const MOVED_COLUMNS =
   'id, message_id, team_id, email, (SELECT domain_id FROM messages WHERE messages.id = recipients.message_id) AS domain_id, complained_at IS NOT NULL AS complained';
-
-const decodeMoved = rowDecoder(
-  'moved recipient',
-  Type.Object({ id: Int, message_id: Text, team_id: Int, email: Text, domain_id: Nullable(Text), complained: Int }),
-  (r): MovedRecipient => ({ id: r.id, messageId: r.message_id, teamId: r.team_id, email: r.email, domainId: r.domain_id, complained: r.complained !== 0 }),
-);
-
-const decodeFound = rowDecoder(
-  'recipient',
-  Type.Object({ id: Int, state: OneOf(RECIPIENT_STATES), email: Text, message_id: Text, team_id: Int, domain_id: Nullable(Text), complained_at: Nullable(Text) }),
-  (r): RecipientAsFound => ({
-    id: r.id,
-    state: r.state,
-    email: r.email,
-    messageId: r.message_id,
-    teamId: r.team_id,
-    domainId: r.domain_id,
-    complained: r.complained_at !== null,
-  }),
-);
-
-const decodeLease = rowDecoder('lease', Type.Object({ id: Int, state: OneOf(RECIPIENT_STATES), lease_token: Nullable(Text) }), (r): LeaseNow => ({
-  id: r.id,
-  state: r.state,
-  leaseToken: r.lease_token,
-}));
-
-const decodeComplained = rowDecoder('complaint mark', Type.Object({ complained: Int }), (r) => r.complained !== 0);
-const decodeState = rowDecoder('recipient state', Type.Object({ state: OneOf(RECIPIENT_STATES) }), (r) => r.state);
 
 const marks = (n: number): string => Array.from({ length: n }, () => '?').join(', ');
 
@@ -149,9 +122,6 @@ class SqliteRecipientRows implements RecipientRows {
     for (const chunk of chunksByParams(ids, 1)) await this.q.run(`UPDATE recipients SET hard_bounce = ? WHERE id IN (${marks(chunk.length)})`, [+hard, ...chunk]);
   }
 }
-
-const decodePayer = rowDecoder('send entry', Type.Object({ reference: Text, pool_id: Int }), (r) => r);
-const decodeBalance = rowDecoder('credit balance', Type.Object({ credit_balance: Int }), (r) => r.credit_balance);
 
 class SqliteCreditRows implements CreditRows {
   constructor(private readonly q: Queryable) {}
@@ -264,13 +234,6 @@ class SqliteMessageRows implements MessageRows {
   }
 }
 
-const decodeCandidate = rowDecoder('requeue candidate', Type.Object({ id: Int, message_id: Text, team_id: Int, email: Text, domain: Text }), (r): RequeueCandidate => ({
-  id: r.id,
-  messageId: r.message_id,
-  teamId: r.team_id,
-  email: r.email,
-  domain: r.domain,
-}));
 const decodeDue = rowDecoder('due recipient', Type.Object({ id: Int, message_id: Text, due: Int }), (r): MovedDue => ({ id: r.id, messageId: r.message_id, due: r.due }));
 const decodeTeam = rowDecoder('recipient team', Type.Object({ team_id: Int }), (r) => r.team_id);
 

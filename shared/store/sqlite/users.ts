@@ -1,40 +1,10 @@
 // Dashboard users in SQLite. The unique index on email (NOCASE) refuses a second user of the same email; a
 // CHECK keeps team_id null exactly for platform operators (migration 17).
-import { Type, type Static } from '@sinclair/typebox';
-import type { Queryable, Row, Sql, SqlValue } from './sql.js';
-import { Flag, Int, Nullable, OneOf, rowDecoder, StoreDecodeError, Text } from './decode.js';
+import type { Queryable, Sql, SqlValue } from './sql.js';
 import { nowIso } from '../../time.js';
-import { USER_ROLES, isOperator, OPERATOR_ROLE, type Operator, type User } from '../../domain/user.js';
+import { OPERATOR_ROLE, type Operator, type User } from '../../domain/user.js';
 import type { NewUser, UserRepository } from '../users.js';
-
-const UserRow = Type.Object({
-  id: Int,
-  team_id: Nullable(Int),
-  email: Text,
-  name: Text,
-  role: OneOf(USER_ROLES),
-  must_change_password: Flag,
-  created_at: Text,
-  updated_at: Text,
-});
-
-/** An operator has no team and every other user one (the table's CHECK keeps it so). */
-function userOf(r: Static<typeof UserRow>): User {
-  const fields = { id: r.id, email: r.email, name: r.name, mustChangePassword: r.must_change_password === 1, createdAt: r.created_at, updatedAt: r.updated_at };
-  if (r.role === OPERATOR_ROLE && r.team_id === null) return { ...fields, role: r.role };
-  if (r.role !== OPERATOR_ROLE && r.team_id !== null) return { ...fields, role: r.role, teamId: r.team_id };
-  throw new StoreDecodeError('user', `a user of role ${r.role} with team ${String(r.team_id)}`);
-}
-
-const decodeUser = rowDecoder('user', UserRow, userOf);
-
-const decodeOperator = (row: Row): Operator => {
-  const user = decodeUser(row);
-  if (!isOperator(user)) throw new StoreDecodeError('operator', `user ${user.id} is no operator`);
-  return user;
-};
-
-const decodeHash = rowDecoder('password hash', Type.Object({ password_hash: Text }), (r) => r.password_hash);
+import { decodeHash, decodeOperator, decodeUser } from '../user-row.js';
 
 /** Every column but the password hash, which leaves the store only through passwordHash(). */
 const COLUMNS = 'id, team_id, email, name, role, must_change_password, created_at, updated_at';
