@@ -2,9 +2,11 @@
 // benchmarks: a real Redis, a DNS server whose `dest.test` MX is 127.0.0.1, a data dir and config file, and
 // the `ternmail mta` / `ternmail api` processes spawned from dist/ (rebuild first). A team with a verified
 // domain and a sending key is set up through the CLI and the API, as an operator would.
-import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { masterKeyFile } from '../../shared/data-dir.js';
+import { loadSecretBox } from '../../shared/secret-box.js';
 import { openStore, type Store } from '../../shared/store/index.js';
 import { stopChild } from '../../shared/stop-child.js';
 import { startDnsServer, type TestDnsServer } from './dns-server.js';
@@ -37,6 +39,19 @@ export interface CloseOptions {
 
 type Role = 'mta' | 'api';
 
+/** One more `ternmail api` or `ternmail mta` of the deployment, as on another machine: see Deployment.addNode. */
+export interface ExtraNode {
+  role: Role;
+  process: LongRunning;
+  /** Its own data dir (its TLS certificate, logs), holding a copy of the deployment's master key. */
+  dataDir: string;
+  env: NodeJS.ProcessEnv;
+  apiUrl: string;
+  starttlsPort: number;
+  /** The name it gives in EHLO (mx<n>.tern.test). */
+  hostname: string;
+}
+
 export interface Deployment {
   dataDir: string;
   env: NodeJS.ProcessEnv;
@@ -62,7 +77,12 @@ export interface Deployment {
   redisOutage(downMs: number, restart: 'from-aof' | 'empty'): Promise<void>;
   /** A team with a verified domain and a sending key (needs the API running). */
   sender(domain: string, options?: SenderOptions): Promise<Sender>;
-  /** The SQLite store, opened by this process beside the running ones. */
+  /**
+   * Another API or MTA on the same store and Redis with listeners of its own, as another machine runs one: its
+   * own data dir with the same keys/master.key (copied). Resolves once it answers; stopped by close().
+   */
+  addNode(role: Role): Promise<ExtraNode>;
+  /** The store (SQLite in the data dir, or the PostgreSQL database), opened by this process beside the running ones. */
   store(): Promise<Store>;
   close(options?: CloseOptions): Promise<void>;
 }
@@ -79,6 +99,8 @@ export interface DeploymentOptions {
   nodeArgs?: (role: Role) => string[];
   /** Tern's output is appended to <dataDir>/<role>.log instead of being kept in memory. */
   logToFiles?: boolean;
+  /** A postgres:// URL: every process gets it as TERNMAIL_DATABASE_URL and runs on that database instead of SQLite. */
+  databaseUrl?: string;
   /** Redis keeps an append-only file (the default), so that redisOutage can restart from it; benchmarks turn it off. */
   redisAppendOnly?: boolean;
 }
@@ -115,6 +137,7 @@ function deploymentEnv(dataDir: string, redis: TestRedis, dns: TestDnsServer, po
     TERNMAIL_API_METRICS_PORT: String(port.apiMetrics),
     // The domain verifier must not undo the "verified" that sender() records while a run lasts.
     TERNMAIL_VERIFY_INTERVAL_S: '86400',
+    ...(o.databaseUrl ? { TERNMAIL_DATABASE_URL: o.databaseUrl } : {}),
     ...o.env,
   });
 }
@@ -134,7 +157,7 @@ async function createSender(d: Deployment, domain: string, o: SenderOptions): Pr
   const created = await http(d.apiUrl, 'POST', '/v2/domains', { key: adminKey, body: { name: domain } });
   if (created.status !== 201) throw new Error(`domain create failed: ${created.status} ${JSON.stringify(created.body)}`);
   const domainId = (created.body as { data: { id: string } }).data.id;
-  const store = await openStore(d.dataDir);
+  const store = await openStore(d.dataDir, d.env.TERNMAIL_DATABASE_URL ?? null);
   try {
     await store.domains.recordCheck(domainId, { verified: true, dmarcPolicy: null, summary: '', result: {} });
   } finally {
@@ -166,6 +189,52 @@ async function stopProcess(p: LongRunning | null, graceMs: number): Promise<void
   else await p.stop('SIGKILL').catch(() => undefined);
 }
 
+/** Numbers the extra nodes' hostnames (mx2.tern.test, …): counted per test process, so concurrent adds differ. */
+let extraNodes = 1;
+
+const spawnOptions = (dataDir: string, role: Role, o: DeploymentOptions) => ({
+  nodeArgs: o.nodeArgs?.(role),
+  logFile: o.logToFiles ? join(dataDir, `${role}.log`) : undefined,
+});
+
+/** A data dir for another machine: the deployment's config file and master key (made now if no process made it yet). */
+function nodeDataDir(dataDir: string, n: number): string {
+  loadSecretBox(dataDir);
+  const dir = mkdtempSync(join(tmpdir(), `tern-node${n}-`));
+  mkdirSync(join(dir, 'keys'), { mode: 0o700 });
+  copyFileSync(masterKeyFile(dataDir), masterKeyFile(dir));
+  copyFileSync(join(dataDir, 'ternmail.json'), join(dir, 'ternmail.json'));
+  return dir;
+}
+
+async function addNode(d: Deployment, role: Role, n: number, o: DeploymentOptions): Promise<ExtraNode> {
+  const dataDir = nodeDataDir(d.dataDir, n);
+  const port = await ports();
+  const hostname = `mx${n}.tern.test`;
+  const env = {
+    ...deploymentEnv(dataDir, d.redis, d.dns, port, o),
+    TERNMAIL_PUBLIC_HOSTNAME: hostname,
+  };
+  const node: ExtraNode = {
+    role,
+    process: spawnTernmail([role], env, spawnOptions(dataDir, role, o)),
+    dataDir,
+    env,
+    apiUrl: `http://127.0.0.1:${port.api}`,
+    starttlsPort: port.starttls,
+    hostname,
+  };
+  try {
+    if (role === 'api') await waitForApi(node.apiUrl, node.process, 60_000);
+    else await waitForGreeting(port.starttls, node.process, 60_000);
+  } catch (err) {
+    await stopProcess(node.process, 0);
+    rmSync(dataDir, { recursive: true, force: true });
+    throw err;
+  }
+  return node;
+}
+
 export async function startDeployment(options: DeploymentOptions): Promise<Deployment> {
   const dataDir = mkdtempSync(join(tmpdir(), `tern-${options.name ?? 'proc'}-`));
   writeFileSync(join(dataDir, 'ternmail.json'), JSON.stringify(options.config ?? {}));
@@ -175,9 +244,9 @@ export async function startDeployment(options: DeploymentOptions): Promise<Deplo
   });
   const port = await ports();
   const env = deploymentEnv(dataDir, redis, dns, port, options);
-  const spawnRole = (role: Role) =>
-    spawnTernmail([role], env, { nodeArgs: options.nodeArgs?.(role), logFile: options.logToFiles ? join(dataDir, `${role}.log`) : undefined });
+  const spawnRole = (role: Role) => spawnTernmail([role], env, spawnOptions(dataDir, role, options));
   const stores: Store[] = [];
+  const extra: ExtraNode[] = [];
   const d: Deployment = {
     dataDir,
     env,
@@ -205,16 +274,21 @@ export async function startDeployment(options: DeploymentOptions): Promise<Deplo
     },
     redisOutage: (downMs, restart) => redisOutage(redis, downMs, restart),
     sender: (domain, o = {}) => createSender(d, domain, o),
+    async addNode(role) {
+      const node = await addNode(d, role, ++extraNodes, options);
+      extra.push(node);
+      return node;
+    },
     async store() {
-      if (!stores.length) stores.push(await openStore(dataDir));
+      if (!stores.length) stores.push(await openStore(dataDir, options.databaseUrl ?? null));
       return stores[0]!;
     },
     async close({ graceMs = 0, keepData = false } = {}) {
-      await Promise.all([stopProcess(d.mta, graceMs), stopProcess(d.api, graceMs)]);
+      await Promise.all([stopProcess(d.mta, graceMs), stopProcess(d.api, graceMs), ...extra.map((x) => stopProcess(x.process, graceMs))]);
       for (const s of stores) await s.close().catch(() => undefined);
       await dns.close();
       await redis.stop();
-      if (!keepData) rmSync(dataDir, { recursive: true, force: true });
+      if (!keepData) for (const dir of [dataDir, ...extra.map((x) => x.dataDir)]) rmSync(dir, { recursive: true, force: true });
     },
   };
   dns.set('dest.test', [{ type: 'MX', data: { preference: 10, exchange: 'mx.dest.test' } }]);

@@ -4,7 +4,7 @@
 import { startDeployment as startHarnessDeployment, type CloseOptions, type Deployment as HarnessDeployment } from '../harness/deployment.js';
 import { startSink, type Sink } from './sink.js';
 
-export type { Sender } from '../harness/deployment.js';
+export type { ExtraNode, Sender } from '../harness/deployment.js';
 
 export interface Deployment extends HarnessDeployment {
   sink: Sink;
@@ -14,6 +14,10 @@ export interface DeploymentOptions {
   /** Written to the config file named by TERNMAIL_CONFIG. */
   config?: Record<string, unknown>;
   env?: Record<string, string>;
+  /** Run on this PostgreSQL database (TERNMAIL_DATABASE_URL) instead of SQLite in the data dir. */
+  databaseUrl?: string;
+  /** Tern's output goes to <dataDir>/<role>.log (see the harness). */
+  logToFiles?: boolean;
 }
 
 export async function startDeployment(options: DeploymentOptions = {}): Promise<Deployment> {

@@ -25,7 +25,8 @@ export interface LoadResult {
 }
 
 export interface LoadOptions {
-  port: number;
+  /** The submission port, or the one for message n's attempt k (a client failing over between MTAs). */
+  port: number | ((n: number, attempt: number) => number);
   key: string;
   count: number;
   concurrency: number;
@@ -87,7 +88,8 @@ export async function runLoad(o: LoadOptions): Promise<LoadResult> {
   async function deliverOne(n: number): Promise<void> {
     for (let attempt = 0; Date.now() < deadline; attempt++) {
       try {
-        const response = await submitOnce(o.port, o.key, o.envelope(n), o.message(n, attempt));
+        const port = typeof o.port === 'number' ? o.port : o.port(n, attempt);
+        const response = await submitOnce(port, o.key, o.envelope(n), o.message(n, attempt));
         const queuedId = /queued as ([0-9a-z]+)/.exec(response)?.[1];
         if (!queuedId) throw Object.assign(new Error(`unexpected reply ${response}`), { responseCode: 250 });
         const ack = { n, attempt, queuedId, at: Date.now() };

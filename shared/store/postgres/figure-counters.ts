@@ -4,6 +4,13 @@
 // (message_counts per team, day, status and domain, platform_message_counts per day and status: the log's totals,
 // moved by the writes that record a message or set its status, which SQLite's triggers followed).
 //
+// Inside a transaction the moves are kept and written just before COMMIT (Queryable.atCommit), all of them by one
+// flush in one fixed order (the counter tables, then queue_depths), whatever order the use case moved them in.
+// These rows are hot (every message of a day bumps the same platform rows): a transaction that locked some while
+// another locked others in the opposite order (the intake moves the message counts before the queue depths, the
+// delivery results the depths before the message counts) deadlocked under several processes. Taken last, after
+// every other lock of the transaction, and in one order, they cannot be part of a cycle.
+//
 // A batch's bumps are summed per counter row first: PostgreSQL refuses an INSERT … ON CONFLICT DO UPDATE that
 // touches one row twice. The rows go in key order, so two transactions bumping the same rows lock them in the same
 // order (no deadlock between writers), and every table is written by one statement of fixed text, its rows sent as
@@ -71,11 +78,63 @@ const MOVE_COUNTS = `WITH
   mc AS (${upsert('message_counts', 'team_id, day, status, domain_key, n', 'team_id, day, status, domain_key', ['bigint', 'text', 'text', 'text', 'bigint'], 19)})
   ${upsert('platform_message_counts', 'day, status, n', 'day, status', ['text', 'text', 'bigint'], 24)}`;
 
+/** A team's queue depth moved by `by`. */
+export interface DepthMove {
+  teamId: number;
+  by: number;
+}
+
+/** The counter moves of one transaction, written together at its end. */
+class CounterMoves {
+  readonly figures: KeyedFigureBump[] = [];
+  readonly messages: MessageCountBump[] = [];
+  readonly depths: DepthMove[] = [];
+
+  async flush(q: Queryable): Promise<void> {
+    await writeCounts(q, this.figures, this.messages);
+    await writeDepths(q, this.depths);
+  }
+}
+
+/** The moves of q's transaction (written at its end), or null outside one (written at once). */
+const movesOf = (q: Queryable): CounterMoves | null => q.atCommit?.('counters', () => new CounterMoves()) ?? null;
+
 /**
  * Moves the figure and message counters by the bumps, whose messages are known; a message's status it no longer
- * has any recipient in is dropped from message_statuses.
+ * has any recipient in is dropped from message_statuses. In a transaction, at its end.
  */
 export async function moveCounts(q: Queryable, figures: readonly KeyedFigureBump[], messages: readonly MessageCountBump[] = []): Promise<void> {
+  const moves = movesOf(q);
+  if (!moves) return writeCounts(q, figures, messages);
+  moves.figures.push(...figures);
+  moves.messages.push(...messages);
+}
+
+/** Moves the teams' queue depths (queue_depths); in a transaction, at its end. */
+export async function moveDepths(q: Queryable, depths: readonly DepthMove[]): Promise<void> {
+  const moves = movesOf(q);
+  if (!moves) return writeDepths(q, depths);
+  moves.depths.push(...depths);
+}
+
+/** Summed per team first (ON CONFLICT may touch a row once), in team order. */
+async function writeDepths(q: Queryable, depths: readonly DepthMove[]): Promise<void> {
+  const byTeam = new Map<number, number>();
+  for (const b of depths) byTeam.set(b.teamId, (byTeam.get(b.teamId) ?? 0) + b.by);
+  const rows = [...byTeam].filter(([, by]) => by !== 0).sort((a, b) => a[0] - b[0]);
+  if (!rows.length) return;
+  await q.run(
+    `INSERT INTO queue_depths (team_id, n) SELECT * FROM unnest($1::bigint[], $2::bigint[])
+     ON CONFLICT (team_id) DO UPDATE SET n = queue_depths.n + excluded.n`,
+    [rows.map(([teamId]) => teamId), rows.map(([, by]) => by)],
+  );
+}
+
+/**
+ * moveCounts written at once, even in a transaction: for test support moving a message in time, whose bumps out of
+ * its old time and into its new one name the same message_statuses rows and must land one after the other.
+ */
+export async function writeCounts(q: Queryable, figures: readonly KeyedFigureBump[], messages: readonly MessageCountBump[]): Promise<void> {
   if (!figures.length && !messages.length) return;
   const day = (iso: string) => iso.slice(0, 10);
   const params = [

@@ -17,6 +17,17 @@ export interface Queryable {
   get<T extends Row>(sql: string, params?: Params): Promise<T | undefined>;
   all<T extends Row>(sql: string, params?: Params): Promise<T[]>;
   run(sql: string, params?: Params): Promise<RunResult>;
+  /**
+   * Inside a transaction, the writes of one kind kept for its end: the first call makes them (`make`), every call
+   * gets the same ones, and their flush runs just before COMMIT, kinds in the order first asked for. Undefined
+   * outside a transaction (a statement on the pool commits by itself: write at once).
+   */
+  atCommit?<T extends AtCommit>(kind: string, make: () => T): T;
+}
+
+/** Writes a transaction keeps for its end (see Queryable.atCommit). */
+export interface AtCommit {
+  flush(q: Queryable): Promise<void>;
 }
 
 export interface PgSql extends Queryable {
@@ -114,6 +125,22 @@ class Statements implements Queryable {
   }
 }
 
+/** A transaction's statements, with the writes it keeps for its end. */
+class TxStatements extends Statements {
+  private readonly pending = new Map<string, AtCommit>();
+
+  atCommit<T extends AtCommit>(kind: string, make: () => T): T {
+    let writes = this.pending.get(kind);
+    if (!writes) this.pending.set(kind, (writes = make()));
+    return writes as T;
+  }
+
+  async flush(): Promise<void> {
+    for (const writes of this.pending.values()) await writes.flush(this);
+    this.pending.clear();
+  }
+}
+
 class PostgresSql extends Statements implements PgSql {
   constructor(private readonly pool: pg.Pool) {
     super(pool);
@@ -124,7 +151,9 @@ class PostgresSql extends Statements implements PgSql {
     let broken: Error | undefined;
     try {
       await client.query('BEGIN ISOLATION LEVEL READ COMMITTED');
-      const result = await work(new Statements(client));
+      const statements = new TxStatements(client);
+      const result = await work(statements);
+      await statements.flush();
       await client.query('COMMIT');
       return result;
     } catch (err) {

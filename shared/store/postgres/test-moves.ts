@@ -6,7 +6,7 @@ import type { Queryable, SqlValue } from './sql.js';
 import { Int, Nullable, OneOf, rowDecoder, Text } from './decode.js';
 import { MESSAGE_STATUSES, RECIPIENT_STATES, type RecipientState } from '../../domain/queue-state.js';
 import { depthBumps, figureBumps } from '../../domain/figures.js';
-import { bumpFigures, moveCounts, type KeyedFigureBump } from './figure-counters.js';
+import { bumpFigures, writeCounts, type KeyedFigureBump } from './figure-counters.js';
 import { PgUnitOfWork } from './unit-of-work.js';
 
 const decodeMessage = rowDecoder(
@@ -26,9 +26,9 @@ export async function backdateMessage(q: Queryable, id: string, createdAt: strin
   const at = (when: string, sign: number): KeyedFigureBump[] =>
     counts.map((c) => ({ rowid: m.rowid, teamId: m.team_id, createdAt: when, domainId: m.domain_id, status: c.status, by: sign * c.n }));
   const counted = (when: string, by: number) => ({ teamId: m.team_id, createdAt: when, domainId: m.domain_id, status: m.status, by });
-  await moveCounts(q, at(m.created_at, -1), [counted(m.created_at, -1)]);
+  await writeCounts(q, at(m.created_at, -1), [counted(m.created_at, -1)]);
   await q.run('UPDATE messages SET created_at = $1 WHERE id = $2', [createdAt, id]);
-  await moveCounts(q, at(createdAt, 1), [counted(createdAt, 1)]);
+  await writeCounts(q, at(createdAt, 1), [counted(createdAt, 1)]);
   await q.run('UPDATE message_statuses SET created_at = $1 WHERE message_rowid = $2', [createdAt, m.rowid]);
 }
 

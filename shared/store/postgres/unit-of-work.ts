@@ -12,7 +12,7 @@ import { debitSends, refundUnsent } from './credits.js';
 import { suppressionsListedAmong, upsertSuppression } from './suppressions.js';
 import { PgAuditLogStore } from './audit-log.js';
 import { dropBodies, markKept, recipientStates, setStatuses } from './message-status.js';
-import { bumpFigures } from './figure-counters.js';
+import { bumpFigures, moveDepths } from './figure-counters.js';
 import { recordMessages } from './message-insert.js';
 import { whereOf } from './queue-control.js';
 import type { DepthBump, FigureBump } from '../../domain/figures.js';
@@ -227,17 +227,8 @@ class PgCounterRows implements CounterRows {
     return bumpFigures(this.q, bumps);
   }
 
-  /** Summed per team first (ON CONFLICT may touch a row once), in team order. */
-  async bumpDepths(bumps: readonly DepthBump[]): Promise<void> {
-    const byTeam = new Map<number, number>();
-    for (const b of bumps) byTeam.set(b.teamId, (byTeam.get(b.teamId) ?? 0) + b.by);
-    const rows = [...byTeam].filter(([, by]) => by !== 0).sort((a, b) => a[0] - b[0]);
-    if (!rows.length) return;
-    await this.q.run(
-      `INSERT INTO queue_depths (team_id, n) SELECT * FROM unnest($1::bigint[], $2::bigint[])
-       ON CONFLICT (team_id) DO UPDATE SET n = queue_depths.n + excluded.n`,
-      [rows.map(([teamId]) => teamId), rows.map(([, by]) => by)],
-    );
+  bumpDepths(bumps: readonly DepthBump[]): Promise<void> {
+    return moveDepths(this.q, bumps);
   }
 }
 
