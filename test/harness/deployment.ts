@@ -5,11 +5,12 @@
 import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { openStore, type Store } from '../../shared/store/index.js';
+import type { Store } from '../../shared/store/index.js';
 import { stopChild } from '../../shared/stop-child.js';
 import { startDnsServer, type TestDnsServer } from './dns-server.js';
 import { freePorts } from './ports.js';
 import { startRedis, type TestRedis } from './redis.js';
+import { openTestStore, testEngineEnv } from './test-engine.js';
 import { cleanEnv, http, runCli, spawnTernmail, waitForApi, waitForGreeting, type LongRunning } from './ternmail.js';
 
 export interface Sender {
@@ -62,7 +63,7 @@ export interface Deployment {
   redisOutage(downMs: number, restart: 'from-aof' | 'empty'): Promise<void>;
   /** A team with a verified domain and a sending key (needs the API running). */
   sender(domain: string, options?: SenderOptions): Promise<Sender>;
-  /** The SQLite store, opened by this process beside the running ones. */
+  /** The store (of the engine the tests run on), opened by this process beside the running ones. */
   store(): Promise<Store>;
   close(options?: CloseOptions): Promise<void>;
 }
@@ -134,7 +135,7 @@ async function createSender(d: Deployment, domain: string, o: SenderOptions): Pr
   const created = await http(d.apiUrl, 'POST', '/v2/domains', { key: adminKey, body: { name: domain } });
   if (created.status !== 201) throw new Error(`domain create failed: ${created.status} ${JSON.stringify(created.body)}`);
   const domainId = (created.body as { data: { id: string } }).data.id;
-  const store = await openStore(d.dataDir);
+  const store = await openTestStore(d.dataDir);
   try {
     await store.domains.recordCheck(domainId, { verified: true, dmarcPolicy: null, summary: '', result: {} });
   } finally {
@@ -174,7 +175,7 @@ export async function startDeployment(options: DeploymentOptions): Promise<Deplo
     throw err;
   });
   const port = await ports();
-  const env = deploymentEnv(dataDir, redis, dns, port, options);
+  const env = deploymentEnv(dataDir, redis, dns, port, { ...options, env: { ...(await testEngineEnv(dataDir)), ...options.env } });
   const spawnRole = (role: Role) =>
     spawnTernmail([role], env, { nodeArgs: options.nodeArgs?.(role), logFile: options.logToFiles ? join(dataDir, `${role}.log`) : undefined });
   const stores: Store[] = [];
@@ -206,7 +207,7 @@ export async function startDeployment(options: DeploymentOptions): Promise<Deplo
     redisOutage: (downMs, restart) => redisOutage(redis, downMs, restart),
     sender: (domain, o = {}) => createSender(d, domain, o),
     async store() {
-      if (!stores.length) stores.push(await openStore(dataDir));
+      if (!stores.length) stores.push(await openTestStore(dataDir));
       return stores[0]!;
     },
     async close({ graceMs = 0, keepData = false } = {}) {
