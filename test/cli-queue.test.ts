@@ -6,7 +6,8 @@ import { runCli, type CliResult } from './helpers/cli.js';
 import { http } from './harness/ternmail.js';
 import { eventually } from './helpers/cli.js';
 import { startDeployment, type Deployment, type Sender } from './helpers/processes.js';
-import { openStore, type Store } from '../shared/store/index.js';
+import type { Store } from '../shared/store/index.js';
+import { openTestStore } from './harness/test-engine.js';
 
 /** Short enough that a held recipient outlives it in the test; no retry of its own before then. */
 const MAX_QUEUE_AGE_S = 20;
@@ -79,7 +80,7 @@ t.test('the queue commands list, sum up, hold, flush, release and purge real que
   t.teardown(() => d.close());
   await d.startApi();
   // The test reads what the commands changed through the store's interface, beside the running processes.
-  const store = await openStore(d.dataDir);
+  const store = await openTestStore(d.dataDir);
   t.teardown(() => store.close());
   const sender = await d.sender('queue.example.com', { credits: 100 });
   // Every destination's mail goes to the sink (an A record and no MX: the host itself).

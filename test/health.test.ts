@@ -8,8 +8,12 @@ import { startDeployment, type Deployment } from './helpers/processes.js';
 import { until } from './helpers/wait.js';
 import { startHarness } from './helpers/harness.js';
 import { freePort } from './helpers/redis.js';
+import { testEngine } from './harness/test-engine.js';
 import { startMta } from '../mta/main.js';
 import { loadDeliveryRules } from '../shared/policies/index.js';
+
+/** The engine `ternmail status` names: the one TERN_TEST_ENGINE runs the deployment on. */
+const engineName = testEngine === 'postgres' ? 'PostgreSQL' : 'SQLite';
 
 interface Answer {
   status: number;
@@ -70,7 +74,7 @@ t.test('ternmail status against a running Tern prints every part and exits 0', a
     return /Domain check +last round ended/.test(r.stdout) ? r : null;
   });
   t.equal(res.code, 0, res.stdout + res.stderr);
-  t.match(res.stdout, /^Versions +Tern \d+\.\d+\.\d+, Node v\d+\.\d+\.\d+, SQLite \d+\.\d+/m);
+  t.match(res.stdout, new RegExp(`^Versions +Tern \\d+\\.\\d+\\.\\d+, Node v\\d+\\.\\d+\\.\\d+, ${engineName} \\d+\\.\\d+`, 'm'));
   t.match(res.stdout, new RegExp(`^Data dir +${d.dataDir}$`, 'm'));
   t.match(res.stdout, /^Schema +version \d+$/m);
   t.match(res.stdout, new RegExp(`^Redis +up  ${d.redis.url}$`, 'm'), 'Redis answers, at its URL');
@@ -87,7 +91,7 @@ t.test('ternmail status against a running Tern prints every part and exits 0', a
   t.match(json.json, {
     status: 'ok',
     down: [],
-    versions: { tern: String, node: process.version, database: /^SQLite / },
+    versions: { tern: String, node: process.version, database: new RegExp(`^${engineName} `) },
     data_dir: d.dataDir,
     schema_version: Number,
     redis: { up: true, mode: 'url', url: d.redis.url },

@@ -8,7 +8,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
 import { pino } from 'pino';
-import { openStore, type Store } from '../shared/store/index.js';
+import type { Store } from '../shared/store/index.js';
+import { openTestStore } from './harness/test-engine.js';
 import { Queue, type AttemptResult, type DueRecipient } from '../shared/queue/queue.js';
 import { redisKeys } from '../shared/redis-keys.js';
 import { startRedis, type TestRedis } from './helpers/redis.js';
@@ -30,7 +31,7 @@ async function twoWorkers(t: Test): Promise<{ a: Worker; b: Worker; redis: Redis
   await redis.flushall();
   const dir = mkdtempSync(join(tmpdir(), 'tern-queue-'));
   const worker = async (): Promise<Worker> => {
-    const store = await openStore(dir);
+    const store = await openTestStore(dir);
     const connection = new Redis(server.url);
     const logged: Worker['logged'] = [];
     const log = pino({ level: 'info' }, { write: (line: string) => void logged.push(JSON.parse(line) as Record<string, unknown>) });

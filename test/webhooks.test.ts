@@ -368,6 +368,9 @@ t.test('PUT and DELETE of an unknown id or another team’s webhook answer 404',
     t.ok(res.status === 404 || res.status === 422, `id ${id} is a clear error (${res.status})`);
     t.type(res.body?.errors?.code, 'string');
   }
+  // No row can have an id past the largest safe integer, and PostgreSQL's BIGINT cannot even hold this one.
+  const huge = await h.request('DELETE', '/v2/webhooks/99999999999999999999', { key: a.key });
+  t.equal(huge.status, 422, 'an id beyond any stored id is a validation error, on every engine');
 });
 
 t.test('DELETE answers deleted true, then the webhook is gone', async (t) => {

@@ -12,6 +12,7 @@ import { stopChild } from '../../shared/stop-child.js';
 import { startDnsServer, type TestDnsServer } from './dns-server.js';
 import { freePorts } from './ports.js';
 import { startRedis, type TestRedis } from './redis.js';
+import { openTestStore, testEngineEnv } from './test-engine.js';
 import { cleanEnv, http, runCli, spawnTernmail, waitForApi, waitForGreeting, type LongRunning } from './ternmail.js';
 
 export interface Sender {
@@ -157,7 +158,7 @@ async function createSender(d: Deployment, domain: string, o: SenderOptions): Pr
   const created = await http(d.apiUrl, 'POST', '/v2/domains', { key: adminKey, body: { name: domain } });
   if (created.status !== 201) throw new Error(`domain create failed: ${created.status} ${JSON.stringify(created.body)}`);
   const domainId = (created.body as { data: { id: string } }).data.id;
-  const store = await openStore(d.dataDir, d.env.TERNMAIL_DATABASE_URL ?? null);
+  const store = d.env.TERNMAIL_DATABASE_URL ? await openStore(d.dataDir, d.env.TERNMAIL_DATABASE_URL) : await openTestStore(d.dataDir);
   try {
     await store.domains.recordCheck(domainId, { verified: true, dmarcPolicy: null, summary: '', result: {} });
   } finally {
@@ -243,7 +244,7 @@ export async function startDeployment(options: DeploymentOptions): Promise<Deplo
     throw err;
   });
   const port = await ports();
-  const env = deploymentEnv(dataDir, redis, dns, port, options);
+  const env = deploymentEnv(dataDir, redis, dns, port, { ...options, env: { ...(options.databaseUrl ? {} : await testEngineEnv(dataDir)), ...options.env } });
   const spawnRole = (role: Role) => spawnTernmail([role], env, spawnOptions(dataDir, role, options));
   const stores: Store[] = [];
   const extra: ExtraNode[] = [];
@@ -280,7 +281,7 @@ export async function startDeployment(options: DeploymentOptions): Promise<Deplo
       return node;
     },
     async store() {
-      if (!stores.length) stores.push(await openStore(dataDir, options.databaseUrl ?? null));
+      if (!stores.length) stores.push(options.databaseUrl ? await openStore(dataDir, options.databaseUrl) : await openTestStore(dataDir));
       return stores[0]!;
     },
     async close({ graceMs = 0, keepData = false } = {}) {

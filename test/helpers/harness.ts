@@ -14,6 +14,7 @@ import { startApi, type RunningApi } from '../../api/main.js';
 import type { ApiOptions } from '../../api/server.js';
 import type { UntypedJson } from '../harness/ternmail.js';
 import { freePort, startRedis, type TestRedis } from './redis.js';
+import { testEngineEnv } from '../harness/test-engine.js';
 
 export type { UntypedJson };
 
@@ -133,6 +134,8 @@ async function harnessEnv(dataDir: string, redis: TestRedis, options: HarnessOpt
     TERNMAIL_API_METRICS_PORT: '0',
     TERNMAIL_CONFIG: join(dataDir, 'none.json'),
     TERNMAIL_LOG_LEVEL: process.env.TERN_TEST_LOG ?? 'silent',
+    // TERN_TEST_ENGINE=postgres: a fresh PostgreSQL database for this data dir.
+    ...(await testEngineEnv(dataDir)),
     ...options.env,
   };
 }

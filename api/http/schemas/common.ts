@@ -6,7 +6,9 @@ export const PageQuery = {
   per_page: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, description: 'Page size, 1 to 100 (default 25)' })),
 };
 
-export const IdParams = Type.Object({ id: Type.Integer({ minimum: 1 }) });
+// An id past the largest safe integer names no row (ids are JS numbers) and overflows PostgreSQL's BIGINT:
+// a validation error, the same on both engines, rather than a lookup that fails.
+export const IdParams = Type.Object({ id: Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER }) });
 export const StringIdParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 64 }) });
 
 export const ListEnvelope = (item: TSchema, extra: Record<string, TSchema> = {}) =>
