@@ -101,6 +101,12 @@ function mtaHeartbeat(rt: Runtime, metricsServer: Server): NodeHeartbeat {
   return startHeartbeat(rt, 'mta', ports);
 }
 
+/** The gauges read on each scrape: the queue's depth, and the recipients of the last days by status. */
+function measureQueueAndFigures(queue: Queue, core: Core): void {
+  measureQueueDepth(() => queue.depth());
+  measureRecipients(() => core.platformStatistics.recipients(RECIPIENT_GAUGE_DAYS));
+}
+
 /** `policies` were loaded and validated once (shared/policies): a broken policy file stopped the start before this. */
 export async function startMta(policies: Policies, runtime?: Runtime): Promise<RunningMta> {
   const { config, retry, replies } = policies;
@@ -117,8 +123,7 @@ export async function startMta(policies: Policies, runtime?: Runtime): Promise<R
   // No card payments nor DNS providers in the MTA.
   const core = createCore(rt, queue, MTA_ADAPTERS);
   const scheduler = createScheduler(rt, config, { queue, outcomes, resolver, connections, retry, replies, material: core.deliveryMaterial });
-  measureQueueDepth(() => queue.depth());
-  measureRecipients(() => core.platformStatistics.recipients(RECIPIENT_GAUGE_DAYS));
+  measureQueueAndFigures(queue, core);
   const submission = new SubmissionListener(rt, core, readTls(tlsFiles));
   // Ready once the store, Redis and every SMTP listener answer; until the listeners are up, /readyz names them.
   let mxListener: MxListener | null = null;
