@@ -1,11 +1,11 @@
+// TERN_TEST_ENGINE=postgres must move the whole Tern under test, not only the test's own reads: otherwise the
+// PostgreSQL pass of the suite would quietly test SQLite again.
 import t from 'tap';
 import { startHarness } from './helpers/harness.js';
 import { startDeployment } from './helpers/processes.js';
 import { testEngine } from './harness/test-engine.js';
 import { storeSupport } from './helpers/store-support.js';
 
-// TERN_TEST_ENGINE=postgres must move the whole Tern under test, not only the test's own reads: otherwise the
-// PostgreSQL pass of the suite would quietly test SQLite again.
 const expected = testEngine === 'postgres' ? /^PostgreSQL \d+/ : /^SQLite \d+/;
 
 t.test('the harness runs Tern on the engine TERN_TEST_ENGINE names, and the test support opens the same store', async (t) => {
