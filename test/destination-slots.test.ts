@@ -137,3 +137,20 @@ t.test('without Redis a holder falls back to the local cap, says so once, and sh
     'and the log says so',
   );
 });
+
+t.test('a first take made while the client is pipelining other commands still reaches Redis', async (t) => {
+  const server = await startRedis({ appendOnly: false });
+  // As the MTA's connection is: commands issued in one turn of the event loop share an automatic pipeline.
+  const redis = new Redis(server.url, { maxRetriesPerRequest: 1, enableAutoPipelining: true });
+  redis.on('error', () => undefined);
+  await redis.ping();
+  t.teardown(async () => {
+    redis.disconnect();
+    await server.stop();
+  });
+  const holder = new DestinationSlots({ redis, log: silent, leaseMs: 10_000 });
+  const busy = redis.get('something-else');
+  const slot = await holder.take('dest.test', 1);
+  await busy;
+  t.match(slot, { domain: 'dest.test', shared: true }, 'a slot from Redis, not the local fallback');
+});

@@ -34,23 +34,15 @@ return renewed`;
 /** A slot taken: in Redis (`id` names it there), or only locally while Redis did not answer. */
 export type Slot = { domain: string; id: string; shared: true } | { domain: string; shared: false };
 
-interface SlotCommands {
-  ternSlotTake(key: string, id: string, limit: number, leaseMs: number): Promise<number>;
-  ternSlotRenew(numberOfKeys: number, ...args: Array<string | number>): Promise<number>;
-}
-
-const hasCommands = (redis: Redis): redis is Redis & SlotCommands =>
-  typeof (redis as Partial<SlotCommands>).ternSlotTake === 'function' && typeof (redis as Partial<SlotCommands>).ternSlotRenew === 'function';
-
-/** The client with the scripts defined on it (ioredis sends EVALSHA, and EVAL once per connection). */
-function withCommands(redis: Redis): Redis & SlotCommands {
-  if (!hasCommands(redis)) {
-    redis.defineCommand('ternSlotTake', { lua: TAKE, numberOfKeys: 1 });
-    redis.defineCommand('ternSlotRenew', { lua: RENEW });
-  }
-  if (!hasCommands(redis)) throw new Error('ioredis did not define the destination-slot scripts');
-  return redis;
-}
+/**
+ * The scripts run with EVAL, not as commands defined on the client (defineCommand): with auto-pipelining, a
+ * pipeline opened before the definition lacks the command ("pipeline[functionName] is not a function"), which
+ * under load turned every take into a failure. Redis caches a script by its digest, so EVAL costs only the bytes.
+ */
+const takeSlot = async (redis: Redis, key: string, id: string, limit: number, leaseMs: number): Promise<number> =>
+  Number(await redis.eval(TAKE, 1, key, id, limit, leaseMs));
+const renewSlots = async (redis: Redis, keys: readonly string[], leaseMs: number, ids: readonly string[]): Promise<number> =>
+  Number(await redis.eval(RENEW, keys.length, ...keys, leaseMs, ...ids));
 
 export interface DestinationSlotsOptions {
   redis: Redis;
@@ -90,7 +82,7 @@ export class DestinationSlots {
    */
   async take(domain: string, limit: number): Promise<Slot | null> {
     const id = `${this.holder}:${++this.seq}`;
-    const taking = this.o.redis.status === 'ready' ? withCommands(this.o.redis).ternSlotTake(redisKeys.destinationSlots(domain), id, limit, this.o.leaseMs) : null;
+    const taking = this.o.redis.status === 'ready' ? takeSlot(this.o.redis, redisKeys.destinationSlots(domain), id, limit, this.o.leaseMs) : null;
     const answer = taking ? await within(taking, this.o.timeoutMs ?? 1000) : { ok: false as const, reason: `Redis is ${this.o.redis.status}` };
     if (!answer.ok) {
       // A take that lands after we gave up would hold a slot nobody uses: give it back then.
@@ -126,7 +118,12 @@ export class DestinationSlots {
     if (!slots.length || this.o.redis.status !== 'ready') return;
     try {
       const keys = slots.map(([, domain]) => redisKeys.destinationSlots(domain));
-      const renewed = await withCommands(this.o.redis).ternSlotRenew(keys.length, ...keys, this.o.leaseMs, ...slots.map(([id]) => id));
+      const renewed = await renewSlots(
+        this.o.redis,
+        keys,
+        this.o.leaseMs,
+        slots.map(([id]) => id),
+      );
       if (renewed < slots.length) this.o.log.warn({ held: slots.length, renewed }, 'destination slots expired before renewal');
     } catch (err) {
       this.degrade((err as Error).message);
