@@ -1,6 +1,8 @@
 // How a period of created_at is read from the counters: its whole UTC days from recipient_counts, its whole
 // hours from recipient_counts_hourly (migration 31), and only the parts of an hour its bounds cut into from the
 // messages themselves (an index range) and their recipients, so that no count reads more than two hours of messages.
+// The message log's total is read the same way by day: whole days from message_counts, the days its bounds cut into
+// from the messages (daySpan).
 
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
@@ -48,4 +50,34 @@ export function countSpans(from: string, to: string, days: boolean): Span[] {
   spans.push(...wholeHours(hA, hB, days));
   if (hB < b) spans.push({ source: 'messages', from: iso(hB), to });
   return spans;
+}
+
+export interface DaySpan {
+  /** Comparisons of message_counts.day that keep the whole UTC days within the bounds. */
+  wholeDays: Array<{ op: '>' | '>=' | '<' | '<='; day: string }>;
+  /** The days a bound cuts into, each narrowed to the bounds; the index answers them. */
+  cut: Array<{ from: string; to: string }>;
+}
+
+const dayOf = (iso: string): string => iso.slice(0, 10);
+const startOf = (day: string): string => `${day}T00:00:00.000Z`;
+const endOf = (day: string): string => `${day}T23:59:59.999Z`;
+
+/** Splits inclusive created_at bounds into whole days and the (at most two) days they cut into. */
+export function daySpan(from: string | undefined, to: string | undefined): DaySpan {
+  const cutFrom = from !== undefined && from > startOf(dayOf(from)) ? dayOf(from) : undefined;
+  const cutTo = to !== undefined && to < endOf(dayOf(to)) ? dayOf(to) : undefined;
+  const cutDays = [...new Set([cutFrom, cutTo])].filter((day): day is string => day !== undefined);
+  const wholeDays: DaySpan['wholeDays'] = [];
+  // A cut day is counted apart, so the whole days start after it (end before it): no date arithmetic needed.
+  if (from !== undefined) wholeDays.push(cutFrom ? { op: '>', day: cutFrom } : { op: '>=', day: dayOf(from) });
+  if (to !== undefined) wholeDays.push(cutTo ? { op: '<', day: cutTo } : { op: '<=', day: dayOf(to) });
+  return {
+    wholeDays,
+    // Narrowed to both bounds, so a day cut at both ends, or bounds the wrong way round, count only what is inside.
+    cut: cutDays.map((day) => ({
+      from: from !== undefined && from > startOf(day) ? from : startOf(day),
+      to: to !== undefined && to < endOf(day) ? to : endOf(day),
+    })),
+  };
 }

@@ -2,6 +2,7 @@
 // (indexes on team, domain and date; whole days counted from message_counts; words through the generated `search`
 // column and its GIN index). A status filter finds a message with ANY recipient in that status, through
 // message_statuses (a row per message and status its recipients are in), as on SQLite.
+import { daySpan, type DaySpan } from '../count-spans.js';
 import { ParamList, type SqlValue } from './sql.js';
 import { limitOffset } from '../paging.js';
 import type { MessageStatus } from '../../domain/queue-state.js';
@@ -129,36 +130,6 @@ function wholeDaysCount(teamId: number | null, q: MessageQuery, span: DaySpan, p
   if (teamId === null && q.domainId === undefined) return `(SELECT COALESCE(SUM(n), 0) FROM platform_message_counts WHERE ${days.join(' AND ') || 'TRUE'})`;
   const terms = [...(teamId === null ? [] : [`team_id = ${p.add(teamId)}`]), ...(q.domainId === undefined ? [] : [`domain_key = ${p.add(q.domainId)}`]), ...days];
   return `(SELECT COALESCE(SUM(n), 0) FROM message_counts WHERE ${terms.join(' AND ')})`;
-}
-
-interface DaySpan {
-  /** Conditions on message_counts.day that keep the whole UTC days within the bounds. */
-  wholeDays: Array<{ op: '>' | '>=' | '<' | '<='; day: string }>;
-  /** The days a bound cuts into, each narrowed to the bounds; the index answers them. */
-  cut: Array<{ from: string; to: string }>;
-}
-
-const dayOf = (iso: string): string => iso.slice(0, 10);
-const startOf = (day: string): string => `${day}T00:00:00.000Z`;
-const endOf = (day: string): string => `${day}T23:59:59.999Z`;
-
-/** Splits inclusive created_at bounds into whole days and the (at most two) days they cut into. */
-function daySpan(from: string | undefined, to: string | undefined): DaySpan {
-  const cutFrom = from !== undefined && from > startOf(dayOf(from)) ? dayOf(from) : undefined;
-  const cutTo = to !== undefined && to < endOf(dayOf(to)) ? dayOf(to) : undefined;
-  const cutDays = [...new Set([cutFrom, cutTo])].filter((day): day is string => day !== undefined);
-  const wholeDays: DaySpan['wholeDays'] = [];
-  // A cut day is counted apart, so the whole days start after it (end before it): no date arithmetic needed.
-  if (from !== undefined) wholeDays.push(cutFrom ? { op: '>', day: cutFrom } : { op: '>=', day: dayOf(from) });
-  if (to !== undefined) wholeDays.push(cutTo ? { op: '<', day: cutTo } : { op: '<=', day: dayOf(to) });
-  return {
-    wholeDays,
-    // Narrowed to both bounds, so a day cut at both ends, or bounds the wrong way round, count only what is inside.
-    cut: cutDays.map((day) => ({
-      from: from !== undefined && from > startOf(day) ? from : startOf(day),
-      to: to !== undefined && to < endOf(day) ? to : endOf(day),
-    })),
-  };
 }
 
 /**

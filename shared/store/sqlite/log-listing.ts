@@ -2,6 +2,7 @@
 // (indexes on team, domain and date; whole days counted from message_counts; words through FTS5). A status
 // filter finds a message with ANY recipient in that status (docs/decisions.md, "Bounces counted per recipient
 // (issue 22, item 6)"): through message_statuses (migration 31), a row per message and status its recipients are in.
+import { daySpan, type DaySpan } from '../count-spans.js';
 import type { SqlValue } from './sql.js';
 import { limitOffset } from '../paging.js';
 import type { MessageStatus } from '../../domain/queue-state.js';
@@ -134,46 +135,16 @@ function countedTotal(teamId: number | null, q: MessageQuery): Statement {
 function wholeDaysCount(teamId: number | null, q: MessageQuery, span: DaySpan): Statement {
   // Every team's whole days without a domain: the platform's counters (migration 20), a row per day and status.
   if (teamId === null && q.domainId === undefined) {
-    const where = allOf([...span.wholeDays.map(({ clause, day }) => [clause, day] as const)]);
+    const where = allOf([...span.wholeDays.map(({ op, day }) => [`day ${op} ?`, day] as const)]);
     return { sql: `SELECT COALESCE(SUM(n), 0) FROM platform_message_counts WHERE ${where.sql}`, params: where.params };
   }
-  const where = allOf([['team_id = ?', teamId ?? undefined], ['domain_key = ?', q.domainId], ...span.wholeDays.map(({ clause, day }) => [clause, day] as const)]);
+  const where = allOf([['team_id = ?', teamId ?? undefined], ['domain_key = ?', q.domainId], ...span.wholeDays.map(({ op, day }) => [`day ${op} ?`, day] as const)]);
   return { sql: `SELECT COALESCE(SUM(n), 0) FROM message_counts WHERE ${where.sql}`, params: where.params };
 }
 
 function rangeCount(teamId: number | null, q: MessageQuery, range: { from?: string; to?: string }): Statement {
   const where = conditions('messages', teamId, { ...q, ...range });
   return { sql: `SELECT COUNT(*) FROM messages WHERE ${where.sql}`, params: where.params };
-}
-
-interface DaySpan {
-  /** Conditions on message_counts.day that keep the whole UTC days within the bounds. */
-  wholeDays: Array<{ clause: string; day: string }>;
-  /** The days a bound cuts into, each narrowed to the bounds; the index answers them. */
-  cut: Array<{ from: string; to: string }>;
-}
-
-const dayOf = (iso: string): string => iso.slice(0, 10);
-const startOf = (day: string): string => `${day}T00:00:00.000Z`;
-const endOf = (day: string): string => `${day}T23:59:59.999Z`;
-
-/** Splits inclusive created_at bounds into whole days and the (at most two) days they cut into. */
-function daySpan(from: string | undefined, to: string | undefined): DaySpan {
-  const cutFrom = from !== undefined && from > startOf(dayOf(from)) ? dayOf(from) : undefined;
-  const cutTo = to !== undefined && to < endOf(dayOf(to)) ? dayOf(to) : undefined;
-  const cutDays = [...new Set([cutFrom, cutTo])].filter((day): day is string => day !== undefined);
-  const wholeDays: DaySpan['wholeDays'] = [];
-  // A cut day is counted apart, so the whole days start after it (end before it): no date arithmetic needed.
-  if (from !== undefined) wholeDays.push(cutFrom ? { clause: 'day > ?', day: cutFrom } : { clause: 'day >= ?', day: dayOf(from) });
-  if (to !== undefined) wholeDays.push(cutTo ? { clause: 'day < ?', day: cutTo } : { clause: 'day <= ?', day: dayOf(to) });
-  return {
-    wholeDays,
-    // Narrowed to both bounds, so a day cut at both ends, or bounds the wrong way round, count only what is inside.
-    cut: cutDays.map((day) => ({
-      from: from !== undefined && from > startOf(day) ? from : startOf(day),
-      to: to !== undefined && to < endOf(day) ? to : endOf(day),
-    })),
-  };
 }
 
 /**
