@@ -8,7 +8,7 @@ import { spawnSync } from 'node:child_process';
 import { startHarness, type Harness } from './helpers/harness.js';
 import { logIn, operatorOn, userOn, withSession, type SignedIn } from './helpers/dashboard-session.js';
 import { Billing } from '../shared/core/billing.js';
-import { INVOICING } from './helpers/billing-setup.js';
+import { GERMAN_CUSTOMER, INVOICING } from './helpers/billing-setup.js';
 
 let h: Harness;
 let operator: SignedIn;
@@ -32,16 +32,6 @@ async function ownerOf(): Promise<{ id: number; owner: SignedIn }> {
   const { id } = await h.account({ credits: 0 });
   return { id, owner: await logIn(h, await userOn(h, id, 'owner')) };
 }
-
-const GMBH = {
-  name: 'Kunde GmbH',
-  address_lines: ['Hauptstraße 5'],
-  postal_code: '10115',
-  city: 'Berlin',
-  country: 'DE',
-  tax_id: 'DE136695976',
-  invoice_email: 'rechnung@kunde.example',
-};
 
 async function pay(accountId: number, credits: number, paidMinor: number): Promise<{ id: number; number: string }> {
   const body = {
@@ -75,9 +65,9 @@ t.test('the owner sets billing info; a bad VAT number, country or missing city i
   t.same((await h.request('GET', INFO, withSession(owner))).body, null, 'none until set');
   const noCity = await h.request('POST', INFO, { ...withSession(owner), body: { name: 'Kunde GmbH', address_lines: ['Hauptstraße 5'], country: 'DE' } });
   t.match(noCity.body, { code: 'rest_invalid_param', data: { params: { city: String } } });
-  const saved = await h.request('POST', INFO, { ...withSession(owner), body: GMBH });
+  const saved = await h.request('POST', INFO, { ...withSession(owner), body: GERMAN_CUSTOMER });
   t.equal(saved.status, 200, saved.text);
-  t.same(saved.body, { ...GMBH, region: '' });
+  t.same(saved.body, { ...GERMAN_CUSTOMER, region: '' });
   const badVat = await h.request('POST', INFO, { ...withSession(owner), body: { tax_id: 'DE12345', city: 'Hamburg' } });
   t.equal(badVat.status, 400);
   t.match(badVat.body, { code: 'rest_invalid_param', data: { params: { tax_id: /not a valid VAT number of DE/ } } });
@@ -89,7 +79,7 @@ t.test('the owner sets billing info; a bad VAT number, country or missing city i
   t.match(moved.body, { code: 'rest_invalid_param', data: { params: { tax_id: /of AT/ } } }, 'a new country checks the tax id kept');
   const lower = await h.request('POST', INFO, { ...withSession(owner), body: { country: 'de', city: 'Hamburg' } });
   t.match(lower.body, { code: 'rest_invalid_param', data: { params: { country: String } } });
-  t.same((await h.request('GET', INFO, withSession(owner))).body, { ...GMBH, region: '' }, 'nothing of the refused changes was saved');
+  t.same((await h.request('GET', INFO, withSession(owner))).body, { ...GERMAN_CUSTOMER, region: '' }, 'nothing of the refused changes was saved');
   const otherTax = await h.request('POST', INFO, { ...withSession(owner), body: { country: 'US', tax_id: '12-3456789', postal_code: '94105', city: 'San Francisco' } });
   t.match(otherTax.body, { country: 'US', tax_id: '12-3456789' }, 'a tax id of a country without a known VAT format is checked for its shape');
   const none = await h.request('POST', INFO, { ...withSession(owner), body: { tax_id: null } });
@@ -105,7 +95,7 @@ t.test('a recorded payment issues an invoice whose PDF carries the billing info,
   const { id, owner } = await ownerOf();
   await h.request('POST', INFO, {
     ...withSession(owner),
-    body: { ...GMBH, country: 'FR', tax_id: null, postal_code: '69001', city: 'Lyon', address_lines: ['3 quai Saint-Antoine'], name: 'Client Lyon SARL' },
+    body: { ...GERMAN_CUSTOMER, country: 'FR', tax_id: null, postal_code: '69001', city: 'Lyon', address_lines: ['3 quai Saint-Antoine'], name: 'Client Lyon SARL' },
   });
   const invoice = await pay(id, 10_000, 1200);
   t.match(invoice.number, /^TEST-\d{6}$/);
@@ -150,7 +140,7 @@ t.test('a recorded payment issues an invoice whose PDF carries the billing info,
 
 t.test('an EU business in another member state is invoiced without tax, with the reverse-charge mention', async (t) => {
   const { id, owner } = await ownerOf();
-  await h.request('POST', INFO, { ...withSession(owner), body: GMBH });
+  await h.request('POST', INFO, { ...withSession(owner), body: GERMAN_CUSTOMER });
   const invoice = await pay(id, 5000, 600);
   const text = await pdfText(t, owner, invoice.id);
   t.ok(text.includes('Tax (0%)'), 'no tax');
@@ -160,7 +150,7 @@ t.test('an EU business in another member state is invoiced without tax, with the
 
 t.test('a re-issue keeps the number, adds a revision and shows the corrected info; the same payment is never booked twice', async (t) => {
   const { id, owner } = await ownerOf();
-  await h.request('POST', INFO, { ...withSession(owner), body: GMBH });
+  await h.request('POST', INFO, { ...withSession(owner), body: GERMAN_CUSTOMER });
   const invoice = await pay(id, 1000, 120);
   const revised = await h.request('POST', `${invoicePath(invoice.id)}/billing-info`, { ...withSession(owner), body: { name: 'Kunde Neu GmbH' } });
   t.equal(revised.status, 200, revised.text);

@@ -23,3 +23,14 @@ export const INVOICING = {
     seller: SELLER,
   },
 };
+
+/** A business customer in another EU country than the seller, with a valid VAT number (reverse charge), as the REST body gives it. */
+export const GERMAN_CUSTOMER = {
+  name: 'Kunde GmbH',
+  address_lines: ['Hauptstraße 5'],
+  postal_code: '10115',
+  city: 'Berlin',
+  country: 'DE',
+  tax_id: 'DE136695976',
+  invoice_email: 'rechnung@kunde.example',
+};

@@ -19,7 +19,7 @@ import nodemailer from 'nodemailer';
 import pg from 'pg';
 import sqlite3 from 'sqlite3';
 import { dkimVerdict, startMailWorld, type MailWorld } from '../helpers/mail-world.js';
-import { INVOICING } from '../helpers/billing-setup.js';
+import { GERMAN_CUSTOMER, INVOICING } from '../helpers/billing-setup.js';
 import { logIn, operatorOn, userOn, withSession, type SignedIn } from '../helpers/dashboard-session.js';
 import { cleanEnv, runCli, tempHome, type CliResult } from '../helpers/cli.js';
 import { until } from '../helpers/wait.js';
@@ -102,15 +102,7 @@ async function populate(w: MailWorld): Promise<{ owner: SignedIn; ownerEmail: st
   if (child.status !== 201 && child.status !== 200) throw new Error(child.text);
   const hook = await w.h.request('POST', '/v2/webhooks', { key: w.adminKey, body: { url: 'https://hooks.example.com/tern', events: ['bounced'] } });
   if (hook.status !== 201 && hook.status !== 200) throw new Error(hook.text);
-  const info = {
-    name: 'Kunde GmbH',
-    address_lines: ['Hauptstraße 5'],
-    postal_code: '10115',
-    city: 'Berlin',
-    country: 'DE',
-    tax_id: 'DE136695976',
-    invoice_email: 'rechnung@kunde.example',
-  };
+  const info = GERMAN_CUSTOMER;
   const saved = await w.h.request('POST', '/api/tern/v2/api/account/billing-info', { ...withSession(owner), body: info });
   if (saved.status !== 200) throw new Error(saved.text);
   const payment = { account_id: w.accountId, amount: 5000, reason: 'Bank transfer', paid_amount_minor: 600, currency: 'EUR', payment_reference: `wire-${process.pid}` };
