@@ -64,15 +64,14 @@ async function queued(w: Worker, teamId: number, domainId: string, id: string): 
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-/** A claims with a lease of 50 ms and lets it run out; B's sweep finds it and B claims it with a lease of a minute. */
+/** A claims with a lease of 50 ms and lets it run out; B claims it with a lease of a minute, without a sweep. */
 async function takenOver(t: Test, a: Worker, b: Worker): Promise<{ leaseA: DueRecipient; leaseB: DueRecipient }> {
   const [leaseA] = await a.queue.claim(10, 50);
   t.ok(leaseA, 'A claims the recipient');
+  t.same(await b.queue.claim(10, 60_000), [], 'B finds nothing due while the lease runs');
   await sleep(80);
-  t.same(await b.queue.claim(10, 60_000), [], 'nothing on the schedule: A popped it');
-  await b.queue.sweep(0);
   const [leaseB] = await b.queue.claim(10, 60_000);
-  t.ok(leaseB, "B claims it once the sweep has put A's expired lease back on the schedule");
+  t.ok(leaseB, "B claims it as soon as A's lease has run out: the claim put it on the schedule at the lease's end");
   t.not(leaseB!.leaseToken, leaseA!.leaseToken, 'under a token of its own');
   return { leaseA: leaseA!, leaseB: leaseB! };
 }
@@ -177,4 +176,40 @@ t.test('enqueue, from any process, puts the recorded recipients on the schedule 
   for (let i = 0; i < 100 && !woken; i++) await sleep(10);
   t.equal(woken, 1, 'the watching scheduler was woken');
   t.equal((await b.queue.claim(10, 60_000))[0]?.id, id, 'and claims it');
+});
+
+t.test("a dead worker's lease lost from Redis is found by another worker's sweep once it has run out", async (t) => {
+  const { a, b, redis, teamId, domainId } = await twoWorkers(t);
+  const id = await queued(a, teamId, domainId, 'm6');
+  t.equal((await a.queue.claim(10, 50))[0]?.id, id, 'A claims the recipient');
+  await redis.del(redisKeys.queueDue());
+  await sleep(80);
+  t.same(await b.queue.claim(10, 60_000), [], 'nothing on the schedule: Redis lost it');
+  await b.queue.sweep(0);
+  t.equal((await b.queue.claim(10, 60_000))[0]?.id, id, 'the sweep put it back and B claims it');
+});
+
+t.test('a recorded result takes the recipient off the schedule, and a retry puts it back at its new time', async (t) => {
+  const { a, redis, teamId, domainId } = await twoWorkers(t);
+  const sentId = await queued(a, teamId, domainId, 'm7');
+  const deferredId = await queued(a, teamId, domainId, 'm8');
+  const leases = await a.queue.claim(10, 60_000);
+  const lease = (id: number) => leases.find((l) => l.id === id)!;
+  const entry = async (id: number) => redis.zscore(redisKeys.queueDue(), String(id));
+  t.ok(Number(await entry(sentId)) > Date.now() + 50_000, "a claimed recipient waits on the schedule at its lease's end");
+  const retryAt = Date.now() + 120_000;
+  await a.queue.finish([result(lease(sentId), 'sent', '250 ok'), result(lease(deferredId), 'deferred', '451 later', { nextAttemptAt: retryAt })]);
+  t.equal(await entry(sentId), null, 'the delivered one is gone from the schedule');
+  t.equal(Number(await entry(deferredId)), retryAt, 'the deferred one is due at its next attempt');
+});
+
+t.test("a released lease is due again on the schedule at the next sweep, not at the lease's end", async (t) => {
+  const { a, b, teamId, domainId } = await twoWorkers(t);
+  const id = await queued(a, teamId, domainId, 'm9');
+  const [lease] = await a.queue.claim(10, 600_000);
+  await a.queue.release([lease!]);
+  await sleep(5);
+  t.same(await b.queue.claim(10, 60_000), [], "the schedule still says the lease's end");
+  await b.queue.sweep(0);
+  t.equal((await b.queue.claim(10, 60_000))[0]?.id, id, 'the sweep moved it forward to its time in the store');
 });

@@ -97,13 +97,23 @@ export class Queue {
 
   /**
    * Takes up to `max` due recipients off the schedule and leases them for `leaseMs` under a new token. An id
-   * the schedule had but SQLite no longer finds due (finished, or leased by a live worker) is dropped.
+   * the schedule had but the store no longer finds due (finished, or leased by a live worker) is dropped.
+   * Each claimed recipient goes back on the schedule at its lease's end: if this worker dies with it, any
+   * other worker claims it as soon as the lease runs out, not a sweep later. A result takes that entry off.
    */
   async claim(max: number, leaseMs: number): Promise<DueRecipient[]> {
     const now = Date.now();
     const ids = await this.schedule.popDue(now, max);
     if (!ids.length) return [];
-    return this.store.claim(ids, now, now + leaseMs, this.newToken());
+    const claimed = await this.store.claim(ids, now, now + leaseMs, this.newToken());
+    // Not watched now (Redis away), the lease is found by the sweep once it has run out.
+    await this.schedule
+      .add(
+        claimed.map((r) => ({ id: r.id, due: now + leaseMs })),
+        null,
+      )
+      .catch(() => undefined);
+    return claimed;
   }
 
   /**
@@ -121,9 +131,12 @@ export class Queue {
       );
     }
     const refused = new Set(outcome.refused.map((r) => r.result));
-    const retries = results.filter((r) => r.to === 'deferred' && !refused.has(r)).map((r) => ({ id: r.recipientId, due: r.nextAttemptAt ?? Date.now() }));
-    // Not scheduled now, scheduled by the next rebuild or sweep.
-    await this.schedule.add(retries, null).catch(() => undefined);
+    // A refused result's recipient is another worker's now, and so is its entry on the schedule.
+    const recorded = results.filter((r) => !refused.has(r));
+    const retries = recorded.filter((r) => r.to === 'deferred').map((r) => ({ id: r.recipientId, due: r.nextAttemptAt ?? Date.now() }));
+    const ended = recorded.filter((r) => r.to !== 'deferred').map((r) => r.recipientId);
+    // Not scheduled now, scheduled by the next rebuild or sweep; an entry not removed is dropped when it pops.
+    await Promise.all([this.schedule.add(retries, null), this.schedule.remove(ended)]).catch(() => undefined);
     return outcome;
   }
 
@@ -141,11 +154,11 @@ export class Queue {
     );
   }
 
-  /** Puts every in-flight recipient SQLite knows on the schedule, keeping entries Redis already has. */
+  /** Puts every in-flight recipient the store knows on the schedule, at its time there or earlier if Redis has that. */
   async rebuild(): Promise<number> {
     try {
       const rows = await this.store.inFlight();
-      await this.schedule.add(rows, 'NX');
+      await this.schedule.add(rows, 'LT');
       return rows.length;
     } catch (err) {
       this.log.warn({ err: (err as Error).message }, 'schedule rebuild failed; will retry');
@@ -156,7 +169,7 @@ export class Queue {
   /** Puts back on the schedule the in-flight recipients overdue by more than `graceMs` (lost from Redis, or a dead worker's lease). */
   async sweep(graceMs: number): Promise<void> {
     try {
-      await this.schedule.add(await this.store.overdue(Date.now() - graceMs, SWEEP_LIMIT), 'NX');
+      await this.schedule.add(await this.store.overdue(Date.now() - graceMs, SWEEP_LIMIT), 'LT');
     } catch {
       // Redis or SQLite busy: the next sweep tries again.
     }

@@ -17,14 +17,23 @@ export type Due = { id: number; due: number };
 export class Schedule {
   constructor(private readonly redis: Redis) {}
 
-  /** Puts recipients on the schedule at their due time; 'NX' keeps the time of an entry Redis already has. */
-  async add(rows: readonly Due[], mode: 'NX' | null): Promise<void> {
+  /**
+   * Puts recipients on the schedule at their due time. 'LT' moves an entry Redis already has only to an earlier
+   * time: the store's time wins over a lease's end (a released lease), never over an earlier wake-up.
+   */
+  async add(rows: readonly Due[], mode: 'LT' | null): Promise<void> {
     const key = redisKeys.queueDue();
     for (let i = 0; i < rows.length; i += ZADD_CHUNK) {
       const args = rows.slice(i, i + ZADD_CHUNK).flatMap((r) => [r.due, String(r.id)]);
       if (mode) await this.redis.zadd(key, mode, ...args);
       else await this.redis.zadd(key, ...args);
     }
+  }
+
+  /** Takes recipients off the schedule (finished: nothing of theirs will be due again). */
+  async remove(ids: readonly number[]): Promise<void> {
+    const key = redisKeys.queueDue();
+    for (let i = 0; i < ids.length; i += ZADD_CHUNK) await this.redis.zrem(key, ...ids.slice(i, i + ZADD_CHUNK).map(String));
   }
 
   /** Adds one message's new recipients and wakes the schedulers, sent together with the other submissions of the same moment (auto-pipelining). */
