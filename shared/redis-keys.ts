@@ -35,6 +35,8 @@ export const redisKeys = {
    * lease runs out (Redis time, ms). Rebuilt by itself: slots are taken again as connections open.
    */
   destinationSlots: (domain: string) => `${P}slots:${domain}`,
+  /** The MTAs turned away from a destination lately: member = holder id, score = when its mark lapses (ms, Redis's clock). */
+  destinationWaiters: (domain: string) => `${P}slots-waiting:${domain}`,
   /** Every API and MTA process seen lately: member = node id, score = when its record expires (ms). */
   nodes: () => `${P}nodes`,
   /** One node's heartbeat record (JSON), expiring by itself when the node stops renewing it. */

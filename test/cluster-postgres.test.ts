@@ -89,7 +89,7 @@ t.test('2 APIs and 2 MTAs on one PostgreSQL: kill -9 of an MTA mid-run loses no 
 
   const counted = countSink(d.sink);
   const byMta = (name: string) => d.sink.messages.filter((m) => m.heloName === name).length;
-  t.ok(byMta('mx.tern.test') > 0 && byMta(mta2.hostname) > 0, 'both MTAs delivered');
+  t.ok(byMta('mx.tern.test') > 0 && byMta(mta2.hostname) > 0, `both MTAs delivered (the killed one ${byMta('mx.tern.test')}, the survivor ${byMta(mta2.hostname)})`);
   t.notOk(mta2.process.exited() || api2.process.exited(), 'the surviving MTA and the second API ran to the end');
   if (mta2.process.exited()) t.comment(`the second MTA exited:\n${mta2.process.output().slice(-3000)}`);
   t.ok(inFlightAtKill >= 0, 'the killed MTA’s leases were counted');

@@ -57,6 +57,41 @@ t.test('two holders on one Redis never hold more slots of a destination together
   t.ok((await holders[0]!.take('other.test', 1))?.shared, 'another destination has its own slots');
 });
 
+t.test('while another holder waits for a destination, a holder that has its share takes no more of its slots', async (t) => {
+  const server = await startRedis({ appendOnly: false });
+  const clients = [await connected(server.url), await connected(server.url)];
+  const [first, second] = clients.map((redis) => new DestinationSlots({ redis, log: silent, leaseMs: 10_000 }));
+  t.teardown(async () => {
+    clients.forEach((c) => c.disconnect());
+    await server.stop();
+  });
+  // As the scheduler does: a connection of 20 ms, then at once the next one; a holder turned away asks again 250 ms later.
+  const connections = new Map<DestinationSlots, number>([
+    [first!, 0],
+    [second!, 0],
+  ]);
+  let stopAt = Infinity;
+  const worker = async (holder: DestinationSlots) => {
+    while (Date.now() < stopAt) {
+      const slot = await holder.take('dest.test', 4);
+      if (!slot) {
+        await pause(250);
+        continue;
+      }
+      await pause(20);
+      await holder.release(slot);
+      connections.set(holder, connections.get(holder)! + 1);
+    }
+  };
+  const firstWorkers = Array.from({ length: 8 }, () => worker(first!));
+  await pause(300); // the first holder has taken every slot
+  connections.set(first!, 0);
+  stopAt = Date.now() + 2000;
+  await Promise.all([...firstWorkers, ...Array.from({ length: 8 }, () => worker(second!))]);
+  const [a, b] = [connections.get(first!)!, connections.get(second!)!];
+  t.ok(b >= 0.35 * (a + b), `the holder that came second made a fair part of the connections (${b} of ${a + b})`);
+});
+
 t.test('a holder killed with SIGKILL frees its slots once their lease has run out', async (t) => {
   const server = await startRedis({ appendOnly: false });
   const redis = await connected(server.url);

@@ -3,7 +3,8 @@
 // in Redis's own clock, so machines' clocks never matter). A slot is taken before a connection's batch starts
 // and given back when it ends: one script call each way per connection, never per message. A live holder
 // renews all its slots in one round trip every third of the lease; a killed MTA stops renewing, and its slots
-// are reclaimed by the next taker once their lease has run out. When Redis does not answer, the scheduler's
+// are reclaimed by the next taker once their lease has run out. While several MTAs want one destination, each
+// gets its share of the limit, not whoever took the slots first all of them. When Redis does not answer, the scheduler's
 // local per-process cap alone applies (said once in the log): sending goes on rather than stops.
 import { randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
@@ -14,13 +15,44 @@ import { redisKeys } from '../../shared/redis-keys.js';
 const NOW = `local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)`;
 
-/** KEYS[1]: the destination's set; ARGV: slot id, limit, lease ms. 1 when taken, 0 when the destination is full. */
+/**
+ * KEYS[1]: the destination's slots, KEYS[2]: its waiters; ARGV: slot id, limit, lease ms, holder id, waiting mark
+ * ms. 1 when taken, 0 when not. A holder turned away marks itself waiting. While another holder waits, a holder
+ * with its share of the limit (the limit split among itself and the waiters) takes no more: the slots it gives
+ * back go to the waiters, instead of every freed slot going back at once to whoever holds the most.
+ */
 const TAKE = `${NOW}
 redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
-if redis.call('ZCARD', KEYS[1]) >= tonumber(ARGV[2]) then return 0 end
+redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', now)
+local limit = tonumber(ARGV[2])
+local holder = ARGV[4]
+local refuse = redis.call('ZCARD', KEYS[1]) >= limit
+if not refuse then
+  local others = redis.call('ZCARD', KEYS[2])
+  if redis.call('ZSCORE', KEYS[2], holder) then others = others - 1 end
+  if others > 0 then
+    local mine = 0
+    for _, id in ipairs(redis.call('ZRANGE', KEYS[1], 0, -1)) do
+      if string.sub(id, 1, #holder + 1) == holder .. ':' then mine = mine + 1 end
+    end
+    refuse = mine >= math.ceil(limit / (others + 1))
+  end
+end
+if refuse then
+  redis.call('ZADD', KEYS[2], now + tonumber(ARGV[5]), holder)
+  redis.call('PEXPIRE', KEYS[2], ARGV[5])
+  return 0
+end
+redis.call('ZREM', KEYS[2], holder)
 redis.call('ZADD', KEYS[1], now + tonumber(ARGV[3]), ARGV[1])
 if redis.call('PTTL', KEYS[1]) < tonumber(ARGV[3]) then redis.call('PEXPIRE', KEYS[1], ARGV[3]) end
 return 1`;
+
+/**
+ * How long a holder turned away counts as waiting. The scheduler asks again every 250 ms while it has work for
+ * the destination, so the mark stays while it waits and lapses soon after it stops.
+ */
+const WAITING_MARK_MS = 1000;
 
 /** KEYS: the sets; ARGV[1]: lease ms, then one slot id per key. Pushes each still-held slot's lease; how many were. */
 const RENEW = `${NOW}
@@ -39,8 +71,8 @@ export type Slot = { domain: string; id: string; shared: true } | { domain: stri
  * pipeline opened before the definition lacks the command ("pipeline[functionName] is not a function"), which
  * under load turned every take into a failure. Redis caches a script by its digest, so EVAL costs only the bytes.
  */
-const takeSlot = async (redis: Redis, key: string, id: string, limit: number, leaseMs: number): Promise<number> =>
-  Number(await redis.eval(TAKE, 1, key, id, limit, leaseMs));
+const takeSlot = async (redis: Redis, domain: string, holder: string, id: string, limit: number, leaseMs: number): Promise<number> =>
+  Number(await redis.eval(TAKE, 2, redisKeys.destinationSlots(domain), redisKeys.destinationWaiters(domain), id, limit, leaseMs, holder, WAITING_MARK_MS));
 const renewSlots = async (redis: Redis, keys: readonly string[], leaseMs: number, ids: readonly string[]): Promise<number> =>
   Number(await redis.eval(RENEW, keys.length, ...keys, leaseMs, ...ids));
 
@@ -77,12 +109,12 @@ export class DestinationSlots {
   }
 
   /**
-   * A slot for one connection to `domain` when fewer than `limit` are held across every MTA; null when the
-   * destination is full. A local slot when Redis does not answer in time.
+   * A slot for one connection to `domain` when fewer than `limit` are held across every MTA, and this holder
+   * is within its share while others wait; null when not. A local slot when Redis does not answer in time.
    */
   async take(domain: string, limit: number): Promise<Slot | null> {
     const id = `${this.holder}:${++this.seq}`;
-    const taking = this.o.redis.status === 'ready' ? takeSlot(this.o.redis, redisKeys.destinationSlots(domain), id, limit, this.o.leaseMs) : null;
+    const taking = this.o.redis.status === 'ready' ? takeSlot(this.o.redis, domain, this.holder, id, limit, this.o.leaseMs) : null;
     const answer = taking ? await within(taking, this.o.timeoutMs ?? 1000) : { ok: false as const, reason: `Redis is ${this.o.redis.status}` };
     if (!answer.ok) {
       // A take that lands after we gave up would hold a slot nobody uses: give it back then.
