@@ -1,6 +1,7 @@
 // The credit ledger in PostgreSQL: each entry is written in the transaction that changes its payer's balance
 // (teams.credit_balance, the running sum), by one conditional UPDATE that never takes it below zero: under READ
 // COMMITTED a concurrent debit waits for the row and re-checks the condition on the balance it committed.
+import type { PaidSend } from '../unit-of-work.js';
 import { Type } from '@sinclair/typebox';
 import { isUniqueViolation, ParamList, type PgSql, type Queryable } from './sql.js';
 import { countOf, Int, rowDecoder } from './decode.js';
@@ -78,21 +79,14 @@ async function mustApply(q: Queryable, e: NewCreditEntry, at: string): Promise<C
   return made;
 }
 
-/** What a message's send entry says of who sent it. */
-export interface PaidMessage {
-  id: string;
-  sendingKeyId: number | null;
-  cost: number;
-}
-
-const senderOf = (m: PaidMessage): CreditActor => (m.sendingKeyId === null ? TERN : { kind: 'sending_key', id: String(m.sendingKeyId) });
+const senderOf = (m: PaidSend): CreditActor => (m.sendingKeyId === null ? TERN : { kind: 'sending_key', id: String(m.sendingKeyId) });
 
 /**
  * Takes the cost of a payer's messages, all or none: one conditional debit of their total, then one send entry
  * per message (in order, each with the balance after it), inserted together from arrays (one parameter per
  * column, whatever the number of messages). False, and nothing written, when the payer cannot pay.
  */
-export async function debitSends(q: Queryable, payerId: number, messages: readonly PaidMessage[], at: string): Promise<boolean> {
+export async function debitSends(q: Queryable, payerId: number, messages: readonly PaidSend[], at: string): Promise<boolean> {
   const paying = messages.filter((m) => m.cost > 0);
   const total = paying.reduce((sum, m) => sum + m.cost, 0);
   if (total === 0) return true;
@@ -107,7 +101,7 @@ export async function debitSends(q: Queryable, payerId: number, messages: readon
      SELECT $1::bigint, 'send', -cost, balance_after, actor_kind, actor_id, reference, '', $2::text
      FROM unnest($3::bigint[], $4::bigint[], $5::text[], $6::text[], $7::text[]) WITH ORDINALITY AS m(cost, balance_after, actor_kind, actor_id, reference, n)
      ORDER BY n`,
-    [payerId, at, paying.map((m) => m.cost), balances, actors.map((a) => a.kind), actors.map((a) => a.id), paying.map((m) => m.id)],
+    [payerId, at, paying.map((m) => m.cost), balances, actors.map((a) => a.kind), actors.map((a) => a.id), paying.map((m) => m.messageId)],
   );
   return true;
 }

@@ -1,5 +1,6 @@
 // The credit ledger in SQLite: each entry is written in the transaction that changes its payer's balance
 // (teams.credit_balance, the running sum), by one conditional UPDATE that never takes it below zero.
+import type { PaidSend } from '../unit-of-work.js';
 import { Type } from '@sinclair/typebox';
 import type { Queryable, Sql, SqlValue } from './sql.js';
 import { countOf, Int, rowDecoder } from './decode.js';
@@ -82,20 +83,13 @@ async function mustApply(q: Queryable, e: NewCreditEntry, at: string): Promise<C
   return made;
 }
 
-/** What a message's send entry says of who sent it. */
-export interface PaidMessage {
-  id: string;
-  sendingKeyId: number | null;
-  cost: number;
-}
-
-const senderOf = (m: PaidMessage): CreditActor => (m.sendingKeyId === null ? TERN : { kind: 'sending_key', id: String(m.sendingKeyId) });
+const senderOf = (m: PaidSend): CreditActor => (m.sendingKeyId === null ? TERN : { kind: 'sending_key', id: String(m.sendingKeyId) });
 
 /**
  * Takes the cost of a payer's messages, all or none: one conditional debit of their total, then one send entry
  * per message (in order, each with the balance after it). False, and nothing written, when the payer cannot pay.
  */
-export async function debitSends(q: Queryable, payerId: number, messages: readonly PaidMessage[], at: string): Promise<boolean> {
+export async function debitSends(q: Queryable, payerId: number, messages: readonly PaidSend[], at: string): Promise<boolean> {
   const paying = messages.filter((m) => m.cost > 0);
   const total = paying.reduce((sum, m) => sum + m.cost, 0);
   if (total === 0) return true;
@@ -105,7 +99,7 @@ export async function debitSends(q: Queryable, payerId: number, messages: readon
   const rows = paying.map((m) => {
     balance -= m.cost;
     const actor = senderOf(m);
-    return [payerId, 'send', -m.cost, balance, actor.kind, actor.id, m.id, '', at] satisfies SqlValue[];
+    return [payerId, 'send', -m.cost, balance, actor.kind, actor.id, m.messageId, '', at] satisfies SqlValue[];
   });
   await addToTotals(q, 'send', -total, rows.length);
   for (const chunk of chunksByParams(rows, 9)) {

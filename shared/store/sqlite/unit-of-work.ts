@@ -140,12 +140,7 @@ class SqliteCreditRows implements CreditRows {
   }
 
   debitSends(payerId: number, sends: readonly PaidSend[]): Promise<boolean> {
-    return debitSends(
-      this.q,
-      payerId,
-      sends.map((s) => ({ id: s.messageId, sendingKeyId: s.sendingKeyId, cost: s.cost })),
-      nowIso(),
-    );
+    return debitSends(this.q, payerId, sends, nowIso());
   }
 
   async balanceOf(payerId: number): Promise<number> {
