@@ -8,6 +8,7 @@ import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startDeployment, type Deployment, type Sender } from '../test/harness/deployment.js';
+import { startPostgres, type TestPostgres } from '../test/harness/postgres.js';
 import type { LongRunning } from '../test/harness/ternmail.js';
 import { stopChild } from '../shared/stop-child.js';
 import { serviceNodeFlags } from '../shared/node-flags.js';
@@ -160,18 +161,44 @@ export function cpuSecondsOf(pid: number): number {
 
 export type { Deployment, Sender };
 
+/**
+ * The store Tern runs on in a benchmark: BENCH_ENGINE=sqlite (the default: a file in the data dir) or postgres (a
+ * cluster started for the benchmark in a temp dir, with PostgreSQL's default durability settings, and a fresh
+ * database per deployment).
+ */
+export const benchEngine: 'sqlite' | 'postgres' = (() => {
+  const engine = process.env.BENCH_ENGINE ?? 'sqlite';
+  if (engine !== 'sqlite' && engine !== 'postgres') throw new Error(`BENCH_ENGINE=${engine}: choose sqlite or postgres`);
+  return engine;
+})();
+/** How the engine shows in figures' labels. */
+export const engineLabel = benchEngine === 'postgres' ? 'PostgreSQL' : 'SQLite';
+
+let postgres: Promise<TestPostgres> | null = null;
+
+/** A new database on the benchmark's PostgreSQL cluster (started by the first call), or undefined on SQLite. */
+async function benchDatabaseUrl(): Promise<string | undefined> {
+  if (benchEngine === 'sqlite') return undefined;
+  postgres ??= startPostgres({ durable: true }).then((cluster) => {
+    onCleanup(() => cluster.stop());
+    return cluster;
+  });
+  return (await postgres).createDatabase();
+}
+
 /** Node options of Tern's processes: those `ternmail start` and the systemd units give, plus BENCH_TERN_NODE_ARGS
  * (for Tern's processes only, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof"). */
 const ternNodeArgs = (role: 'mta' | 'api') => [...serviceNodeFlags(role), ...(process.env.BENCH_TERN_NODE_ARGS ?? '').split(/\s+/).filter(Boolean)];
 
 /**
- * One Tern installation in a temp dir (the harness's deployment: its own Redis without an append-only file,
+ * One Tern installation in a temp dir on the BENCH_ENGINE store (the harness's deployment: its own Redis without an append-only file,
  * a DNS server answering dest.test MX mx.dest.test A 127.0.0.1, free loopback ports, the processes' output in
  * <dataDir>/mta.log and api.log) with `config` in its config file. Nothing is started yet; all is removed at
  * clean-up (BENCH_KEEP=1 keeps the dir).
  */
 export async function benchDeployment(name: string, o: { remotePort: number; config?: Record<string, unknown> }): Promise<Deployment> {
-  const d = await startDeployment({ name: `bench-${name}`, ...o, nodeArgs: ternNodeArgs, logToFiles: true, redisAppendOnly: false });
+  const databaseUrl = await benchDatabaseUrl();
+  const d = await startDeployment({ name: `bench-${name}`, ...o, databaseUrl, nodeArgs: ternNodeArgs, logToFiles: true, redisAppendOnly: false });
   dirs.add(d.dataDir);
   onCleanup(() => d.close({ graceMs: 3000, keepData: true }));
   return d;

@@ -21,6 +21,8 @@ export interface TestPostgres {
 export interface PostgresOptions {
   /** Run once on the template database before the first copy (e.g. migrating it), so each copy starts ready. */
   prepareTemplate?: (url: string) => Promise<void>;
+  /** Keeps PostgreSQL's defaults for durability (fsync, synchronous commits, full page writes): what benchmarks measure. */
+  durable?: boolean;
 }
 
 const ROOT = '/usr/lib/postgresql';
@@ -64,9 +66,9 @@ process.on('exit', () => {
 });
 
 /**
- * Starts a cluster. fsync, synchronous_commit and full_page_writes are off: a test's data need not survive a
- * crash of the machine, and they make commits and database copies much cheaper. Never use these settings for
- * data that matters.
+ * Starts a cluster. Unless `durable`, fsync, synchronous_commit and full_page_writes are off: a test's data need
+ * not survive a crash of the machine, and they make commits and database copies much cheaper. Never use these
+ * settings for data that matters.
  */
 export async function startPostgres(options: PostgresOptions = {}): Promise<TestPostgres> {
   const bin = serverBin();
@@ -76,7 +78,8 @@ export async function startPostgres(options: PostgresOptions = {}): Promise<Test
   // The C locale orders text by bytes, as SQLite does.
   runServerCommand(bin, 'initdb', ['-D', data, '-U', 'postgres', '--auth=trust', '--no-locale', '-E', 'UTF8', '--no-sync']);
   const port = await freePort();
-  const settings = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c full_page_writes=off`;
+  const volatile = options.durable ? '' : ' -c fsync=off -c synchronous_commit=off -c full_page_writes=off';
+  const settings = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1${volatile}`;
   runServerCommand(bin, 'pg_ctl', ['-D', data, '-l', join(dir, 'server.log'), '-w', '-t', '60', '-o', settings, 'start']);
   const stopNow = () => {
     running.delete(dir);
