@@ -4,11 +4,11 @@
 // Each phase runs twice: closed loop (each client sends as soon as it has its answer: the capacity, with the
 // latency of a saturated server) and open loop at BENCH_HTTP_RATE requests/s on a fixed schedule (the latency
 // at that offered load, counted from each request's scheduled time). Prints requests/s and p50/p90/p99.
-// Env: BENCH_HTTP_S (15), BENCH_HTTP_CLIENTS (50), BENCH_HTTP_RATE (1000).
+// Env: BENCH_HTTP_S (15), BENCH_HTTP_CLIENTS (50), BENCH_HTTP_RATE (1000), BENCH_ENGINE (sqlite, or postgres).
 import type { ChildProcess } from 'node:child_process';
 import type { LongRunning } from '../test/harness/ternmail.js';
 import { pause, until } from '../test/harness/wait.js';
-import { ask, envInt, fmt, forkScript, log, nextMessage, runBench, deliveryDeployment, stopTern, table, cpuSecondsOf, type BenchRow } from './lib.js';
+import { ask, engineLabel, envInt, fmt, forkScript, log, nextMessage, runBench, deliveryDeployment, stopTern, table, cpuSecondsOf, type BenchRow } from './lib.js';
 import type { HttpRunResult, HttpRunSpec } from './http-gen.js';
 
 const durationS = envInt('BENCH_HTTP_S', 15);
@@ -80,7 +80,7 @@ async function phase(run: HttpRun, name: string, note: string, offered?: number)
   ]);
   log(`  ${name}, ${load}: ${fmt(rps)} req/s, p50 ${fmt(r.p50, 1)} ms, p99 ${fmt(r.p99, 1)} ms${r.failed ? `; ${r.failed} failed, e.g. ${r.errors[0]}` : ''}`);
   run.rows.push({
-    metric: `HTTP POST /v2/emails 1 KB, ${clients} clients, ${load}, ${durationS} s, ${note}: req/s | p50 | p99`,
+    metric: `HTTP POST /v2/emails 1 KB, ${engineLabel}, ${clients} clients, ${load}, ${durationS} s, ${note}: req/s | p50 | p99`,
     value: `${fmt(rps)} | ${fmt(r.p50, 1)} ms | ${fmt(r.p99, 1)} ms`,
     target: '≥ 1,000 req/s, p99 < 50 ms',
   });
@@ -96,7 +96,7 @@ async function drained(run: HttpRun, label: string, sent: number): Promise<void>
 
 runBench('http-send', 900, async () => {
   const run = await startHttpRun();
-  log(`\n[http] POST /v2/emails, 1 KB text, ${clients} keep-alive clients, ${durationS} s per phase`);
+  log(`\n[http] POST /v2/emails on ${engineLabel}, 1 KB text, ${clients} keep-alive clients, ${durationS} s per phase`);
   await drained(run, 'phase A', (await phase(run, 'A: MTA delivering', 'MTA delivering to a sink')).ok);
   await drained(run, 'phase A at a fixed rate', (await phase(run, 'A: MTA delivering', 'MTA delivering to a sink', rate)).ok);
   await stopTern(run.mta);

@@ -9,7 +9,8 @@ import { Worker, isMainThread, parentPort } from 'node:worker_threads';
 import { filler } from './lib.js';
 
 export interface RunSpec {
-  port: number;
+  /** Submission ports: session i goes to ports[i % ports.length] (several MTAs share the load). */
+  ports: number[];
   user: string;
   pass: string;
   from: string;
@@ -103,7 +104,7 @@ const secureContext = createSecureContext();
 
 /** One session, one message. Resolves when the message got its 250 and the session ended. */
 async function session(spec: RunSpec, i: number, body: Buffer): Promise<void> {
-  const plain = connect(spec.port, '127.0.0.1');
+  const plain = connect(spec.ports[i % spec.ports.length]!, '127.0.0.1');
   plain.setNoDelay(true);
   plain.setTimeout(120_000, () => plain.destroy(new Error('timeout')));
   let secure: TLSSocket | null = null;
