@@ -87,24 +87,18 @@ const SLIDING_WINDOWS_REFUND = `
 for i = 1, #KEYS do redis.call('ZREMRANGEBYSCORE', KEYS[i], ARGV[2 * i - 1], ARGV[2 * i]) end
 return 0`;
 
-interface WindowCommands {
-  ternSlidingWindowsTake(numberOfKeys: number, ...args: Array<string | number>): Promise<number[]>;
-  ternSlidingWindowsRefund(numberOfKeys: number, ...args: Array<string | number>): Promise<number>;
-}
-
-const hasCommands = (redis: Redis): redis is Redis & WindowCommands =>
-  typeof (redis as Partial<WindowCommands>).ternSlidingWindowsTake === 'function' && typeof (redis as Partial<WindowCommands>).ternSlidingWindowsRefund === 'function';
-
-/** The client with the scripts defined on it (ioredis sends EVALSHA, and EVAL once per connection). */
-function withCommands(redis: Redis): Redis & WindowCommands {
-  if (!hasCommands(redis)) {
-    // No numberOfKeys: each call says how many windows it names.
-    redis.defineCommand('ternSlidingWindowsTake', { lua: SLIDING_WINDOWS_TAKE });
-    redis.defineCommand('ternSlidingWindowsRefund', { lua: SLIDING_WINDOWS_REFUND });
-  }
-  if (!hasCommands(redis)) throw new Error('ioredis did not define the rate-limit scripts');
-  return redis;
-}
+/**
+ * The scripts run with EVAL, not as commands defined on the client (defineCommand): the processes' clients
+ * auto-pipeline, and a pipeline opened before the definition lacks the command ("pipeline[functionName] is not
+ * a function"), which failed a process's first reservation (in the cluster test, an MTA's first MAIL, after which that MTA exited). Redis
+ * caches a script by its digest, so EVAL costs only the bytes. No numberOfKeys is fixed: each call says how many
+ * windows it names.
+ */
+const takeWindows = async (redis: Redis, keys: readonly string[], args: ReadonlyArray<string | number>): Promise<number[]> =>
+  (await redis.eval(SLIDING_WINDOWS_TAKE, keys.length, ...keys, ...args)) as number[];
+const refundWindows = async (redis: Redis, keys: readonly string[], args: readonly number[]): Promise<void> => {
+  await redis.eval(SLIDING_WINDOWS_REFUND, keys.length, ...keys, ...args);
+};
 
 /**
  * Reserves `want` hits (at least 1) in every one of `windows` at once, or as many as all of them have room for:
@@ -113,7 +107,11 @@ function withCommands(redis: Redis): Redis & WindowCommands {
  */
 export async function reserveWindows(redis: Redis, windows: readonly Window[], want = 1): Promise<Reservation> {
   const args = windows.flatMap((w) => [w.limit, w.windowS * 1_000_000]);
-  const out = await withCommands(redis).ternSlidingWindowsTake(windows.length, ...windows.map((w) => w.key), want, ...args);
+  const out = await takeWindows(
+    redis,
+    windows.map((w) => w.key),
+    [want, ...args],
+  );
   const granted = out[0] ?? 0;
   const decisions: RateDecision[] = [];
   const hits: Array<{ key: string; first: number; last: number }> = [];
@@ -135,7 +133,11 @@ export async function reserveWindows(redis: Redis, windows: readonly Window[], w
 export async function refundHits(redis: Redis, reservation: Reservation, keys: readonly string[]): Promise<void> {
   const hits = reservation.hits.filter((h) => keys.includes(h.key));
   if (hits.length === 0) return;
-  await withCommands(redis).ternSlidingWindowsRefund(hits.length, ...hits.map((h) => h.key), ...hits.flatMap((h) => [h.first, h.last]));
+  await refundWindows(
+    redis,
+    hits.map((h) => h.key),
+    hits.flatMap((h) => [h.first, h.last]),
+  );
 }
 
 /** One hit on the window kept under `key` (a name from redis-keys.ts): a reservation of one place in one window. */

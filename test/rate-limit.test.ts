@@ -213,3 +213,23 @@ t.test('a reservation of several places grants what fits, at once, with the rema
     'concurrent reservations never grant more than the limit',
   );
 });
+
+t.test('a first reservation made while the client is pipelining other commands still reaches Redis, and so does a refund', async (t) => {
+  // As the processes' connections are (connectRedis auto-pipelines): commands issued in one turn of the event
+  // loop share a pipeline, and the first reservation comes while one is open.
+  const fresh = connectRedis(server.url, 'rate-limit-pipelining-test');
+  t.teardown(() => fresh.disconnect());
+  await fresh.ping();
+  const busy = fresh.get('something-else');
+  const reservation = await reserveWindows(fresh, [{ key: redisKeys.rateLimit(freshAccount(), 'pipelined'), limit: 3, windowS: 60 }]);
+  await busy;
+  t.equal(reservation.granted, 1, 'the place is granted');
+  const busyAgain = fresh.get('something-else');
+  await refundHits(
+    fresh,
+    reservation,
+    reservation.hits.map((h) => h.key),
+  );
+  await busyAgain;
+  t.equal(await fresh.zcard(reservation.hits[0]!.key), 0, 'and given back');
+});
