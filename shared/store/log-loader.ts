@@ -20,7 +20,7 @@ export interface LogLoader {
   writeBatch(messages: readonly LoadedMessage[]): Promise<void>;
   /**
    * Leaves the database as a running installation would have it before the queries that follow: SQLite folds
-   * its write-ahead log into the database file; PostgreSQL gathers the planner's statistics (as autovacuum would).
+   * its write-ahead log into the database file; PostgreSQL vacuums and analyzes the tables written (as autovacuum would).
    */
   checkpoint(): Promise<void>;
   close(): Promise<void>;
