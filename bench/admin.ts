@@ -9,7 +9,7 @@ import { logLoading } from '../shared/store/index.js';
 import type { LoadedMessage } from '../shared/store/log-loader.js';
 import { runCli } from '../test/harness/ternmail.js';
 import type { Store } from '../shared/store/index.js';
-import { api, benchDeployment, envInt, fmt, log, percentile, runBench, stopTern, table, type BenchRow } from './lib.js';
+import { api, benchDeployment, envInt, fmt, log, percentile, runBench, stopTern, table, type BenchRow, type Deployment } from './lib.js';
 import { pickStatus } from './status-mix.js';
 import { loadedMessage } from './loaded-message.js';
 
@@ -65,8 +65,8 @@ function message(i: number, teamIds: readonly number[], createdMs: number, end: 
   });
 }
 
-async function loadMessages(dataDir: string, teamIds: readonly number[]): Promise<void> {
-  const loader = await logLoading.openLogLoader(dataDir);
+async function loadMessages(d: Deployment, teamIds: readonly number[]): Promise<void> {
+  const loader = await logLoading.openLogLoader(d.dataDir, d.env.TERNMAIL_DATABASE_URL ?? null);
   const end = Date.now();
   const start = end - DAYS * 86_400_000;
   const step = (end - start) / messageCount;
@@ -157,7 +157,7 @@ runBench('admin', 5400, async () => {
   const teamIds = await makeTeams(store);
   log(`  made in ${fmt((Date.now() - began) / 1000, 0)} s`);
   log(`[admin] writing ${fmt(messageCount)} messages spread over them`);
-  await loadMessages(d.dataDir, teamIds);
+  await loadMessages(d, teamIds);
 
   await d.startApi();
   const auth = await operatorCredentials(d.apiUrl, d.env);

@@ -1,19 +1,39 @@
-// bench/logs: GET /v2/emails over HTTP with BENCH_LOG_N (1,000,000) messages of one team in the log.
+// bench/logs: GET /v2/emails over HTTP with BENCH_LOG_N (1,000,000) messages of one team in the log, on the store
+// BENCH_ENGINE names (bench/lib.ts: SQLite by default, or PostgreSQL).
 // The messages, with varied subjects, senders, recipients, statuses and dates over 30 days, are generated here
-// and written straight into SQLite by the store's log loader (store/log-loader.ts), in big transactions,
-// into the same tables and columns as the intake's recording (shared/intake/record.ts) writes (messages, recipients, and messages_fts from
-// the view message_search_rows). Then each kind of query is timed over BENCH_LOG_REQS (200) sequential requests,
-// each with another value, and its p50/p95 printed; for every kind the plan SQLite chooses (EXPLAIN QUERY PLAN of
-// the SQL that MessageStore.list() runs, taken from listStatements() by the loader's explainer) and the time of
-// its two statements are printed, to say why a slow one is slow. The triggers of migration 4 keep message_counts
-// as the rows are written, as they do for the intake. Nothing in the product is changed.
-// Env: BENCH_LOG_N (1000000), BENCH_LOG_REQS (200), BENCH_LOG_KIND_S (90: a kind stops early after this).
+// and written straight into the store by its log loader (store/log-loader.ts), in big transactions, into the
+// same tables and columns as the intake's recording (shared/intake/record.ts) writes, with the counters it keeps:
+// on SQLite messages, recipients and messages_fts (from the view message_search_rows), message_counts kept by the
+// triggers of migration 4; on PostgreSQL messages (the search column generated from them) and recipients, the
+// counters moved by the engine's own code. The loader's checkpoint then leaves the database as a running
+// installation would have it (SQLite: the write-ahead log folded in; PostgreSQL: vacuumed and analyzed, as
+// autovacuum would). Then each kind of query is timed over BENCH_LOG_REQS (200) sequential requests, each with
+// another value, and its p50/p95 printed; for every kind the plan the engine chooses (SQLite: EXPLAIN QUERY PLAN;
+// PostgreSQL: EXPLAIN ANALYZE; of the SQL that MessageStore.list() runs, taken from the engine's listStatements()
+// by the loader's explainer) and the time of its two statements are printed, to say why a slow one is slow.
+// Nothing in the product is changed.
+// Env: BENCH_LOG_N (1000000), BENCH_LOG_REQS (200), BENCH_LOG_KIND_S (90: a kind stops early after this), BENCH_ENGINE.
 import { logLoading } from '../shared/store/index.js';
 import type { LoadedMessage } from '../shared/store/log-loader.js';
 import type { MessageQuery } from '../shared/store/message-log.js';
 import { loadConfig } from '../shared/config.js';
 import type { MessageStatus } from '../shared/domain/queue-state.js';
-import { api, benchDeployment, benchSender, envInt, fmt, log, percentile, runBench, stopTern, table, type BenchRow, type Sender } from './lib.js';
+import {
+  api,
+  benchDeployment,
+  benchSender,
+  engineLabel,
+  envInt,
+  fmt,
+  log,
+  percentile,
+  runBench,
+  stopTern,
+  table,
+  type BenchRow,
+  type Deployment,
+  type Sender,
+} from './lib.js';
 import { pickStatus, STATUS_MIX } from './status-mix.js';
 
 const total = envInt('BENCH_LOG_N', 1_000_000);
@@ -145,8 +165,8 @@ function syntheticMessage(i: number, createdMs: number, end: number, sender: Sen
 }
 
 /** Writes `total` messages as the intake's recording would, in transactions of 50,000 (through the store's log loader). */
-async function load(dataDir: string, sender: Sender): Promise<Loaded> {
-  const loader = await logLoading.openLogLoader(dataDir);
+async function load(d: Deployment, sender: Sender): Promise<Loaded> {
+  const loader = await logLoading.openLogLoader(d.dataDir, d.env.TERNMAIL_DATABASE_URL ?? null);
   const end = Date.now();
   const start = end - DAYS * 86_400_000;
   const step = (end - start) / total;
@@ -204,6 +224,15 @@ function kinds(l: Loaded): Kind[] {
   ];
 }
 
+/** The tables the load writes, as the log line names them. */
+const WRITTEN = engineLabel === 'SQLite' ? 'messages, recipients, messages_fts' : 'messages, recipients, counters';
+
+/** How the engine's plans are had: SQLite's EXPLAIN QUERY PLAN; PostgreSQL's EXPLAIN ANALYZE (the statement run once more). */
+const EXPLAINED = engineLabel === 'SQLite' ? 'EXPLAIN QUERY PLAN' : 'EXPLAIN ANALYZE';
+
+/** A plan as printed: SQLite's few steps on the line; PostgreSQL's tree on lines of their own, its indentation kept. */
+const planText = (plan: readonly string[]): string => (engineLabel === 'SQLite' ? plan.join(' | ') : ['', ...plan].join('\n        '));
+
 /** What MessageStore.list() is asked for these filters, as the route turns the query string into it. */
 function listQuery(q: Record<string, string>, pagingDepth: number): MessageQuery {
   return {
@@ -226,9 +255,9 @@ runBench('logs', 5400, async () => {
   const sender = await benchSender(d);
   await stopTern(d.api!);
 
-  log(`\n[logs] writing ${fmt(total)} messages into the log (messages, recipients, messages_fts) in transactions of 50,000`);
+  log(`\n[logs] writing ${fmt(total)} messages into the log on ${engineLabel} (${WRITTEN}) in transactions of 50,000`);
   const loadStarted = Date.now();
-  const loaded = await load(d.dataDir, sender);
+  const loaded = await load(d, sender);
   log(`  written in ${fmt((Date.now() - loadStarted) / 1000, 0)} s`);
 
   await d.startApi();
@@ -240,7 +269,7 @@ runBench('logs', 5400, async () => {
   await get({}); // first request: opens and warms what a running API would have warm
 
   log(`\n[logs] GET /v2/emails, ${requests} sequential requests per kind, each with another value, ${fmt(total)} messages`);
-  const explainer = await logLoading.openListExplainer(d.dataDir);
+  const explainer = await logLoading.openListExplainer(d.dataDir, d.env.TERNMAIL_DATABASE_URL ?? null);
   const lines: string[][] = [];
   const rows: BenchRow[] = [];
   const plans: string[] = [];
@@ -263,17 +292,17 @@ runBench('logs', 5400, async () => {
     const slow = p95 >= 50;
     lines.push([kind.name, String(times.length), fmt(matched / times.length, 1), fmt(p50, 1), fmt(p95, 1), fmt(times[times.length - 1]!, 1), slow ? 'SLOW' : '']);
     rows.push({
-      metric: `GET /v2/emails ${kind.name}, ${fmt(total)} msgs, ${times.length} req: p50 | p95`,
+      metric: `GET /v2/emails ${kind.name}, ${fmt(total)} msgs, ${times.length} req [${engineLabel}]: p50 | p95`,
       value: `${fmt(p50, 1)} | ${fmt(p95, 1)} ms`,
       target: 'p95 < 50 ms',
     });
 
     // Why: the plan of both statements list() runs for the slowest request of the kind, and their time in
-    // SQLite alone (median of 3).
+    // the engine alone (median of 3).
     const sample = kind.query(slowest.i);
     const parts = (await explainer.explainList(sender.accountId, listQuery(sample, pagingDepth), 3)).map(({ statement, plan, runsMs }) => {
       const ms = [...runsMs].sort((a, b) => a - b);
-      return `    ${statement.padEnd(5)} ${fmt(ms[1]!, 1).padStart(7)} ms  ${plan.join(' | ')}`;
+      return `    ${statement.padEnd(5)} ${fmt(ms[1]!, 1).padStart(7)} ms  ${planText(plan)}`;
     });
     plans.push(`  ${slow ? '[SLOW] ' : ''}${kind.name}  slowest: ?${new URLSearchParams(sample)} (${fmt(slowest.ms, 1)} ms over HTTP)\n${parts.join('\n')}`);
     log(`  ${kind.name}: p50 ${fmt(p50, 1)} ms, p95 ${fmt(p95, 1)} ms over ${times.length} requests`);
@@ -281,8 +310,8 @@ runBench('logs', 5400, async () => {
   await explainer.close();
 
   log('\n' + table(['query', 'requests', 'rows/page', 'p50 ms', 'p95 ms', 'max ms', 'p95 ≥ 50 ms'], lines));
-  log('\n[logs] what SQLite does for each (EXPLAIN QUERY PLAN of the SQL MessageStore.list() runs: the page, then the COUNT(*) for');
-  log("the total), with each statement's time in SQLite alone:");
+  log(`\n[logs] what ${engineLabel} does for each (${EXPLAINED} of the SQL MessageStore.list() runs: the page, then the COUNT(*) for`);
+  log(`the total), with each statement's time in ${engineLabel} alone:`);
   log(plans.join('\n'));
   return { bench: 'logs', rows };
 });

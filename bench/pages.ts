@@ -11,7 +11,7 @@ import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { logLoading } from '../shared/store/index.js';
 import type { LoadedMessage } from '../shared/store/log-loader.js';
 import { runCli } from '../test/harness/ternmail.js';
-import { benchDeployment, benchSender, envInt, fmt, log, percentile, runBench, stopTern, table, type BenchRow, type Sender } from './lib.js';
+import { benchDeployment, benchSender, envInt, fmt, log, percentile, runBench, stopTern, table, type BenchRow, type Deployment, type Sender } from './lib.js';
 import { pickStatus } from './status-mix.js';
 import { loadedMessage } from './loaded-message.js';
 
@@ -28,8 +28,8 @@ const rand = () => (state = (state * 1103515245 + 12345) & 0x7fffffff) / 0x80000
 const sampleIds: string[] = [];
 let domainId = '';
 
-async function loadMessages(dataDir: string, sender: Sender): Promise<void> {
-  const loader = await logLoading.openLogLoader(dataDir);
+async function loadMessages(d: Deployment, sender: Sender): Promise<void> {
+  const loader = await logLoading.openLogLoader(d.dataDir, d.env.TERNMAIL_DATABASE_URL ?? null);
   const end = Date.now();
   const start = end - DAYS * 86_400_000;
   const step = (end - start) / messageCount;
@@ -174,7 +174,7 @@ runBench('pages', 5400, async () => {
   await stopTern(d.api!);
   log(`\n[pages] writing ${fmt(messageCount)} messages into the team's log`);
   domainId = sender.domainId;
-  await loadMessages(d.dataDir, sender);
+  await loadMessages(d, sender);
   await d.startApi();
   const owner = await pageSession(d.apiUrl, d.env, 'owner@bench.test', ['user', 'create', '--account', String(sender.accountId), '--role', 'owner']);
   const operator = await pageSession(d.apiUrl, d.env, 'operator@bench.test', ['operator', 'create']);

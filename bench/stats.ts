@@ -16,7 +16,22 @@ import { DomainManagement } from '../shared/core/domains.js';
 import { createIdentity } from '../shared/core/identity/index.js';
 import { Statistics, type MetricsRequest, type PeriodRequest } from '../shared/core/statistics.js';
 import type { Team } from '../shared/domain/team.js';
-import { api, benchDeployment, benchSender, envInt, fmt, log, onCleanup, percentile, runBench, stopTern, table, type BenchRow, type Sender } from './lib.js';
+import {
+  api,
+  benchDeployment,
+  benchSender,
+  envInt,
+  fmt,
+  log,
+  onCleanup,
+  percentile,
+  runBench,
+  stopTern,
+  table,
+  type BenchRow,
+  type Deployment,
+  type Sender,
+} from './lib.js';
 import { pickStatus } from './status-mix.js';
 
 const total = envInt('BENCH_STATS_N', 1_000_000);
@@ -47,8 +62,8 @@ function message(i: number, createdMs: number, end: number, sender: Sender, doma
   });
 }
 
-async function load(dataDir: string, sender: Sender, domainIds: readonly string[]): Promise<{ start: number; end: number }> {
-  const loader = await logLoading.openLogLoader(dataDir);
+async function load(d: Deployment, sender: Sender, domainIds: readonly string[]): Promise<{ start: number; end: number }> {
+  const loader = await logLoading.openLogLoader(d.dataDir, d.env.TERNMAIL_DATABASE_URL ?? null);
   const end = Date.now();
   const start = end - DAYS * DAY;
   const step = (end - start) / total;
@@ -170,7 +185,7 @@ runBench('stats', 5400, async () => {
 
   log(`\n[stats] writing ${fmt(total)} messages over ${DAYS} days on ${domainIds.length} domains (counters kept as the writes keep them)`);
   const loadStarted = Date.now();
-  const loaded = await load(d.dataDir, sender, domainIds);
+  const loaded = await load(d, sender, domainIds);
   log(`  written in ${fmt((Date.now() - loadStarted) / 1000, 0)} s`);
 
   await d.startApi();

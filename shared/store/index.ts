@@ -31,6 +31,7 @@ import type { Transaction } from './unit-of-work.js';
 import { openSqliteStore } from './sqlite/open.js';
 import { sqliteDatabaseBackup } from './sqlite/online-backup.js';
 import { sqliteLogLoading } from './sqlite/log-loader.js';
+import { postgresLogLoading } from './postgres/log-loader.js';
 import { openTestSupport } from './sqlite/test-support.js';
 import { openPostgresStore } from './postgres/open.js';
 import { openPostgresTestSupport } from './postgres/test-support.js';
@@ -105,4 +106,7 @@ export function openStoreTestSupport(dataDir: string, databaseUrl: string | null
 export const databaseBackup: DatabaseBackup = sqliteDatabaseBackup;
 
 /** The benchmarks' bulk loading of the message log and its list's query plans; never used by the product. */
-export const logLoading: LogLoading = sqliteLogLoading;
+export const logLoading: LogLoading = {
+  openLogLoader: (dataDir, databaseUrl) => (databaseUrl === null ? sqliteLogLoading.openLogLoader(dataDir) : postgresLogLoading.openLogLoader(databaseUrl)),
+  openListExplainer: (dataDir, databaseUrl) => (databaseUrl === null ? sqliteLogLoading.openListExplainer(dataDir) : postgresLogLoading.openListExplainer(databaseUrl)),
+};

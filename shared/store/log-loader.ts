@@ -1,6 +1,6 @@
 // What the benchmarks need of the store's engine: a bulk loader that fills a deployment's message log with
 // synthetic rows far faster than sending them, and an explainer of the statements the log's list runs. Each
-// engine brings its own (SQLite's: store/sqlite/log-loader.ts); the product never uses them.
+// engine brings its own (store/sqlite/log-loader.ts, store/postgres/log-loader.ts); the product never uses them.
 import type { LoggedRecipient, MessageLogDetail } from '../domain/message-log.js';
 import type { MessageQuery } from './message-log.js';
 
@@ -18,7 +18,10 @@ export interface LogLoader {
    * search index rows, in one transaction, as the message log's insert() writes them.
    */
   writeBatch(messages: readonly LoadedMessage[]): Promise<void>;
-  /** Folds the write-ahead log into the database file, so the queries that follow do not read through it. */
+  /**
+   * Leaves the database as a running installation would have it before the queries that follow: SQLite folds
+   * its write-ahead log into the database file; PostgreSQL vacuums and analyzes the tables written (as autovacuum would).
+   */
   checkpoint(): Promise<void>;
   close(): Promise<void>;
 }
@@ -26,7 +29,7 @@ export interface LogLoader {
 /** One of the statements the message log's list() runs, explained. */
 export interface ExplainedStatement {
   statement: 'page' | 'count';
-  /** The engine's query plan, one detail line per step (SQLite: EXPLAIN QUERY PLAN). */
+  /** The engine's query plan, one line per step (SQLite: EXPLAIN QUERY PLAN; PostgreSQL: EXPLAIN ANALYZE's lines). */
   plan: string[];
   /** The time of each run of the statement alone, in ms. */
   runsMs: number[];
@@ -38,9 +41,19 @@ export interface ListExplainer {
   close(): Promise<void>;
 }
 
+/**
+ * The loading of a deployment's store, named as openStore names it: the data directory, and the PostgreSQL URL
+ * (TERNMAIL_DATABASE_URL) when the deployment runs on PostgreSQL, null on SQLite (the database file in the data dir).
+ */
 export interface LogLoading {
-  /** A loader on the database of a deployment's data directory, on a connection of its own. */
-  openLogLoader(dataDir: string): Promise<LogLoader>;
-  /** An explainer on the database of a deployment's data directory, on a connection of its own. */
-  openListExplainer(dataDir: string): Promise<ListExplainer>;
+  /** A loader on the deployment's database, on a connection of its own. */
+  openLogLoader(dataDir: string, databaseUrl: string | null): Promise<LogLoader>;
+  /** An explainer on the deployment's database, on a connection of its own. */
+  openListExplainer(dataDir: string, databaseUrl: string | null): Promise<ListExplainer>;
+}
+
+/** One engine's loading, on the database it is given: SQLite's data directory, PostgreSQL's URL. */
+export interface EngineLogLoading {
+  openLogLoader(database: string): Promise<LogLoader>;
+  openListExplainer(database: string): Promise<ListExplainer>;
 }

@@ -14,7 +14,7 @@ const decodeInsertedMessage = rowDecoder('inserted message', Type.Object({ rowid
 const decodeInsertedRecipient = rowDecoder('inserted recipient', Type.Object({ id: Int, message_id: Text, state: Text }), (r) => r);
 
 /** What the search column is generated from besides the message's own columns: its recipients' addresses and names, in order. */
-const searchRecipients = (m: NewMessage): string => m.recipients.map((r) => `${r.email} ${r.name}`).join(' ');
+export const searchRecipients = (m: { recipients: ReadonlyArray<{ email: string; name: string }> }): string => m.recipients.map((r) => `${r.email} ${r.name}`).join(' ');
 
 const INSERT_MESSAGES = `INSERT INTO messages (id, team_id, domain_id, sending_key_id, source, envelope_from, from_email, from_name, subject, to_json,
     reply_to, message_id_header, size, has_attachments, headers_json, status, error, search_recipients, created_at, updated_at)

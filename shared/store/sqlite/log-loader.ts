@@ -1,7 +1,7 @@
 // SQLite's LogLoading (store/log-loader.ts): a bulk loader of synthetic log rows and a query-plan explainer, for the
 // benchmarks (bench/logs.ts and others), on connections of their own beside a deployment's. Not for the product.
 import sqlite3 from 'sqlite3';
-import type { ExplainedStatement, LoadedMessage, LoadedRecipient, LogLoader, ListExplainer, LogLoading } from '../log-loader.js';
+import type { EngineLogLoading, ExplainedStatement, LoadedMessage, LoadedRecipient, LogLoader, ListExplainer } from '../log-loader.js';
 import { databaseFile } from './open.js';
 import { listStatements, type Statement } from './log-listing.js';
 import { chunksByParams } from './write-batch.js';
@@ -163,4 +163,4 @@ async function openListExplainer(dataDir: string): Promise<ListExplainer> {
   };
 }
 
-export const sqliteLogLoading: LogLoading = { openLogLoader, openListExplainer };
+export const sqliteLogLoading: EngineLogLoading = { openLogLoader, openListExplainer };
