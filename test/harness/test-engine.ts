@@ -1,7 +1,6 @@
 // The engine the integration tests run Tern on: SQLite in each test's data dir (the default), or, with
 // TERN_TEST_ENGINE=postgres, PostgreSQL: one throwaway cluster per test file, started by its first store, and a
 // fresh database (a copy of a migrated template) for every data dir, so tests never see each other's rows.
-import t from 'tap';
 import { openStore, openStoreTestSupport, type Store } from '../../shared/store/index.js';
 import type { StoreTestSupport } from '../../shared/store/test-support.js';
 import { startPostgres, type TestPostgres } from './postgres.js';
@@ -14,10 +13,12 @@ let cluster: Promise<TestPostgres> | undefined;
 /** The database given to each data dir, so that every helper opening "the store of this dir" finds the same one. */
 const databases = new Map<string, string>();
 
-function startCluster(): Promise<TestPostgres> {
+async function startCluster(): Promise<TestPostgres> {
   // Migrating the template once (openStore on a URL migrates it) makes every copy start ready.
   const started = startPostgres({ prepareTemplate: async (url) => (await openStore('', url)).close() });
-  // The cluster's admin connection would keep the test file's process alive: stop it when the file ends.
+  // The cluster's admin connection would keep the test file's process alive: stop it when the file ends. Tap is
+  // loaded only here: the benchmarks share this harness, and tap loaded in their process reports a test of its own.
+  const { default: t } = await import('tap');
   t.teardown(async () => (await started).stop());
   return started;
 }
