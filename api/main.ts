@@ -35,7 +35,7 @@ const metricsListener = (config: Config, health: Core['health']): Promise<Server
         config.metrics.host,
         config.metrics.apiPort,
         () => health.readiness(),
-        () => health.redisInUse(),
+        () => health.partsInUse(),
       );
 
 export async function startApi(config: Config, runtime?: Runtime, options: ApiOptions = {}): Promise<RunningApi> {

@@ -132,7 +132,7 @@ export async function startMta(policies: Policies, runtime?: Runtime): Promise<R
     config.metrics.host,
     config.metrics.mtaPort,
     () => core.health.readiness({ listeners: listening }),
-    () => core.health.redisInUse(),
+    () => core.health.partsInUse(),
   );
   await submission.listen();
   const { reports, mx } = await startReports(rt, policies, outcomes, tlsFiles);

@@ -2,9 +2,8 @@
 // API on its own port, the MTA on a separate local port (with its /healthz and /readyz).
 import { createServer, type Server, type ServerResponse } from 'node:http';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
-import { answerHealth } from './health-endpoints.js';
+import { answerHealth, type PartsInUse } from './health-endpoints.js';
 import type { Readiness } from './readiness.js';
-import type { RedisInUse } from './redis.js';
 
 export const registry = new Registry();
 collectDefaultMetrics({ register: registry, prefix: 'tern_process_' });
@@ -104,10 +103,10 @@ export async function metricsText(): Promise<{ contentType: string; body: string
   return { contentType: registry.contentType, body: await registry.metrics() };
 }
 
-/** The MTA's own metrics listener; it answers /healthz and /readyz too, from `readiness` (and names the Redis in use). */
-export async function serveMetrics(host: string, port: number, readiness: () => Promise<Readiness>, redisInUse?: () => RedisInUse | null): Promise<Server> {
+/** The MTA's own metrics listener; it answers /healthz and /readyz too, from `readiness` (and names the store's engine and the Redis in use). */
+export async function serveMetrics(host: string, port: number, readiness: () => Promise<Readiness>, partsInUse?: () => PartsInUse): Promise<Server> {
   const server = createServer((req, res) => {
-    if (answerHealth(req, res, readiness, redisInUse)) return;
+    if (answerHealth(req, res, readiness, partsInUse)) return;
     if (req.url !== '/metrics') {
       res.writeHead(404).end();
       return;

@@ -14,6 +14,8 @@ import { loadDeliveryRules } from '../shared/policies/index.js';
 
 /** The engine `ternmail status` names: the one TERN_TEST_ENGINE runs the deployment on. */
 const engineName = testEngine === 'postgres' ? 'PostgreSQL' : 'SQLite';
+/** The store as the metrics listeners' /readyz names it. */
+const store = { engine: testEngine === 'postgres' ? 'postgresql' : 'sqlite' };
 
 interface Answer {
   status: number;
@@ -26,11 +28,11 @@ async function get(url: string): Promise<Answer> {
   return { status: res.status, contentType: res.headers.get('content-type'), text: await res.text() };
 }
 
-/** Both ports that answer health questions: the API's and the MTA's metrics listener (which adds how Redis is reached). */
+/** Both ports that answer health questions: the API's and the MTA's metrics listener (which adds the store's engine and how Redis is reached). */
 const ports = (d: Deployment) =>
   [
     ['API', d.apiUrl, {}],
-    ['MTA', `http://127.0.0.1:${d.metricsPort}`, { redis: { mode: 'url' } }],
+    ['MTA', `http://127.0.0.1:${d.metricsPort}`, { store, redis: { mode: 'url' } }],
   ] as const;
 
 /** Stops Redis (SIGKILL) and resolves once its process is gone. */
@@ -184,5 +186,5 @@ t.test("the MTA's /readyz names its listeners once its SMTP submission ports sto
   await mta.submission.close();
   const res = await get(readyz);
   t.equal(res.status, 503);
-  t.same(JSON.parse(res.text), { status: 'unavailable', failing: ['listeners'], redis: { mode: 'url' } });
+  t.same(JSON.parse(res.text), { status: 'unavailable', failing: ['listeners'], store, redis: { mode: 'url' } });
 });

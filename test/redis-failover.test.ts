@@ -12,6 +12,7 @@ import { until } from './harness/wait.js';
 import { runCli } from './helpers/cli.js';
 import { countSink, httpLoad, waitDelivered, waitSettled } from './helpers/acknowledged-load.js';
 import { startDeployment } from './helpers/processes.js';
+import { testEngine } from './harness/test-engine.js';
 import { runLoad, simpleMessage, type Ack, type LoadResult } from './helpers/smtp-load.js';
 
 const SMTP_MESSAGES = 500;
@@ -37,7 +38,11 @@ t.test('ternmail status names the sentinels and the master that answers; the MTA
   const text = await runCli(['status'], d.env);
   t.match(text.stdout, new RegExp(`^Redis +up  Sentinel group mymaster \\(sentinels ${group.sentinelAddress}\\), master 127\\.0\\.0\\.1:${group.primary.port}$`, 'm'));
   const readyz = await fetch(`http://127.0.0.1:${d.metricsPort}/readyz`);
-  t.same(await readyz.json(), { status: 'ok', redis: { mode: 'sentinel', master_group: 'mymaster' } }, 'the mode and the group, no address');
+  t.same(
+    await readyz.json(),
+    { status: 'ok', store: { engine: testEngine === 'postgres' ? 'postgresql' : 'sqlite' }, redis: { mode: 'sentinel', master_group: 'mymaster' } },
+    'the engine, the mode and the group, no address',
+  );
 });
 
 t.test('with every sentinel unreachable, ternmail queue flush and ternmail status end at once', async (t) => {

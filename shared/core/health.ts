@@ -2,6 +2,7 @@
 // process adds (the MTA: its SMTP listeners). shared/readiness.ts decides, under the configured time limit.
 import type { Redis } from 'ioredis';
 import type { Config } from '../config.js';
+import type { PartsInUse } from '../health-endpoints.js';
 import { decideReadiness, type Probes, type Readiness } from '../readiness.js';
 import { redisAnswers, redisInUse, type RedisInUse } from '../redis.js';
 import type { Store } from '../store/index.js';
@@ -23,7 +24,12 @@ export class Health {
   }
 
   /** The Redis this process uses: its URL, or its sentinels and the master it is connected to now. */
-  redisInUse(): RedisInUse | null {
+  private redisInUse(): RedisInUse | null {
     return this.d.config.redis && redisInUse(this.d.config.redis, this.d.redis);
+  }
+
+  /** The store's engine (chosen by databaseUrl) and the Redis in use, as the metrics listeners' /readyz names them. */
+  partsInUse(): PartsInUse {
+    return { engine: this.d.config.databaseUrl === null ? 'sqlite' : 'postgresql', redis: this.redisInUse() };
   }
 }
