@@ -6,6 +6,7 @@
 import t from 'tap';
 import { startMailWorld } from './helpers/mail-world.js';
 import { startHarness } from './helpers/harness.js';
+import { invitationGrant } from '../shared/domain/platform-invitation.js';
 import { logIn, operatorOn, signedInOn, userOn, withSession, type SignedIn } from './helpers/dashboard-session.js';
 import { mailTo } from './helpers/system-mail.js';
 import { storeSupport } from './helpers/store-support.js';
@@ -214,7 +215,7 @@ t.test('bad input is refused in the dashboard shape and stores nothing; a used e
   // The store's own check, past the core's: the account it inserted is rolled back with the refused owner.
   const [open] = (await listed()).filter((i) => i.email === email);
   const account = { planType: 'standard', backendRegion: 'eu', limitPerSecond: 10 };
-  t.equal(await h.rt.store.platformInvitations.accept(open!.id, account, { name: 'A', passwordHash: 'x' }, new Date().toISOString()), 'email_taken');
+  t.equal(await h.rt.store.platformInvitations.accept(open!.id, account, { name: 'A', passwordHash: 'x' }, new Date().toISOString(), invitationGrant), 'email_taken');
   t.equal(await h.rt.store.teams.count(), teams, 'still no account');
   t.match(
     (await listed()).find((i) => i.id === open!.id),

@@ -4,6 +4,7 @@
 import type { PlatformInvitation } from '../domain/platform-invitation.js';
 import type { User } from '../domain/user.js';
 import type { Team } from '../domain/team.js';
+import type { NewCreditEntry } from '../domain/credits.js';
 import type { NewAccount } from './teams.js';
 import type { NewAuditEntry } from './audit-log.js';
 import type { PageOf, PageRequest } from './paging.js';
@@ -27,8 +28,11 @@ export interface NewOwner {
   passwordHash: string;
 }
 
-/** The account the acceptance creates; its credits (the invitation's) are a grant by the inviting operator. */
+/** The account the acceptance creates; its credits come from the ledger entry the acceptance's `grant` makes. */
 export type AcceptedAccount = Omit<NewAccount, 'name' | 'credits'>;
+
+/** The ledger entry an acceptance writes for the account it created (domain/platform-invitation.ts invitationGrant). */
+export type GrantOf = (invitation: PlatformInvitation, accountId: number) => NewCreditEntry | null;
 
 export type PlatformAcceptance = { user: User; account: Team; invitation: PlatformInvitation } | 'closed' | 'email_taken';
 
@@ -46,8 +50,9 @@ export interface PlatformInvitationRepository {
   revoke(id: number, at: string, audit: (revoked: PlatformInvitation) => NewAuditEntry): Promise<PlatformInvitation | undefined>;
   /**
    * In one transaction: the invitation, still open and not expired at `at`, is marked accepted; the account is
-   * created, granted the invitation's credits (a ledger entry by the inviting operator) and given its owner.
-   * 'closed' when it no longer is open; 'email_taken' when a user has that email (nothing changes).
+   * created, credited with the ledger entry `grant` makes of the invitation and the new account's id (none when
+   * it answers null), and given its owner. 'closed' when it no longer is open; 'email_taken' when a user has that
+   * email (nothing changes).
    */
-  accept(id: number, account: AcceptedAccount, owner: NewOwner, at: string): Promise<PlatformAcceptance>;
+  accept(id: number, account: AcceptedAccount, owner: NewOwner, at: string, grant: GrantOf): Promise<PlatformAcceptance>;
 }

@@ -8,7 +8,7 @@ import escapeHtml from 'escape-html';
 import { invitationMail } from './invitation-mail.js';
 import { isAccountRole, isOperator, type AccountRole, type AccountUser, type Session, type User } from '../../domain/user.js';
 import { invitationState, type Invitation, type InvitationStatus } from '../../domain/invitation.js';
-import type { InvitationOffer, PlatformInvitation } from '../../domain/platform-invitation.js';
+import { invitationGrant, type InvitationOffer, type PlatformInvitation } from '../../domain/platform-invitation.js';
 import { accountIdOf, type Team } from '../../domain/team.js';
 import type { PageOf, PageRequest } from '../../store/paging.js';
 import type { Logger } from '../../log.js';
@@ -194,7 +194,7 @@ export class Invitations {
   private async openAccount(i: PlatformInvitation, name: string, passwordHash: string, at: string): Promise<Identified<{ user: User; accountId: number }>> {
     const a = this.d.config.accounts;
     const account = { planType: a.defaultPlan, backendRegion: a.defaultRegion, limitPerSecond: a.defaultLimitPerSecond };
-    const accepted = await this.d.store.platformInvitations.accept(i.id, account, { name, passwordHash }, at);
+    const accepted = await this.d.store.platformInvitations.accept(i.id, account, { name, passwordHash }, at, invitationGrant);
     if (typeof accepted === 'string') return acceptanceRefused(accepted);
     return granted({ user: accepted.user, accountId: accepted.account.id });
   }

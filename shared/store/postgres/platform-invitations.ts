@@ -1,14 +1,14 @@
 // Platform invitations in PostgreSQL: the token's sha256 (unique), one open invitation per email (a partial unique
 // index on lower(email); creating marks the open one replaced first, in the same transaction, under a lock on the
-// email), and acceptance as one transaction that locks the open invitation, creates the account, grants its
-// credits through the ledger and inserts the owner, or changes nothing.
+// email), and acceptance as one transaction that locks the open invitation, creates the account, writes the
+// grant the caller makes of it through the ledger and inserts the owner, or changes nothing.
 import type { PgSql, Queryable } from './sql.js';
 import { countOf } from './decode.js';
 import type { PlatformInvitation } from '../../domain/platform-invitation.js';
 import type { Team } from '../../domain/team.js';
 import type { User } from '../../domain/user.js';
 import type { NewAuditEntry } from '../audit-log.js';
-import type { AcceptedAccount, NewOwner, NewPlatformInvitation, PlatformAcceptance, PlatformInvitationRepository } from '../platform-invitations.js';
+import type { AcceptedAccount, GrantOf, NewOwner, NewPlatformInvitation, PlatformAcceptance, PlatformInvitationRepository } from '../platform-invitations.js';
 import { limitOffset, type PageOf, type PageRequest } from '../paging.js';
 import { PgAuditLogStore } from './audit-log.js';
 import { PgTeamStore } from './teams.js';
@@ -33,19 +33,17 @@ const INSERT = `INSERT INTO platform_invitations (email, account_name, credits, 
 class EmailTaken extends Error {}
 
 /** The account, its credits and its owner, inside the acceptance's transaction. */
-async function openAccount(q: Queryable, i: PlatformInvitation, a: AcceptedAccount, owner: NewOwner, at: string): Promise<{ account: Team; user: User }> {
+async function openAccount(
+  q: Queryable,
+  i: PlatformInvitation,
+  a: AcceptedAccount,
+  owner: NewOwner,
+  at: string,
+  grantOf: GrantOf,
+): Promise<{ account: Team; user: User }> {
   const made = await PgTeamStore.insertAccount(q, { ...a, name: i.accountName }, at);
-  // The grant is the inviting operator's (its id kept even once that user is gone: the audit log names it).
-  const actor = { kind: 'operator', id: i.invitedBy === null ? null : String(i.invitedBy) } as const;
-  const grant = {
-    payerId: made.id,
-    kind: 'grant',
-    amount: i.credits,
-    actor,
-    reference: `platform_invitation:${i.id}`,
-    reason: 'credits of the platform invitation',
-  } as const;
-  const entry = i.credits > 0 ? await applyEntry(q, grant, at) : undefined;
+  const grant = grantOf(i, made.id);
+  const entry = grant ? await applyEntry(q, grant, at) : undefined;
   if (typeof entry === 'string') throw new Error(`granting the credits of platform invitation ${i.id}: ${entry}`);
   const user = await PgUserStore.insert(
     q,
@@ -105,12 +103,12 @@ export class PgPlatformInvitationStore implements PlatformInvitationRepository {
    * then evaluates `status = 'open'` again on the committed row and finds it closed, so one account only is opened.
    * A taken email throws inside the transaction, so the account and its grant already inserted are rolled back.
    */
-  async accept(id: number, account: AcceptedAccount, owner: NewOwner, at: string): Promise<PlatformAcceptance> {
+  async accept(id: number, account: AcceptedAccount, owner: NewOwner, at: string, grant: GrantOf): Promise<PlatformAcceptance> {
     try {
       return await this.sql.tx(async (q): Promise<PlatformAcceptance> => {
         const open = await q.get(`SELECT ${COLUMNS} FROM platform_invitations WHERE id = $1 AND status = 'open' AND expires_at > $2 FOR UPDATE`, [id, at]);
         if (!open) return 'closed';
-        const made = await openAccount(q, decodeInvitation(open), account, owner, at);
+        const made = await openAccount(q, decodeInvitation(open), account, owner, at, grant);
         const row = await q.get(`UPDATE platform_invitations SET status = 'accepted', closed_at = $1, account_id = $2, user_id = $3 WHERE id = $4 RETURNING ${COLUMNS}`, [
           at,
           made.account.id,

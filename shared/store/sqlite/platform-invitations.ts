@@ -1,14 +1,15 @@
 // Platform invitations in SQLite: their own table (see docs/decisions.md, "Platform invitations (issue 12)"),
 // the token's sha256 (unique), one open invitation per email (a partial unique index; creating marks the open
 // one replaced first, in the same transaction), and acceptance as one transaction that closes the invitation,
-// creates the account, grants its credits through the ledger and inserts the owner, or changes nothing.
+// creates the account, writes the grant the caller makes of it through the ledger and inserts the owner, or
+// changes nothing.
 import type { Queryable, Sql } from './sql.js';
 import { countOf } from './decode.js';
 import type { PlatformInvitation } from '../../domain/platform-invitation.js';
 import type { Team } from '../../domain/team.js';
 import type { User } from '../../domain/user.js';
 import type { NewAuditEntry } from '../audit-log.js';
-import type { AcceptedAccount, NewOwner, NewPlatformInvitation, PlatformAcceptance, PlatformInvitationRepository } from '../platform-invitations.js';
+import type { AcceptedAccount, GrantOf, NewOwner, NewPlatformInvitation, PlatformAcceptance, PlatformInvitationRepository } from '../platform-invitations.js';
 import { limitOffset, type PageOf, type PageRequest } from '../paging.js';
 import { AuditLogStore } from './audit-log.js';
 import { TeamStore } from './teams.js';
@@ -23,19 +24,17 @@ const COLUMNS = 'id, email, account_name, credits, status, invited_by, message_i
 class EmailTaken extends Error {}
 
 /** The account, its credits and its owner, inside the acceptance's transaction. */
-async function openAccount(q: Queryable, i: PlatformInvitation, a: AcceptedAccount, owner: NewOwner, at: string): Promise<{ account: Team; user: User }> {
+async function openAccount(
+  q: Queryable,
+  i: PlatformInvitation,
+  a: AcceptedAccount,
+  owner: NewOwner,
+  at: string,
+  grantOf: GrantOf,
+): Promise<{ account: Team; user: User }> {
   const made = await TeamStore.insertAccount(q, { ...a, name: i.accountName }, at);
-  // The grant is the inviting operator's (its id kept even once that user is gone: the audit log names it).
-  const actor = { kind: 'operator', id: i.invitedBy === null ? null : String(i.invitedBy) } as const;
-  const grant = {
-    payerId: made.id,
-    kind: 'grant',
-    amount: i.credits,
-    actor,
-    reference: `platform_invitation:${i.id}`,
-    reason: 'credits of the platform invitation',
-  } as const;
-  const entry = i.credits > 0 ? await applyEntry(q, grant, at) : undefined;
+  const grant = grantOf(i, made.id);
+  const entry = grant ? await applyEntry(q, grant, at) : undefined;
   if (typeof entry === 'string') throw new Error(`granting the credits of platform invitation ${i.id}: ${entry}`);
   const user = await UserStore.insert(
     q,
@@ -92,13 +91,13 @@ export class PlatformInvitationStore implements PlatformInvitationRepository {
     });
   }
 
-  async accept(id: number, account: AcceptedAccount, owner: NewOwner, at: string): Promise<PlatformAcceptance> {
+  async accept(id: number, account: AcceptedAccount, owner: NewOwner, at: string, grant: GrantOf): Promise<PlatformAcceptance> {
     try {
       // BEGIN IMMEDIATE holds the write lock from the first statement: what the check sees stays true until COMMIT.
       return await this.sql.tx(async (q): Promise<PlatformAcceptance> => {
         const open = await q.get(`SELECT ${COLUMNS} FROM platform_invitations WHERE id = ? AND status = 'open' AND expires_at > ?`, [id, at]);
         if (!open) return 'closed';
-        const made = await openAccount(q, decodeInvitation(open), account, owner, at);
+        const made = await openAccount(q, decodeInvitation(open), account, owner, at, grant);
         const row = await q.get(`UPDATE platform_invitations SET status = 'accepted', closed_at = ?, account_id = ?, user_id = ? WHERE id = ? RETURNING ${COLUMNS}`, [
           at,
           made.account.id,

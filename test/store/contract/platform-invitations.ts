@@ -5,6 +5,7 @@
 import { createHash } from 'node:crypto';
 import { accountOf, check, operatorOf, type ContractCheck } from './fixtures.js';
 import type { Store } from '../../../shared/store/index.js';
+import { invitationGrant } from '../../../shared/domain/platform-invitation.js';
 import type { NewPlatformInvitation } from '../../../shared/store/platform-invitations.js';
 import type { NewAuditEntry } from '../../../shared/store/audit-log.js';
 import type { PlatformInvitation } from '../../../shared/domain/platform-invitation.js';
@@ -96,17 +97,17 @@ export const platformInvitationChecks: ContractCheck[] = [
     t.equal(await store.platformInvitations.revoke(made.id, LATER, revoke), undefined, 'no longer open');
     t.equal(await store.platformInvitations.revoke(made.id + 100, LATER, revoke), undefined, 'no such invitation');
     t.equal((await store.auditLog.list({ action: 'invitation.revoke' }, { page: 1, perPage: 10 })).total, 1, 'one entry, for the revocation made');
-    t.equal(await store.platformInvitations.accept(made.id, ACCOUNT, OWNER, LATER), 'closed');
+    t.equal(await store.platformInvitations.accept(made.id, ACCOUNT, OWNER, LATER, invitationGrant), 'closed');
   }),
 
   check('acceptance opens the account with its granted credits and its owner, once, before expiry', async (t, engine) => {
     const { store } = await engine.open(t);
     const late = await invited(store, 'late@example.com', 'late', { expiresAt: '2024-01-10T11:00:00.000Z' });
-    t.equal(await store.platformInvitations.accept(late.id, ACCOUNT, OWNER, LATER), 'closed', 'expired');
+    t.equal(await store.platformInvitations.accept(late.id, ACCOUNT, OWNER, LATER, invitationGrant), 'closed', 'expired');
     t.equal(await store.teams.count(), 0, 'no account opened');
 
     const made = await invited(store, 'Ada@example.com', 'ada', { accountName: 'Ada Ltd', credits: 750 });
-    const accepted = await store.platformInvitations.accept(made.id, ACCOUNT, OWNER, LATER);
+    const accepted = await store.platformInvitations.accept(made.id, ACCOUNT, OWNER, LATER, invitationGrant);
     if (typeof accepted === 'string') throw new Error(`not accepted: ${accepted}`);
     t.match(accepted.account, { name: 'Ada Ltd', creditBalance: 750, parentId: null, ...ACCOUNT });
     t.match(accepted.user, { email: 'Ada@example.com', name: 'Ada', role: 'owner', teamId: accepted.account.id });
@@ -119,7 +120,7 @@ export const platformInvitationChecks: ContractCheck[] = [
       [{ kind: 'grant', amount: 750, balanceAfter: 750, actor: { kind: 'operator', id: String(made.invitedBy) } }],
       'the credits are a grant by the inviting operator',
     );
-    t.equal(await store.platformInvitations.accept(made.id, ACCOUNT, OWNER, LATER), 'closed', 'accepted once');
+    t.equal(await store.platformInvitations.accept(made.id, ACCOUNT, OWNER, LATER, invitationGrant), 'closed', 'accepted once');
   }),
 
   check('an acceptance for a taken email, or without credits, is refused or opens no ledger entry', async (t, engine) => {
@@ -127,12 +128,12 @@ export const platformInvitationChecks: ContractCheck[] = [
     const existing = await accountOf(store);
     await store.users.create({ email: 'taken@example.com', name: '', role: 'owner', teamId: existing.id, passwordHash: 'x', mustChangePassword: false });
     const taken = await invited(store, 'TAKEN@example.com', 'taken');
-    t.equal(await store.platformInvitations.accept(taken.id, ACCOUNT, OWNER, LATER), 'email_taken');
+    t.equal(await store.platformInvitations.accept(taken.id, ACCOUNT, OWNER, LATER, invitationGrant), 'email_taken');
     t.same(await store.platformInvitations.get(taken.id), taken, 'the invitation stays open');
     t.equal(await store.teams.count(), 1, 'no account was left behind');
 
     const free = await invited(store, 'free@example.com', 'free', { credits: 0 });
-    const accepted = await store.platformInvitations.accept(free.id, ACCOUNT, OWNER, LATER);
+    const accepted = await store.platformInvitations.accept(free.id, ACCOUNT, OWNER, LATER, invitationGrant);
     if (typeof accepted === 'string') throw new Error(`not accepted: ${accepted}`);
     t.equal(accepted.account.creditBalance, 0);
     t.same((await store.credits.list(accepted.account.id, { page: 1, perPage: 10 })).rows, [], 'no entry of nothing');
