@@ -6,6 +6,7 @@ import { LATEST_SCHEMA_VERSION } from '../../shared/store/sqlite/migrations.js';
 import { PG_LATEST_SCHEMA_VERSION } from '../../shared/store/postgres/migrations.js';
 import { migratePostgres, refuseOldServer } from '../../shared/store/postgres/migrate.js';
 import { openPostgresStore } from '../../shared/store/postgres/open.js';
+import { PgMessageStore } from '../../shared/store/postgres/messages.js';
 import { isUniqueViolation, openPostgres } from '../../shared/store/postgres/sql.js';
 import { migrate } from '../../shared/store/sqlite/migrate.js';
 import { startPostgres } from '../harness/postgres.js';
@@ -136,4 +137,21 @@ t.test('both engines at the newest version hold the same tables with the same co
   t.same(postgresColumns.sort(), sqliteColumns.sort());
   const seeded = 'SELECT kind, total, entries FROM credit_totals ORDER BY kind';
   t.same((await query(url, seeded)).rows, await sqlite.all(seeded), 'the ledger totals start at zero for every kind');
+});
+
+t.test('the log list is planned for its values on every call, never left to a prepared generic plan', async (t) => {
+  // A named statement is planned for its values for five runs only; then PostgreSQL may keep one generic plan for
+  // every search word and status, which at 1,000,000 messages made a word+status search walk the whole log.
+  const url = await cluster.createDatabase();
+  await (await openPostgresStore(url)).close();
+  const sql = openPostgres(url, { max: 1 });
+  t.teardown(() => sql.close());
+  const messages = new PgMessageStore(sql);
+  for (let i = 0; i < 7; i++) await messages.list(1, { page: 1, perPage: 25, search: 'invoice', status: 'sent', searchCountLimit: 1000 });
+  const prepared = await sql.all<{ statement: string }>('SELECT statement FROM pg_prepared_statements');
+  t.same(
+    prepared.filter((p) => p.statement.includes('to_tsquery')),
+    [],
+    'no prepared statement of the list on its one connection',
+  );
 });

@@ -57,8 +57,9 @@ export class PgMessageStore implements MessageLogRepository {
   async list(teamId: number | null, query: MessageQuery): Promise<PageOf<NumberedLogEntry>> {
     const statements = listStatements(teamId, query);
     if (!statements) return { rows: [], total: 0 };
-    const rows = await this.sql.all(statements.page.sql, statements.page.params);
-    const count = await this.sql.get(statements.count.sql, statements.count.params);
+    // One text serves every search word and status, from the rarest to the most common: planned per call.
+    const rows = await this.sql.allPlannedPerCall(statements.page.sql, statements.page.params);
+    const [count] = await this.sql.allPlannedPerCall(statements.count.sql, statements.count.params);
     return { rows: rows.map(decodeEntry), total: countOf(count!) };
   }
 

@@ -18,6 +18,12 @@ export interface Queryable {
   all<T extends Row>(sql: string, params?: Params): Promise<T[]>;
   run(sql: string, params?: Params): Promise<RunResult>;
   /**
+   * For a read whose best plan depends on its values (how common a search word is, how rare a status): sent as
+   * an unnamed statement, so PostgreSQL plans it for these values on every call. A named statement is planned for
+   * its values only for its first five runs; then PostgreSQL may settle on one generic plan for every value.
+   */
+  allPlannedPerCall<T extends Row>(sql: string, params?: Params): Promise<T[]>;
+  /**
    * Inside a transaction, the writes of one kind kept for its end: the first call makes them (`make`), every call
    * gets the same ones, and their flush runs just before COMMIT, kinds in the order first asked for. Undefined
    * outside a transaction (a statement on the pool commits by itself: write at once).
@@ -87,8 +93,9 @@ export function isUniqueViolation(err: unknown, constraint?: string): boolean {
 }
 
 /**
- * Statements are sent as named prepared statements: each pooled connection parses and plans one once, then
- * binds. The name is derived from the text, so the same text always has the same name on every connection.
+ * Statements are sent as named prepared statements: each pooled connection parses one once, then binds. The name
+ * is derived from the text, so the same text always has the same name on every connection. (Reads whose plan
+ * must follow their values use allPlannedPerCall.)
  */
 const names = new Map<string, string>();
 const MAX_NAMES = 2_000;
@@ -118,6 +125,10 @@ class Statements implements Queryable {
 
   async run(sql: string, params: Params = []): Promise<RunResult> {
     return { changes: (await this.query(sql, params)).rowCount ?? 0 };
+  }
+
+  async allPlannedPerCall<T extends Row>(sql: string, params: Params = []): Promise<T[]> {
+    return (await this.on.query<T>({ text: sql, values: params as unknown[] })).rows;
   }
 
   private query<T extends Row>(sql: string, params: Params): Promise<pg.QueryResult<T>> {
