@@ -45,7 +45,7 @@ export async function startApi(config: Config, runtime?: Runtime, options: ApiOp
   // The API's /metrics shows the same figures as the MTA's (the store's counters, not this process's).
   measureRecipients(() => core.platformStatistics.recipients(RECIPIENT_GAUGE_DAYS));
   const composer = new ComposePool(config.api.composeWorkers);
-  const server = createApiServer({ config, redis: rt.redis, log: rt.log, core, composer }, options);
+  const server = createApiServer({ config, redis: rt.redis, log: rt.log, core, composer, secrets: rt.secrets }, options);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(config.api.port, config.api.host, () => resolve());

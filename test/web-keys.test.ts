@@ -86,6 +86,20 @@ t.test('an owner creates a sending key on the page, sees it once, and sends with
   t.match(info.response, /^250 /, 'the message is accepted');
 });
 
+t.test("a new key's value waits for its page sealed in Redis, never in the clear", async (t) => {
+  const cookie = await signedIn('owner');
+  const posted = await post(cookie, '/keys', { name: 'Sealed', domain: '' });
+  t.equal(posted.status, 303);
+  const [flashKey, ...more] = await w.h.rt.redis.keys('*flash*');
+  t.ok(flashKey, 'the value waits in Redis for the page');
+  t.same(more, [], 'once');
+  const stored = (await w.h.rt.redis.get(flashKey!))!;
+  const shown = shownKey((await page(w.h, 'GET', posted.headers.get('location') ?? '', { cookie })).text);
+  t.match(shown, /^tern_/, 'the page shows the value');
+  t.notOk(stored.includes(shown!), 'what Redis held does not contain it');
+  t.notOk(stored.includes('Sealed'), 'nor its name');
+});
+
 t.test('a sending key limited to a domain says so in the list', async (t) => {
   const cookie = await signedIn('owner');
   const domains = (await w.h.rt.store.domains.list(w.accountId, { page: 1, perPage: 10 })).rows;

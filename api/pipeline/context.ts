@@ -4,6 +4,7 @@ import type { Redis } from 'ioredis';
 import type { Config } from '../../shared/config.js';
 import type { Logger } from '../../shared/log.js';
 import type { Core } from '../../shared/core/index.js';
+import type { SecretBox } from '../../shared/secret-box.js';
 
 /** Everything a route needs, built once by the sidecar's main. */
 export interface AppContext {
@@ -14,6 +15,8 @@ export interface AppContext {
   readonly core: Core;
   /** Composes the MIME messages of HTTP sends on worker threads. */
   readonly composer: MessageComposer;
+  /** Seals what the pages leave in Redis for the next page (a new key's value): never kept there in the clear. */
+  readonly secrets: SecretBox;
 }
 
 /**
