@@ -3,6 +3,7 @@ import { Type } from '@sinclair/typebox';
 import { Flag, Int, Nullable, OneOf, rowDecoder, Text, type Row } from './decode.js';
 import { VERIFICATION_STATUSES, type Domain } from '../domain/sending-domain.js';
 import type { NumberedDomain } from './admin-domains.js';
+import type { DomainCounts } from './domains.js';
 
 const DomainRow = Type.Object({
   id: Text,
@@ -52,3 +53,6 @@ const decodeNumber = rowDecoder('domain number', Type.Object({ number: Int }), (
 
 /** A domain read with its number (`SELECT <number> AS number, …`): the operators' `{id}`. */
 export const decodeNumberedDomain = (row: Row): NumberedDomain => ({ ...decodeDomain(row), number: decodeNumber(row) });
+
+/** A team's live and verified domains, counted (`live`, `verified`). */
+export const decodeDomainCounts = rowDecoder('domain counts', Type.Object({ live: Int, verified: Int }), (r): DomainCounts => ({ live: r.live, verified: r.verified }));

@@ -18,6 +18,11 @@ export interface CheckRecord {
   result: unknown;
 }
 
+export interface DomainCounts {
+  live: number;
+  verified: number;
+}
+
 export interface DomainRepository {
   /** Creates a draft domain, 'exists' when a live domain has the name; the team's first live domain becomes its default. */
   create(d: NewDomain): Promise<Domain | 'exists'>;
@@ -26,6 +31,8 @@ export interface DomainRepository {
   findByName(name: string): Promise<Domain | undefined>;
   /** A team's live domains, oldest first. */
   list(teamId: number, page: PageRequest): Promise<PageOf<Domain>>;
+  /** How many live domains the team has, and how many of them are verified: counted, however many there are. */
+  countsOf(teamId: number): Promise<DomainCounts>;
   /** Removes a domain; when it was the default, the team's oldest remaining domain becomes default. */
   remove(id: string, teamId: number): Promise<boolean>;
   /** Drafts still covered by the automatic check, those never checked first, then the longest unchecked. */

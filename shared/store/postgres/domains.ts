@@ -3,14 +3,17 @@
 import { randomBytes } from 'node:crypto';
 import type { PgSql, Queryable } from './sql.js';
 import { countOf } from './decode.js';
-import { decodeDomain } from '../domain-row.js';
+import { decodeDomain, decodeDomainCounts } from '../domain-row.js';
 import { lockOwner } from './owner-lock.js';
 import { limitOffset, type PageOf, type PageRequest } from '../paging.js';
 import { nowIso } from '../../time.js';
 import type { Domain } from '../../domain/sending-domain.js';
-import type { CheckRecord, DomainRepository, NewDomain } from '../domains.js';
+import type { CheckRecord, DomainCounts, DomainRepository, NewDomain } from '../domains.js';
 
 const LIVE = 'deleted_at IS NULL';
+/** A team's live domains and the verified ones among them. */
+const COUNTS = `SELECT COUNT(*) AS live, COALESCE(SUM(CASE WHEN verification_status = 'verified' THEN 1 ELSE 0 END), 0) AS verified
+  FROM domains WHERE team_id = $1 AND ${LIVE}`;
 
 /**
  * The writers of a team's default flag (a domain created, a domain removed) run one after another: under READ
@@ -66,6 +69,10 @@ export class PgDomainStore implements DomainRepository {
     const rows = await this.sql.all(`SELECT * FROM domains WHERE team_id = $1 AND ${LIVE} ORDER BY created_at, id LIMIT $2 OFFSET $3`, [teamId, limit, offset]);
     const count = await this.sql.get(`SELECT COUNT(*) AS n FROM domains WHERE team_id = $1 AND ${LIVE}`, [teamId]);
     return { rows: rows.map(decodeDomain), total: countOf(count!) };
+  }
+
+  async countsOf(teamId: number): Promise<DomainCounts> {
+    return decodeDomainCounts((await this.sql.get(COUNTS, [teamId]))!);
   }
 
   remove(id: string, teamId: number): Promise<boolean> {

@@ -3,13 +3,16 @@ import { randomBytes } from 'node:crypto';
 import type { Sql } from './sql.js';
 import { inList, pointReads } from './point-reads.js';
 import { countOf } from './decode.js';
-import { decodeDomain } from '../domain-row.js';
+import { decodeDomain, decodeDomainCounts } from '../domain-row.js';
 import { limitOffset, type PageOf, type PageRequest } from '../paging.js';
 import { nowIso } from '../../time.js';
 import type { Domain } from '../../domain/sending-domain.js';
-import type { CheckRecord, DomainRepository, NewDomain } from '../domains.js';
+import type { CheckRecord, DomainCounts, DomainRepository, NewDomain } from '../domains.js';
 
 const LIVE = 'deleted_at IS NULL';
+/** A team's live domains and the verified ones among them. */
+const COUNTS = `SELECT COUNT(*) AS live, COALESCE(SUM(CASE WHEN verification_status = 'verified' THEN 1 ELSE 0 END), 0) AS verified
+  FROM domains WHERE team_id = ? AND ${LIVE}`;
 
 export class DomainStore implements DomainRepository {
   /** The live domains of some names, read together (see point-reads.ts). */
@@ -52,6 +55,10 @@ export class DomainStore implements DomainRepository {
     const rows = await this.sql.all(`SELECT * FROM domains WHERE team_id = ? AND ${LIVE} ORDER BY created_at, id LIMIT ? OFFSET ?`, [teamId, ...limitOffset(page)]);
     const count = await this.sql.get(`SELECT COUNT(*) AS n FROM domains WHERE team_id = ? AND ${LIVE}`, [teamId]);
     return { rows: rows.map(decodeDomain), total: countOf(count!) };
+  }
+
+  async countsOf(teamId: number): Promise<DomainCounts> {
+    return decodeDomainCounts((await this.sql.get(COUNTS, [teamId]))!);
   }
 
   async remove(id: string, teamId: number): Promise<boolean> {

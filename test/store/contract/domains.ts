@@ -83,4 +83,19 @@ export const domainChecks: ContractCheck[] = [
     );
     t.equal(await store.domains.recordCheck('no-such-domain', { verified: true, dmarcPolicy: null, summary: '', result: {} }), undefined);
   }),
+  check('a team’s live and verified domains are counted, removed ones not, other teams’ not', async (t, engine) => {
+    const { store } = await engine.open(t);
+    const team = await accountOf(store);
+    const other = await accountOf(store);
+    t.same(await store.domains.countsOf(team.id), { live: 0, verified: 0 }, 'none yet');
+    const ids: string[] = [];
+    for (const name of ['a.count.test', 'b.count.test', 'c.count.test']) ids.push((await domainOf(store, team, name)).id);
+    await domainOf(store, other, 'd.count.test');
+    await store.domains.recordCheck(ids[0]!, { verified: true, dmarcPolicy: null, summary: '', result: {} });
+    await store.domains.recordCheck(ids[1]!, { verified: false, dmarcPolicy: null, summary: 'missing', result: {} });
+    t.same(await store.domains.countsOf(team.id), { live: 3, verified: 1 });
+    await store.domains.remove(ids[0]!, team.id);
+    t.same(await store.domains.countsOf(team.id), { live: 2, verified: 0 }, 'a removed domain counts no more');
+    t.same(await store.domains.countsOf(other.id), { live: 1, verified: 0 });
+  }),
 ];
