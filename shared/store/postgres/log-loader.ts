@@ -10,7 +10,7 @@ import type { EngineLogLoading, ExplainedStatement, LoadedMessage, LogLoader, Li
 import { openPostgres, type PgSql, type Queryable, type SqlValue } from './sql.js';
 import { Int, rowDecoder, Text } from './decode.js';
 import { listStatements, type Statement } from './log-listing.js';
-import { searchRecipients } from './message-insert.js';
+import { loggedColumns } from './message-insert.js';
 import { moveCounts } from './figure-counters.js';
 import { PgUnitOfWork } from './unit-of-work.js';
 import { depthBumps, figuresOfNew } from '../../domain/figures.js';
@@ -50,30 +50,8 @@ function chunks<T>(list: readonly T[], size: number): T[][] {
 
 /** Writes the message rows; their rowids by message id. */
 async function insertMessages(q: Queryable, messages: readonly LoadedMessage[]): Promise<Map<string, number>> {
-  const column = (value: (m: LoadedMessage) => string | number | null): SqlValue => messages.map(value);
-  const rows = await q.all(INSERT_MESSAGES, [
-    column((m) => m.id),
-    column((m) => m.teamId),
-    column((m) => m.domainId),
-    column((m) => m.sendingKeyId),
-    column((m) => m.source),
-    column((m) => m.envelopeFrom),
-    column((m) => m.fromEmail),
-    column((m) => m.fromName),
-    column((m) => m.subject),
-    column((m) => JSON.stringify(m.to)),
-    column((m) => m.replyTo),
-    column((m) => m.messageIdHeader),
-    column((m) => m.size),
-    column((m) => +m.hasAttachments),
-    column((m) => JSON.stringify(m.headers)),
-    column((m) => m.status),
-    column((m) => m.error),
-    column(searchRecipients),
-    column((m) => m.createdAt),
-    column((m) => m.sentAt),
-    column((m) => m.updatedAt),
-  ]);
+  const column = (value: (m: LoadedMessage) => string | null): SqlValue => messages.map(value);
+  const rows = await q.all(INSERT_MESSAGES, [...loggedColumns(messages), column((m) => m.createdAt), column((m) => m.sentAt), column((m) => m.updatedAt)]);
   return new Map(rows.map(decodeInsertedMessage).map((r) => [r.id, r.rowid]));
 }
 

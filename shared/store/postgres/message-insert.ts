@@ -14,7 +14,7 @@ const decodeInsertedMessage = rowDecoder('inserted message', Type.Object({ rowid
 const decodeInsertedRecipient = rowDecoder('inserted recipient', Type.Object({ id: Int, message_id: Text, state: Text }), (r) => r);
 
 /** What the search column is generated from besides the message's own columns: its recipients' addresses and names, in order. */
-export const searchRecipients = (m: { recipients: ReadonlyArray<{ email: string; name: string }> }): string => m.recipients.map((r) => `${r.email} ${r.name}`).join(' ');
+const searchRecipients = (m: { recipients: ReadonlyArray<{ email: string; name: string }> }): string => m.recipients.map((r) => `${r.email} ${r.name}`).join(' ');
 
 const INSERT_MESSAGES = `INSERT INTO messages (id, team_id, domain_id, sending_key_id, source, envelope_from, from_email, from_name, subject, to_json,
     reply_to, message_id_header, size, has_attachments, headers_json, status, error, search_recipients, created_at, updated_at)
@@ -27,10 +27,36 @@ const INSERT_MESSAGES = `INSERT INTO messages (id, team_id, domain_id, sending_k
   ORDER BY n
   RETURNING rowid, id`;
 
-async function insertMessageRows(q: Queryable, messages: readonly NewMessage[], now: string): Promise<Map<string, number>> {
-  const column = (value: (m: NewMessage) => string | number | null): SqlValue => messages.map(value);
-  const rows = await q.all(INSERT_MESSAGES, [
-    now,
+/** What a message row is written from, whether the intake records it or the benchmarks' loader writes it. */
+type LoggedFields = Pick<
+  NewMessage,
+  | 'id'
+  | 'teamId'
+  | 'domainId'
+  | 'sendingKeyId'
+  | 'source'
+  | 'envelopeFrom'
+  | 'fromEmail'
+  | 'fromName'
+  | 'subject'
+  | 'to'
+  | 'replyTo'
+  | 'messageIdHeader'
+  | 'size'
+  | 'hasAttachments'
+  | 'headers'
+  | 'status'
+  | 'error'
+> & { recipients: ReadonlyArray<{ email: string; name: string }> };
+
+/**
+ * The message rows' logged columns, one array each, in the order of the INSERT statements here and in the
+ * benchmarks' loader (id … error, then search_recipients): one list for both, so the loader writes what the
+ * intake writes.
+ */
+export function loggedColumns(messages: readonly LoggedFields[]): SqlValue[] {
+  const column = (value: (m: LoggedFields) => string | number | null): SqlValue => messages.map(value);
+  return [
     column((m) => m.id),
     column((m) => m.teamId),
     column((m) => m.domainId),
@@ -49,7 +75,11 @@ async function insertMessageRows(q: Queryable, messages: readonly NewMessage[], 
     column((m) => m.status),
     column((m) => m.error),
     column(searchRecipients),
-  ]);
+  ];
+}
+
+async function insertMessageRows(q: Queryable, messages: readonly NewMessage[], now: string): Promise<Map<string, number>> {
+  const rows = await q.all(INSERT_MESSAGES, [now, ...loggedColumns(messages)]);
   return new Map(rows.map(decodeInsertedMessage).map((r) => [r.id, r.rowid]));
 }
 
