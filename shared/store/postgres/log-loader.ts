@@ -148,21 +148,22 @@ async function openLogLoader(databaseUrl: string): Promise<LogLoader> {
 
 // --- the explainer ---
 
+/** The plan and the run times of a statement, sent as the message log sends it: planned for its values on each call. */
 async function explain(sql: PgSql, st: Statement, runs: number): Promise<Omit<ExplainedStatement, 'statement'>> {
-  const plan = await sql.all<{ 'QUERY PLAN': string }>(`EXPLAIN (ANALYZE) ${st.sql}`, st.params);
+  const plan = await sql.allPlannedPerCall<{ 'QUERY PLAN': string }>(`EXPLAIN (ANALYZE) ${st.sql}`, st.params);
   const runsMs: number[] = [];
   for (let r = 0; r < runs; r++) {
     const t0 = performance.now();
-    await sql.all(st.sql, st.params);
+    await sql.allPlannedPerCall(st.sql, st.params);
     runsMs.push(performance.now() - t0);
   }
   return { plan: plan.map((p) => p['QUERY PLAN']), runsMs };
 }
 
 /**
- * Opens a pool of one connection (as the engine opens its own, with its prepared statements) on a deployment's
- * database, to show what PostgreSQL does for the statements MessageStore.list() runs (listStatements: exactly
- * those; EXPLAIN ANALYZE runs them once more) and how long they take without HTTP around them.
+ * Opens a pool of one connection on a deployment's database, to show what PostgreSQL does for the statements
+ * MessageStore.list() runs (listStatements: exactly those, sent as it sends them; EXPLAIN ANALYZE runs them once
+ * more) and how long they take without HTTP around them.
  */
 async function openListExplainer(databaseUrl: string): Promise<ListExplainer> {
   const sql = await connected(databaseUrl);
