@@ -28,8 +28,8 @@ export class Health {
     return this.d.config.redis && redisInUse(this.d.config.redis, this.d.redis);
   }
 
-  /** The store's engine (chosen by databaseUrl) and the Redis in use, as the metrics listeners' /readyz names them. */
+  /** The store's engine and the Redis in use, as the metrics listeners' /readyz names them. */
   partsInUse(): PartsInUse {
-    return { engine: this.d.config.databaseUrl === null ? 'sqlite' : 'postgresql', redis: this.redisInUse() };
+    return { engine: this.d.store.system.engine, redis: this.redisInUse() };
   }
 }
