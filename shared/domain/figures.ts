@@ -3,7 +3,7 @@
 // (in flight or held), else its state — on its message's created_at. The engine keeps counters per figure
 // status; which status a recipient is in, and so which counters a write moves, is decided here. So is a team's
 // queue depth: the recipients it has in flight (queued, sending or deferred; a held one waits for an operator).
-import { IN_FLIGHT, IN_QUEUE, RECIPIENT_STATES, type MessageStatus, type RecipientState } from './queue-state.js';
+import { IN_FLIGHT, IN_QUEUE, MESSAGE_STATUSES, RECIPIENT_STATES, type MessageStatus, type RecipientState } from './queue-state.js';
 
 /** A recipient's status as every figure counts it. */
 export function figureStatusOf(state: RecipientState, complained: boolean): MessageStatus {
@@ -16,6 +16,15 @@ export function figureStatusOf(state: RecipientState, complained: boolean): Mess
 export interface FigureState {
   state: RecipientState;
   complained: boolean;
+}
+
+/**
+ * The statuses a message's recipients count in, each once, in the order of MESSAGE_STATUSES: what a status filter
+ * of the log finds the message by (a message with ANY recipient in the status).
+ */
+export function figureStatusesOf(recipients: readonly FigureState[]): MessageStatus[] {
+  const counted = new Set(recipients.map((r) => figureStatusOf(r.state, r.complained)));
+  return MESSAGE_STATUSES.filter((status) => counted.has(status));
 }
 
 /** One of a message's figure counts raised (or lowered, when `by` is negative) by `by`. */

@@ -4,6 +4,7 @@
 // then the body is kept for an operator's requeue, marked with when, and the queue's sweep deletes it once the
 // requeue window has passed.
 import { messageStatusOf, REQUEUEABLE, type MessageStatus } from '../domain/queue-state.js';
+import { figureStatusesOf } from '../domain/figures.js';
 import type { UnitOfWork } from '../store/unit-of-work.js';
 
 /** Re-derives the messages' statuses from their recipients, and drops or keeps the bodies of those that ended. */
@@ -12,11 +13,18 @@ export async function refreshStatuses(tx: UnitOfWork, messageIds: readonly strin
   if (!messageIds.length) return statuses;
   const statesOf = await tx.messages.recipientStates(messageIds);
   const derived = messageIds.map((id) => {
-    const states = statesOf.get(id) ?? [];
-    return { id, status: messageStatusOf(states), sent: states.includes('sent'), requeueable: states.some((s) => REQUEUEABLE.includes(s)) };
+    const recipients = statesOf.get(id) ?? [];
+    const states = recipients.map((r) => r.state);
+    return {
+      id,
+      status: messageStatusOf(states),
+      sent: states.includes('sent'),
+      counted: figureStatusesOf(recipients),
+      requeueable: states.some((s) => REQUEUEABLE.includes(s)),
+    };
   });
   for (const d of derived) statuses.set(d.id, d.status);
-  await tx.messages.setStatuses(derived.map(({ id, status, sent }) => ({ id, status, sent })));
+  await tx.messages.setStatuses(derived.map(({ id, status, sent, counted }) => ({ id, status, sent, counted })));
   const ended = derived.filter((d) => d.status !== 'pending');
   await tx.messages.dropBodies(ended.filter((d) => !d.requeueable).map((d) => d.id));
   await tx.messages.markKept(ended.filter((d) => d.requeueable).map((d) => d.id));

@@ -4,7 +4,7 @@
 // (domain/outcome.ts names the effects). Every move of a recipient is conditional in its own statement (on the
 // lease token and state, or on the state it was read in) and answers what moved: what did not is refused.
 import type { DomainCounter } from '../domain/outcome.js';
-import type { DepthBump, FigureBump } from '../domain/figures.js';
+import type { DepthBump, FigureBump, FigureState } from '../domain/figures.js';
 import type { MessageStatus, RecipientState } from '../domain/queue-state.js';
 import type { NewAuditEntry } from './audit-log.js';
 import type { NewSuppression } from './suppressions.js';
@@ -139,11 +139,16 @@ export interface CounterRows {
   bumpDepths(bumps: readonly DepthBump[]): Promise<void>;
 }
 
-/** A message's status to set, and whether a recipient of it was delivered (its sent_at is set the first time). */
+/**
+ * A message's status to set, whether a recipient of it was delivered (its sent_at is set the first time), and the
+ * statuses its recipients count in (domain/figures.ts figureStatusesOf): an engine whose log search cannot join
+ * the figure rows cheaply (PostgreSQL's GIN index) keeps them with the message; SQLite reads message_statuses.
+ */
 export interface MessageStatusUpdate {
   id: string;
   status: MessageStatus;
   sent: boolean;
+  counted: readonly MessageStatus[];
 }
 
 export interface MessageRows {
@@ -153,8 +158,8 @@ export interface MessageRows {
    * each is due (epoch ms), from the writing transaction itself.
    */
   record(messages: readonly NewMessage[]): Promise<Array<Array<{ id: number; due: number }>>>;
-  /** The states of each message's recipients. */
-  recipientStates(messageIds: readonly string[]): Promise<Map<string, RecipientState[]>>;
+  /** The state of each message's recipients, and whether each complained. */
+  recipientStates(messageIds: readonly string[]): Promise<Map<string, FigureState[]>>;
   setStatuses(updates: readonly MessageStatusUpdate[]): Promise<void>;
   /** Deletes the messages' bodies. */
   dropBodies(messageIds: readonly string[]): Promise<void>;

@@ -367,6 +367,8 @@ async function compareEveryTable(t: Test, url: string): Promise<void> {
   const sqliteSide: Record<string, string> = {
     'messages.rowid': 'rowid',
     'messages.search_recipients': '(SELECT recipients FROM message_search_rows s WHERE s.rowid = messages.rowid)',
+    'messages.search_statuses': `(SELECT COALESCE(group_concat(status, ' '), '') FROM (SELECT status FROM message_statuses
+      WHERE message_rowid = messages.rowid AND n > 0 ORDER BY instr('pending sent bounced complained suppressed failed', status)))`,
   };
   const canonical = (rows: Row[]) =>
     rows

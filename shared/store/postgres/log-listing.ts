@@ -14,10 +14,13 @@ export interface Statement {
   params: SqlValue[];
 }
 
-/** The two statements of a log listing: its page, and the count that becomes `total`. */
+/**
+ * The two statements of a log listing: the count that becomes `total`, run first, and its page, which may be
+ * planned from that count (a search with few matches takes them all from the GIN index: searchStatements).
+ */
 export interface ListStatements {
-  page: Statement;
   count: Statement;
+  page(total: number): Statement;
 }
 
 /** The columns a listed message is read with (not the search column: a page never needs it). */
@@ -40,11 +43,45 @@ export function tsQuery(text: string): string | null {
   return words.map((w) => (w.endsWith('*') ? `'${w.slice(0, -1)}':*` : `'${w}'`)).join(' & ');
 }
 
+/** search_statuses as written: the statuses a message's recipients count in, space-separated (the column's lexemes: migrations.ts). */
+export const searchStatuses = (counted: readonly MessageStatus[]): string => counted.join(' ');
+
+/** The longest date range whose days a search names as lexemes; a longer one is left to the date index alone. */
+const MOST_DAYS_NAMED = 62;
+const DAY_MS = 86_400_000;
+
+/**
+ * What narrows a search besides its words, as a tsquery of the search column's own lexemes (which no typed word can
+ * be: tsQuery keeps letters and digits only): the status (`=<status>`) and, for a date range of at most
+ * MOST_DAYS_NAMED days, any of its UTC days (`@<day>`). The GIN index then intersects them with the words, where a
+ * walk of every message with a common word would check each against the filters. The exact filters still apply
+ * to what it finds (the bounds cut into their first and last day).
+ */
+export function narrowingQuery(q: Pick<MessageQuery, 'status' | 'from' | 'to'>): string | null {
+  const parts: string[] = [];
+  if (q.status !== undefined) parts.push(`'=${q.status}'`);
+  const days = namedDays(q.from, q.to);
+  if (days.length) parts.push(`(${days.map((d) => `'@${d}'`).join(' | ')})`);
+  return parts.length ? parts.join(' & ') : null;
+}
+
+/** The UTC days from `from` to `to`, both ISO times as created_at holds them; none when either is missing or the span is too long. */
+function namedDays(from: string | undefined, to: string | undefined): string[] {
+  if (from === undefined || to === undefined || !ISO_MILLIS.test(from) || !ISO_MILLIS.test(to)) return [];
+  const first = Date.parse(from.slice(0, 10));
+  const last = Date.parse(to.slice(0, 10));
+  if (last < first || (last - first) / DAY_MS + 1 > MOST_DAYS_NAMED) return [];
+  const days: string[] = [];
+  for (let day = first; day <= last; day += DAY_MS) days.push(new Date(day).toISOString().slice(0, 10));
+  return days;
+}
+
 /** The statements list() runs, or null when the search text has no word (nothing can match). */
 export function listStatements(teamId: number | null, query: MessageQuery): ListStatements | null {
   if (query.search === undefined) {
-    if (query.status !== undefined) return { page: statusPage(teamId, query.status, query), count: statusCount(teamId, query.status, query) };
-    return { page: indexedPage(teamId, query), count: countedTotal(teamId, query) };
+    const { status } = query;
+    if (status !== undefined) return { page: () => statusPage(teamId, status, query), count: statusCount(teamId, status, query) };
+    return { page: () => indexedPage(teamId, query), count: countedTotal(teamId, query) };
   }
   const match = tsQuery(query.search);
   return match ? searchStatements(match, teamId, query) : null;
@@ -133,17 +170,37 @@ function wholeDaysCount(teamId: number | null, q: MessageQuery, span: DaySpan, p
 }
 
 /**
- * A search: the GIN index on the search column gives the matching messages, each checked against the filters,
- * newest first. The count stops at its limit (the paging depth), so a common word does not count the whole log.
+ * Matches a search may have for its page to be taken from all of them (the GIN index gives them, then a sort)
+ * rather than by walking the log newest first until a page is found. The walk costs about (messages walked ÷
+ * matches) per row of the page, so it is quick for a common match and slow for a rare one, and PostgreSQL cannot
+ * tell which: it estimates words and statuses as if independent, and a word that never occurs with a status made
+ * it walk all 1,000,000 messages for none (bench/logs.ts). The count, run first, tells.
+ */
+const FEW_MATCHES = 2_000;
+
+/**
+ * A search: the GIN index on the search column gives the messages with every word and the status and days asked
+ * for (narrowingQuery), each checked against the other filters, newest first. The status is found by its lexeme
+ * alone; the date bounds are applied exactly as well. The count stops at its limit (the paging depth), so a common
+ * word does not count the whole log.
  */
 function searchStatements(match: string, teamId: number | null, q: MessageQuery): ListStatements {
   const p = new ParamList();
-  const walk = `FROM messages m WHERE m.search @@ to_tsquery('simple', ${p.add(match)}) AND ${conditions('m', teamId, q, p)}`;
-  const pageParams = new ParamList();
-  pageParams.values.push(...p.values);
-  const page = `SELECT ${LISTED_COLUMNS('m')} ${walk} ORDER BY m.created_at DESC, m.rowid DESC ${paged(pageParams, q)}`;
-  const countParams = new ParamList();
-  countParams.values.push(...p.values);
-  const count = `SELECT COUNT(*) AS n FROM (SELECT 1 ${walk} LIMIT ${countParams.add(q.searchCountLimit)}) AS found`;
-  return { page: { sql: page, params: pageParams.values }, count: { sql: count, params: countParams.values } };
+  const narrowing = narrowingQuery(q);
+  const words = `to_tsquery('simple', ${p.add(match)})`;
+  const tsquery = narrowing === null ? words : `(${words} && ${p.add(narrowing)}::tsquery)`;
+  const walk = `FROM messages m WHERE m.search @@ ${tsquery} AND ${conditions('m', teamId, { ...q, status: undefined }, p)}`;
+  const withParams = (build: (params: ParamList) => string): Statement => {
+    const params = new ParamList();
+    params.values.push(...p.values);
+    return { sql: build(params), params: params.values };
+  };
+  const order = 'ORDER BY m.created_at DESC, m.rowid DESC';
+  return {
+    count: withParams((params) => `SELECT COUNT(*) AS n FROM (SELECT 1 ${walk} LIMIT ${params.add(q.searchCountLimit)}) AS found`),
+    page: (total) =>
+      total < q.searchCountLimit && total <= FEW_MATCHES
+        ? withParams((params) => `WITH m AS MATERIALIZED (SELECT ${LISTED_COLUMNS('m')} ${walk}) SELECT * FROM m ${order} ${paged(params, q)}`)
+        : withParams((params) => `SELECT ${LISTED_COLUMNS('m')} ${walk} ${order} ${paged(params, q)}`),
+  };
 }

@@ -8,12 +8,12 @@
 import { Type } from '@sinclair/typebox';
 import type { EngineLogLoading, ExplainedStatement, LoadedMessage, LogLoader, ListExplainer } from '../log-loader.js';
 import { openPostgres, type PgSql, type Queryable, type SqlValue } from './sql.js';
-import { Int, rowDecoder, Text } from './decode.js';
+import { countOf, Int, rowDecoder, Text } from './decode.js';
 import { listStatements, type Statement } from './log-listing.js';
 import { loggedColumns } from './message-insert.js';
 import { moveCounts } from './figure-counters.js';
 import { PgUnitOfWork } from './unit-of-work.js';
-import { depthBumps, figuresOfNew } from '../../domain/figures.js';
+import { depthBumps, figuresOfNew, type FigureBump } from '../../domain/figures.js';
 
 const decodeInsertedMessage = rowDecoder('loaded message', Type.Object({ rowid: Int, id: Text }), (r) => r);
 
@@ -25,13 +25,14 @@ const ROWS_A_STATEMENT = 10_000;
 
 /** The message rows in the order given: their rowids (the log's order among messages of one millisecond) grow in that order. */
 const INSERT_MESSAGES = `INSERT INTO messages (id, team_id, domain_id, sending_key_id, source, envelope_from, from_email, from_name, subject, to_json,
-    reply_to, message_id_header, size, has_attachments, headers_json, status, error, search_recipients, created_at, sent_at, updated_at)
+    reply_to, message_id_header, size, has_attachments, headers_json, status, error, search_recipients, search_statuses, created_at, sent_at, updated_at)
   SELECT id, team_id, domain_id, sending_key_id, source, envelope_from, from_email, from_name, subject, to_json,
-    reply_to, message_id_header, size, has_attachments, headers_json, status, error, search_recipients, created_at, sent_at, updated_at
+    reply_to, message_id_header, size, has_attachments, headers_json, status, error, search_recipients, search_statuses, created_at, sent_at, updated_at
   FROM unnest($1::text[], $2::bigint[], $3::text[], $4::bigint[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[], $10::text[],
-    $11::text[], $12::text[], $13::bigint[], $14::smallint[], $15::text[], $16::text[], $17::text[], $18::text[], $19::text[], $20::text[], $21::text[])
+    $11::text[], $12::text[], $13::bigint[], $14::smallint[], $15::text[], $16::text[], $17::text[], $18::text[], $19::text[], $20::text[], $21::text[],
+    $22::text[])
     WITH ORDINALITY AS m(id, team_id, domain_id, sending_key_id, source, envelope_from, from_email, from_name, subject, to_json,
-      reply_to, message_id_header, size, has_attachments, headers_json, status, error, search_recipients, created_at, sent_at, updated_at, n)
+      reply_to, message_id_header, size, has_attachments, headers_json, status, error, search_recipients, search_statuses, created_at, sent_at, updated_at, n)
   ORDER BY n
   RETURNING rowid, id`;
 
@@ -51,9 +52,17 @@ function chunks<T>(list: readonly T[], size: number): T[][] {
 /** Writes the message rows; their rowids by message id. */
 async function insertMessages(q: Queryable, messages: readonly LoadedMessage[]): Promise<Map<string, number>> {
   const column = (value: (m: LoadedMessage) => string | null): SqlValue => messages.map(value);
-  const rows = await q.all(INSERT_MESSAGES, [...loggedColumns(messages), column((m) => m.createdAt), column((m) => m.sentAt), column((m) => m.updatedAt)]);
+  const logged = loggedColumns(messages.map((m) => ({ ...m, figures: figuresOf(m) })));
+  const rows = await q.all(INSERT_MESSAGES, [...logged, column((m) => m.createdAt), column((m) => m.sentAt), column((m) => m.updatedAt)]);
   return new Map(rows.map(decodeInsertedMessage).map((r) => [r.id, r.rowid]));
 }
+
+/** The figure counts a loaded message's recipients are in, as the intake decides them for a new message's (domain/figures.ts). */
+const figuresOf = (m: LoadedMessage): FigureBump[] =>
+  figuresOfNew(
+    m.id,
+    m.recipients.map((r) => r.state),
+  );
 
 async function insertRecipients(q: Queryable, messages: readonly LoadedMessage[]): Promise<void> {
   const rows = messages.flatMap((m) => m.recipients.map((r) => ({ m, r })));
@@ -82,10 +91,7 @@ async function countLoaded(q: Queryable, messages: readonly LoadedMessage[], row
   await moveCounts(
     q,
     messages.flatMap((m) =>
-      figuresOfNew(
-        m.id,
-        m.recipients.map((r) => r.state),
-      ).map((f) => ({ rowid: rowids.get(m.id)!, teamId: m.teamId, createdAt: m.createdAt, domainId: m.domainId, status: f.status, by: f.by })),
+      figuresOf(m).map((f) => ({ rowid: rowids.get(m.id)!, teamId: m.teamId, createdAt: m.createdAt, domainId: m.domainId, status: f.status, by: f.by })),
     ),
     messages.map((m) => ({ teamId: m.teamId, createdAt: m.createdAt, domainId: m.domainId, status: m.status, by: 1 })),
   );
@@ -171,8 +177,9 @@ async function openListExplainer(databaseUrl: string): Promise<ListExplainer> {
     async explainList(teamId, query, runs) {
       const statements = listStatements(teamId, query);
       if (!statements) return [];
+      const [count] = await sql.allPlannedPerCall(statements.count.sql, statements.count.params);
       return [
-        { statement: 'page', ...(await explain(sql, statements.page, runs)) },
+        { statement: 'page', ...(await explain(sql, statements.page(countOf(count!)), runs)) },
         { statement: 'count', ...(await explain(sql, statements.count, runs)) },
       ];
     },

@@ -9,6 +9,8 @@ import type { NewMessage } from '../message-log.js';
 import { Int, rowDecoder, Text } from './decode.js';
 import { nowIso } from '../../time.js';
 import { moveCounts } from './figure-counters.js';
+import { searchStatuses } from './log-listing.js';
+import { MESSAGE_STATUSES } from '../../domain/queue-state.js';
 
 const decodeInsertedMessage = rowDecoder('inserted message', Type.Object({ rowid: Int, id: Text }), (r) => r);
 const decodeInsertedRecipient = rowDecoder('inserted recipient', Type.Object({ id: Int, message_id: Text, state: Text }), (r) => r);
@@ -17,13 +19,13 @@ const decodeInsertedRecipient = rowDecoder('inserted recipient', Type.Object({ i
 const searchRecipients = (m: { recipients: ReadonlyArray<{ email: string; name: string }> }): string => m.recipients.map((r) => `${r.email} ${r.name}`).join(' ');
 
 const INSERT_MESSAGES = `INSERT INTO messages (id, team_id, domain_id, sending_key_id, source, envelope_from, from_email, from_name, subject, to_json,
-    reply_to, message_id_header, size, has_attachments, headers_json, status, error, search_recipients, created_at, updated_at)
+    reply_to, message_id_header, size, has_attachments, headers_json, status, error, search_recipients, search_statuses, created_at, updated_at)
   SELECT id, team_id, domain_id, sending_key_id, source, envelope_from, from_email, from_name, subject, to_json,
-    reply_to, message_id_header, size, has_attachments, headers_json, status, error, search_recipients, $1, $1
+    reply_to, message_id_header, size, has_attachments, headers_json, status, error, search_recipients, search_statuses, $1, $1
   FROM unnest($2::text[], $3::bigint[], $4::text[], $5::bigint[], $6::text[], $7::text[], $8::text[], $9::text[], $10::text[], $11::text[],
-    $12::text[], $13::text[], $14::bigint[], $15::smallint[], $16::text[], $17::text[], $18::text[], $19::text[])
+    $12::text[], $13::text[], $14::bigint[], $15::smallint[], $16::text[], $17::text[], $18::text[], $19::text[], $20::text[])
     WITH ORDINALITY AS m(id, team_id, domain_id, sending_key_id, source, envelope_from, from_email, from_name, subject, to_json,
-      reply_to, message_id_header, size, has_attachments, headers_json, status, error, search_recipients, n)
+      reply_to, message_id_header, size, has_attachments, headers_json, status, error, search_recipients, search_statuses, n)
   ORDER BY n
   RETURNING rowid, id`;
 
@@ -47,12 +49,13 @@ type LoggedFields = Pick<
   | 'headers'
   | 'status'
   | 'error'
+  | 'figures'
 > & { recipients: ReadonlyArray<{ email: string; name: string }> };
 
 /**
  * The message rows' logged columns, one array each, in the order of the INSERT statements here and in the
- * benchmarks' loader (id … error, then search_recipients): one list for both, so the loader writes what the
- * intake writes.
+ * benchmarks' loader (id … error, then search_recipients and search_statuses): one list for both, so the loader
+ * writes what the intake writes. A new message's recipients count in the statuses its figures start in.
  */
 export function loggedColumns(messages: readonly LoggedFields[]): SqlValue[] {
   const column = (value: (m: LoggedFields) => string | number | null): SqlValue => messages.map(value);
@@ -75,6 +78,7 @@ export function loggedColumns(messages: readonly LoggedFields[]): SqlValue[] {
     column((m) => m.status),
     column((m) => m.error),
     column(searchRecipients),
+    column((m) => searchStatuses(MESSAGE_STATUSES.filter((status) => m.figures.some((f) => f.status === status && f.by > 0)))),
   ];
 }
 

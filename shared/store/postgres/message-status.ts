@@ -5,11 +5,13 @@ import { Type } from '@sinclair/typebox';
 import type { Queryable } from './sql.js';
 import { nowIso } from '../../time.js';
 import { Int, Nullable, OneOf, rowDecoder, Text } from './decode.js';
-import { MESSAGE_STATUSES, RECIPIENT_STATES, type RecipientState } from '../../domain/queue-state.js';
+import { MESSAGE_STATUSES, RECIPIENT_STATES } from '../../domain/queue-state.js';
+import type { FigureState } from '../../domain/figures.js';
 import type { MessageStatusUpdate } from '../unit-of-work.js';
 import { moveCounts } from './figure-counters.js';
+import { searchStatuses } from './log-listing.js';
 
-const decodeState = rowDecoder('recipient state', Type.Object({ message_id: Text, state: OneOf(RECIPIENT_STATES) }), (r) => r);
+const decodeState = rowDecoder('recipient state', Type.Object({ message_id: Text, state: OneOf(RECIPIENT_STATES), complained: Int }), (r) => r);
 const decodeChanged = rowDecoder(
   'changed message status',
   Type.Object({ team_id: Int, created_at: Text, domain_id: Nullable(Text), was: OneOf(MESSAGE_STATUSES), status: OneOf(MESSAGE_STATUSES) }),
@@ -23,32 +25,34 @@ const decodeChanged = rowDecoder(
  * moment therefore derive its status one after the other, the second from what the first wrote; without the lock
  * each would read the other's recipient as still in flight and leave the message pending.
  */
-export async function recipientStates(q: Queryable, messageIds: readonly string[]): Promise<Map<string, RecipientState[]>> {
-  const states = new Map<string, RecipientState[]>(messageIds.map((id) => [id, []]));
+export async function recipientStates(q: Queryable, messageIds: readonly string[]): Promise<Map<string, FigureState[]>> {
+  const states = new Map<string, FigureState[]>(messageIds.map((id) => [id, []]));
   if (!messageIds.length) return states;
   const ids = [...new Set(messageIds)];
   await q.run('SELECT id FROM messages WHERE id = ANY($1::text[]) ORDER BY id FOR UPDATE', [ids]);
-  const rows = await q.all('SELECT message_id, state FROM recipients WHERE message_id = ANY($1::text[])', [ids]);
-  for (const r of rows.map(decodeState)) states.get(r.message_id)?.push(r.state);
+  const rows = await q.all('SELECT message_id, state, (complained_at IS NOT NULL)::int AS complained FROM recipients WHERE message_id = ANY($1::text[])', [ids]);
+  for (const r of rows.map(decodeState)) states.get(r.message_id)?.push({ state: r.state, complained: r.complained !== 0 });
   return states;
 }
 
 /**
  * Sets the messages' statuses with one statement for the batch, and moves the message counters from each changed
  * message's former status (locked and read by the same statement, so no other writer changes it in between) to its new one.
- * sent_at is set the first time `sent` is.
+ * sent_at is set the first time `sent` is. The statuses its recipients count in go to search_statuses, which the
+ * search column's status lexemes are generated from (migrations.ts), in the same row write.
  */
 export async function setStatuses(q: Queryable, updates: readonly MessageStatusUpdate[]): Promise<void> {
   if (!updates.length) return;
   const last = [...new Map(updates.map((u) => [u.id, u])).values()];
   const rows = await q.all(
-    `WITH v AS (SELECT * FROM unnest($2::text[], $3::text[], $4::int[]) AS v(id, status, sent)),
+    `WITH v AS (SELECT * FROM unnest($2::text[], $3::text[], $4::int[], $5::text[]) AS v(id, status, sent, counted)),
        old AS MATERIALIZED (SELECT m.id, m.status FROM messages m WHERE m.id = ANY($2::text[]) ORDER BY m.id FOR UPDATE)
-     UPDATE messages m SET status = v.status, updated_at = $1, sent_at = CASE WHEN m.sent_at IS NULL AND v.sent = 1 THEN $1 ELSE m.sent_at END
+     UPDATE messages m SET status = v.status, updated_at = $1, sent_at = CASE WHEN m.sent_at IS NULL AND v.sent = 1 THEN $1 ELSE m.sent_at END,
+       search_statuses = v.counted
      FROM v JOIN old ON old.id = v.id
      WHERE m.id = v.id
      RETURNING m.team_id, m.created_at, m.domain_id, old.status AS was, m.status`,
-    [nowIso(), last.map((u) => u.id), last.map((u) => u.status), last.map((u) => +u.sent)],
+    [nowIso(), last.map((u) => u.id), last.map((u) => u.status), last.map((u) => +u.sent), last.map((u) => searchStatuses(u.counted))],
   );
   const changed = rows.map(decodeChanged).filter((r) => r.was !== r.status);
   const at = (r: (typeof changed)[number]) => ({ teamId: r.team_id, createdAt: r.created_at, domainId: r.domain_id });

@@ -57,10 +57,13 @@ export class PgMessageStore implements MessageLogRepository {
   async list(teamId: number | null, query: MessageQuery): Promise<PageOf<NumberedLogEntry>> {
     const statements = listStatements(teamId, query);
     if (!statements) return { rows: [], total: 0 };
-    // One text serves every search word and status, from the rarest to the most common: planned per call.
-    const rows = await this.sql.allPlannedPerCall(statements.page.sql, statements.page.params);
+    // One text serves every search word and status, from the rarest to the most common: planned per call. The
+    // count first: how a search's page is best read depends on how many it found.
     const [count] = await this.sql.allPlannedPerCall(statements.count.sql, statements.count.params);
-    return { rows: rows.map(decodeEntry), total: countOf(count!) };
+    const total = countOf(count!);
+    const page = statements.page(total);
+    const rows = await this.sql.allPlannedPerCall(page.sql, page.params);
+    return { rows: rows.map(decodeEntry), total };
   }
 
   /** Every recipient by state, history included: a scan of the whole table, for tests and one-off checks. */

@@ -5,7 +5,8 @@ import { Type } from '@sinclair/typebox';
 import type { Queryable, SqlValue } from './sql.js';
 import { Int, Nullable, OneOf, rowDecoder, Text } from './decode.js';
 import { MESSAGE_STATUSES, RECIPIENT_STATES, type RecipientState } from '../../domain/queue-state.js';
-import { depthBumps, figureBumps } from '../../domain/figures.js';
+import { depthBumps, figureBumps, figureStatusesOf } from '../../domain/figures.js';
+import { searchStatuses } from './log-listing.js';
 import { bumpFigures, writeCounts, type KeyedFigureBump } from './figure-counters.js';
 import { PgUnitOfWork } from './unit-of-work.js';
 
@@ -47,5 +48,13 @@ export async function forceRecipient(
   await q.run(`UPDATE recipients SET ${set} WHERE id = $${params.length + 1}`, [...params, recipientId]);
   const from = { state: was.state, complained: was.complained !== 0 };
   await bumpFigures(q, figureBumps([{ messageId: was.message_id, from, to: { state, complained: complained ?? from.complained } }]));
+  await recountSearchStatuses(q, was.message_id);
   await new PgUnitOfWork(q).counters.bumpDepths(depthBumps([{ teamId: was.team_id, from: was.state, to: state }]));
+}
+
+/** The statuses the message's recipients count in, written again for its search column, as the queue's status updates write them. */
+async function recountSearchStatuses(q: Queryable, messageId: string): Promise<void> {
+  const rows = await q.all('SELECT message_id, team_id, state, (complained_at IS NOT NULL)::int AS complained FROM recipients WHERE message_id = $1', [messageId]);
+  const recipients = rows.map(decodeRecipient).map((r) => ({ state: r.state, complained: r.complained !== 0 }));
+  await q.run('UPDATE messages SET search_statuses = $1 WHERE id = $2', [searchStatuses(figureStatusesOf(recipients)), messageId]);
 }

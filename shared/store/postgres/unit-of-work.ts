@@ -15,7 +15,7 @@ import { dropBodies, markKept, recipientStates, setStatuses } from './message-st
 import { bumpFigures, moveDepths } from './figure-counters.js';
 import { recordMessages } from './message-insert.js';
 import { whereOf } from './queue-control.js';
-import type { DepthBump, FigureBump } from '../../domain/figures.js';
+import type { DepthBump, FigureBump, FigureState } from '../../domain/figures.js';
 import type { NewAuditEntry } from '../audit-log.js';
 import type { NewSuppression } from '../suppressions.js';
 import type { NewMessage } from '../message-log.js';
@@ -234,7 +234,7 @@ class PgMessageRows implements MessageRows {
     return recordMessages(this.q, messages);
   }
 
-  recipientStates(messageIds: readonly string[]): Promise<Map<string, RecipientState[]>> {
+  recipientStates(messageIds: readonly string[]): Promise<Map<string, FigureState[]>> {
     return recipientStates(this.q, messageIds);
   }
 

@@ -11,22 +11,32 @@ import { existsSync } from 'node:fs';
 import sqlite3 from 'sqlite3';
 import { databaseFile } from './open.js';
 import type { CopySource } from '../copy.js';
+import { MESSAGE_STATUSES } from '../../domain/queue-state.js';
 
 /** Rows a page holds at most; and the bytes of its blobs (message bodies, icons), so that a page of large bodies stays small. */
 const PAGE_ROWS = 1_000;
 const PAGE_BYTES = 16 * 1024 * 1024;
 
 /**
+ * The statuses a message's recipients count in, from the rows message_statuses holds for it, space-separated in
+ * MESSAGE_STATUSES' order: what PostgreSQL's search_statuses holds (postgres/log-listing.ts searchStatuses).
+ */
+const COUNTED_STATUSES = `(SELECT COALESCE(group_concat(status, ' '), '') FROM (SELECT s.status FROM message_statuses s
+  WHERE s.message_rowid = messages.rowid AND s.n > 0
+  ORDER BY ${MESSAGE_STATUSES.map((status) => `s.status = '${status}' DESC`).join(', ')}))`;
+
+/**
  * Columns PostgreSQL keeps that SQLite has not, as SQLite knows them: the implicit rowid of `messages` (the
  * accepting order the log pages on and message_statuses keys on) and of `domains` (the number operators know a
- * domain by), and the recipients' words of its search index, from the view that says what an index row holds
- * (message_search_rows, migration 6).
+ * domain by), the recipients' words of its search index, from the view that says what an index row holds
+ * (message_search_rows, migration 6), and the statuses its recipients count in.
  */
 const DERIVED: Readonly<Record<string, Readonly<Record<string, string>>>> = {
   domains: { rowid: 'rowid' },
   messages: {
     rowid: 'rowid',
     search_recipients: '(SELECT s.recipients FROM message_search_rows s WHERE s.rowid = messages.rowid)',
+    search_statuses: COUNTED_STATUSES,
   },
 };
 

@@ -5,19 +5,23 @@ import type { Queryable } from './sql.js';
 import { Type } from '@sinclair/typebox';
 import { nowIso } from '../../time.js';
 import { groupBy } from '../../group-by.js';
-import { OneOf, rowDecoder, Text } from './decode.js';
-import { RECIPIENT_STATES, type RecipientState } from '../../domain/queue-state.js';
+import { Int, OneOf, rowDecoder, Text } from './decode.js';
+import { RECIPIENT_STATES } from '../../domain/queue-state.js';
+import type { FigureState } from '../../domain/figures.js';
 import type { MessageStatusUpdate } from '../unit-of-work.js';
 
 const marks = (n: number): string => Array.from({ length: n }, () => '?').join(',');
-const decodeState = rowDecoder('recipient state', Type.Object({ message_id: Text, state: OneOf(RECIPIENT_STATES) }), (r) => r);
+const decodeState = rowDecoder('recipient state', Type.Object({ message_id: Text, state: OneOf(RECIPIENT_STATES), complained: Int }), (r) => r);
 
-/** The states of each message's recipients, with one read. */
-export async function recipientStates(q: Queryable, messageIds: readonly string[]): Promise<Map<string, RecipientState[]>> {
-  const states = new Map<string, RecipientState[]>(messageIds.map((id) => [id, []]));
+/** The state of each message's recipients and whether each complained, with one read. */
+export async function recipientStates(q: Queryable, messageIds: readonly string[]): Promise<Map<string, FigureState[]>> {
+  const states = new Map<string, FigureState[]>(messageIds.map((id) => [id, []]));
   if (!messageIds.length) return states;
-  const rows = await q.all(`SELECT message_id, state FROM recipients WHERE message_id IN (${marks(messageIds.length)})`, messageIds);
-  for (const r of rows.map(decodeState)) states.get(r.message_id)?.push(r.state);
+  const rows = await q.all(
+    `SELECT message_id, state, complained_at IS NOT NULL AS complained FROM recipients WHERE message_id IN (${marks(messageIds.length)})`,
+    messageIds,
+  );
+  for (const r of rows.map(decodeState)) states.get(r.message_id)?.push({ state: r.state, complained: r.complained !== 0 });
   return states;
 }
 

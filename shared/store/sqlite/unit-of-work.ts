@@ -13,7 +13,7 @@ import { SuppressionStore } from './suppressions.js';
 import { AuditLogStore } from './audit-log.js';
 import { dropBodies, markKept, recipientStates, setStatuses } from './message-status.js';
 import { bumpFigures } from './figure-counters.js';
-import type { DepthBump, FigureBump } from '../../domain/figures.js';
+import type { DepthBump, FigureBump, FigureState } from '../../domain/figures.js';
 import { whereOf } from './queue-control.js';
 import type { NewAuditEntry } from '../audit-log.js';
 import type { NewSuppression } from '../suppressions.js';
@@ -212,7 +212,7 @@ class SqliteMessageRows implements MessageRows {
     return recordMessages(this.q, messages);
   }
 
-  recipientStates(messageIds: readonly string[]): Promise<Map<string, RecipientState[]>> {
+  recipientStates(messageIds: readonly string[]): Promise<Map<string, FigureState[]>> {
     return recipientStates(this.q, messageIds);
   }
 

@@ -97,6 +97,11 @@ export const messageLogChecks: ContractCheck[] = [
     t.same(await list({ search: 'bob@dest1.test' }), { ids: [9, 7, 5, 3, 1], total: 5 }, 'a recipient’s address');
     t.same(await list({ search: 'billing' }), { ids: [9, 6, 3, 0], total: 4 }, 'the sender');
     t.same(await list({ search: 'invoice', status: 'suppressed', from: at(0), to: at(3 * 6) }), { ids: [0], total: 1 });
+    t.same(await list({ search: 'invoice', status: 'pending' }), { ids: [8, 4], total: 2 }, 'a word and a status, without dates');
+    t.same(await list({ search: 'invoice', from: at(1), to: at(8 * 6) }), { ids: [8, 4], total: 2 }, 'bounds inside a day cut it exactly');
+    t.same(await list({ search: 'invoice', from: at(1), to: at(8 * 6 - 1) }), { ids: [4], total: 1 });
+    t.same(await list({ search: 'invoice', from: at(-24 * 90), to: at(24 * 90) }), { ids: [8, 4, 0], total: 3 }, 'a range of many months');
+    t.same(await list({ search: 'welcome', to: at(2 * 6) }), { ids: [2, 1], total: 2 }, 'one bound alone');
     t.same(await list({ search: 'welcome', searchCountLimit: 2, perPage: 1 }), { ids: [9], total: 2 }, 'a search counts up to its limit');
     t.same(await list({ search: '"OR" NEAR(x) :*' }), { ids: [], total: 0 }, 'no operator of the user reaches the engine');
     t.same(await list({ search: ' *** ' }), { ids: [], total: 0 }, 'text with no word matches nothing');
