@@ -2,9 +2,9 @@
 // measure (the harness's: Redis, loopback DNS, Tern's two processes, a sender; see harness/), and figures
 // printing. Benchmarks print figures; they never pass or fail on them.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { readFileSync, rmSync } from 'node:fs';
+import { chmodSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { request as httpRequest, Agent } from 'node:http';
-import { loadavg } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startDeployment, type Deployment, type Sender } from '../test/harness/deployment.js';
@@ -42,6 +42,17 @@ function removeDir(dir: string): void {
 }
 
 export { stopChild };
+
+/**
+ * A new temp dir under the system temp dir, removed at clean-up (kept with BENCH_KEEP=1); `mode` 0o755 lets
+ * daemons that drop privileges (Postfix, OpenDKIM) reach the files in it.
+ */
+export function benchTempDir(prefix: string, mode = 0o700): string {
+  const dir = mkdtempSync(join(tmpdir(), `${prefix}-`));
+  chmodSync(dir, mode);
+  dirs.add(dir);
+  return dir;
+}
 
 let cleaning: Promise<void> | null = null;
 

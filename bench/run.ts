@@ -16,6 +16,7 @@ const ALL = [
   { key: 'stats', script: 'stats' },
   { key: 'admin', script: 'admin' },
   { key: 'pages', script: 'pages' },
+  { key: 'postfix', script: 'postfix' },
 ];
 
 const wanted = process.argv.slice(2);

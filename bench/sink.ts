@@ -6,7 +6,10 @@
 //                                         ceiling; in `procs` processes sharing the port (node:cluster).
 // It reports {type:'listening', port} over IPC, answers {type:'stats'} with {type:'stats', count, signed,
 // firstAt, lastAt} (and `arrivals`, each message's arrival time, when asked with arrivals: true), {type:'reset'}
-// with {type:'reset'}, and leaves when its parent goes.
+// with {type:'reset'}, and leaves when its parent goes. The fast sink also answers {type:'capture'} with
+// {type:'capturing'} and then keeps the next message whole (dot-unstuffed) to send it back as
+// {type:'captured', message} (base64): how bench/postfix.ts checks a probe's DKIM signature. Only that one
+// message is copied; the others are counted as before.
 import cluster from 'node:cluster';
 import { createServer, type Socket } from 'node:net';
 import { PromptGreetingSmtpServer } from '../shared/prompt-greeting.js';
@@ -29,6 +32,30 @@ function counted(signed: boolean): void {
 const END = Buffer.from('\r\n.\r\n');
 const HEAD_BYTES = 8192;
 
+/** Whether the start of a message (its first HEAD_BYTES) has a DKIM-Signature header field. */
+function isSigned(head: Buffer[]): boolean {
+  const headers = Buffer.concat(head).toString('latin1');
+  const headerEnd = headers.indexOf('\r\n\r\n');
+  return /(^|\r\n)dkim-signature:/i.test(headerEnd >= 0 ? headers.slice(0, headerEnd) : headers);
+}
+
+/** Set by {type:'capture'}: the next DATA is kept whole. */
+let captureArmed = false;
+
+/** At a DATA command: a list to keep its chunks in when a capture is armed (which it disarms), else null. */
+function claimCapture(): Buffer[] | null {
+  const kept = captureArmed ? [] : null;
+  captureArmed = false;
+  return kept;
+}
+
+/** A captured DATA section (its chunks, as received after the DATA line) as the message: up to the end line, dot-unstuffed. */
+function capturedMessage(chunks: Buffer[]): string {
+  const whole = Buffer.concat([Buffer.from('\r\n'), ...chunks]);
+  const text = whole.subarray(0, whole.indexOf(END) + 2).toString('latin1');
+  return Buffer.from(text.replace(/\r\n\.\./g, '\r\n.').slice(2), 'latin1').toString('base64');
+}
+
 /** The fast sink's answer to each command it knows but QUIT. */
 const ANSWERS = new Map([
   ['EHLO', '250-sink.test\r\n250-PIPELINING\r\n250-8BITMIME\r\n250 SIZE 104857600\r\n'],
@@ -45,15 +72,15 @@ function fastSession(sock: Socket): void {
   sock.setNoDelay(true);
   let inData = false;
   let pending = Buffer.alloc(0);
-  // In DATA: the last bytes seen (to find the end across chunks) and the start of the message (its headers).
+  // In DATA: the last bytes seen (to find the end across chunks), the start of the message (its headers), all of it if captured.
   let tail = Buffer.alloc(0);
   let head: Buffer[] = [];
   let headLength = 0;
+  let kept: Buffer[] | null = null;
 
   const endData = () => {
-    const headers = Buffer.concat(head).toString('latin1');
-    const headerEnd = headers.indexOf('\r\n\r\n');
-    counted(/(^|\r\n)dkim-signature:/i.test(headerEnd >= 0 ? headers.slice(0, headerEnd) : headers));
+    if (kept) process.send!({ type: 'captured', message: capturedMessage(kept) });
+    counted(isSigned(head));
     sock.write('250 2.0.0 Ok: queued\r\n');
   };
 
@@ -67,8 +94,7 @@ function fastSession(sock: Socket): void {
     if (verb !== 'DATA') return;
     inData = true;
     tail = Buffer.from('\r\n'); // the DATA line's CRLF: an immediate ".\r\n" ends an empty message
-    head = [];
-    headLength = 0;
+    [head, headLength, kept] = [[], 0, claimCapture()];
   };
 
   const feed = (chunk: Buffer) => {
@@ -76,6 +102,7 @@ function fastSession(sock: Socket): void {
     pending = Buffer.alloc(0);
     while (data.length) {
       if (inData) {
+        kept?.push(data);
         if (headLength < HEAD_BYTES) {
           head.push(data.subarray(0, HEAD_BYTES - headLength));
           headLength += Math.min(data.length, HEAD_BYTES - headLength);
@@ -165,6 +192,10 @@ async function listenSmtpServers(procs: number): Promise<number> {
 process.on('disconnect', () => process.exit(0));
 process.on('message', (m: { type: string; arrivals?: boolean }) => {
   if (m.type === 'stats') process.send!({ type: 'stats', ...stats, ...(m.arrivals ? { arrivals } : {}) });
+  if (m.type === 'capture') {
+    captureArmed = true;
+    process.send!({ type: 'capturing' });
+  }
   if (m.type === 'reset') {
     Object.assign(stats, { count: 0, signed: 0, firstAt: 0, lastAt: 0 });
     arrivals = [];

@@ -1,7 +1,8 @@
 // The SMTP load generator, in its own process with worker threads (BENCH_GEN_WORKERS, 2 by default), so that
 // it is neither in the MTA's event loop nor limited to one core. Each session is a fresh connection:
 // EHLO, STARTTLS (a full handshake: no session resumption), EHLO, AUTH PLAIN, MAIL, RCPT, DATA, QUIT; one
-// message per session, as the Postfix reference does.
+// message per session, as the Postfix reference does. RunSpec.starttls: false leaves STARTTLS out, and
+// RunSpec.auth: 'offered' does AUTH only when the server lists it (bench/postfix.ts's Postfix rows).
 // IPC: {type:'run', ...RunSpec} → {type:'done', accepted, failed, elapsedMs, errors}.
 import { connect, type Socket } from 'node:net';
 import { connect as tlsConnect, createSecureContext, type TLSSocket } from 'node:tls';
@@ -21,6 +22,13 @@ export interface RunSpec {
   concurrency: number;
   /** Whole message size in bytes (headers and body). */
   size: number;
+  /** STARTTLS after the first EHLO (default true); false: the whole session in the clear. */
+  starttls?: boolean;
+  /**
+   * 'always' (the default): AUTH PLAIN in every session; 'offered': only when the EHLO reply lists AUTH, for
+   * servers that relay for loopback without it (the Postfix rows of bench/postfix.ts).
+   */
+  auth?: 'always' | 'offered';
 }
 
 export interface RunResult {
@@ -93,36 +101,54 @@ class Replies {
   }
 }
 
-async function expect(replies: Replies, sock: Socket | TLSSocket, line: string | null, code: number): Promise<void> {
+async function expect(replies: Replies, sock: Socket | TLSSocket, line: string | null, code: number): Promise<SmtpReply> {
   if (line !== null) sock.write(line + '\r\n');
   const reply = await replies.next();
   if (reply.code !== code) throw new Error(`${line?.split(' ')[0] ?? 'greeting'}: ${reply.text}`);
+  return reply;
 }
+
+/** Whether an EHLO reply (its lines joined by ' | ') lists the AUTH extension. */
+const offersAuth = (ehlo: SmtpReply) => /(^|\| )250[- ]AUTH[ =]/i.test(ehlo.text);
 
 /** One TLS context for every connection of this thread: making one per connection costs more than the handshake. */
 const secureContext = createSecureContext();
+
+/** The session up to MAIL: greeting, EHLO, STARTTLS and EHLO again (unless spec.starttls is false), AUTH. */
+async function openSession(spec: RunSpec, plain: Socket): Promise<{ s: Socket | TLSSocket; replies: Replies }> {
+  const r1 = new Replies(plain);
+  await expect(r1, plain, null, 220);
+  let ehlo = await expect(r1, plain, 'EHLO gen.bench.test', 250);
+  let s: Socket | TLSSocket = plain;
+  let replies = r1;
+  if (spec.starttls !== false) {
+    await expect(r1, plain, 'STARTTLS', 220);
+    r1.detach();
+    const secure = tlsConnect({ socket: plain, secureContext, rejectUnauthorized: false, servername: 'localhost' });
+    replies = new Replies(secure);
+    await new Promise<void>((resolve, reject) => {
+      secure.once('secureConnect', resolve);
+      secure.once('error', reject);
+    });
+    s = secure;
+    ehlo = await expect(replies, s, 'EHLO gen.bench.test', 250);
+  }
+  if (spec.auth !== 'offered' || offersAuth(ehlo)) {
+    await expect(replies, s, `AUTH PLAIN ${Buffer.from(`\0${spec.user}\0${spec.pass}`).toString('base64')}`, 235);
+  }
+  return { s, replies };
+}
 
 /** One session, one message. Resolves when the message got its 250 and the session ended. */
 async function session(spec: RunSpec, i: number, body: Buffer): Promise<void> {
   const plain = connect(spec.ports[i % spec.ports.length]!, '127.0.0.1');
   plain.setNoDelay(true);
   plain.setTimeout(120_000, () => plain.destroy(new Error('timeout')));
-  let secure: TLSSocket | null = null;
+  let s: Socket | TLSSocket | null = null;
   try {
-    const r1 = new Replies(plain);
-    await expect(r1, plain, null, 220);
-    await expect(r1, plain, 'EHLO gen.bench.test', 250);
-    await expect(r1, plain, 'STARTTLS', 220);
-    r1.detach();
-    secure = tlsConnect({ socket: plain, secureContext, rejectUnauthorized: false, servername: 'localhost' });
-    const s = secure;
-    const r2 = new Replies(s);
-    await new Promise<void>((resolve, reject) => {
-      s.once('secureConnect', resolve);
-      s.once('error', reject);
-    });
-    await expect(r2, s, 'EHLO gen.bench.test', 250);
-    await expect(r2, s, `AUTH PLAIN ${Buffer.from(`\0${spec.user}\0${spec.pass}`).toString('base64')}`, 235);
+    const open = await openSession(spec, plain);
+    s = open.s;
+    const r2 = open.replies;
     const to = `${spec.toLocal}${i % 1000}@${spec.toDomain}`;
     await expect(r2, s, `MAIL FROM:<${spec.from}>`, 250);
     await expect(r2, s, `RCPT TO:<${to}>`, 250);
@@ -136,7 +162,7 @@ async function session(spec: RunSpec, i: number, body: Buffer): Promise<void> {
     s.write('QUIT\r\n');
     await Promise.race([r2.next().catch(() => undefined), new Promise((r) => setTimeout(r, 2000))]);
   } finally {
-    secure?.destroy();
+    s?.destroy();
     plain.destroy();
   }
 }
