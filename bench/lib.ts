@@ -161,9 +161,21 @@ export function cpuSecondsOf(pid: number): number {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
     const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return (Number(fields[11]) + Number(fields[12])) / CLK_TCK;
+    // utime + stime, and the children's it has waited for (a worker that died), plus the live children's: an MTA
+    // with workers (mta.workers) is its supervisor and the workers it forked.
+    const own = Number(fields[11]) + Number(fields[12]) + Number(fields[13]) + Number(fields[14]);
+    return own / CLK_TCK + childrenOf(pid).reduce((sum, child) => sum + cpuSecondsOf(child), 0);
   } catch {
     return NaN;
+  }
+}
+
+/** The live child processes of `pid` (its main thread's, which is where node forks). */
+function childrenOf(pid: number): number[] {
+  try {
+    return readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number);
+  } catch {
+    return [];
   }
 }
 
@@ -182,8 +194,10 @@ export const benchEngine: 'sqlite' | 'postgres' = (() => {
   if (engine !== 'sqlite' && engine !== 'postgres') throw new Error(`BENCH_ENGINE=${engine}: choose sqlite or postgres`);
   return engine;
 })();
-/** How the engine shows in figures' labels. */
-export const engineLabel = benchEngine === 'postgres' ? 'PostgreSQL' : 'SQLite';
+/** MTA worker processes (BENCH_MTA_WORKERS, the MTA's `mta.workers`: 1, the default, runs no supervisor). */
+export const mtaWorkers = envInt('BENCH_MTA_WORKERS', 1);
+/** How the engine (and the MTA's workers, when more than one) shows in figures' labels. */
+export const engineLabel = (benchEngine === 'postgres' ? 'PostgreSQL' : 'SQLite') + (mtaWorkers > 1 ? `, ${mtaWorkers} MTA workers` : '');
 
 let postgres: Promise<TestPostgres> | null = null;
 
@@ -226,7 +240,7 @@ export const benchSender = (d: Deployment) => d.sender('example.com', { name: 'B
  * for load), and a sender.
  */
 export async function deliveryDeployment(name: string, remotePort: number): Promise<{ d: Deployment; mta: LongRunning; api: LongRunning; sender: Sender }> {
-  const d = await benchDeployment(name, { remotePort, config: { delivery: { concurrency: 200, perDomainConcurrency: 50 } } });
+  const d = await benchDeployment(name, { remotePort, config: { delivery: { concurrency: 200, perDomainConcurrency: 50 }, mta: { workers: mtaWorkers } } });
   const mta = await d.startMta();
   const api = await d.startApi();
   return { d, mta, api, sender: await benchSender(d) };

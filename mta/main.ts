@@ -27,9 +27,11 @@ import { Outcomes } from './outcomes/outcome.js';
 import { Reputation } from './outcomes/reputation.js';
 import { WebhookDispatcher } from './feedback/webhooks.js';
 import { startHeartbeat, type NodeHeartbeat } from '../shared/nodes.js';
+import cluster from 'node:cluster';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { measureQueueDepth, measureRecipients, RECIPIENT_GAUGE_DAYS, serveMetrics } from '../shared/metrics.js';
+import { serveSupervisor } from './workers.js';
 
 export interface RunningMta {
   rt: Runtime;
@@ -92,10 +94,11 @@ async function startReports(rt: Runtime, { config, replies }: Policies, outcomes
   return { reports, mx };
 }
 
-/** The MTA's heartbeat, naming its SMTP listeners and its metrics listener. */
-function mtaHeartbeat(rt: Runtime, metricsServer: Server): NodeHeartbeat {
+/** The MTA's heartbeat, naming its SMTP listeners and its metrics listener (a worker's is its supervisor's). */
+function mtaHeartbeat(rt: Runtime, metricsServer: Server | null): NodeHeartbeat {
   const { smtp } = rt.config;
-  const ports: Record<string, number> = { metrics: (metricsServer.address() as AddressInfo).port, mx: smtp.mxPort };
+  const metricsPort = metricsServer ? (metricsServer.address() as AddressInfo).port : rt.config.metrics.mtaPort;
+  const ports: Record<string, number> = { metrics: metricsPort, mx: smtp.mxPort };
   smtp.starttlsPorts.forEach((port, i) => (ports[i === 0 ? 'submission-starttls' : `submission-starttls-${i + 1}`] = port));
   smtp.tlsPorts.forEach((port, i) => (ports[i === 0 ? 'submission-tls' : `submission-tls-${i + 1}`] = port));
   return startHeartbeat(rt, 'mta', ports);
@@ -128,12 +131,10 @@ export async function startMta(policies: Policies, runtime?: Runtime): Promise<R
   // Ready once the store, Redis and every SMTP listener answer; until the listeners are up, /readyz names them.
   let mxListener: MxListener | null = null;
   const listening = () => Promise.resolve(submission.listening() && (mxListener?.listening() ?? false));
-  const metricsServer = await serveMetrics(
-    config.metrics.host,
-    config.metrics.mtaPort,
-    () => core.health.readiness({ listeners: listening }),
-    () => core.health.partsInUse(),
-  );
+  const readiness = () => core.health.readiness({ listeners: listening });
+  // A worker of several (mta/workers.ts) leaves the metrics port to its supervisor and answers it instead.
+  const supervisor = cluster.isWorker ? serveSupervisor(readiness, () => core.health.partsInUse()) : null;
+  const metricsServer = supervisor ? null : await serveMetrics(config.metrics.host, config.metrics.mtaPort, readiness, () => core.health.partsInUse());
   await submission.listen();
   const { reports, mx } = await startReports(rt, policies, outcomes, tlsFiles);
   mxListener = mx;
@@ -141,6 +142,7 @@ export async function startMta(policies: Policies, runtime?: Runtime): Promise<R
   await scheduler.start();
   webhooks.start();
   const heartbeat = mtaHeartbeat(rt, metricsServer);
+  supervisor?.started();
   rt.log.info({ verifyIntervalS: config.verify.intervalS, dnsServers: config.dnsServers, remotePort: config.delivery.remotePort }, 'mta started');
   return {
     rt,
@@ -158,7 +160,7 @@ export async function startMta(policies: Policies, runtime?: Runtime): Promise<R
     },
     async close() {
       await heartbeat.stop();
-      metricsServer.close();
+      metricsServer?.close();
       await submission.close();
       await mx.close();
       await reports.stop();

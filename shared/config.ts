@@ -180,6 +180,12 @@ const ConfigSchema = Obj({
     cloudflare: Obj({ baseUrl: Type.String({ minLength: 1 }), timeoutS: Positive, retries: Type.Integer({ minimum: 0, maximum: 5 }) }),
   }),
   /**
+   * `workers`: MTA processes on this machine, each a whole MTA (submission, MX, delivery) sharing the SMTP ports
+   * (node:cluster) and the store and Redis, under one supervising process that restarts a worker that dies and
+   * answers the metrics port for all of them (mta/workers.ts). One per core uses the machine; 1 runs no supervisor.
+   */
+  mta: Obj({ workers: Type.Integer({ minimum: 1, maximum: 64 }) }),
+  /**
    * The metrics listeners (/metrics, /healthz, /readyz) on `host`: the MTA's on `mtaPort`; the API's on `apiPort`
    * when set (null: the API serves no metrics). Never on the API's own port, which users reach.
    */
@@ -289,6 +295,7 @@ const ENV_OVERRIDES: readonly EnvSetting[] = [
   ['TERNMAIL_LOG_LEVEL', ['log', 'level'], asString],
   ['TERNMAIL_IDEMPOTENCY_STORE', ['idempotency', 'store'], asString],
   ['TERNMAIL_REMOTE_SMTP_PORT', ['delivery', 'remotePort'], asInt],
+  ['TERNMAIL_MTA_WORKERS', ['mta', 'workers'], asInt],
   ['TERNMAIL_METRICS_PORT', ['metrics', 'mtaPort'], asInt],
   ['TERNMAIL_API_METRICS_PORT', ['metrics', 'apiPort'], asInt],
   ['TERNMAIL_OWNER_EMAIL', ['dashboard', 'ownerEmail'], asString],

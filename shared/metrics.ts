@@ -54,6 +54,8 @@ let readDepth: () => Promise<Record<string, number>> = () => Promise.resolve({})
 
 new Gauge({
   name: 'tern_queue_recipients',
+  // Read from the store, which every MTA worker shares: the supervisor's sum over workers would count it N times.
+  aggregator: 'first',
   help: 'Recipients in the queue (queued, sending, deferred), by state; final outcomes are tern_recipient_outcomes_total',
   labelNames: ['state'],
   registers: [registry],
@@ -70,6 +72,8 @@ export const RECIPIENT_GAUGE_DAYS = 30;
 
 new Gauge({
   name: 'tern_recipients',
+  // Read from the store, which every MTA worker shares: the supervisor's sum over workers would count it N times.
+  aggregator: 'first',
   help: `Recipients of the messages recorded over the last ${RECIPIENT_GAUGE_DAYS} UTC days, every tenant, by status (pending, sent, bounced, complained, suppressed, failed): the dashboard's figures, from the store's counters`,
   labelNames: ['status'],
   registers: [registry],
