@@ -14,7 +14,8 @@ import type { DNSResolver } from 'mailauth';
 import { createResolver } from '../shared/dns.js';
 import { dkimTxt, generateDkimKeyPair } from '../shared/dns-records.js';
 import { loadSecretBox, SecretBox } from '../shared/secret-box.js';
-import { DkimKeyCache, SIGNED_HEADER_FIELDS, signMessage, type DkimKey } from '../mta/delivery/dkim.js';
+import RelaxedBody from 'nodemailer/lib/dkim/relaxed-body';
+import { DkimKeyCache, plainRelaxedBodyHash, SIGNED_HEADER_FIELDS, signMessage, type DkimKey } from '../mta/delivery/dkim.js';
 import { startDnsServer } from './helpers/dns-server.js';
 
 const DOMAIN = 'sender.test';
@@ -134,6 +135,72 @@ t.test('the signature is byte for byte the one nodemailer signs synchronously', 
   const chunks: Buffer[] = [];
   for await (const chunk of signer.sign(raw)) chunks.push(chunk as Buffer);
   t.equal(ours.toString('latin1'), Buffer.concat(chunks).toString('latin1'));
+});
+
+/** nodemailer's own relaxed body hash of `body`, from its streaming RelaxedBody. */
+function nodemailerBodyHash(body: Buffer): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const hasher = new RelaxedBody({ hashAlgo: 'sha256' });
+    hasher.once('hash', resolve);
+    hasher.once('error', reject);
+    hasher.resume();
+    hasher.end(body);
+  });
+}
+
+/**
+ * A random body over the bytes relaxed canonicalisation treats apart: `wild`, any of spaces, tabs, CR, LF and
+ * dots anywhere; else plain lines (words, single spaces, a leading space or dot, empty lines, CRLF), as mail is.
+ */
+function randomBody(random: () => number, lines: number, wild: boolean): Buffer {
+  const pick = (list: readonly string[]) => list[Math.floor(random() * list.length)]!;
+  if (wild) return Buffer.from(Array.from({ length: lines * 6 }, () => pick(['a', 'b', '.', ' ', '  ', '\t', '\r', '\n', '\r\n', 'é'])).join(''), 'utf8');
+  const line = () => (random() < 0.2 ? '' : pick(['', ' ', '.']) + Array.from({ length: 1 + Math.floor(random() * 4) }, () => pick(['ab', 'é', '..', 'x1'])).join(' '));
+  const text = Array.from({ length: lines }, line).join('\r\n');
+  return Buffer.from(text + pick(['', '\r\n', '\r\n\r\n']), 'utf8');
+}
+
+t.test('the relaxed body hash computed natively is nodemailer’s, for plain bodies and every other kind', async (t) => {
+  let seed = 42;
+  const random = () => (seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31) / 2 ** 31;
+  const plain = ['', 'a', 'a\r\n', 'a\r\n\r\n\r\n', '\r\n', '\r\n\r\n', ' a b\r\n.c\r\n\r\nd', 'x\r\n\r\ny\r\n'];
+  for (const text of plain) {
+    const body = Buffer.from(text);
+    t.equal(plainRelaxedBodyHash(body), await nodemailerBodyHash(body), `plain ${JSON.stringify(text)}`);
+  }
+  for (const text of ['a\tb\r\n', 'a  b\r\n', 'a \r\n', 'a\nb\r\n', 'a\rb\r\n', 'a ', 'a\r']) {
+    t.equal(plainRelaxedBodyHash(Buffer.from(text)), null, `left to nodemailer: ${JSON.stringify(text)}`);
+  }
+  let native = 0;
+  let mismatches = 0;
+  for (let i = 0; i < 3000; i++) {
+    const wild = i % 2 === 1;
+    const body = randomBody(random, 1 + (i % 12), wild);
+    const ours = plainRelaxedBodyHash(body);
+    if (ours === null) {
+      if (!wild) t.fail(`a plain body left to nodemailer: ${JSON.stringify(body.toString('latin1'))}`);
+      continue;
+    }
+    native++;
+    const theirs = await nodemailerBodyHash(body);
+    if (ours !== theirs && ++mismatches < 5) t.fail(`body ${JSON.stringify(body.toString('latin1'))}: ${ours} ≠ ${theirs}`);
+  }
+  t.equal(mismatches, 0, `each of ${native} random bodies hashed natively is hashed as nodemailer hashes it`);
+  t.ok(native >= 1500, 'every plain body is hashed natively');
+});
+
+t.test('random messages are signed byte for byte as nodemailer signs them, whichever way their body is hashed', async (t) => {
+  let seed = 7;
+  const random = () => (seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31) / 2 ** 31;
+  const signer = new DKIM({ domainName: DOMAIN, keySelector: SELECTOR, privateKey: privateKeyPem, headerFieldNames: SIGNED_HEADER_FIELDS });
+  const separators = ['\r\n\r\n', '\n\n', '\r\n\n', '\n\r\n'];
+  for (let i = 0; i < 60; i++) {
+    const header = `From: a@${DOMAIN}\r\nTo: b@dest.test\r\nSubject: s${i}`;
+    const raw = Buffer.concat([Buffer.from(header + separators[i % separators.length]!), randomBody(random, 1 + (i % 7), i % 3 === 0)]);
+    const chunks: Buffer[] = [];
+    for await (const chunk of signer.sign(raw)) chunks.push(chunk as Buffer);
+    t.equal((await signMessage(raw, key)).toString('latin1'), Buffer.concat(chunks).toString('latin1'), `message ${i}`);
+  }
 });
 
 t.test('a large message with binary content signs across body slices and verifies', async (t) => {

@@ -5,7 +5,7 @@
 // every call, 1.4-2 ms per 2048-bit signature on the 2-core reference box, all on the event loop.
 // Here the key is parsed once into a KeyObject and crypto.sign runs with a callback on the libuv
 // thread pool (about 0.3 ms there), so the event loop only hashes the body.
-import { createPrivateKey, sign as rsaSign, type KeyObject } from 'node:crypto';
+import { createHash, createPrivateKey, sign as rsaSign, type KeyObject } from 'node:crypto';
 import { promisify } from 'node:util';
 import MessageParser, { type MessageParserHeaderLine } from 'nodemailer/lib/dkim/message-parser';
 import RelaxedBody from 'nodemailer/lib/dkim/relaxed-body';
@@ -89,7 +89,7 @@ function keyObject(pem: string): KeyObject {
  * body does not hold the loop. (Not stream.pipeline: it makes an AbortController per call and aborts it at
  * the end, building a DOMException with a stack trace, which cost more than hashing a 1 KB body.)
  */
-function headersAndBodyHash(raw: Buffer): Promise<{ headers: MessageParserHeaderLine[]; bodyHash: string }> {
+function parsedWithNodemailer(raw: Buffer): Promise<{ headers: MessageParserHeaderLine[]; bodyHash: string }> {
   return new Promise((resolve, reject) => {
     const parser = new MessageParser();
     const body = new RelaxedBody({ hashAlgo: 'sha256' });
@@ -106,6 +106,62 @@ function headersAndBodyHash(raw: Buffer): Promise<{ headers: MessageParserHeader
     };
     writeFrom(0);
   });
+}
+
+/**
+ * Where nodemailer's MessageParser ends the header section: just past the LF of the first empty line (an LF
+ * after an LF, or after CR LF), or -1 when there is none.
+ */
+function headerEnd(raw: Buffer): number {
+  const lf = raw.indexOf('\n\n');
+  const crlf = raw.indexOf('\n\r\n');
+  const ends = [lf === -1 ? -1 : lf + 2, crlf === -1 ? -1 : crlf + 3].filter((end) => end >= 0);
+  return ends.length ? Math.min(...ends) : -1;
+}
+
+/**
+ * The header lines and the relaxed body hash. Most bodies are hashed natively (plainRelaxedBodyHash): the
+ * header section alone goes through nodemailer's parser. Any other body, and a message without an empty line
+ * ending its header, go through nodemailer's parsers whole.
+ */
+async function headersAndBodyHash(raw: Buffer): Promise<{ headers: MessageParserHeaderLine[]; bodyHash: string }> {
+  const end = headerEnd(raw);
+  const bodyHash = end === -1 ? null : plainRelaxedBodyHash(raw.subarray(end));
+  if (bodyHash === null) return parsedWithNodemailer(raw);
+  const { headers } = await parsedWithNodemailer(raw.subarray(0, end));
+  return { headers, bodyHash };
+}
+
+/** Bodies hashed natively at most this big; a larger one is hashed in slices that let the loop turn. */
+const MOST_HASHED_AT_ONCE = 4 * 1024 * 1024;
+const CR = 0x0d;
+const LF = 0x0a;
+
+/** Whether every CR is followed by LF and every LF preceded by CR: the body's lines all end with CRLF. */
+function crlfOnly(body: Buffer): boolean {
+  for (let i = body.indexOf(CR); i !== -1; i = body.indexOf(CR, i + 2)) if (body[i + 1] !== LF) return false;
+  for (let i = body.indexOf(LF); i !== -1; i = body.indexOf(LF, i + 1)) if (i === 0 || body[i - 1] !== CR) return false;
+  return true;
+}
+
+/**
+ * The relaxed body hash (RFC 6376 §3.4.4, as nodemailer's RelaxedBody computes it) of a body relaxed
+ * canonicalisation leaves as it is but for the empty lines at its end and a missing final CRLF: no tab, no run of
+ * spaces, no space before a line break or at the end, CRLF line breaks only. Those are found and hashed by
+ * native code (Buffer.indexOf, one SHA-256 update) instead of nodemailer's byte loop, which was a tenth of the
+ * MTA's event loop at 100 KB. Null for any other body, which nodemailer's RelaxedBody hashes.
+ */
+export function plainRelaxedBodyHash(body: Buffer): string | null {
+  if (body.length > MOST_HASHED_AT_ONCE || body.indexOf(0x09) !== -1 || body.indexOf('  ') !== -1 || body.indexOf(' \r') !== -1) return null;
+  const last = body[body.length - 1];
+  if (last === 0x20 || last === CR || !crlfOnly(body)) return null;
+  // Empty lines at the end are ignored: drop each CRLF that ends an empty line (one after a CRLF, or at the start).
+  let end = body.length;
+  const crlfAt = (i: number) => i >= 0 && body[i] === CR && body[i + 1] === LF;
+  while (crlfAt(end - 2) && (end === 2 || crlfAt(end - 4))) end -= 2;
+  const hash = createHash('sha256').update(body.subarray(0, end));
+  if (end > 0 && !crlfAt(end - 2)) hash.update('\r\n'); // a non-empty body ends with CRLF
+  return hash.digest('base64');
 }
 
 // Our tag values come from the domains table, but a stray delimiter would still open a new tag.

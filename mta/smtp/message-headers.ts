@@ -7,9 +7,18 @@ export interface HeaderEdit {
   messageIdHeader: string;
 }
 
+/**
+ * The text HEADER_END's first match lies in: up to the first LF that ends an empty line (found natively), so
+ * that a large body is not made a string only to find where the header ends; the whole message when there is none.
+ */
+function headerWindow(raw: Buffer): string {
+  const ends = [raw.indexOf('\n\n'), raw.indexOf('\n\r\n')].filter((i) => i !== -1).map((i) => i + (raw[i + 1] === 0x0a ? 2 : 3));
+  return raw.toString('latin1', 0, ends.length ? Math.min(...ends) : raw.length);
+}
+
 /** Splits the raw message into header lines (each with its folded continuation lines) and the rest. */
 function splitHeader(raw: Buffer): { lines: string[]; rest: Buffer } {
-  const text = raw.toString('latin1');
+  const text = headerWindow(raw);
   const match = HEADER_END.exec(text);
   const headerEnd = match ? match.index : text.length;
   const header = text.slice(0, headerEnd);
