@@ -124,7 +124,7 @@ export async function startMta(policies: Policies, runtime?: Runtime): Promise<R
   const connections = new ConnectionCache();
   const queue = new Queue(rt.store, rt.redis, rt.log);
   // No card payments nor DNS providers in the MTA.
-  const core = createCore(rt, queue, MTA_ADAPTERS);
+  const core = createCore(rt, queue, MTA_ADAPTERS, { deliversHere: true });
   const scheduler = createScheduler(rt, config, { queue, outcomes, resolver, connections, retry, replies, material: core.deliveryMaterial });
   measureQueueAndFigures(queue, core);
   const submission = new SubmissionListener(rt, core, readTls(tlsFiles));

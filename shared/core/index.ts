@@ -41,6 +41,7 @@ import { CardPayments } from './payments.js';
 import type { CoreAdapters } from './ports/adapters.js';
 import { QueueControl } from './queue-control.js';
 import { DeliveryMaterial } from './delivery-material.js';
+import { BodyHandOff } from './body-hand-off.js';
 import { Health } from './health.js';
 import { Onboarding } from './onboarding.js';
 
@@ -120,9 +121,14 @@ export { MTA_ADAPTERS, type ApiAdapters, type CoreAdapters, type MtaAdapters } f
 
 /** `queue` is the process's one queue owner: the intake schedules what it records there. `adapters` are the
  * outside services the process owns (the API's payment and DNS providers; the MTA has none). */
-export function createCore(rt: Runtime, queue: Queue, adapters: CoreAdapters): Core {
+/**
+ * `deliversHere`: the process delivers what it accepts (the MTA), so the bodies it accepts are handed to its
+ * deliveries in memory (body-hand-off.ts); the API's are read from the store by an MTA.
+ */
+export function createCore(rt: Runtime, queue: Queue, adapters: CoreAdapters, { deliversHere = false } = {}): Core {
   const disposable = new DisposableFilter(rt.config.disposableDomains);
-  const intake = new Intake(rt.store, queue, disposable);
+  const handOff = deliversHere ? new BodyHandOff() : null;
+  const intake = new Intake(rt.store, queue, disposable, handOff);
   const domains = new DomainManagement(rt);
   const senders = new SenderAuthorization({ store: rt.store, redis: rt.redis, keyCache: rt.keyCache });
   const systemMail = new SystemMail(rt, intake);
@@ -167,7 +173,7 @@ export function createCore(rt: Runtime, queue: Queue, adapters: CoreAdapters): C
     billing,
     payments: new CardPayments(rt, adapters.payments, billing),
     queueControl: new QueueControl({ store: rt.store, queue, disposable }),
-    deliveryMaterial: new DeliveryMaterial(rt.store, rt.config),
+    deliveryMaterial: new DeliveryMaterial(rt.store, rt.config, handOff),
     health: new Health(rt),
     onboarding: new Onboarding(rt),
   };

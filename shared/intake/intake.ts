@@ -2,6 +2,7 @@
 // It decides each recipient's first state (queued, suppressed, disposable), records message, recipients,
 // body and credits in one transaction (record.ts; committed and fsync'd), and only then enqueues them
 // (queue/queue.ts). Whatever answers the client (250, 200) does so after accept() resolves.
+import type { BodyHandOff } from '../core/body-hand-off.js';
 import { randomBytes } from 'node:crypto';
 import type { Store } from '../store/index.js';
 import type { Queue } from '../queue/queue.js';
@@ -63,6 +64,8 @@ export class Intake {
     private readonly store: Store,
     private readonly queue: Queue,
     private readonly disposable: DisposableFilter,
+    /** In the MTA, where a message's delivery reads the body it has just accepted (core/body-hand-off.ts). */
+    private readonly handOff: BodyHandOff | null = null,
   ) {
     this.recorder = new MessageRecorder(store.transaction);
   }
@@ -114,6 +117,7 @@ export class Intake {
     if (inserted === 'insufficient_balance') return { ok: false, reason: 'insufficient_balance' };
     log.info({ msg_id: id, team: m.team.id, source: m.source, recipients: recipients.length, queued: cost }, 'message accepted');
     metrics.messagesAccepted.inc({ source: m.source });
+    if (cost > 0) this.handOff?.keep(id, m.body); // committed: before it is due, so its delivery finds it
     await this.queue.enqueue(id, inserted);
     return { ok: true, messageId: id, queued: cost };
   }
