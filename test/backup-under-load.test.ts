@@ -123,6 +123,7 @@ t.test('a backup under load restores into a fresh data dir holding every message
   t.same(modes, [], 'every restored file is 0600 and every directory 0700');
   t.equal(modeOf(restoredDir), 0o700);
   t.same(readFileSync(join(restoredDir, 'tls', 'cert.pem')), readFileSync(join(d.dataDir, 'tls', 'cert.pem')), 'the TLS pair the MTA served is restored');
+  t.same(readFileSync(join(restoredDir, 'tls', 'ec', 'cert.pem')), readFileSync(join(d.dataDir, 'tls', 'ec', 'cert.pem')), 'and the ECDSA pair beside it');
 
   const store = await openStore(restoredDir);
   const missing: string[] = [];

@@ -4,6 +4,8 @@ import { X509Certificate, createPrivateKey } from 'node:crypto';
 import { mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { connect, createServer, type ConnectionOptions } from 'node:tls';
+import type { AddressInfo } from 'node:net';
 import { loadConfig } from '../shared/config.js';
 import { ensureTlsCertificate, readTls } from '../shared/tls.js';
 
@@ -24,12 +26,19 @@ t.test('the first start makes one self-signed pair whose key matches its certifi
     t.equal(r.certPath, join(dataDir, 'tls', 'cert.pem'));
     t.equal(r.keyPath, join(dataDir, 'tls', 'key.pem'));
   }
-  const { cert, key } = readTls(results[0]);
-  const x509 = new X509Certificate(cert);
-  t.ok(x509.checkPrivateKey(createPrivateKey(key)), 'the key on disk belongs to the certificate on disk');
-  t.match(x509.subjectAltName, /DNS:mx\.tern\.test/, 'the certificate names the public host name');
-  t.match(x509.subjectAltName, /DNS:localhost/);
+  const { cert: certs, key: keys } = readTls(results[0]);
+  t.equal(certs.length, 2, 'two pairs are served');
+  for (const [i, kind] of (['rsa', 'ec'] as const).entries()) {
+    const x509 = new X509Certificate(certs[i]!);
+    t.ok(x509.checkPrivateKey(createPrivateKey(keys[i]!)), `${kind}: the key on disk belongs to the certificate on disk`);
+    t.equal(x509.publicKey.asymmetricKeyType, kind, `the ${kind === 'ec' ? 'second is ECDSA' : 'first is RSA'}`);
+    t.match(x509.subjectAltName, /DNS:mx\.tern\.test/, 'the certificate names the public host name');
+    t.match(x509.subjectAltName, /DNS:localhost/);
+  }
+  t.equal(new X509Certificate(certs[1]!).publicKey.asymmetricKeyDetails?.namedCurve, 'prime256v1', 'on P-256');
+  const cert = certs[0]!;
   t.equal(statSync(results[0].keyPath).mode & 0o777, 0o600, 'the private key is readable by its owner only');
+  t.equal(statSync(results[0].ec!.keyPath).mode & 0o777, 0o600, 'the ECDSA private key too');
   t.same(
     readdirSync(dataDir).filter((n) => n.startsWith('.tls-')),
     [],
@@ -42,7 +51,7 @@ t.test('the first start makes one self-signed pair whose key matches its certifi
 
 t.test('a configured certificate and key are used as given', async (t) => {
   const config = configFor(join(dir, 'configured'), { TERNMAIL_TLS_CERT: '/etc/ssl/tern/cert.pem', TERNMAIL_TLS_KEY: '/etc/ssl/tern/key.pem' });
-  t.same(await ensureTlsCertificate(config), { certPath: '/etc/ssl/tern/cert.pem', keyPath: '/etc/ssl/tern/key.pem', selfSigned: false });
+  t.same(await ensureTlsCertificate(config), { certPath: '/etc/ssl/tern/cert.pem', keyPath: '/etc/ssl/tern/key.pem', selfSigned: false, ec: null });
 });
 
 t.test('a tls directory without its pair is an error that says what to do', async (t) => {
@@ -51,4 +60,30 @@ t.test('a tls directory without its pair is an error that says what to do', asyn
   const first = await ensureTlsCertificate(config);
   rmSync(first.certPath);
   await t.rejects(ensureTlsCertificate(config), /exists but does not hold cert\.pem and key\.pem; remove it/);
+});
+
+t.test('a client is answered with the ECDSA certificate unless it knows only RSA, and an installation made before it gets it on its next start', async (t) => {
+  const dataDir = join(dir, 'both');
+  const config = configFor(dataDir);
+  const first = await ensureTlsCertificate(config);
+  // As an earlier release left it: the RSA pair alone.
+  rmSync(join(dataDir, 'tls', 'ec'), { recursive: true });
+  const files = await ensureTlsCertificate(config);
+  t.equal(readFileSync(files.certPath, 'utf8'), readFileSync(first.certPath, 'utf8'), 'the RSA pair is kept');
+  t.ok(files.ec && readFileSync(files.ec.certPath, 'utf8').includes('BEGIN CERTIFICATE'), 'the ECDSA pair is made beside it');
+  const server = createServer({ ...readTls(files) }, (socket) => socket.end());
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  t.teardown(() => server.close());
+  const port = (server.address() as AddressInfo).port;
+  const served = (options: ConnectionOptions) =>
+    new Promise<string | undefined>((resolve, reject) => {
+      const socket = connect({ host: '127.0.0.1', port, rejectUnauthorized: false, ...options }, () => {
+        resolve(socket.getPeerX509Certificate()?.publicKey.asymmetricKeyType);
+        socket.destroy();
+      });
+      socket.once('error', reject);
+    });
+  t.equal(await served({}), 'ec', 'a current client gets ECDSA');
+  t.equal(await served({ sigalgs: 'rsa_pss_rsae_sha256:rsa_pkcs1_sha256' }), 'rsa', 'a client that knows only RSA gets RSA');
+  t.equal(await served({ maxVersion: 'TLSv1.2', ciphers: 'ECDHE-RSA-AES128-GCM-SHA256' }), 'rsa', 'an RSA-only TLS 1.2 cipher gets RSA');
 });

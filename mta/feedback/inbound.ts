@@ -3,6 +3,7 @@
 // Everything else is refused at RCPT, so the port can never relay. A report is recorded in the store with its
 // body before the 250 (not in this machine's files: any MTA's report worker may apply it), then a report
 // worker applies it: a crash between the two loses nothing, nor does the loss of this machine.
+import type { TlsPairs } from '../../shared/tls.js';
 import { randomBytes } from 'node:crypto';
 import { SMTPServer, type SMTPServerAddress, type SMTPServerDataStream, type SMTPServerSession } from 'smtp-server';
 import { answer, isListening, listenSmtp } from '../../shared/smtp-listen.js';
@@ -29,7 +30,7 @@ export const newReportId = (): string => `${Date.now().toString(36).padStart(9, 
 
 export interface MxListenerDeps {
   rt: Runtime;
-  tls: { key: Buffer; cert: Buffer };
+  tls: TlsPairs;
   verpSecret: Buffer;
   /** Called after each accepted report, so the worker need not wait for its next poll. */
   onReport(): void;
@@ -56,7 +57,7 @@ export class MxListener {
     return this.server !== null && isListening(this.server);
   }
 
-  reloadCertificate(tls: { key: Buffer; cert: Buffer }): void {
+  reloadCertificate(tls: TlsPairs): void {
     this.server?.updateSecureContext(tls);
   }
 

@@ -1,6 +1,7 @@
 // SMTP submission: smtp-server on the STARTTLS and implicit-TLS ports. AUTH (PLAIN, LOGIN) only over TLS,
 // the password being a sending key; no relay without it. Each refusal carries its SMTP reply code here,
 // where the decision is made. Accepted messages go through the same intake as HTTP sends.
+import type { TlsPairs } from '../../shared/tls.js';
 import { type SMTPServer, type SMTPServerAddress, type SMTPServerAuthentication, type SMTPServerDataStream, type SMTPServerSession } from 'smtp-server';
 import { answer, isListening, listenSmtp } from '../../shared/smtp-listen.js';
 import { PromptGreetingSmtpServer } from '../../shared/prompt-greeting.js';
@@ -37,7 +38,7 @@ export class SubmissionListener {
   constructor(
     private readonly rt: Runtime,
     private readonly core: Core,
-    private readonly tls: { key: Buffer; cert: Buffer },
+    private readonly tls: TlsPairs,
   ) {}
 
   async listen(host = '0.0.0.0'): Promise<void> {
@@ -52,7 +53,7 @@ export class SubmissionListener {
     return this.servers.length === starttlsPorts.length + tlsPorts.length && this.servers.every(isListening);
   }
 
-  reloadCertificate(tls: { key: Buffer; cert: Buffer }): void {
+  reloadCertificate(tls: TlsPairs): void {
     for (const server of this.servers) server.updateSecureContext(tls);
   }
 

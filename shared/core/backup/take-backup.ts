@@ -25,13 +25,19 @@ export interface BackupWritten {
   manifest: Omit<Manifest, 'files'> & { files: number; data_bytes: number };
 }
 
-type TlsPair = { source: 'configured' | 'self-signed'; cert: string; key: string };
+type TlsPair = { source: 'configured' | 'self-signed'; cert: string; key: string; ec: { cert: string; key: string } | null };
 
-/** The pair the MTA serves: the configured one, else the self-signed one made on first start (if it was). */
+/**
+ * The pair the MTA serves: the configured one, else the self-signed one made on first start (if it was), with
+ * the ECDSA pair made beside it (shared/tls.ts), so that a restored installation answers with the same certificates.
+ */
 function servedTls(config: Config): TlsPair | null {
-  if (config.tls.cert && config.tls.key) return { source: 'configured', cert: config.tls.cert, key: config.tls.key };
-  const pair = tlsPairIn(selfSignedTlsDir(config.dataDir));
-  return existsSync(pair.cert) && existsSync(pair.key) ? { source: 'self-signed', ...pair } : null;
+  if (config.tls.cert && config.tls.key) return { source: 'configured', cert: config.tls.cert, key: config.tls.key, ec: null };
+  const dir = selfSignedTlsDir(config.dataDir);
+  const pair = tlsPairIn(dir);
+  const ec = tlsPairIn(join(dir, 'ec'));
+  if (!existsSync(pair.cert) || !existsSync(pair.key)) return null;
+  return { source: 'self-signed', ...pair, ec: existsSync(ec.cert) && existsSync(ec.key) ? ec : null };
 }
 
 async function unreadable(path: string): Promise<string | null> {
@@ -50,7 +56,7 @@ async function preconditions(config: Config, to: string, tls: TlsPair | null): P
   if (!existsSync(masterKeyFile(config.dataDir))) return refusedBackup({ kind: 'no_master_key', path: masterKeyFile(config.dataDir) });
   if (!existsSync(dirname(to))) return refusedBackup({ kind: 'no_archive_dir', path: dirname(to) });
   if (existsSync(to)) return refusedBackup({ kind: 'archive_exists', path: to });
-  for (const path of tls ? [tls.cert, tls.key] : []) {
+  for (const path of tls ? [tls.cert, tls.key, ...(tls.ec ? [tls.ec.cert, tls.ec.key] : [])] : []) {
     const reason = await unreadable(path);
     if (reason) return refusedBackup({ kind: 'tls_unreadable', path, reason });
   }
@@ -88,6 +94,11 @@ async function stageData(config: Config, staged: string, tls: TlsPair | null): P
     const pair = tlsPairIn(selfSignedTlsDir(staged));
     await copyIn(tls.cert, pair.cert);
     await copyIn(tls.key, pair.key);
+    if (tls.ec) {
+      const ec = tlsPairIn(join(selfSignedTlsDir(staged), 'ec'));
+      await copyIn(tls.ec.cert, ec.cert);
+      await copyIn(tls.ec.key, ec.key);
+    }
   }
   return schemaVersion;
 }
