@@ -134,27 +134,27 @@ async function headersAndBodyHash(raw: Buffer): Promise<{ headers: MessageParser
 
 /** Bodies hashed natively at most this big; a larger one is hashed in slices that let the loop turn. */
 const MOST_HASHED_AT_ONCE = 4 * 1024 * 1024;
+
+/**
+ * What relaxed canonicalisation would change inside a body: a tab, a run of spaces, a space before CR, a CR not
+ * followed by LF, an LF not after CR. One scan of the body as a latin1 string (every byte one character) costs a
+ * third of a Buffer.indexOf walk line by line.
+ */
+const CHANGED_BY_RELAXING = /\t| {2}| \r|\r(?!\n)|(?<!\r)\n/;
 const CR = 0x0d;
 const LF = 0x0a;
-
-/** Whether every CR is followed by LF and every LF preceded by CR: the body's lines all end with CRLF. */
-function crlfOnly(body: Buffer): boolean {
-  for (let i = body.indexOf(CR); i !== -1; i = body.indexOf(CR, i + 2)) if (body[i + 1] !== LF) return false;
-  for (let i = body.indexOf(LF); i !== -1; i = body.indexOf(LF, i + 1)) if (i === 0 || body[i - 1] !== CR) return false;
-  return true;
-}
 
 /**
  * The relaxed body hash (RFC 6376 §3.4.4, as nodemailer's RelaxedBody computes it) of a body relaxed
  * canonicalisation leaves as it is but for the empty lines at its end and a missing final CRLF: no tab, no run of
  * spaces, no space before a line break or at the end, CRLF line breaks only. Those are found and hashed by
- * native code (Buffer.indexOf, one SHA-256 update) instead of nodemailer's byte loop, which was a tenth of the
+ * native code (one regular-expression scan, one SHA-256 update) instead of nodemailer's byte loop, which was a tenth of the
  * MTA's event loop at 100 KB. Null for any other body, which nodemailer's RelaxedBody hashes.
  */
 export function plainRelaxedBodyHash(body: Buffer): string | null {
-  if (body.length > MOST_HASHED_AT_ONCE || body.indexOf(0x09) !== -1 || body.indexOf('  ') !== -1 || body.indexOf(' \r') !== -1) return null;
+  if (body.length > MOST_HASHED_AT_ONCE) return null;
   const last = body[body.length - 1];
-  if (last === 0x20 || last === CR || !crlfOnly(body)) return null;
+  if (last === 0x20 || CHANGED_BY_RELAXING.test(body.toString('latin1'))) return null;
   // Empty lines at the end are ignored: drop each CRLF that ends an empty line (one after a CRLF, or at the start).
   let end = body.length;
   const crlfAt = (i: number) => i >= 0 && body[i] === CR && body[i + 1] === LF;
