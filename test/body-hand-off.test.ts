@@ -1,7 +1,7 @@
-// The bodies the MTA accepts are handed to its deliveries in memory (shared/core/body-hand-off.ts): taken once,
+// The bodies the MTA accepts are handed to its deliveries in memory (shared/intake/body-hand-off.ts): taken once,
 // bounded by bytes, and the store is read whenever a body is not there.
 import t from 'tap';
-import { BodyHandOff } from '../shared/core/body-hand-off.js';
+import { BodyHandOff } from '../shared/intake/body-hand-off.js';
 import { DeliveryMaterial } from '../shared/core/delivery-material.js';
 import type { Store } from '../shared/store/index.js';
 

@@ -1,13 +1,13 @@
 // What the MTA reads to send a recipient's copy: the message's stored body, its sending domain for the DKIM
 // key, and the sending pool (source address and EHLO name) of the team that sent it. A use case of its own so
 // that delivery reaches the store through the core, as every interface does, and the sending-pool rule is said once.
-// The body comes from memory when this MTA has just accepted it (body-hand-off.ts); a team's pool is read at
+// The body comes from memory when this MTA has just accepted it (intake/body-hand-off.ts); a team's pool is read at
 // most once per REUSED_FOR_MS.
 import type { Store } from '../store/index.js';
 import type { Config } from '../config.js';
 import type { Domain } from '../domain/sending-domain.js';
 import { LRUCache } from 'lru-cache';
-import type { BodyHandOff } from './body-hand-off.js';
+import type { BodyHandOff } from '../intake/body-hand-off.js';
 
 /** Where a team's mail leaves from: the EHLO name it greets with and, when its sending pool has one, the local address. */
 export interface SendingIdentity {

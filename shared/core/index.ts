@@ -41,7 +41,7 @@ import { CardPayments } from './payments.js';
 import type { CoreAdapters } from './ports/adapters.js';
 import { QueueControl } from './queue-control.js';
 import { DeliveryMaterial } from './delivery-material.js';
-import { BodyHandOff } from './body-hand-off.js';
+import { BodyHandOff } from '../intake/body-hand-off.js';
 import { Health } from './health.js';
 import { Onboarding } from './onboarding.js';
 
@@ -123,7 +123,7 @@ export { MTA_ADAPTERS, type ApiAdapters, type CoreAdapters, type MtaAdapters } f
  * outside services the process owns (the API's payment and DNS providers; the MTA has none). */
 /**
  * `deliversHere`: the process delivers what it accepts (the MTA), so the bodies it accepts are handed to its
- * deliveries in memory (body-hand-off.ts); the API's are read from the store by an MTA.
+ * deliveries in memory (intake/body-hand-off.ts); the API's are read from the store by an MTA.
  */
 export function createCore(rt: Runtime, queue: Queue, adapters: CoreAdapters, { deliversHere = false } = {}): Core {
   const disposable = new DisposableFilter(rt.config.disposableDomains);

@@ -2,7 +2,7 @@
 // It decides each recipient's first state (queued, suppressed, disposable), records message, recipients,
 // body and credits in one transaction (record.ts; committed and fsync'd), and only then enqueues them
 // (queue/queue.ts). Whatever answers the client (250, 200) does so after accept() resolves.
-import type { BodyHandOff } from '../core/body-hand-off.js';
+import type { BodyHandOff } from './body-hand-off.js';
 import { randomBytes } from 'node:crypto';
 import type { Store } from '../store/index.js';
 import type { Queue } from '../queue/queue.js';
@@ -64,7 +64,7 @@ export class Intake {
     private readonly store: Store,
     private readonly queue: Queue,
     private readonly disposable: DisposableFilter,
-    /** In the MTA, where a message's delivery reads the body it has just accepted (core/body-hand-off.ts). */
+    /** In the MTA, where a message's delivery reads the body it has just accepted (body-hand-off.ts). */
     private readonly handOff: BodyHandOff | null = null,
   ) {
     this.recorder = new MessageRecorder(store.transaction);
