@@ -16,7 +16,7 @@ import { answerHealth, type PartsInUse } from '../shared/health-endpoints.js';
 import { READINESS_PARTS, type Readiness } from '../shared/readiness.js';
 import { registry } from '../shared/metrics.js';
 import { createLogger, type Logger } from '../shared/log.js';
-import { STOP_GUARD_MS } from '../shared/service-process.js';
+import { onStop, STOP_GUARD_MS } from '../shared/service-process.js';
 import { explainBindError } from '../shared/listeners.js';
 import type { Config } from '../shared/config.js';
 
@@ -234,18 +234,7 @@ function started(worker: Worker): Promise<void> {
 export async function superviseWorkers(config: Config, count: number): Promise<void> {
   const log = createLogger('mta-supervisor', config.log.level);
   const supervisor = new Supervisor(config, count, log);
-  let stopping = false;
-  const stop = () => {
-    if (stopping) return;
-    stopping = true;
-    setTimeout(() => process.exit(1), STOP_GUARD_MS).unref();
-    void supervisor.stop().then(
-      () => process.exit(0),
-      () => process.exit(1),
-    );
-  };
-  process.on('SIGTERM', stop);
-  process.on('SIGINT', stop);
+  onStop(() => supervisor.stop());
   process.on('SIGHUP', () => supervisor.signalWorkers('SIGHUP'));
   try {
     await supervisor.start();

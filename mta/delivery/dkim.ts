@@ -13,6 +13,7 @@ import nodemailerSign from 'nodemailer/lib/dkim/sign';
 import { foldLines } from 'nodemailer/lib/mime-funcs';
 import { normalizeDomain } from 'nodemailer/lib/shared';
 import type { SecretBox } from '../../shared/secret-box.js';
+import { headerSectionEnd } from '../../shared/header-section.js';
 
 export interface DkimKey {
   domain: string;
@@ -109,23 +110,12 @@ function parsedWithNodemailer(raw: Buffer): Promise<{ headers: MessageParserHead
 }
 
 /**
- * Where nodemailer's MessageParser ends the header section: just past the LF of the first empty line (an LF
- * after an LF, or after CR LF), or -1 when there is none.
- */
-function headerEnd(raw: Buffer): number {
-  const lf = raw.indexOf('\n\n');
-  const crlf = raw.indexOf('\n\r\n');
-  const ends = [lf === -1 ? -1 : lf + 2, crlf === -1 ? -1 : crlf + 3].filter((end) => end >= 0);
-  return ends.length ? Math.min(...ends) : -1;
-}
-
-/**
  * The header lines and the relaxed body hash. Most bodies are hashed natively (plainRelaxedBodyHash): the
  * header section alone goes through nodemailer's parser. Any other body, and a message without an empty line
  * ending its header, go through nodemailer's parsers whole.
  */
 async function headersAndBodyHash(raw: Buffer): Promise<{ headers: MessageParserHeaderLine[]; bodyHash: string }> {
-  const end = headerEnd(raw);
+  const end = headerSectionEnd(raw);
   const bodyHash = end === -1 ? null : plainRelaxedBodyHash(raw.subarray(end));
   if (bodyHash === null) return parsedWithNodemailer(raw);
   const { headers } = await parsedWithNodemailer(raw.subarray(0, end));

@@ -1,5 +1,7 @@
 // Small edits to a received message's header section, done on the raw bytes so that every other header
 // (List-Unsubscribe included) passes through byte for byte: drop Bcc, add Message-ID and Date when missing.
+import { headerSectionEnd } from '../../shared/header-section.js';
+
 const HEADER_END = /\r?\n\r?\n/;
 
 export interface HeaderEdit {
@@ -8,12 +10,12 @@ export interface HeaderEdit {
 }
 
 /**
- * The text HEADER_END's first match lies in: up to the first LF that ends an empty line (found natively), so
- * that a large body is not made a string only to find where the header ends; the whole message when there is none.
+ * The text HEADER_END's first match lies in: up to the end of the header section (found natively), so that a
+ * large body is not made a string only to find where the header ends; the whole message when there is none.
  */
 function headerWindow(raw: Buffer): string {
-  const ends = [raw.indexOf('\n\n'), raw.indexOf('\n\r\n')].filter((i) => i !== -1).map((i) => i + (raw[i + 1] === 0x0a ? 2 : 3));
-  return raw.toString('latin1', 0, ends.length ? Math.min(...ends) : raw.length);
+  const end = headerSectionEnd(raw);
+  return raw.toString('latin1', 0, end === -1 ? raw.length : end);
 }
 
 /** Splits the raw message into header lines (each with its folded continuation lines) and the rest. */
