@@ -183,7 +183,11 @@ class Supervisor {
       if (req.url !== '/metrics') return void res.writeHead(404).end();
       this.aggregator.clusterMetrics().then(
         (body) => res.writeHead(200, { 'Content-Type': this.aggregator.contentType }).end(body),
-        () => res.writeHead(503).end(),
+        (err: unknown) => {
+          // prom-client rejects when a worker reports an error or misses its deadline: say which, once per scrape.
+          this.log.warn({ err }, 'a metrics scrape of the mta workers failed');
+          res.writeHead(503).end();
+        },
       );
     });
     await new Promise<void>((resolve, reject) => {

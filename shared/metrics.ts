@@ -50,7 +50,35 @@ export const metrics = {
   }),
 };
 
-let readDepth: () => Promise<Record<string, number>> = () => Promise.resolve({});
+/** How long a scrape waits for a store read before answering with the figures it last read. */
+const STORE_READ_WAIT_MS = 1_000;
+
+/**
+ * A gauge's figures read from the store on scrape. A scrape never fails or waits long because of the store:
+ * a read that fails, or is still running after STORE_READ_WAIT_MS, leaves the figures last read (the late read
+ * still updates them when it lands). Under an MTA's supervisor, a worker that missed prom-client's deadline
+ * would fail the whole scrape of every worker.
+ */
+class StoreFigures {
+  private last: Record<string, number> = {};
+  private inFlight: Promise<void> | undefined;
+  read: () => Promise<Record<string, number>> = () => Promise.resolve({});
+
+  async current(): Promise<Record<string, number>> {
+    this.inFlight ??= this.read()
+      .then(
+        (figures) => void (this.last = figures),
+        () => undefined,
+      )
+      .finally(() => (this.inFlight = undefined));
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([this.inFlight, new Promise<void>((resolve) => (timer = setTimeout(resolve, STORE_READ_WAIT_MS)))]);
+    clearTimeout(timer);
+    return this.last;
+  }
+}
+
+const queueDepth = new StoreFigures();
 
 new Gauge({
   name: 'tern_queue_recipients',
@@ -60,12 +88,13 @@ new Gauge({
   labelNames: ['state'],
   registers: [registry],
   async collect() {
+    const figures = await queueDepth.current();
     this.reset();
-    for (const [state, n] of Object.entries(await readDepth())) this.set({ state }, n);
+    for (const [state, n] of Object.entries(figures)) this.set({ state }, n);
   },
 });
 
-let readRecipients: () => Promise<Record<string, number>> = () => Promise.resolve({});
+const recipientFigures = new StoreFigures();
 
 /** The days tern_recipients counts: the dashboard's default period. */
 export const RECIPIENT_GAUGE_DAYS = 30;
@@ -78,7 +107,7 @@ new Gauge({
   labelNames: ['status'],
   registers: [registry],
   async collect() {
-    const figures = await readRecipients();
+    const figures = await recipientFigures.current();
     this.reset();
     for (const [status, n] of Object.entries(figures)) this.set({ status }, n);
   },
@@ -86,12 +115,12 @@ new Gauge({
 
 /** Where the recipients gauge reads from on every scrape (the platform statistics of the core). */
 export function measureRecipients(read: () => Promise<Record<string, number>>): void {
-  readRecipients = read;
+  recipientFigures.read = read;
 }
 
 /** Where the queue-depth gauge reads from on every scrape (the MTA's store). */
 export function measureQueueDepth(read: () => Promise<Record<string, number>>): void {
-  readDepth = read;
+  queueDepth.read = read;
 }
 
 /** Observes one HTTP request once its response is finished. */

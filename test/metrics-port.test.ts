@@ -28,3 +28,24 @@ t.test("with TERNMAIL_API_METRICS_PORT the API's metrics are scraped on that por
   t.equal((await fetch(`http://127.0.0.1:${port}/readyz`)).status, 200, '/readyz there too');
   t.equal((await fetch(`${h.url}/metrics`)).status, 404, 'still not on the API port');
 });
+
+t.test('a scrape answers even when a store read behind a gauge fails or hangs, with the figures last read', async (t) => {
+  const { measureQueueDepth, metricsText } = await import('../shared/metrics.js');
+  t.teardown(() => measureQueueDepth(() => Promise.resolve({})));
+  measureQueueDepth(() => Promise.resolve({ queued: 7 }));
+  t.match((await metricsText()).body, /tern_queue_recipients\{state="queued"\} 7/, 'a read that lands is shown');
+
+  measureQueueDepth(() => Promise.reject(new Error('the store is gone')));
+  t.match((await metricsText()).body, /tern_queue_recipients\{state="queued"\} 7/, 'a failed read leaves the figures last read');
+
+  let land: (figures: Record<string, number>) => void = () => undefined;
+  measureQueueDepth(() => new Promise((resolve) => (land = resolve)));
+  const started = Date.now();
+  const scraped = await metricsText();
+  t.ok(Date.now() - started < 3_000, `a hanging read does not hold the scrape (${Date.now() - started} ms)`);
+  t.match(scraped.body, /tern_queue_recipients\{state="queued"\} 7/);
+  t.match(scraped.body, /tern_process_process_cpu_seconds_total/, 'the other metrics are there');
+  land({ queued: 9 });
+  await new Promise((resolve) => setImmediate(resolve));
+  t.match((await metricsText()).body, /tern_queue_recipients\{state="queued"\} 9/, 'the late read updates the figures when it lands');
+});
