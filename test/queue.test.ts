@@ -213,3 +213,26 @@ t.test("a released lease is due again on the schedule at the next sweep, not at 
   await b.queue.sweep(0);
   t.equal((await b.queue.claim(10, 60_000))[0]?.id, id, 'the sweep moved it forward to its time in the store');
 });
+
+t.test('an entry the schedule pops too early (a stale rebuild moved it forward) goes back at the time the store has', async (t) => {
+  const { a, b, redis, teamId, domainId } = await twoWorkers(t);
+  const entry = async (id: number) => redis.zscore(redisKeys.queueDue(), String(id));
+  const deferredId = await queued(a, teamId, domainId, 'm10');
+  const leasedId = await queued(a, teamId, domainId, 'm11');
+  const leases = await a.queue.claim(10, 60_000);
+  const retryAt = Date.now() + 120_000;
+  await a.queue.finish([
+    result(
+      leases.find((l) => l.id === deferredId)!,
+      'deferred',
+      '451 later',
+      { nextAttemptAt: retryAt },
+    ),
+  ]);
+  const leaseEnd = Number(await entry(leasedId));
+  // Another worker's rebuild read both before A claimed them, and its 'LT' add lands after: both due now.
+  await redis.zadd(redisKeys.queueDue(), 'LT', Date.now() - 1, String(deferredId), Date.now() - 1, String(leasedId));
+  t.same(await b.queue.claim(10, 60_000), [], 'B pops both and claims neither: one is not due, one is leased');
+  t.equal(Number(await entry(deferredId)), retryAt, 'the deferred one waits again for its next attempt');
+  t.equal(Number(await entry(leasedId)), leaseEnd, "the leased one waits again for its lease's end");
+});

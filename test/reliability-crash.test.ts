@@ -1,7 +1,7 @@
 // Crashes during a run, with real processes (dist/): kill -9 of the MTA, then the loss of Redis (killed
-// and restarted from its AOF, then replaced by an empty one). Every message that was acknowledged is
-// delivered, few twice, and no recipient is left leased.
-import t from 'tap';
+// and restarted from its AOF, then replaced by an empty one; with one MTA process and with two workers).
+// Every message that was acknowledged is delivered, few twice, and no recipient is left leased.
+import t, { type Test } from 'tap';
 import { Redis } from 'ioredis';
 import { countSink, httpLoad, waitDelivered, waitSettled } from './helpers/acknowledged-load.js';
 import { startDeployment } from './helpers/processes.js';
@@ -96,8 +96,12 @@ t.test('kill -9 of the MTA during a 1,000-message SMTP run loses no acknowledged
   t.ok(counted.redelivered <= 25, `few duplicates after kill -9 (${counted.redelivered})`);
 });
 
-t.test('Redis killed during a run, restarted from its AOF and then replaced by an empty one, loses nothing acknowledged', async (t) => {
-  const d = await startDeployment({ config: { delivery: { leaseS: 5 } }, env: { TERNMAIL_RETRY_DELAYS_S: '1' } });
+t.test('Redis killed during a run, restarted from its AOF and then replaced by an empty one, loses nothing acknowledged', (t) => redisLossRun(t, 1));
+
+t.test('the same loss of Redis with an MTA of two worker processes loses nothing acknowledged either', (t) => redisLossRun(t, 2));
+
+async function redisLossRun(t: Test, workers: number): Promise<void> {
+  const d = await startDeployment({ config: { delivery: { leaseS: 5 }, mta: { workers } }, env: { TERNMAIL_RETRY_DELAYS_S: '1' } });
   t.teardown(() => d.close());
   await d.startApi();
   const sender = await d.sender('redis.example.com');
@@ -172,4 +176,4 @@ t.test('Redis killed during a run, restarted from its AOF and then replaced by a
     `schedule back in the empty Redis ${rescheduledAt - replacedAt} ms after it started; deferred ones delivered ${deliveredAt - releasedAt} ms after the sink accepted them; duplicates: ${counted.redelivered}`,
   );
   t.ok(counted.redelivered <= 10, `few duplicates (${counted.redelivered})`);
-});
+}

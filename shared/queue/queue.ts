@@ -96,24 +96,28 @@ export class Queue {
   }
 
   /**
-   * Takes up to `max` due recipients off the schedule and leases them for `leaseMs` under a new token. An id
-   * the schedule had but the store no longer finds due (finished, or leased by a live worker) is dropped.
+   * Takes up to `max` due recipients off the schedule and leases them for `leaseMs` under a new token.
    * Each claimed recipient goes back on the schedule at its lease's end: if this worker dies with it, any
    * other worker claims it as soon as the lease runs out, not a sweep later. A result takes that entry off.
+   * An id the store does not find due is put back at the time the store has for it (its next attempt, or
+   * another worker's lease's end), or dropped when it has left the queue: a stale rebuild by another process
+   * can move an entry forward, and dropping it would leave the recipient to the sweep, a minute late.
    */
   async claim(max: number, leaseMs: number): Promise<DueRecipient[]> {
     const now = Date.now();
     const ids = await this.schedule.popDue(now, max);
     if (!ids.length) return [];
     const claimed = await this.store.claim(ids, now, now + leaseMs, this.newToken());
+    const leased = claimed.map((r) => ({ id: r.id, due: now + leaseMs }));
+    const taken = new Set(claimed.map((r) => r.id));
+    const notDue = ids.filter((id) => !taken.has(id));
     // Not watched now (Redis away), the lease is found by the sweep once it has run out.
-    await this.schedule
-      .add(
-        claimed.map((r) => ({ id: r.id, due: now + leaseMs })),
-        null,
-      )
-      .catch(() => undefined);
+    await Promise.all([this.schedule.add(leased, null), notDue.length ? this.putBack(notDue) : undefined]).catch(() => undefined);
     return claimed;
+  }
+
+  private async putBack(ids: readonly number[]): Promise<void> {
+    await this.schedule.add(await this.store.inFlightOf(ids), 'LT');
   }
 
   /**

@@ -68,6 +68,8 @@ export interface QueueRepository {
   overdue(before: number, limit: number): Promise<Array<{ id: number; due: number }>>;
   /** Every recipient still in flight and when it is due: what the schedule is rebuilt from. */
   inFlight(): Promise<Array<{ id: number; due: number }>>;
+  /** Those of `ids` still in flight, and when each is due (an entry the schedule gave up too early is put back at it). */
+  inFlightOf(ids: readonly number[]): Promise<Array<{ id: number; due: number }>>;
   /** Recipients in the queue (in flight or held), by state, every state listed (0 when none). */
   countInFlight(): Promise<Record<string, number>>;
 }

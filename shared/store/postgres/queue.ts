@@ -104,6 +104,16 @@ export class PgQueueStore implements QueueRepository {
     return rows.map(decodeDue);
   }
 
+  async inFlightOf(ids: readonly number[]): Promise<Array<{ id: number; due: number }>> {
+    if (!ids.length) return [];
+    const rows = await this.sql.all(
+      `SELECT id, CASE WHEN state = 'sending' THEN COALESCE(lease_until, 0) ELSE COALESCE(next_attempt_at, 0) END AS due
+       FROM recipients WHERE id = ANY($1) AND state IN ('queued', 'sending', 'deferred') ORDER BY id`,
+      [ids],
+    );
+    return rows.map(decodeDue);
+  }
+
   /** The queue's depth by state (in flight, and held), every state listed; each part reads its own partial index. */
   async countInFlight(): Promise<Record<string, number>> {
     const rows = await this.sql.all(

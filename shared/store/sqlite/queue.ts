@@ -92,6 +92,15 @@ export class QueueStore implements QueueRepository {
     );
   }
 
+  async inFlightOf(ids: readonly number[]): Promise<Array<{ id: number; due: number }>> {
+    if (!ids.length) return [];
+    return this.sql.all<{ id: number; due: number }>(
+      `SELECT id, CASE WHEN state = 'sending' THEN COALESCE(lease_until, 0) ELSE COALESCE(next_attempt_at, 0) END AS due
+       FROM recipients WHERE id IN (${ids.map(() => '?').join(',')}) AND state IN ('queued', 'sending', 'deferred') ORDER BY id`,
+      [...ids],
+    );
+  }
+
   /**
    * The queue's depth: recipients in the queue, by state (in flight, and held), every one of them listed (0 when
    * none). Each part reads its own partial index (recipients_in_flight, recipients_held), so it costs the size

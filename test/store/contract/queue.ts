@@ -67,6 +67,20 @@ export const queueChecks: ContractCheck[] = [
     t.same(await store.queue.countInFlight(), { queued: 0, sending: 0, deferred: 1, held: 0 });
   }),
 
+  check('inFlightOf answers the asked recipients still in flight with their due times, and none that left the queue', async (t, engine) => {
+    const { store } = await engine.open(t);
+    const team = await accountOf(store, 10);
+    const now = Date.now();
+    const [leasedId, sentId, waitingId] = await leased(store, team, ['bob@dest.test', 'ann@dest.test', 'cy@dest.test'], 'lease-1', { until: now + 5_000 });
+    await store.queue.release([{ id: waitingId!, leaseToken: 'lease-1' }], now + 7);
+    await finishAlone(store.transaction, [result(sentId!, 'lease-1', 'sent')]);
+    t.same(await store.queue.inFlightOf([waitingId!, sentId!, leasedId!, 999_999]), [
+      { id: leasedId!, due: now + 5_000 },
+      { id: waitingId!, due: now + 7 },
+    ]);
+    t.same(await store.queue.inFlightOf([]), []);
+  }),
+
   check('a result repeated under the same token is applied once: one attempt, one event, one refund', async (t, engine) => {
     const { store } = await engine.open(t);
     const team = await accountOf(store, 10);
