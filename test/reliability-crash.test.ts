@@ -116,24 +116,8 @@ async function redisLossRun(t: Test, workers: number): Promise<void> {
   d.sink.rcptReply = (address) => (address.startsWith('later') && !released ? { code: 451, message: '4.7.1 try later' } : null);
   const to = (n: number) => (n % 5 === 0 ? `later${n}@dest.test` : `now${n}@dest.test`);
 
-  let acked = 0;
-  let events = Promise.resolve();
-  let replacedAt = 0;
-  let rescheduledAt = 0;
-  const onAck = () => {
-    acked++;
-    if (acked === 150) events = events.then(() => d.redisOutage(1_500, 'from-aof'));
-    if (acked === 400) {
-      events = events.then(async () => {
-        await d.redisOutage(1_500, 'empty');
-        replacedAt = Date.now();
-        // The deferred recipients reappear in the new Redis: the MTA rebuilt its schedule.
-        const deadline = replacedAt + 30_000;
-        while ((await probe.zcard(redisKeys.queueDue())) === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
-        rescheduledAt = Date.now();
-      });
-    }
-  };
+  const outages = redisOutagesDuringLoad(d, probe);
+  const onAck = () => outages.onAck();
   const [smtp, viaHttp] = await Promise.all([
     runLoad({
       port: d.starttlsPort,
@@ -146,7 +130,7 @@ async function redisLossRun(t: Test, workers: number): Promise<void> {
     }),
     httpLoad({ apiUrl: d.apiUrl, key: sender.sendingKey, from: 'app@redis.example.com', first: 10_000, count: 200, concurrency: 3, to, onAck }),
   ]);
-  await events;
+  const { replacedAt, rescheduledAt } = await outages.done();
   t.ok(replacedAt > 0, 'Redis was replaced by an empty one mid-run');
   t.same(smtp.unacknowledged, [], 'every SMTP message was eventually acknowledged');
   t.notOk(
@@ -176,4 +160,30 @@ async function redisLossRun(t: Test, workers: number): Promise<void> {
     `schedule back in the empty Redis ${rescheduledAt - replacedAt} ms after it started; deferred ones delivered ${deliveredAt - releasedAt} ms after the sink accepted them; duplicates: ${counted.redelivered}`,
   );
   t.ok(counted.redelivered <= 10, `few duplicates (${counted.redelivered})`);
+}
+
+/** Redis lost twice as acknowledgements come: killed and restarted from its AOF at the 150th, replaced by an empty one at the 400th. */
+function redisOutagesDuringLoad(
+  d: Awaited<ReturnType<typeof startDeployment>>,
+  probe: Redis,
+): { onAck(): void; done(): Promise<{ replacedAt: number; rescheduledAt: number }> } {
+  let acked = 0;
+  let events = Promise.resolve();
+  let replacedAt = 0;
+  let rescheduledAt = 0;
+  const onAck = () => {
+    acked++;
+    if (acked === 150) events = events.then(() => d.redisOutage(1_500, 'from-aof'));
+    if (acked === 400) {
+      events = events.then(async () => {
+        await d.redisOutage(1_500, 'empty');
+        replacedAt = Date.now();
+        // The deferred recipients reappear in the new Redis: the MTA rebuilt its schedule.
+        const deadline = replacedAt + 30_000;
+        while ((await probe.zcard(redisKeys.queueDue())) === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+        rescheduledAt = Date.now();
+      });
+    }
+  };
+  return { onAck, done: async () => (await events, { replacedAt, rescheduledAt }) };
 }
