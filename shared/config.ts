@@ -203,6 +203,24 @@ const ConfigSchema = Obj({
   log: Obj({ level: Type.Unsafe<LogLevel>({ type: 'string', enum: [...LOG_LEVELS] }) }),
   /** Dashboard users: the owner made at first start, cookie and session lifetimes, login throttling. The
    * session and per-email figures are defaults an account's login settings may override (within bounds). */
+  /**
+   * The support portal (tern-support/v1): the products and priorities a ticket may name (the portal's form
+   * offers them, GET /portal-config lists them), the priority a ticket without one gets, and the files a ticket may
+   * carry (each at most `maxBytes`, of one of `types`, at most `perMessage` on a ticket or a response).
+   */
+  support: Obj({
+    products: Type.Array(Obj({ id: Type.String({ pattern: '^[a-z0-9_-]{1,40}$' }), title: Type.String({ minLength: 1, maxLength: 100 }) }), { maxItems: 50 }),
+    priorities: Type.Array(Obj({ id: Type.String({ pattern: '^[a-z0-9_-]{1,40}$' }), title: Type.String({ minLength: 1, maxLength: 100 }) }), {
+      minItems: 1,
+      maxItems: 10,
+    }),
+    defaultPriority: Type.String({ minLength: 1 }),
+    attachments: Obj({
+      maxBytes: Type.Integer({ minimum: 1, maximum: 20 * 1024 * 1024 }),
+      types: Type.Array(Type.String({ pattern: '^[a-z]+/[a-z0-9.+-]+$' }), { minItems: 1 }),
+      perMessage: Type.Integer({ minimum: 1, maximum: 20 }),
+    }),
+  }),
   dashboard: Obj({
     ownerEmail: Type.String({ minLength: 3, maxLength: 254 }),
     /** scheme://host[:port] the dashboard is reached at, for links in mail Tern sends (invitations); null: the

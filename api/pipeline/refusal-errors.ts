@@ -56,6 +56,8 @@ export function dashboardErrorFor(refusal: ManagementRefusal): DashboardError {
       return dashboardError('rest_payment_failed', refusal.reason);
     case 'no_saved_card':
       return dashboardError('rest_no_saved_card', 'The account has no saved card: save one first.');
+    case 'ticket_state':
+      return dashboardError(refusal.closed ? 'rest_support_ticket_closed' : 'rest_support_ticket_not_closed', refusal.message);
     case 'suppressed_addresses':
       return dashboardError('rest_suppressed_addresses', `Not sent again: on the suppression list: ${refusal.emails.join(', ')}.`, { emails: refusal.emails });
   }

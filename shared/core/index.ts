@@ -44,6 +44,8 @@ import { DeliveryMaterial } from './delivery-material.js';
 import { BodyHandOff } from '../intake/body-hand-off.js';
 import { Health } from './health.js';
 import { Onboarding } from './onboarding.js';
+import { SupportTickets } from './support/tickets.js';
+import { ResponseMail } from './support/response-mail.js';
 
 export type { PageOf, PageRequest } from '../store/paging.js';
 export type * from './identity/index.js';
@@ -115,6 +117,8 @@ export interface Core extends Identity {
   readonly health: Health;
   /** A new team's first steps (the Overview's checklist) and the SMTP settings its keys are used with. */
   readonly onboarding: Onboarding;
+  /** Support tickets between an account's users and the platform's operators (the tern-support/v1 namespace). */
+  readonly supportTickets: SupportTickets;
 }
 
 export { MTA_ADAPTERS, type ApiAdapters, type CoreAdapters, type MtaAdapters } from './ports/adapters.js';
@@ -176,5 +180,6 @@ export function createCore(rt: Runtime, queue: Queue, adapters: CoreAdapters, { 
     deliveryMaterial: new DeliveryMaterial(rt.store, rt.config, handOff),
     health: new Health(rt),
     onboarding: new Onboarding(rt),
+    supportTickets: new SupportTickets(rt, new ResponseMail(rt.config, systemMail)),
   };
 }

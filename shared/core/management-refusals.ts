@@ -1,6 +1,18 @@
 // Why a management use case (domains, keys, teams, webhooks, suppressions) refused: one closed set that
 // /v2 (http/admin/refusal-errors.ts) and, later, the dashboard each translate into their own error shape.
-export type ManagedThing = 'domain' | 'team' | 'sending_key' | 'admin_key' | 'webhook' | 'suppression' | 'message' | 'invoice' | 'payment';
+export type ManagedThing =
+  | 'domain'
+  | 'team'
+  | 'sending_key'
+  | 'admin_key'
+  | 'webhook'
+  | 'suppression'
+  | 'message'
+  | 'invoice'
+  | 'payment'
+  | 'support_ticket'
+  | 'support_response'
+  | 'support_attachment';
 
 export type ManagementRefusal =
   /** Missing, or outside the caller's reach: the two answer alike, so nothing reveals what exists. */
@@ -33,7 +45,9 @@ export type ManagementRefusal =
   /** The addresses chosen are on their team's suppression list: never sent again (a requeue). */
   | { kind: 'suppressed_addresses'; emails: string[] }
   /** Tern cannot send mail itself now: no system sender is configured, or its domain is not a verified one. */
-  | { kind: 'system_mail_unavailable'; reason: string };
+  | { kind: 'system_mail_unavailable'; reason: string }
+  /** A support ticket is closed (it takes no response and cannot be closed again) or, for a re-open, not closed. */
+  | { kind: 'ticket_state'; closed: boolean; message: string };
 
 /** One field a change breaks, and why (worded with the field's name, as the REST routes answer it). */
 export interface FieldProblem {

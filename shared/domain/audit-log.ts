@@ -17,11 +17,16 @@ export const AUDIT_ACTIONS = [
   'queue.purge',
   'queue.requeue',
   'system_mail.sender',
+  'ticket.respond',
+  'ticket.close',
+  'ticket.reopen',
+  'support.settings',
+  'support_doc.create',
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 
 /** The kinds of thing an action is done to. */
-export const AUDIT_TARGET_KINDS = ['tenant', 'invitation', 'queue', 'platform'] as const;
+export const AUDIT_TARGET_KINDS = ['tenant', 'invitation', 'queue', 'platform', 'ticket', 'support_doc'] as const;
 export type AuditTargetKind = (typeof AUDIT_TARGET_KINDS)[number];
 
 /** A value as JSON holds it: what a snapshot of a target is made of. */

@@ -27,6 +27,7 @@ import type { DatabaseBackup } from './database-backup.js';
 import type { LogLoading } from './log-loader.js';
 import type { SystemRepository } from './system.js';
 import type { IdempotencyRepository } from './idempotency.js';
+import type { SupportRepository } from './support.js';
 import type { Transaction } from './unit-of-work.js';
 import { openSqliteStore } from './sqlite/open.js';
 import { sqliteDatabaseBackup } from './sqlite/online-backup.js';
@@ -84,6 +85,8 @@ export interface Store {
   readonly system: SystemRepository;
   /** Replies of sends made with an Idempotency-Key, when kept in the database (idempotency.store). */
   readonly idempotency: IdempotencyRepository;
+  /** Support tickets, their responses and attachments, the docs operators suggest, where tickets go. */
+  readonly support: SupportRepository;
   /** The unit of work: row operations bound to one transaction, for writes whose effects the queue module decides. */
   readonly transaction: Transaction;
   close(): Promise<void>;

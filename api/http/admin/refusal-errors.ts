@@ -47,6 +47,9 @@ export function adminErrorFor(refusal: ManagementRefusal): AdminError {
     // Requeue is the platform operators' (dashboard and CLI); /v2 never meets it, but says it plainly.
     case 'suppressed_addresses':
       return adminError('validation_failed', `On the suppression list: ${refusal.emails.join(', ')}`);
+    // Support tickets are the dashboard's; /v2 never meets them, but says it plainly.
+    case 'ticket_state':
+      return adminError('validation_failed', refusal.message);
     // Card payments are the dashboard's; /v2 never asks for them.
     case 'payments_offline':
     case 'payment_failed':

@@ -567,12 +567,68 @@ CREATE TABLE idempotency_replies (
 CREATE INDEX idempotency_replies_expiry ON idempotency_replies(expires_at);
 `;
 
+/** Migration 38's tables (the support namespace), as SQLite's. */
+const SUPPORT_SCHEMA = `
+CREATE TABLE support_tickets (
+  id BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+  team_id BIGINT NOT NULL REFERENCES teams(id),
+  opened_by BIGINT REFERENCES users(id) ON DELETE SET NULL,
+  title TEXT NOT NULL,
+  content TEXT NOT NULL,
+  product TEXT,
+  priority TEXT NOT NULL,
+  status TEXT NOT NULL DEFAULT 'new' CHECK (status IN ('new', 'active', 'closed')),
+  response_count BIGINT NOT NULL DEFAULT 0,
+  closed_by BIGINT REFERENCES users(id) ON DELETE SET NULL,
+  closed_at TEXT,
+  created_at TEXT NOT NULL,
+  updated_at TEXT NOT NULL
+);
+CREATE INDEX support_tickets_by_team ON support_tickets(team_id, id);
+CREATE INDEX support_tickets_by_status ON support_tickets(status, id);
+CREATE TABLE support_responses (
+  id BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+  ticket_id BIGINT NOT NULL REFERENCES support_tickets(id),
+  author_id BIGINT REFERENCES users(id) ON DELETE SET NULL,
+  author_kind TEXT NOT NULL CHECK (author_kind IN ('customer', 'agent')),
+  content TEXT NOT NULL,
+  feedback TEXT CHECK (feedback IN ('like', 'dislike')),
+  created_at TEXT NOT NULL
+);
+CREATE INDEX support_responses_by_ticket ON support_responses(ticket_id, id);
+CREATE TABLE support_attachments (
+  id BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+  uploaded_by BIGINT REFERENCES users(id) ON DELETE SET NULL,
+  ticket_id BIGINT REFERENCES support_tickets(id),
+  response_id BIGINT REFERENCES support_responses(id),
+  file_name TEXT NOT NULL,
+  content_type TEXT NOT NULL,
+  size BIGINT NOT NULL,
+  content BYTEA NOT NULL,
+  created_at TEXT NOT NULL
+);
+CREATE INDEX support_attachments_by_ticket ON support_attachments(ticket_id, id);
+CREATE TABLE support_docs (
+  id BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+  title TEXT NOT NULL,
+  link TEXT NOT NULL,
+  created_by BIGINT REFERENCES users(id) ON DELETE SET NULL,
+  created_at TEXT NOT NULL
+);
+`;
+
 export const PG_MIGRATIONS: readonly PgMigration[] = [
   {
     // SQLite's schema as migration 36 left it, in one step: a PostgreSQL database starts where SQLite is.
     version: 36,
     name: 'baseline: the schema of SQLite migration 36',
     sql: [ACCOUNTS, MESSAGES, QUEUE, FIGURES, USERS, LEDGER].join('\n'),
+  },
+  {
+    // SQLite's migration 38: support tickets, responses, attachments and docs. (37 is the main line's.)
+    version: 38,
+    name: 'support tickets, their responses and attachments, and the docs operators suggest',
+    sql: SUPPORT_SCHEMA,
   },
 ];
 

@@ -15,6 +15,7 @@ import { PgAdminTeamStore } from './admin-teams.js';
 import { PgTeamStore } from './teams.js';
 import { PgCreditLedgerStore } from './credits.js';
 import { PgIdempotencyStore } from './idempotency.js';
+import { PgSupportStore } from './support.js';
 import { PgSessionStore } from './sessions.js';
 import { PgApplicationPasswordStore } from './application-passwords.js';
 import { PgAuthLogStore, PgLoginSettingsStore } from './login-security.js';
@@ -69,6 +70,7 @@ export async function openPostgresStore(url: string, options: PoolOptions = {}):
     billing: new PgBillingStore(sql),
     payments: new PgPaymentStore(sql),
     idempotency: new PgIdempotencyStore(sql),
+    support: new PgSupportStore(sql),
     close: () => sql.close(),
   };
 }

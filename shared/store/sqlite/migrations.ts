@@ -59,6 +59,56 @@ const countOld31 = `  UPDATE recipient_counts SET n = n - 1 WHERE (team_id, day,
   UPDATE message_statuses SET n = n - 1 WHERE message_rowid = (SELECT rowid FROM messages WHERE id = OLD.message_id) AND status = ${figure31('OLD')};
   DELETE FROM message_statuses WHERE message_rowid = (SELECT rowid FROM messages WHERE id = OLD.message_id) AND status = ${figure31('OLD')} AND n <= 0;`;
 
+/** Migration 38's tables (the support namespace). */
+const SUPPORT_SCHEMA = `
+CREATE TABLE support_tickets (
+  id INTEGER PRIMARY KEY,
+  team_id INTEGER NOT NULL REFERENCES teams(id),
+  opened_by INTEGER REFERENCES users(id) ON DELETE SET NULL,
+  title TEXT NOT NULL,
+  content TEXT NOT NULL,
+  product TEXT,
+  priority TEXT NOT NULL,
+  status TEXT NOT NULL DEFAULT 'new' CHECK (status IN ('new', 'active', 'closed')),
+  response_count INTEGER NOT NULL DEFAULT 0,
+  closed_by INTEGER REFERENCES users(id) ON DELETE SET NULL,
+  closed_at TEXT,
+  created_at TEXT NOT NULL,
+  updated_at TEXT NOT NULL
+);
+CREATE INDEX support_tickets_by_team ON support_tickets(team_id, id);
+CREATE INDEX support_tickets_by_status ON support_tickets(status, id);
+CREATE TABLE support_responses (
+  id INTEGER PRIMARY KEY,
+  ticket_id INTEGER NOT NULL REFERENCES support_tickets(id),
+  author_id INTEGER REFERENCES users(id) ON DELETE SET NULL,
+  author_kind TEXT NOT NULL CHECK (author_kind IN ('customer', 'agent')),
+  content TEXT NOT NULL,
+  feedback TEXT CHECK (feedback IN ('like', 'dislike')),
+  created_at TEXT NOT NULL
+);
+CREATE INDEX support_responses_by_ticket ON support_responses(ticket_id, id);
+CREATE TABLE support_attachments (
+  id INTEGER PRIMARY KEY,
+  uploaded_by INTEGER REFERENCES users(id) ON DELETE SET NULL,
+  ticket_id INTEGER REFERENCES support_tickets(id),
+  response_id INTEGER REFERENCES support_responses(id),
+  file_name TEXT NOT NULL,
+  content_type TEXT NOT NULL,
+  size INTEGER NOT NULL,
+  content BLOB NOT NULL,
+  created_at TEXT NOT NULL
+);
+CREATE INDEX support_attachments_by_ticket ON support_attachments(ticket_id, id);
+CREATE TABLE support_docs (
+  id INTEGER PRIMARY KEY,
+  title TEXT NOT NULL,
+  link TEXT NOT NULL,
+  created_by INTEGER REFERENCES users(id) ON DELETE SET NULL,
+  created_at TEXT NOT NULL
+);
+`;
+
 export const MIGRATIONS: readonly Migration[] = [
   {
     version: 1,
@@ -1134,6 +1184,18 @@ ALTER TABLE inbound_reports ADD COLUMN body BLOB;
 ALTER TABLE inbound_reports ADD COLUMN claim_token TEXT;
 ALTER TABLE inbound_reports ADD COLUMN claimed_until INTEGER;
 `,
+  },
+  {
+    version: 38,
+    name: 'support tickets, their responses and attachments, and the docs operators suggest',
+    // Tickets between an account's users and the platform's operators (the support namespace, tern-support/v1):
+    // each ticket on the team it was opened on; responses from either side, an agent's response carrying the
+    // customer's vote; uploaded files kept in the database (bound to nothing until the ticket or response they
+    // were uploaded for is sent); the docs operators suggest. Where tickets go is a row of platform_settings.
+    // Version 37 is the main line's (being added at the same time); this branch leaves it out.
+    // PostgreSQL: the same tables (content BYTEA), migration 38.
+    sql: `
+${SUPPORT_SCHEMA}`,
   },
 ];
 

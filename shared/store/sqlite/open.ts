@@ -30,6 +30,7 @@ import { AdminDomainStore } from './admin-domains.js';
 import { PasswordResetStore } from './password-resets.js';
 import { SystemStore } from './system.js';
 import { IdempotencyStore } from './idempotency.js';
+import { SupportStore } from './support.js';
 import { SqliteUnitOfWork } from './unit-of-work.js';
 import type { Store } from '../index.js';
 
@@ -75,6 +76,7 @@ export async function openSqliteStore(dataDir: string): Promise<Store> {
     passwordResets: new PasswordResetStore(sql),
     system: new SystemStore(sql),
     idempotency: new IdempotencyStore(sql),
+    support: new SupportStore(sql),
     // Grouped: many callers' units share one transaction and one fsync, each in its own savepoint.
     transaction: (work) => sql.grouped((q) => work(new SqliteUnitOfWork(q))),
     close: () => sql.close(),

@@ -1,0 +1,14 @@
+// Where tickets go, as both engines keep it: one platform setting whose value is JSON text.
+import { Type } from '@sinclair/typebox';
+import { jsonDecoder, Nullable, type Row } from './decode.js';
+import type { SupportSettings } from '../domain/support.js';
+
+const decodeValue = jsonDecoder('support settings', Type.Object({ forward_url: Nullable(Type.String()) }));
+
+/** The setting's row (value, updated_at), or the default when none is stored: kept in Tern only. */
+export function decodeSettings(row: Row | undefined): SupportSettings {
+  if (!row || typeof row.value !== 'string') return { forwardUrl: null, updatedAt: null };
+  return { forwardUrl: decodeValue(row.value).forward_url, updatedAt: typeof row.updated_at === 'string' ? row.updated_at : null };
+}
+
+export const settingsValue = (s: SupportSettings): string => JSON.stringify({ forward_url: s.forwardUrl });
