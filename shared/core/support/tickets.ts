@@ -81,6 +81,11 @@ export class SupportTickets {
     return visibleTo(party, ticket) ? done(ticket) : ticketNotFound();
   }
 
+  /** A ticket's attachments (the caller has found the ticket). */
+  attachmentsOf(ticketId: number): Promise<Attachment[]> {
+    return this.d.store.support.attachmentsOf(ticketId);
+  }
+
   async get(party: SupportParty, id: number): Promise<Managed<TicketView>> {
     const found = await this.find(party, id);
     if (!found.ok) return found;

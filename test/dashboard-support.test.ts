@@ -1,0 +1,204 @@
+// The support namespace (tern-support/v1) over real HTTP: an account's owner opens a ticket on its team, an
+// operator sees every team's tickets and answers (audited, and the ticket active), the customer likes the answer
+// (the same vote again removes it), closes and re-opens the ticket; a viewer reads but writes nothing, another
+// account's ticket is not found, anonymous callers get 401, and bad input is refused naming the field.
+import t from 'tap';
+import { startHarness, type Harness, type UntypedJson } from './helpers/harness.js';
+import { logIn, operatorOn, userOn, withSession, type SignedIn } from './helpers/dashboard-session.js';
+
+let h: Harness;
+let operator: SignedIn;
+
+t.before(async () => {
+  h = await startHarness();
+  operator = await logIn(h, await operatorOn(h));
+});
+t.teardown(() => h.close());
+
+const NS = '/api/tern-support/v1';
+type Json = Record<string, UntypedJson>;
+
+async function customer(role: 'owner' | 'admin' | 'viewer' = 'owner', accountId?: number): Promise<{ s: SignedIn; accountId: number; email: string }> {
+  const id = accountId ?? (await h.account()).id;
+  const email = await userOn(h, id, role);
+  return { s: await logIn(h, email), accountId: id, email };
+}
+
+async function opened(s: SignedIn, body: Json = { title: 'Bounces from example.org', content: 'Every message to example.org bounces.' }): Promise<Json> {
+  const made = await h.request('POST', `${NS}/tickets`, { ...withSession(s), body });
+  if (made.status !== 201) throw new Error(made.text);
+  return made.body as Json;
+}
+
+const post = (s: SignedIn | null, path: string, body: Json = {}) => h.request('POST', `${NS}${path}`, { ...(s ? withSession(s) : {}), body });
+const get = (s: SignedIn | null, path: string) => h.request('GET', `${NS}${path}`, s ? withSession(s) : {});
+
+t.test('the namespace index lists the support routes, and the REST index names the namespace', async (t) => {
+  const index = await get(null, '');
+  t.equal(index.status, 200);
+  t.equal(index.body.namespace, 'tern-support/v1');
+  const routes = Object.keys(index.body.routes as Json);
+  for (const part of ['/tickets', 'responses', '/close', '/re-open', 'agent-feedback']) t.ok(routes.some((k) => k.includes(part)), part);
+  t.ok(((await h.request('GET', '/api/')).body.namespaces as string[]).includes('tern-support/v1'));
+});
+
+t.test("a ticket's whole life: opened by the owner, answered by an operator, liked, closed and re-opened", async (t) => {
+  const { s, accountId, email } = await customer();
+  const ticket = await opened(s, { title: 'Bounces', content: 'Why?', product_id: 'sending', client_priority: 'critical' });
+  t.match(ticket, { title: 'Bounces', status: 'new', product_id: 'sending', client_priority: 'critical', tenant_id: accountId, customer: { email }, response_count: 0 });
+  const seen = await get(operator, `/tickets?filter_type=open&search=Bounces`);
+  t.ok((seen.body as Json[]).some((x) => x.id === ticket.id), "the operator sees every team's open tickets");
+  const answer = await post(operator, `/tickets/${ticket.id}/responses`, { content: 'Their server refuses: see the log.' });
+  t.equal(answer.status, 201, answer.text);
+  t.match(answer.body, { person_type: 'agent', content: 'Their server refuses: see the log.', approval_status: null });
+  t.notOk('email' in (answer.body.person as Json), "an operator's email is not shown");
+  const reply = await post(s, `/tickets/${ticket.id}/responses`, { content: 'Thanks!' });
+  t.match(reply.body, { person_type: 'customer' });
+  const read = await get(s, `/tickets/${ticket.id}`);
+  t.match(read.body, { ticket: { id: ticket.id, status: 'active', response_count: 2, attachments: [] } });
+  t.same(
+    (read.body.responses as Json[]).map((r) => r.person_type),
+    ['agent', 'customer'],
+    'responses oldest first',
+  );
+  const like = await post(s, `/tickets/${ticket.id}/agent-feedback`, { response_id: answer.body.id, approval_status: 'like' });
+  t.same(like.body, { ticket_id: ticket.id, response_id: answer.body.id, approval_status: 'like' });
+  const dislike = await post(s, `/tickets/${ticket.id}/agent-feedback`, { response_id: answer.body.id, approval_status: 'dislike' });
+  t.equal(dislike.body.approval_status, 'dislike', 'another vote replaces it');
+  const again = await post(s, `/tickets/${ticket.id}/agent-feedback`, { response_id: answer.body.id, approval_status: 'dislike' });
+  t.equal(again.body.approval_status, null, 'the same vote again removes it');
+  const closed = await post(s, `/tickets/${ticket.id}/close`);
+  t.match(closed.body, { status: 'closed', closed_at: String });
+  const late = await post(s, `/tickets/${ticket.id}/responses`, { content: 'One more thing' });
+  t.equal(late.status, 409);
+  t.match(late.body, { code: 'rest_support_ticket_closed' });
+  t.match((await post(s, `/tickets/${ticket.id}/close`)).body, { code: 'rest_support_ticket_closed', data: { status: 409 } }, 'closing twice is refused');
+  const reopened = await post(s, `/tickets/${ticket.id}/re-open`);
+  t.match(reopened.body, { status: 'active', closed_at: null });
+  t.match((await post(s, `/tickets/${ticket.id}/re-open`)).body, { code: 'rest_support_ticket_not_closed' });
+});
+
+t.test("an operator's responses, closes and re-opens are in the audit log; a customer's are on the ticket only", async (t) => {
+  const { s, accountId } = await customer();
+  const ticket = await opened(s);
+  const answer = await post(operator, `/tickets/${ticket.id}/responses`, { content: 'Looking.' });
+  await post(operator, `/tickets/${ticket.id}/close`);
+  await post(operator, `/tickets/${ticket.id}/re-open`);
+  await post(s, `/tickets/${ticket.id}/close`);
+  const audit = await h.request('GET', `/api/tern/v2/admin/audit-log?target_kind=ticket&target_id=${String(ticket.id)}`, withSession(operator));
+  t.match(audit.body, [
+    { action: 'ticket.reopen', before: { status: 'closed', tenant_id: accountId }, after: { status: 'active' } },
+    { action: 'ticket.close', before: { status: 'active' }, after: { status: 'closed' } },
+    { action: 'ticket.respond', before: null, after: { response_id: answer.body.id } },
+  ]);
+  t.equal((audit.body as unknown[]).length, 3, "the customer's close is not an operator's action");
+});
+
+t.test('tickets are listed by filter, search and order, with the paging headers', async (t) => {
+  const { s } = await customer();
+  const a = await opened(s, { title: 'First 100% question', content: 'a' });
+  const b = await opened(s, { title: 'Second', content: 'about DKIM' });
+  await opened(s, { title: 'Third', content: 'c' });
+  await post(s, `/tickets/${b.id}/close`);
+  const all = await get(s, '/tickets?per_page=2&orderby=id&order=asc');
+  t.equal(all.headers.get('x-wp-total'), '3');
+  t.equal(all.headers.get('x-wp-totalpages'), '2');
+  t.same((all.body as Json[]).map((x) => x.id), [a.id, b.id]);
+  t.match(all.headers.get('link'), /rel="next"/);
+  t.same(((await get(s, '/tickets?filter_type=closed')).body as Json[]).map((x) => x.id), [b.id]);
+  t.equal((await get(s, '/tickets?filter_type=open')).headers.get('x-wp-total'), '2');
+  t.same(((await get(s, '/tickets?search=dkim')).body as Json[]).map((x) => x.id), [b.id], 'the text is searched, case folded');
+  t.same(((await get(s, '/tickets?search=100%25')).body as Json[]).map((x) => x.id), [a.id], 'wildcards are matched literally');
+  t.match((await get(s, '/tickets?page=9')).body, { code: 'rest_invalid_page_number' });
+});
+
+t.test('bad input is refused with the field named, and changes nothing', async (t) => {
+  const { s } = await customer();
+  const ticket = await opened(s);
+  const cases: Array<[string, Json, string]> = [
+    ['/tickets', { content: 'no title' }, 'title'],
+    ['/tickets', { title: ' ', content: 'blank title' }, 'title'],
+    ['/tickets', { title: 'x', content: 'y', product_id: 'coffee' }, 'product_id'],
+    ['/tickets', { title: 'x', content: 'y', client_priority: 'urgent!' }, 'client_priority'],
+    ['/tickets', { title: 'x', content: 'y', attachments: [999_999] }, 'attachments'],
+    [`/tickets/${ticket.id}/responses`, { content: '' }, 'content'],
+    [`/tickets/${ticket.id}/agent-feedback`, { response_id: 1, approval_status: 'love' }, 'approval_status'],
+    [`/tickets/${ticket.id}/agent-feedback`, { approval_status: 'like' }, 'response_id'],
+  ];
+  for (const [path, body, field] of cases) {
+    const reply = await post(s, path, body);
+    t.equal(reply.status, 400, `${path} ${JSON.stringify(body)}`);
+    const params = (reply.body.data as Json).params;
+    t.ok(Array.isArray(params) ? (params as string[]).includes(field) : field in (params as Json), `${field} named: ${reply.text}`);
+  }
+  t.match((await get(s, '/tickets?filter_type=pending')).body, { code: 'rest_invalid_param', data: { params: { filter_type: String } } });
+  t.equal((await get(s, '/tickets')).headers.get('x-wp-total'), '1', 'no ticket was opened by a refused request');
+  const question = await post(s, `/tickets/${ticket.id}/responses`, { content: 'mine' });
+  const own = await post(s, `/tickets/${ticket.id}/agent-feedback`, { response_id: question.body.id, approval_status: 'like' });
+  t.equal(own.status, 404, "a customer's own response takes no vote");
+  t.match(own.body, { code: 'rest_support_response_invalid_id' });
+});
+
+t.test('anonymous callers get 401 on every ticket route', async (t) => {
+  const { s } = await customer();
+  const ticket = await opened(s);
+  for (const [method, path] of [
+    ['GET', '/tickets'],
+    ['POST', '/tickets'],
+    ['GET', `/tickets/${ticket.id}`],
+    ['POST', `/tickets/${ticket.id}/responses`],
+    ['POST', `/tickets/${ticket.id}/close`],
+    ['POST', `/tickets/${ticket.id}/re-open`],
+    ['POST', `/tickets/${ticket.id}/agent-feedback`],
+  ] as const) {
+    const body = { title: 't', content: 'c', response_id: 1, approval_status: 'like' };
+    const reply = await h.request(method, `${NS}${path}`, method === 'POST' ? { body } : {});
+    t.equal(reply.status, 401, `${method} ${path}`);
+    t.match(reply.body, { code: 'rest_forbidden' });
+  }
+});
+
+t.test("a viewer reads its team's tickets but changes nothing; an operator neither opens tickets nor votes", async (t) => {
+  const owner = await customer();
+  const viewer = await customer('viewer', owner.accountId);
+  const ticket = await opened(owner.s);
+  const answer = await post(operator, `/tickets/${ticket.id}/responses`, { content: 'Hello' });
+  t.equal((await get(viewer.s, `/tickets/${ticket.id}`)).status, 200, 'the viewer reads it');
+  for (const [path, body] of [
+    ['/tickets', { title: 't', content: 'c' }],
+    [`/tickets/${ticket.id}/responses`, { content: 'c' }],
+    [`/tickets/${ticket.id}/close`, {}],
+    [`/tickets/${ticket.id}/agent-feedback`, { response_id: answer.body.id, approval_status: 'like' }],
+  ] as const) {
+    const reply = await post(viewer.s, path, body);
+    t.equal(reply.status, 403, `viewer: ${path}`);
+    t.match(reply.body, { code: 'rest_forbidden' });
+  }
+  t.equal((await post(operator, '/tickets', { title: 't', content: 'c' })).status, 403, 'an operator does not open tickets');
+  t.equal((await post(operator, `/tickets/${ticket.id}/agent-feedback`, { response_id: answer.body.id, approval_status: 'like' })).status, 403);
+  t.equal(((await get(owner.s, `/tickets/${ticket.id}`)).body.ticket as Json).response_count, 1, 'nothing was added');
+});
+
+t.test("another account's ticket is not found, for reading and for every change", async (t) => {
+  const mine = await customer();
+  const theirs = await customer();
+  const ticket = await opened(theirs.s);
+  const answer = await post(operator, `/tickets/${ticket.id}/responses`, { content: 'Hello' });
+  const read = await get(mine.s, `/tickets/${ticket.id}`);
+  t.equal(read.status, 404);
+  t.match(read.body, { code: 'rest_support_ticket_invalid_id' });
+  for (const [path, body] of [
+    [`/tickets/${ticket.id}/responses`, { content: 'c' }],
+    [`/tickets/${ticket.id}/close`, {}],
+    [`/tickets/${ticket.id}/re-open`, {}],
+    [`/tickets/${ticket.id}/agent-feedback`, { response_id: answer.body.id, approval_status: 'like' }],
+  ] as const) {
+    const reply = await post(mine.s, path, body);
+    t.equal(reply.status, 404, path);
+    t.match(reply.body, { code: 'rest_support_ticket_invalid_id' });
+  }
+  t.equal((await get(mine.s, '/tickets')).headers.get('x-wp-total'), '0', "the other account's ticket is not listed");
+  const after = await get(theirs.s, `/tickets/${ticket.id}`);
+  t.match(after.body, { ticket: { status: 'active', response_count: 1 }, responses: [{ approval_status: null }] }, 'nothing changed');
+  t.equal((await get(operator, '/tickets/99999999')).status, 404, 'a missing ticket is not found for an operator');
+});
