@@ -30,6 +30,7 @@ import { queueControlChecks } from './contract/queue-control.js';
 import { figureChecks } from './contract/figures.js';
 import { idempotencyChecks } from './contract/idempotency.js';
 import { inboundReportChecks } from './contract/inbound-reports.js';
+import { supportChecks } from './contract/support.js';
 
 export type { ContractEngine } from './contract/fixtures.js';
 
@@ -64,6 +65,7 @@ const REPOSITORIES = [
   ["queue control: operators' moves, fenced on state; purge and requeue", queueControlChecks],
   ['figures following every write that creates or moves a recipient', figureChecks],
   ['Idempotency-Key replies: one reservation per key, kept replies, takeovers, sweeps', idempotencyChecks],
+  ['support tickets, responses, votes, attachments, docs and where tickets go', supportChecks],
 ] as const;
 
 /** Runs every group of the contract on `engine`. */
