@@ -202,3 +202,69 @@ t.test("another account's ticket is not found, for reading and for every change"
   t.match(after.body, { ticket: { status: 'active', response_count: 1 }, responses: [{ approval_status: null }] }, 'nothing changed');
   t.equal((await get(operator, '/tickets/99999999')).status, 404, 'a missing ticket is not found for an operator');
 });
+
+const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==', 'base64');
+
+/** One file uploaded as a browser sends it (FormData through fetch). */
+async function upload(s: SignedIn | null, content: Buffer | string, filename = 'shot.png', field = 'file') {
+  const form = new FormData();
+  form.append(field, new Blob([typeof content === 'string' ? content : new Uint8Array(content)], { type: 'application/octet-stream' }), filename);
+  const res = await fetch(`${h.url}${NS}/ticket_file_upload`, { method: 'POST', headers: s ? withSession(s).headers : {}, body: form });
+  const text = await res.text();
+  return { status: res.status, headers: res.headers, body: (text ? JSON.parse(text) : undefined) as Json, text };
+}
+
+t.test("files are uploaded, sent with a ticket and a response, and downloaded by the ticket's people only", async (t) => {
+  const owner = await customer();
+  const colleague = await customer('viewer', owner.accountId);
+  const stranger = await customer();
+  const shot = await upload(owner.s, PNG, 'screen shot 1.png');
+  t.equal(shot.status, 201, shot.text);
+  t.match(shot.body, { id: Number, file_name: 'screen shot 1.png', content_type: 'image/png', size: PNG.length });
+  const log = await upload(owner.s, 'line one\nline two\n', 'bounce.log');
+  t.match(log.body, { content_type: 'text/plain', file_name: 'bounce.log' });
+  const ticket = await opened(owner.s, { title: 'See the picture', content: 'Attached', attachments: [shot.body.id] });
+  const answer = await post(operator, `/tickets/${ticket.id}/responses`, { content: 'Seen' });
+  const more = await post(owner.s, `/tickets/${ticket.id}/responses`, { content: 'And the log', attachments: [log.body.id] });
+  t.match(more.body, { attachments: [{ id: log.body.id, url: String }] });
+  const read = await get(owner.s, `/tickets/${ticket.id}`);
+  const [own] = (read.body.ticket as Json).attachments as Json[];
+  t.match(own, { id: shot.body.id, url: new RegExp(`/api/tern-support/v1/tickets/${String(ticket.id)}/attachments/${String(shot.body.id)}$`) });
+  t.same(((read.body.responses as Json[])[1]!.attachments as Json[]).map((a) => a.id), [log.body.id]);
+  t.same(((read.body.responses as Json[])[0]!.attachments as Json[]), [], "the operator's response has none");
+  const path = new URL(String(own!.url)).pathname;
+  for (const who of [owner.s, colleague.s, operator]) {
+    const res = await fetch(h.url + path, { headers: withSession(who).headers });
+    t.equal(res.status, 200);
+    t.equal(res.headers.get('content-type'), 'image/png');
+    t.match(res.headers.get('content-disposition'), /^attachment; filename="screen shot 1.png"/);
+    t.ok(Buffer.from(await res.arrayBuffer()).equals(PNG), 'the same bytes');
+  }
+  t.equal((await h.request('GET', path, withSession(stranger.s))).status, 404, "another account's user");
+  t.equal((await h.request('GET', path)).status, 401, 'anonymous');
+  const wrong = await h.request('GET', `${NS}/tickets/${ticket.id}/attachments/${String(log.body.id + 1000)}`, withSession(owner.s));
+  t.match(wrong.body, { code: 'rest_support_attachment_invalid_id' });
+  t.ok(answer.status === 201);
+});
+
+t.test('an upload is refused by its content type, its size, its field, its caller; a file is sent once and by its uploader only', async (t) => {
+  const owner = await customer();
+  const admin = await customer('admin', owner.accountId);
+  const viewer = await customer('viewer', owner.accountId);
+  const exe = await upload(owner.s, Buffer.concat([Buffer.from('MZ'), Buffer.alloc(200, 0)]), 'shot.png');
+  t.equal(exe.status, 400, 'bytes of no allowed type, whatever the name');
+  t.match(exe.body, { code: 'rest_invalid_param', data: { params: { file: /must be one of/ } } });
+  const big = await upload(owner.s, Buffer.alloc(2 * 1024 * 1024 + 1, 0x61), 'big.txt');
+  t.equal(big.status, 400);
+  t.match(big.body, { code: 'rest_upload_file_too_big' });
+  t.match((await upload(owner.s, PNG, 'x.png', 'image')).body, { code: 'rest_upload_unexpected_field' });
+  t.equal((await upload(viewer.s, PNG)).status, 403, 'a viewer uploads nothing');
+  t.equal((await upload(null, PNG)).status, 401);
+  const mine = await upload(owner.s, PNG);
+  const taken = await post(admin.s, '/tickets', { title: 't', content: 'c', attachments: [mine.body.id] });
+  t.match(taken.body, { code: 'rest_invalid_param', data: { params: { attachments: String } } }, "another user's upload is not sent with one's ticket");
+  await opened(owner.s, { title: 't', content: 'c', attachments: [mine.body.id] });
+  const again = await post(owner.s, '/tickets', { title: 't2', content: 'c', attachments: [mine.body.id] });
+  t.equal(again.status, 400, 'a file is sent once');
+  t.equal((await get(owner.s, '/tickets')).headers.get('x-wp-total'), '1');
+});

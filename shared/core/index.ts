@@ -46,6 +46,7 @@ import { Health } from './health.js';
 import { Onboarding } from './onboarding.js';
 import { SupportTickets } from './support/tickets.js';
 import { ResponseMail } from './support/response-mail.js';
+import { SupportAttachments } from './support/attachments.js';
 
 export type { PageOf, PageRequest } from '../store/paging.js';
 export type * from './identity/index.js';
@@ -119,6 +120,8 @@ export interface Core extends Identity {
   readonly onboarding: Onboarding;
   /** Support tickets between an account's users and the platform's operators (the tern-support/v1 namespace). */
   readonly supportTickets: SupportTickets;
+  /** Files attached to tickets, checked by content and kept in the database. */
+  readonly supportAttachments: SupportAttachments;
 }
 
 export { MTA_ADAPTERS, type ApiAdapters, type CoreAdapters, type MtaAdapters } from './ports/adapters.js';
@@ -142,6 +145,7 @@ export function createCore(rt: Runtime, queue: Queue, adapters: CoreAdapters, { 
   const credits = new Credits(rt);
   const lowBalance = new LowBalanceAlerts(rt, systemMail);
   const billing = new Billing(rt);
+  const supportTickets = new SupportTickets(rt, new ResponseMail(rt.config, systemMail));
   return {
     admins: new AdminAuthenticator(rt),
     senders,
@@ -180,6 +184,7 @@ export function createCore(rt: Runtime, queue: Queue, adapters: CoreAdapters, { 
     deliveryMaterial: new DeliveryMaterial(rt.store, rt.config, handOff),
     health: new Health(rt),
     onboarding: new Onboarding(rt),
-    supportTickets: new SupportTickets(rt, new ResponseMail(rt.config, systemMail)),
+    supportTickets,
+    supportAttachments: new SupportAttachments(rt, supportTickets),
   };
 }

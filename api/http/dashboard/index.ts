@@ -27,6 +27,7 @@ import { adminSuppressionRoutes } from './admin-suppression-routes.js';
 import { adminInvitationRoutes } from './admin-invitation-routes.js';
 import { passwordResetRoutes } from './password-reset-routes.js';
 import { supportTicketRoutes } from './support-routes.js';
+import { supportFileRoutes } from './support-file-routes.js';
 
 /** What GET /api says of the site. */
 export const SITE: Site = { name: 'Tern', description: 'The dashboard REST interface of Tern, a mail transfer agent' };
@@ -55,6 +56,7 @@ export const dashboardRoutes: ReadonlyArray<DashboardRoute<DashboardCaller>> = [
   ...adminInvitationRoutes,
   ...passwordResetRoutes,
   ...supportTicketRoutes,
+  ...supportFileRoutes,
 ];
 
 export const productDashboard = (): Dashboard => createDashboard({ auth: dashboardAuthentication, routes: dashboardRoutes, site: SITE });

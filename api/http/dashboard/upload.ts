@@ -13,7 +13,8 @@ export type UploadProblem =
   | { kind: 'too_many_files'; field: string }
   | { kind: 'unexpected_field'; name: string; field: string };
 
-export type FileRead = { ok: true; content: Buffer } | { ok: false; problem: UploadProblem };
+/** `fileName`: the name the client gave the part (its Content-Disposition filename), '' when it gave none. */
+export type FileRead = { ok: true; content: Buffer; fileName: string } | { ok: false; problem: UploadProblem };
 
 interface Reading {
   field: string;
@@ -25,19 +26,21 @@ interface Reading {
 function watch(parser: busboy.Busboy, r: Reading): void {
   const chunks: Buffer[] = [];
   let received = false;
-  parser.on('file', (name, file) => {
+  let fileName = '';
+  parser.on('file', (name, file, info) => {
     if (name !== r.field) {
       file.resume();
       return r.finish({ ok: false, problem: { kind: 'unexpected_field', name, field: r.field } });
     }
     received = true;
+    fileName = info.filename ?? '';
     file.on('data', (chunk: Buffer) => chunks.push(chunk));
     file.on('limit', () => r.finish({ ok: false, problem: { kind: 'too_large', limit: r.limit } }));
   });
   parser.on('field', (name) => r.finish({ ok: false, problem: { kind: 'unexpected_field', name, field: r.field } }));
   parser.on('filesLimit', () => r.finish({ ok: false, problem: { kind: 'too_many_files', field: r.field } }));
   parser.on('error', (err: Error) => r.finish({ ok: false, problem: { kind: 'no_file', detail: `the multipart body could not be read: ${err.message}` } }));
-  parser.on('close', () => r.finish(received ? { ok: true, content: Buffer.concat(chunks) } : { ok: false, problem: { kind: 'no_file' } }));
+  parser.on('close', () => r.finish(received ? { ok: true, content: Buffer.concat(chunks), fileName } : { ok: false, problem: { kind: 'no_file' } }));
 }
 
 /** The one file sent in `field`, at most `limit` bytes, or why there is none. */

@@ -1,0 +1,75 @@
+// Files attached to tickets: the type decided by the content (a maintained detector; plain text when the bytes
+// are UTF-8 text with no control characters), never by the name or a declared type; only the configured types,
+// at most the configured size; kept in the database (every API process serves them, a backup holds them), bound
+// to the ticket or response they were sent with, and downloaded only by those who may see that ticket.
+import { fileTypeFromBuffer } from 'file-type';
+import type { Config } from '../../config.js';
+import type { Logger } from '../../log.js';
+import type { Store } from '../../store/index.js';
+import type { Attachment } from '../../domain/support.js';
+import { done, notFound, refuse, type Managed } from '../management-refusals.js';
+import { mayChange, userIdOf, type SupportParty } from './party.js';
+import type { SupportTickets } from './tickets.js';
+
+export interface AttachmentDeps {
+  config: Config;
+  store: Store;
+}
+
+/** Tab, line feed and carriage return are text; any other control character (NUL above all) is not. */
+const CONTROL = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/;
+
+/** The content's type, as its bytes say. */
+export async function detectedType(content: Buffer): Promise<string | undefined> {
+  const found = await fileTypeFromBuffer(content);
+  if (found) return found.mime;
+  const text = new TextDecoder('utf-8', { fatal: true });
+  try {
+    return CONTROL.test(text.decode(content)) ? undefined : 'text/plain';
+  } catch {
+    return undefined;
+  }
+}
+
+/** A name safe to keep and to send back in Content-Disposition: its last path part, printable, at most 200 characters. */
+export function safeFileName(given: string): string {
+  const base = given.split(/[\\/]/).pop() ?? '';
+  const clean = base.replace(/[\u0000-\u001f\u007f"]/g, '').trim().slice(0, 200);
+  return clean === '' || clean === '.' || clean === '..' ? 'attachment' : clean;
+}
+
+export class SupportAttachments {
+  constructor(
+    private readonly d: AttachmentDeps,
+    private readonly tickets: SupportTickets,
+  ) {}
+
+  /** The largest file accepted, in bytes (an interface stops reading an upload past it). */
+  get maxBytes(): number {
+    return this.d.config.support.attachments.maxBytes;
+  }
+
+  /** Keeps an uploaded file for the party's next ticket or response, if its content is of an allowed type. */
+  async upload(party: SupportParty, fileName: string, content: Buffer, log: Logger): Promise<Managed<Attachment>> {
+    const allowed = mayChange(party);
+    if (!allowed.ok) return allowed;
+    if (content.length === 0) return refuse({ kind: 'invalid_field', field: 'file', message: 'file must not be empty' });
+    if (content.length > this.maxBytes) return refuse({ kind: 'invalid_field', field: 'file', message: `file must be at most ${this.maxBytes} bytes` });
+    const types = this.d.config.support.attachments.types;
+    const type = await detectedType(content);
+    if (!type || !types.includes(type)) {
+      return refuse({ kind: 'invalid_field', field: 'file', message: `file must be one of: ${types.join(', ')} (its content is ${type ?? 'of no known type'})` });
+    }
+    const attachment = await this.d.store.support.addAttachment({ uploadedBy: userIdOf(party), fileName: safeFileName(fileName), contentType: type, content });
+    log.info({ attachment: attachment.id, type, bytes: content.length }, 'support attachment uploaded');
+    return done(attachment);
+  }
+
+  /** An attachment of a ticket the party may see, with its bytes. */
+  async download(party: SupportParty, ticketId: number, attachmentId: number): Promise<Managed<{ attachment: Attachment; content: Buffer }>> {
+    const ticket = await this.tickets.find(party, ticketId);
+    if (!ticket.ok) return ticket;
+    const found = await this.d.store.support.attachmentContent(ticketId, attachmentId);
+    return found ? done(found) : notFound('support_attachment', 'Invalid attachment ID.');
+  }
+}
