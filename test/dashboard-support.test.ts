@@ -268,3 +268,93 @@ t.test('an upload is refused by its content type, its size, its field, its calle
   t.equal(again.status, 400, 'a file is sent once');
   t.equal((await get(owner.s, '/tickets')).headers.get('x-wp-total'), '1');
 });
+
+t.test('the portal config says what the ticket form asks, to any signed-in user', async (t) => {
+  const { s } = await customer('viewer');
+  const config = await get(s, '/portal-config');
+  t.equal(config.status, 200);
+  t.match(config.body, {
+    products: [{ id: 'sending', title: String }],
+    priorities: [{ id: 'normal' }, { id: 'medium' }, { id: 'critical' }],
+    default_priority: 'normal',
+    attachments: { max_bytes: 2_097_152, types: ['image/png', 'image/jpeg', 'image/webp', 'application/pdf', 'text/plain'], per_message: 5, upload_url: /\/ticket_file_upload$/ },
+  });
+  t.same((config.body.form as Json[]).map((f) => [f.name, f.required]), [
+    ['title', true],
+    ['content', true],
+    ['product_id', false],
+    ['client_priority', false],
+    ['attachments', false],
+  ]);
+  t.equal((await get(operator, '/portal-config')).status, 200, 'operators read it too');
+  t.equal((await get(null, '/portal-config')).status, 401);
+});
+
+t.test("the account's widgets show its plan, credits, sending, suppressions, queue and open tickets; an operator names the ticket", async (t) => {
+  const account = await h.account({ credits: 42 });
+  const owner = await customer('owner', account.id);
+  const other = await customer();
+  const ticket = await opened(owner.s);
+  await h.request('POST', '/api/tern/v2/suppressions', { ...withSession(owner.s), body: { email: 'gone@example.org' } });
+  const mine = await get(owner.s, '/info/widgets');
+  t.equal(mine.status, 200, mine.text);
+  t.match(mine.body, {
+    tenant: { id: account.id, kind: 'account', status: 'active', plan: String },
+    credits: { balance: 42 },
+    sending: { window_days: Number, volume: 0, bounce_rate: 0, complaint_rate: 0 },
+    suppressions: { total: 1 },
+    queue: { in_flight: 0 },
+    tickets: { open: 1 },
+  });
+  const beside = await get(operator, `/info/widgets?ticket_id=${String(ticket.id)}`);
+  t.same(beside.body, mine.body, "an operator sees the ticket's account");
+  const unnamed = await get(operator, '/info/widgets');
+  t.equal(unnamed.status, 400);
+  t.match(unnamed.body, { code: 'rest_invalid_param', data: { params: { ticket_id: String } } });
+  t.match((await get(owner.s, '/info/widgets?ticket_id=abc')).body, { code: 'rest_invalid_param', data: { params: { ticket_id: String } } });
+  t.equal((await get(other.s, `/info/widgets?ticket_id=${String(ticket.id)}`)).status, 404, "another account's ticket");
+  t.equal((await get(null, '/info/widgets')).status, 401);
+});
+
+t.test('operators add docs (audited) that the portal suggests by title; account users cannot add them', async (t) => {
+  const { s } = await customer();
+  const title = `Publishing SPF ${Date.now()}`;
+  const made = await post(operator, '/docs', { title, link: 'https://docs.example.com/spf' });
+  t.equal(made.status, 201, made.text);
+  t.equal((await post(s, '/docs', { title: 'Mine', link: 'https://docs.example.com/mine' })).status, 403, 'an account user adds no doc');
+  t.equal((await post(null, '/docs', { title: 'Mine', link: 'https://docs.example.com/mine' })).status, 401);
+  const bad = await post(operator, '/docs', { title: 'x', link: 'javascript:alert(1)' });
+  t.equal(bad.status, 400);
+  t.match(bad.body, { code: 'rest_invalid_param', data: { params: { link: String } } });
+  const found = await get(s, `/search-doc?search=${encodeURIComponent(title.slice(0, 20).toLowerCase())}`);
+  t.same(found.body, [{ title, link: 'https://docs.example.com/spf' }]);
+  t.same((await get(s, '/search-doc?search=nothing%20like%20it')).body, []);
+  t.match((await get(s, '/search-doc')).body, { code: 'rest_missing_callback_param', data: { params: ['search'] } });
+  t.equal((await get(null, '/search-doc?search=spf')).status, 401);
+  const audit = await h.request('GET', `/api/tern/v2/admin/audit-log?target_kind=support_doc&target_id=${String(made.body.id)}`, withSession(operator));
+  t.match(audit.body, [{ action: 'support_doc.create', after: { title, link: 'https://docs.example.com/spf' } }]);
+});
+
+t.test('where tickets go is read and set by operators only, audited; a bad URL is refused', async (t) => {
+  const { s } = await customer();
+  const before = await get(operator, '/api_settings');
+  t.match(before.body, { storage: 'tern', forwarding_active: false });
+  const set = await post(operator, '/api_settings', { forward_url: 'https://helpdesk.example.com/tern' });
+  t.equal(set.status, 200, set.text);
+  t.match(set.body, { storage: 'tern', forward_url: 'https://helpdesk.example.com/tern', forwarding_active: false, updated_at: String });
+  t.same((await get(operator, '/api_settings')).body, set.body);
+  const bad = await post(operator, '/api_settings', { forward_url: 'ftp://helpdesk.example.com' });
+  t.equal(bad.status, 400);
+  t.match(bad.body, { code: 'rest_invalid_param', data: { params: { forward_url: String } } });
+  t.match((await post(operator, '/api_settings', {})).body, { code: 'rest_missing_callback_param' });
+  t.equal((await get(s, '/api_settings')).status, 403, 'an account owner');
+  t.equal((await post(s, '/api_settings', { forward_url: '' })).status, 403);
+  t.equal((await get(null, '/api_settings')).status, 401);
+  const cleared = await post(operator, '/api_settings', { forward_url: '' });
+  t.equal(cleared.body.forward_url, null);
+  const audit = await h.request('GET', '/api/tern/v2/admin/audit-log?action=support.settings', withSession(operator));
+  t.match(audit.body, [
+    { target: { kind: 'platform', id: 'support.api_settings' }, before: { forward_url: 'https://helpdesk.example.com/tern' }, after: { forward_url: null } },
+    { before: { forward_url: before.body.forward_url }, after: { forward_url: 'https://helpdesk.example.com/tern' } },
+  ]);
+});

@@ -47,6 +47,8 @@ import { Onboarding } from './onboarding.js';
 import { SupportTickets } from './support/tickets.js';
 import { ResponseMail } from './support/response-mail.js';
 import { SupportAttachments } from './support/attachments.js';
+import { SupportWidgets } from './support/widgets.js';
+import { SupportPortal } from './support/portal.js';
 
 export type { PageOf, PageRequest } from '../store/paging.js';
 export type * from './identity/index.js';
@@ -122,6 +124,10 @@ export interface Core extends Identity {
   readonly supportTickets: SupportTickets;
   /** Files attached to tickets, checked by content and kept in the database. */
   readonly supportAttachments: SupportAttachments;
+  /** The account's context beside a ticket (plan, credits, sending, suppressions, queue). */
+  readonly supportWidgets: SupportWidgets;
+  /** The portal's form, the docs operators suggest, and where tickets go. */
+  readonly supportPortal: SupportPortal;
 }
 
 export { MTA_ADAPTERS, type ApiAdapters, type CoreAdapters, type MtaAdapters } from './ports/adapters.js';
@@ -186,5 +192,7 @@ export function createCore(rt: Runtime, queue: Queue, adapters: CoreAdapters, { 
     onboarding: new Onboarding(rt),
     supportTickets,
     supportAttachments: new SupportAttachments(rt, supportTickets),
+    supportWidgets: new SupportWidgets(rt, supportTickets),
+    supportPortal: new SupportPortal(rt),
   };
 }

@@ -28,6 +28,7 @@ import { adminInvitationRoutes } from './admin-invitation-routes.js';
 import { passwordResetRoutes } from './password-reset-routes.js';
 import { supportTicketRoutes } from './support-routes.js';
 import { supportFileRoutes } from './support-file-routes.js';
+import { supportPortalRoutes } from './support-portal-routes.js';
 
 /** What GET /api says of the site. */
 export const SITE: Site = { name: 'Tern', description: 'The dashboard REST interface of Tern, a mail transfer agent' };
@@ -57,6 +58,7 @@ export const dashboardRoutes: ReadonlyArray<DashboardRoute<DashboardCaller>> = [
   ...passwordResetRoutes,
   ...supportTicketRoutes,
   ...supportFileRoutes,
+  ...supportPortalRoutes,
 ];
 
 export const productDashboard = (): Dashboard => createDashboard({ auth: dashboardAuthentication, routes: dashboardRoutes, site: SITE });
