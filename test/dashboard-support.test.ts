@@ -38,7 +38,11 @@ t.test('the namespace index lists the support routes, and the REST index names t
   t.equal(index.status, 200);
   t.equal(index.body.namespace, 'tern-support/v1');
   const routes = Object.keys(index.body.routes as Json);
-  for (const part of ['/tickets', 'responses', '/close', '/re-open', 'agent-feedback']) t.ok(routes.some((k) => k.includes(part)), part);
+  for (const part of ['/tickets', 'responses', '/close', '/re-open', 'agent-feedback'])
+    t.ok(
+      routes.some((k) => k.includes(part)),
+      part,
+    );
   t.ok(((await h.request('GET', '/api/')).body.namespaces as string[]).includes('tern-support/v1'));
 });
 
@@ -47,7 +51,10 @@ t.test("a ticket's whole life: opened by the owner, answered by an operator, lik
   const ticket = await opened(s, { title: 'Bounces', content: 'Why?', product_id: 'sending', client_priority: 'critical' });
   t.match(ticket, { title: 'Bounces', status: 'new', product_id: 'sending', client_priority: 'critical', tenant_id: accountId, customer: { email }, response_count: 0 });
   const seen = await get(operator, `/tickets?filter_type=open&search=Bounces`);
-  t.ok((seen.body as Json[]).some((x) => x.id === ticket.id), "the operator sees every team's open tickets");
+  t.ok(
+    (seen.body as Json[]).some((x) => x.id === ticket.id),
+    "the operator sees every team's open tickets",
+  );
   const answer = await post(operator, `/tickets/${ticket.id}/responses`, { content: 'Their server refuses: see the log.' });
   t.equal(answer.status, 201, answer.text);
   t.match(answer.body, { person_type: 'agent', content: 'Their server refuses: see the log.', approval_status: null });
@@ -103,12 +110,26 @@ t.test('tickets are listed by filter, search and order, with the paging headers'
   const all = await get(s, '/tickets?per_page=2&orderby=id&order=asc');
   t.equal(all.headers.get('x-wp-total'), '3');
   t.equal(all.headers.get('x-wp-totalpages'), '2');
-  t.same((all.body as Json[]).map((x) => x.id), [a.id, b.id]);
+  t.same(
+    (all.body as Json[]).map((x) => x.id),
+    [a.id, b.id],
+  );
   t.match(all.headers.get('link'), /rel="next"/);
-  t.same(((await get(s, '/tickets?filter_type=closed')).body as Json[]).map((x) => x.id), [b.id]);
+  t.same(
+    ((await get(s, '/tickets?filter_type=closed')).body as Json[]).map((x) => x.id),
+    [b.id],
+  );
   t.equal((await get(s, '/tickets?filter_type=open')).headers.get('x-wp-total'), '2');
-  t.same(((await get(s, '/tickets?search=dkim')).body as Json[]).map((x) => x.id), [b.id], 'the text is searched, case folded');
-  t.same(((await get(s, '/tickets?search=100%25')).body as Json[]).map((x) => x.id), [a.id], 'wildcards are matched literally');
+  t.same(
+    ((await get(s, '/tickets?search=dkim')).body as Json[]).map((x) => x.id),
+    [b.id],
+    'the text is searched, case folded',
+  );
+  t.same(
+    ((await get(s, '/tickets?search=100%25')).body as Json[]).map((x) => x.id),
+    [a.id],
+    'wildcards are matched literally',
+  );
   t.match((await get(s, '/tickets?page=9')).body, { code: 'rest_invalid_page_number' });
 });
 
@@ -230,8 +251,11 @@ t.test("files are uploaded, sent with a ticket and a response, and downloaded by
   const read = await get(owner.s, `/tickets/${ticket.id}`);
   const [own] = (read.body.ticket as Json).attachments as Json[];
   t.match(own, { id: shot.body.id, url: new RegExp(`/api/tern-support/v1/tickets/${String(ticket.id)}/attachments/${String(shot.body.id)}$`) });
-  t.same(((read.body.responses as Json[])[1]!.attachments as Json[]).map((a) => a.id), [log.body.id]);
-  t.same(((read.body.responses as Json[])[0]!.attachments as Json[]), [], "the operator's response has none");
+  t.same(
+    ((read.body.responses as Json[])[1]!.attachments as Json[]).map((a) => a.id),
+    [log.body.id],
+  );
+  t.same((read.body.responses as Json[])[0]!.attachments as Json[], [], "the operator's response has none");
   const path = new URL(String(own!.url)).pathname;
   for (const who of [owner.s, colleague.s, operator]) {
     const res = await fetch(h.url + path, { headers: withSession(who).headers });
@@ -277,15 +301,23 @@ t.test('the portal config says what the ticket form asks, to any signed-in user'
     products: [{ id: 'sending', title: String }],
     priorities: [{ id: 'normal' }, { id: 'medium' }, { id: 'critical' }],
     default_priority: 'normal',
-    attachments: { max_bytes: 2_097_152, types: ['image/png', 'image/jpeg', 'image/webp', 'application/pdf', 'text/plain'], per_message: 5, upload_url: /\/ticket_file_upload$/ },
+    attachments: {
+      max_bytes: 2_097_152,
+      types: ['image/png', 'image/jpeg', 'image/webp', 'application/pdf', 'text/plain'],
+      per_message: 5,
+      upload_url: /\/ticket_file_upload$/,
+    },
   });
-  t.same((config.body.form as Json[]).map((f) => [f.name, f.required]), [
-    ['title', true],
-    ['content', true],
-    ['product_id', false],
-    ['client_priority', false],
-    ['attachments', false],
-  ]);
+  t.same(
+    (config.body.form as Json[]).map((f) => [f.name, f.required]),
+    [
+      ['title', true],
+      ['content', true],
+      ['product_id', false],
+      ['client_priority', false],
+      ['attachments', false],
+    ],
+  );
   t.equal((await get(operator, '/portal-config')).status, 200, 'operators read it too');
   t.equal((await get(null, '/portal-config')).status, 401);
 });

@@ -88,9 +88,5 @@ export interface SupportRepository {
   searchDocs(search: string, limit: number): Promise<SupportDoc[]>;
   settings(): Promise<SupportSettings>;
   /** Stores where tickets go, with the audit entry made of the settings before and after. */
-  saveSettings(
-    forwardUrl: string | null,
-    byUserId: number | null,
-    audit: (before: SupportSettings, after: SupportSettings) => NewAuditEntry,
-  ): Promise<SupportSettings>;
+  saveSettings(forwardUrl: string | null, byUserId: number | null, audit: (before: SupportSettings, after: SupportSettings) => NewAuditEntry): Promise<SupportSettings>;
 }

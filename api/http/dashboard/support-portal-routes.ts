@@ -21,7 +21,12 @@ const portalView = (c: PortalConfig, origin: string) => ({
   products: c.products,
   priorities: c.priorities,
   default_priority: c.defaultPriority,
-  attachments: { max_bytes: c.attachments.maxBytes, types: c.attachments.types, per_message: c.attachments.perMessage, upload_url: restUrl(origin, `/${SUPPORT_NAMESPACE}/ticket_file_upload`) },
+  attachments: {
+    max_bytes: c.attachments.maxBytes,
+    types: c.attachments.types,
+    per_message: c.attachments.perMessage,
+    upload_url: restUrl(origin, `/${SUPPORT_NAMESPACE}/ticket_file_upload`),
+  },
   form: [
     { name: 'title', type: 'text', required: true, max_length: TITLE_MAX },
     { name: 'content', type: 'textarea', required: true, max_length: CONTENT_MAX },

@@ -104,7 +104,13 @@ const tickets: Route = {
         attachments: Type.Optional(attachmentIds),
       }),
       async handle({ ctx, user, params, log, request }) {
-        const input = { title: params.title, content: params.content, product: params.product_id, priority: params.client_priority, attachmentIds: params.attachments ?? [] };
+        const input = {
+          title: params.title,
+          content: params.content,
+          product: params.product_id,
+          priority: params.client_priority,
+          attachmentIds: params.attachments ?? [],
+        };
         const ticket = valueOf(await ctx.core.supportTickets.open(partyOf(user), input, log));
         const location = restUrl(request.origin, `/${SUPPORT_NAMESPACE}/tickets/${ticket.id}`);
         return { status: 201, headers: { Location: location }, body: ticketView(ticket) };

@@ -17,7 +17,9 @@ export interface AttachmentDeps {
 }
 
 /** Tab, line feed and carriage return are text; any other control character (NUL above all) is not. */
-const CONTROL = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/;
+const TEXT_CONTROLS = new Set([9, 10, 13]);
+const isControl = (code: number): boolean => (code < 32 && !TEXT_CONTROLS.has(code)) || code === 127;
+const hasControl = (text: string): boolean => [...text].some((ch) => isControl(ch.codePointAt(0)!));
 
 /** The content's type, as its bytes say. */
 export async function detectedType(content: Buffer): Promise<string | undefined> {
@@ -25,7 +27,7 @@ export async function detectedType(content: Buffer): Promise<string | undefined>
   if (found) return found.mime;
   const text = new TextDecoder('utf-8', { fatal: true });
   try {
-    return CONTROL.test(text.decode(content)) ? undefined : 'text/plain';
+    return hasControl(text.decode(content)) ? undefined : 'text/plain';
   } catch {
     return undefined;
   }
@@ -34,7 +36,11 @@ export async function detectedType(content: Buffer): Promise<string | undefined>
 /** A name safe to keep and to send back in Content-Disposition: its last path part, printable, at most 200 characters. */
 export function safeFileName(given: string): string {
   const base = given.split(/[\\/]/).pop() ?? '';
-  const clean = base.replace(/[\u0000-\u001f\u007f"]/g, '').trim().slice(0, 200);
+  const clean = [...base]
+    .filter((ch) => ch !== '"' && ch.codePointAt(0)! >= 32 && ch.codePointAt(0)! !== 127)
+    .join('')
+    .trim()
+    .slice(0, 200);
   return clean === '' || clean === '.' || clean === '..' ? 'attachment' : clean;
 }
 

@@ -41,7 +41,8 @@ export class SupportPortal {
 
   /** A doc added by an operator (dashboard) or the host's CLI, with its audit entry. */
   async addDoc(actor: Operator | AuditActor, title: string, link: string, log: Logger): Promise<Managed<SupportDoc>> {
-    if (title.trim() === '' || title.length > DOC_TITLE_MAX) return refuse({ kind: 'invalid_field', field: 'title', message: `title must have 1 to ${DOC_TITLE_MAX} characters` });
+    if (title.trim() === '' || title.length > DOC_TITLE_MAX)
+      return refuse({ kind: 'invalid_field', field: 'title', message: `title must have 1 to ${DOC_TITLE_MAX} characters` });
     const url = checkedLink('link', link);
     if (!url.ok) return url;
     const by = auditedBy(asAuditActor(actor));

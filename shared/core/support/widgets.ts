@@ -41,7 +41,8 @@ export class SupportWidgets {
    */
   async of(party: SupportParty, ticketId: number | undefined): Promise<Managed<AccountWidgets>> {
     if (ticketId === undefined) {
-      if (party.kind === 'agent') return refuse({ kind: 'invalid_field', field: 'ticket_id', message: 'ticket_id is required for an operator: the ticket whose account to show' });
+      if (party.kind === 'agent')
+        return refuse({ kind: 'invalid_field', field: 'ticket_id', message: 'ticket_id is required for an operator: the ticket whose account to show' });
       return done(await this.figures(party.team));
     }
     const ticket = await this.tickets.find(party, ticketId);

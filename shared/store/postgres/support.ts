@@ -47,10 +47,12 @@ const readTicket = async (q: Queryable, id: number, lock = false): Promise<Ticke
 
 async function bind(q: Queryable, ids: readonly number[], uploadedBy: number, ticketId: number, responseId: number | null): Promise<void> {
   if (!ids.length) return;
-  const done = await q.run(
-    'UPDATE support_attachments SET ticket_id = $1, response_id = $2 WHERE id = ANY($3::bigint[]) AND uploaded_by = $4 AND ticket_id IS NULL',
-    [ticketId, responseId, [...ids], uploadedBy],
-  );
+  const done = await q.run('UPDATE support_attachments SET ticket_id = $1, response_id = $2 WHERE id = ANY($3::bigint[]) AND uploaded_by = $4 AND ticket_id IS NULL', [
+    ticketId,
+    responseId,
+    [...ids],
+    uploadedBy,
+  ]);
   if (done.changes !== new Set(ids).size) throw new Missed('attachment_unknown');
 }
 

@@ -48,10 +48,12 @@ const readTicket = async (q: Queryable, id: number): Promise<Ticket | undefined>
 async function bind(q: Queryable, ids: readonly number[], uploadedBy: number, ticketId: number, responseId: number | null): Promise<void> {
   if (!ids.length) return;
   const marks = ids.map(() => '?').join(', ');
-  const done = await q.run(
-    `UPDATE support_attachments SET ticket_id = ?, response_id = ? WHERE id IN (${marks}) AND uploaded_by = ? AND ticket_id IS NULL`,
-    [ticketId, responseId, ...ids, uploadedBy],
-  );
+  const done = await q.run(`UPDATE support_attachments SET ticket_id = ?, response_id = ? WHERE id IN (${marks}) AND uploaded_by = ? AND ticket_id IS NULL`, [
+    ticketId,
+    responseId,
+    ...ids,
+    uploadedBy,
+  ]);
   if (done.changes !== new Set(ids).size) throw new Missed('attachment_unknown');
 }
 

@@ -12,7 +12,14 @@ import type { User } from '../../../shared/domain/user.js';
 let counter = 0;
 
 async function customerOf(store: Store, team: Team): Promise<User> {
-  const user = await store.users.create({ email: `c${++counter}.${Date.now()}@example.com`, name: 'Cus Tomer', role: 'owner', teamId: team.id, passwordHash: '$argon2id$fake', mustChangePassword: false });
+  const user = await store.users.create({
+    email: `c${++counter}.${Date.now()}@example.com`,
+    name: 'Cus Tomer',
+    role: 'owner',
+    teamId: team.id,
+    passwordHash: '$argon2id$fake',
+    mustChangePassword: false,
+  });
   if (user === 'email_taken') throw new Error('taken');
   return user;
 }
@@ -43,19 +50,44 @@ export const supportChecks: ContractCheck[] = [
     const first = await ticketOf(store, team, user, 'First 50% off');
     const second = await ticketOf(store, team, user, 'Second about DKIM');
     await ticketOf(store, other, await customerOf(store, other), 'Elsewhere');
-    t.match(first, { teamId: team.id, openedBy: { id: user.id, email: user.email, name: 'Cus Tomer' }, status: 'new', responseCount: 0, priority: 'normal', product: null, closedAt: null });
+    t.match(first, {
+      teamId: team.id,
+      openedBy: { id: user.id, email: user.email, name: 'Cus Tomer' },
+      status: 'new',
+      responseCount: 0,
+      priority: 'normal',
+      product: null,
+      closedAt: null,
+    });
     t.same(await store.support.getTicket(first.id, team.id), first);
     t.same(await store.support.getTicket(first.id), first, 'without a team: any');
-    t.equal(await store.support.getTicket(first.id, other.id), undefined, "not through another team");
+    t.equal(await store.support.getTicket(first.id, other.id), undefined, 'not through another team');
     const base = { teamId: team.id, status: 'all' as const, orderBy: 'id' as const, order: 'asc' as const };
     const page = { page: 1, perPage: 10 };
-    t.same((await store.support.listTickets(base, page)).rows.map((x) => x.id), [first.id, second.id]);
-    t.same((await store.support.listTickets({ ...base, order: 'desc' }, page)).rows.map((x) => x.id), [second.id, first.id]);
-    t.same((await store.support.listTickets({ ...base, search: 'dkim' }, page)).rows.map((x) => x.id), [second.id], 'search folds case');
-    t.same((await store.support.listTickets({ ...base, search: '50%' }, page)).rows.map((x) => x.id), [first.id], 'wildcards are literal');
+    t.same(
+      (await store.support.listTickets(base, page)).rows.map((x) => x.id),
+      [first.id, second.id],
+    );
+    t.same(
+      (await store.support.listTickets({ ...base, order: 'desc' }, page)).rows.map((x) => x.id),
+      [second.id, first.id],
+    );
+    t.same(
+      (await store.support.listTickets({ ...base, search: 'dkim' }, page)).rows.map((x) => x.id),
+      [second.id],
+      'search folds case',
+    );
+    t.same(
+      (await store.support.listTickets({ ...base, search: '50%' }, page)).rows.map((x) => x.id),
+      [first.id],
+      'wildcards are literal',
+    );
     t.equal((await store.support.listTickets({ ...base, teamId: undefined }, page)).total, 3, "an agent's list: every team's");
     await store.support.moveTicket(second.id, team.id, 'closed', user.id, null);
-    t.same((await store.support.listTickets({ ...base, status: 'open' }, page)).rows.map((x) => x.id), [first.id]);
+    t.same(
+      (await store.support.listTickets({ ...base, status: 'open' }, page)).rows.map((x) => x.id),
+      [first.id],
+    );
     const closed = await store.support.listTickets({ ...base, status: 'closed' }, { page: 1, perPage: 1 });
     t.same([closed.rows.map((x) => x.id), closed.total], [[second.id], 1]);
   }),
@@ -66,7 +98,10 @@ export const supportChecks: ContractCheck[] = [
     const user = await customerOf(store, team);
     const op = await operatorOf(store, `op${++counter}@tern.test`);
     const ticket = await ticketOf(store, team, user);
-    const mine = await store.support.respond({ ticketId: ticket.id, teamId: team.id, authorId: user.id, authorKind: 'customer', content: 'More', attachmentIds: [] }, null);
+    const mine = await store.support.respond(
+      { ticketId: ticket.id, teamId: team.id, authorId: user.id, authorKind: 'customer', content: 'More', attachmentIds: [] },
+      null,
+    );
     t.match(mine, { authorKind: 'customer', content: 'More', feedback: null, author: { id: user.id } });
     t.equal((await store.support.getTicket(ticket.id))!.status, 'new', "a customer's response leaves the status");
     const answer = await store.support.respond({ ticketId: ticket.id, authorId: op.id, authorKind: 'agent', content: 'Answer', attachmentIds: [] }, (r) =>
@@ -74,11 +109,21 @@ export const supportChecks: ContractCheck[] = [
     );
     if (typeof answer === 'string') throw new Error(answer);
     t.match(await store.support.getTicket(ticket.id), { status: 'active', responseCount: 2 });
-    t.same((await store.support.responsesOf(ticket.id)).map((r) => r.content), ['More', 'Answer'], 'oldest first');
+    t.same(
+      (await store.support.responsesOf(ticket.id)).map((r) => r.content),
+      ['More', 'Answer'],
+      'oldest first',
+    );
     const audit = await store.auditLog.list({ targetKind: 'ticket', targetId: String(ticket.id) }, { page: 1, perPage: 10 });
-    t.same(audit.rows.map((e) => [e.action, e.after]), [['ticket.respond', { response_id: answer.id }]]);
+    t.same(
+      audit.rows.map((e) => [e.action, e.after]),
+      [['ticket.respond', { response_id: answer.id }]],
+    );
     const other = await accountOf(store);
-    t.equal(await store.support.respond({ ticketId: ticket.id, teamId: other.id, authorId: user.id, authorKind: 'customer', content: 'x', attachmentIds: [] }, null), 'not_found');
+    t.equal(
+      await store.support.respond({ ticketId: ticket.id, teamId: other.id, authorId: user.id, authorKind: 'customer', content: 'x', attachmentIds: [] }, null),
+      'not_found',
+    );
     await store.support.moveTicket(ticket.id, undefined, 'closed', op.id, null);
     t.equal(await store.support.respond({ ticketId: ticket.id, authorId: op.id, authorKind: 'agent', content: 'late', attachmentIds: [] }, null), 'closed');
     t.equal((await store.support.responsesOf(ticket.id)).length, 2, 'nothing added to a closed ticket');
@@ -102,7 +147,10 @@ export const supportChecks: ContractCheck[] = [
     t.equal(await store.support.moveTicket(ticket.id, undefined, 'active', op.id, null), 'not_closed');
     t.equal(await store.support.moveTicket(ticket.id, (await accountOf(store)).id, 'closed', user.id, null), 'not_found', 'not through another team');
     const audit = await store.auditLog.list({ action: 'ticket.reopen' }, { page: 1, perPage: 10 });
-    t.same(audit.rows.map((e) => [e.before, e.after]), [[{ status: 'closed' }, { status: 'active' }]]);
+    t.same(
+      audit.rows.map((e) => [e.before, e.after]),
+      [[{ status: 'closed' }, { status: 'active' }]],
+    );
   }),
 
   check('a close and a response made at once: the response lands before the close, or is refused as closed', async (t, engine) => {
@@ -152,14 +200,35 @@ export const supportChecks: ContractCheck[] = [
     t.match(a, { uploadedBy: user.id, ticketId: null, responseId: null, fileName: 'shot.png', contentType: 'image/png', size: 8 });
     const b = await store.support.addAttachment({ uploadedBy: user.id, fileName: 'b.txt', contentType: 'text/plain', content: Buffer.from('b') });
     const c = await store.support.addAttachment({ uploadedBy: other.id, fileName: 'c.txt', contentType: 'text/plain', content: Buffer.from('c') });
-    const refused = await store.support.openTicket({ teamId: team.id, openedBy: user.id, title: 't', content: 'c', product: null, priority: 'normal', attachmentIds: [a.id, c.id] });
+    const refused = await store.support.openTicket({
+      teamId: team.id,
+      openedBy: user.id,
+      title: 't',
+      content: 'c',
+      product: null,
+      priority: 'normal',
+      attachmentIds: [a.id, c.id],
+    });
     t.equal(refused, 'attachment_unknown', "another user's upload");
     t.equal((await store.support.listTickets({ teamId: team.id, status: 'all', orderBy: 'id', order: 'asc' }, { page: 1, perPage: 10 })).total, 0, 'nothing opened');
     const ticket = await ticketOf(store, team, user, 'with a file', [a.id]);
-    t.equal(await store.support.openTicket({ teamId: team.id, openedBy: user.id, title: 't', content: 'c', product: null, priority: 'normal', attachmentIds: [a.id] }), 'attachment_unknown', 'bound once');
-    const response = await store.support.respond({ ticketId: ticket.id, teamId: team.id, authorId: user.id, authorKind: 'customer', content: 'r', attachmentIds: [b.id] }, null);
+    t.equal(
+      await store.support.openTicket({ teamId: team.id, openedBy: user.id, title: 't', content: 'c', product: null, priority: 'normal', attachmentIds: [a.id] }),
+      'attachment_unknown',
+      'bound once',
+    );
+    const response = await store.support.respond(
+      { ticketId: ticket.id, teamId: team.id, authorId: user.id, authorKind: 'customer', content: 'r', attachmentIds: [b.id] },
+      null,
+    );
     if (typeof response === 'string') throw new Error(response);
-    t.same((await store.support.attachmentsOf(ticket.id)).map((x) => [x.id, x.responseId]), [[a.id, null], [b.id, response.id]]);
+    t.same(
+      (await store.support.attachmentsOf(ticket.id)).map((x) => [x.id, x.responseId]),
+      [
+        [a.id, null],
+        [b.id, response.id],
+      ],
+    );
     const read = await store.support.attachmentContent(ticket.id, a.id);
     t.ok(read && read.content.equals(content), 'the same bytes');
     t.equal(await store.support.attachmentContent(ticket.id, c.id), undefined, 'not one of this ticket');
@@ -168,13 +237,25 @@ export const supportChecks: ContractCheck[] = [
   check('docs are added with their audit entry and found by a part of the title, newest first, up to a limit', async (t, engine) => {
     const { store } = await engine.open(t);
     const op = await operatorOf(store, `op${++counter}@tern.test`);
-    const audit = (doc: { id: number }) => ({ ...entry(op, 'support_doc.create', String(doc.id), { title: 'x' }), target: { kind: 'support_doc' as const, id: String(doc.id) } });
+    const audit = (doc: { id: number }) => ({
+      ...entry(op, 'support_doc.create', String(doc.id), { title: 'x' }),
+      target: { kind: 'support_doc' as const, id: String(doc.id) },
+    });
     const spf = await store.support.addDoc('Publishing SPF', 'https://docs.example.com/spf', op.id, audit);
     const dkim = await store.support.addDoc('Publishing DKIM_keys', 'https://docs.example.com/dkim', op.id, audit);
     t.match(spf, { title: 'Publishing SPF', link: 'https://docs.example.com/spf', createdAt: String });
-    t.same((await store.support.searchDocs('publishing', 10)).map((d) => d.id), [dkim.id, spf.id]);
-    t.same((await store.support.searchDocs('publishing', 1)).map((d) => d.id), [dkim.id]);
-    t.same((await store.support.searchDocs('DKIM_', 10)).map((d) => d.id), [dkim.id]);
+    t.same(
+      (await store.support.searchDocs('publishing', 10)).map((d) => d.id),
+      [dkim.id, spf.id],
+    );
+    t.same(
+      (await store.support.searchDocs('publishing', 1)).map((d) => d.id),
+      [dkim.id],
+    );
+    t.same(
+      (await store.support.searchDocs('DKIM_', 10)).map((d) => d.id),
+      [dkim.id],
+    );
     t.same(await store.support.searchDocs('M_k%', 10), [], 'wildcards are literal');
     t.equal((await store.auditLog.list({ action: 'support_doc.create' }, { page: 1, perPage: 10 })).total, 2);
   }),
@@ -193,9 +274,12 @@ export const supportChecks: ContractCheck[] = [
     t.same(await store.support.settings(), saved);
     await store.support.saveSettings(null, op.id, audit);
     const entries = await store.auditLog.list({ action: 'support.settings' }, { page: 1, perPage: 10 });
-    t.same(entries.rows.map((e) => [e.before, e.after]), [
-      [{ forward_url: 'https://helpdesk.example.com/hook' }, { forward_url: null }],
-      [{ forward_url: null }, { forward_url: 'https://helpdesk.example.com/hook' }],
-    ]);
+    t.same(
+      entries.rows.map((e) => [e.before, e.after]),
+      [
+        [{ forward_url: 'https://helpdesk.example.com/hook' }, { forward_url: null }],
+        [{ forward_url: null }, { forward_url: 'https://helpdesk.example.com/hook' }],
+      ],
+    );
   }),
 ];
