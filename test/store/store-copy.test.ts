@@ -108,7 +108,27 @@ async function populate(w: MailWorld): Promise<{ owner: SignedIn; ownerEmail: st
   const payment = { account_id: w.accountId, amount: 5000, reason: 'Bank transfer', paid_amount_minor: 600, currency: 'EUR', payment_reference: `wire-${process.pid}` };
   const paid = await w.h.request('POST', '/api/tern/v2/admin/credits', { ...withSession(operator), body: payment });
   if (paid.status !== 201) throw new Error(paid.text);
+  await supportTicket(w, owner, operator);
   return { owner, ownerEmail, operator };
+}
+
+/** A support ticket with an attached file and an operator's liked response, and a doc: rows of every support table. */
+async function supportTicket(w: MailWorld, owner: SignedIn, operator: SignedIn): Promise<void> {
+  const NS = '/api/tern-support/v1';
+  const form = new FormData();
+  form.append('file', new Blob(['the bounce, as it came\n'], { type: 'text/plain' }), 'bounce.txt');
+  const uploaded = await fetch(`${w.h.url}${NS}/ticket_file_upload`, { method: 'POST', headers: withSession(owner).headers, body: form });
+  const file = (await uploaded.json()) as { id: number };
+  const ticket = await w.h.request('POST', `${NS}/tickets`, { ...withSession(owner), body: { title: 'Bounces', content: 'Why?', attachments: [file.id] } });
+  if (ticket.status !== 201) throw new Error(ticket.text);
+  const answer = await w.h.request('POST', `${NS}/tickets/${String(ticket.body.id)}/responses`, { ...withSession(operator), body: { content: 'Gone.' } });
+  if (answer.status !== 201) throw new Error(answer.text);
+  await w.h.request('POST', `${NS}/tickets/${String(ticket.body.id)}/agent-feedback`, {
+    ...withSession(owner),
+    body: { response_id: answer.body.id, approval_status: 'like' },
+  });
+  const doc = await w.h.request('POST', `${NS}/docs`, { ...withSession(operator), body: { title: 'Bounces explained', link: 'https://docs.example.com/bounces' } });
+  if (doc.status !== 201) throw new Error(doc.text);
 }
 
 const world = await startMailWorld({ overrides: { billing: INVOICING.billing } });
@@ -227,7 +247,8 @@ async function askDashboard(ask: Ask, callers: Callers, into: Answers): Promise<
     ),
     '/api/wp/v2/users/me/application-passwords',
   ];
-  await askAs(ask, [...owner, '/api/tern-auth/v1/auth-logs', '/api/tern-auth/v1/quick-stats'], withSession(callers.owner), into);
+  const support = ['/tickets', '/info/widgets', '/search-doc?search=bounces'].map((p) => `/api/tern-support/v1${p}`);
+  await askAs(ask, [...owner, ...support, '/api/tern-auth/v1/auth-logs', '/api/tern-auth/v1/quick-stats'], withSession(callers.owner), into);
   const logs = (into[`${v2}/api/logs`]!.body as Array<{ id: string }>).map((m) => `${v2}/api/logs/${m.id}`);
   const domains = (into[`${v2}/api/domains`]!.body as Array<{ id: string }>).map((d) => `${v2}/api/domains/${d.id}`);
   await askAs(ask, [...logs, ...domains], withSession(callers.owner), into);
@@ -400,6 +421,10 @@ async function compareEveryTable(t: Test, url: string): Promise<void> {
     'events',
     'recipient_counts',
     'message_statuses',
+    'support_tickets',
+    'support_responses',
+    'support_attachments',
+    'support_docs',
   ]) {
     t.ok(rowsIn[table]! > 0, `the installation had rows in ${table} to copy`);
   }
