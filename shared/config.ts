@@ -476,9 +476,24 @@ function databaseProblems(raw: RawConfig, named: (key: string) => string): strin
   return [];
 }
 
+/** The support portal's choices: ids unique, the default priority one of them. */
+function supportProblems(raw: RawConfig): string[] {
+  const problems: string[] = [];
+  const { products, priorities, defaultPriority } = raw.support;
+  if (!priorities.some((p) => p.id === defaultPriority)) problems.push(`support.defaultPriority "${defaultPriority}" is not one of support.priorities' ids`);
+  for (const [name, list] of [
+    ['products', products],
+    ['priorities', priorities],
+  ] as const) {
+    if (new Set(list.map((x) => x.id)).size !== list.length) problems.push(`support.${name} names an id twice`);
+  }
+  return problems;
+}
+
 function semanticProblems(raw: RawConfig, named: (key: string) => string): string[] {
   const problems: string[] = [];
   problems.push(...stripeProblems(raw, named));
+  problems.push(...supportProblems(raw));
   if (!raw.regions.includes(raw.accounts.defaultRegion)) {
     problems.push(`accounts.defaultRegion "${raw.accounts.defaultRegion}" is not one of regions (${raw.regions.join(', ')})`);
   }

@@ -268,6 +268,27 @@ t.test('a broken config file is refused with a ConfigError naming the file or th
     () => loadConfig({ env: { TERNMAIL_CONFIG: configFile({ accounts: { defaultRegion: 'mars' } }) } }),
     /accounts.defaultRegion "mars" is not one of regions \(eu, us\)/,
   );
+  t.throws(
+    () => loadConfig({ env: { TERNMAIL_CONFIG: configFile({ support: { defaultPriority: 'urgent' } }) } }),
+    /support.defaultPriority "urgent" is not one of support.priorities' ids/,
+    "the support portal's default priority must be one it offers",
+  );
+  t.throws(
+    () =>
+      loadConfig({
+        env: {
+          TERNMAIL_CONFIG: configFile({
+            support: {
+              products: [
+                { id: 'a', title: 'A' },
+                { id: 'a', title: 'B' },
+              ],
+            },
+          }),
+        },
+      }),
+    /support.products names an id twice/,
+  );
   t.throws(() => loadConfig({ env: { TERNMAIL_CONFIG: configFile({ smtp: { starttlsPorts: [] } }) } }), /smtp\.starttlsPorts: must NOT have fewer than 1 items/);
   t.throws(
     () => loadConfig({ env: { TERNMAIL_CONFIG: configFile({ smtp: { starttlsPorts: [0] } }) } }),
