@@ -105,7 +105,7 @@ t.test('tickets are listed by filter, search and order, with the paging headers'
   const { s } = await customer();
   const a = await opened(s, { title: 'First 100% question', content: 'a' });
   const b = await opened(s, { title: 'Second', content: 'about DKIM' });
-  await opened(s, { title: 'Third', content: 'c' });
+  const c = await opened(s, { title: 'Third', content: 'c' });
   await post(s, `/tickets/${b.id}/close`);
   const all = await get(s, '/tickets?per_page=2&orderby=id&order=asc');
   t.equal(all.headers.get('x-wp-total'), '3');
@@ -131,6 +131,14 @@ t.test('tickets are listed by filter, search and order, with the paging headers'
     'wildcards are matched literally',
   );
   t.match((await get(s, '/tickets?page=9')).body, { code: 'rest_invalid_page_number' });
+  const theirs = await get(operator, `/tickets?tenant_id=${String(a.tenant_id)}&orderby=id&order=asc`);
+  t.same(
+    (theirs.body as Json[]).map((x) => x.id),
+    [a.id, b.id, c.id],
+    "an operator's list of one tenant",
+  );
+  const elsewhere = await customer();
+  t.equal((await get(elsewhere.s, `/tickets?tenant_id=${String(a.tenant_id)}`)).headers.get('x-wp-total'), '0', "an account user's list stays its own team's");
 });
 
 t.test('bad input is refused with the field named, and changes nothing', async (t) => {

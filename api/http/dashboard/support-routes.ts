@@ -85,9 +85,19 @@ const tickets: Route = {
         search: Type.Optional(Type.String({ description: 'Part of the title or the text, matched literally.', maxLength: 200 })),
         orderby: oneOf(TICKET_ORDER_BY, { description: 'Sort by this attribute.', default: 'updated_at' }),
         order: oneOf(['asc', 'desc'] as const, { description: 'Order sort attribute ascending or descending.', default: 'desc' }),
+        tenant_id: Type.Optional(
+          Type.Integer({ description: "An operator's list: only this account's or team's tickets (an account user's list is always its team's).", minimum: 1 }),
+        ),
       }),
       async handle({ ctx, user, params, request }) {
-        const query = { ...corePage(params), filterType: params.filter_type, search: params.search || undefined, orderBy: params.orderby, order: params.order };
+        const query = {
+          ...corePage(params),
+          filterType: params.filter_type,
+          search: params.search || undefined,
+          orderBy: params.orderby,
+          order: params.order,
+          teamId: params.tenant_id,
+        };
         const page = await ctx.core.supportTickets.list(partyOf(user), query);
         return pageReply(request, params, page.rows.map(ticketView), page.total);
       },

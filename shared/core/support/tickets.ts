@@ -21,6 +21,8 @@ export interface TicketQuery extends PageRequest {
   search?: string;
   orderBy: TicketOrderBy;
   order: 'asc' | 'desc';
+  /** An agent's list of one team only; a customer's is always its team's. */
+  teamId?: number;
 }
 
 export interface TicketView {
@@ -71,7 +73,7 @@ export class SupportTickets {
   ) {}
 
   list(party: SupportParty, q: TicketQuery): Promise<PageOf<Ticket>> {
-    const filter = { teamId: teamScopeOf(party), status: q.filterType, search: q.search, orderBy: q.orderBy, order: q.order };
+    const filter = { teamId: teamScopeOf(party) ?? q.teamId, status: q.filterType, search: q.search, orderBy: q.orderBy, order: q.order };
     return this.d.store.support.listTickets(filter, { page: q.page, perPage: q.perPage });
   }
 
