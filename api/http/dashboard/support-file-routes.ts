@@ -36,6 +36,7 @@ const upload: Route = {
       },
       async handle({ ctx, user, request, log }) {
         const party = partyOf(user);
+        valueOf(ctx.core.supportAttachments.admits(party));
         const read = await readOneFile(request.stream, request.headers, FILE_FIELD, ctx.core.supportAttachments.maxBytes);
         if (!read.ok) throw uploadError(read.problem);
         const attachment = valueOf(await ctx.core.supportAttachments.upload(party, read.fileName, read.content, log));

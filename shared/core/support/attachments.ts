@@ -55,6 +55,11 @@ export class SupportAttachments {
     return this.d.config.support.attachments.maxBytes;
   }
 
+  /** Whether the party may upload at all: asked before the file is read, so a refused caller's upload is not taken in. */
+  admits(party: SupportParty): Managed<void> {
+    return mayChange(party);
+  }
+
   /** Keeps an uploaded file for the party's next ticket or response, if its content is of an allowed type. */
   async upload(party: SupportParty, fileName: string, content: Buffer, log: Logger): Promise<Managed<Attachment>> {
     const allowed = mayChange(party);
