@@ -32,6 +32,7 @@ import { SystemStore } from './system.js';
 import { IdempotencyStore } from './idempotency.js';
 import { SqliteUnitOfWork } from './unit-of-work.js';
 import type { Store } from '../index.js';
+import { TwoStepChallengeStore } from './two-step.js';
 
 /** The database file of a data directory. */
 export const databaseFile = (dataDir: string): string => join(dataDir, 'tern.db');
@@ -73,6 +74,7 @@ export async function openSqliteStore(dataDir: string): Promise<Store> {
     adminTeams: new AdminTeamStore(sql),
     adminDomains: new AdminDomainStore(sql),
     passwordResets: new PasswordResetStore(sql),
+    twoStepChallenges: new TwoStepChallengeStore(sql),
     system: new SystemStore(sql),
     idempotency: new IdempotencyStore(sql),
     // Grouped: many callers' units share one transaction and one fsync, each in its own savepoint.
