@@ -8,6 +8,8 @@ import { startMailWorld } from './helpers/mail-world.js';
 import { PASSWORD, withSession, type SignedIn } from './helpers/dashboard-session.js';
 import { mailTo, countTo } from './helpers/system-mail.js';
 import { storeSupport } from './helpers/store-support.js';
+import { startBrowser } from './helpers/browser.js';
+import { seriousViolations } from './helpers/axe.js';
 import { createIdentity } from '../shared/core/identity/index.js';
 import { createLogger } from '../shared/log.js';
 import type { AccountRole } from '../shared/domain/user.js';
@@ -229,4 +231,25 @@ t.test("the retention sweep deletes each account's entries older than its chosen
   t.same(await ids(w.accountId), [recent.id], 'past its 10 days, gone');
   t.same(await ids(other.id), [otherOld.id], 'an account with no setting keeps 90 days');
   t.notOk([old.id, otherAncient.id].some((id) => id === recent.id));
+});
+
+t.test('in Chromium: a two-step sign-in on the sign-in page, a wrong code said, the right one signing in, the page accessible', async (t) => {
+  const admin = await user('admin');
+  t.equal((await setSettings({ two_step_roles: ['admin'] })).status, 200);
+  const browser = await startBrowser();
+  t.teardown(() => browser.close());
+  const p = await browser.context.newPage();
+  await p.goto(`${h.url}/wp-login.php`);
+  await p.fill('#email', admin.email);
+  await p.fill('#password', PASSWORD);
+  await p.click('#sign-in');
+  t.match(await (await p.waitForSelector('p.notice')).textContent(), /mailed a six-digit sign-in code to se…@dest\.test/);
+  t.same(await seriousViolations(p), [], 'the code form');
+  const code = await codeFromMail(admin.email);
+  await p.fill('#code', code === '000000' ? '000001' : '000000');
+  await p.click('#send-code');
+  t.match(await (await p.waitForSelector('p.error')).textContent(), /The sign-in code is not right/);
+  await p.fill('#code', code);
+  await Promise.all([p.waitForURL((url) => url.pathname === '/'), p.click('#send-code')]);
+  t.equal(await p.textContent('h1'), 'Overview', 'signed in with the code');
 });
