@@ -13,6 +13,9 @@ import { runEvery } from '../shared/periodic.js';
 import { measureRecipients, RECIPIENT_GAUGE_DAYS, serveMetrics } from '../shared/metrics.js';
 import { startHeartbeat } from '../shared/nodes.js';
 
+/** How often the auth log's retention is applied: days are the unit a user chooses, an hour late is nothing. */
+const AUTH_LOG_SWEEP_MS = 3_600_000;
+
 export interface RunningApi {
   rt: Runtime;
   server: Server;
@@ -66,6 +69,8 @@ export async function startApi(config: Config, runtime?: Runtime, options: ApiOp
   const lowBalance = runEvery(config.billing.lowBalanceCheckS * 1000, 'low-balance mail', rt.log, () => core.lowBalance.sweep(rt.log));
   // Expired Idempotency-Key replies leave the database (a no-op when Redis keeps them); any API may sweep.
   const idempotencySweep = runEvery(IDEMPOTENCY_SWEEP_MS, 'idempotency sweep', rt.log, () => core.idempotency.sweep());
+  // Each account's auth log kept as long as its login settings say, and spent two-step challenges; any API may sweep.
+  const authLogSweep = runEvery(AUTH_LOG_SWEEP_MS, 'auth log retention', rt.log, () => core.loginSecurity.sweepRetention(rt.log));
   const metricsPort = metricsServer && (metricsServer.address() as AddressInfo).port;
   const heartbeat = startHeartbeat(rt, 'api', { api: port, ...(metricsPort === undefined ? {} : { metrics: metricsPort }) });
   return {
@@ -82,6 +87,7 @@ export async function startApi(config: Config, runtime?: Runtime, options: ApiOp
       });
       await lowBalance.stop();
       await idempotencySweep.stop();
+      await authLogSweep.stop();
       await composer.close();
       if (!runtime) await rt.close();
     },

@@ -243,6 +243,11 @@ const ConfigSchema = Obj({
       perEmailPerHour: Type.Integer({ minimum: 1, maximum: 100 }),
       perAddressPerHour: Type.Integer({ minimum: 1, maximum: 10_000 }),
     }),
+    /** Two-step sign-in by mail: how long a mailed code works, and how many wrong codes end it (sign in again). */
+    twoStep: Obj({
+      codeTtlS: Type.Integer({ minimum: 60, maximum: 3600 }),
+      maxTries: Type.Integer({ minimum: 1, maximum: 10 }),
+    }),
   }),
 });
 

@@ -24,6 +24,8 @@ export const redisKeys = {
   queueWakeChannel: () => `${P}queue:wake`,
   /** Failed dashboard logins (a sliding window) of one email (its sha256, lower-cased first) or one client address. */
   loginFailures: (by: 'email' | 'address', id: string) => `${P}login:fail:${by}:${id}`,
+  /** Set once an email's lockout was mailed to its account's owners, for the lockout's window: one mail per lockout. */
+  lockoutNotified: (emailHash: string) => `${P}login:lockout-mailed:${emailHash}`,
   /** Password-reset links asked for (a sliding window) for one email (its sha256, lower-cased first) or from one client address. */
   passwordResets: (by: 'email' | 'address', id: string) => `${P}rl:password-reset:${by}:${id}`,
   /** The stored first response of an Idempotency-Key of one team (24 h). */

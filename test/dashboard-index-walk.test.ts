@@ -46,7 +46,18 @@ t.before(async () => {
 t.teardown(() => h?.close());
 
 /** Strings tried, in order, for an arg with a pattern: the first the pattern accepts is used. */
-const CANDIDATES = ['zz-walk', 'walk.example.com', 'someone@example.com', '0a0c7d0e-5f1b-4c2a-9d3e-1f2a3b4c5d6e', '2026-01-01', '12345', 'abc', 'pi_walk'];
+const CANDIDATES = [
+  'zz-walk',
+  'walk.example.com',
+  'someone@example.com',
+  '0a0c7d0e-5f1b-4c2a-9d3e-1f2a3b4c5d6e',
+  '2026-01-01',
+  '12345',
+  'abc',
+  'pi_walk',
+  '123456',
+  'all_time',
+];
 
 /**
  * What a client reads off an arg's name and description where its schema says only "a string": a domain's

@@ -136,7 +136,15 @@ t.test("the account's login security for its owner: settings saved and checked, 
   t.match(shown.text, /<h2>Login security<\/h2>/);
   t.match(shown.text, new RegExp(`<td>${me.email.replace(/\./g, '\\.')}</td>\\s*<td><span class="status good">Signed in</span>`), 'the sign-ins are logged');
   const guard = await formGuardOf(h, me.cookie, '/security');
-  const settings = { failures_per_email: '7', window_minutes: '30', session_idle_minutes: '60', session_absolute_hours: '24' };
+  const settings = {
+    failures_per_email: '7',
+    window_minutes: '30',
+    session_idle_minutes: '60',
+    session_absolute_hours: '24',
+    log_retention_days: '45',
+    notify_on_lockout: 'on',
+    two_step_roles: 'viewer',
+  };
   const bad = await page(h, 'POST', '/security/settings', { cookie: me.cookie, form: { ...guard, ...settings, failures_per_email: '2' } });
   t.equal(bad.status, 400);
   t.match(bad.text, /Failed sign-ins per email before a lockout must be an integer from 3 to 50/);
@@ -144,12 +152,20 @@ t.test("the account's login security for its owner: settings saved and checked, 
   t.not(before.failures_per_email, 2, 'nothing changed');
   const saved = await page(h, 'POST', '/security/settings', { cookie: me.cookie, form: { ...guard, ...settings } });
   t.equal(saved.status, 303);
-  t.same((await h.request('GET', '/api/tern-auth/v1/settings', withSession(rest))).body, {
-    failures_per_email: 7,
-    window_minutes: 30,
-    session_idle_minutes: 60,
-    session_absolute_hours: 24,
-  });
+  t.same(
+    (await h.request('GET', '/api/tern-auth/v1/settings', withSession(rest))).body,
+    {
+      failures_per_email: 7,
+      window_minutes: 30,
+      session_idle_minutes: 60,
+      session_absolute_hours: 24,
+      log_retention_days: 45,
+      notify_on_lockout: true,
+      application_passwords: false,
+      two_step_roles: ['viewer'],
+    },
+    'a switch the form did not send is off',
+  );
 
   const log = (await h.request('GET', '/api/tern-auth/v1/auth-logs', withSession(rest))).body as Array<{ id: number }>;
   t.ok(log.length >= 2);

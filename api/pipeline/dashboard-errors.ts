@@ -70,6 +70,10 @@ export const DASHBOARD_ERRORS = {
   invalid_key: 400,
   expired_key: 400,
   tern_password_change_required: 403,
+  tern_two_step_required: 401,
+  tern_two_step_code_invalid: 401,
+  tern_two_step_expired: 401,
+  application_passwords_disabled: 401,
   rest_internal_error: 500,
   rest_unavailable: 503,
 } as const;

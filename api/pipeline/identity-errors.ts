@@ -46,6 +46,22 @@ export function dashboardErrorForIdentity(refusal: IdentityRefusal): DashboardEr
       return tooManyRequests(refusal.message, refusal.retryAfterS);
     case 'system_mail_unavailable':
       return dashboardError('rest_system_mail_unavailable', refusal.reason);
+    case 'two_step_required':
+      // An error, not a success: a client that knows no second step must not take this answer for a signed-in one.
+      return dashboardError(
+        'tern_two_step_required',
+        `Your password is right, and your account asks for a second step: a sign-in code was mailed to ${refusal.sentTo}. Send it with the challenge to POST /api/tern-auth/v1/login/code.`,
+        { challenge: refusal.challenge, expires_at: refusal.expiresAt, sent_to: refusal.sentTo },
+      );
+    case 'two_step_code_wrong':
+      return dashboardError('tern_two_step_code_invalid', 'The sign-in code is not right.', { tries_left: refusal.triesLeft });
+    case 'two_step_spent':
+      return dashboardError(
+        'tern_two_step_expired',
+        'This sign-in code can no longer be used (it expired, was used, or had too many wrong tries): sign in again for a new code.',
+      );
+    case 'application_passwords_disabled':
+      return dashboardError('application_passwords_disabled', 'Application passwords are turned off for this account.');
     case 'password_change_required':
       return dashboardError(
         'tern_password_change_required',

@@ -53,6 +53,29 @@ function signInForm(redirectTo: string | undefined, email = '', error?: PageErro
     <p><a href="/forgot-password">Forgot your password?</a></p>`;
 }
 
+/** The second step of a two-step sign-in: the code mailed, with the challenge the password's success answered. */
+function codeForm(redirectTo: string | undefined, c: { challenge: string; sentTo: string }, error?: PageError): Html {
+  return html`${error ? html`<p class="error" role="alert">${error.message}</p>` : undefined}
+    <p class="notice" role="status">Your account asks for a second step: we mailed a six-digit sign-in code to ${c.sentTo}.</p>
+    <form method="post" action="${SIGN_IN_PATH}">
+      <input type="hidden" name="challenge" value="${c.challenge}" />
+      <input type="hidden" name="sent_to" value="${c.sentTo}" />
+      <label for="code">Sign-in code</label>
+      <input type="text" id="code" name="code" inputmode="numeric" pattern="[0-9]{6}" maxlength="6" autocomplete="one-time-code" required autofocus />
+      ${redirectTo === undefined ? undefined : html`<input type="hidden" name="redirect_to" value="${redirectTo}" />`}
+      <button type="submit" class="primary" id="send-code">Sign in</button>
+    </form>
+    <p><a href="${SIGN_IN_PATH}">Start again</a></p>`;
+}
+
+const codePage = (redirectTo: string | undefined, c: { challenge: string; sentTo: string }, error?: PageError): PageAnswer => ({
+  kind: 'page',
+  status: error?.status,
+  title: SIGN_IN_TITLE,
+  body: codeForm(redirectTo, c, error),
+  headers: { ...error?.headers },
+});
+
 const formPage = (redirectTo: string | undefined, email?: string, error?: PageError, loggedOut = false): PageAnswer => ({
   kind: 'page',
   status: error?.status,
@@ -66,17 +89,40 @@ export function showSignIn(_ctx: AppContext, r: PageRequest): Promise<PageReply>
   return Promise.resolve(formPage(localRedirect(r.query.redirect_to, r.origin), undefined, undefined, r.query.loggedout === 'true'));
 }
 
-/** POST: the core's login; on success the session cookie and a redirect to redirect_to (or a signed-in page). */
+/** POST: the core's login (or a two-step code); on success the session cookie and a redirect to redirect_to (or a signed-in page). */
 export async function signIn(ctx: AppContext, r: PageRequest, log: Logger): Promise<PageReply> {
   requireSameOrigin(r);
   const form = await readForm(r.req);
   const redirectTo = localRedirect(fieldOf(form, 'redirect_to'), r.origin);
+  const challenge = fieldOf(form, 'challenge');
+  if (challenge !== undefined) return secondStep(ctx, r, log, redirectTo, { challenge, sentTo: fieldOf(form, 'sent_to') ?? '' }, fieldOf(form, 'code') ?? '');
   const email = fieldOf(form, 'email') ?? '';
   const password = fieldOf(form, 'password') ?? '';
   if (email === '' || password === '') return formPage(redirectTo, email, pageError('invalid_request', 'Enter your email address and your password.'));
   const result = await ctx.core.logins.login({ email, password, address: r.address, userAgent: r.userAgent }, log);
+  if (!result.ok && result.refusal.kind === 'two_step_required') return codePage(redirectTo, result.refusal);
   if (!result.ok) return formPage(redirectTo, email, pageErrorForIdentity(result.refusal));
-  const cookie = sessionCookie(result.token, secureCookies(ctx, r));
+  return signedIn(ctx, r, result.token, redirectTo);
+}
+
+async function secondStep(
+  ctx: AppContext,
+  r: PageRequest,
+  log: Logger,
+  redirectTo: string | undefined,
+  c: { challenge: string; sentTo: string },
+  code: string,
+): Promise<PageReply> {
+  if (!/^[0-9]{6}$/.test(code)) return codePage(redirectTo, c, pageError('invalid_request', 'Enter the six digits of the code we mailed.'));
+  const result = await ctx.core.logins.verifyCode({ challenge: c.challenge, code, address: r.address, userAgent: r.userAgent }, log);
+  if (result.ok) return signedIn(ctx, r, result.token, redirectTo);
+  // A wrong code may be typed again; a spent one (or a lockout) starts over from the password.
+  if (result.refusal.kind === 'two_step_code_wrong') return codePage(redirectTo, c, pageErrorForIdentity(result.refusal));
+  return formPage(redirectTo, '', pageErrorForIdentity(result.refusal));
+}
+
+function signedIn(ctx: AppContext, r: PageRequest, token: string, redirectTo: string | undefined): PageReply {
+  const cookie = sessionCookie(token, secureCookies(ctx, r));
   // 303: the browser follows with a GET; the dashboard's home sends an operator on to the platform's pages.
   return { kind: 'redirect', status: 303, location: redirectTo ?? '/', headers: { 'Set-Cookie': cookie } };
 }

@@ -5,7 +5,7 @@ import type { Store } from '../store/index.js';
 import type { AuditFilter, NewAuditEntry } from '../store/audit-log.js';
 import type { PageOf, PageRequest } from '../store/paging.js';
 import type { AuditAction, AuditEntry, AuditTarget, JsonValue } from '../domain/audit-log.js';
-import type { Operator } from '../domain/user.js';
+import type { AccountUser, Operator } from '../domain/user.js';
 
 export type { AuditFilter } from '../store/audit-log.js';
 
@@ -22,13 +22,22 @@ export interface AuditedChange {
  * Who acts on the platform: an operator signed in to the dashboard, or the host's sysadmin through the `ternmail`
  * CLI, named by the host's user that ran it (the CLI has no login: whoever can run it on the host owns the data dir).
  */
-export type AuditActor = { kind: 'operator'; operator: Operator } | { kind: 'cli'; user: string };
+export type AuditActor = { kind: 'operator'; operator: Operator } | { kind: 'cli'; user: string } | { kind: 'account_user'; user: AccountUser };
 
-/** The actor as the audit log names it: an operator by id and its email now; the CLI by no id and `ternmail CLI (user)`. */
-export const auditedBy = (actor: AuditActor): Pick<NewAuditEntry, 'operatorId' | 'operatorEmail'> =>
-  actor.kind === 'operator'
-    ? { operatorId: actor.operator.id, operatorEmail: actor.operator.email }
-    : { operatorId: null, operatorEmail: `ternmail CLI (${actor.user})` };
+/**
+ * The actor as the audit log names it: an operator by id and its email now; the CLI by no id and `ternmail CLI
+ * (user)`; an account's user (an owner erasing their account's auth log) by id and `email (role of account N)`.
+ */
+export function auditedBy(actor: AuditActor): Pick<NewAuditEntry, 'operatorId' | 'operatorEmail'> {
+  switch (actor.kind) {
+    case 'operator':
+      return { operatorId: actor.operator.id, operatorEmail: actor.operator.email };
+    case 'cli':
+      return { operatorId: null, operatorEmail: `ternmail CLI (${actor.user})` };
+    case 'account_user':
+      return { operatorId: actor.user.id, operatorEmail: `${actor.user.email} (${actor.user.role} of account ${actor.user.teamId})` };
+  }
+}
 
 /** An operator alone is the dashboard's signed-in operator. */
 export const asAuditActor = (actor: Operator | AuditActor): AuditActor => ('kind' in actor ? actor : { kind: 'operator', operator: actor });

@@ -145,7 +145,7 @@ export function createCore(rt: Runtime, queue: Queue, adapters: CoreAdapters, { 
   const domains = new DomainManagement(rt);
   const senders = new SenderAuthorization({ store: rt.store, redis: rt.redis, keyCache: rt.keyCache });
   const systemMail = new SystemMail(rt, intake);
-  const identity = createIdentity(rt);
+  const identity = createIdentity(rt, Date.now, systemMail);
   const sendingKeys = new SendingKeys(rt);
   const adminKeys = new AdminKeys(rt);
   const credits = new Credits(rt);

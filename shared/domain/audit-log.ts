@@ -17,6 +17,7 @@ export const AUDIT_ACTIONS = [
   'queue.purge',
   'queue.requeue',
   'system_mail.sender',
+  'auth_log.truncate',
   'ticket.respond',
   'ticket.close',
   'ticket.reopen',

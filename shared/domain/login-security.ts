@@ -1,4 +1,6 @@
-// Login security: the auth log's entries, and an account's settings for lockouts and session lifetimes.
+// Login security: the auth log's entries, and an account's settings for lockouts, session lifetimes, the log's
+// retention, application passwords and two-step sign-in.
+import type { AccountRole } from './user.js';
 export const AUTH_RESULTS = ['success', 'failure', 'throttled'] as const;
 export type AuthResult = (typeof AUTH_RESULTS)[number];
 
@@ -26,15 +28,29 @@ export interface LoginSettings {
   sessionIdleMinutes: number;
   /** A session ends this long after its login, however used. */
   sessionAbsoluteHours: number;
+  /** Mail the account's owners when an email is locked out (the attempt that fills its window). */
+  notifyOnLockout: boolean;
+  /** The account's auth log entries older than this are deleted by the API's sweep. */
+  logRetentionDays: number;
+  /** Whether the account's users may authenticate with application passwords (off: every one is refused). */
+  applicationPasswords: boolean;
+  /** Users of these roles sign in with their password and then a one-time code mailed to them. */
+  twoStepRoles: readonly AccountRole[];
 }
 
-/** Bounds of each setting: an account may tighten or loosen within them, never switch a protection off. */
-export const LOGIN_SETTING_BOUNDS: Readonly<Record<keyof LoginSettings, { min: number; max: number }>> = {
+export type NumericLoginSetting = 'failuresPerEmail' | 'windowMinutes' | 'sessionIdleMinutes' | 'sessionAbsoluteHours' | 'logRetentionDays';
+
+/** Bounds of each numeric setting: an account may tighten or loosen within them, never switch a protection off. */
+export const LOGIN_SETTING_BOUNDS: Readonly<Record<NumericLoginSetting, { min: number; max: number }>> = {
   failuresPerEmail: { min: 3, max: 50 },
   windowMinutes: { min: 1, max: 1440 },
   sessionIdleMinutes: { min: 5, max: 10_080 },
   sessionAbsoluteHours: { min: 1, max: 720 },
+  logRetentionDays: { min: 1, max: 3650 },
 };
+
+/** What an account that has set nothing gets, beside the configured lockout and session values. */
+export const LOGIN_SETTING_DEFAULTS = { notifyOnLockout: false, logRetentionDays: 90, applicationPasswords: true, twoStepRoles: [] as readonly AccountRole[] };
 
 export interface AuthStats {
   attempts: number;

@@ -8,6 +8,7 @@ import type { SuppressionRepository } from './suppressions.js';
 import type { MessageLogRepository } from './message-log.js';
 import type { FeedbackRepository } from './feedback.js';
 import type { QueueRepository } from './queue.js';
+import type { TwoStepChallengeRepository } from './two-step.js';
 import type { QueueControlRepository } from './queue-control.js';
 import type { StatisticsRepository } from './statistics.js';
 import type { ApplicationPasswordRepository, SessionRepository, UserRepository } from './users.js';
@@ -81,6 +82,8 @@ export interface Store {
   readonly adminDomains: AdminDomainRepository;
   /** Links users ask for by mail to set a new password. */
   readonly passwordResets: PasswordResetRepository;
+  /** Codes mailed for two-step sign-in. */
+  readonly twoStepChallenges: TwoStepChallengeRepository;
   /** The database itself: its schema version and engine, for the operator's status and the readiness probe. */
   readonly system: SystemRepository;
   /** Replies of sends made with an Idempotency-Key, when kept in the database (idempotency.store). */

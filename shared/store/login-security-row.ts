@@ -1,8 +1,9 @@
 // The auth log's and login settings' rows as both engines store them (the same columns in SQLite and
 // PostgreSQL), decoded. The auth stats' row is each engine's own: SQLite sums booleans (NULL over no rows), PostgreSQL counts.
 import { Type } from '@sinclair/typebox';
-import { Int, Nullable, OneOf, rowDecoder, Text } from './decode.js';
+import { Flag, Int, Nullable, OneOf, rowDecoder, Text, type Row } from './decode.js';
 import { AUTH_RESULTS, type AuthLogEntry, type LoginSettings } from '../domain/login-security.js';
+import { isAccountRole, type AccountRole } from '../domain/user.js';
 
 const EntryRow = Type.Object({
   id: Int,
@@ -26,11 +27,58 @@ export const decodeEntry = rowDecoder('auth log entry', EntryRow, (r): AuthLogEn
   at: r.at,
 }));
 
-const SettingsRow = Type.Object({ failures_per_email: Int, window_minutes: Int, session_idle_minutes: Int, session_absolute_hours: Int });
+const SettingsRow = Type.Object({
+  failures_per_email: Int,
+  window_minutes: Int,
+  session_idle_minutes: Int,
+  session_absolute_hours: Int,
+  notify_on_lockout: Flag,
+  log_retention_days: Int,
+  application_passwords: Flag,
+  two_step_roles: Text,
+});
+
+/** The columns both engines read settings from. */
+export const SETTINGS_COLUMNS =
+  'failures_per_email, window_minutes, session_idle_minutes, session_absolute_hours, notify_on_lockout, log_retention_days, application_passwords, two_step_roles';
+
+/** The roles as stored: comma-separated, in the order given; an unknown one fails the decode as a corrupt row. */
+export const encodeRoles = (roles: readonly AccountRole[]): string => roles.join(',');
+
+const decodeRoles = (stored: string): AccountRole[] =>
+  stored === ''
+    ? []
+    : stored.split(',').map((role) => {
+        if (!isAccountRole(role)) throw new Error(`login settings: unknown role ${JSON.stringify(role)} in two_step_roles`);
+        return role;
+      });
 
 export const decodeSettings = rowDecoder('login settings', SettingsRow, (r): LoginSettings => ({
   failuresPerEmail: r.failures_per_email,
   windowMinutes: r.window_minutes,
   sessionIdleMinutes: r.session_idle_minutes,
   sessionAbsoluteHours: r.session_absolute_hours,
+  notifyOnLockout: r.notify_on_lockout === 1,
+  logRetentionDays: r.log_retention_days,
+  applicationPasswords: r.application_passwords === 1,
+  twoStepRoles: decodeRoles(r.two_step_roles),
 }));
+
+/** The values of an upsert, in SETTINGS_COLUMNS' order. */
+export const settingsValues = (s: LoginSettings): Array<string | number> => [
+  s.failuresPerEmail,
+  s.windowMinutes,
+  s.sessionIdleMinutes,
+  s.sessionAbsoluteHours,
+  s.notifyOnLockout ? 1 : 0,
+  s.logRetentionDays,
+  s.applicationPasswords ? 1 : 0,
+  encodeRoles(s.twoStepRoles),
+];
+
+const decodeRetention = rowDecoder('login log retention', Type.Object({ account_id: Int, log_retention_days: Int }), (r) => ({
+  accountId: r.account_id,
+  days: r.log_retention_days,
+}));
+
+export const decodeRetentions = (rows: readonly Row[]): Array<{ accountId: number; days: number }> => rows.map(decodeRetention);

@@ -1,16 +1,32 @@
 // The login-security repository: the auth log (every login attempt) and each account's login settings.
-import type { AuthLogEntry, AuthStats, LoginSettings } from '../domain/login-security.js';
+import type { AuthLogEntry, AuthResult, AuthStats, LoginSettings } from '../domain/login-security.js';
 import type { PageOf, PageRequest } from './paging.js';
+import type { NewAuditEntry } from './audit-log.js';
 
 export type NewAuthAttempt = Omit<AuthLogEntry, 'id'>;
+
+/** Which entries a listing shows: any of these results; an email or address containing `search` (any case). */
+export interface AuthLogFilter {
+  results?: readonly AuthResult[];
+  search?: string;
+}
+
+/** Whose entries a retention sweep deletes: these accounts' only, or every entry but these accounts' (no account's too). */
+export type AuthLogScope = { accounts: readonly number[] } | { exceptAccounts: readonly number[] };
 
 export interface AuthLogRepository {
   record(a: NewAuthAttempt): Promise<AuthLogEntry>;
   /** An account's entries, newest first. */
-  list(accountId: number, page: PageRequest): Promise<PageOf<AuthLogEntry>>;
-  remove(accountId: number, id: number): Promise<boolean>;
-  /** Removes every entry of an account; how many. */
-  truncate(accountId: number): Promise<number>;
+  list(accountId: number, page: PageRequest, filter?: AuthLogFilter): Promise<PageOf<AuthLogEntry>>;
+  /**
+   * Removes an entry of the account, unless it is a failed or throttled attempt naming `keptFor` (a user may not
+   * erase the traces of attempts on their own email): decided in the one DELETE, the answer read only after.
+   */
+  remove(accountId: number, id: number, keptFor?: number): Promise<'removed' | 'kept' | 'absent'>;
+  /** Removes the entries in `scope` recorded before `before` (ISO); how many. */
+  removeBefore(before: string, scope: AuthLogScope): Promise<number>;
+  /** Removes every entry of an account; how many. `audit`'s entry (given how many) is recorded in the same transaction. */
+  truncate(accountId: number, audit?: (removed: number) => NewAuditEntry): Promise<number>;
   /** An account's attempts at or after `since` (ISO), by result. */
   stats(accountId: number, since: string): Promise<AuthStats>;
 }
@@ -18,4 +34,6 @@ export interface AuthLogRepository {
 export interface LoginSettingsRepository {
   get(accountId: number): Promise<LoginSettings | undefined>;
   put(accountId: number, settings: LoginSettings): Promise<LoginSettings>;
+  /** The log retention every account with stored settings has chosen. */
+  retentions(): Promise<Array<{ accountId: number; days: number }>>;
 }

@@ -98,6 +98,3 @@ export const decodeDoc = rowDecoder('support doc', DocRow, (r): SupportDoc => ({
 
 /** The platform setting holding where tickets go. */
 export const SUPPORT_SETTINGS = 'support.api_settings';
-
-/** LIKE's wildcards in a user's text, escaped with a backslash (ESCAPE '\'). */
-export const likeText = (text: string): string => `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;

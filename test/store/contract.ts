@@ -12,6 +12,7 @@ import { feedbackChecks, outboxClaimChecks } from './contract/feedback.js';
 import { statisticsChecks } from './contract/statistics.js';
 import { userChecks } from './contract/users.js';
 import { loginSecurityChecks } from './contract/login-security.js';
+import { twoStepChallengeChecks } from './contract/two-step.js';
 import { dnsConnectionChecks } from './contract/dns-connections.js';
 import { concurrentReadChecks } from './contract/concurrent-reads.js';
 import { creditChecks } from './contract/credits.js';
@@ -48,6 +49,7 @@ const REPOSITORIES = [
   ['statistics', statisticsChecks],
   ['users, sessions and application passwords', userChecks],
   ['auth log and login settings', loginSecurityChecks],
+  ['two-step sign-in challenges', twoStepChallengeChecks],
   ['DNS-provider connections', dnsConnectionChecks],
   ['the credit ledger', creditChecks],
   ['password resets', passwordResetChecks],

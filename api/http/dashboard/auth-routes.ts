@@ -2,7 +2,10 @@
 // login security an account's owners and admins manage: settings, the auth log, quick stats.
 import { Type } from '@sinclair/typebox';
 import { DIGITS, endpoint, type DashboardRoute, type Reply } from './route.js';
-import { collectionArgs, pageReply } from './collection.js';
+import { collectionArgs, oneOf, pageReply } from './collection.js';
+import { ACCOUNT_ROLES } from '../../../shared/domain/user.js';
+import { AUTH_RESULTS } from '../../../shared/domain/login-security.js';
+import type { StatsRange } from '../../../shared/core/identity/login-security.js';
 import { clearedSessionCookie, headerOf, secureCookies, sessionCookie, sessionToken } from '../../pipeline/credentials.js';
 import { signedIn, type DashboardCaller } from './authentication.js';
 import { dashboardErrorForIdentity, identified } from '../../pipeline/identity-errors.js';
@@ -41,6 +44,27 @@ const login: Route = {
   ],
 };
 
+const loginCode: Route = {
+  namespace: 'tern-auth/v1',
+  path: '/login/code',
+  endpoints: [
+    endpoint({
+      methods: ['POST'],
+      permission: 'public',
+      summary: "Two-step sign-in's second step: the challenge a login answered (tern_two_step_required) and the code mailed; sets the session cookie as a login does",
+      args: Type.Object({
+        challenge: Type.String({ minLength: 1, maxLength: 100, description: 'data.challenge of the login’s tern_two_step_required answer.' }),
+        code: Type.String({ pattern: '^[0-9]{6}$', description: 'The six digits mailed.' }),
+      }),
+      async handle({ ctx, params, request, log }) {
+        const result = await ctx.core.logins.verifyCode({ challenge: params.challenge, code: params.code, ...clientOf(request) }, log);
+        if (!result.ok) throw dashboardErrorForIdentity(result.refusal);
+        return signedInReply(ctx, request, result);
+      },
+    }),
+  ],
+};
+
 const logout: Route = {
   namespace: 'tern-auth/v1',
   path: '/logout',
@@ -58,6 +82,14 @@ const logout: Route = {
       },
     }),
   ],
+};
+
+/** FluentAuth's day_range values: "-N days", this month, or everything. */
+const DAY_RANGE = /^(-([1-9][0-9]{0,3}) days|this_month|all_time)$/;
+
+const statsRangeOf = (dayRange: string): StatsRange => {
+  const days = DAY_RANGE.exec(dayRange)?.[2];
+  return days !== undefined ? { days: Math.min(Number(days), 3650) } : { period: dayRange === 'this_month' ? 'this_month' : 'all_time' };
 };
 
 const settingArg = (description: string) => Type.Optional(Type.Integer({ description }));
@@ -83,6 +115,16 @@ const settings: Route = {
         window_minutes: settingArg('The window failed logins are counted over, in minutes (1 to 1440).'),
         session_idle_minutes: settingArg('A session unused for this long ends (5 to 10080).'),
         session_absolute_hours: settingArg('A session ends this long after its login (1 to 720).'),
+        log_retention_days: settingArg('Auth log entries older than this many days are deleted (1 to 3650).'),
+        notify_on_lockout: Type.Optional(Type.Boolean({ description: 'Mail the account’s owners when an email is locked out.' })),
+        application_passwords: Type.Optional(Type.Boolean({ description: 'Whether application passwords authenticate (false: every one is refused).' })),
+        two_step_roles: Type.Optional(
+          Type.Array(oneOf(ACCOUNT_ROLES), {
+            description: 'Roles that sign in with a six-digit code mailed after their password ([] for none).',
+            maxItems: ACCOUNT_ROLES.length,
+            uniqueItems: true,
+          }),
+        ),
       }),
       async handle({ ctx, user, params, log }) {
         const change = {
@@ -90,6 +132,10 @@ const settings: Route = {
           windowMinutes: params.window_minutes,
           sessionIdleMinutes: params.session_idle_minutes,
           sessionAbsoluteHours: params.session_absolute_hours,
+          logRetentionDays: params.log_retention_days,
+          notifyOnLockout: params.notify_on_lockout,
+          applicationPasswords: params.application_passwords,
+          twoStepRoles: params.two_step_roles,
         };
         return { body: loginSettingsView(identified(await ctx.core.loginSecurity.updateSettings(signedIn(user).user, change, log))) };
       },
@@ -104,10 +150,15 @@ const authLogs: Route = {
     endpoint({
       methods: ['GET'],
       permission: 'read',
-      summary: "Every login attempt naming one of the account's users, newest first",
-      args: Type.Object({ ...collectionArgs }),
+      summary: "Every login attempt naming one of the account's users, newest first; by result, and by a search of the email or address",
+      args: Type.Object({
+        ...collectionArgs,
+        status: Type.Optional(oneOf(AUTH_RESULTS, { description: 'Only attempts of this result.' })),
+        search: Type.Optional(Type.String({ maxLength: 254, description: 'Part of the email or the client address, matched literally, any case.' })),
+      }),
       async handle({ ctx, user, params, request }) {
-        const page = identified(await ctx.core.loginSecurity.authLog(signedIn(user).user, { page: params.page, perPage: params.per_page }));
+        const filter = { results: params.status ? [params.status] : undefined, search: params.search || undefined };
+        const page = identified(await ctx.core.loginSecurity.authLog(signedIn(user).user, { page: params.page, perPage: params.per_page }, filter));
         return pageReply(request, params, page.rows.map(authLogView), page.total);
       },
     }),
@@ -121,11 +172,24 @@ const quickStats: Route = {
     endpoint({
       methods: ['GET'],
       permission: 'read',
-      summary: 'Login attempts, failures and lockouts over the last 24 hours and 7 days',
-      args: Type.Object({}),
-      async handle({ ctx, user }) {
-        const stats = identified(await ctx.core.loginSecurity.quickStats(signedIn(user).user));
-        return { body: { last_24h: authStatsView(stats.last24h), last_7d: authStatsView(stats.last7d) } };
+      summary: 'Login attempts, failures and lockouts over the last 24 hours and 7 days, and over day_range',
+      args: Type.Object({
+        day_range: Type.String({
+          default: '-7 days',
+          pattern: DAY_RANGE.source,
+          description: 'The range of `range`: "-N days" (N from 1 to 3650), "this_month" or "all_time".',
+        }),
+      }),
+      async handle({ ctx, user, params }) {
+        const stats = identified(await ctx.core.loginSecurity.quickStats(signedIn(user).user, statsRangeOf(params.day_range)));
+        const inRange = stats.range.stats;
+        return {
+          body: {
+            last_24h: authStatsView(stats.last24h),
+            last_7d: authStatsView(stats.last7d),
+            range: { day_range: params.day_range, ...authStatsView(inRange) },
+          },
+        };
       },
     }),
   ],
@@ -157,11 +221,11 @@ const truncateLogs: Route = {
     endpoint({
       methods: ['POST'],
       permission: 'write',
-      summary: "Deletes every entry of the account's auth log",
+      summary: "Deletes every entry of the account's auth log (owners only; recorded in the platform's audit log)",
       args: Type.Object({}),
       handle: async ({ ctx, user, log }) => ({ body: identified(await ctx.core.loginSecurity.truncate(signedIn(user).user, log)) }),
     }),
   ],
 };
 
-export const authRoutes: readonly Route[] = [login, logout, settings, authLogs, quickStats, deleteLog, truncateLogs];
+export const authRoutes: readonly Route[] = [login, loginCode, logout, settings, authLogs, quickStats, deleteLog, truncateLogs];

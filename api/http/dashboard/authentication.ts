@@ -12,6 +12,7 @@ import { basicCredentials, nonceOf, sessionToken } from '../../pipeline/credenti
 import { dashboardError, forbidden, invalidNonce, MESSAGES } from '../../pipeline/dashboard-errors.js';
 import { invalidParam, valueOf } from '../../pipeline/refusal-errors.js';
 import { identified } from '../../pipeline/identity-errors.js';
+import { dashboardErrorForIdentity } from '../../pipeline/identity-errors.js';
 
 interface CallerFields {
   readonly via: 'session' | 'application_password';
@@ -57,8 +58,13 @@ async function callerOf(ctx: AppContext, req: Incoming, user: User, session?: Se
 
 async function byApplicationPassword(ctx: AppContext, req: Incoming, email: string, password: string): Promise<DashboardCaller> {
   const found = await ctx.core.applicationPasswords.authenticate(email, password, req.address);
-  // WordPress's answer for any Basic credentials it refuses; which part was wrong is not told.
-  if (!found.ok) throw dashboardError('incorrect_password', MESSAGES.incorrect_password);
+  // WordPress's answer for any Basic credentials it refuses; which part was wrong is not told. Right credentials
+  // of an account that turned application passwords off are told so (as WordPress says application_passwords_disabled).
+  if (!found.ok) {
+    throw found.refusal.kind === 'application_passwords_disabled'
+      ? dashboardErrorForIdentity(found.refusal)
+      : dashboardError('incorrect_password', MESSAGES.incorrect_password);
+  }
   return callerOf(ctx, req, found.value.user);
 }
 

@@ -45,6 +45,10 @@ export const loginSettingsView = (s: LoginSettings) => ({
   window_minutes: s.windowMinutes,
   session_idle_minutes: s.sessionIdleMinutes,
   session_absolute_hours: s.sessionAbsoluteHours,
+  notify_on_lockout: s.notifyOnLockout,
+  log_retention_days: s.logRetentionDays,
+  application_passwords: s.applicationPasswords,
+  two_step_roles: [...s.twoStepRoles],
 });
 
 export const authStatsView = (s: AuthStats) => ({ attempts: s.attempts, failures: s.failures, lockouts: s.lockouts });

@@ -4,7 +4,8 @@
 // as wp/v2/users/me/application-passwords and tern-auth/v1 (core.applicationPasswords, core.loginSecurity).
 import type { Identified } from '../../../shared/core/identity/index.js';
 import type { ApplicationPassword } from '../../../shared/domain/user.js';
-import { LOGIN_SETTING_BOUNDS, type AuthLogEntry, type AuthStats, type LoginSettings } from '../../../shared/domain/login-security.js';
+import { LOGIN_SETTING_BOUNDS, type AuthLogEntry, type AuthStats, type LoginSettings, type NumericLoginSetting } from '../../../shared/domain/login-security.js';
+import { ACCOUNT_ROLES, type AccountRole } from '../../../shared/domain/user.js';
 import { html, type Html } from '../html.js';
 import { identityProblems, pageError, pageErrorForIdentity, type FieldLabels } from '../errors.js';
 import { leaveFlash, takeFlash } from '../flash.js';
@@ -80,15 +81,25 @@ function appPasswords(v: Viewer, list: readonly ApplicationPassword[], s: Shown)
     </form>`;
 }
 
-const SETTING_FIELDS: ReadonlyArray<[keyof LoginSettings, string, string]> = [
+const SETTING_FIELDS: ReadonlyArray<[NumericLoginSetting, string, string]> = [
   ['failuresPerEmail', 'failures_per_email', 'Failed sign-ins per email before a lockout'],
   ['windowMinutes', 'window_minutes', 'Window the failures are counted over (minutes)'],
   ['sessionIdleMinutes', 'session_idle_minutes', 'A session unused this long ends (minutes)'],
   ['sessionAbsoluteHours', 'session_absolute_hours', 'A session ends this long after sign-in (hours)'],
+  ['logRetentionDays', 'log_retention_days', 'Keep the sign-in log this long (days)'],
+];
+
+/** The settings form's switches: each a checkbox, on when sent. */
+const SWITCH_FIELDS: ReadonlyArray<['notifyOnLockout' | 'applicationPasswords', string, string]> = [
+  ['notifyOnLockout', 'notify_on_lockout', 'Mail the owners when an email is locked out'],
+  ['applicationPasswords', 'application_passwords', 'Application passwords work'],
 ];
 
 /** The settings form's fields as its labels say them: the core names a setting by its key. */
-const SETTING_LABELS: FieldLabels = Object.fromEntries(SETTING_FIELDS.map(([key, , label]) => [key, label]));
+const SETTING_LABELS: FieldLabels = {
+  ...Object.fromEntries([...SETTING_FIELDS, ...SWITCH_FIELDS].map(([key, , label]) => [key, label])),
+  twoStepRoles: 'Roles that sign in with a mailed code',
+};
 const APP_PASSWORD_LABELS: FieldLabels = { name: 'Name' };
 
 function settingsForm(v: Viewer, settings: LoginSettings, s: Shown): Html {
@@ -108,10 +119,19 @@ function settingsForm(v: Viewer, settings: LoginSettings, s: Shown): Html {
       />
       <p class="hint" id="${name}-hint">${b.min} to ${b.max}.</p>`;
   };
+  const on = (checked: boolean) => (checked ? html` checked` : html``);
+  const toggle = ([key, name, label]: (typeof SWITCH_FIELDS)[number]) =>
+    html`<label class="check"><input type="checkbox" id="${name}" name="${name}" value="on" ${on(settings[key])} /> ${label}</label>`;
+  const role = (r: AccountRole) =>
+    html`<label class="check"><input type="checkbox" id="two_step_${r}" name="two_step_roles" value="${r}" ${on(settings.twoStepRoles.includes(r))} /> ${r}</label>`;
   return html`<h3>Settings</h3>
     ${errorFor(s, 'settings')}
     <form method="post" action="${SECURITY_PATH}/settings">
-      ${formGuard(v)} ${SETTING_FIELDS.map(field)}
+      ${formGuard(v)} ${SETTING_FIELDS.map(field)} ${SWITCH_FIELDS.map(toggle)}
+      <fieldset>
+        <legend>Roles that sign in with a code mailed to them after their password</legend>
+        ${ACCOUNT_ROLES.map(role)}
+      </fieldset>
       <button type="submit" class="primary" id="save-login-settings">Save login settings</button>
     </form>`;
 }
@@ -223,7 +243,12 @@ const settingOf = (form: URLSearchParams, name: string): number | undefined => {
 
 async function saveSettings(call: PageCall<Viewer>): Promise<PageReply> {
   const { ctx, form, viewer, log } = call;
-  const change: Partial<LoginSettings> = Object.fromEntries(SETTING_FIELDS.map(([key, name]) => [key, settingOf(form, name)]));
+  const change: Partial<LoginSettings> = {
+    ...Object.fromEntries(SETTING_FIELDS.map(([key, name]) => [key, settingOf(form, name)])),
+    // The form always shows every switch: one not sent is off.
+    ...Object.fromEntries(SWITCH_FIELDS.map(([key, name]) => [key, form.get(name) === 'on'])),
+    twoStepRoles: form.getAll('two_step_roles') as AccountRole[],
+  };
   const saved = await ctx.core.loginSecurity.updateSettings(viewer.user, change, log);
   const problems = fieldRefusal(saved, SETTING_LABELS);
   if (problems !== undefined) {

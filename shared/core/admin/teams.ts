@@ -13,7 +13,7 @@ import type { JsonValue } from '../../domain/audit-log.js';
 import { isAccountUser, type AccountUser, type Operator } from '../../domain/user.js';
 import { done, notFound, refuse, type Managed } from '../management-refusals.js';
 import { rate } from '../team-summary.js';
-import { asAuditActor, auditEntry, type AuditActor } from '../audit-log.js';
+import { asAuditActor, auditEntry, auditedBy, type AuditActor } from '../audit-log.js';
 
 export type { TeamFilter, TeamKind, DestinationQueue, RecipientError } from '../../store/admin-teams.js';
 
@@ -171,7 +171,7 @@ export class TeamAdministration {
     // The platform's own transitions, and an owner's suspension, are never refused; a refusal here is a missing team.
     if (!change.ok) return notFound('team', 'Tenant not found');
     log.info(
-      { team: id, operator: actor.kind === 'operator' ? actor.operator.id : `cli (${actor.user})`, action, status: change.team.status },
+      { team: id, operator: auditedBy(actor).operatorEmail, action, status: change.team.status },
       'tenant status changed by an operator',
     );
     return done(change.team);

@@ -3,7 +3,8 @@
 // as HTTP Basic credentials without a nonce; their last use (time and address) is recorded.
 import { randomUUID } from 'node:crypto';
 import { emailKey, type ApplicationPassword, type User } from '../../domain/user.js';
-import { clip, isoAt, type StoreDeps } from './deps.js';
+import { accountOfUser, clip, isoAt, type StoreDeps } from './deps.js';
+import type { LoginSecurity } from './login-security.js';
 import { randomAlphanumeric } from './passwords.js';
 import { granted, invalidField, refused, type Identified } from './refusals.js';
 import type { Logger } from '../../log.js';
@@ -33,7 +34,10 @@ export const chunkPassword = (raw: string): string => raw.match(/.{1,4}/g)!.join
 export const isUuid = (value: string): boolean => UUID.test(value);
 
 export class ApplicationPasswords {
-  constructor(private readonly d: StoreDeps) {}
+  constructor(
+    private readonly d: StoreDeps,
+    private readonly security: LoginSecurity,
+  ) {}
 
   async create(user: User, o: { name: string; appId?: string }, log: Logger): Promise<Identified<CreatedApplicationPassword>> {
     // A one-time password must be replaced first: a credential made with it would outlive the change.
@@ -76,6 +80,9 @@ export class ApplicationPasswords {
     const found = await this.d.store.applicationPasswords.findByHash(hashToken(raw));
     const user = found && (await this.d.store.users.get(found.userId));
     if (!found || !user || emailKey(user.email) !== emailKey(email)) return invalid;
+    // Checked on every request, not when the password was made: turning them off stops every one at once.
+    const accountId = await accountOfUser(this.d, user);
+    if (accountId !== undefined && !(await this.security.effective(accountId)).applicationPasswords) return refused({ kind: 'application_passwords_disabled' });
     const at = isoAt(this.d.now());
     await this.d.store.applicationPasswords.recordUse(found.uuid, at, clip(address, 64));
     return granted({ user, applicationPassword: { ...found, lastUsedAt: at, lastIp: clip(address, 64) } });

@@ -10,6 +10,8 @@ import { ApplicationPasswords } from './application-passwords.js';
 import { LoginSecurity } from './login-security.js';
 import { Access } from './access.js';
 import { ApplicationAuthorization } from './application-authorization.js';
+import { TwoStepSignIn } from './two-step.js';
+import type { SystemMail } from '../system-mail.js';
 
 export interface Identity {
   readonly users: Users;
@@ -25,15 +27,16 @@ export interface Identity {
 /** The key of the dashboard's nonces, derived from the product's secret under a label of its own. */
 export const NONCE_KEY_PURPOSE = 'dashboard-nonce';
 
-export function createIdentity(rt: Pick<Runtime, 'store' | 'redis' | 'config' | 'secrets'>, now: () => number = Date.now): Identity {
+/** `mail`: Tern's own mail, for two-step codes and lockout notices (without it, two-step sign-in is refused). */
+export function createIdentity(rt: Pick<Runtime, 'store' | 'redis' | 'config' | 'secrets'>, now: () => number = Date.now, mail?: SystemMail): Identity {
   const d: IdentityDeps = { store: rt.store, redis: rt.redis, config: rt.config, now };
   const loginSecurity = new LoginSecurity(d);
   const sessions = new Sessions(d, loginSecurity);
   const nonces = new Nonces(rt.secrets.derive(NONCE_KEY_PURPOSE), now);
-  const applicationPasswords = new ApplicationPasswords(d);
+  const applicationPasswords = new ApplicationPasswords(d, loginSecurity);
   return {
     users: new Users(d, sessions),
-    logins: new Logins(d, loginSecurity, sessions, nonces),
+    logins: new Logins(d, loginSecurity, sessions, nonces, new TwoStepSignIn(d, mail), mail),
     sessions,
     nonces,
     applicationPasswords,
@@ -50,7 +53,7 @@ export function operatorUsers(d: Omit<StoreDeps, 'now'>, now: () => number = Dat
 }
 
 export type { Identified, IdentityRefusal, IdentityThing } from './refusals.js';
-export type { LoginAttempt, LoginResult, LoginRefusal } from './login.js';
+export type { LoginAttempt, LoginResult, LoginRefusal, TwoStepAttempt } from './login.js';
 export type { Resumption, StartedSession, ClientInfo } from './sessions.js';
 export type { CreatedApplicationPassword, ApplicationPasswordAuthentication } from './application-passwords.js';
 export type { NewUserRequest, UserWithPassword, ProfileChange, Profile, PasswordChange } from './users.js';

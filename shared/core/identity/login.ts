@@ -13,6 +13,11 @@ import type { LoginSecurity } from './login-security.js';
 import type { Nonces } from './nonces.js';
 import type { Sessions } from './sessions.js';
 import type { Logger } from '../../log.js';
+import type { IdentityRefusal } from './refusals.js';
+import type { TwoStepSignIn } from './two-step.js';
+import type { LoginSettings } from '../../domain/login-security.js';
+import type { SystemMail } from '../system-mail.js';
+import { lockoutMail } from './two-step-mail.js';
 
 export interface LoginAttempt {
   /** As typed; compared without regard to case. */
@@ -22,9 +27,27 @@ export interface LoginAttempt {
   userAgent: string;
 }
 
-export type LoginRefusal = { kind: 'invalid_credentials' } | { kind: 'throttled'; retryAfterS: number };
+/** A second step: the challenge a password's success answered, and the code mailed for it. */
+export interface TwoStepAttempt {
+  challenge: string;
+  code: string;
+  address: string;
+  userAgent: string;
+}
+
+export type LoginRefusal = Extract<
+  IdentityRefusal,
+  { kind: 'invalid_credentials' | 'throttled' | 'two_step_required' | 'two_step_code_wrong' | 'two_step_spent' | 'system_mail_unavailable' | 'rate_limited' }
+>;
 
 export type LoginResult = { ok: true; token: string; session: Session; user: User; nonce: string } | { ok: false; refusal: LoginRefusal };
+
+/** Who tries to sign in: the email as typed (or the user's, for a second step), and the client. */
+interface Attempt {
+  email: string;
+  address: string;
+  userAgent: string;
+}
 
 export class Logins {
   constructor(
@@ -32,6 +55,8 @@ export class Logins {
     private readonly security: LoginSecurity,
     private readonly sessions: Sessions,
     private readonly nonces: Nonces,
+    private readonly twoStep: TwoStepSignIn,
+    private readonly mail: SystemMail | undefined,
   ) {
     // Made now, so that the first login for an unknown email does not also pay for making it.
     void dummyHash();
@@ -40,15 +65,13 @@ export class Logins {
   async login(a: LoginAttempt, log: Logger): Promise<LoginResult> {
     const user = await this.d.store.users.findByEmail(a.email);
     const accountId = await accountOfUser(this.d, user);
-    const windows = await this.windowsFor(a, accountId);
+    const settings = await this.security.effective(accountId);
+    const windows = this.windowsFor(a.email, a.address, settings);
     const record = (result: AuthResult) => this.record(a, result, user, accountId);
     // The attempt takes its place in both windows (atomically, one script) before its password is checked: however
     // many arrive at once, at most the limit are checked, and a full window checks none (no Argon2 work either).
     const reservation = await reserveWindows(this.d.redis, windows);
-    if (reservation.granted === 0) {
-      await record('throttled');
-      return { ok: false, refusal: { kind: 'throttled', retryAfterS: waitOf(reservation) } };
-    }
+    if (reservation.granted === 0) return this.throttled(a, reservation, settings, accountId, record, log);
     // Unknown or not, one hash is read and one Argon2id verification runs.
     const stored = await this.d.store.users.passwordHash(user?.id ?? 0);
     const matches = await verifyPassword(stored ?? (await dummyHash()), a.password);
@@ -57,8 +80,45 @@ export class Logins {
       await record('failure');
       return { ok: false, refusal: { kind: 'invalid_credentials' } };
     }
-    // A success clears the email's failures, and gives the address its place back (not the address's other
-    // failures: one address may try many emails).
+    if (this.twoStep.applies(settings, user)) {
+      // The places taken stay until the code is right: a password alone clears no failure.
+      const challenged = await this.twoStep.challenge(user, a.address, log);
+      return { ok: false, refusal: challenged.ok ? { kind: 'two_step_required', ...challenged.value } : challenged.refusal };
+    }
+    return this.signIn(user, a, windows, reservation, record, log);
+  }
+
+  /**
+   * The second step: the code mailed for a challenge. A try takes its place in the user's windows before the code
+   * is checked, as a password does: wrong codes count as failed logins and lock the email out as they do.
+   */
+  async verifyCode(a: TwoStepAttempt, log: Logger): Promise<LoginResult> {
+    const userId = await this.twoStep.userOf(a.challenge);
+    const user = userId === undefined ? undefined : await this.d.store.users.get(userId);
+    if (!user) return { ok: false, refusal: { kind: 'two_step_spent' } };
+    const attempt = { email: user.email, address: a.address, userAgent: a.userAgent };
+    const accountId = await accountOfUser(this.d, user);
+    const settings = await this.security.effective(accountId);
+    const windows = this.windowsFor(user.email, a.address, settings);
+    const record = (result: AuthResult) => this.record(attempt, result, user, accountId);
+    const reservation = await reserveWindows(this.d.redis, windows);
+    if (reservation.granted === 0) return this.throttled(attempt, reservation, settings, accountId, record, log);
+    const tried = await this.twoStep.attempt(a.challenge, a.code);
+    if (tried.outcome === 'used') return this.signIn(user, attempt, windows, reservation, record, log);
+    await record('failure');
+    return { ok: false, refusal: tried.outcome === 'wrong' ? { kind: 'two_step_code_wrong', triesLeft: tried.triesLeft } : { kind: 'two_step_spent' } };
+  }
+
+  /** A success clears the email's failures, gives the address its place back, and starts a session. */
+  private async signIn(
+    user: User,
+    a: Attempt,
+    windows: [Window, Window],
+    reservation: Reservation,
+    record: (result: AuthResult) => Promise<void>,
+    log: Logger,
+  ): Promise<LoginResult> {
+    // Not the address's other failures: one address may try many emails.
     await Promise.all([this.d.redis.del(windows[0].key), refundHits(this.d.redis, reservation, [windows[1].key])]);
     const { token, session } = await this.sessions.start(user, { userAgent: a.userAgent, address: a.address });
     await record('success');
@@ -66,17 +126,47 @@ export class Logins {
     return { ok: true, token, session, user, nonce: this.nonces.nonceFor(session) };
   }
 
+  /** A refused attempt: recorded, and the first refusal of an email's lockout mailed to its account's owners when they asked. */
+  private async throttled(
+    a: Attempt,
+    reservation: Reservation,
+    settings: LoginSettings,
+    accountId: number | undefined,
+    record: (result: AuthResult) => Promise<void>,
+    log: Logger,
+  ): Promise<LoginResult> {
+    await record('throttled');
+    const emailLocked = reservation.decisions[0]?.remaining === 0;
+    if (emailLocked && settings.notifyOnLockout && accountId !== undefined) void this.mailLockout(a, settings, accountId, log);
+    return { ok: false, refusal: { kind: 'throttled', retryAfterS: waitOf(reservation) } };
+  }
+
+  /** Mails the account's owners once per lockout (a Redis mark for the window); never fails the login's answer. */
+  private async mailLockout(a: Attempt, settings: LoginSettings, accountId: number, log: Logger): Promise<void> {
+    try {
+      const first = await this.d.redis.set(redisKeys.lockoutNotified(sha256Hex(emailKey(a.email))), '1', 'EX', settings.windowMinutes * 60, 'NX');
+      if (first !== 'OK' || !this.mail) return;
+      const owners = (await this.d.store.users.listByTeam(accountId)).filter((u) => u.role === 'owner');
+      for (const owner of owners) {
+        const message = lockoutMail({ to: owner.email, lockedEmail: a.email, address: a.address, windowMinutes: settings.windowMinutes });
+        const sent = await this.mail.send(message, log);
+        log.info({ account: accountId, owner: owner.id, sent: sent.ok }, 'lockout notice to an owner');
+      }
+    } catch (err) {
+      log.error({ err, account: accountId }, 'lockout notice failed');
+    }
+  }
+
   /** The email's window (the account's settings) and the address's (the product's: an address is no account's). */
-  private async windowsFor(a: LoginAttempt, accountId: number | undefined): Promise<[Window, Window]> {
-    const settings = await this.security.effective(accountId);
+  private windowsFor(email: string, address: string, settings: LoginSettings): [Window, Window] {
     const c = this.d.config.dashboard.login;
     return [
-      { key: redisKeys.loginFailures('email', sha256Hex(emailKey(a.email))), limit: settings.failuresPerEmail, windowS: settings.windowMinutes * 60 },
-      { key: redisKeys.loginFailures('address', sha256Hex(a.address)), limit: c.failuresPerAddress, windowS: c.windowMinutes * 60 },
+      { key: redisKeys.loginFailures('email', sha256Hex(emailKey(email))), limit: settings.failuresPerEmail, windowS: settings.windowMinutes * 60 },
+      { key: redisKeys.loginFailures('address', sha256Hex(address)), limit: c.failuresPerAddress, windowS: c.windowMinutes * 60 },
     ];
   }
 
-  private async record(a: LoginAttempt, result: AuthResult, user: User | undefined, accountId: number | undefined): Promise<void> {
+  private async record(a: Attempt, result: AuthResult, user: User | undefined, accountId: number | undefined): Promise<void> {
     await this.d.store.authLog.record({
       accountId: accountId ?? null,
       userId: user?.id ?? null,

@@ -12,7 +12,7 @@ export type IdentityRefusal =
   /** Too many failed logins for the email or from the address; try again after this many seconds. */
   | { kind: 'throttled'; retryAfterS: number }
   /** The caller's role (or, for login security, its not being on the account) does not allow it. */
-  | { kind: 'forbidden'; need: Permission | 'account_admin' }
+  | { kind: 'forbidden'; need: Permission | 'account_admin' | 'account_owner' }
   | { kind: 'not_found'; what: IdentityThing; message: string }
   /** `fields`: every field refused, this one first, when a change breaks more than one (a form says them all at once). */
   | { kind: 'invalid_field'; field: string; message: string; fields?: readonly FieldProblem[] }
@@ -34,7 +34,15 @@ export type IdentityRefusal =
   /** The invitation's mail could not be sent (see core/system-mail.ts); nothing was stored. */
   | SystemMailRefusal
   /** The user's password is a one-time one that must be changed before anything else (see access.ts). */
-  | { kind: 'password_change_required' };
+  | { kind: 'password_change_required' }
+  /** The password was right and the account asks this user for a code, mailed now: sign in with it and `challenge`. */
+  | { kind: 'two_step_required'; challenge: string; expiresAt: string; sentTo: string }
+  /** A wrong two-step code; after `triesLeft` more the challenge is spent. */
+  | { kind: 'two_step_code_wrong'; triesLeft: number }
+  /** A two-step challenge that is unknown, used, expired or out of tries: sign in again for a new code. */
+  | { kind: 'two_step_spent' }
+  /** The account has turned application passwords off. */
+  | { kind: 'application_passwords_disabled' };
 
 export type Identified<T> = { ok: true; value: T } | { ok: false; refusal: IdentityRefusal };
 

@@ -9,6 +9,7 @@ import { decodeNumberedDomain } from '../domain-row.js';
 import { limitOffset, type PageOf, type PageRequest } from '../paging.js';
 import type { AdminDomainFilter, AdminDomainRepository, DomainSendingCounts, NumberedDomain } from '../admin-domains.js';
 import type { SendingCounts } from '../admin-teams.js';
+import { likeContains } from '../like.js';
 
 const decodeCounts = rowDecoder('domain sending counts', Type.Object({ domain_key: Text, sent: Int, bounced: Int, complained: Int }), (r) => r);
 
@@ -19,15 +20,12 @@ const ENDED = "status IN ('sent', 'bounced', 'complained')";
 const NONE: SendingCounts = { sent: 0, bounced: 0, complained: 0 };
 const LIVE = 'deleted_at IS NULL';
 
-/** LIKE's wildcards in a user's text, escaped with a backslash (ESCAPE '\'). */
-const likeText = (text: string): string => `%${text.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-
 function whereOf(f: AdminDomainFilter, params: ParamList): string {
   const terms = [LIVE];
   if (f.teamId !== undefined) terms.push(`team_id = ${params.add(f.teamId)}`);
   if (f.status !== undefined) terms.push(`verification_status = ${params.add(f.status)}`);
   // Names are stored lower-case; a part of one is matched literally.
-  if (f.search !== undefined) terms.push(`name LIKE ${params.add(likeText(f.search))} ESCAPE '\\'`);
+  if (f.search !== undefined) terms.push(`name LIKE ${params.add(likeContains(f.search.toLowerCase()))} ESCAPE '\\'`);
   return terms.join(' AND ');
 }
 

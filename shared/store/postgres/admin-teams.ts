@@ -14,15 +14,13 @@ import type { NewAuditEntry } from '../audit-log.js';
 import type { StatusChange } from '../teams.js';
 import type { AdminTeamRepository, DestinationQueue, RecipientError, SendingCounts, TeamFilter, TeamSendingCounts } from '../admin-teams.js';
 import { decodeCounts, decodeDestination, decodeError, decodeTeamId } from '../admin-team-row.js';
+import { likeContains } from '../like.js';
 
 /** The recipients' counters by the status they ended in, summed per team. */
 const COUNTS = `SUM(CASE WHEN status = 'sent' THEN n ELSE 0 END) AS sent, SUM(CASE WHEN status = 'bounced' THEN n ELSE 0 END) AS bounced,
   SUM(CASE WHEN status = 'complained' THEN n ELSE 0 END) AS complained`;
 const ENDED = "status IN ('sent', 'bounced', 'complained')";
 const NONE: SendingCounts = { sent: 0, bounced: 0, complained: 0 };
-
-/** LIKE's wildcards in a user's text, escaped with a backslash (ESCAPE '\'). */
-const likeText = (text: string): string => `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 
 /** The WHERE clause of a team filter, its values added to `params`; live teams only. */
 function whereOf(f: TeamFilter, params: ParamList): string {
@@ -31,7 +29,7 @@ function whereOf(f: TeamFilter, params: ParamList): string {
   if (f.parentId !== undefined) terms.push(`parent_id = ${params.add(f.parentId)}`);
   if (f.kind !== undefined) terms.push(f.kind === 'account' ? 'parent_id IS NULL' : 'parent_id IS NOT NULL');
   // SQLite's LIKE folds ASCII case; PostgreSQL's LIKE does not, ILIKE does.
-  if (f.search !== undefined) terms.push(`name ILIKE ${params.add(likeText(f.search))} ESCAPE '\\'`);
+  if (f.search !== undefined) terms.push(`name ILIKE ${params.add(likeContains(f.search))} ESCAPE '\\'`);
   return terms.join(' AND ');
 }
 

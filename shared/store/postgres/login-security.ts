@@ -2,13 +2,16 @@
 // takes its place in Redis windows before its password is checked (core/identity/login.ts); this log records
 // what each attempt came to.
 import { Type } from '@sinclair/typebox';
-import type { PgSql } from './sql.js';
+import { ParamList, type PgSql } from './sql.js';
 import { countOf, Int, rowDecoder } from './decode.js';
 import { limitOffset, type PageOf, type PageRequest } from '../paging.js';
 import { nowIso } from '../../time.js';
 import type { AuthLogEntry, AuthStats, LoginSettings } from '../../domain/login-security.js';
-import type { AuthLogRepository, LoginSettingsRepository, NewAuthAttempt } from '../login-security.js';
-import { decodeEntry, decodeSettings } from '../login-security-row.js';
+import type { AuthLogFilter, AuthLogRepository, AuthLogScope, LoginSettingsRepository, NewAuthAttempt } from '../login-security.js';
+import { decodeEntry, decodeRetentions, decodeSettings, SETTINGS_COLUMNS, settingsValues } from '../login-security-row.js';
+import { likeContains } from '../like.js';
+import { PgAuditLogStore } from './audit-log.js';
+import type { NewAuditEntry } from '../audit-log.js';
 
 const decodeStats = rowDecoder('auth stats', Type.Object({ attempts: Int, failures: Int, lockouts: Int }), (r): AuthStats => ({
   attempts: r.attempts,
@@ -29,18 +32,43 @@ export class PgAuthLogStore implements AuthLogRepository {
     return decodeEntry(row!);
   }
 
-  async list(accountId: number, page: PageRequest): Promise<PageOf<AuthLogEntry>> {
-    const rows = await this.sql.all(`SELECT ${ENTRY_COLUMNS} FROM auth_log WHERE account_id = $1 ORDER BY id DESC LIMIT $2 OFFSET $3`, [accountId, ...limitOffset(page)]);
-    const count = await this.sql.get('SELECT COUNT(*) AS n FROM auth_log WHERE account_id = $1', [accountId]);
+  async list(accountId: number, page: PageRequest, filter: AuthLogFilter = {}): Promise<PageOf<AuthLogEntry>> {
+    const params = new ParamList();
+    const where = filtered(accountId, filter, params);
+    const count = await this.sql.get(`SELECT COUNT(*) AS n FROM auth_log WHERE ${where}`, params.values);
+    const [limit, offset] = limitOffset(page);
+    const rows = await this.sql.all(
+      `SELECT ${ENTRY_COLUMNS} FROM auth_log WHERE ${where} ORDER BY id DESC LIMIT ${params.add(limit)} OFFSET ${params.add(offset)}`,
+      params.values,
+    );
     return { rows: rows.map(decodeEntry), total: countOf(count!) };
   }
 
-  async remove(accountId: number, id: number): Promise<boolean> {
-    return (await this.sql.run('DELETE FROM auth_log WHERE account_id = $1 AND id = $2', [accountId, id])).changes === 1;
+  async remove(accountId: number, id: number, keptFor?: number): Promise<'removed' | 'kept' | 'absent'> {
+    const removed = await this.sql.run(`DELETE FROM auth_log WHERE account_id = $1 AND id = $2 AND NOT (result <> 'success' AND user_id IS NOT NULL AND user_id = $3)`, [
+      accountId,
+      id,
+      keptFor ?? 0,
+    ]);
+    if (removed.changes === 1) return 'removed';
+    return (await this.sql.get('SELECT 1 AS n FROM auth_log WHERE account_id = $1 AND id = $2', [accountId, id])) ? 'kept' : 'absent';
   }
 
-  async truncate(accountId: number): Promise<number> {
-    return (await this.sql.run('DELETE FROM auth_log WHERE account_id = $1', [accountId])).changes;
+  async removeBefore(before: string, scope: AuthLogScope): Promise<number> {
+    if ('accounts' in scope) {
+      if (!scope.accounts.length) return 0;
+      return (await this.sql.run('DELETE FROM auth_log WHERE at < $1 AND account_id = ANY($2)', [before, [...scope.accounts]])).changes;
+    }
+    const sql = 'DELETE FROM auth_log WHERE at < $1 AND (account_id IS NULL OR NOT (account_id = ANY($2)))';
+    return (await this.sql.run(sql, [before, [...scope.exceptAccounts]])).changes;
+  }
+
+  async truncate(accountId: number, audit?: (removed: number) => NewAuditEntry): Promise<number> {
+    return this.sql.tx(async (q) => {
+      const removed = (await q.run('DELETE FROM auth_log WHERE account_id = $1', [accountId])).changes;
+      if (audit) await PgAuditLogStore.insert(q, audit(removed));
+      return removed;
+    });
   }
 
   /** COUNT … FILTER where SQLite sums booleans: a count is never null, so no row's absence reads as null here. */
@@ -54,8 +82,6 @@ export class PgAuthLogStore implements AuthLogRepository {
   }
 }
 
-const SETTINGS_COLUMNS = 'failures_per_email, window_minutes, session_idle_minutes, session_absolute_hours';
-
 export class PgLoginSettingsStore implements LoginSettingsRepository {
   constructor(private readonly sql: PgSql) {}
 
@@ -66,14 +92,29 @@ export class PgLoginSettingsStore implements LoginSettingsRepository {
 
   /** One upsert: two puts at once both land (the later replaces the earlier whole), neither fails on the key. */
   async put(accountId: number, s: LoginSettings): Promise<LoginSettings> {
+    const columns = SETTINGS_COLUMNS.split(', ');
+    const values = [accountId, ...settingsValues(s), nowIso()];
     const row = await this.sql.get(
-      `INSERT INTO login_settings (account_id, failures_per_email, window_minutes, session_idle_minutes, session_absolute_hours, updated_at)
-       VALUES ($1, $2, $3, $4, $5, $6)
-       ON CONFLICT (account_id) DO UPDATE SET failures_per_email = excluded.failures_per_email, window_minutes = excluded.window_minutes,
-         session_idle_minutes = excluded.session_idle_minutes, session_absolute_hours = excluded.session_absolute_hours, updated_at = excluded.updated_at
+      `INSERT INTO login_settings (account_id, ${SETTINGS_COLUMNS}, updated_at) VALUES (${values.map((_, i) => `$${i + 1}`).join(', ')})
+       ON CONFLICT (account_id) DO UPDATE SET ${columns.map((c) => `${c} = excluded.${c}`).join(', ')}, updated_at = excluded.updated_at
        RETURNING ${SETTINGS_COLUMNS}`,
-      [accountId, s.failuresPerEmail, s.windowMinutes, s.sessionIdleMinutes, s.sessionAbsoluteHours, nowIso()],
+      values,
     );
     return decodeSettings(row!);
   }
+
+  async retentions(): Promise<Array<{ accountId: number; days: number }>> {
+    return decodeRetentions(await this.sql.all('SELECT account_id, log_retention_days FROM login_settings ORDER BY account_id'));
+  }
+}
+
+/** An account's entries, narrowed by result and by a search of the email or address (ILIKE: any case, as SQLite's LIKE). */
+function filtered(accountId: number, f: AuthLogFilter, params: ParamList): string {
+  const terms = [`account_id = ${params.add(accountId)}`];
+  if (f.results?.length) terms.push(`result = ANY(${params.add([...f.results])})`);
+  if (f.search) {
+    const pattern = params.add(likeContains(f.search));
+    terms.push(`(email ILIKE ${pattern} ESCAPE '\\' OR address ILIKE ${pattern} ESCAPE '\\')`);
+  }
+  return terms.join(' AND ');
 }

@@ -2,8 +2,7 @@
 // version N holds the same tables and columns, so a repository's queries port one to one and `ternmail store
 // copy` moves rows table by table. The engine starts at SQLite's version 36 with one baseline; every later
 // change is a migration of the same number in both lists (test/store/postgres-engine.test.ts checks that the
-// newest versions are equal). Until the PostgreSQL engine is released (selectable by a user), the baseline may
-// still be edited; after that, never edit a landed migration.
+// newest versions are equal). The engine is released (issue 24): never edit a landed migration.
 //
 // Types: integer keys are BIGINT GENERATED ALWAYS AS IDENTITY (SQLite's INTEGER PRIMARY KEY); every other
 // integer is BIGINT (SQLite's integers are 64-bit; epoch milliseconds need it), read as numbers (sql.ts); the
@@ -625,7 +624,30 @@ export const PG_MIGRATIONS: readonly PgMigration[] = [
     sql: [ACCOUNTS, MESSAGES, QUEUE, FIGURES, USERS, LEDGER].join('\n'),
   },
   {
-    // SQLite's migration 38: support tickets, responses, attachments and docs. (37 is the main line's.)
+    version: 37,
+    name: 'login settings for lockout mail, log retention, application passwords and two-step sign-in; two-step challenges',
+    // As SQLite's migration 37.
+    sql: `
+ALTER TABLE login_settings ADD COLUMN notify_on_lockout SMALLINT NOT NULL DEFAULT 0 CHECK (notify_on_lockout IN (0, 1));
+ALTER TABLE login_settings ADD COLUMN log_retention_days BIGINT NOT NULL DEFAULT 90 CHECK (log_retention_days BETWEEN 1 AND 3650);
+ALTER TABLE login_settings ADD COLUMN application_passwords SMALLINT NOT NULL DEFAULT 1 CHECK (application_passwords IN (0, 1));
+ALTER TABLE login_settings ADD COLUMN two_step_roles TEXT NOT NULL DEFAULT '';
+
+CREATE TABLE two_step_challenges (
+  token_hash TEXT PRIMARY KEY CHECK (length(token_hash) = 64),
+  user_id BIGINT NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+  code_hash TEXT NOT NULL CHECK (length(code_hash) = 64),
+  attempts BIGINT NOT NULL DEFAULT 0,
+  created_at TEXT NOT NULL,
+  expires_at TEXT NOT NULL,
+  used_at TEXT
+);
+CREATE INDEX two_step_challenges_expiry ON two_step_challenges(expires_at);
+CREATE UNIQUE INDEX two_step_challenges_unused ON two_step_challenges(user_id) WHERE used_at IS NULL;
+`,
+  },
+  {
+    // SQLite's migration 38: support tickets, responses, attachments and docs.
     version: 38,
     name: 'support tickets, their responses and attachments, and the docs operators suggest',
     sql: SUPPORT_SCHEMA,

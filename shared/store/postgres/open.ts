@@ -33,6 +33,7 @@ import { PgSuppressionStore } from './suppressions.js';
 import { PgFeedbackStore } from './feedback.js';
 import { PgBillingStore } from './billing.js';
 import { PgPaymentStore } from './payments.js';
+import { PgTwoStepChallengeStore } from './two-step.js';
 
 /** The store of the database at `url`, its schema brought up to date first. */
 export async function openPostgresStore(url: string, options: PoolOptions = {}): Promise<Store> {
@@ -56,6 +57,7 @@ export async function openPostgresStore(url: string, options: PoolOptions = {}):
     authLog: new PgAuthLogStore(sql),
     loginSettings: new PgLoginSettingsStore(sql),
     passwordResets: new PgPasswordResetStore(sql),
+    twoStepChallenges: new PgTwoStepChallengeStore(sql),
     invitations: new PgInvitationStore(sql),
     platformInvitations: new PgPlatformInvitationStore(sql),
     messages: new PgMessageStore(sql),

@@ -16,7 +16,6 @@ import {
   decodeDoc,
   decodeResponse,
   decodeTicket,
-  likeText,
   RESPONSE_COLUMNS,
   RESPONSE_FROM,
   SUPPORT_SETTINGS,
@@ -24,6 +23,7 @@ import {
   TICKET_FROM,
 } from '../support-row.js';
 import { decodeSettings, settingsValue } from '../support-settings.js';
+import { likeContains } from '../like.js';
 
 class Missed extends Error {
   constructor(readonly miss: TicketMiss) {
@@ -63,7 +63,7 @@ function whereOf(f: TicketFilter, params: ParamList): string {
   if (f.status === 'closed') terms.push("t.status = 'closed'");
   if (f.search !== undefined) {
     // SQLite's LIKE folds ASCII case; PostgreSQL's ILIKE does.
-    const like = params.add(likeText(f.search));
+    const like = params.add(likeContains(f.search));
     terms.push(`(t.title ILIKE ${like} ESCAPE '\\' OR t.content ILIKE ${like} ESCAPE '\\')`);
   }
   return terms.length ? terms.join(' AND ') : 'TRUE';
@@ -206,7 +206,7 @@ export class PgSupportStore implements SupportRepository {
 
   async searchDocs(search: string, limit: number): Promise<SupportDoc[]> {
     const rows = await this.sql.all("SELECT id, title, link, created_at FROM support_docs WHERE title ILIKE $1 ESCAPE '\\' ORDER BY id DESC LIMIT $2", [
-      likeText(search),
+      likeContains(search),
       limit,
     ]);
     return rows.map(decodeDoc);

@@ -11,6 +11,7 @@ import { nowIso } from '../../time.js';
 import { SUPPRESSION_RANK, SUPPRESSION_STATUSES, type Suppression } from '../../domain/suppression.js';
 import type { NewSuppression, PlatformSuppressionQuery, SuppressionFilter, SuppressionQuery, SuppressionRepository, TeamSuppression } from '../suppressions.js';
 import { decodeEmail, decodeKeyset, decodeSuppression, decodeTeamSuppression } from '../suppression-row.js';
+import { likeContains } from '../like.js';
 
 /** One address of one team's list, as the send path asks for it. */
 interface TeamAddress {
@@ -23,9 +24,6 @@ const MAX_ADDRESSES = 100;
 
 /** SUPPRESSION_RANK as SQL, over a status column. */
 const rank = (column: string): string => `CASE ${column} ${SUPPRESSION_STATUSES.map((s) => `WHEN '${s}' THEN ${SUPPRESSION_RANK[s]}`).join(' ')} ELSE 0 END`;
-
-/** Escapes LIKE wildcards so a search for `a_b%` matches those characters literally. */
-const likeContains = (text: string): string => `%${text.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 
 const COLUMNS = 'email, status, reason, message_id, created_at';
 
@@ -67,7 +65,7 @@ export async function suppressionsListedAmong(q: PgQueryable, teamId: number, em
 function whereOf(teamId: number | undefined, filter: SuppressionFilter, params: ParamList): string {
   const clauses = teamId === undefined ? ['TRUE'] : [`team_id = ${params.add(teamId)}`];
   // Addresses are stored lower-cased and the search is lowered, so LIKE (case-sensitive here) matches as SQLite's.
-  if (filter.search) clauses.push(`email LIKE ${params.add(likeContains(filter.search))} ESCAPE '\\'`);
+  if (filter.search) clauses.push(`email LIKE ${params.add(likeContains(filter.search.toLowerCase()))} ESCAPE '\\'`);
   if (filter.status) clauses.push(`status = ${params.add(filter.status)}`);
   return clauses.join(' AND ');
 }

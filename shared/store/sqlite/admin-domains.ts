@@ -9,6 +9,7 @@ import { limitOffset, type PageOf, type PageRequest } from '../paging.js';
 import { decodeNumberedDomain as numbered } from '../domain-row.js';
 import type { AdminDomainFilter, AdminDomainRepository, DomainSendingCounts, NumberedDomain } from '../admin-domains.js';
 import type { SendingCounts } from '../admin-teams.js';
+import { likeContains } from '../like.js';
 
 const decodeCounts = rowDecoder('domain sending counts', Type.Object({ domain_key: Text, sent: Int, bounced: Int, complained: Int }), (r) => r);
 
@@ -18,9 +19,6 @@ const COUNTS = `SUM(CASE WHEN status = 'sent' THEN n ELSE 0 END) AS sent, SUM(CA
 const ENDED = "status IN ('sent', 'bounced', 'complained')";
 const NONE: SendingCounts = { sent: 0, bounced: 0, complained: 0 };
 const LIVE = 'deleted_at IS NULL';
-
-/** LIKE's wildcards in a user's text, escaped with a backslash (ESCAPE '\'). */
-const likeText = (text: string): string => `%${text.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 
 function whereOf(f: AdminDomainFilter): [string, SqlValue[]] {
   const terms = [LIVE];
@@ -32,7 +30,7 @@ function whereOf(f: AdminDomainFilter): [string, SqlValue[]] {
   if (f.teamId !== undefined) add('team_id = ?', f.teamId);
   if (f.status !== undefined) add('verification_status = ?', f.status);
   // Names are stored lower-case; a part of one is matched literally.
-  if (f.search !== undefined) add("name LIKE ? ESCAPE '\\'", likeText(f.search));
+  if (f.search !== undefined) add("name LIKE ? ESCAPE '\\'", likeContains(f.search.toLowerCase()));
   return [terms.join(' AND '), params];
 }
 

@@ -5,8 +5,11 @@ import { countOf, Int, Nullable, rowDecoder } from './decode.js';
 import { limitOffset, type PageOf, type PageRequest } from '../paging.js';
 import { nowIso } from '../../time.js';
 import type { AuthLogEntry, AuthStats, LoginSettings } from '../../domain/login-security.js';
-import type { AuthLogRepository, LoginSettingsRepository, NewAuthAttempt } from '../login-security.js';
-import { decodeEntry, decodeSettings } from '../login-security-row.js';
+import type { AuthLogFilter, AuthLogRepository, AuthLogScope, LoginSettingsRepository, NewAuthAttempt } from '../login-security.js';
+import { decodeEntry, decodeRetentions, decodeSettings, SETTINGS_COLUMNS, settingsValues } from '../login-security-row.js';
+import { likeContains } from '../like.js';
+import { AuditLogStore } from './audit-log.js';
+import type { NewAuditEntry } from '../audit-log.js';
 
 const decodeStats = rowDecoder('auth stats', Type.Object({ attempts: Int, failures: Nullable(Int), lockouts: Nullable(Int) }), (r): AuthStats => ({
   attempts: r.attempts,
@@ -25,18 +28,37 @@ export class AuthLogStore implements AuthLogRepository {
     return decodeEntry(row!);
   }
 
-  async list(accountId: number, page: PageRequest): Promise<PageOf<AuthLogEntry>> {
-    const rows = await this.sql.all('SELECT * FROM auth_log WHERE account_id = ? ORDER BY id DESC LIMIT ? OFFSET ?', [accountId, ...limitOffset(page)]);
-    const count = await this.sql.get('SELECT COUNT(*) AS n FROM auth_log WHERE account_id = ?', [accountId]);
+  async list(accountId: number, page: PageRequest, filter: AuthLogFilter = {}): Promise<PageOf<AuthLogEntry>> {
+    const { where, params } = filtered(accountId, filter);
+    const rows = await this.sql.all(`SELECT * FROM auth_log WHERE ${where} ORDER BY id DESC LIMIT ? OFFSET ?`, [...params, ...limitOffset(page)]);
+    const count = await this.sql.get(`SELECT COUNT(*) AS n FROM auth_log WHERE ${where}`, params);
     return { rows: rows.map(decodeEntry), total: countOf(count!) };
   }
 
-  async remove(accountId: number, id: number): Promise<boolean> {
-    return (await this.sql.run('DELETE FROM auth_log WHERE account_id = ? AND id = ?', [accountId, id])).changes === 1;
+  async remove(accountId: number, id: number, keptFor?: number): Promise<'removed' | 'kept' | 'absent'> {
+    const removed = await this.sql.run(`DELETE FROM auth_log WHERE account_id = ? AND id = ? AND NOT (result <> 'success' AND user_id IS NOT NULL AND user_id = ?)`, [
+      accountId,
+      id,
+      keptFor ?? 0,
+    ]);
+    if (removed.changes === 1) return 'removed';
+    return (await this.sql.get('SELECT 1 AS n FROM auth_log WHERE account_id = ? AND id = ?', [accountId, id])) ? 'kept' : 'absent';
   }
 
-  async truncate(accountId: number): Promise<number> {
-    return (await this.sql.run('DELETE FROM auth_log WHERE account_id = ?', [accountId])).changes;
+  async removeBefore(before: string, scope: AuthLogScope): Promise<number> {
+    const ids = 'accounts' in scope ? scope.accounts : scope.exceptAccounts;
+    const marks = ids.map(() => '?').join(', ');
+    const which = 'accounts' in scope ? `account_id IN (${marks})` : ids.length ? `(account_id IS NULL OR account_id NOT IN (${marks}))` : '1 = 1';
+    if ('accounts' in scope && !ids.length) return 0;
+    return (await this.sql.run(`DELETE FROM auth_log WHERE at < ? AND ${which}`, [before, ...ids])).changes;
+  }
+
+  async truncate(accountId: number, audit?: (removed: number) => NewAuditEntry): Promise<number> {
+    return this.sql.tx(async (q) => {
+      const removed = (await q.run('DELETE FROM auth_log WHERE account_id = ?', [accountId])).changes;
+      if (audit) await AuditLogStore.insert(q, audit(removed));
+      return removed;
+    });
   }
 
   async stats(accountId: number, since: string): Promise<AuthStats> {
@@ -53,19 +75,37 @@ export class LoginSettingsStore implements LoginSettingsRepository {
   constructor(private readonly sql: Sql) {}
 
   async get(accountId: number): Promise<LoginSettings | undefined> {
-    const row = await this.sql.get('SELECT * FROM login_settings WHERE account_id = ?', [accountId]);
+    const row = await this.sql.get(`SELECT ${SETTINGS_COLUMNS} FROM login_settings WHERE account_id = ?`, [accountId]);
     return row && decodeSettings(row);
   }
 
   async put(accountId: number, s: LoginSettings): Promise<LoginSettings> {
+    const columns = SETTINGS_COLUMNS.split(', ');
     const [row] = await this.sql.returning(
-      `INSERT INTO login_settings (account_id, failures_per_email, window_minutes, session_idle_minutes, session_absolute_hours, updated_at)
-       VALUES (?, ?, ?, ?, ?, ?)
-       ON CONFLICT (account_id) DO UPDATE SET failures_per_email = excluded.failures_per_email, window_minutes = excluded.window_minutes,
-         session_idle_minutes = excluded.session_idle_minutes, session_absolute_hours = excluded.session_absolute_hours, updated_at = excluded.updated_at
-       RETURNING *`,
-      [accountId, s.failuresPerEmail, s.windowMinutes, s.sessionIdleMinutes, s.sessionAbsoluteHours, nowIso()],
+      `INSERT INTO login_settings (account_id, ${SETTINGS_COLUMNS}, updated_at) VALUES (?, ${columns.map(() => '?').join(', ')}, ?)
+       ON CONFLICT (account_id) DO UPDATE SET ${columns.map((c) => `${c} = excluded.${c}`).join(', ')}, updated_at = excluded.updated_at
+       RETURNING ${SETTINGS_COLUMNS}`,
+      [accountId, ...settingsValues(s), nowIso()],
     );
     return decodeSettings(row!);
   }
+
+  async retentions(): Promise<Array<{ accountId: number; days: number }>> {
+    return decodeRetentions(await this.sql.all('SELECT account_id, log_retention_days FROM login_settings ORDER BY account_id'));
+  }
+}
+
+/** An account's entries, narrowed by result and by a search of the email or address (LIKE ignores ASCII case). */
+function filtered(accountId: number, f: AuthLogFilter): { where: string; params: Array<string | number> } {
+  const terms = ['account_id = ?'];
+  const params: Array<string | number> = [accountId];
+  if (f.results?.length) {
+    terms.push(`result IN (${f.results.map(() => '?').join(', ')})`);
+    params.push(...f.results);
+  }
+  if (f.search) {
+    terms.push("(email LIKE ? ESCAPE '\\' OR address LIKE ? ESCAPE '\\')");
+    params.push(likeContains(f.search), likeContains(f.search));
+  }
+  return { where: terms.join(' AND '), params };
 }

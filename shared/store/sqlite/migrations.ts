@@ -1186,13 +1186,38 @@ ALTER TABLE inbound_reports ADD COLUMN claimed_until INTEGER;
 `,
   },
   {
+    version: 37,
+    name: 'login settings for lockout mail, log retention, application passwords and two-step sign-in; two-step challenges',
+    // The authentication plugin's settings (issue 26): each account says whether its owners are mailed on a
+    // lockout, how many days its auth log is kept, whether application passwords work, and which roles sign in
+    // with a code mailed to them. A challenge keeps only hashes: of its token (the sign-in form's) and of the
+    // code with that token, so a read of the database gives neither the code nor a way to try codes offline.
+    sql: `
+ALTER TABLE login_settings ADD COLUMN notify_on_lockout INTEGER NOT NULL DEFAULT 0 CHECK (notify_on_lockout IN (0, 1));
+ALTER TABLE login_settings ADD COLUMN log_retention_days INTEGER NOT NULL DEFAULT 90 CHECK (log_retention_days BETWEEN 1 AND 3650);
+ALTER TABLE login_settings ADD COLUMN application_passwords INTEGER NOT NULL DEFAULT 1 CHECK (application_passwords IN (0, 1));
+ALTER TABLE login_settings ADD COLUMN two_step_roles TEXT NOT NULL DEFAULT '';
+
+CREATE TABLE two_step_challenges (
+  token_hash TEXT PRIMARY KEY CHECK (length(token_hash) = 64),
+  user_id INTEGER NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+  code_hash TEXT NOT NULL CHECK (length(code_hash) = 64),
+  attempts INTEGER NOT NULL DEFAULT 0,
+  created_at TEXT NOT NULL,
+  expires_at TEXT NOT NULL,
+  used_at TEXT
+);
+CREATE INDEX two_step_challenges_expiry ON two_step_challenges(expires_at);
+CREATE UNIQUE INDEX two_step_challenges_unused ON two_step_challenges(user_id) WHERE used_at IS NULL;
+`,
+  },
+  {
     version: 38,
     name: 'support tickets, their responses and attachments, and the docs operators suggest',
     // Tickets between an account's users and the platform's operators (the support namespace, tern-support/v1):
     // each ticket on the team it was opened on; responses from either side, an agent's response carrying the
     // customer's vote; uploaded files kept in the database (bound to nothing until the ticket or response they
     // were uploaded for is sent); the docs operators suggest. Where tickets go is a row of platform_settings.
-    // Version 37 is the main line's (being added at the same time); this branch leaves it out.
     // PostgreSQL: the same tables (content BYTEA), migration 38.
     sql: `
 ${SUPPORT_SCHEMA}`,

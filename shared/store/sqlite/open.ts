@@ -33,6 +33,7 @@ import { IdempotencyStore } from './idempotency.js';
 import { SupportStore } from './support.js';
 import { SqliteUnitOfWork } from './unit-of-work.js';
 import type { Store } from '../index.js';
+import { TwoStepChallengeStore } from './two-step.js';
 
 /** The database file of a data directory. */
 export const databaseFile = (dataDir: string): string => join(dataDir, 'tern.db');
@@ -74,6 +75,7 @@ export async function openSqliteStore(dataDir: string): Promise<Store> {
     adminTeams: new AdminTeamStore(sql),
     adminDomains: new AdminDomainStore(sql),
     passwordResets: new PasswordResetStore(sql),
+    twoStepChallenges: new TwoStepChallengeStore(sql),
     system: new SystemStore(sql),
     idempotency: new IdempotencyStore(sql),
     support: new SupportStore(sql),

@@ -14,7 +14,6 @@ import {
   decodeDoc,
   decodeResponse,
   decodeTicket,
-  likeText,
   RESPONSE_COLUMNS,
   RESPONSE_FROM,
   SUPPORT_SETTINGS,
@@ -22,6 +21,7 @@ import {
   TICKET_FROM,
 } from '../support-row.js';
 import { decodeSettings, settingsValue } from '../support-settings.js';
+import { likeContains } from '../like.js';
 
 /** Thrown inside a transaction to roll it back with an outcome. */
 class Missed extends Error {
@@ -68,7 +68,7 @@ function whereOf(f: TicketFilter): [string, SqlValue[]] {
   if (f.status === 'closed') terms.push("t.status = 'closed'");
   if (f.search !== undefined) {
     terms.push("(t.title LIKE ? ESCAPE '\\' OR t.content LIKE ? ESCAPE '\\')");
-    params.push(likeText(f.search), likeText(f.search));
+    params.push(likeContains(f.search), likeContains(f.search));
   }
   return [terms.length ? terms.join(' AND ') : '1 = 1', params];
 }
@@ -215,7 +215,7 @@ export class SupportStore implements SupportRepository {
 
   async searchDocs(search: string, limit: number): Promise<SupportDoc[]> {
     const rows = await this.sql.all("SELECT id, title, link, created_at FROM support_docs WHERE title LIKE ? ESCAPE '\\' ORDER BY id DESC LIMIT ?", [
-      likeText(search),
+      likeContains(search),
       limit,
     ]);
     return rows.map(decodeDoc);

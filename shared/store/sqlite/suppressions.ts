@@ -8,6 +8,7 @@ import { nowIso } from '../../time.js';
 import { SUPPRESSION_RANK, SUPPRESSION_STATUSES, type Suppression } from '../../domain/suppression.js';
 import type { NewSuppression, PlatformSuppressionQuery, SuppressionFilter, SuppressionQuery, SuppressionRepository, TeamSuppression } from '../suppressions.js';
 import { decodeEmail, decodeKeyset, decodeSuppression, decodeTeamSuppression } from '../suppression-row.js';
+import { likeContains } from '../like.js';
 
 /** One address of one team's list, as the send path asks for it. */
 interface TeamAddress {
@@ -21,9 +22,6 @@ const MAX_ADDRESSES = 100;
 /** SUPPRESSION_RANK as SQL, over a status column. */
 const rank = (column: string): string => `CASE ${column} ${SUPPRESSION_STATUSES.map((s) => `WHEN '${s}' THEN ${SUPPRESSION_RANK[s]}`).join(' ')} ELSE 0 END`;
 
-/** Escapes LIKE wildcards so a search for `a_b%` matches those characters literally. */
-const likeContains = (text: string): string => `%${text.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-
 const COLUMNS = 'email, status, reason, message_id, created_at';
 
 /** The WHERE clause of a team's entries (every team's: undefined) matching a filter, and its parameters. */
@@ -32,7 +30,7 @@ function filtered(teamId: number | undefined, filter: SuppressionFilter): { wher
   const params: SqlValue[] = teamId === undefined ? [] : [teamId];
   if (filter.search) {
     clauses.push(`email LIKE ? ESCAPE '\\'`);
-    params.push(likeContains(filter.search));
+    params.push(likeContains(filter.search.toLowerCase()));
   }
   if (filter.status) {
     clauses.push('status = ?');

@@ -30,9 +30,9 @@ export const loginSecurityChecks: ContractCheck[] = [
       (await store.authLog.list(account.id, { page: 2, perPage: 2 })).rows.map((e) => e.id),
       [first.id],
     );
-    t.equal(await store.authLog.remove(other.id, second.id), false, 'not through another account');
-    t.equal(await store.authLog.remove(account.id, second.id), true);
-    t.equal(await store.authLog.remove(account.id, second.id), false, 'removed once');
+    t.equal(await store.authLog.remove(other.id, second.id), 'absent', 'not through another account');
+    t.equal(await store.authLog.remove(account.id, second.id), 'removed');
+    t.equal(await store.authLog.remove(account.id, second.id), 'absent', 'removed once');
     t.equal(await store.authLog.truncate(account.id), 2);
     t.equal((await store.authLog.list(account.id, { page: 1, perPage: 10 })).total, 0);
     t.equal((await store.authLog.list(other.id, { page: 1, perPage: 10 })).total, 1, 'another account keeps its own');
@@ -60,12 +60,98 @@ export const loginSecurityChecks: ContractCheck[] = [
     const account = await accountOf(store);
     const other = await accountOf(store);
     t.equal(await store.loginSettings.get(account.id), undefined, 'none until set');
-    const settings = { failuresPerEmail: 4, windowMinutes: 30, sessionIdleMinutes: 60, sessionAbsoluteHours: 12 };
+    const settings = {
+      failuresPerEmail: 4,
+      windowMinutes: 30,
+      sessionIdleMinutes: 60,
+      sessionAbsoluteHours: 12,
+      notifyOnLockout: true,
+      logRetentionDays: 30,
+      applicationPasswords: false,
+      twoStepRoles: ['owner', 'viewer'] as const,
+    };
     t.same(await store.loginSettings.put(account.id, settings), settings);
     t.same(await store.loginSettings.put(account.id, { ...settings, windowMinutes: 10 }), { ...settings, windowMinutes: 10 });
     t.same(await store.loginSettings.get(account.id), { ...settings, windowMinutes: 10 });
     t.equal(await store.loginSettings.get(other.id), undefined);
     await t.rejects(store.loginSettings.put(account.id, { ...settings, failuresPerEmail: 0 }), 'a threshold of 0 would switch lockouts off');
     t.same(await store.loginSettings.get(account.id), { ...settings, windowMinutes: 10 }, 'unchanged');
+    await store.loginSettings.put(other.id, { ...settings, logRetentionDays: 7, twoStepRoles: [] });
+    t.same(await store.loginSettings.retentions(), [
+      { accountId: account.id, days: 30 },
+      { accountId: other.id, days: 7 },
+    ]);
+  }),
+
+  check('the auth log filters by result and by a search of the email or address, any case, wildcards literal', async (t, engine) => {
+    const { store } = await engine.open(t);
+    const account = await accountOf(store);
+    const entry = (email: string, address: string, result: NewAuthAttempt['result']) => store.authLog.record({ ...attempt(account.id, result, 0), email, address });
+    const ada = await entry('Ada@Example.com', '192.0.2.1', 'failure');
+    const bob = await entry('bob@example.com', '198.51.100.7', 'success');
+    const pct = await entry('100%_off@example.com', '192.0.2.9', 'throttled');
+    const ids = async (filter: Parameters<typeof store.authLog.list>[2]) =>
+      (await store.authLog.list(account.id, { page: 1, perPage: 10 }, filter)).rows.map((e) => e.id);
+    t.same(await ids({ results: ['failure', 'throttled'] }), [pct.id, ada.id]);
+    t.same(await ids({ search: 'ADA@' }), [ada.id], 'any case');
+    t.same(await ids({ search: '198.51' }), [bob.id], 'the address too');
+    t.same(await ids({ search: '%_' }), [pct.id], '% and _ match themselves');
+    t.same(await ids({ search: '192.0.2', results: ['failure'] }), [ada.id], 'both at once');
+    t.equal((await store.authLog.list(account.id, { page: 1, perPage: 1 }, { search: 'example' })).total, 3, 'the total counts the filtered entries');
+  }),
+
+  check("an entry of a user's own failed attempt is kept from them; retention removes old entries of the chosen accounts", async (t, engine) => {
+    const { store } = await engine.open(t);
+    const account = await accountOf(store);
+    const other = await accountOf(store);
+    const user = await store.users.create({
+      teamId: account.id,
+      email: `own.${Date.now()}@example.com`,
+      name: '',
+      role: 'owner',
+      passwordHash: 'x'.repeat(60),
+      mustChangePassword: false,
+    });
+    if (user === 'email_taken') throw new Error('taken');
+    const own = (result: NewAuthAttempt['result']) => store.authLog.record({ ...attempt(account.id, result, 0), userId: user.id });
+    const failed = await own('failure');
+    const succeeded = await own('success');
+    t.equal(await store.authLog.remove(account.id, failed.id, user.id), 'kept', "one's own failure stays");
+    t.equal(await store.authLog.remove(account.id, succeeded.id, user.id), 'removed', "one's own success goes");
+    t.equal(await store.authLog.remove(account.id, failed.id), 'removed', 'another user removes it');
+    t.equal(await store.authLog.remove(account.id, failed.id), 'absent');
+
+    const old = await store.authLog.record(attempt(account.id, 'failure', 0));
+    const recent = await store.authLog.record(attempt(account.id, 'failure', 10));
+    const otherOld = await store.authLog.record(attempt(other.id, 'failure', 0));
+    const nobody = await store.authLog.record(attempt(null, 'failure', 0));
+    t.equal(await store.authLog.removeBefore(at(5), { accounts: [] }), 0);
+    t.equal(await store.authLog.removeBefore(at(5), { accounts: [account.id] }), 1);
+    const left = async (id: number) => (await store.authLog.list(id, { page: 1, perPage: 10 })).rows.map((e) => e.id);
+    t.same(await left(account.id), [recent.id], 'the old entry of the chosen account is gone');
+    t.same(await left(other.id), [otherOld.id], "another account's stays");
+    t.equal(await store.authLog.removeBefore(at(5), { exceptAccounts: [account.id] }), 2, "the others' old entries, and no account's");
+    t.same(await left(other.id), []);
+    t.notOk(nobody.id === old.id);
+  }),
+
+  check('truncating an account’s log records the audit entry in the same write', async (t, engine) => {
+    const { store } = await engine.open(t);
+    const account = await accountOf(store);
+    await store.authLog.record(attempt(account.id, 'failure', 0));
+    await store.authLog.record(attempt(account.id, 'success', 1));
+    const removed = await store.authLog.truncate(account.id, (n) => ({
+      operatorId: null,
+      operatorEmail: 'owner@example.com (owner of account)',
+      action: 'auth_log.truncate',
+      target: { kind: 'tenant', id: String(account.id) },
+      before: { entries: n },
+      after: { entries: 0 },
+      reason: '',
+      at: at(2),
+    }));
+    t.equal(removed, 2);
+    const [entry] = (await store.auditLog.list({ action: 'auth_log.truncate' }, { page: 1, perPage: 5 })).rows;
+    t.match(entry, { action: 'auth_log.truncate', target: { kind: 'tenant', id: String(account.id) }, before: { entries: 2 } });
   }),
 ];
