@@ -18,6 +18,9 @@ export const AUDIT_ACTIONS = [
   'queue.requeue',
   'system_mail.sender',
   'auth_log.truncate',
+  'email_template.save',
+  'email_template.reset',
+  'email_layout.save',
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 

@@ -26,6 +26,7 @@ import { adminLogRoutes } from './admin-log-routes.js';
 import { adminSuppressionRoutes } from './admin-suppression-routes.js';
 import { adminInvitationRoutes } from './admin-invitation-routes.js';
 import { passwordResetRoutes } from './password-reset-routes.js';
+import { emailTemplateRoutes } from './email-template-routes.js';
 
 /** What GET /api says of the site. */
 export const SITE: Site = { name: 'Tern', description: 'The dashboard REST interface of Tern, a mail transfer agent' };
@@ -53,6 +54,7 @@ export const dashboardRoutes: ReadonlyArray<DashboardRoute<DashboardCaller>> = [
   ...adminSuppressionRoutes,
   ...adminInvitationRoutes,
   ...passwordResetRoutes,
+  ...emailTemplateRoutes,
 ];
 
 export const productDashboard = (): Dashboard => createDashboard({ auth: dashboardAuthentication, routes: dashboardRoutes, site: SITE });
