@@ -25,6 +25,7 @@ import { DnsConnections } from './dns-connection.js';
 import { DmarcCheck } from './dmarc/check.js';
 import { WriteRates } from './write-rates.js';
 import { SystemMail } from './system-mail.js';
+import { EmailTemplates } from './email-templates.js';
 import { DnsInstructions } from './dns-instructions.js';
 import { Invitations } from './identity/invitations.js';
 import { PasswordResets } from './identity/password-resets.js';
@@ -84,6 +85,7 @@ export interface Core extends Identity {
   readonly dnsConnections: DnsConnections;
   /** Mail Tern sends itself, through the intake. */
   readonly systemMail: SystemMail;
+  readonly emailTemplates: EmailTemplates;
   /** Emailing a domain's DNS records to whoever runs its zone. */
   readonly dnsInstructions: DnsInstructions;
   /** Inviting dashboard users by mail, and accepting an invitation. */
@@ -144,7 +146,8 @@ export function createCore(rt: Runtime, queue: Queue, adapters: CoreAdapters, { 
   const intake = new Intake(rt.store, queue, disposable, handOff);
   const domains = new DomainManagement(rt);
   const senders = new SenderAuthorization({ store: rt.store, redis: rt.redis, keyCache: rt.keyCache });
-  const systemMail = new SystemMail(rt, intake);
+  const emailTemplates = new EmailTemplates(rt);
+  const systemMail = new SystemMail(rt, intake, emailTemplates);
   const identity = createIdentity(rt, Date.now, systemMail);
   const sendingKeys = new SendingKeys(rt);
   const adminKeys = new AdminKeys(rt);
@@ -171,6 +174,7 @@ export function createCore(rt: Runtime, queue: Queue, adapters: CoreAdapters, { 
     ...identity,
     dnsConnections: new DnsConnections({ ...rt, providers: adapters.dnsProviders }),
     systemMail,
+    emailTemplates,
     dnsInstructions: new DnsInstructions(rt, domains, systemMail),
     invitations: new Invitations({ ...rt, now: Date.now }, systemMail, identity.sessions, identity.nonces),
     passwordResets: new PasswordResets({ ...rt, now: Date.now }, systemMail, identity.sessions),

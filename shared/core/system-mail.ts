@@ -21,6 +21,8 @@ import type { Operator } from '../domain/user.js';
 import type { StoredSystemSender } from '../store/system.js';
 import { done, notFound, refuse, type Managed, type ManagementRefusal } from './management-refusals.js';
 import { auditEntry } from './audit-log.js';
+import type { EmailTemplates } from './email-templates.js';
+import type { EmailId } from '../domain/email-templates.js';
 
 export interface SystemMessage {
   /** One recipient, already checked as an address. */
@@ -29,6 +31,10 @@ export interface SystemMessage {
   text: string;
   /** Every value placed in it already escaped by the caller. */
   html: string;
+  /** The display name instead of systemMail.fromName (the email layout's). */
+  fromName?: string;
+  /** Where replies go (the email layout's). */
+  replyTo?: string;
 }
 
 export interface SentSystemMail {
@@ -89,7 +95,21 @@ export class SystemMail {
     private readonly d: SystemMailDeps,
     /** The intake core/sending uses: a system message enters the queue the way every message does. */
     private readonly intake: Intake,
+    /** The wording operators gave each email (their defaults where they gave none). */
+    readonly templates: EmailTemplates,
   ) {}
+
+  /** Email `id` to `to`, its smartcodes filled with `values`; undefined when an operator turned it off. */
+  compose(id: EmailId, to: string, values: Readonly<Record<string, string>>): Promise<SystemMessage | undefined> {
+    return this.templates.compose(id, to, values);
+  }
+
+  /** As compose, for an email that cannot be turned off. */
+  async composeRequired(id: EmailId, to: string, values: Readonly<Record<string, string>>): Promise<SystemMessage> {
+    const message = await this.templates.compose(id, to, values);
+    if (!message) throw new Error(`the email ${id} cannot be off`);
+    return message;
+  }
 
   /** The sender in use: the configuration's, else the one stored from the dashboard; null when neither is set. */
   async current(): Promise<SystemSenderSetup['current']> {
@@ -196,12 +216,14 @@ export class SystemMail {
   async sendAs(sender: SystemSender, m: SystemMessage, log: Logger): Promise<SystemMailResult<SentSystemMail>> {
     const limited = await this.takeRecipient(m.to);
     if (limited) return limited;
-    const { team, domain, address, name } = sender;
+    const { team, domain, address } = sender;
+    const name = m.fromName ?? sender.name;
     const id = newMessageId();
     const messageIdHeader = `<${id}@${domain.name}>`;
     const composer = new MailComposer({
       from: { name, address },
       to: m.to,
+      ...(m.replyTo === undefined ? {} : { replyTo: m.replyTo }),
       subject: m.subject,
       text: m.text,
       html: m.html,
@@ -222,7 +244,7 @@ export class SystemMail {
       fromName: name,
       subject: m.subject,
       to: [{ email: m.to }],
-      replyTo: null,
+      replyTo: m.replyTo ?? null,
       messageIdHeader,
       hasAttachments: false,
       headers: {},

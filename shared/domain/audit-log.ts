@@ -23,6 +23,9 @@ export const AUDIT_ACTIONS = [
   'ticket.reopen',
   'support.settings',
   'support_doc.create',
+  'email_template.save',
+  'email_template.reset',
+  'email_layout.save',
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 

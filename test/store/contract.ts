@@ -13,6 +13,7 @@ import { statisticsChecks } from './contract/statistics.js';
 import { userChecks } from './contract/users.js';
 import { loginSecurityChecks } from './contract/login-security.js';
 import { twoStepChallengeChecks } from './contract/two-step.js';
+import { emailTemplateChecks } from './contract/email-templates.js';
 import { dnsConnectionChecks } from './contract/dns-connections.js';
 import { concurrentReadChecks } from './contract/concurrent-reads.js';
 import { creditChecks } from './contract/credits.js';
@@ -50,6 +51,7 @@ const REPOSITORIES = [
   ['users, sessions and application passwords', userChecks],
   ['auth log and login settings', loginSecurityChecks],
   ['two-step sign-in challenges', twoStepChallengeChecks],
+  ['email templates', emailTemplateChecks],
   ['DNS-provider connections', dnsConnectionChecks],
   ['the credit ledger', creditChecks],
   ['password resets', passwordResetChecks],

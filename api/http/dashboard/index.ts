@@ -29,6 +29,7 @@ import { passwordResetRoutes } from './password-reset-routes.js';
 import { supportTicketRoutes } from './support-routes.js';
 import { supportFileRoutes } from './support-file-routes.js';
 import { supportPortalRoutes } from './support-portal-routes.js';
+import { emailTemplateRoutes } from './email-template-routes.js';
 
 /** What GET /api says of the site. */
 export const SITE: Site = { name: 'Tern', description: 'The dashboard REST interface of Tern, a mail transfer agent' };
@@ -59,6 +60,7 @@ export const dashboardRoutes: ReadonlyArray<DashboardRoute<DashboardCaller>> = [
   ...supportTicketRoutes,
   ...supportFileRoutes,
   ...supportPortalRoutes,
+  ...emailTemplateRoutes,
 ];
 
 export const productDashboard = (): Dashboard => createDashboard({ auth: dashboardAuthentication, routes: dashboardRoutes, site: SITE });

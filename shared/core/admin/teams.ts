@@ -170,10 +170,7 @@ export class TeamAdministration {
     const change = await this.d.store.adminTeams.changeStatus(id, wanted.status, suspending ? { reason } : undefined, audit, wanted.by);
     // The platform's own transitions, and an owner's suspension, are never refused; a refusal here is a missing team.
     if (!change.ok) return notFound('team', 'Tenant not found');
-    log.info(
-      { team: id, operator: auditedBy(actor).operatorEmail, action, status: change.team.status },
-      'tenant status changed by an operator',
-    );
+    log.info({ team: id, operator: auditedBy(actor).operatorEmail, action, status: change.team.status }, 'tenant status changed by an operator');
     return done(change.team);
   }
 

@@ -4,15 +4,14 @@
 // creates the user with the password they choose and signs them in, as a login does. A platform invitation's
 // link (core/admin/invitations.ts) is accepted here too: it creates a new account and makes the user its owner.
 import { randomBytes } from 'node:crypto';
-import escapeHtml from 'escape-html';
-import { invitationMail } from './invitation-mail.js';
+import { mailTime } from '../email-templates.js';
 import { isAccountRole, isOperator, type AccountRole, type AccountUser, type Session, type User } from '../../domain/user.js';
 import { invitationState, type Invitation, type InvitationStatus } from '../../domain/invitation.js';
 import { invitationGrant, type InvitationOffer, type PlatformInvitation } from '../../domain/platform-invitation.js';
 import { accountIdOf, type Team } from '../../domain/team.js';
 import type { PageOf, PageRequest } from '../../store/paging.js';
 import type { Logger } from '../../log.js';
-import type { SystemMail, SystemMessage } from '../system-mail.js';
+import type { SystemMail } from '../system-mail.js';
 import { clip, isoAt, type StoreDeps } from './deps.js';
 import { hashPassword, passwordProblem } from './passwords.js';
 import { granted, invalidField, refused, type Identified } from './refusals.js';
@@ -87,7 +86,7 @@ export class Invitations {
     const token = randomBytes(32).toString('base64url');
     const expiresAt = isoAt(this.d.now() + this.d.config.invitations.expiryDays * 86_400_000);
     const link = acceptLink(dashboardUrl, token);
-    const message = invitationMessage({ inviter, account, team, role: r.role, to: r.email, link, expiresAt });
+    const message = await this.mail.composeRequired('invitation', r.email, invitationValues({ inviter, account, team, role: r.role, link, expiresAt }));
     // An address another account's user or an operator has is answered as a new one (telling it apart would show
     // who uses Tern) but mailed nothing: its link could never be accepted anyway. When Tern cannot send mail at
     // all, the invitation is made all the same and its link handed to the inviter, for either kind of address.
@@ -247,22 +246,18 @@ interface InvitationContent {
   account: Team;
   team: Team;
   role: string;
-  to: string;
   link: string;
   expiresAt: string;
 }
 
-/** The invitation mail: who invites, to what, with which role, the link and when it expires. */
-function invitationMessage(c: InvitationContent): SystemMessage {
-  const by = c.inviter.name ? `${c.inviter.name} (${c.inviter.email})` : c.inviter.email;
-  const where = c.team.id === c.account.id ? c.account.name : `${c.team.name} (a team of ${c.account.name})`;
-  const e = escapeHtml;
-  return invitationMail({
-    to: c.to,
-    subject: `You are invited to ${c.account.name} on Tern`,
-    offerText: `${by} invited you to ${where} on Tern, as ${c.role}.`,
-    offerHtml: `${e(by)} invited you to <b>${e(where)}</b> on Tern, as ${e(c.role)}.`,
-    link: c.link,
-    expiresAt: c.expiresAt,
-  });
+/** The invitation mail's smartcodes: who invites, to what, with which role, the link and when it expires. */
+function invitationValues(c: InvitationContent): Record<string, string> {
+  return {
+    'invitation.url': c.link,
+    'invitation.expires_at': mailTime(c.expiresAt),
+    'invitation.role': c.role,
+    'inviter.name': c.inviter.name ? `${c.inviter.name} (${c.inviter.email})` : c.inviter.email,
+    'team.name': c.team.id === c.account.id ? c.account.name : `${c.team.name} (a team of ${c.account.name})`,
+    'account.name': c.account.name,
+  };
 }

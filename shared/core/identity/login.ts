@@ -17,7 +17,6 @@ import type { IdentityRefusal } from './refusals.js';
 import type { TwoStepSignIn } from './two-step.js';
 import type { LoginSettings } from '../../domain/login-security.js';
 import type { SystemMail } from '../system-mail.js';
-import { lockoutMail } from './two-step-mail.js';
 
 export interface LoginAttempt {
   /** As typed; compared without regard to case. */
@@ -148,7 +147,9 @@ export class Logins {
       if (first !== 'OK' || !this.mail) return;
       const owners = (await this.d.store.users.listByTeam(accountId)).filter((u) => u.role === 'owner');
       for (const owner of owners) {
-        const message = lockoutMail({ to: owner.email, lockedEmail: a.email, address: a.address, windowMinutes: settings.windowMinutes });
+        const values = { 'lockout.email': a.email, 'lockout.address': a.address, 'lockout.minutes': String(settings.windowMinutes) };
+        const message = await this.mail.compose('lockout_notice', owner.email, values);
+        if (!message) return;
         const sent = await this.mail.send(message, log);
         log.info({ account: accountId, owner: owner.id, sent: sent.ok }, 'lockout notice to an owner');
       }

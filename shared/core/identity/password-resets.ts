@@ -13,7 +13,7 @@ import type { Logger } from '../../log.js';
 import type { SystemMail, SystemSender } from '../system-mail.js';
 import { isoAt, type IdentityDeps } from './deps.js';
 import { hashPassword, passwordProblem } from './passwords.js';
-import { passwordResetMail } from './password-reset-mail.js';
+import { mailTime } from '../email-templates.js';
 import { granted, invalidField, refused, type Identified } from './refusals.js';
 import { hashToken, type ClientInfo, type Sessions } from './sessions.js';
 import { emailProblem } from './users.js';
@@ -141,7 +141,12 @@ export class PasswordResets {
       const at = this.d.now();
       const expiresAt = isoAt(at + this.d.config.dashboard.passwordReset.ttlS * 1000);
       await this.d.store.passwordResets.create({ userId: user.id, tokenHash: hashToken(token), at: isoAt(at), expiresAt });
-      const message = passwordResetMail({ to: user.email, link: resetLink(base, token), expiresAt, requestedFrom: client.address });
+      const message = await this.mail.composeRequired('password_reset', user.email, {
+        'reset.url': resetLink(base, token),
+        'reset.expires_at': mailTime(expiresAt),
+        'user.email': user.email,
+        'request.address': client.address,
+      });
       const sent = await this.mail.sendAs(sender, message, log);
       if (sent.ok) {
         log.info({ user: user.id, msg_id: sent.value.messageId }, 'password reset link mailed');

@@ -12,7 +12,6 @@ import type { Logger } from '../../log.js';
 import type { SystemMail, SystemMailResult } from '../system-mail.js';
 import { isoAt, type IdentityDeps } from './deps.js';
 import { hashToken } from './sessions.js';
-import { twoStepCodeMail } from './two-step-mail.js';
 
 export interface TwoStepChallenge {
   /** What the sign-in form sends back with the code. */
@@ -55,7 +54,9 @@ export class TwoStepSignIn {
     const expiresAt = isoAt(at + this.d.config.dashboard.twoStep.codeTtlS * 1000);
     // Stored before it is mailed: the code works by the time the mail can arrive.
     await this.d.store.twoStepChallenges.create({ tokenHash: hashToken(challenge), userId: user.id, codeHash: codeHashOf(challenge, code), at: isoAt(at), expiresAt });
-    const sent = await this.mail.sendAs(sender.value, twoStepCodeMail({ to: user.email, code, expiresAt, from, now: at }), log);
+    const minutes = String(Math.round(this.d.config.dashboard.twoStep.codeTtlS / 60));
+    const message = await this.mail.composeRequired('two_step_code', user.email, { 'code.value': code, 'code.minutes': minutes, 'request.address': from });
+    const sent = await this.mail.sendAs(sender.value, message, log);
     if (!sent.ok) return sent;
     log.info({ user: user.id, msg_id: sent.value.messageId }, 'two-step sign-in code mailed');
     return { ok: true, value: { challenge, expiresAt, sentTo: partlyHidden(user.email) } };

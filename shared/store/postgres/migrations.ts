@@ -652,6 +652,30 @@ CREATE UNIQUE INDEX two_step_challenges_unused ON two_step_challenges(user_id) W
     name: 'support tickets, their responses and attachments, and the docs operators suggest',
     sql: SUPPORT_SCHEMA,
   },
+  {
+    version: 39,
+    name: 'email templates and their layout',
+    // As SQLite's migration 39.
+    sql: `
+CREATE TABLE email_templates (
+  email_id TEXT PRIMARY KEY,
+  subject TEXT NOT NULL CHECK (length(subject) BETWEEN 1 AND 300),
+  body TEXT NOT NULL CHECK (length(body) BETWEEN 1 AND 20000),
+  enabled SMALLINT NOT NULL CHECK (enabled IN (0, 1)),
+  updated_at TEXT NOT NULL
+);
+
+CREATE TABLE email_layout (
+  id BIGINT PRIMARY KEY CHECK (id = 1),
+  logo_url TEXT,
+  primary_color TEXT NOT NULL,
+  footer TEXT NOT NULL,
+  from_name TEXT,
+  reply_to TEXT,
+  updated_at TEXT NOT NULL
+);
+`,
+  },
 ];
 
 /** The schema version this release brings a PostgreSQL database to: its newest migration. */

@@ -34,6 +34,7 @@ import { PgFeedbackStore } from './feedback.js';
 import { PgBillingStore } from './billing.js';
 import { PgPaymentStore } from './payments.js';
 import { PgTwoStepChallengeStore } from './two-step.js';
+import { PgEmailTemplateStore } from './email-templates.js';
 
 /** The store of the database at `url`, its schema brought up to date first. */
 export async function openPostgresStore(url: string, options: PoolOptions = {}): Promise<Store> {
@@ -58,6 +59,7 @@ export async function openPostgresStore(url: string, options: PoolOptions = {}):
     loginSettings: new PgLoginSettingsStore(sql),
     passwordResets: new PgPasswordResetStore(sql),
     twoStepChallenges: new PgTwoStepChallengeStore(sql),
+    emailTemplates: new PgEmailTemplateStore(sql),
     invitations: new PgInvitationStore(sql),
     platformInvitations: new PgPlatformInvitationStore(sql),
     messages: new PgMessageStore(sql),

@@ -1222,6 +1222,31 @@ CREATE UNIQUE INDEX two_step_challenges_unused ON two_step_challenges(user_id) W
     sql: `
 ${SUPPORT_SCHEMA}`,
   },
+  {
+    version: 39,
+    name: 'email templates and their layout',
+    // The mail Tern sends itself becomes editable by operators (issue 26): a row per edited email (none: its
+    // default wording), and one layout row (id 1) around every email.
+    sql: `
+CREATE TABLE email_templates (
+  email_id TEXT PRIMARY KEY,
+  subject TEXT NOT NULL CHECK (length(subject) BETWEEN 1 AND 300),
+  body TEXT NOT NULL CHECK (length(body) BETWEEN 1 AND 20000),
+  enabled INTEGER NOT NULL CHECK (enabled IN (0, 1)),
+  updated_at TEXT NOT NULL
+);
+
+CREATE TABLE email_layout (
+  id INTEGER PRIMARY KEY CHECK (id = 1),
+  logo_url TEXT,
+  primary_color TEXT NOT NULL,
+  footer TEXT NOT NULL,
+  from_name TEXT,
+  reply_to TEXT,
+  updated_at TEXT NOT NULL
+);
+`,
+  },
 ];
 
 /** The schema version this release brings a database to: its newest migration. */

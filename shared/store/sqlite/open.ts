@@ -34,6 +34,7 @@ import { SupportStore } from './support.js';
 import { SqliteUnitOfWork } from './unit-of-work.js';
 import type { Store } from '../index.js';
 import { TwoStepChallengeStore } from './two-step.js';
+import { EmailTemplateStore } from './email-templates.js';
 
 /** The database file of a data directory. */
 export const databaseFile = (dataDir: string): string => join(dataDir, 'tern.db');
@@ -76,6 +77,7 @@ export async function openSqliteStore(dataDir: string): Promise<Store> {
     adminDomains: new AdminDomainStore(sql),
     passwordResets: new PasswordResetStore(sql),
     twoStepChallenges: new TwoStepChallengeStore(sql),
+    emailTemplates: new EmailTemplateStore(sql),
     system: new SystemStore(sql),
     idempotency: new IdempotencyStore(sql),
     support: new SupportStore(sql),

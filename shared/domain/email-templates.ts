@@ -1,0 +1,189 @@
+// The mail Tern sends itself, as templates operators may edit: each email's subject and HTML body with
+// smartcodes (`{{invitation.url}}`), the smartcodes it offers and those it cannot do without, and its default
+// wording; one layout (logo, colour, footer, from name, reply-to) around every one of them. Rendering puts each
+// value into the HTML escaped (a team named `<script>` stays text), into the subject on one line, and makes
+// the text part from the rendered HTML (html-to-text), so the two never say different things.
+import escapeHtml from 'escape-html';
+import { convert } from 'html-to-text';
+
+export const EMAIL_IDS = ['invitation', 'password_reset', 'two_step_code', 'lockout_notice'] as const;
+export type EmailId = (typeof EMAIL_IDS)[number];
+
+export interface Smartcode {
+  description: string;
+  /** What a preview puts in its place. */
+  sample: string;
+}
+
+export interface EmailDefinition {
+  title: string;
+  description: string;
+  /** Who receives it, in words. */
+  recipient: string;
+  /** Whether an operator may turn it off (a mail a sign-in or an invitation cannot do without may not be). */
+  canDisable: boolean;
+  smartcodes: Readonly<Record<string, Smartcode>>;
+  /** Smartcodes a saved body must keep (without them the mail cannot do its job). */
+  required: readonly string[];
+  subject: string;
+  body: string;
+}
+
+/** An email as stored or as it is by default: what an operator edits. */
+export interface EmailTemplate {
+  subject: string;
+  body: string;
+  enabled: boolean;
+}
+
+export interface EmailLayout {
+  /** An https URL of an image shown above every mail; null for none. */
+  logoUrl: string | null;
+  /** `#rrggbb`: links and the heading rule. */
+  primaryColor: string;
+  /** Plain text under every mail (the platform's name and address, say); '' for none. */
+  footer: string;
+  /** The display name mail is sent under; null: the configuration's systemMail.fromName. */
+  fromName: string | null;
+  /** Where replies go; null: none (replies go to the sender). */
+  replyTo: string | null;
+}
+
+export const DEFAULT_LAYOUT: EmailLayout = { logoUrl: null, primaryColor: '#1a56db', footer: '', fromName: null, replyTo: null };
+
+const EXPIRY: Smartcode = { description: 'When it stops working (UTC)', sample: '2026-12-01 09:30 UTC' };
+
+export const EMAILS: Readonly<Record<EmailId, EmailDefinition>> = {
+  invitation: {
+    title: 'Invitation',
+    description: 'Sent when an owner or admin invites someone to their account or one of its teams.',
+    recipient: 'The invited address',
+    canDisable: false,
+    smartcodes: {
+      'invitation.url': { description: 'The link that accepts the invitation', sample: 'https://dash.example.com/accept-invitation?token=sample' },
+      'invitation.expires_at': EXPIRY,
+      'invitation.role': { description: 'The role offered', sample: 'admin' },
+      'inviter.name': { description: 'Who invites: their name, or their email', sample: 'Ada Lovelace (ada@example.com)' },
+      'team.name': { description: 'Where to: the account, or a team of it', sample: 'Acme' },
+      'account.name': { description: 'The account', sample: 'Acme' },
+    },
+    required: ['invitation.url'],
+    subject: 'You are invited to {{account.name}} on Tern',
+    body: [
+      '<p>Hello,</p>',
+      '<p>{{inviter.name}} invited you to <b>{{team.name}}</b> on Tern, as {{invitation.role}}.</p>',
+      '<p>Accept the invitation and choose your password here: <a href="{{invitation.url}}">{{invitation.url}}</a></p>',
+      '<p>The link works once, until {{invitation.expires_at}}.</p>',
+    ].join('\n'),
+  },
+  password_reset: {
+    title: 'Password reset',
+    description: 'Sent when someone asks for a new password on the sign-in page.',
+    recipient: 'The user',
+    canDisable: false,
+    smartcodes: {
+      'reset.url': { description: 'The link that sets a new password', sample: 'https://dash.example.com/reset-password?token=sample' },
+      'reset.expires_at': EXPIRY,
+      'user.email': { description: "The user's email", sample: 'ada@example.com' },
+      'request.address': { description: 'The client address the request came from', sample: '192.0.2.10' },
+    },
+    required: ['reset.url'],
+    subject: 'Reset your Tern password',
+    body: [
+      '<p>Hello,</p>',
+      '<p>Someone asked to reset the password of the Tern account <b>{{user.email}}</b> (from the address {{request.address}}).</p>',
+      '<p>Choose a new password here: <a href="{{reset.url}}">{{reset.url}}</a></p>',
+      '<p>The link works once, until {{reset.expires_at}}.</p>',
+      '<p>If you did not ask for this, ignore this mail: your password stays as it is.</p>',
+    ].join('\n'),
+  },
+  two_step_code: {
+    title: 'Two-step sign-in code',
+    description: 'Sent after a right password when the account asks the user’s role for a second step.',
+    recipient: 'The user signing in',
+    canDisable: false,
+    smartcodes: {
+      'code.value': { description: 'The six-digit code', sample: '402913' },
+      'code.minutes': { description: 'How many minutes it works', sample: '10' },
+      'request.address': { description: 'The client address the sign-in came from', sample: '192.0.2.10' },
+    },
+    required: ['code.value'],
+    subject: 'Your Tern sign-in code: {{code.value}}',
+    body: [
+      '<p>Hello,</p>',
+      '<p>Your sign-in code is <b style="font-size:1.4em;letter-spacing:0.15em">{{code.value}}</b></p>',
+      '<p>It works once, for {{code.minutes}} minutes. The sign-in came from the address {{request.address}}.</p>',
+      '<p>If that was not you, someone knows your password: change it now.</p>',
+    ].join('\n'),
+  },
+  lockout_notice: {
+    title: 'Lockout notice',
+    description: 'Sent to an account’s owners when an email of the account is locked out, if its login settings ask for it.',
+    recipient: 'The account’s owners',
+    canDisable: true,
+    smartcodes: {
+      'lockout.email': { description: 'The email locked out', sample: 'ada@example.com' },
+      'lockout.address': { description: 'The client address of the last failed attempt', sample: '192.0.2.10' },
+      'lockout.minutes': { description: 'For how long at most attempts are refused', sample: '30' },
+    },
+    required: ['lockout.email'],
+    subject: 'Tern: sign-in to {{lockout.email}} locked after failed attempts',
+    body: [
+      '<p>Hello,</p>',
+      '<p>Too many failed sign-ins to <b>{{lockout.email}}</b> (the last from the address {{lockout.address}}): further attempts are refused for up to {{lockout.minutes}} minutes.</p>',
+      '<p>The auth log of your account lists every attempt.</p>',
+    ].join('\n'),
+  },
+};
+
+export const isEmailId = (value: string): value is EmailId => (EMAIL_IDS as readonly string[]).includes(value);
+
+export const defaultTemplate = (id: EmailId): EmailTemplate => ({ subject: EMAILS[id].subject, body: EMAILS[id].body, enabled: true });
+
+const SMARTCODE = /\{\{\s*([a-z_]+(?:\.[a-z_]+)*)\s*\}\}/g;
+
+/** The smartcodes a text uses, each once, in order. */
+export const smartcodesIn = (text: string): string[] => [...new Set([...text.matchAll(SMARTCODE)].map((m) => m[1]!))];
+
+/** What is wrong with an edited template: required smartcodes left out of the body, unknown ones anywhere. */
+export function templateProblems(id: EmailId, t: Pick<EmailTemplate, 'subject' | 'body'>): { missing: string[]; unknown: string[] } {
+  const offered = EMAILS[id].smartcodes;
+  const used = smartcodesIn(`${t.subject}\n${t.body}`);
+  const inBody = new Set(smartcodesIn(t.body));
+  return { missing: EMAILS[id].required.filter((code) => !inBody.has(code)), unknown: used.filter((code) => !(code in offered)) };
+}
+
+export interface RenderedEmail {
+  subject: string;
+  html: string;
+  text: string;
+}
+
+/** `values` of every smartcode the email offers (a preview passes the samples). */
+export function renderEmail(t: Pick<EmailTemplate, 'subject' | 'body'>, layout: EmailLayout, values: Readonly<Record<string, string>>): RenderedEmail {
+  const fill = (text: string, encode: (value: string) => string) => text.replace(SMARTCODE, (_, code: string) => encode(values[code] ?? ''));
+  const subject = fill(t.subject, (v) => v)
+    .replace(/[\r\n]+/g, ' ')
+    .trim();
+  const body = fill(t.body, escapeHtml);
+  const e = escapeHtml;
+  const logo = layout.logoUrl === null ? '' : `<p><img src="${e(layout.logoUrl)}" alt="" style="max-height:48px"></p>\n`;
+  const footer =
+    layout.footer === '' ? '' : `\n<hr style="border:0;border-top:1px solid #ddd">\n<p style="color:#666;font-size:0.9em">${e(layout.footer).replace(/\n/g, '<br>')}</p>`;
+  const html = [
+    '<!doctype html><html><head><meta charset="utf-8">',
+    `<style>a{color:${layout.primaryColor}}</style></head>`,
+    `<body style="font-family:system-ui,sans-serif;line-height:1.5;border-top:4px solid ${layout.primaryColor};padding-top:8px">`,
+    `${logo}${body}${footer}`,
+    '</body></html>',
+  ].join('\n');
+  const text = convert(`${body}${footer}`, {
+    wordwrap: false,
+    selectors: [
+      { selector: 'a', options: { hideLinkIfSameAsText: true, linkBrackets: false } },
+      { selector: 'img', format: 'skip' },
+      { selector: 'hr', format: 'skip' },
+    ],
+  });
+  return { subject, html, text: `${text}\n` };
+}
