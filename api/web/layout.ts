@@ -34,6 +34,7 @@ export const OPERATOR_SECTIONS: readonly Section[] = [
   { path: '/admin/invitations', label: 'Invitations' },
   { path: '/admin/suppressions', label: 'Suppressions' },
   { path: '/admin/audit-log', label: 'Audit log' },
+  { path: '/admin/emails', label: 'Emails' },
 ];
 
 /** The hidden fields every form of a signed-in page carries: its CSRF token and the team it acts on. */
