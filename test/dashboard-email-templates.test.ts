@@ -194,3 +194,12 @@ t.test('in Chromium: an operator previews, is refused without the link, saves an
   await p.click('#reset-email');
   t.match(await (await p.waitForSelector('p.notice')).textContent(), /back to its default wording/);
 });
+
+t.test('install-plugin is refused, saying Tern has no plugins: 501 for an operator, 403 for an owner, 401 anonymous', async (t) => {
+  const path = '/api/tern-auth/v1/install-plugin';
+  const refused = await h.request('POST', path, as(operator, {}));
+  t.equal(refused.status, 501);
+  t.match(refused.body, { code: 'tern_plugins_not_supported', message: /no plugins/, data: { status: 501 } });
+  t.equal((await h.request('POST', path, as((await signedInOn(h)).session, {}))).status, 403);
+  t.equal((await h.request('POST', path, { body: {} })).status, 401);
+});
