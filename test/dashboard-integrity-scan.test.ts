@@ -7,7 +7,9 @@ import { cpSync, mkdtempSync, rmSync, unlinkSync, writeFileSync, appendFileSync 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startHarness } from './helpers/harness.js';
-import { logIn, operatorOn, signedInOn, withSession, type SignedIn } from './helpers/dashboard-session.js';
+import { logIn, operatorOn, PASSWORD, signedInOn, withSession, type SignedIn } from './helpers/dashboard-session.js';
+import { startBrowser } from './helpers/browser.js';
+import { seriousViolations } from './helpers/axe.js';
 import { IntegrityScan } from '../shared/core/integrity-scan.js';
 import { createLogger } from '../shared/log.js';
 import { projectPath } from '../shared/paths.js';
@@ -104,4 +106,28 @@ t.test('on a copy of the installation: a changed, a deleted and a new file are r
   t.same(again.ok && again.value.ignored, ['dist/shared/config.js'], 'but said to be ignored');
   await scan.resetIgnores(operatorUser);
   await scan.reset(operatorUser);
+});
+
+t.test('in Chromium: an operator turns the scan on at /admin/integrity, scans now and turns it off, the page accessible', async (t) => {
+  const email = await operatorOn(h);
+  const browser = await startBrowser();
+  t.teardown(() => browser.close());
+  const p = await browser.context.newPage();
+  await p.goto(`${h.url}/wp-login.php`);
+  await p.fill('#email', email);
+  await p.fill('#password', PASSWORD);
+  await Promise.all([p.waitForURL((url) => url.pathname.startsWith('/admin')), p.click('#sign-in')]);
+  await p.goto(`${h.url}/admin/integrity`);
+  t.same(await seriousViolations(p), [], 'the scan while off');
+  await p.click('#scan-on');
+  t.match(await (await p.waitForSelector('p.notice')).textContent(), /The integrity scan is on/);
+  t.match(await p.textContent('#scan-status'), /daily, next/);
+  t.same(await seriousViolations(p), [], 'the scan with its findings');
+  await p.click('#scan-now');
+  t.match(await (await p.waitForSelector('p.notice')).textContent(), /Scanned just now/);
+  await p.click('#toggle-daily');
+  t.match(await (await p.waitForSelector('#scan-status')).textContent(), /only when asked/);
+  p.on('dialog', (d) => void d.accept());
+  await p.click('#scan-off');
+  t.match(await (await p.waitForSelector('p.notice')).textContent(), /The integrity scan is off/);
 });
