@@ -161,6 +161,8 @@ t.test('the layout: from name, reply-to, footer and colour in every mail; bad va
   t.match(String(parsed.html), 'a{color:#aa3300}');
   t.match(parsed.text, 'Acme Mail, 1 Road');
   t.ok((await auditActions()).includes('email_layout.save'));
+  const cleared = await h.request('POST', `${EMAILS}/save-template-settings`, as(operator, { from_name: null, reply_to: null }));
+  t.match(cleared.body, { from_name: null, reply_to: null, footer: 'Acme Mail, 1 Road' }, 'null clears a field; a field not sent stays');
 });
 
 t.test('in Chromium: an operator previews, is refused without the link, saves and resets the invitation on /admin/emails', async (t) => {

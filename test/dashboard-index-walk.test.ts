@@ -65,6 +65,7 @@ const CANDIDATES = [
  */
 function meaningOf(name: string, path: string): string | undefined {
   if (name === 'url') return 'https://hooks.example.com/walk';
+  if (name.endsWith('_redirect')) return '/walk';
   if ((name === 'name' || name === 'names') && path.includes('/domains')) return `walk-${Date.now().toString(36)}.example.com`;
   return undefined;
 }

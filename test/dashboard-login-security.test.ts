@@ -10,6 +10,7 @@ import { mailTo, countTo } from './helpers/system-mail.js';
 import { storeSupport } from './helpers/store-support.js';
 import { startBrowser } from './helpers/browser.js';
 import { seriousViolations } from './helpers/axe.js';
+import { formGuardOf, page } from './helpers/web-pages.js';
 import { createIdentity } from '../shared/core/identity/index.js';
 import { createLogger } from '../shared/log.js';
 import type { AccountRole } from '../shared/domain/user.js';
@@ -252,4 +253,44 @@ t.test('in Chromium: a two-step sign-in on the sign-in page, a wrong code said, 
   await p.fill('#code', code);
   await Promise.all([p.waitForURL((url) => url.pathname === '/'), p.click('#send-code')]);
   t.equal(await p.textContent('h1'), 'Overview', 'signed in with the code');
+});
+
+t.test('sign-in redirects: paths of this site per role, applied by the login, the sign-in page and the logout; bad paths refused', async (t) => {
+  const FORMS = `${AUTH}/auth-forms-settings`;
+  t.match((await h.request('GET', FORMS, withSession(ownerSession))).body, { redirect_settings: { default_login_redirect: null, redirect_rules: [] } });
+  const set = (settings: Record<string, unknown>, s: SignedIn = ownerSession) => h.request('POST', FORMS, { body: { redirect_settings: settings }, ...withSession(s) });
+  const wanted = {
+    default_login_redirect: '/domains',
+    default_logout_redirect: null,
+    redirect_rules: [{ role: 'viewer', login_redirect: '/logs?status=bounced', logout_redirect: '/forgot-password' }],
+  };
+  const saved = await set(wanted);
+  t.equal(saved.status, 200, saved.text);
+  t.same(saved.body, { redirect_settings: wanted });
+  for (const bad of ['//evil.example/x', '/\\evil.example', 'https://evil.example/', '/a/../b', 'domains']) {
+    const refused = await set({ ...wanted, default_login_redirect: bad });
+    t.equal(refused.status, 400, `${bad} is refused`);
+    t.match(refused.body, { code: 'rest_invalid_param', data: { params: { default_login_redirect: /path of this site/ } } });
+  }
+  const twice = await set({ ...wanted, redirect_rules: [...wanted.redirect_rules, { role: 'viewer', login_redirect: null, logout_redirect: null }] });
+  t.match(twice.body, { data: { params: { 'redirect_rules[1].role': /two rules/ } } });
+  t.same((await h.request('GET', FORMS, withSession(ownerSession))).body, { redirect_settings: wanted }, 'nothing changed');
+  t.equal((await h.request('GET', FORMS)).status, 401);
+
+  const viewer = await user('viewer');
+  const admin = await user('admin');
+  t.equal((await set(wanted, await signIn(viewer.email))).status, 403, 'a viewer may not change them');
+  t.match((await login(viewer.email)).body, { redirect_to: '/logs?status=bounced' }, "the viewer's rule");
+  t.match((await login(admin.email)).body, { redirect_to: '/domains' }, 'the default for a role with no rule');
+  const byPage = await page(h, 'POST', '/wp-login.php', { form: { email: viewer.email, password: PASSWORD } });
+  t.equal(byPage.status, 303);
+  t.equal(byPage.headers.get('location'), '/logs?status=bounced', 'the sign-in page lands there too');
+  const asked = await page(h, 'POST', '/wp-login.php', { form: { email: viewer.email, password: PASSWORD, redirect_to: '/suppressions' } });
+  t.equal(asked.headers.get('location'), '/suppressions', 'a redirect_to asked for wins');
+  const cookie = (asked.headers.get('set-cookie') ?? '').split(';')[0] ?? '';
+  const out = await page(h, 'POST', '/logout', { cookie, form: await formGuardOf(h, cookie, '/') });
+  t.equal(out.status, 303);
+  t.equal(out.headers.get('location'), '/forgot-password', "signing out lands at the viewer's rule");
+  await set({ default_login_redirect: null, default_logout_redirect: null, redirect_rules: [] });
+  t.match((await login(viewer.email)).body, { redirect_to: null });
 });

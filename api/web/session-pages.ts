@@ -20,10 +20,12 @@ async function switchTeam({ ctx, r, form, viewer }: PageCall<AccountViewer>): Pr
   return { kind: 'redirect', status: 303, location: back, headers: { 'Set-Cookie': teamCookie(team.value.id, secureCookies(ctx, r)) } };
 }
 
-async function logOut({ ctx, r }: PageCall<Viewer>): Promise<PageReply> {
+async function logOut({ ctx, r, viewer }: PageCall<Viewer>): Promise<PageReply> {
   const token = sessionToken(r.req);
   if (token) await ctx.core.sessions.end(token);
-  return { kind: 'redirect', status: 303, location: `${SIGN_IN_PATH}?loggedout=true`, headers: { 'Set-Cookie': clearedSessionCookie(secureCookies(ctx, r)) } };
+  // The account's rule for the user's role, else the sign-in page saying so.
+  const landing = (await ctx.core.loginSecurity.landing(viewer.user, 'logout')) ?? `${SIGN_IN_PATH}?loggedout=true`;
+  return { kind: 'redirect', status: 303, location: landing, headers: { 'Set-Cookie': clearedSessionCookie(secureCookies(ctx, r)) } };
 }
 
 function changeForm(v: Viewer, error?: string): PageAnswer {

@@ -5,6 +5,7 @@ import type { AppContext } from '../pipeline/context.js';
 import type { Logger } from '../../shared/log.js';
 import { secureCookies, sessionCookie } from '../pipeline/credentials.js';
 import { html, type Html } from './html.js';
+import { normalisedSitePath } from '../../shared/domain/sign-in-redirects.js';
 import { pageError, pageErrorForIdentity, type PageError } from './errors.js';
 import { fieldOf, readForm, requireSameOrigin, type PageRequest } from './request.js';
 import type { PageAnswer, PageReply } from './reply.js';
@@ -12,27 +13,15 @@ import type { PageAnswer, PageReply } from './reply.js';
 export const SIGN_IN_PATH = '/wp-login.php';
 export const SIGN_IN_TITLE = 'Sign in';
 
-/** Starts with one `/` that a browser cannot read as the start of `//host`. */
-const isSingleSlashPath = (path: string): boolean => path.startsWith('/') && path[1] !== '/' && path[1] !== '\\';
-
 /**
- * redirect_to as a path of this site, undefined when none was given. It is normalised first (the URL parser
- * resolves `.`/`..` and their percent-encoded forms, turns `\` into `/` and encodes what is not ASCII), and only
- * then checked: the result must start with a single `/`, since a browser reads `//host` (and `/\host`) as another
- * host. Checking before normalising let `/..//evil.example` through as `//evil.example`. Anything else is refused (400).
+ * redirect_to as a path of this site, undefined when none was given; anything else is refused (400). It is
+ * normalised first and only then checked (shared/domain/sign-in-redirects.ts): checking before normalising let
+ * `/..//evil.example` through as `//evil.example`.
  */
 export function localRedirect(value: string | undefined, origin: string): string | undefined {
   if (value === undefined || value === '') return undefined;
-  const refused = pageError('invalid_request', 'redirect_to must be a path on this site.');
-  if (!value.startsWith('/') || /\p{Cc}/u.test(value)) throw refused;
-  let url: URL;
-  try {
-    url = new URL(value, origin);
-  } catch {
-    throw refused;
-  }
-  const path = `${url.pathname}${url.search}${url.hash}`;
-  if (url.origin !== new URL(origin).origin || !isSingleSlashPath(path) || !isSingleSlashPath(value)) throw refused;
+  const path = normalisedSitePath(value);
+  if (path === undefined || !URL.canParse(path, origin)) throw pageError('invalid_request', 'redirect_to must be a path on this site.');
   return path;
 }
 
@@ -102,7 +91,7 @@ export async function signIn(ctx: AppContext, r: PageRequest, log: Logger): Prom
   const result = await ctx.core.logins.login({ email, password, address: r.address, userAgent: r.userAgent }, log);
   if (!result.ok && result.refusal.kind === 'two_step_required') return codePage(redirectTo, result.refusal);
   if (!result.ok) return formPage(redirectTo, email, pageErrorForIdentity(result.refusal));
-  return signedIn(ctx, r, result.token, redirectTo);
+  return signedIn(ctx, r, result.token, redirectTo ?? (await ctx.core.loginSecurity.landing(result.user, 'login')) ?? undefined);
 }
 
 async function secondStep(
@@ -115,7 +104,7 @@ async function secondStep(
 ): Promise<PageReply> {
   if (!/^[0-9]{6}$/.test(code)) return codePage(redirectTo, c, pageError('invalid_request', 'Enter the six digits of the code we mailed.'));
   const result = await ctx.core.logins.verifyCode({ challenge: c.challenge, code, address: r.address, userAgent: r.userAgent }, log);
-  if (result.ok) return signedIn(ctx, r, result.token, redirectTo);
+  if (result.ok) return signedIn(ctx, r, result.token, redirectTo ?? (await ctx.core.loginSecurity.landing(result.user, 'login')) ?? undefined);
   // A wrong code may be typed again; a spent one (or a lockout) starts over from the password.
   if (result.refusal.kind === 'two_step_code_wrong') return codePage(redirectTo, c, pageErrorForIdentity(result.refusal));
   return formPage(redirectTo, '', pageErrorForIdentity(result.refusal));

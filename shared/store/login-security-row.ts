@@ -3,7 +3,8 @@
 import { Type } from '@sinclair/typebox';
 import { Flag, Int, Nullable, OneOf, rowDecoder, Text, type Row } from './decode.js';
 import { AUTH_RESULTS, type AuthLogEntry, type LoginSettings } from '../domain/login-security.js';
-import { isAccountRole, type AccountRole } from '../domain/user.js';
+import { ACCOUNT_ROLES, isAccountRole, type AccountRole } from '../domain/user.js';
+import type { SignInRedirects } from '../domain/sign-in-redirects.js';
 
 const EntryRow = Type.Object({
   id: Int,
@@ -82,3 +83,18 @@ const decodeRetention = rowDecoder('login log retention', Type.Object({ account_
 }));
 
 export const decodeRetentions = (rows: readonly Row[]): Array<{ accountId: number; days: number }> => rows.map(decodeRetention);
+
+const Path = Nullable(Text);
+const Redirects = Type.Object({
+  defaultLogin: Path,
+  defaultLogout: Path,
+  rules: Type.Array(Type.Object({ role: OneOf(ACCOUNT_ROLES), login: Path, logout: Path })),
+});
+
+/** The redirects' JSON text as both engines store it. */
+export const decodeRedirects = rowDecoder('sign-in redirects', Type.Object({ rules: Text }), (r): SignInRedirects => {
+  const parsed = JSON.parse(r.rules) as unknown;
+  return redirectsOf(parsed as Row);
+});
+
+const redirectsOf = rowDecoder('sign-in redirects JSON', Redirects, (r): SignInRedirects => r);

@@ -2,6 +2,7 @@
 import type { AuthLogEntry, AuthResult, AuthStats, LoginSettings } from '../domain/login-security.js';
 import type { PageOf, PageRequest } from './paging.js';
 import type { NewAuditEntry } from './audit-log.js';
+import type { SignInRedirects } from '../domain/sign-in-redirects.js';
 
 export type NewAuthAttempt = Omit<AuthLogEntry, 'id'>;
 
@@ -36,4 +37,8 @@ export interface LoginSettingsRepository {
   put(accountId: number, settings: LoginSettings): Promise<LoginSettings>;
   /** The log retention every account with stored settings has chosen. */
   retentions(): Promise<Array<{ accountId: number; days: number }>>;
+  /** Where the account's users land after signing in and out; undefined until set. */
+  redirects(accountId: number): Promise<SignInRedirects | undefined>;
+  /** Replaces them whole (one upsert). */
+  putRedirects(accountId: number, r: SignInRedirects, at: string): Promise<void>;
 }

@@ -6,6 +6,7 @@ import { collectionArgs, oneOf, pageReply } from './collection.js';
 import { ACCOUNT_ROLES } from '../../../shared/domain/user.js';
 import { AUTH_RESULTS } from '../../../shared/domain/login-security.js';
 import type { StatsRange } from '../../../shared/core/identity/login-security.js';
+import type { SignInRedirects } from '../../../shared/domain/sign-in-redirects.js';
 import { clearedSessionCookie, headerOf, secureCookies, sessionCookie, sessionToken } from '../../pipeline/credentials.js';
 import { signedIn, type DashboardCaller } from './authentication.js';
 import { dashboardErrorForIdentity, identified } from '../../pipeline/identity-errors.js';
@@ -22,8 +23,8 @@ type Route = DashboardRoute<DashboardCaller>;
 export const clientOf = (request: Incoming): ClientInfo => ({ address: request.address, userAgent: headerOf(request, 'user-agent') ?? '' });
 
 /** A sign-in's answer (a login, an invitation accepted): the user and the nonce, the session cookie, the nonce header. */
-export const signedInReply = (ctx: AppContext, request: Incoming, s: { user: User; token: string; nonce: string }): Reply => ({
-  body: { user: userView(s.user), nonce: s.nonce },
+export const signedInReply = (ctx: AppContext, request: Incoming, s: { user: User; token: string; nonce: string }, redirectTo: string | null = null): Reply => ({
+  body: { user: userView(s.user), nonce: s.nonce, redirect_to: redirectTo },
   headers: { 'Set-Cookie': sessionCookie(s.token, secureCookies(ctx, request)), 'X-WP-Nonce': s.nonce },
 });
 
@@ -39,7 +40,7 @@ const login: Route = {
       async handle({ ctx, params, request, log }) {
         const result = await ctx.core.logins.login({ email: params.email, password: params.password, ...clientOf(request) }, log);
         if (!result.ok) throw dashboardErrorForIdentity(result.refusal);
-        return signedInReply(ctx, request, result);
+        return signedInReply(ctx, request, result, await ctx.core.loginSecurity.landing(result.user, 'login'));
       },
     }),
   ],
@@ -60,7 +61,7 @@ const loginCode: Route = {
       async handle({ ctx, params, request, log }) {
         const result = await ctx.core.logins.verifyCode({ challenge: params.challenge, code: params.code, ...clientOf(request) }, log);
         if (!result.ok) throw dashboardErrorForIdentity(result.refusal);
-        return signedInReply(ctx, request, result);
+        return signedInReply(ctx, request, result, await ctx.core.loginSecurity.landing(result.user, 'login'));
       },
     }),
   ],
@@ -229,6 +230,58 @@ const truncateLogs: Route = {
   ],
 };
 
+// Null first: with the string first, Ajv's coercion would read a null as ''.
+const sitePath = (description: string) => Type.Union([Type.Null(), Type.String({ maxLength: 500 })], { description });
+
+const redirectRule = Type.Object({
+  role: oneOf(ACCOUNT_ROLES),
+  login_redirect: sitePath('Where a user of this role lands after signing in; null: the default.'),
+  logout_redirect: sitePath('Where a user of this role lands after signing out; null: the default.'),
+});
+
+const redirectView = (r: SignInRedirects) => ({
+  redirect_settings: {
+    default_login_redirect: r.defaultLogin,
+    default_logout_redirect: r.defaultLogout,
+    redirect_rules: r.rules.map((x) => ({ role: x.role, login_redirect: x.login, logout_redirect: x.logout })),
+  },
+});
+
+const authForms: Route = {
+  namespace: 'tern-auth/v1',
+  path: '/auth-forms-settings',
+  endpoints: [
+    endpoint({
+      methods: ['GET'],
+      permission: 'read',
+      summary: "Where the account's users land after signing in and out, by role (owners and admins of the account)",
+      args: Type.Object({}),
+      handle: async ({ ctx, user }) => ({ body: redirectView(identified(await ctx.core.loginSecurity.redirects(signedIn(user).user))) }),
+    }),
+    endpoint({
+      methods: ['POST'],
+      permission: 'write',
+      summary: 'Replaces where the account’s users land: paths of this site only (as a browser reads them), or nothing changes',
+      args: Type.Object({
+        redirect_settings: Type.Object({
+          default_login_redirect: sitePath('Where users land after signing in when no rule names their role; null: the dashboard.'),
+          default_logout_redirect: sitePath('Where users land after signing out when no rule names their role; null: the sign-in page.'),
+          redirect_rules: Type.Array(redirectRule, { maxItems: ACCOUNT_ROLES.length }),
+        }),
+      }),
+      async handle({ ctx, user, params, log }) {
+        const r = params.redirect_settings;
+        const wanted = {
+          defaultLogin: r.default_login_redirect,
+          defaultLogout: r.default_logout_redirect,
+          rules: r.redirect_rules.map((x) => ({ role: x.role, login: x.login_redirect, logout: x.logout_redirect })),
+        };
+        return { body: redirectView(identified(await ctx.core.loginSecurity.updateRedirects(signedIn(user).user, wanted, log))) };
+      },
+    }),
+  ],
+};
+
 const installPlugin: Route = {
   namespace: 'tern-auth/v1',
   path: '/install-plugin',
@@ -248,4 +301,4 @@ const installPlugin: Route = {
   ],
 };
 
-export const authRoutes: readonly Route[] = [login, loginCode, logout, settings, authLogs, quickStats, deleteLog, truncateLogs, installPlugin];
+export const authRoutes: readonly Route[] = [login, loginCode, logout, settings, authLogs, quickStats, deleteLog, truncateLogs, authForms, installPlugin];

@@ -6,6 +6,7 @@ import { endpoint, type DashboardRoute } from './route.js';
 import { operatorOf, type DashboardCaller } from './authentication.js';
 import { oneOf } from './collection.js';
 import { valueOf } from '../../pipeline/refusal-errors.js';
+import { sentAsNull } from './params.js';
 import { EMAIL_IDS, type EmailLayout } from '../../../shared/domain/email-templates.js';
 import type { EmailDetail, EmailSummary } from '../../../shared/core/email-templates.js';
 
@@ -112,13 +113,13 @@ const save: Route = {
 };
 
 const layoutArgs = Type.Object({
-  logo_url: Type.Optional(Type.Union([Type.String({ maxLength: 500, description: 'An https URL of the logo shown above every email.' }), Type.Null()])),
+  logo_url: Type.Optional(Type.Union([Type.Null(), Type.String({ maxLength: 500 })], { description: 'An https URL of the logo shown above every email (null: none).' })),
   primary_color: Type.Optional(Type.String({ maxLength: 7, description: 'Links and the top rule, as #rrggbb.' })),
   footer: Type.Optional(Type.String({ maxLength: 1000, description: 'Plain text under every email.' })),
   from_name: Type.Optional(
-    Type.Union([Type.String({ maxLength: 100 }), Type.Null()], { description: 'The display name emails are sent under (null: the configuration’s).' }),
+    Type.Union([Type.Null(), Type.String({ maxLength: 100 })], { description: 'The display name emails are sent under (null: the configuration’s).' }),
   ),
-  reply_to: Type.Optional(Type.Union([Type.String({ maxLength: 254 }), Type.Null()], { description: 'Where replies go (null: none).' })),
+  reply_to: Type.Optional(Type.Union([Type.Null(), Type.String({ maxLength: 254 })], { description: 'Where replies go (null: none).' })),
 });
 
 const layout: Route = {
@@ -147,9 +148,17 @@ const saveLayout: Route = {
       permission: 'operator',
       summary: 'Changes the layout around every email; each value checked, nothing changes when one is wrong (operators; audited)',
       args: layoutArgs,
-      async handle({ ctx, user, params, log }) {
+      async handle({ ctx, user, params, request, log }) {
         const { user: operator } = operatorOf(user);
-        const change = { logoUrl: params.logo_url, primaryColor: params.primary_color, footer: params.footer, fromName: params.from_name, replyTo: params.reply_to };
+        // A null reads as not given (WordPress's rule); these fields take null for "none", so the body is asked.
+        const orNull = (value: string | null | undefined, field: string) => value ?? (sentAsNull(request.body, field) ? null : undefined);
+        const change = {
+          logoUrl: orNull(params.logo_url, 'logo_url'),
+          primaryColor: params.primary_color,
+          footer: params.footer,
+          fromName: orNull(params.from_name, 'from_name'),
+          replyTo: orNull(params.reply_to, 'reply_to'),
+        };
         return { body: layoutView(valueOf(await ctx.core.emailTemplates.saveLayout(operator, change, log))) };
       },
     }),

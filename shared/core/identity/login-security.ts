@@ -9,7 +9,9 @@ import {
   type LoginSettings,
   type NumericLoginSetting,
 } from '../../domain/login-security.js';
-import { isAccountRole } from '../../domain/user.js';
+import { isAccountRole, isOperator } from '../../domain/user.js';
+import { accountIdOf } from '../../domain/team.js';
+import { landingOf, NO_REDIRECTS, redirectProblems, type SignInRedirects } from '../../domain/sign-in-redirects.js';
 import type { AuthLogFilter } from '../../store/login-security.js';
 import { auditEntry } from '../audit-log.js';
 import type { User } from '../../domain/user.js';
@@ -126,6 +128,30 @@ export class LoginSecurity {
       this.d.store.authLog.stats(accountId, rangeStart(range, now)),
     ]);
     return granted({ last24h, last7d, range: { ...range, since: rangeStart(range, now), stats: inRange } });
+  }
+
+  async redirects(user: User): Promise<Identified<SignInRedirects>> {
+    const accountId = await this.accountAdminOf(user);
+    return accountId === undefined ? forbidden() : granted((await this.d.store.loginSettings.redirects(accountId)) ?? NO_REDIRECTS);
+  }
+
+  /** Replaces where the account's users land; every path must be one of this site as written, or nothing changes. */
+  async updateRedirects(user: User, r: SignInRedirects, log: Logger): Promise<Identified<SignInRedirects>> {
+    const accountId = await this.accountAdminOf(user);
+    if (accountId === undefined) return forbidden();
+    const [first, ...more] = redirectProblems(r);
+    if (first) return invalidFields([first, ...more]);
+    await this.d.store.loginSettings.putRedirects(accountId, r, isoAt(this.d.now()));
+    log.info({ account: accountId, user: user.id, rules: r.rules.length }, 'sign-in redirects changed');
+    return granted(r);
+  }
+
+  /** Where `user` lands after signing in or out, by its account's rules; null: the product's default (and for an operator). */
+  async landing(user: User, after: 'login' | 'logout'): Promise<string | null> {
+    if (isOperator(user)) return null;
+    const team = await this.d.store.teams.get(user.teamId);
+    const redirects = team && (await this.d.store.loginSettings.redirects(accountIdOf(team)));
+    return redirects ? landingOf(redirects, user.role, after) : null;
   }
 
   /** The account whose login security `user` may manage: an owner or admin on the account itself, not on a team. */

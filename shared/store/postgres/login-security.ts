@@ -7,8 +7,9 @@ import { countOf, Int, rowDecoder } from './decode.js';
 import { limitOffset, type PageOf, type PageRequest } from '../paging.js';
 import { nowIso } from '../../time.js';
 import type { AuthLogEntry, AuthStats, LoginSettings } from '../../domain/login-security.js';
+import type { SignInRedirects } from '../../domain/sign-in-redirects.js';
 import type { AuthLogFilter, AuthLogRepository, AuthLogScope, LoginSettingsRepository, NewAuthAttempt } from '../login-security.js';
-import { decodeEntry, decodeRetentions, decodeSettings, SETTINGS_COLUMNS, settingsValues } from '../login-security-row.js';
+import { decodeEntry, decodeRedirects, decodeRetentions, decodeSettings, SETTINGS_COLUMNS, settingsValues } from '../login-security-row.js';
 import { likeContains } from '../like.js';
 import { PgAuditLogStore } from './audit-log.js';
 import type { NewAuditEntry } from '../audit-log.js';
@@ -105,6 +106,17 @@ export class PgLoginSettingsStore implements LoginSettingsRepository {
 
   async retentions(): Promise<Array<{ accountId: number; days: number }>> {
     return decodeRetentions(await this.sql.all('SELECT account_id, log_retention_days FROM login_settings ORDER BY account_id'));
+  }
+  async redirects(accountId: number): Promise<SignInRedirects | undefined> {
+    const row = await this.sql.get('SELECT rules FROM sign_in_redirects WHERE account_id = $1', [accountId]);
+    return row && decodeRedirects(row);
+  }
+
+  async putRedirects(accountId: number, r: SignInRedirects, at: string): Promise<void> {
+    await this.sql.run(
+      'INSERT INTO sign_in_redirects (account_id, rules, updated_at) VALUES ($1, $2, $3) ON CONFLICT (account_id) DO UPDATE SET rules = excluded.rules, updated_at = excluded.updated_at',
+      [accountId, JSON.stringify(r), at],
+    );
   }
 }
 

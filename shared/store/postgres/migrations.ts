@@ -696,6 +696,18 @@ CREATE TABLE integrity_ignores (
 );
 `,
   },
+  {
+    version: 41,
+    name: "where an account's users land after signing in and out",
+    // As SQLite's migration 41.
+    sql: `
+CREATE TABLE sign_in_redirects (
+  account_id BIGINT PRIMARY KEY REFERENCES teams(id),
+  rules TEXT NOT NULL,
+  updated_at TEXT NOT NULL
+);
+`,
+  },
 ];
 
 /** The schema version this release brings a PostgreSQL database to: its newest migration. */

@@ -1268,6 +1268,19 @@ CREATE TABLE integrity_ignores (
 );
 `,
   },
+  {
+    version: 41,
+    name: "where an account's users land after signing in and out",
+    // FluentAuth's auth-forms redirect settings (issue 26): per account, a default and a rule per role, as JSON
+    // (read and replaced whole, one row per account).
+    sql: `
+CREATE TABLE sign_in_redirects (
+  account_id INTEGER PRIMARY KEY REFERENCES teams(id),
+  rules TEXT NOT NULL,
+  updated_at TEXT NOT NULL
+);
+`,
+  },
 ];
 
 /** The schema version this release brings a database to: its newest migration. */

@@ -77,6 +77,12 @@ export const loginSecurityChecks: ContractCheck[] = [
     await t.rejects(store.loginSettings.put(account.id, { ...settings, failuresPerEmail: 0 }), 'a threshold of 0 would switch lockouts off');
     t.same(await store.loginSettings.get(account.id), { ...settings, windowMinutes: 10 }, 'unchanged');
     await store.loginSettings.put(other.id, { ...settings, logRetentionDays: 7, twoStepRoles: [] });
+    t.equal(await store.loginSettings.redirects(account.id), undefined, 'no redirects until set');
+    const redirects = { defaultLogin: '/domains', defaultLogout: null, rules: [{ role: 'viewer' as const, login: '/logs?status=bounced', logout: '/bye' }] };
+    await store.loginSettings.putRedirects(account.id, redirects, at(1));
+    await store.loginSettings.putRedirects(account.id, { ...redirects, defaultLogout: '/see-you' }, at(2));
+    t.same(await store.loginSettings.redirects(account.id), { ...redirects, defaultLogout: '/see-you' }, 'replaced whole');
+    t.equal(await store.loginSettings.redirects(other.id), undefined);
     t.same(await store.loginSettings.retentions(), [
       { accountId: account.id, days: 30 },
       { accountId: other.id, days: 7 },
