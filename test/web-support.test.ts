@@ -96,6 +96,7 @@ t.test("another account's ticket is missing: its page, its file and every write 
   const other = await h.account();
   const stranger = await signedIn('owner', other.id);
   t.equal((await page(h, 'GET', `/support/tickets/${id}`, { cookie: stranger })).status, 404, 'the page');
+  t.equal((await page(h, 'GET', `/support/tickets/${id}/attachments/1`, { cookie: stranger })).status, 404, 'a file of it');
   for (const [path, form] of [
     [`/support/tickets/${id}/responses`, { content: 'Me too' }],
     [`/support/tickets/${id}/close`, {}],
@@ -229,4 +230,25 @@ t.test("in Chromium: a ticket's whole life, with no serious accessibility violat
   const stored = await h.rt.store.support.responsesOf(id);
   t.equal(stored[0]?.feedback, 'like', 'the vote is stored');
   await p.close();
+});
+
+t.test("the same vote again removes it; only an operator's answer takes a vote", async (t) => {
+  const cookie = await signedIn('owner');
+  const id = await opened(cookie);
+  const operator = await signInOverHttp(h, await operatorOn(h));
+  const answered = await post(operator, `/admin/support/${id}/responses`, { content: 'Fixed on our side.' }, `/admin/support/${id}`);
+  t.equal(answered.status, 303);
+  t.equal(answered.headers.get('location'), `/admin/support/${id}?done=answered`);
+  const mine = await post(cookie, `/support/tickets/${id}/responses`, { content: 'Thanks!' });
+  t.equal(mine.status, 303);
+  const [answer, own] = await h.rt.store.support.responsesOf(id);
+  const vote = (responseId: number, value: string) => post(cookie, `/support/tickets/${id}/responses/${responseId}/vote`, { vote: value });
+  t.match((await vote(answer!.id, 'like')).headers.get('location'), /\?done=liked#response-/);
+  t.match((await vote(answer!.id, 'dislike')).headers.get('location'), /\?done=disliked#/, 'a dislike replaces the like');
+  t.match((await vote(answer!.id, 'dislike')).headers.get('location'), /\?done=vote_removed#/, 'the same vote again removes it');
+  t.equal((await h.rt.store.support.responsesOf(id))[0]!.feedback, null);
+  t.equal((await vote(own!.id, 'like')).status, 404, "the user's own response takes no vote");
+  t.equal((await vote(answer!.id, 'love')).status, 400, 'only like or dislike');
+  const audit = await page(h, 'GET', '/admin/audit-log', { cookie: operator });
+  t.match(audit.text, /ticket\.respond/, "the operator's answer is in the audit log");
 });

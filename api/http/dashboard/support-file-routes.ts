@@ -15,7 +15,6 @@ type Route = DashboardRoute<DashboardCaller>;
 
 const FILE_FIELD = 'file';
 
-
 const upload: Route = {
   namespace: SUPPORT_NAMESPACE,
   path: '/ticket_file_upload',

@@ -61,9 +61,11 @@ async function tickets(c: Call): Promise<PageReply> {
   const writer = viewerMay(c.ctx, c.viewer, 'write');
   const body = html`${noticeOf(c.r, NOTICES)}
     <p class="hint">Ask the platform’s operators about sending, domains or billing. Each ticket is your team’s: its users follow it here.</p>
-    ${writer
-      ? html`<p><a class="button primary" href="${NEW_TICKET}" id="new-ticket">Open a ticket</a></p>`
-      : html`<p class="muted">Your role lets you read the team’s tickets, not open them.</p>`}
+    ${
+      writer
+        ? html`<p><a class="button primary" href="${NEW_TICKET}" id="new-ticket">Open a ticket</a></p>`
+        : html`<p class="muted">Your role lets you read the team’s tickets, not open them.</p>`
+    }
     ${filters}
     <p class="muted">${found.total} ticket${found.total === 1 ? '' : 's'}</p>
     ${ticketTable(TICKETS, found.rows, c.ctx)} ${listPager(c.r, page, found.total)}`;
@@ -126,9 +128,12 @@ async function openTicket(c: Call): Promise<PageReply> {
 function votes(c: Call, ticketId: number) {
   return (r: TicketResponse): Html | undefined => {
     if (r.authorKind !== 'agent') return undefined;
-    if (!viewerMay(c.ctx, c.viewer, 'write')) return r.feedback ? html`<p class="muted">The team found this ${r.feedback === 'like' ? 'helpful' : 'unhelpful'}.</p>` : undefined;
+    if (!viewerMay(c.ctx, c.viewer, 'write'))
+      return r.feedback ? html`<p class="muted">The team found this ${r.feedback === 'like' ? 'helpful' : 'unhelpful'}.</p>` : undefined;
     const button = (vote: 'like' | 'dislike', label: string) =>
-      html`<button type="submit" name="vote" value="${vote}" class="small" id="${vote}-${r.id}" aria-pressed="${r.feedback === vote ? 'true' : 'false'}">${label}</button>`;
+      html`<button type="submit" name="vote" value="${vote}" class="small" id="${vote}-${r.id}" aria-pressed="${r.feedback === vote ? 'true' : 'false'}">
+        ${label}
+      </button>`;
     return html`<form method="post" action="${TICKETS}/${ticketId}/responses/${r.id}/vote" class="inline votes" aria-label="Was this answer helpful?">
       ${formGuard(c.viewer)}<span class="muted">Helpful?</span> ${button('like', 'Like')} ${button('dislike', 'Dislike')}
     </form>`;
@@ -143,7 +148,14 @@ async function ticketPage(c: Call, refused?: { messages: string[]; status: numbe
   const body = html`${noticeOf(c.r, NOTICES)}
     <p><a href="${SUPPORT_PATH}">All tickets</a></p>
     ${ticketBody(shape, view)} ${writer ? replyForm(c, shape, t, refused) : undefined}
-    ${writer ? html`<div class="card"><h2>Status</h2>${statusAction(c, shape, t)}</div>` : undefined}`;
+    ${
+      writer
+        ? html`<div class="card">
+            <h2>Status</h2>
+            ${statusAction(c, shape, t)}
+          </div>`
+        : undefined
+    }`;
   return { kind: 'page', status: refused?.status, title: `Ticket #${t.id}: ${t.title}`, body };
 }
 

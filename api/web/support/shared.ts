@@ -70,7 +70,8 @@ export async function ticketOf(c: PageCall<Viewer>): Promise<TicketView> {
   return valueOrPageError(await c.ctx.core.supportTickets.get(partyOf(c.viewer), idParam(c.r, 'id')));
 }
 
-const sizeText = (bytes: number): string => (bytes < 1024 ? `${bytes} B` : bytes < 1024 * 1024 ? `${(bytes / 1024).toFixed(1)} KB` : `${(bytes / 1048576).toFixed(1)} MB`);
+const sizeText = (bytes: number): string =>
+  bytes < 1024 ? `${bytes} B` : bytes < 1024 * 1024 ? `${(bytes / 1024).toFixed(1)} KB` : `${(bytes / 1048576).toFixed(1)} MB`;
 
 function fileList(base: string, files: readonly Attachment[]): Html | undefined {
   if (files.length === 0) return undefined;
@@ -91,9 +92,7 @@ export interface TicketShape {
 function responseItem(s: TicketShape, r: TicketResponse, files: readonly Attachment[]): Html {
   const who = r.author?.name || (r.authorKind === 'agent' ? 'An operator' : 'A removed user');
   return html`<li class="card response ${r.authorKind}" id="response-${r.id}">
-    <p>
-      <strong>${who}</strong> ${r.authorKind === 'agent' ? badge('Operator', 'good') : undefined} <span class="muted">${when(r.createdAt)}</span>
-    </p>
+    <p><strong>${who}</strong> ${r.authorKind === 'agent' ? badge('Operator', 'good') : undefined} <span class="muted">${when(r.createdAt)}</span></p>
     <div class="message">${r.content}</div>
     ${fileList(s.base, files)} ${s.votes?.(r)}
   </li>`;
