@@ -130,6 +130,9 @@ t.test("a viewer reads the team's tickets; its forged posts are refused (403) an
     const refused = await post(viewer, path, form);
     t.equal(refused.status, 403, path);
   }
+  const big = Buffer.alloc(1024 * 1024, 'a');
+  const upload = await postWithFile(viewer, '/support/tickets', { title: 'Forged', content: 'Forged' }, { name: 'a.txt', type: 'text/plain', content: big }, '/support');
+  t.equal(upload.status, 403, 'a forged post with a file, refused before the file is taken in');
   t.equal((await page(h, 'GET', '/support/tickets/new', { cookie: viewer })).status, 403, 'the new ticket form is not a viewer’s');
   t.equal(await ticketCount(), count, 'no ticket was opened');
   t.same(await h.rt.store.support.getTicket(id), before, 'the ticket is as it was');
@@ -154,6 +157,15 @@ t.test('bad input is said in the form’s words, with what was typed; nothing is
   );
   t.equal(exe.status, 400);
   t.match(exe.text, /Attachment must be one of: image\/png/);
+  const tooLarge = await postWithFile(
+    cookie,
+    '/support/tickets',
+    { title: 'With a large file', content: 'Here' },
+    { name: 'big.txt', type: 'text/plain', content: Buffer.alloc(h.config.support.attachments.maxBytes + 1, 'a') },
+    '/support/tickets/new',
+  );
+  t.equal(tooLarge.status, 400);
+  t.match(tooLarge.text, new RegExp(`Attachment must be at most ${h.config.support.attachments.maxBytes} bytes`));
   t.equal(await ticketCount(), count, 'no ticket was opened');
   const id = await opened(cookie);
   const empty = await post(cookie, `/support/tickets/${id}/responses`, { content: '' });

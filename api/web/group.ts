@@ -16,7 +16,8 @@ import { accountIdOf } from '../../shared/domain/team.js';
 import type { Page, PageCall } from './page.js';
 import { errorPage, writeReply, type PageReply, type RedirectAnswer } from './reply.js';
 import { wantsJson, writeErrorJson } from './error-pages.js';
-import { FORM_LIMIT_BYTES, readForm, requireSameOrigin, pageRequestOf, type PageRequest } from './request.js';
+import { FORM_LIMIT_BYTES, readForm, requireSameOrigin, pageRequestOf, signedInUser, type PageRequest } from './request.js';
+import { isOperator } from '../../shared/domain/user.js';
 import { NONCE_FIELD, PAGE_ACTION, pickedTeam, TEAM_FIELD, viewerMay, viewerOf, type Viewer } from './viewer.js';
 import { signInUrl } from './sign-in.js';
 import { readMultipartForm, type UploadedFile } from './upload-form.js';
@@ -60,6 +61,19 @@ function teamAsked(r: PageRequest, form: URLSearchParams): { id: number | undefi
   return { id: Number(field), strict: true };
 }
 
+/**
+ * A file is not taken in from a user whose role may not send the form (a viewer's forged upload): the role is the
+ * user's on every team it reaches, so the access check's answer is known before the body is read; the body is
+ * then dropped unread, as the REST upload refuses it.
+ */
+async function refuseUploadEarly(ctx: AppContext, page: SignedInPage, r: PageRequest): Promise<void> {
+  if (page.access === 'self' || page.access === 'operator') return;
+  const me = await signedInUser(ctx, r);
+  if (!me || isOperator(me.user) || ctx.core.access.allows(me.user, page.access)) return;
+  r.req.resume();
+  throw pageError('forbidden', 'Your role on this team does not allow this.');
+}
+
 /** Session authentication: anyone on a public page; otherwise the session's user, or sign in first (a form: refused). */
 async function authenticate(ctx: AppContext, route: RoutedPage): Promise<PageCaller> {
   const { page, r } = route;
@@ -69,8 +83,10 @@ async function authenticate(ctx: AppContext, route: RoutedPage): Promise<PageCal
   if (page.method === 'POST') {
     requireSameOrigin(r);
     const multipart = /^multipart\/form-data\b/i.test(headerOf(r.req, 'content-type') ?? '');
-    if (page.upload && multipart) ({ form, file } = await readMultipartForm(r.req, page.upload.field, page.upload.maxBytes(ctx)));
-    else form = await readForm(r.req);
+    if (page.upload && multipart) {
+      await refuseUploadEarly(ctx, page, r);
+      ({ form, file } = await readMultipartForm(r.req, page.upload.field, page.upload.maxBytes(ctx)));
+    } else form = await readForm(r.req);
   }
   const viewer = await viewerOf(ctx, r, teamAsked(r, form));
   if (viewer === 'not_found') throw notFound();

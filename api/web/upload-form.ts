@@ -1,11 +1,12 @@
 // A page's form that carries a file (multipart/form-data, as a browser sends a form with a file input): its
 // fields, read as a urlencoded form's are (within the same limit), and at most one file in the page's named
-// field, at most the page's limit, refused while it streams in once it passes it (busboy, as the REST upload).
-// A file input left empty (no name, no bytes) is no file.
+// field. No more than one byte past the page's limit is kept (busboy cuts the file there and the rest is read and
+// dropped), so the core's own size check refuses it and the form says so in its words. A file input left empty
+// (no name, no bytes) is no file.
 import type { IncomingMessage } from 'node:http';
 import busboy from 'busboy';
 import { FORM_LIMIT_BYTES } from './request.js';
-import { pageError, PageError } from './errors.js';
+import { pageError, type PageError } from './errors.js';
 
 export interface UploadedFile {
   /** The name the browser gave the file ('' when none). */
@@ -39,7 +40,6 @@ export function readMultipartForm(req: IncomingMessage, fileField: string, maxBy
       req.resume();
       reject(e);
     };
-    const tooLarge = () => new PageError('payload_too_large', `The file is larger than ${maxBytes} bytes: choose a smaller one.`);
     parser.on('field', (name, value) => {
       fieldBytes += name.length + value.length;
       if (fieldBytes > FORM_LIMIT_BYTES) return fail(pageError('payload_too_large', `The form is larger than ${FORM_LIMIT_BYTES} bytes.`));
@@ -52,7 +52,6 @@ export function readMultipartForm(req: IncomingMessage, fileField: string, maxBy
       }
       fileName = info.filename ?? '';
       file.on('data', (chunk: Buffer) => chunks.push(chunk));
-      file.on('limit', () => fail(tooLarge()));
     });
     parser.on('filesLimit', () => fail(pageError('invalid_request', 'The form takes one file.')));
     parser.on('fieldsLimit', () => fail(pageError('payload_too_large', 'The form has too many fields.')));
