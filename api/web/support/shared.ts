@@ -103,7 +103,7 @@ export function ticketBody(s: TicketShape, view: TicketView): Html {
   const t = view.ticket;
   const portal = s.ctx.core.supportPortal.config();
   const own = view.attachments.filter((a) => a.responseId === null);
-  return html`<dl>
+  return html`<dl class="facts">
       <dt>Status</dt>
       <dd id="ticket-status">${ticketStatus(t)}${t.closedAt ? html` <span class="muted">on ${when(t.closedAt)}</span>` : undefined}</dd>
       <dt>Product</dt>
@@ -137,7 +137,7 @@ export function fileInput(ctx: AppContext, id: string): Html {
   const rules = ctx.core.supportPortal.config().attachments;
   return html`<label for="${id}">Attachment <span class="muted">(optional)</span></label>
     <input type="file" id="${id}" name="${FILE_FIELD}" aria-describedby="${id}-hint" />
-    <p class="hint" id="${id}-hint">PNG, JPEG, WebP, PDF or plain text (${rules.types.join(', ')}), at most ${sizeText(rules.maxBytes)}.</p>`;
+    <p class="hint" id="${id}-hint">One file of type ${rules.types.join(', ')}, at most ${sizeText(rules.maxBytes)}.</p>`;
 }
 
 /** The reply form of a ticket that is not closed. */
