@@ -5,7 +5,9 @@
 // name, reply-to and footer in the mail; anonymous 401, an account's owner 403; every change in the audit log.
 import t from 'tap';
 import { startMailWorld } from './helpers/mail-world.js';
-import { logIn, operatorOn, signedInOn, withSession, type SignedIn } from './helpers/dashboard-session.js';
+import { logIn, operatorOn, PASSWORD, signedInOn, withSession, type SignedIn } from './helpers/dashboard-session.js';
+import { startBrowser } from './helpers/browser.js';
+import { seriousViolations } from './helpers/axe.js';
 import { mailTo } from './helpers/system-mail.js';
 
 const w = await startMailWorld({
@@ -159,4 +161,45 @@ t.test('the layout: from name, reply-to, footer and colour in every mail; bad va
   t.match(String(parsed.html), 'a{color:#aa3300}');
   t.match(parsed.text, 'Acme Mail, 1 Road');
   t.ok((await auditActions()).includes('email_layout.save'));
+});
+
+t.test('in Chromium: an operator previews, is refused without the link, saves and resets the invitation on /admin/emails', async (t) => {
+  const email = await operatorOn(h);
+  const browser = await startBrowser();
+  t.teardown(() => browser.close());
+  const p = await browser.context.newPage();
+  await p.goto(`${h.url}/wp-login.php`);
+  await p.fill('#email', email);
+  await p.fill('#password', PASSWORD);
+  await Promise.all([p.waitForURL((url) => url.pathname.startsWith('/admin')), p.click('#sign-in')]);
+  await p.goto(`${h.url}/admin/emails`);
+  t.same(await seriousViolations(p), [], 'the list of emails');
+  await Promise.all([p.waitForURL((url) => url.pathname === '/admin/emails/invitation'), p.click('a[href="/admin/emails/invitation"]')]);
+  await p.fill('#subject', 'Join {{team.name}} now');
+  await p.fill('#body', '<p>Hello from {{inviter.name}}</p>');
+  await p.click('#preview');
+  t.equal(await (await p.waitForSelector('#preview-subject')).textContent(), 'Join Acme now', 'the preview fills the samples');
+  t.match(await p.textContent('#preview-text'), 'Hello from Ada Lovelace (ada@example.com)');
+  t.same(await seriousViolations(p), [], 'the email with its preview');
+  await p.click('#save-email');
+  t.match(await (await p.waitForSelector('p.error, .error li')).textContent(), /Body must keep the smartcodes \{\{invitation\.url\}\}/);
+  await p.fill('#body', '<p>Hello from {{inviter.name}}: {{invitation.url}}</p>');
+  await p.click('#save-email');
+  t.match(await (await p.waitForSelector('p.notice')).textContent(), /The email is saved/);
+  t.match((await h.request('GET', `${EMAILS}/find-email?email_id=invitation`, as(operator))).body, {
+    email: { edited: true },
+    settings: { subject: 'Join {{team.name}} now' },
+  });
+  p.on('dialog', (d) => void d.accept());
+  await p.click('#reset-email');
+  t.match(await (await p.waitForSelector('p.notice')).textContent(), /back to its default wording/);
+});
+
+t.test('install-plugin is refused, saying Tern has no plugins: 501 for an operator, 403 for an owner, 401 anonymous', async (t) => {
+  const path = '/api/tern-auth/v1/install-plugin';
+  const refused = await h.request('POST', path, as(operator, {}));
+  t.equal(refused.status, 501);
+  t.match(refused.body, { code: 'tern_plugins_not_supported', message: /no plugins/, data: { status: 501 } });
+  t.equal((await h.request('POST', path, as((await signedInOn(h)).session, {}))).status, 403);
+  t.equal((await h.request('POST', path, { body: {} })).status, 401);
 });

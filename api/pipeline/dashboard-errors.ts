@@ -71,6 +71,7 @@ export const DASHBOARD_ERRORS = {
   expired_key: 400,
   tern_password_change_required: 403,
   tern_two_step_required: 401,
+  tern_plugins_not_supported: 501,
   tern_two_step_code_invalid: 401,
   tern_two_step_expired: 401,
   application_passwords_disabled: 401,

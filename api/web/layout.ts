@@ -36,6 +36,7 @@ export const OPERATOR_SECTIONS: readonly Section[] = [
   { path: '/admin/support', label: 'Support' },
   { path: '/admin/suppressions', label: 'Suppressions' },
   { path: '/admin/audit-log', label: 'Audit log' },
+  { path: '/admin/emails', label: 'Emails' },
 ];
 
 /** The hidden fields every form of a signed-in page carries: its CSRF token and the team it acts on. */

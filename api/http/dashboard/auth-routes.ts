@@ -9,6 +9,7 @@ import type { StatsRange } from '../../../shared/core/identity/login-security.js
 import { clearedSessionCookie, headerOf, secureCookies, sessionCookie, sessionToken } from '../../pipeline/credentials.js';
 import { signedIn, type DashboardCaller } from './authentication.js';
 import { dashboardErrorForIdentity, identified } from '../../pipeline/identity-errors.js';
+import { dashboardError } from '../../pipeline/dashboard-errors.js';
 import { authLogView, authStatsView, loginSettingsView, userView } from './views.js';
 import type { AppContext } from '../../pipeline/context.js';
 import type { Incoming } from '../../pipeline/pipeline.js';
@@ -228,4 +229,23 @@ const truncateLogs: Route = {
   ],
 };
 
-export const authRoutes: readonly Route[] = [login, loginCode, logout, settings, authLogs, quickStats, deleteLog, truncateLogs];
+const installPlugin: Route = {
+  namespace: 'tern-auth/v1',
+  path: '/install-plugin',
+  endpoints: [
+    endpoint({
+      methods: ['POST'],
+      permission: 'operator',
+      summary: 'Refused: Tern has no plugins (FluentAuth installs its vendor’s SMTP plugin here; Tern is the mail server itself)',
+      args: Type.Object({}),
+      handle() {
+        throw dashboardError(
+          'tern_plugins_not_supported',
+          'Tern has no plugins to install: it sends mail itself. Set up Tern’s own sender on the Platform page (/admin) or with TERNMAIL_SYSTEM_MAIL_FROM.',
+        );
+      },
+    }),
+  ],
+};
+
+export const authRoutes: readonly Route[] = [login, loginCode, logout, settings, authLogs, quickStats, deleteLog, truncateLogs, installPlugin];

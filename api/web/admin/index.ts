@@ -10,6 +10,7 @@ import { ADMIN_SUPPORT_PAGES } from './support.js';
 import { ADMIN_SUPPRESSION_PAGES } from './suppressions.js';
 import { AUDIT_LOG_PAGES } from './audit-log.js';
 import { SYSTEM_MAIL_PAGES } from './system-mail.js';
+import { EMAIL_TEMPLATE_PAGES } from './email-templates.js';
 
 export const ADMIN_PAGES: readonly Page[] = [
   ...PLATFORM_PAGES,
@@ -22,4 +23,5 @@ export const ADMIN_PAGES: readonly Page[] = [
   ...ADMIN_SUPPRESSION_PAGES,
   ...AUDIT_LOG_PAGES,
   ...SYSTEM_MAIL_PAGES,
+  ...EMAIL_TEMPLATE_PAGES,
 ];
