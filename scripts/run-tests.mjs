@@ -12,7 +12,7 @@ if (run('npx', ['tsc', '-p', 'tsconfig.check.json']) !== 0) {
   console.log('0 passed, 1 failed');
   process.exit(1);
 }
-if (run('npx', ['tsc', '-p', 'tsconfig.json']) !== 0) {
+if (run('npx', ['tsc', '-p', 'tsconfig.json']) !== 0 || run('node', ['scripts/integrity-manifest.mjs']) !== 0) {
   console.log('0 passed, 1 failed');
   process.exit(1);
 }

@@ -26,6 +26,7 @@ import { DmarcCheck } from './dmarc/check.js';
 import { WriteRates } from './write-rates.js';
 import { SystemMail } from './system-mail.js';
 import { EmailTemplates } from './email-templates.js';
+import { IntegrityScan } from './integrity-scan.js';
 import { DnsInstructions } from './dns-instructions.js';
 import { Invitations } from './identity/invitations.js';
 import { PasswordResets } from './identity/password-resets.js';
@@ -86,6 +87,7 @@ export interface Core extends Identity {
   /** Mail Tern sends itself, through the intake. */
   readonly systemMail: SystemMail;
   readonly emailTemplates: EmailTemplates;
+  readonly integrityScan: IntegrityScan;
   /** Emailing a domain's DNS records to whoever runs its zone. */
   readonly dnsInstructions: DnsInstructions;
   /** Inviting dashboard users by mail, and accepting an invitation. */
@@ -154,7 +156,6 @@ export function createCore(rt: Runtime, queue: Queue, adapters: CoreAdapters, { 
   const credits = new Credits(rt);
   const lowBalance = new LowBalanceAlerts(rt, systemMail);
   const billing = new Billing(rt);
-  const supportTickets = new SupportTickets(rt, new ResponseMail(rt.config, systemMail));
   return {
     admins: new AdminAuthenticator(rt),
     senders,
@@ -175,6 +176,7 @@ export function createCore(rt: Runtime, queue: Queue, adapters: CoreAdapters, { 
     dnsConnections: new DnsConnections({ ...rt, providers: adapters.dnsProviders }),
     systemMail,
     emailTemplates,
+    integrityScan: new IntegrityScan({ store: rt.store, mail: systemMail }),
     dnsInstructions: new DnsInstructions(rt, domains, systemMail),
     invitations: new Invitations({ ...rt, now: Date.now }, systemMail, identity.sessions, identity.nonces),
     passwordResets: new PasswordResets({ ...rt, now: Date.now }, systemMail, identity.sessions),
@@ -194,6 +196,14 @@ export function createCore(rt: Runtime, queue: Queue, adapters: CoreAdapters, { 
     deliveryMaterial: new DeliveryMaterial(rt.store, rt.config, handOff),
     health: new Health(rt),
     onboarding: new Onboarding(rt),
+    ...supportParts(rt, systemMail),
+  };
+}
+
+/** The support namespace's use cases: tickets, their attachments, the widgets beside them, the portal's settings. */
+function supportParts(rt: Runtime, systemMail: SystemMail): Pick<Core, 'supportTickets' | 'supportAttachments' | 'supportWidgets' | 'supportPortal'> {
+  const supportTickets = new SupportTickets(rt, new ResponseMail(rt.config, systemMail));
+  return {
     supportTickets,
     supportAttachments: new SupportAttachments(rt, supportTickets),
     supportWidgets: new SupportWidgets(rt, supportTickets),

@@ -26,6 +26,12 @@ export const AUDIT_ACTIONS = [
   'email_template.save',
   'email_template.reset',
   'email_layout.save',
+  'integrity.register',
+  'integrity.reset',
+  'integrity.schedule',
+  'integrity.ignore',
+  'integrity.unignore',
+  'integrity.reset_ignores',
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 

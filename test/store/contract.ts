@@ -14,6 +14,7 @@ import { userChecks } from './contract/users.js';
 import { loginSecurityChecks } from './contract/login-security.js';
 import { twoStepChallengeChecks } from './contract/two-step.js';
 import { emailTemplateChecks } from './contract/email-templates.js';
+import { integrityChecks } from './contract/integrity.js';
 import { dnsConnectionChecks } from './contract/dns-connections.js';
 import { concurrentReadChecks } from './contract/concurrent-reads.js';
 import { creditChecks } from './contract/credits.js';
@@ -52,6 +53,7 @@ const REPOSITORIES = [
   ['auth log and login settings', loginSecurityChecks],
   ['two-step sign-in challenges', twoStepChallengeChecks],
   ['email templates', emailTemplateChecks],
+  ['integrity scan', integrityChecks],
   ['DNS-provider connections', dnsConnectionChecks],
   ['the credit ledger', creditChecks],
   ['password resets', passwordResetChecks],

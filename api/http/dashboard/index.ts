@@ -30,6 +30,7 @@ import { supportTicketRoutes } from './support-routes.js';
 import { supportFileRoutes } from './support-file-routes.js';
 import { supportPortalRoutes } from './support-portal-routes.js';
 import { emailTemplateRoutes } from './email-template-routes.js';
+import { integrityRoutes } from './integrity-routes.js';
 
 /** What GET /api says of the site. */
 export const SITE: Site = { name: 'Tern', description: 'The dashboard REST interface of Tern, a mail transfer agent' };
@@ -61,6 +62,7 @@ export const dashboardRoutes: ReadonlyArray<DashboardRoute<DashboardCaller>> = [
   ...supportFileRoutes,
   ...supportPortalRoutes,
   ...emailTemplateRoutes,
+  ...integrityRoutes,
 ];
 
 export const productDashboard = (): Dashboard => createDashboard({ auth: dashboardAuthentication, routes: dashboardRoutes, site: SITE });

@@ -676,6 +676,26 @@ CREATE TABLE email_layout (
 );
 `,
   },
+  {
+    version: 40,
+    name: 'the integrity scan of the installation: its state and the ignored paths',
+    // As SQLite's migration 40.
+    sql: `
+CREATE TABLE integrity_scan (
+  id BIGINT PRIMARY KEY CHECK (id = 1),
+  registered_at TEXT,
+  daily SMALLINT NOT NULL CHECK (daily IN (0, 1)),
+  next_scan_at TEXT,
+  last_result TEXT,
+  updated_at TEXT NOT NULL
+);
+
+CREATE TABLE integrity_ignores (
+  path TEXT PRIMARY KEY CHECK (length(path) BETWEEN 1 AND 1000),
+  added_at TEXT NOT NULL
+);
+`,
+  },
 ];
 
 /** The schema version this release brings a PostgreSQL database to: its newest migration. */

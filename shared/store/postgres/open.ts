@@ -35,6 +35,7 @@ import { PgBillingStore } from './billing.js';
 import { PgPaymentStore } from './payments.js';
 import { PgTwoStepChallengeStore } from './two-step.js';
 import { PgEmailTemplateStore } from './email-templates.js';
+import { PgIntegrityStore } from './integrity.js';
 
 /** The store of the database at `url`, its schema brought up to date first. */
 export async function openPostgresStore(url: string, options: PoolOptions = {}): Promise<Store> {
@@ -60,6 +61,7 @@ export async function openPostgresStore(url: string, options: PoolOptions = {}):
     passwordResets: new PgPasswordResetStore(sql),
     twoStepChallenges: new PgTwoStepChallengeStore(sql),
     emailTemplates: new PgEmailTemplateStore(sql),
+    integrity: new PgIntegrityStore(sql),
     invitations: new PgInvitationStore(sql),
     platformInvitations: new PgPlatformInvitationStore(sql),
     messages: new PgMessageStore(sql),

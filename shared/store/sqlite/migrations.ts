@@ -1247,6 +1247,27 @@ CREATE TABLE email_layout (
 );
 `,
   },
+  {
+    version: 40,
+    name: 'the integrity scan of the installation: its state and the ignored paths',
+    // An operator's integrity scan of Tern's own files against the build's manifest (issue 26): one state row
+    // (id 1; absent: never turned on) with the last result as JSON, and the paths operators ignore.
+    sql: `
+CREATE TABLE integrity_scan (
+  id INTEGER PRIMARY KEY CHECK (id = 1),
+  registered_at TEXT,
+  daily INTEGER NOT NULL CHECK (daily IN (0, 1)),
+  next_scan_at TEXT,
+  last_result TEXT,
+  updated_at TEXT NOT NULL
+);
+
+CREATE TABLE integrity_ignores (
+  path TEXT PRIMARY KEY CHECK (length(path) BETWEEN 1 AND 1000),
+  added_at TEXT NOT NULL
+);
+`,
+  },
 ];
 
 /** The schema version this release brings a database to: its newest migration. */
