@@ -136,6 +136,7 @@ t.before(async () => {
       '/admin/logs/:log_id': `/admin/logs/${listed.body[0]!.log_id}`,
       '/support/tickets/:id': `/support/tickets/${ticket}`,
       '/admin/support/:id': `/admin/support/${ticket}`,
+      '/admin/emails/:id': '/admin/emails/invitation',
     },
   };
 });
