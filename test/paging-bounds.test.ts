@@ -83,8 +83,8 @@ const plainPages = (): string[] => [...new Set(PAGES.filter((p) => p.method === 
 
 /** The pages showing a list with a pager. */
 const LIST_PAGES = {
-  owner: ['/domains', '/keys', '/logs', '/suppressions', '/webhooks', '/team', '/security', '/billing'],
-  operator: ['/admin/tenants', '/admin/domains', '/admin/logs', '/admin/suppressions', '/admin/audit-log', '/admin/credits', '/admin/invitations'],
+  owner: ['/domains', '/keys', '/logs', '/suppressions', '/webhooks', '/team', '/security', '/billing', '/support'],
+  operator: ['/admin/tenants', '/admin/domains', '/admin/logs', '/admin/suppressions', '/admin/audit-log', '/admin/credits', '/admin/invitations', '/admin/support'],
 };
 
 t.test('no web page answers a page number of 1e18 or more with a server error', async (t) => {

@@ -26,7 +26,12 @@ const LONG_TEAM = 'Customer communications and transactional notifications (Euro
 const LONG_REASON = 'Suspended after repeated complaints about unsolicited mail reported by several receiving providers, pending review';
 
 /** Pages that are not HTML (a CSV, a PDF): nothing to lay out. */
-const NOT_HTML = new Set(['/suppressions/export', '/billing/invoices/:invoice_id']);
+const NOT_HTML = new Set([
+  '/suppressions/export',
+  '/billing/invoices/:invoice_id',
+  '/support/tickets/:id/attachments/:attachment_id',
+  '/admin/support/:id/attachments/:attachment_id',
+]);
 /** Pages shown before signing in (or to anyone). */
 const PUBLIC = new Set(['/wp-login.php', '/wp-admin/authorize-application.php', '/accept-invitation', '/forgot-password', '/reset-password']);
 
@@ -91,6 +96,19 @@ async function operatorActions(operatorEmail: string, accountId: number): Promis
   }
 }
 
+/** A support ticket with long values, answered by the operator; its id. */
+async function ticketWithLongValues(ownerEmail: string, operatorEmail: string): Promise<number> {
+  const ns = '/api/tern-support/v1';
+  const owner = await logIn(h, ownerEmail);
+  const body = { title: LONG_SUBJECT, content: `Bounced: 550 5.1.1 <${LONG_LOCAL}@${LONG_DOMAIN}>: Recipient address rejected`, product_id: 'sending' };
+  const made = await h.request<{ id: number }>('POST', `${ns}/tickets`, { ...withSession(owner), body });
+  if (made.status !== 201) throw new Error(`ticket: ${made.text}`);
+  const answer = { content: `See https://docs.example.com/${'bounces-and-suppressions/'.repeat(6)} for what to do.` };
+  const answered = await h.request('POST', `${ns}/tickets/${made.body.id}/responses`, { ...withSession(await logIn(h, operatorEmail)), body: answer });
+  if (answered.status !== 201) throw new Error(`answer: ${answered.text}`);
+  return made.body.id;
+}
+
 /** The first link on `path` whose href matches `pattern`. */
 async function firstLink(p: Page, path: string, pattern: RegExp): Promise<string> {
   await p.goto(`${h.url}${path}`);
@@ -108,11 +126,18 @@ t.before(async () => {
   const { ownerEmail, accountId } = await accountWithLongValues();
   const operator = await operatorOn(h);
   await operatorActions(operator, accountId);
+  const ticket = await ticketWithLongValues(ownerEmail, operator);
   const listed = await h.request<Array<{ log_id: number }>>('GET', `/api/tern/v2/admin/logs?tenant_id=${accountId}`, withSession(await logIn(h, operator)));
   world = {
     owner: ownerEmail,
     operator,
-    params: { '/admin/tenants/:id': `/admin/tenants/${accountId}`, '/admin/logs/:log_id': `/admin/logs/${listed.body[0]!.log_id}` },
+    params: {
+      '/admin/tenants/:id': `/admin/tenants/${accountId}`,
+      '/admin/logs/:log_id': `/admin/logs/${listed.body[0]!.log_id}`,
+      '/support/tickets/:id': `/support/tickets/${ticket}`,
+      '/admin/support/:id': `/admin/support/${ticket}`,
+      '/admin/emails/:id': '/admin/emails/invitation',
+    },
   };
 });
 t.teardown(async () => {

@@ -16,9 +16,12 @@ import { accountIdOf } from '../../shared/domain/team.js';
 import type { Page, PageCall } from './page.js';
 import { errorPage, writeReply, type PageReply, type RedirectAnswer } from './reply.js';
 import { wantsJson, writeErrorJson } from './error-pages.js';
-import { FORM_LIMIT_BYTES, readForm, requireSameOrigin, pageRequestOf, type PageRequest } from './request.js';
+import { FORM_LIMIT_BYTES, readForm, requireSameOrigin, pageRequestOf, signedInUser, type PageRequest } from './request.js';
+import { isOperator } from '../../shared/domain/user.js';
 import { NONCE_FIELD, PAGE_ACTION, pickedTeam, TEAM_FIELD, viewerMay, viewerOf, type Viewer } from './viewer.js';
 import { signInUrl } from './sign-in.js';
+import { readMultipartForm, type UploadedFile } from './upload-form.js';
+import { headerOf } from '../pipeline/credentials.js';
 
 export const PASSWORD_CHANGE_PATH = '/change-password';
 
@@ -29,6 +32,8 @@ interface PageCaller {
   readonly viewer: Viewer | undefined;
   /** The posted form of a signed-in page (checked: same site); empty for a GET and for a public page. */
   readonly form: URLSearchParams;
+  /** The file of a page taking one (page.upload). */
+  readonly file?: UploadedFile;
 }
 
 /** A page as the pipeline runs it for one request; `seen` keeps the viewer once known, for the frame of a refusal. */
@@ -56,14 +61,32 @@ function teamAsked(r: PageRequest, form: URLSearchParams): { id: number | undefi
   return { id: Number(field), strict: true };
 }
 
+/**
+ * A file is not taken in from a user whose role may not send the form (a viewer's forged upload): the role is the
+ * user's on every team it reaches, so the access check's answer is known before the body is read; the body is
+ * then dropped unread, as the REST upload refuses it.
+ */
+async function refuseUploadEarly(ctx: AppContext, page: SignedInPage, r: PageRequest): Promise<void> {
+  if (page.access === 'self' || page.access === 'operator') return;
+  const me = await signedInUser(ctx, r);
+  if (!me || isOperator(me.user) || ctx.core.access.allows(me.user, page.access)) return;
+  r.req.resume();
+  throw pageError('forbidden', 'Your role on this team does not allow this.');
+}
+
 /** Session authentication: anyone on a public page; otherwise the session's user, or sign in first (a form: refused). */
 async function authenticate(ctx: AppContext, route: RoutedPage): Promise<PageCaller> {
   const { page, r } = route;
   if (page.access === 'public') return { viewer: undefined, form: new URLSearchParams() };
   let form = new URLSearchParams();
+  let file: UploadedFile | undefined;
   if (page.method === 'POST') {
     requireSameOrigin(r);
-    form = await readForm(r.req);
+    const multipart = /^multipart\/form-data\b/i.test(headerOf(r.req, 'content-type') ?? '');
+    if (page.upload && multipart) {
+      await refuseUploadEarly(ctx, page, r);
+      ({ form, file } = await readMultipartForm(r.req, page.upload.field, page.upload.maxBytes(ctx)));
+    } else form = await readForm(r.req);
   }
   const viewer = await viewerOf(ctx, r, teamAsked(r, form));
   if (viewer === 'not_found') throw notFound();
@@ -73,7 +96,7 @@ async function authenticate(ctx: AppContext, route: RoutedPage): Promise<PageCal
   }
   // Known from here: a refusal below (403, 404) is shown in the dashboard's frame, with its way back.
   route.seen.viewer = viewer;
-  return { viewer, form };
+  return { viewer, form, file };
 }
 
 /** A form carries the token of its session (CSRF). */
@@ -171,7 +194,7 @@ function routedPage(page: Page, r: PageRequest): RoutedPage {
     seen: {},
     async handle({ ctx, caller, log }): Promise<RouteResponse> {
       if (page.access === 'public') return { body: await page.handle(ctx, r, log) };
-      return { body: await handleSignedIn(page, { ctx, r, log, form: caller.form }, caller.viewer!) };
+      return { body: await handleSignedIn(page, { ctx, r, log, form: caller.form, file: caller.file }, caller.viewer!) };
     },
   };
 }

@@ -17,6 +17,7 @@ import { STATISTICS_PAGES } from './account/statistics.js';
 import { PROFILE_PAGES } from './account/profile.js';
 import { SECURITY_PAGES } from './account/security.js';
 import { TEAM_PAGES } from './account/team.js';
+import { SUPPORT_PAGES } from './support/account.js';
 import { ADMIN_PAGES } from './admin/index.js';
 import { BILLING_PAGES } from './account/billing.js';
 import { KEY_PAGES } from './account/keys.js';
@@ -38,6 +39,7 @@ export const PAGES: readonly Page[] = [
   ...PROFILE_PAGES,
   ...SECURITY_PAGES,
   ...TEAM_PAGES,
+  ...SUPPORT_PAGES,
   ...ADMIN_PAGES,
   ...BILLING_PAGES,
   ...KEY_PAGES,

@@ -22,6 +22,7 @@ export const ACCOUNT_SECTIONS: readonly Section[] = [
   { path: '/webhooks', label: 'Webhooks' },
   { path: '/suppressions', label: 'Suppressions' },
   { path: '/team', label: 'Team' },
+  { path: '/support', label: 'Support' },
   { path: '/billing', label: 'Billing', ownerOnly: true },
 ];
 
@@ -32,6 +33,7 @@ export const OPERATOR_SECTIONS: readonly Section[] = [
   { path: '/admin/logs', label: 'Logs' },
   { path: '/admin/credits', label: 'Credits' },
   { path: '/admin/invitations', label: 'Invitations' },
+  { path: '/admin/support', label: 'Support' },
   { path: '/admin/suppressions', label: 'Suppressions' },
   { path: '/admin/audit-log', label: 'Audit log' },
   { path: '/admin/emails', label: 'Emails' },

@@ -8,6 +8,7 @@ import type { PageReply } from './reply.js';
 import type { PageRequest } from './request.js';
 import type { WriteBucket } from '../../shared/core/write-rates.js';
 import type { AccountViewer, OperatorViewer, Viewer } from './viewer.js';
+import type { UploadedFile } from './upload-form.js';
 
 export type PageMethod = 'GET' | 'POST';
 
@@ -19,6 +20,8 @@ export interface PageCall<V extends Viewer> {
   viewer: V;
   /** The posted form; empty for a GET. */
   form: URLSearchParams;
+  /** The file a page taking one (`upload`) was sent, if any. */
+  file?: UploadedFile;
 }
 
 interface PageShape {
@@ -34,6 +37,11 @@ interface PageShape {
    * for the forms about the session itself (switching team, logging out, the forced password change).
    */
   rate?: WriteBucket | null;
+  /**
+   * A form that may carry a file (multipart/form-data, a urlencoded form still accepted): its file input's name
+   * and the largest file taken (the core's limit, so the page refuses no less and takes no more than REST).
+   */
+  upload?: { field: string; maxBytes(ctx: AppContext): number };
 }
 
 export interface PublicPage extends PageShape {

@@ -9,16 +9,11 @@ import type { DashboardCaller } from './authentication.js';
 import { readOneFile, uploadError } from './upload.js';
 import { valueOf } from '../../pipeline/refusal-errors.js';
 import { attachmentView, partyOf, SUPPORT_NAMESPACE } from './support-routes.js';
+import { dispositionOf } from '../../presenters/content-disposition.js';
 
 type Route = DashboardRoute<DashboardCaller>;
 
 const FILE_FIELD = 'file';
-
-/** Content-Disposition naming the file: an ASCII fallback and the UTF-8 name (RFC 6266, RFC 8187). */
-export function dispositionOf(fileName: string): string {
-  const ascii = fileName.replace(/[^\x20-\x7e]|["\\]/g, '_');
-  return `attachment; filename="${ascii}"; filename*=UTF-8''${encodeURIComponent(fileName)}`;
-}
 
 const upload: Route = {
   namespace: SUPPORT_NAMESPACE,
