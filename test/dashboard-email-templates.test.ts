@@ -6,7 +6,7 @@
 import t from 'tap';
 import { startMailWorld } from './helpers/mail-world.js';
 import { logIn, operatorOn, PASSWORD, signedInOn, withSession, type SignedIn } from './helpers/dashboard-session.js';
-import { startBrowser } from './helpers/browser.js';
+import { signInInBrowser, startBrowser } from './helpers/browser.js';
 import { seriousViolations } from './helpers/axe.js';
 import { mailTo } from './helpers/system-mail.js';
 
@@ -170,10 +170,7 @@ t.test('in Chromium: an operator previews, is refused without the link, saves an
   const browser = await startBrowser();
   t.teardown(() => browser.close());
   const p = await browser.context.newPage();
-  await p.goto(`${h.url}/wp-login.php`);
-  await p.fill('#email', email);
-  await p.fill('#password', PASSWORD);
-  await Promise.all([p.waitForURL((url) => url.pathname.startsWith('/admin')), p.click('#sign-in')]);
+  await signInInBrowser(p, h.url, email, PASSWORD, (path) => path.startsWith('/admin'));
   await p.goto(`${h.url}/admin/emails`);
   t.same(await seriousViolations(p), [], 'the list of emails');
   await Promise.all([p.waitForURL((url) => url.pathname === '/admin/emails/invitation'), p.click('a[href="/admin/emails/invitation"]')]);

@@ -4,7 +4,7 @@
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { chromium, type BrowserContext } from 'playwright-core';
+import { chromium, type BrowserContext, type Page } from 'playwright-core';
 
 export const CHROMIUM_PATH = process.env.TERN_TEST_CHROMIUM ?? '/usr/bin/chromium';
 
@@ -41,4 +41,12 @@ export async function startBrowser(): Promise<TestBrowser> {
     rmSync(profile, { recursive: true, force: true });
     throw err;
   }
+}
+
+/** Signs in on the sign-in page of `baseUrl` and waits for the page it lands on (`lands` says which path). */
+export async function signInInBrowser(p: Page, baseUrl: string, email: string, password: string, lands: (path: string) => boolean): Promise<void> {
+  await p.goto(`${baseUrl}/wp-login.php`);
+  await p.fill('#email', email);
+  await p.fill('#password', password);
+  await Promise.all([p.waitForURL((url) => lands(url.pathname)), p.click('#sign-in')]);
 }

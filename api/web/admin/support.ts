@@ -12,7 +12,20 @@ import { figuresTable, noticeOf } from '../parts.js';
 import { choiceQuery, filterForm, idQuery, listPage, listPager, textQuery } from '../lists.js';
 import type { PageAnswer, PageReply } from '../reply.js';
 import type { OperatorViewer } from '../viewer.js';
-import { ATTACHMENT_UPLOAD, download, move, partyOf, replyForm, respond, statusAction, ticketBody, ticketOf, ticketTable, type TicketShape } from '../support/shared.js';
+import {
+  ATTACHMENT_UPLOAD,
+  TICKET_FILTER_FIELDS,
+  download,
+  move,
+  partyOf,
+  replyForm,
+  respond,
+  statusAction,
+  ticketBody,
+  ticketOf,
+  ticketTable,
+  type TicketShape,
+} from '../support/shared.js';
 import { namedTeam, percent } from './shared.js';
 
 const PATH = '/admin/support';
@@ -34,19 +47,7 @@ async function tickets(c: Call): Promise<PageReply> {
   const page = listPage(c.ctx, c.r);
   const found = await c.ctx.core.supportTickets.list(partyOf(c.viewer), { ...page, ...query, orderBy: 'updated_at', order: 'desc' });
   const names = await c.ctx.core.adminTeams.names([...new Set(found.rows.map((t) => t.teamId))]);
-  const filters = filterForm(c.r, PATH, [
-    {
-      name: 'filter_type',
-      label: 'Show',
-      choices: [
-        ['open', 'Open tickets'],
-        ['closed', 'Closed tickets'],
-        ['all', 'All tickets'],
-      ],
-    },
-    { name: 'search', label: 'Title or text contains' },
-    { name: 'tenant_id', label: 'Tenant (id)', type: 'number' },
-  ]);
+  const filters = filterForm(c.r, PATH, [...TICKET_FILTER_FIELDS, { name: 'tenant_id', label: 'Tenant (id)', type: 'number' }]);
   const body = html`${filters}
     <p class="muted">${found.total} ticket${found.total === 1 ? '' : 's'}</p>
     ${ticketTable(PATH, found.rows, c.ctx, (t) => namedTeam(t.teamId, names))} ${listPager(c.r, page, found.total)}`;

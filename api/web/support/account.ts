@@ -27,6 +27,7 @@ import {
   ticketBody,
   ticketOf,
   ticketTable,
+  TICKET_FILTER_FIELDS,
   uploaded,
   type TicketShape,
 } from './shared.js';
@@ -46,18 +47,7 @@ async function tickets(c: Call): Promise<PageReply> {
   };
   const page = listPage(c.ctx, c.r);
   const found = await c.ctx.core.supportTickets.list(partyOf(c.viewer), { ...page, ...query, orderBy: 'updated_at', order: 'desc' });
-  const filters = filterForm(c.r, SUPPORT_PATH, [
-    {
-      name: 'filter_type',
-      label: 'Show',
-      choices: [
-        ['open', 'Open tickets'],
-        ['closed', 'Closed tickets'],
-        ['all', 'All tickets'],
-      ],
-    },
-    { name: 'search', label: 'Title or text contains' },
-  ]);
+  const filters = filterForm(c.r, SUPPORT_PATH, [...TICKET_FILTER_FIELDS]);
   const writer = viewerMay(c.ctx, c.viewer, 'write');
   const body = html`${noticeOf(c.r, NOTICES)}
     <p class="hint">Ask the platform’s operators about sending, domains or billing. Each ticket is your team’s: its users follow it here.</p>

@@ -13,12 +13,26 @@ import { managementProblems, pageErrorFor, valueOrPageError } from '../errors.js
 import { formGuard } from '../layout.js';
 import type { PageCall } from '../page.js';
 import { actionButton, badge, doneAt, formErrors, table, when, type Tone } from '../parts.js';
-import { idParam } from '../lists.js';
+import { idParam, type FilterField } from '../lists.js';
 import type { PageReply } from '../reply.js';
 import type { Viewer } from '../viewer.js';
 import { dispositionOf } from '../../presenters/content-disposition.js';
 
 /** The file input of a ticket's and a response's form. */
+/** The ticket lists' filter, the same on the users' and the operators' pages. */
+export const TICKET_FILTER_FIELDS: readonly FilterField[] = [
+  {
+    name: 'filter_type',
+    label: 'Show',
+    choices: [
+      ['open', 'Open tickets'],
+      ['closed', 'Closed tickets'],
+      ['all', 'All tickets'],
+    ],
+  },
+  { name: 'search', label: 'Title or text contains' },
+];
+
 export const FILE_FIELD = 'attachment';
 
 /** A page taking the support forms' file: the core's size limit. */
