@@ -178,7 +178,18 @@ t.test('permissions by role: read for all, write for owner and admin, owner for 
   t.same(w.id.access.permit(roles.admin, 'write'), { ok: true, value: undefined });
 });
 
-t.test('login security: only an owner or admin of the account; settings bounded, the log paged, deleted, truncated, counted', async (t) => {
+const PRODUCT_DEFAULTS = {
+  failuresPerEmail: 5,
+  windowMinutes: 15,
+  sessionIdleMinutes: 120,
+  sessionAbsoluteHours: 24,
+  notifyOnLockout: false,
+  logRetentionDays: 90,
+  applicationPasswords: true,
+  twoStepRoles: [],
+};
+
+t.test('login security: only an owner or admin of the account; settings bounded, the log paged, deleted, truncated (by an owner), counted', async (t) => {
   const w = await identityWorld(t);
   const account = await w.account();
   const team = await w.childTeam(account);
@@ -191,7 +202,7 @@ t.test('login security: only an owner or admin of the account; settings bounded,
   t.same(await w.id.loginSecurity.authLog(teamAdmin, { page: 1, perPage: 10 }), forbidden);
   t.same(
     await w.id.loginSecurity.settings(admin),
-    { ok: true, value: { failuresPerEmail: 5, windowMinutes: 15, sessionIdleMinutes: 120, sessionAbsoluteHours: 24 } },
+    { ok: true, value: { ...PRODUCT_DEFAULTS } },
     'the product’s defaults',
   );
   t.match(await w.id.loginSecurity.updateSettings(admin, { failuresPerEmail: 0 }, w.rt.log), { refusal: { kind: 'invalid_field', field: 'failuresPerEmail' } });
@@ -201,7 +212,7 @@ t.test('login security: only an owner or admin of the account; settings bounded,
   t.match(await w.id.loginSecurity.settings(admin), { value: { sessionIdleMinutes: 120 } }, 'a refused change changes nothing');
   t.same(await w.id.loginSecurity.updateSettings(admin, { failuresPerEmail: 8 }, w.rt.log), {
     ok: true,
-    value: { failuresPerEmail: 8, windowMinutes: 15, sessionIdleMinutes: 120, sessionAbsoluteHours: 24 },
+    value: { ...PRODUCT_DEFAULTS, failuresPerEmail: 8 },
   });
 
   for (let i = 0; i < 3; i++) await w.id.logins.login({ email: viewer.email, password: 'wrong password!', ...client }, w.rt.log);
@@ -215,6 +226,8 @@ t.test('login security: only an owner or admin of the account; settings bounded,
   t.match(await w.id.loginSecurity.quickStats(admin), { ok: true, value: { last24h: { attempts: 2, failures: 2, lockouts: 0 }, last7d: { attempts: 2 } } });
   w.clock.advance(2 * 86_400_000);
   t.match(await w.id.loginSecurity.quickStats(admin), { value: { last24h: { attempts: 0 }, last7d: { attempts: 2, failures: 2 } } }, 'two days later');
-  t.same(await w.id.loginSecurity.truncate(admin, w.rt.log), { ok: true, value: { removed: 2 } });
+  t.match(await w.id.loginSecurity.truncate(admin, w.rt.log), { refusal: { kind: 'forbidden', need: 'account_owner' } }, 'an admin may not truncate');
+  const { user: owner } = await w.user(account, { role: 'owner' });
+  t.same(await w.id.loginSecurity.truncate(owner, w.rt.log), { ok: true, value: { removed: 2 } }, 'an owner may');
   t.match(await w.id.loginSecurity.authLog(admin, { page: 1, perPage: 10 }), { value: { total: 0 } });
 });
