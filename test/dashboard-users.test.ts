@@ -200,11 +200,7 @@ t.test('login security: only an owner or admin of the account; settings bounded,
   t.same(await w.id.loginSecurity.settings(viewer), forbidden, 'a viewer');
   t.same(await w.id.loginSecurity.settings(teamAdmin), forbidden, 'an admin of a team, not of the account');
   t.same(await w.id.loginSecurity.authLog(teamAdmin, { page: 1, perPage: 10 }), forbidden);
-  t.same(
-    await w.id.loginSecurity.settings(admin),
-    { ok: true, value: { ...PRODUCT_DEFAULTS } },
-    'the product’s defaults',
-  );
+  t.same(await w.id.loginSecurity.settings(admin), { ok: true, value: { ...PRODUCT_DEFAULTS } }, 'the product’s defaults');
   t.match(await w.id.loginSecurity.updateSettings(admin, { failuresPerEmail: 0 }, w.rt.log), { refusal: { kind: 'invalid_field', field: 'failuresPerEmail' } });
   t.match(await w.id.loginSecurity.updateSettings(admin, { sessionIdleMinutes: 60, sessionAbsoluteHours: 1000 }, w.rt.log), {
     refusal: { kind: 'invalid_field', field: 'sessionAbsoluteHours' },
