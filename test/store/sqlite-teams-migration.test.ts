@@ -112,6 +112,8 @@ const HOLD_ACCOUNT_IDS = [
   'auth_log_by_account',
   'auth_log_by_account_time',
   'login_settings',
+  // Where an account's users land after signing in and out: an account's, as its login settings are.
+  'sign_in_redirects',
   'invitations',
   'invitations_open',
   'invitations_by_account',
