@@ -19,11 +19,10 @@ export interface AuthLogRepository {
   record(a: NewAuthAttempt): Promise<AuthLogEntry>;
   /** An account's entries, newest first. */
   list(accountId: number, page: PageRequest, filter?: AuthLogFilter): Promise<PageOf<AuthLogEntry>>;
-  /**
-   * Removes an entry of the account, unless it is a failed or throttled attempt naming `keptFor` (a user may not
-   * erase the traces of attempts on their own email): decided in the one DELETE, the answer read only after.
-   */
-  remove(accountId: number, id: number, keptFor?: number): Promise<'removed' | 'kept' | 'absent'>;
+  /** An entry of the account (entries never change once recorded). */
+  get(accountId: number, id: number): Promise<AuthLogEntry | undefined>;
+  /** Removes an entry of the account; false when it has none of that id. */
+  remove(accountId: number, id: number): Promise<boolean>;
   /** Removes the entries in `scope` recorded before `before` (ISO); how many. */
   removeBefore(before: string, scope: AuthLogScope): Promise<number>;
   /** Removes every entry of an account; how many. `audit`'s entry (given how many) is recorded in the same transaction. */

@@ -10,12 +10,11 @@ import {
   type NumericLoginSetting,
 } from '../../domain/login-security.js';
 import { isAccountRole, isOperator } from '../../domain/user.js';
-import { accountIdOf } from '../../domain/team.js';
 import { landingOf, NO_REDIRECTS, redirectProblems, type SignInRedirects } from '../../domain/sign-in-redirects.js';
 import type { AuthLogFilter } from '../../store/login-security.js';
 import { auditEntry } from '../audit-log.js';
 import type { User } from '../../domain/user.js';
-import { isoAt, type StoreDeps } from './deps.js';
+import { accountOfUser, isoAt, type StoreDeps } from './deps.js';
 import { granted, invalidField, invalidFields, refused, type Identified } from './refusals.js';
 import type { FieldProblem } from '../management-refusals.js';
 import type { Logger } from '../../log.js';
@@ -95,9 +94,13 @@ export class LoginSecurity {
   async deleteEntry(user: User, id: number): Promise<Identified<void>> {
     const accountId = await this.accountAdminOf(user);
     if (accountId === undefined) return forbidden();
-    const removed = await this.d.store.authLog.remove(accountId, id, user.id);
-    if (removed === 'absent') return refused({ kind: 'not_found', what: 'auth_log_entry', message: 'Log entry not found' });
-    if (removed === 'kept') return invalidField('id', 'A failed or refused attempt on your own email cannot be deleted by you: another owner or admin may.');
+    const notFound = refused<void>({ kind: 'not_found', what: 'auth_log_entry', message: 'Log entry not found' });
+    // Entries never change once recorded: what is read here is what the delete removes.
+    const entry = await this.d.store.authLog.get(accountId, id);
+    if (!entry) return notFound;
+    if (entry.userId === user.id && entry.result !== 'success')
+      return invalidField('id', 'A failed or refused attempt on your own email cannot be deleted by you: another owner or admin may.');
+    if (!(await this.d.store.authLog.remove(accountId, id))) return notFound;
     return granted(undefined);
   }
 
@@ -149,8 +152,8 @@ export class LoginSecurity {
   /** Where `user` lands after signing in or out, by its account's rules; null: the product's default (and for an operator). */
   async landing(user: User, after: 'login' | 'logout'): Promise<string | null> {
     if (isOperator(user)) return null;
-    const team = await this.d.store.teams.get(user.teamId);
-    const redirects = team && (await this.d.store.loginSettings.redirects(accountIdOf(team)));
+    const accountId = await accountOfUser(this.d, user);
+    const redirects = accountId === undefined ? undefined : await this.d.store.loginSettings.redirects(accountId);
     return redirects ? landingOf(redirects, user.role, after) : null;
   }
 

@@ -36,14 +36,13 @@ export class AuthLogStore implements AuthLogRepository {
     return { rows: rows.map(decodeEntry), total: countOf(count!) };
   }
 
-  async remove(accountId: number, id: number, keptFor?: number): Promise<'removed' | 'kept' | 'absent'> {
-    const removed = await this.sql.run(`DELETE FROM auth_log WHERE account_id = ? AND id = ? AND NOT (result <> 'success' AND user_id IS NOT NULL AND user_id = ?)`, [
-      accountId,
-      id,
-      keptFor ?? 0,
-    ]);
-    if (removed.changes === 1) return 'removed';
-    return (await this.sql.get('SELECT 1 AS n FROM auth_log WHERE account_id = ? AND id = ?', [accountId, id])) ? 'kept' : 'absent';
+  async get(accountId: number, id: number): Promise<AuthLogEntry | undefined> {
+    const row = await this.sql.get(`SELECT * FROM auth_log WHERE account_id = ? AND id = ?`, [accountId, id]);
+    return row && decodeEntry(row);
+  }
+
+  async remove(accountId: number, id: number): Promise<boolean> {
+    return (await this.sql.run('DELETE FROM auth_log WHERE account_id = ? AND id = ?', [accountId, id])).changes === 1;
   }
 
   async removeBefore(before: string, scope: AuthLogScope): Promise<number> {

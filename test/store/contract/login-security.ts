@@ -30,9 +30,11 @@ export const loginSecurityChecks: ContractCheck[] = [
       (await store.authLog.list(account.id, { page: 2, perPage: 2 })).rows.map((e) => e.id),
       [first.id],
     );
-    t.equal(await store.authLog.remove(other.id, second.id), 'absent', 'not through another account');
-    t.equal(await store.authLog.remove(account.id, second.id), 'removed');
-    t.equal(await store.authLog.remove(account.id, second.id), 'absent', 'removed once');
+    t.equal(await store.authLog.get(other.id, second.id), undefined, 'not read through another account');
+    t.same(await store.authLog.get(account.id, second.id), second);
+    t.equal(await store.authLog.remove(other.id, second.id), false, 'not through another account');
+    t.equal(await store.authLog.remove(account.id, second.id), true);
+    t.equal(await store.authLog.remove(account.id, second.id), false, 'removed once');
     t.equal(await store.authLog.truncate(account.id), 2);
     t.equal((await store.authLog.list(account.id, { page: 1, perPage: 10 })).total, 0);
     t.equal((await store.authLog.list(other.id, { page: 1, perPage: 10 })).total, 1, 'another account keeps its own');
@@ -106,31 +108,14 @@ export const loginSecurityChecks: ContractCheck[] = [
     t.equal((await store.authLog.list(account.id, { page: 1, perPage: 1 }, { search: 'example' })).total, 3, 'the total counts the filtered entries');
   }),
 
-  check("an entry of a user's own failed attempt is kept from them; retention removes old entries of the chosen accounts", async (t, engine) => {
+  check('retention removes old entries of the chosen accounts', async (t, engine) => {
     const { store } = await engine.open(t);
     const account = await accountOf(store);
     const other = await accountOf(store);
-    const user = await store.users.create({
-      teamId: account.id,
-      email: `own.${Date.now()}@example.com`,
-      name: '',
-      role: 'owner',
-      passwordHash: 'x'.repeat(60),
-      mustChangePassword: false,
-    });
-    if (user === 'email_taken') throw new Error('taken');
-    const own = (result: NewAuthAttempt['result']) => store.authLog.record({ ...attempt(account.id, result, 0), userId: user.id });
-    const failed = await own('failure');
-    const succeeded = await own('success');
-    t.equal(await store.authLog.remove(account.id, failed.id, user.id), 'kept', "one's own failure stays");
-    t.equal(await store.authLog.remove(account.id, succeeded.id, user.id), 'removed', "one's own success goes");
-    t.equal(await store.authLog.remove(account.id, failed.id), 'removed', 'another user removes it');
-    t.equal(await store.authLog.remove(account.id, failed.id), 'absent');
-
-    const old = await store.authLog.record(attempt(account.id, 'failure', 0));
+    await store.authLog.record(attempt(account.id, 'failure', 0));
     const recent = await store.authLog.record(attempt(account.id, 'failure', 10));
     const otherOld = await store.authLog.record(attempt(other.id, 'failure', 0));
-    const nobody = await store.authLog.record(attempt(null, 'failure', 0));
+    await store.authLog.record(attempt(null, 'failure', 0));
     t.equal(await store.authLog.removeBefore(at(5), { accounts: [] }), 0);
     t.equal(await store.authLog.removeBefore(at(5), { accounts: [account.id] }), 1);
     const left = async (id: number) => (await store.authLog.list(id, { page: 1, perPage: 10 })).rows.map((e) => e.id);
@@ -138,7 +123,6 @@ export const loginSecurityChecks: ContractCheck[] = [
     t.same(await left(other.id), [otherOld.id], "another account's stays");
     t.equal(await store.authLog.removeBefore(at(5), { exceptAccounts: [account.id] }), 2, "the others' old entries, and no account's");
     t.same(await left(other.id), []);
-    t.notOk(nobody.id === old.id);
   }),
 
   check('truncating an account’s log records the audit entry in the same write', async (t, engine) => {

@@ -42,4 +42,29 @@ export const twoStepChallengeChecks: ContractCheck[] = [
     );
     t.equal(await store.twoStepChallenges.userOf(hash('d')), undefined);
   }),
+
+  check('of tries of one challenge made at the same moment, one right code signs in once and wrong ones never pass the limit', async (t, engine) => {
+    const { store } = await engine.open(t);
+    const account = await accountOf(store);
+    const made = await store.users.create({
+      teamId: account.id,
+      email: `race.${Date.now()}@example.com`,
+      name: '',
+      role: 'owner',
+      passwordHash: 'x'.repeat(60),
+      mustChangePassword: false,
+    });
+    if (made === 'email_taken') throw new Error('taken');
+    const hash = (c: string) => c.repeat(64).slice(0, 64);
+    await store.twoStepChallenges.create({ tokenHash: hash('a'), userId: made.id, codeHash: hash('1'), at: at(0), expiresAt: at(10) });
+    const right = await Promise.all(Array.from({ length: 6 }, () => store.twoStepChallenges.attempt(hash('a'), hash('1'), at(1), 5)));
+    t.equal(right.filter((r) => r.outcome === 'used').length, 1, 'one sign-in');
+    t.equal(right.filter((r) => r.outcome === 'spent').length, 5, 'the others find it used');
+
+    await store.twoStepChallenges.create({ tokenHash: hash('b'), userId: made.id, codeHash: hash('1'), at: at(0), expiresAt: at(10) });
+    const wrong = await Promise.all(Array.from({ length: 8 }, () => store.twoStepChallenges.attempt(hash('b'), hash('2'), at(1), 3)));
+    t.equal(wrong.filter((r) => r.outcome === 'wrong').length, 3, 'three wrong tries counted, the limit');
+    t.equal(wrong.filter((r) => r.outcome === 'spent').length, 5, 'the rest find it out of tries');
+    t.same(await store.twoStepChallenges.attempt(hash('b'), hash('1'), at(1), 3), { outcome: 'spent', userId: made.id }, 'the right code too');
+  }),
 ];
