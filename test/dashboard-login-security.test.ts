@@ -223,15 +223,14 @@ t.test("the retention sweep deletes each account's entries older than its chosen
   const entry = (accountId: number, at: string) =>
     h.rt.store.authLog.record({ accountId, userId: null, email: 'old@dest.test', address: '192.0.2.4', userAgent: 'test', result: 'failure', at });
   t.equal((await setSettings({ log_retention_days: 10 })).status, 200);
-  const old = await entry(w.accountId, daysAgo(11));
+  await entry(w.accountId, daysAgo(11));
   const recent = await entry(w.accountId, daysAgo(9));
   const otherOld = await entry(other.id, daysAgo(11));
-  const otherAncient = await entry(other.id, daysAgo(91));
+  await entry(other.id, daysAgo(91));
   await createIdentity(h.rt).loginSecurity.sweepRetention(log);
   const ids = async (accountId: number) => (await h.rt.store.authLog.list(accountId, { page: 1, perPage: 100 }, { search: 'old@dest.test' })).rows.map((e) => e.id);
   t.same(await ids(w.accountId), [recent.id], 'past its 10 days, gone');
   t.same(await ids(other.id), [otherOld.id], 'an account with no setting keeps 90 days');
-  t.notOk([old.id, otherAncient.id].some((id) => id === recent.id));
 });
 
 t.test('in Chromium: a two-step sign-in on the sign-in page, a wrong code said, the right one signing in, the page accessible', async (t) => {

@@ -16,7 +16,7 @@ async function switchTeam({ ctx, r, form, viewer }: PageCall<AccountViewer>): Pr
   const id = Number(form.get('team') ?? '');
   const team = Number.isInteger(id) && id > 0 ? await ctx.core.access.actingTeam(viewer.user, id) : undefined;
   if (!team?.ok) throw pageError('not_found', 'That team is not one you can switch to.');
-  const back = localRedirect(form.get('redirect_to') ?? undefined, r.origin) ?? '/';
+  const back = localRedirect(form.get('redirect_to') ?? undefined) ?? '/';
   return { kind: 'redirect', status: 303, location: back, headers: { 'Set-Cookie': teamCookie(team.value.id, secureCookies(ctx, r)) } };
 }
 

@@ -18,10 +18,10 @@ export const SIGN_IN_TITLE = 'Sign in';
  * normalised first and only then checked (shared/domain/sign-in-redirects.ts): checking before normalising let
  * `/..//evil.example` through as `//evil.example`.
  */
-export function localRedirect(value: string | undefined, origin: string): string | undefined {
+export function localRedirect(value: string | undefined): string | undefined {
   if (value === undefined || value === '') return undefined;
   const path = normalisedSitePath(value);
-  if (path === undefined || !URL.canParse(path, origin)) throw pageError('invalid_request', 'redirect_to must be a path on this site.');
+  if (path === undefined) throw pageError('invalid_request', 'redirect_to must be a path on this site.');
   return path;
 }
 
@@ -75,14 +75,14 @@ const formPage = (redirectTo: string | undefined, email?: string, error?: PageEr
 
 /** GET: the form (a bad redirect_to is refused before anyone types a password). */
 export function showSignIn(_ctx: AppContext, r: PageRequest): Promise<PageReply> {
-  return Promise.resolve(formPage(localRedirect(r.query.redirect_to, r.origin), undefined, undefined, r.query.loggedout === 'true'));
+  return Promise.resolve(formPage(localRedirect(r.query.redirect_to), undefined, undefined, r.query.loggedout === 'true'));
 }
 
 /** POST: the core's login (or a two-step code); on success the session cookie and a redirect to redirect_to (or a signed-in page). */
 export async function signIn(ctx: AppContext, r: PageRequest, log: Logger): Promise<PageReply> {
   requireSameOrigin(r);
   const form = await readForm(r.req);
-  const redirectTo = localRedirect(fieldOf(form, 'redirect_to'), r.origin);
+  const redirectTo = localRedirect(fieldOf(form, 'redirect_to'));
   const challenge = fieldOf(form, 'challenge');
   if (challenge !== undefined) return secondStep(ctx, r, log, redirectTo, { challenge, sentTo: fieldOf(form, 'sent_to') ?? '' }, fieldOf(form, 'code') ?? '');
   const email = fieldOf(form, 'email') ?? '';

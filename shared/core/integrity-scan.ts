@@ -8,7 +8,7 @@ import { createHash } from 'node:crypto';
 import escapeHtml from 'escape-html';
 import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
-import { join, normalize, relative, sep } from 'node:path';
+import { join, normalize, sep } from 'node:path';
 import { SCAN_OFF, sameFindings, type ScanFindings, type ScanResult, type ScanState } from '../domain/integrity.js';
 import type { Operator } from '../domain/user.js';
 import type { Store } from '../store/index.js';
@@ -110,8 +110,9 @@ export class IntegrityScan {
     const clean = coveredPath(path);
     if (clean === undefined || !manifest || !manifest.roots.some((r) => clean === r || clean.startsWith(`${r}/`)) || SECRET_NAMES.test(clean)) return badPath();
     const full = join(this.root, clean);
-    if (!existsSync(full) || !statSync(full).isFile()) return refuse({ kind: 'invalid_field', field: 'path', message: `${clean} is not a file of this installation` });
-    const size = statSync(full).size;
+    const stat = existsSync(full) ? statSync(full) : undefined;
+    if (!stat?.isFile()) return refuse({ kind: 'invalid_field', field: 'path', message: `${clean} is not a file of this installation` });
+    const size = stat.size;
     if (size > VIEW_MAX_BYTES) return refuse({ kind: 'invalid_field', field: 'path', message: `${clean} is larger than ${VIEW_MAX_BYTES} bytes: not shown` });
     return done({ path: clean, size, content: await readFile(full, 'utf8') });
   }
@@ -194,22 +195,19 @@ function* filesUnder(root: string, path: string): Generator<string> {
   }
 }
 
+const sha256OfFile = (path: string): string => createHash('sha256').update(readFileSync(path)).digest('hex');
+
 function findings(root: string, manifest: Manifest): ScanFindings {
   const seen = new Set<string>();
   const modified: string[] = [];
   const unexpected: string[] = [];
   for (const r of manifest.roots) {
     for (const file of filesUnder(root, r)) {
-      const rel = relative(root, join(root, file)).split(sep).join('/');
-      seen.add(rel);
-      const expected = manifest.files[rel];
-      if (expected === undefined) unexpected.push(rel);
-      else if (
-        createHash('sha256')
-          .update(readFileSync(join(root, rel)))
-          .digest('hex') !== expected
-      )
-        modified.push(rel);
+      // `file` is already relative to the root and joined with `/` (filesUnder builds it so), as the manifest's keys are.
+      seen.add(file);
+      const expected = manifest.files[file];
+      if (expected === undefined) unexpected.push(file);
+      else if (sha256OfFile(join(root, file)) !== expected) modified.push(file);
     }
   }
   const missing = Object.keys(manifest.files).filter((f) => !seen.has(f));
