@@ -215,3 +215,37 @@ t.test('every typed arg the index lists is checked: a value of the wrong type is
   }
   t.ok(checked >= 30, `${checked} typed args checked`);
 });
+
+/**
+ * The routes anyone may call, each for a reason: the index and the namespaces' own indexes, signing in (with a
+ * password, a mailed code), the password reset, accepting an invitation, Stripe's webhook (signed), a team's icon (an image mail
+ * clients load), a batch (each of its requests is checked on its own). Every other route the index lists must refuse a caller with no
+ * credentials: a new public route has to be added here, on purpose.
+ */
+const PUBLIC_ROUTES: Array<[method: string, path: RegExp]> = [
+  ['GET', /^\/$/],
+  ['GET', /^\/[a-z-]+\/v\d+$/],
+  ['POST', /^\/tern-auth\/v1\/login(\/code)?$/],
+  ['POST', /^\/tern-auth\/v1\/(lost|reset)-password$/],
+  ['POST', /^\/tern-auth\/v1\/accept-invitation$/],
+  ['POST', /^\/tern\/v2\/billing\/stripe-webhook$/],
+  ['GET', /^\/tern\/v2\/icons\/\{icon_id\}$/],
+  ['POST', /^\/batch\/v1$/],
+];
+const isPublic = (method: string, path: string): boolean => PUBLIC_ROUTES.some(([m, p]) => m === method && p.test(path));
+
+t.test('every route the index lists refuses a caller with no credentials (401 rest_forbidden), but the few meant for anyone', async (t) => {
+  let refused = 0;
+  for (const { path, method, endpoint } of listed()) {
+    const { url, body } = callOf(path, method, endpoint.args, validValues(path, method, endpoint.args));
+    const reply = await h.request(method, url, { body });
+    if (isPublic(method, path)) {
+      t.not(codeOf(reply), 'rest_forbidden', `${method} ${path} is for anyone: ${reply.status} ${reply.text.slice(0, 200)}`);
+      continue;
+    }
+    t.equal(reply.status, 401, `${method} ${path} with no credentials: ${reply.status} ${reply.text.slice(0, 200)}`);
+    t.equal(codeOf(reply), 'rest_forbidden', `${method} ${path} says rest_forbidden`);
+    refused++;
+  }
+  t.ok(refused >= 100, `${refused} endpoints refused a caller with no credentials`);
+});
