@@ -85,6 +85,17 @@ t.test('the settings read the defaults, change within their bounds, and refuse b
   const outOfBounds = await setSettings({ log_retention_days: 4000 });
   t.match(outOfBounds.body, { code: 'rest_invalid_param', data: { params: { logRetentionDays: /1 to 3650/ } } });
   t.match((await settingsOf()).body, { log_retention_days: 30, two_step_roles: ['admin', 'viewer'] }, 'nothing changed');
+  const audits = (await h.rt.store.auditLog.list({ action: 'login_settings.update', targetId: String(w.accountId) }, { page: 1, perPage: 5 })).rows;
+  t.match(
+    audits[0],
+    {
+      operatorEmail: `${owner.email} (owner of account ${w.accountId})`,
+      before: { notifyOnLockout: false, logRetentionDays: 90 },
+      after: { notifyOnLockout: true, logRetentionDays: 30, twoStepRoles: ['admin', 'viewer'] },
+    },
+    'the change is in the audit log with what it replaced',
+  );
+  t.equal(audits.filter((a) => a.after !== null && (a.after as { logRetentionDays?: number }).logRetentionDays === 4000).length, 0, 'a refused change is not');
   t.equal((await h.request('POST', `${AUTH}/settings`, { body: { log_retention_days: 10 } })).status, 401, 'anonymous');
   t.equal((await setSettings({ log_retention_days: 10 }, viewer)).status, 403, 'a viewer may not change them');
 });
@@ -274,6 +285,9 @@ t.test('sign-in redirects: paths of this site per role, applied by the login, th
   const twice = await set({ ...wanted, redirect_rules: [...wanted.redirect_rules, { role: 'viewer', login_redirect: null, logout_redirect: null }] });
   t.match(twice.body, { data: { params: { 'redirect_rules[1].role': /two rules/ } } });
   t.same((await h.request('GET', FORMS, withSession(ownerSession))).body, { redirect_settings: wanted }, 'nothing changed');
+  const [audit, ...older] = (await h.rt.store.auditLog.list({ action: 'sign_in_redirects.update', targetId: String(w.accountId) }, { page: 1, perPage: 5 })).rows;
+  t.match(audit, { after: { defaultLogin: '/domains', rules: [{ role: 'viewer', login: '/logs?status=bounced' }] } }, 'the change is in the audit log');
+  t.equal(older.length, 0, 'one audit entry: the refused changes are not');
   t.equal((await h.request('GET', FORMS)).status, 401);
 
   const viewer = await user('viewer');

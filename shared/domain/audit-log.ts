@@ -18,6 +18,8 @@ export const AUDIT_ACTIONS = [
   'queue.requeue',
   'system_mail.sender',
   'auth_log.truncate',
+  'login_settings.update',
+  'sign_in_redirects.update',
   'ticket.respond',
   'ticket.close',
   'ticket.reopen',

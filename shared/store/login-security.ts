@@ -33,11 +33,12 @@ export interface AuthLogRepository {
 
 export interface LoginSettingsRepository {
   get(accountId: number): Promise<LoginSettings | undefined>;
-  put(accountId: number, settings: LoginSettings): Promise<LoginSettings>;
+  /** Stores an account's settings; `audit`'s entry (given the settings stored before, if any) is recorded in the same transaction. */
+  put(accountId: number, settings: LoginSettings, audit?: (before: LoginSettings | undefined) => NewAuditEntry): Promise<LoginSettings>;
   /** The log retention every account with stored settings has chosen. */
   retentions(): Promise<Array<{ accountId: number; days: number }>>;
   /** Where the account's users land after signing in and out; undefined until set. */
   redirects(accountId: number): Promise<SignInRedirects | undefined>;
-  /** Replaces them whole (one upsert). */
-  putRedirects(accountId: number, r: SignInRedirects, at: string): Promise<void>;
+  /** Replaces them whole (one upsert); `audit`'s entry (given the rules before, if any) in the same transaction. */
+  putRedirects(accountId: number, r: SignInRedirects, at: string, audit?: (before: SignInRedirects | undefined) => NewAuditEntry): Promise<void>;
 }

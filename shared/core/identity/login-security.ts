@@ -12,8 +12,16 @@ import {
 import { isAccountRole, isOperator } from '../../domain/user.js';
 import { landingOf, NO_REDIRECTS, redirectProblems, type SignInRedirects } from '../../domain/sign-in-redirects.js';
 import type { AuthLogFilter } from '../../store/login-security.js';
-import { auditEntry } from '../audit-log.js';
+import { auditEntry, type AuditActor } from '../audit-log.js';
 import type { User } from '../../domain/user.js';
+import type { JsonValue } from '../../domain/audit-log.js';
+
+/** The settings as the audit log keeps them. */
+const settingsSnapshot = (s: LoginSettings): JsonValue => ({ ...s, twoStepRoles: [...s.twoStepRoles] });
+const redirectsSnapshot = (r: SignInRedirects): JsonValue => ({ defaultLogin: r.defaultLogin, defaultLogout: r.defaultLogout, rules: r.rules.map((x) => ({ ...x })) });
+
+/** Who the audit log names for a change: an operator as itself, an account's owner or admin as that account's user. */
+const actorOf = (user: User): AuditActor => (isOperator(user) ? { kind: 'operator', operator: user } : { kind: 'account_user', user });
 import { accountOfUser, isoAt, type StoreDeps } from './deps.js';
 import { granted, invalidField, invalidFields, refused, type Identified } from './refusals.js';
 import type { FieldProblem } from '../management-refusals.js';
@@ -65,8 +73,25 @@ export class LoginSecurity {
     // Every setting is checked, so a form can say at once all that is wrong with it.
     const [first, ...more] = settingProblems(change);
     if (first) return invalidFields([first, ...more]);
-    const merged = { ...(await this.effective(accountId)), ...definedOnly(change) };
-    const stored = await this.d.store.loginSettings.put(accountId, merged);
+    const current = await this.effective(accountId);
+    const merged = { ...current, ...definedOnly(change) };
+    const at = isoAt(this.d.now());
+    // A change that weakens sign-in (no lockout mail, no two-step, longer sessions) is what an intruder would make:
+    // it is in the platform's audit log, with what it replaced (the stored settings, else the defaults then in
+    // force), in the change's transaction.
+    const stored = await this.d.store.loginSettings.put(accountId, merged, (before) =>
+      auditEntry(
+        actorOf(user),
+        {
+          action: 'login_settings.update',
+          target: { kind: 'tenant', id: String(accountId) },
+          before: settingsSnapshot(before ?? current),
+          after: settingsSnapshot(merged),
+          reason: '',
+        },
+        at,
+      ),
+    );
     log.info({ account: accountId, user: user.id, settings: stored }, 'login settings changed');
     return granted(stored);
   }
@@ -144,7 +169,20 @@ export class LoginSecurity {
     if (accountId === undefined) return forbidden();
     const [first, ...more] = redirectProblems(r);
     if (first) return invalidFields([first, ...more]);
-    await this.d.store.loginSettings.putRedirects(accountId, r, isoAt(this.d.now()));
+    const at = isoAt(this.d.now());
+    await this.d.store.loginSettings.putRedirects(accountId, r, at, (before) =>
+      auditEntry(
+        actorOf(user),
+        {
+          action: 'sign_in_redirects.update',
+          target: { kind: 'tenant', id: String(accountId) },
+          before: before ? redirectsSnapshot(before) : null,
+          after: redirectsSnapshot(r),
+          reason: '',
+        },
+        at,
+      ),
+    );
     log.info({ account: accountId, user: user.id, rules: r.rules.length }, 'sign-in redirects changed');
     return granted(r);
   }

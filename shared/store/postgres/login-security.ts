@@ -91,16 +91,20 @@ export class PgLoginSettingsStore implements LoginSettingsRepository {
   }
 
   /** One upsert: two puts at once both land (the later replaces the earlier whole), neither fails on the key. */
-  async put(accountId: number, s: LoginSettings): Promise<LoginSettings> {
+  async put(accountId: number, s: LoginSettings, audit?: (before: LoginSettings | undefined) => NewAuditEntry): Promise<LoginSettings> {
     const columns = SETTINGS_COLUMNS.split(', ');
     const values = [accountId, ...settingsValues(s), nowIso()];
-    const row = await this.sql.get(
-      `INSERT INTO login_settings (account_id, ${SETTINGS_COLUMNS}, updated_at) VALUES (${values.map((_, i) => `$${i + 1}`).join(', ')})
-       ON CONFLICT (account_id) DO UPDATE SET ${columns.map((c) => `${c} = excluded.${c}`).join(', ')}, updated_at = excluded.updated_at
-       RETURNING ${SETTINGS_COLUMNS}`,
-      values,
-    );
-    return decodeSettings(row!);
+    return this.sql.tx(async (q) => {
+      const old = audit && (await q.get(`SELECT ${SETTINGS_COLUMNS} FROM login_settings WHERE account_id = $1 FOR UPDATE`, [accountId]));
+      const row = await q.get(
+        `INSERT INTO login_settings (account_id, ${SETTINGS_COLUMNS}, updated_at) VALUES (${values.map((_, i) => `$${i + 1}`).join(', ')})
+         ON CONFLICT (account_id) DO UPDATE SET ${columns.map((c) => `${c} = excluded.${c}`).join(', ')}, updated_at = excluded.updated_at
+         RETURNING ${SETTINGS_COLUMNS}`,
+        values,
+      );
+      if (audit) await PgAuditLogStore.insert(q, audit(old ? decodeSettings(old) : undefined));
+      return decodeSettings(row!);
+    });
   }
 
   async retentions(): Promise<Array<{ accountId: number; days: number }>> {
@@ -111,11 +115,15 @@ export class PgLoginSettingsStore implements LoginSettingsRepository {
     return row && decodeRedirects(row);
   }
 
-  async putRedirects(accountId: number, r: SignInRedirects, at: string): Promise<void> {
-    await this.sql.run(
-      'INSERT INTO sign_in_redirects (account_id, rules, updated_at) VALUES ($1, $2, $3) ON CONFLICT (account_id) DO UPDATE SET rules = excluded.rules, updated_at = excluded.updated_at',
-      [accountId, JSON.stringify(r), at],
-    );
+  async putRedirects(accountId: number, r: SignInRedirects, at: string, audit?: (before: SignInRedirects | undefined) => NewAuditEntry): Promise<void> {
+    await this.sql.tx(async (q) => {
+      const old = audit && (await q.get('SELECT rules FROM sign_in_redirects WHERE account_id = $1 FOR UPDATE', [accountId]));
+      await q.run(
+        'INSERT INTO sign_in_redirects (account_id, rules, updated_at) VALUES ($1, $2, $3) ON CONFLICT (account_id) DO UPDATE SET rules = excluded.rules, updated_at = excluded.updated_at',
+        [accountId, JSON.stringify(r), at],
+      );
+      if (audit) await PgAuditLogStore.insert(q, audit(old ? decodeRedirects(old) : undefined));
+    });
   }
 }
 

@@ -144,4 +144,52 @@ export const loginSecurityChecks: ContractCheck[] = [
     const [entry] = (await store.auditLog.list({ action: 'auth_log.truncate' }, { page: 1, perPage: 5 })).rows;
     t.match(entry, { action: 'auth_log.truncate', target: { kind: 'tenant', id: String(account.id) }, before: { entries: 2 } });
   }),
+
+  check('changing the settings or the redirects records the audit entry, given what was stored before, in the same write', async (t, engine) => {
+    const { store } = await engine.open(t);
+    const account = await accountOf(store);
+    const audited = (action: 'login_settings.update' | 'sign_in_redirects.update', before: unknown, minute: number) => ({
+      operatorId: null,
+      operatorEmail: 'owner@example.com (owner of account)',
+      action,
+      target: { kind: 'tenant' as const, id: String(account.id) },
+      before: JSON.parse(JSON.stringify(before ?? null)) as null,
+      after: null,
+      reason: '',
+      at: at(minute),
+    });
+    const settings = {
+      failuresPerEmail: 5,
+      windowMinutes: 15,
+      sessionIdleMinutes: 60,
+      sessionAbsoluteHours: 24,
+      notifyOnLockout: false,
+      logRetentionDays: 90,
+      applicationPasswords: true,
+      twoStepRoles: [] as const,
+    };
+    const seen: unknown[] = [];
+    await store.loginSettings.put(account.id, settings, (before) => (seen.push(before), audited('login_settings.update', before, 1)));
+    await store.loginSettings.put(account.id, { ...settings, windowMinutes: 30 }, (before) => (seen.push(before), audited('login_settings.update', before, 2)));
+    t.same(seen, [undefined, settings], 'the first change saw nothing stored, the second the first');
+    const entries = (await store.auditLog.list({ action: 'login_settings.update', targetId: String(account.id) }, { page: 1, perPage: 5 })).rows;
+    t.same(
+      entries.map((e) => e.before),
+      [settings, null],
+      'both are in the audit log, newest first',
+    );
+    await t.rejects(
+      store.loginSettings.put(account.id, { ...settings, failuresPerEmail: 0 }, (before) => audited('login_settings.update', before, 3)),
+      'a refused write',
+    );
+    t.equal((await store.auditLog.list({ action: 'login_settings.update' }, { page: 1, perPage: 5 })).total, 2, 'leaves no audit entry');
+    const redirects = { defaultLogin: '/domains', defaultLogout: null, rules: [] };
+    await store.loginSettings.putRedirects(account.id, redirects, at(4), (before) => audited('sign_in_redirects.update', before, 4));
+    await store.loginSettings.putRedirects(account.id, { ...redirects, defaultLogin: null }, at(5), (before) => audited('sign_in_redirects.update', before, 5));
+    const moves = (await store.auditLog.list({ action: 'sign_in_redirects.update' }, { page: 1, perPage: 5 })).rows;
+    t.same(
+      moves.map((e) => e.before),
+      [redirects, null],
+    );
+  }),
 ];
