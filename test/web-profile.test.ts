@@ -180,6 +180,61 @@ t.test("the account's login security for its owner: settings saved and checked, 
   t.equal((await h.request('GET', '/api/tern-auth/v1/auth-logs', withSession(rest))).body.length, 0);
 });
 
+t.test('the auth log is filtered by result and searched on the page; where users land is set by default and per role, bad paths said in the form', async (t) => {
+  const me = await owner();
+  const rest = await logIn(h, me.email);
+  const failed = await h.request('POST', '/api/tern-auth/v1/login', { body: { email: me.email, password: 'not the password at all' } });
+  t.equal(failed.status, 401);
+  const onlyFailures = await page(h, 'GET', '/security?status=failure', { cookie: me.cookie });
+  t.equal(onlyFailures.status, 200);
+  t.match(onlyFailures.text, /<span class="status bad">Failed<\/span>/, 'the failure is listed');
+  t.notMatch(onlyFailures.text, /<span class="status good">Signed in<\/span>/, 'the sign-ins are not');
+  t.notMatch(
+    (await page(h, 'GET', '/security?search=nobody-matches-this', { cookie: me.cookie })).text,
+    /<span class="status (good|bad)">/,
+    'a search no entry matches lists none',
+  );
+  t.equal((await page(h, 'GET', '/security?status=maybe', { cookie: me.cookie })).status, 400, 'a result not in the list is refused');
+
+  const guard = await formGuardOf(h, me.cookie, '/security');
+  const wanted = {
+    default_login: '/domains',
+    default_logout: '',
+    owner_login: '',
+    owner_logout: '',
+    admin_login: '',
+    admin_logout: '',
+    viewer_login: '/logs?status=bounced',
+    viewer_logout: '/forgot-password',
+  };
+  const bad = await page(h, 'POST', '/security/redirects', { cookie: me.cookie, form: { ...guard, ...wanted, viewer_login: '//evil.example/x' } });
+  t.equal(bad.status, 400);
+  t.match(bad.text, /Viewers: after signing in must be a path of this site/, 'the problem in the form’s words');
+  t.match(bad.text, /value="\/\/evil\.example\/x"/, 'what was typed is shown again');
+  t.match(
+    (await h.request('GET', '/api/tern-auth/v1/auth-forms-settings', withSession(rest))).body,
+    { redirect_settings: { default_login_redirect: null } },
+    'nothing changed',
+  );
+  const saved = await page(h, 'POST', '/security/redirects', { cookie: me.cookie, form: { ...guard, ...wanted } });
+  t.equal(saved.status, 303);
+  t.equal(saved.headers.get('location'), '/security?done=redirects_saved');
+  t.same((await h.request('GET', '/api/tern-auth/v1/auth-forms-settings', withSession(rest))).body, {
+    redirect_settings: {
+      default_login_redirect: '/domains',
+      default_logout_redirect: null,
+      redirect_rules: [{ role: 'viewer', login_redirect: '/logs?status=bounced', logout_redirect: '/forgot-password' }],
+    },
+  });
+  t.match((await page(h, 'GET', '/security', { cookie: me.cookie })).text, /id="viewer_login"[^>]*value="\/logs\?status=bounced"/, 'the saved paths are shown');
+  const viewer = await owner('viewer', me.accountId);
+  const forged = await page(h, 'POST', '/security/redirects', {
+    cookie: viewer.cookie,
+    form: { ...(await formGuardOf(h, viewer.cookie, '/security')), ...wanted, default_login: '/keys' },
+  });
+  t.equal(forged.status, 403, "a viewer's forged post is refused");
+});
+
 t.test('a viewer sees no login security; its forged posts are refused 403 and change nothing', async (t) => {
   const me = await owner();
   const rest = await logIn(h, me.email);

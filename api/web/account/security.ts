@@ -4,7 +4,14 @@
 // as wp/v2/users/me/application-passwords and tern-auth/v1 (core.applicationPasswords, core.loginSecurity).
 import type { Identified } from '../../../shared/core/identity/index.js';
 import type { ApplicationPassword } from '../../../shared/domain/user.js';
-import { LOGIN_SETTING_BOUNDS, type AuthLogEntry, type AuthStats, type LoginSettings, type NumericLoginSetting } from '../../../shared/domain/login-security.js';
+import {
+  AUTH_RESULTS,
+  LOGIN_SETTING_BOUNDS,
+  type AuthLogEntry,
+  type AuthStats,
+  type LoginSettings,
+  type NumericLoginSetting,
+} from '../../../shared/domain/login-security.js';
 import { ACCOUNT_ROLES, type AccountRole } from '../../../shared/domain/user.js';
 import { html, type Html } from '../html.js';
 import { identityProblems, pageError, pageErrorForIdentity, type FieldLabels } from '../errors.js';
@@ -12,7 +19,8 @@ import { leaveFlash, takeFlash } from '../flash.js';
 import { formGuard } from '../layout.js';
 import { selfPage, type PageCall } from '../page.js';
 import { actionButton, badge, doneAt, formErrors, noticeOf, pager, shownOnce, table, when, type Tone } from '../parts.js';
-import { listPage } from '../lists.js';
+import { choiceQuery, filterForm, listPage, textQuery } from '../lists.js';
+import { REDIRECTS_ACTION, redirectLabels, redirectsForm, redirectsOf } from './sign-in-redirects.js';
 import type { PageAnswer, PageReply } from '../reply.js';
 import type { Viewer } from '../viewer.js';
 
@@ -25,12 +33,13 @@ const NOTICES = {
   settings_saved: 'The login settings are saved.',
   entry_deleted: 'The log entry is deleted.',
   log_cleared: 'The auth log is cleared.',
+  redirects_saved: 'Where users land after signing in and out is saved.',
   created: 'The application password is created.',
 };
 /** The flash a created application password leaves for the page (web/flash.ts). */
 const FLASH_PAGE = 'security';
 
-type SecurityForm = 'app_password' | 'settings';
+type SecurityForm = 'app_password' | 'settings' | 'redirects';
 
 interface Shown {
   /** Every problem of the refused form, in its words. */
@@ -172,22 +181,35 @@ function authLog(v: Viewer, rows: readonly AuthLogEntry[]): Html {
   );
 }
 
+const AUTH_LOG_FILTERS = [
+  { name: 'status', label: 'Result', choices: AUTH_RESULTS.map((x) => [x, RESULT_TONES[x][0]] as const) },
+  { name: 'search', label: 'Email or address contains' },
+];
+
+/** The auth log's filters from the query, as GET /auth-logs takes them (a result not in the list is a 400). */
+function authLogFilter(r: PageCall<Viewer>['r']): { results?: AuthLogEntry['result'][]; search?: string } {
+  const status = choiceQuery(r, 'status', 'Result', AUTH_RESULTS);
+  return { results: status ? [status] : undefined, search: textQuery(r, 'search', 'The search', 254) };
+}
+
 /** The login security section, or nothing for a user the core does not let manage it. */
 async function loginSecurity(call: PageCall<Viewer>, s: Shown): Promise<Html | undefined> {
   const { ctx, viewer, r } = call;
   const settings = await ctx.core.loginSecurity.settings(viewer.user);
   if (!settings.ok) return undefined;
   const page = listPage(ctx, r, AUTH_LOG_PER_PAGE).page;
-  const [stats, log] = await Promise.all([
+  const [stats, log, redirects] = await Promise.all([
     ctx.core.loginSecurity.quickStats(viewer.user),
-    ctx.core.loginSecurity.authLog(viewer.user, { page, perPage: AUTH_LOG_PER_PAGE }),
+    ctx.core.loginSecurity.authLog(viewer.user, { page, perPage: AUTH_LOG_PER_PAGE }, authLogFilter(r)),
+    ctx.core.loginSecurity.redirects(viewer.user),
   ]);
   const entries = identified(log);
+  const redirectsShown = s.error?.form === 'redirects' ? { messages: s.error.messages, typed: s.typed } : {};
   return html`<h2>Login security</h2>
     <p class="hint">For every user of the account: how sign-ins are limited and how long sessions last, and every sign-in attempt.</p>
-    ${quickStats(identified(stats))} ${settingsForm(viewer, settings.value, s)}
+    ${quickStats(identified(stats))} ${settingsForm(viewer, settings.value, s)} ${redirectsForm(viewer, identified(redirects), redirectsShown)}
     <h3>Auth log</h3>
-    ${authLog(viewer, entries.rows)} ${pager(r, page, Math.ceil(entries.total / AUTH_LOG_PER_PAGE))}
+    ${filterForm(r, SECURITY_PATH, AUTH_LOG_FILTERS)} ${authLog(viewer, entries.rows)} ${pager(r, page, Math.ceil(entries.total / AUTH_LOG_PER_PAGE))}
     ${
       entries.total > 0
         ? actionButton(viewer, `${SECURITY_PATH}/auth-log/clear`, 'Clear the auth log', {
@@ -258,6 +280,14 @@ async function saveSettings(call: PageCall<Viewer>): Promise<PageReply> {
   return { kind: 'redirect', status: 303, location: doneAt(SECURITY_PATH, 'settings_saved') };
 }
 
+async function saveRedirects(call: PageCall<Viewer>): Promise<PageReply> {
+  const wanted = redirectsOf(call.form);
+  const saved = await call.ctx.core.loginSecurity.updateRedirects(call.viewer.user, wanted, call.log);
+  const problems = fieldRefusal(saved, redirectLabels(wanted));
+  if (problems !== undefined) return securityPage(call, { error: { form: 'redirects', messages: problems }, typed: Object.fromEntries(call.form) });
+  return { kind: 'redirect', status: 303, location: doneAt(SECURITY_PATH, 'redirects_saved') };
+}
+
 async function deleteEntry({ ctx, viewer, r }: PageCall<Viewer>): Promise<PageReply> {
   const id = Number(r.params.id);
   if (!Number.isSafeInteger(id) || id < 1) throw pageError('not_found', 'There is no such log entry.');
@@ -275,6 +305,7 @@ export const SECURITY_PAGES = [
   selfPage({ method: 'POST', path: APP_PASSWORDS, title: 'Security', section: SECURITY_PATH, handle: createAppPassword }),
   selfPage({ method: 'POST', path: `${APP_PASSWORDS}/:uuid/revoke`, title: 'Security', section: SECURITY_PATH, handle: revokeAppPassword }),
   selfPage({ method: 'POST', path: `${SECURITY_PATH}/settings`, title: 'Security', section: SECURITY_PATH, handle: saveSettings }),
+  selfPage({ method: 'POST', path: REDIRECTS_ACTION, title: 'Security', section: SECURITY_PATH, handle: saveRedirects }),
   selfPage({ method: 'POST', path: `${SECURITY_PATH}/auth-log/:id/delete`, title: 'Security', section: SECURITY_PATH, handle: deleteEntry }),
   selfPage({ method: 'POST', path: `${SECURITY_PATH}/auth-log/clear`, title: 'Security', section: SECURITY_PATH, handle: clearLog }),
 ];
