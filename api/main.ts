@@ -71,6 +71,8 @@ export async function startApi(config: Config, runtime?: Runtime, options: ApiOp
   const idempotencySweep = runEvery(IDEMPOTENCY_SWEEP_MS, 'idempotency sweep', rt.log, () => core.idempotency.sweep());
   // Each account's auth log kept as long as its login settings say, and spent two-step challenges; any API may sweep.
   const authLogSweep = runEvery(AUTH_LOG_SWEEP_MS, 'auth log retention', rt.log, () => core.loginSecurity.sweepRetention(rt.log));
+  // Uploads for tickets that were never sent leave the database a day on; any API may sweep.
+  const unsentUploads = runEvery(AUTH_LOG_SWEEP_MS, 'unsent support uploads', rt.log, () => core.supportAttachments.sweepUnsent(rt.log));
   // The daily integrity scan, when an operator turned it on: claimed in the store, so one API runs it.
   const integrityScan = runEvery(AUTH_LOG_SWEEP_MS, 'integrity scan', rt.log, () => core.integrityScan.daily(rt.log));
   const metricsPort = metricsServer && (metricsServer.address() as AddressInfo).port;
@@ -90,6 +92,7 @@ export async function startApi(config: Config, runtime?: Runtime, options: ApiOp
       await lowBalance.stop();
       await idempotencySweep.stop();
       await authLogSweep.stop();
+      await unsentUploads.stop();
       await integrityScan.stop();
       await composer.close();
       if (!runtime) await rt.close();

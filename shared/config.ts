@@ -219,6 +219,8 @@ const ConfigSchema = Obj({
       maxBytes: Type.Integer({ minimum: 1, maximum: 20 * 1024 * 1024 }),
       types: Type.Array(Type.String({ pattern: '^[a-z]+/[a-z0-9.+-]+$' }), { minItems: 1 }),
       perMessage: Type.Integer({ minimum: 1, maximum: 20 }),
+      /** An upload never sent with a ticket or response is deleted this long after it was uploaded. */
+      unsentKeepHours: Type.Integer({ minimum: 1, maximum: 720 }),
     }),
   }),
   dashboard: Obj({

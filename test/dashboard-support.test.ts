@@ -3,6 +3,7 @@
 // (the same vote again removes it), closes and re-opens the ticket; a viewer reads but writes nothing, another
 // account's ticket is not found, anonymous callers get 401, and bad input is refused naming the field.
 import t from 'tap';
+import { sweepUnsentUploads } from '../shared/core/support/attachments.js';
 import { startHarness, type Harness, type UntypedJson } from './helpers/harness.js';
 import { logIn, operatorOn, userOn, withSession, type SignedIn } from './helpers/dashboard-session.js';
 
@@ -299,6 +300,21 @@ t.test('an upload is refused by its content type, its size, its field, its calle
   const again = await post(owner.s, '/tickets', { title: 't2', content: 'c', attachments: [mine.body.id] });
   t.equal(again.status, 400, 'a file is sent once');
   t.equal((await get(owner.s, '/tickets')).headers.get('x-wp-total'), '1');
+});
+
+t.test('an upload never sent is deleted a day on by the sweep; a sent one stays downloadable', async (t) => {
+  const owner = await customer();
+  const kept = await upload(owner.s, PNG, 'kept.png');
+  const dropped = await upload(owner.s, 'never sent', 'draft.txt');
+  const ticket = await opened(owner.s, { title: 'Keep this', content: 'c', attachments: [kept.body.id] });
+  const sweep = (hoursLater: number) => sweepUnsentUploads({ config: h.rt.config, store: h.rt.store, now: () => Date.now() + hoursLater * 3_600_000 }, h.rt.log);
+  t.equal(await sweep(23), 0, 'a day has not passed');
+  t.ok((await sweep(25)) >= 1, 'a day on, the unsent upload is deleted');
+  const late = await post(owner.s, '/tickets', { title: 'Too late', content: 'c', attachments: [dropped.body.id] });
+  t.equal(late.status, 400);
+  t.match(late.body, { code: 'rest_invalid_param', data: { params: { attachments: String } } }, 'the deleted upload cannot be sent');
+  const res = await fetch(`${h.url}${NS}/tickets/${ticket.id}/attachments/${kept.body.id}`, { headers: withSession(owner.s).headers });
+  t.equal(res.status, 200, 'the sent file is kept');
 });
 
 t.test('the portal config says what the ticket form asks, to any signed-in user', async (t) => {

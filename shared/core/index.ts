@@ -205,7 +205,7 @@ function supportParts(rt: Runtime, systemMail: SystemMail): Pick<Core, 'supportT
   const supportTickets = new SupportTickets(rt, new ResponseMail(rt.config, systemMail));
   return {
     supportTickets,
-    supportAttachments: new SupportAttachments(rt, supportTickets),
+    supportAttachments: new SupportAttachments({ ...rt, now: Date.now }, supportTickets),
     supportWidgets: new SupportWidgets(rt, supportTickets),
     supportPortal: new SupportPortal(rt),
   };

@@ -78,6 +78,8 @@ export interface SupportRepository {
   vote(ticketId: number, responseId: number, vote: Vote): Promise<{ feedback: Vote | null } | 'not_found'>;
   /** Keeps an uploaded file, bound to nothing until a ticket or a response is sent with it. */
   addAttachment(a: NewAttachment): Promise<Attachment>;
+  /** Removes the uploads never sent with a ticket or response, uploaded before `before` (ISO); how many. */
+  removeUnsent(before: string): Promise<number>;
   /** A ticket's attachments, oldest first. */
   attachmentsOf(ticketId: number): Promise<Attachment[]>;
   /** One attachment of the ticket with its bytes. */

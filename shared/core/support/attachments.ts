@@ -14,6 +14,7 @@ import type { SupportTickets } from './tickets.js';
 export interface AttachmentDeps {
   config: Config;
   store: Store;
+  now: () => number;
 }
 
 /** Tab, line feed and carriage return are text; any other control character (NUL above all) is not. */
@@ -42,6 +43,18 @@ export function safeFileName(given: string): string {
     .trim()
     .slice(0, 200);
   return clean === '' || clean === '.' || clean === '..' ? 'attachment' : clean;
+}
+
+/**
+ * Deletes the uploads nobody sent, a day (by default) after they were uploaded: a file is bound in the write
+ * that sends it, and this DELETE takes only rows still bound to nothing, so a file being sent is either bound
+ * first (and kept) or already gone (and the send is refused as naming an unknown attachment).
+ */
+export async function sweepUnsentUploads(d: AttachmentDeps, log: Logger): Promise<number> {
+  const hours = d.config.support.attachments.unsentKeepHours;
+  const removed = await d.store.support.removeUnsent(new Date(d.now() - hours * 3_600_000).toISOString());
+  if (removed) log.info({ removed, hours }, 'unsent support uploads deleted');
+  return removed;
 }
 
 export class SupportAttachments {
@@ -74,6 +87,11 @@ export class SupportAttachments {
     const attachment = await this.d.store.support.addAttachment({ uploadedBy: userIdOf(party), fileName: safeFileName(fileName), contentType: type, content });
     log.info({ attachment: attachment.id, type, bytes: content.length }, 'support attachment uploaded');
     return done(attachment);
+  }
+
+  /** Deletes the uploads nobody sent (sweepUnsentUploads). */
+  sweepUnsent(log: Logger): Promise<number> {
+    return sweepUnsentUploads(this.d, log);
   }
 
   /** An attachment of a ticket the party may see, with its bytes. */

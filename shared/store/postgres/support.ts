@@ -178,6 +178,10 @@ export class PgSupportStore implements SupportRepository {
     return decodeAttachment(row!);
   }
 
+  async removeUnsent(before: string): Promise<number> {
+    return (await this.sql.run('DELETE FROM support_attachments WHERE ticket_id IS NULL AND response_id IS NULL AND created_at < $1', [before])).changes;
+  }
+
   async attachmentsOf(ticketId: number): Promise<Attachment[]> {
     return (await this.sql.all(`SELECT ${ATTACHMENT_COLUMNS} FROM support_attachments WHERE ticket_id = $1 ORDER BY id`, [ticketId])).map(decodeAttachment);
   }

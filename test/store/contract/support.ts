@@ -234,6 +234,37 @@ export const supportChecks: ContractCheck[] = [
     t.equal(await store.support.attachmentContent(ticket.id, c.id), undefined, 'not one of this ticket');
   }),
 
+  check('uploads never sent are removed once older than the cut-off; sent ones are kept, and a removed upload cannot be sent', async (t, engine) => {
+    const { store } = await engine.open(t);
+    const team = await accountOf(store);
+    const user = await customerOf(store, team);
+    const upload = (name: string) => store.support.addAttachment({ uploadedBy: user.id, fileName: name, contentType: 'text/plain', content: Buffer.from(name) });
+    const sent = await upload('sent.txt');
+    const answered = await upload('answered.txt');
+    const unsent = await upload('unsent.txt');
+    const ticket = await ticketOf(store, team, user, 'kept', [sent.id]);
+    await store.support.respond({ ticketId: ticket.id, teamId: team.id, authorId: user.id, authorKind: 'customer', content: 'r', attachmentIds: [answered.id] }, null);
+    const past = new Date(Date.parse(unsent.createdAt) - 60_000).toISOString();
+    t.equal(await store.support.removeUnsent(past), 0, 'nothing uploaded before the cut-off');
+    const future = new Date(Date.now() + 60_000).toISOString();
+    t.equal(await store.support.removeUnsent(future), 1, 'only the upload bound to nothing');
+    t.same(
+      (await store.support.attachmentsOf(ticket.id)).map((x) => x.id),
+      [sent.id, answered.id],
+      "the ticket's and the response's are kept",
+    );
+    const late = await store.support.openTicket({
+      teamId: team.id,
+      openedBy: user.id,
+      title: 't',
+      content: 'c',
+      product: null,
+      priority: 'normal',
+      attachmentIds: [unsent.id],
+    });
+    t.equal(late, 'attachment_unknown', 'a removed upload cannot be sent');
+  }),
+
   check('docs are added with their audit entry and found by a part of the title, newest first, up to a limit', async (t, engine) => {
     const { store } = await engine.open(t);
     const op = await operatorOf(store, `op${++counter}@tern.test`);
