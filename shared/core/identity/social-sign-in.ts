@@ -133,7 +133,9 @@ export class SocialSignIn {
     const user = await this.userOf(settings.provider, identity);
     const attempt = { ...c.client, email: user.ok ? user.user.email : (identity.email ?? '') };
     if (!user.ok) {
-      await this.logins.providerRefused(attempt, settings.provider, 'failure');
+      // Recorded against the user the email names, if any, as a wrong password for it is: their account sees it.
+      const named = identity.email === undefined ? undefined : await this.d.store.users.findByEmail(identity.email);
+      await this.logins.providerRefused(attempt, settings.provider, 'failure', named);
       log.info({ provider: settings.provider, refusal: user.refusal.kind }, 'sign-in with a provider refused');
       return refusal(user.refusal);
     }
