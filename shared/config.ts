@@ -1,6 +1,5 @@
 // Configuration: defaults from config/defaults.json, then /etc/ternmail/ternmail.json (or the file named by
 // TERNMAIL_CONFIG), then TERNMAIL_* environment variables. Loaded, validated and frozen once.
-import { isHttpLoopback } from './domain/social-sign-in.js';
 import { existsSync, readFileSync } from 'node:fs';
 import { isIP } from 'node:net';
 import { hostname } from 'node:os';
@@ -8,6 +7,7 @@ import { resolve } from 'node:path';
 import { Type, type Static, type TProperties } from '@sinclair/typebox';
 import { projectPath } from './paths.js';
 import { isValidEmail } from './email-address.js';
+import { isHttpLoopback } from './webhook-url.js';
 import { publicHostnameProblem } from './public-hostname.js';
 import { ConfigError, envText, loadPolicy, type EnvSetting, type Json } from './policy-file.js';
 

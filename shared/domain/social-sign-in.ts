@@ -1,7 +1,9 @@
 // Sign-in with a provider (FluentAuth's social-auth): the providers Tern knows, what an operator sets for each, and
 // the rules those settings keep. Google speaks OpenID Connect (its metadata found at the issuer); GitHub plain
 // OAuth 2 (fixed endpoints, no ID token, the user's verified primary email read from its API).
-import { checkWebhookUrl } from '../webhook-url.js';
+import { checkWebhookUrl, isHttpLoopback } from '../webhook-url.js';
+
+export { isHttpLoopback };
 
 /** One field a change breaks, and why (worded with the field's name, as the REST route answers it). */
 type FieldProblem = { field: string; message: string };
@@ -64,7 +66,8 @@ export function socialProviderProblems(merged: SocialProviderSettings, change: S
     problems.push({ field: 'client_secret', message: `client_secret must be at most ${CLIENT_SECRET_MAX} characters, without spaces or control characters.` });
   if (merged.enabled && merged.clientId === '') problems.push({ field: 'client_id', message: 'An enabled provider needs its client id.' });
   if (merged.enabled && merged.clientSecretEnc === null) problems.push({ field: 'client_secret', message: 'An enabled provider needs its client secret.' });
-  if (change.issuer !== undefined && merged.provider !== 'google') problems.push({ field: 'issuer', message: `${PROVIDER_NAMES[merged.provider]} has no issuer to set.` });
+  if (change.issuer !== undefined && merged.provider !== 'google')
+    problems.push({ field: 'issuer', message: `${PROVIDER_NAMES[merged.provider]} has no issuer to set.` });
   else if (change.issuer !== undefined && !issuerAllowed(change.issuer, allowHttpLoopback))
     problems.push({ field: 'issuer', message: 'issuer must be an https:// URL on a public host name.' });
   return problems;
@@ -75,14 +78,4 @@ export function issuerAllowed(issuer: string, allowHttpLoopback: boolean): boole
   if (allowHttpLoopback && isHttpLoopback(issuer)) return true;
   const checked = checkWebhookUrl(issuer);
   return checked.ok && checked.url.startsWith('https://');
-}
-
-/** http://127.0.0.1[:port] or http://localhost[:port] (with any path): the only place plain HTTP is ever spoken to. */
-export function isHttpLoopback(url: string): boolean {
-  try {
-    const u = new URL(url);
-    return u.protocol === 'http:' && (u.hostname === '127.0.0.1' || u.hostname === 'localhost' || u.hostname === '[::1]');
-  } catch {
-    return false;
-  }
 }

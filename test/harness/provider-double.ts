@@ -142,7 +142,12 @@ async function token(
   }
   const accessToken = randomBytes(16).toString('hex');
   tokens.set(accessToken, grant.identity);
-  const answer: Record<string, unknown> = { access_token: accessToken, token_type: 'bearer', expires_in: 3600, scope: grant.openid ? 'openid email profile' : 'read:user,user:email' };
+  const answer: Record<string, unknown> = {
+    access_token: accessToken,
+    token_type: 'bearer',
+    expires_in: 3600,
+    scope: grant.openid ? 'openid email profile' : 'read:user,user:email',
+  };
   if (grant.openid) answer.id_token = await idToken(d, grant, key);
   json(res, 200, answer);
 }

@@ -164,7 +164,12 @@ export class SocialSignIn {
       if (!config) return undefined;
       const current = new URL(`${p.redirectUri}?${query.toString()}`);
       if (settings.provider === 'github') return await this.githubIdentity(config, current, state, p);
-      const tokens = await oidc.authorizationCodeGrant(config, current, { pkceCodeVerifier: p.verifier, expectedState: state, expectedNonce: p.nonce, idTokenExpected: true });
+      const tokens = await oidc.authorizationCodeGrant(config, current, {
+        pkceCodeVerifier: p.verifier,
+        expectedState: state,
+        expectedNonce: p.nonce,
+        idTokenExpected: true,
+      });
       const claims = tokens.claims();
       if (!claims) return undefined;
       if (typeof claims.email === 'string') return { subject: claims.sub, email: claims.email, emailVerified: claims.email_verified === true };

@@ -40,10 +40,12 @@ export class PgSocialSignInStore implements SocialSignInRepository {
   }
 
   async link(l: SocialLink): Promise<SocialLink> {
-    await this.sql.run(
-      'INSERT INTO social_sign_in_links (provider, subject, user_id, linked_at) VALUES ($1, $2, $3, $4) ON CONFLICT (provider, subject) DO NOTHING',
-      [l.provider, l.subject, l.userId, l.linkedAt],
-    );
+    await this.sql.run('INSERT INTO social_sign_in_links (provider, subject, user_id, linked_at) VALUES ($1, $2, $3, $4) ON CONFLICT (provider, subject) DO NOTHING', [
+      l.provider,
+      l.subject,
+      l.userId,
+      l.linkedAt,
+    ]);
     // Read committed: a link another sign-in committed first is seen here, and stands.
     const row = await this.sql.get(`SELECT ${LINK_COLUMNS} FROM social_sign_in_links WHERE provider = $1 AND subject = $2`, [l.provider, l.subject]);
     return decodeLink(row!);
