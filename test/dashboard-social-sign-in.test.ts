@@ -3,11 +3,13 @@
 // operators' settings (the secret stored sealed and never answered, 400 with data.params, 401, 403, the audit
 // entry); a user found by a verified email signs in, is linked, and later signs in by the link alone; an
 // unverified email, an unknown email, a wrong, replayed or unbound state, a disabled provider and a locked-out
-// email are refused without a session; the auth log names the method; the sign-in page offers only what is on.
+// email are refused without a session; the auth log names the method; the sign-in page offers only what is on;
+// the operators' page saves through the same use case.
 import t from 'tap';
 import { startHarness } from './helpers/harness.js';
 import { logIn, operatorOn, userOn, withSession, type SignedIn } from './helpers/dashboard-session.js';
 import { startProviderDouble, type DoubleIdentity } from './harness/provider-double.js';
+import { formGuardOf, page, signInOverHttp } from './helpers/web-pages.js';
 
 const double = await startProviderDouble();
 t.teardown(() => double.close());
@@ -235,4 +237,31 @@ t.test('a redirect_to of another site is refused before the provider is asked', 
   const start = await fetch(`${h.url}/sign-in/with/google?redirect_to=${encodeURIComponent('//evil.example/')}`, { redirect: 'manual' });
   t.equal(start.status, 400);
   t.notOk(start.headers.get('location'));
+});
+
+t.test('operators edit a provider on /admin/sign-in-providers through the same use case; others cannot open it', async (t) => {
+  const cookie = await signInOverHttp(h, await operatorOn(h));
+  const shown = await page(h, 'GET', '/admin/sign-in-providers', { cookie });
+  t.equal(shown.status, 200);
+  t.match(shown.text, `<code id="github-redirect-uri">${h.url}/sign-in/callback/github</code>`, 'the redirect URI to register');
+  t.notMatch(shown.text, double.clientSecret, 'no secret on the page');
+  const guard = await formGuardOf(h, cookie, '/admin/sign-in-providers');
+  await save({ provider: 'github', enabled: false, client_secret: '' });
+  const refused = await page(h, 'POST', '/admin/sign-in-providers', { cookie, form: { ...guard, provider: 'github', enabled: 'on', client_id: 'gh-page' } });
+  t.equal(refused.status, 400);
+  t.match(refused.text, 'Client secret');
+  t.match(await h.rt.store.socialSignIn.provider('github'), { enabled: false, clientSecretEnc: null }, 'nothing changed');
+  const saved = await page(h, 'POST', '/admin/sign-in-providers', {
+    cookie,
+    form: { ...guard, provider: 'github', enabled: 'on', client_id: 'gh-page', client_secret: 'page-secret-1' },
+  });
+  t.equal(saved.status, 303, saved.text);
+  const row = await h.rt.store.socialSignIn.provider('github');
+  t.match(row, { enabled: true, clientId: 'gh-page' });
+  t.equal(h.rt.secrets.open(row!.clientSecretEnc!), 'page-secret-1');
+  const kept = await page(h, 'POST', '/admin/sign-in-providers', { cookie, form: { ...guard, provider: 'github', client_id: 'gh-page', client_secret: '' } });
+  t.equal(kept.status, 303);
+  t.match(await h.rt.store.socialSignIn.provider('github'), { enabled: false, clientSecretEnc: row!.clientSecretEnc }, 'unchecked is off; an empty secret keeps it');
+  const owner = await signInOverHttp(h, await userOn(h, account.id, 'owner'));
+  t.not((await page(h, 'GET', '/admin/sign-in-providers', { cookie: owner })).status, 200, 'not for an account’s owner');
 });
