@@ -7,6 +7,7 @@ import { resolve } from 'node:path';
 import { Type, type Static, type TProperties } from '@sinclair/typebox';
 import { projectPath } from './paths.js';
 import { isValidEmail } from './email-address.js';
+import { isHttpLoopback } from './webhook-url.js';
 import { publicHostnameProblem } from './public-hostname.js';
 import { ConfigError, envText, loadPolicy, type EnvSetting, type Json } from './policy-file.js';
 
@@ -250,6 +251,14 @@ const ConfigSchema = Obj({
       codeTtlS: Type.Integer({ minimum: 60, maximum: 3600 }),
       maxTries: Type.Integer({ minimum: 1, maximum: 10 }),
     }),
+    /** Sign-in with a provider: how long a started sign-in may take (its state, nonce and PKCE verifier kept in
+     * Redis that long, used once); GitHub's fixed endpoints (its web origin for authorize and access_token, its API
+     * origin for the user and emails); plain-HTTP issuers and endpoints on the loopback interface, for tests only. */
+    socialSignIn: Obj({
+      stateTtlS: Type.Integer({ minimum: 60, maximum: 3600 }),
+      allowHttpLoopback: Type.Boolean(),
+      github: Obj({ webBaseUrl: Type.String({ minLength: 1, maxLength: 2048 }), apiBaseUrl: Type.String({ minLength: 1, maxLength: 2048 }) }),
+    }),
   }),
 });
 
@@ -326,6 +335,9 @@ const ENV_OVERRIDES: readonly EnvSetting[] = [
   ['TERNMAIL_OWNER_EMAIL', ['dashboard', 'ownerEmail'], asString],
   ['TERNMAIL_DASHBOARD_URL', ['dashboard', 'publicUrl'], asString],
   ['TERNMAIL_SECURE_COOKIES', ['dashboard', 'secureCookies'], asBool],
+  ['TERNMAIL_SOCIAL_ALLOW_HTTP_LOOPBACK', ['dashboard', 'socialSignIn', 'allowHttpLoopback'], asBool],
+  ['TERNMAIL_GITHUB_WEB_URL', ['dashboard', 'socialSignIn', 'github', 'webBaseUrl'], asString],
+  ['TERNMAIL_GITHUB_API_URL', ['dashboard', 'socialSignIn', 'github', 'apiBaseUrl'], asString],
   ['TERNMAIL_CLOUDFLARE_BASE_URL', ['dnsProviders', 'cloudflare', 'baseUrl'], asString],
   ['TERNMAIL_SYSTEM_MAIL_FROM', ['systemMail', 'from'], asString],
   ['TERNMAIL_LOW_BALANCE_THRESHOLD', ['billing', 'lowBalanceThreshold'], asInt],
@@ -497,6 +509,21 @@ function supportProblems(raw: RawConfig): string[] {
   return problems;
 }
 
+/** GitHub's origins: https, or http on the loopback interface when allowHttpLoopback says so (tests' doubles). */
+function socialSignInProblems(raw: RawConfig, named: (key: string) => string): string[] {
+  const { allowHttpLoopback, github } = raw.dashboard.socialSignIn;
+  const problems: string[] = [];
+  for (const [key, url] of [
+    ['webBaseUrl', github.webBaseUrl],
+    ['apiBaseUrl', github.apiBaseUrl],
+  ] as const) {
+    const httpsOrigin = isOriginUrl(url) && url.startsWith('https://');
+    if (!httpsOrigin && !(allowHttpLoopback && isOriginUrl(url) && isHttpLoopback(url)))
+      problems.push(`${named(`dashboard.socialSignIn.github.${key}`)} "${url}" must be an https:// origin (http on the loopback interface only with allowHttpLoopback)`);
+  }
+  return problems;
+}
+
 function semanticProblems(raw: RawConfig, named: (key: string) => string): string[] {
   const problems: string[] = [];
   problems.push(...stripeProblems(raw, named));
@@ -530,6 +557,7 @@ function semanticProblems(raw: RawConfig, named: (key: string) => string): strin
   if (raw.dashboard.publicUrl !== null && !isOriginUrl(raw.dashboard.publicUrl)) {
     problems.push(`${named('dashboard.publicUrl')} "${raw.dashboard.publicUrl}" must be an http:// or https:// origin (scheme://host[:port], no path)`);
   }
+  problems.push(...socialSignInProblems(raw, named));
   if (!isValidEmail(raw.dashboard.ownerEmail)) problems.push(`${named('dashboard.ownerEmail')} "${raw.dashboard.ownerEmail}" must be an email address`);
   return problems;
 }

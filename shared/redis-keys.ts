@@ -26,6 +26,8 @@ export const redisKeys = {
   loginFailures: (by: 'email' | 'address', id: string) => `${P}login:fail:${by}:${id}`,
   /** Set once an email's lockout was mailed to its account's owners, for the lockout's window: one mail per lockout. */
   lockoutNotified: (emailHash: string) => `${P}login:lockout-mailed:${emailHash}`,
+  /** A started sign-in with a provider (its state's hash): provider, PKCE verifier, nonce, where to land; taken once (GETDEL). */
+  socialSignIn: (stateHash: string) => `${P}login:social:${stateHash}`,
   /** Password-reset links asked for (a sliding window) for one email (its sha256, lower-cased first) or from one client address. */
   passwordResets: (by: 'email' | 'address', id: string) => `${P}rl:password-reset:${by}:${id}`,
   /** The stored first response of an Idempotency-Key of one team (24 h). */

@@ -38,3 +38,16 @@ export function checkWebhookUrl(input: string): UrlCheck {
   }
   return { ok: true, url: url.toString() };
 }
+
+/**
+ * http://127.0.0.1, localhost or [::1] (any port and path): the only plain-HTTP place a sign-in provider may be, and
+ * only where the configuration allows it (tests' doubles; dashboard.socialSignIn.allowHttpLoopback).
+ */
+export function isHttpLoopback(url: string): boolean {
+  try {
+    const u = new URL(url);
+    return u.protocol === 'http:' && (u.hostname === '127.0.0.1' || u.hostname === 'localhost' || u.hostname === '[::1]');
+  } catch {
+    return false;
+  }
+}

@@ -31,6 +31,9 @@ const NOT_HTML = new Set([
   '/billing/invoices/:invoice_id',
   '/support/tickets/:id/attachments/:attachment_id',
   '/admin/support/:id/attachments/:attachment_id',
+  // Redirects to and from a sign-in provider; their refusals are the sign-in page, laid out at /wp-login.php.
+  '/sign-in/with/:provider',
+  '/sign-in/callback/:provider',
 ]);
 /** Pages shown before signing in (or to anyone). */
 const PUBLIC = new Set(['/wp-login.php', '/wp-admin/authorize-application.php', '/accept-invitation', '/forgot-password', '/reset-password']);

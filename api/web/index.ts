@@ -9,6 +9,7 @@ import { showSignIn, signIn, SIGN_IN_PATH, SIGN_IN_TITLE } from './sign-in.js';
 import { ACCEPT_INVITATION_PATH, ACCEPT_INVITATION_TITLE, acceptInvitation, showAcceptInvitation } from './accept-invitation.js';
 import { AUTHORIZE_PATH, AUTHORIZE_TITLE, decideAuthorization, showAuthorization } from './authorize-application.js';
 import { SESSION_PAGES } from './session-pages.js';
+import { SOCIAL_SIGN_IN_PAGES } from './social-sign-in.js';
 import { OVERVIEW_PAGES } from './account/overview.js';
 import { PASSWORD_RESET_PAGES } from './password-reset.js';
 import { DOMAIN_PAGES } from './account/domains.js';
@@ -31,6 +32,7 @@ export const PAGES: readonly Page[] = [
   publicPage({ method: 'GET', path: ACCEPT_INVITATION_PATH, title: ACCEPT_INVITATION_TITLE, handle: showAcceptInvitation }),
   publicPage({ method: 'POST', path: ACCEPT_INVITATION_PATH, title: ACCEPT_INVITATION_TITLE, handle: acceptInvitation }),
   ...SESSION_PAGES,
+  ...SOCIAL_SIGN_IN_PAGES,
   ...OVERVIEW_PAGES,
   ...PASSWORD_RESET_PAGES,
   ...DOMAIN_PAGES,

@@ -9,6 +9,10 @@ import { normalisedSitePath } from '../../shared/domain/sign-in-redirects.js';
 import { pageError, pageErrorForIdentity, type PageError } from './errors.js';
 import { fieldOf, readForm, requireSameOrigin, type PageRequest } from './request.js';
 import type { PageAnswer, PageReply } from './reply.js';
+import { PROVIDER_NAMES, type SocialProvider } from '../../shared/domain/social-sign-in.js';
+
+/** Where a sign-in with a provider starts (api/web/social-sign-in.ts). */
+export const socialStartPath = (provider: string): string => `/sign-in/with/${provider}`;
 
 export const SIGN_IN_PATH = '/wp-login.php';
 export const SIGN_IN_TITLE = 'Sign in';
@@ -28,7 +32,16 @@ export function localRedirect(value: string | undefined): string | undefined {
 /** The path that signs in and comes back to `path`. */
 export const signInUrl = (path: string): string => `${SIGN_IN_PATH}?${new URLSearchParams({ redirect_to: path }).toString()}`;
 
-function signInForm(redirectTo: string | undefined, email = '', error?: PageError, loggedOut = false): Html {
+/** The provider buttons: links that start a sign-in there (api/web/social-sign-in.ts), for the providers that are on. */
+function providerLinks(providers: readonly SocialProvider[], redirectTo: string | undefined): Html | undefined {
+  if (providers.length === 0) return undefined;
+  const query = redirectTo === undefined ? '' : `?${new URLSearchParams({ redirect_to: redirectTo }).toString()}`;
+  return html`<div class="providers">
+    ${providers.map((p) => html`<p><a class="button" id="sign-in-${p}" href="${socialStartPath(p)}${query}">Sign in with ${PROVIDER_NAMES[p]}</a></p>`)}
+  </div>`;
+}
+
+function signInForm(redirectTo: string | undefined, email = '', error?: PageError, loggedOut = false, providers: readonly SocialProvider[] = []): Html {
   return html`${error ? html`<p class="error" role="alert">${error.message}</p>` : undefined}
     ${loggedOut && !error ? html`<p class="notice" role="status">You are logged out.</p>` : undefined}
     <form method="post" action="${SIGN_IN_PATH}">
@@ -39,6 +52,7 @@ function signInForm(redirectTo: string | undefined, email = '', error?: PageErro
       ${redirectTo === undefined ? undefined : html`<input type="hidden" name="redirect_to" value="${redirectTo}" />`}
       <button type="submit" class="primary" id="sign-in">Sign in</button>
     </form>
+    ${providerLinks(providers, redirectTo)}
     <p><a href="/forgot-password">Forgot your password?</a></p>`;
 }
 
@@ -65,17 +79,20 @@ const codePage = (redirectTo: string | undefined, c: { challenge: string; sentTo
   headers: { ...error?.headers },
 });
 
-const formPage = (redirectTo: string | undefined, email?: string, error?: PageError, loggedOut = false): PageAnswer => ({
-  kind: 'page',
-  status: error?.status,
-  title: SIGN_IN_TITLE,
-  body: signInForm(redirectTo, email, error, loggedOut),
-  headers: { ...error?.headers },
-});
+/** The sign-in form, with an error when there is one, and the buttons of the providers that are on. */
+export async function formPage(ctx: AppContext, redirectTo: string | undefined, email?: string, error?: PageError, loggedOut = false): Promise<PageAnswer> {
+  return {
+    kind: 'page',
+    status: error?.status,
+    title: SIGN_IN_TITLE,
+    body: signInForm(redirectTo, email, error, loggedOut, await ctx.core.socialSignIn.enabledProviders()),
+    headers: { ...error?.headers },
+  };
+}
 
 /** GET: the form (a bad redirect_to is refused before anyone types a password). */
-export function showSignIn(_ctx: AppContext, r: PageRequest): Promise<PageReply> {
-  return Promise.resolve(formPage(localRedirect(r.query.redirect_to), undefined, undefined, r.query.loggedout === 'true'));
+export function showSignIn(ctx: AppContext, r: PageRequest): Promise<PageReply> {
+  return formPage(ctx, localRedirect(r.query.redirect_to), undefined, undefined, r.query.loggedout === 'true');
 }
 
 /** POST: the core's login (or a two-step code); on success the session cookie and a redirect to redirect_to (or a signed-in page). */
@@ -87,10 +104,10 @@ export async function signIn(ctx: AppContext, r: PageRequest, log: Logger): Prom
   if (challenge !== undefined) return secondStep(ctx, r, log, redirectTo, { challenge, sentTo: fieldOf(form, 'sent_to') ?? '' }, fieldOf(form, 'code') ?? '');
   const email = fieldOf(form, 'email') ?? '';
   const password = fieldOf(form, 'password') ?? '';
-  if (email === '' || password === '') return formPage(redirectTo, email, pageError('invalid_request', 'Enter your email address and your password.'));
+  if (email === '' || password === '') return formPage(ctx, redirectTo, email, pageError('invalid_request', 'Enter your email address and your password.'));
   const result = await ctx.core.logins.login({ email, password, address: r.address, userAgent: r.userAgent }, log);
   if (!result.ok && result.refusal.kind === 'two_step_required') return codePage(redirectTo, result.refusal);
-  if (!result.ok) return formPage(redirectTo, email, pageErrorForIdentity(result.refusal));
+  if (!result.ok) return formPage(ctx, redirectTo, email, pageErrorForIdentity(result.refusal));
   return signedIn(ctx, r, result.token, redirectTo ?? (await ctx.core.loginSecurity.landing(result.user, 'login')) ?? undefined);
 }
 
@@ -107,10 +124,10 @@ async function secondStep(
   if (result.ok) return signedIn(ctx, r, result.token, redirectTo ?? (await ctx.core.loginSecurity.landing(result.user, 'login')) ?? undefined);
   // A wrong code may be typed again; a spent one (or a lockout) starts over from the password.
   if (result.refusal.kind === 'two_step_code_wrong') return codePage(redirectTo, c, pageErrorForIdentity(result.refusal));
-  return formPage(redirectTo, '', pageErrorForIdentity(result.refusal));
+  return formPage(ctx, redirectTo, '', pageErrorForIdentity(result.refusal));
 }
 
-function signedIn(ctx: AppContext, r: PageRequest, token: string, redirectTo: string | undefined): PageReply {
+export function signedIn(ctx: AppContext, r: PageRequest, token: string, redirectTo: string | undefined): PageReply {
   const cookie = sessionCookie(token, secureCookies(ctx, r));
   // 303: the browser follows with a GET; the dashboard's home sends an operator on to the platform's pages.
   return { kind: 'redirect', status: 303, location: redirectTo ?? '/', headers: { 'Set-Cookie': cookie } };

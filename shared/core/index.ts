@@ -20,6 +20,7 @@ import { TeamSummaries } from './team-summary.js';
 import { MessageLog } from './message-log.js';
 import { Statistics } from './statistics.js';
 import { AdminAuthenticator } from './admin-authentication.js';
+import { SocialSignInSettings } from './social-sign-in-settings.js';
 import { createIdentity, type Identity } from './identity/index.js';
 import { DnsConnections } from './dns-connection.js';
 import { DmarcCheck } from './dmarc/check.js';
@@ -87,6 +88,8 @@ export interface Core extends Identity {
   /** Mail Tern sends itself, through the intake. */
   readonly systemMail: SystemMail;
   readonly emailTemplates: EmailTemplates;
+  /** The operators' settings of sign-in with a provider (Google, GitHub). */
+  readonly socialSignInSettings: SocialSignInSettings;
   readonly integrityScan: IntegrityScan;
   /** Emailing a domain's DNS records to whoever runs its zone. */
   readonly dnsInstructions: DnsInstructions;
@@ -176,6 +179,7 @@ export function createCore(rt: Runtime, queue: Queue, adapters: CoreAdapters, { 
     dnsConnections: new DnsConnections({ ...rt, providers: adapters.dnsProviders }),
     systemMail,
     emailTemplates,
+    socialSignInSettings: new SocialSignInSettings(rt),
     integrityScan: new IntegrityScan({ store: rt.store, mail: systemMail }),
     dnsInstructions: new DnsInstructions(rt, domains, systemMail),
     invitations: new Invitations({ ...rt, now: Date.now }, systemMail, identity.sessions, identity.nonces),

@@ -28,6 +28,7 @@ export const AUDIT_ACTIONS = [
   'email_template.save',
   'email_template.reset',
   'email_layout.save',
+  'social_sign_in.save',
   'integrity.register',
   'integrity.reset',
   'integrity.schedule',

@@ -3,6 +3,9 @@
 import type { AccountRole } from './user.js';
 export const AUTH_RESULTS = ['success', 'failure', 'throttled'] as const;
 export type AuthResult = (typeof AUTH_RESULTS)[number];
+/** How a sign-in was made: a password (and its two-step code), or a provider (core/identity/social-sign-in.ts). */
+export const AUTH_METHODS = ['password', 'google', 'github'] as const;
+export type AuthMethod = (typeof AUTH_METHODS)[number];
 
 /** One login attempt, recorded whatever its outcome. */
 export interface AuthLogEntry {
@@ -16,6 +19,7 @@ export interface AuthLogEntry {
   address: string;
   userAgent: string;
   result: AuthResult;
+  method: AuthMethod;
   at: string;
 }
 

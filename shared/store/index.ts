@@ -10,6 +10,7 @@ import type { FeedbackRepository } from './feedback.js';
 import type { QueueRepository } from './queue.js';
 import type { TwoStepChallengeRepository } from './two-step.js';
 import type { EmailTemplateRepository } from './email-templates.js';
+import type { SocialSignInRepository } from './social-sign-in.js';
 import type { IntegrityRepository } from './integrity.js';
 import type { QueueControlRepository } from './queue-control.js';
 import type { StatisticsRepository } from './statistics.js';
@@ -88,6 +89,8 @@ export interface Store {
   readonly twoStepChallenges: TwoStepChallengeRepository;
   /** Operators' edits of the mail Tern sends itself, and its layout. */
   readonly emailTemplates: EmailTemplateRepository;
+  /** Sign-in with a provider: its settings, and the provider subjects linked to users. */
+  readonly socialSignIn: SocialSignInRepository;
   /** The integrity scan of the installation: its state and ignored paths. */
   readonly integrity: IntegrityRepository;
   /** The database itself: its schema version and engine, for the operator's status and the readiness probe. */

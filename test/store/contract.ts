@@ -14,6 +14,7 @@ import { userChecks } from './contract/users.js';
 import { loginSecurityChecks } from './contract/login-security.js';
 import { twoStepChallengeChecks } from './contract/two-step.js';
 import { emailTemplateChecks } from './contract/email-templates.js';
+import { socialSignInChecks } from './contract/social-sign-in.js';
 import { integrityChecks } from './contract/integrity.js';
 import { dnsConnectionChecks } from './contract/dns-connections.js';
 import { concurrentReadChecks } from './contract/concurrent-reads.js';
@@ -53,6 +54,7 @@ const REPOSITORIES = [
   ['auth log and login settings', loginSecurityChecks],
   ['two-step sign-in challenges', twoStepChallengeChecks],
   ['email templates', emailTemplateChecks],
+  ['sign-in with a provider', socialSignInChecks],
   ['integrity scan', integrityChecks],
   ['DNS-provider connections', dnsConnectionChecks],
   ['the credit ledger', creditChecks],

@@ -30,6 +30,7 @@ import { supportTicketRoutes } from './support-routes.js';
 import { supportFileRoutes } from './support-file-routes.js';
 import { supportPortalRoutes } from './support-portal-routes.js';
 import { emailTemplateRoutes } from './email-template-routes.js';
+import { socialAuthRoutes } from './social-auth-routes.js';
 import { integrityRoutes } from './integrity-routes.js';
 
 /** What GET /api says of the site. */
@@ -62,6 +63,7 @@ export const dashboardRoutes: ReadonlyArray<DashboardRoute<DashboardCaller>> = [
   ...supportFileRoutes,
   ...supportPortalRoutes,
   ...emailTemplateRoutes,
+  ...socialAuthRoutes,
   ...integrityRoutes,
 ];
 

@@ -11,6 +11,7 @@ import { LoginSecurity } from './login-security.js';
 import { Access } from './access.js';
 import { ApplicationAuthorization } from './application-authorization.js';
 import { TwoStepSignIn } from './two-step.js';
+import { SocialSignIn } from './social-sign-in.js';
 import type { SystemMail } from '../system-mail.js';
 
 export interface Identity {
@@ -22,6 +23,8 @@ export interface Identity {
   readonly loginSecurity: LoginSecurity;
   readonly access: Access;
   readonly applicationAuthorization: ApplicationAuthorization;
+  /** Sign-in with a provider (Google, GitHub), into the password login's session. */
+  readonly socialSignIn: SocialSignIn;
 }
 
 /** The key of the dashboard's nonces, derived from the product's secret under a label of its own. */
@@ -34,9 +37,11 @@ export function createIdentity(rt: Pick<Runtime, 'store' | 'redis' | 'config' | 
   const sessions = new Sessions(d, loginSecurity);
   const nonces = new Nonces(rt.secrets.derive(NONCE_KEY_PURPOSE), now);
   const applicationPasswords = new ApplicationPasswords(d, loginSecurity);
+  const logins = new Logins(d, loginSecurity, sessions, nonces, new TwoStepSignIn(d, mail), mail);
   return {
     users: new Users(d, sessions),
-    logins: new Logins(d, loginSecurity, sessions, nonces, new TwoStepSignIn(d, mail), mail),
+    logins,
+    socialSignIn: new SocialSignIn({ ...d, secrets: rt.secrets }, logins),
     sessions,
     nonces,
     applicationPasswords,
@@ -59,6 +64,7 @@ export type { CreatedApplicationPassword, ApplicationPasswordAuthentication } fr
 export type { NewUserRequest, UserWithPassword, ProfileChange, Profile, PasswordChange } from './users.js';
 export type { PasswordChangeStep, Credential } from './access.js';
 export type { QuickStats } from './login-security.js';
+export type { SocialFinish, SocialRefusal, SocialStart } from './social-sign-in.js';
 export { PASSWORD_LENGTH } from './passwords.js';
 export type { PasswordResetLink, PasswordResetRequest, PasswordResetCompletion } from './password-resets.js';
 export type { AuthorizationRequest, CheckedAuthorization, Approval } from './application-authorization.js';

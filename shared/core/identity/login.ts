@@ -3,7 +3,7 @@
 // answer and the same work for an unknown email as for a wrong password, a new session at every success, and
 // every attempt recorded in the auth log.
 import { emailKey, type Session, type User } from '../../domain/user.js';
-import type { AuthResult } from '../../domain/login-security.js';
+import type { AuthMethod, AuthResult } from '../../domain/login-security.js';
 import { refundHits, reserveWindows, type Reservation, type Window } from '../../rate-limit.js';
 import { redisKeys } from '../../redis-keys.js';
 import { sha256Hex } from '../../sha256.js';
@@ -42,7 +42,7 @@ export type LoginRefusal = Extract<
 export type LoginResult = { ok: true; token: string; session: Session; user: User; nonce: string } | { ok: false; refusal: LoginRefusal };
 
 /** Who tries to sign in: the email as typed (or the user's, for a second step), and the client. */
-interface Attempt {
+export interface Attempt {
   email: string;
   address: string;
   userAgent: string;
@@ -108,6 +108,34 @@ export class Logins {
     return { ok: false, refusal: tried.outcome === 'wrong' ? { kind: 'two_step_code_wrong', triesLeft: tried.triesLeft } : { kind: 'two_step_spent' } };
   }
 
+  /**
+   * A provider's callback (core/identity/social-sign-in.ts) takes its place in the client address's window before
+   * its code is exchanged, as a password does before it is checked: a full window exchanges nothing.
+   */
+  async reserveProviderAttempt(address: string): Promise<Reservation> {
+    return reserveWindows(this.d.redis, [this.addressWindow(address)]);
+  }
+
+  /** A provider's sign-in refused (a bad state, an unknown or unverified email): recorded; its address place stays. */
+  async providerRefused(a: Attempt, method: AuthMethod, result: 'failure' | 'throttled', user?: User): Promise<void> {
+    await this.record(a, result, user, await accountOfUser(this.d, user), method);
+  }
+
+  /**
+   * A sign-in a provider vouched for: the email's window as a password's (a locked-out email stays locked out
+   * whatever the method), then the same session, cleared failures and auth log entry, with its method. No
+   * two-step code: the provider's own sign-in stands for it (docs/decisions.md, sign-in with a provider).
+   */
+  async providerSignIn(user: User, a: Attempt, method: AuthMethod, addressPlace: Reservation, log: Logger): Promise<LoginResult> {
+    const accountId = await accountOfUser(this.d, user);
+    const settings = await this.security.effective(accountId);
+    const windows = this.windowsFor(user.email, a.address, settings);
+    const record = (result: AuthResult) => this.record(a, result, user, accountId, method);
+    const emailPlace = await reserveWindows(this.d.redis, [windows[0]]);
+    if (emailPlace.granted === 0) return this.throttled(a, emailPlace, settings, accountId, record, log);
+    return this.signIn(user, a, windows, addressPlace, record, log);
+  }
+
   /** A success clears the email's failures, gives the address its place back, and starts a session. */
   private async signIn(
     user: User,
@@ -160,14 +188,18 @@ export class Logins {
 
   /** The email's window (the account's settings) and the address's (the product's: an address is no account's). */
   private windowsFor(email: string, address: string, settings: LoginSettings): [Window, Window] {
-    const c = this.d.config.dashboard.login;
     return [
       { key: redisKeys.loginFailures('email', sha256Hex(emailKey(email))), limit: settings.failuresPerEmail, windowS: settings.windowMinutes * 60 },
-      { key: redisKeys.loginFailures('address', sha256Hex(address)), limit: c.failuresPerAddress, windowS: c.windowMinutes * 60 },
+      this.addressWindow(address),
     ];
   }
 
-  private async record(a: Attempt, result: AuthResult, user: User | undefined, accountId: number | undefined): Promise<void> {
+  private addressWindow(address: string): Window {
+    const c = this.d.config.dashboard.login;
+    return { key: redisKeys.loginFailures('address', sha256Hex(address)), limit: c.failuresPerAddress, windowS: c.windowMinutes * 60 };
+  }
+
+  private async record(a: Attempt, result: AuthResult, user: User | undefined, accountId: number | undefined, method: AuthMethod = 'password'): Promise<void> {
     await this.d.store.authLog.record({
       accountId: accountId ?? null,
       userId: user?.id ?? null,
@@ -175,6 +207,7 @@ export class Logins {
       address: clip(a.address, 64),
       userAgent: clip(a.userAgent, 512),
       result,
+      method,
       at: isoAt(this.d.now()),
     });
   }

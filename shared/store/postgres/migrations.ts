@@ -708,6 +708,32 @@ CREATE TABLE sign_in_redirects (
 );
 `,
   },
+  {
+    version: 42,
+    name: 'sign-in with a provider: its settings, the links of users to their provider subjects, the method of an auth log entry',
+    // As SQLite's migration 42.
+    sql: `
+CREATE TABLE social_sign_in_providers (
+  provider TEXT PRIMARY KEY CHECK (provider IN ('google', 'github')),
+  enabled SMALLINT NOT NULL CHECK (enabled IN (0, 1)),
+  client_id TEXT NOT NULL,
+  client_secret_enc TEXT,
+  issuer TEXT,
+  updated_at TEXT NOT NULL
+);
+
+CREATE TABLE social_sign_in_links (
+  provider TEXT NOT NULL CHECK (provider IN ('google', 'github')),
+  subject TEXT NOT NULL CHECK (length(subject) BETWEEN 1 AND 255),
+  user_id BIGINT NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+  linked_at TEXT NOT NULL,
+  PRIMARY KEY (provider, subject)
+);
+CREATE INDEX social_sign_in_links_by_user ON social_sign_in_links(user_id);
+
+ALTER TABLE auth_log ADD COLUMN method TEXT NOT NULL DEFAULT 'password' CHECK (method IN ('password', 'google', 'github'));
+`,
+  },
 ];
 
 /** The schema version this release brings a PostgreSQL database to: its newest migration. */

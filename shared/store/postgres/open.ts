@@ -35,6 +35,7 @@ import { PgBillingStore } from './billing.js';
 import { PgPaymentStore } from './payments.js';
 import { PgTwoStepChallengeStore } from './two-step.js';
 import { PgEmailTemplateStore } from './email-templates.js';
+import { PgSocialSignInStore } from './social-sign-in.js';
 import { PgIntegrityStore } from './integrity.js';
 
 /** The store of the database at `url`, its schema brought up to date first. */
@@ -61,6 +62,7 @@ export async function openPostgresStore(url: string, options: PoolOptions = {}):
     passwordResets: new PgPasswordResetStore(sql),
     twoStepChallenges: new PgTwoStepChallengeStore(sql),
     emailTemplates: new PgEmailTemplateStore(sql),
+    socialSignIn: new PgSocialSignInStore(sql),
     integrity: new PgIntegrityStore(sql),
     invitations: new PgInvitationStore(sql),
     platformInvitations: new PgPlatformInvitationStore(sql),

@@ -1281,6 +1281,34 @@ CREATE TABLE sign_in_redirects (
 );
 `,
   },
+  {
+    version: 42,
+    name: 'sign-in with a provider: its settings, the links of users to their provider subjects, the method of an auth log entry',
+    // Issue 26 (FluentAuth's social-auth): one row per provider an operator set (the client secret sealed with the
+    // secret box); one link per provider subject (the key: one subject signs in one user), made at a user's first
+    // sign-in by verified email; and how each sign-in was made.
+    sql: `
+CREATE TABLE social_sign_in_providers (
+  provider TEXT PRIMARY KEY CHECK (provider IN ('google', 'github')),
+  enabled INTEGER NOT NULL CHECK (enabled IN (0, 1)),
+  client_id TEXT NOT NULL,
+  client_secret_enc TEXT,
+  issuer TEXT,
+  updated_at TEXT NOT NULL
+);
+
+CREATE TABLE social_sign_in_links (
+  provider TEXT NOT NULL CHECK (provider IN ('google', 'github')),
+  subject TEXT NOT NULL CHECK (length(subject) BETWEEN 1 AND 255),
+  user_id INTEGER NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+  linked_at TEXT NOT NULL,
+  PRIMARY KEY (provider, subject)
+);
+CREATE INDEX social_sign_in_links_by_user ON social_sign_in_links(user_id);
+
+ALTER TABLE auth_log ADD COLUMN method TEXT NOT NULL DEFAULT 'password' CHECK (method IN ('password', 'google', 'github'));
+`,
+  },
 ];
 
 /** The schema version this release brings a database to: its newest migration. */

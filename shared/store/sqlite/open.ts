@@ -35,6 +35,7 @@ import { SqliteUnitOfWork } from './unit-of-work.js';
 import type { Store } from '../index.js';
 import { TwoStepChallengeStore } from './two-step.js';
 import { EmailTemplateStore } from './email-templates.js';
+import { SocialSignInStore } from './social-sign-in.js';
 import { IntegrityStore } from './integrity.js';
 
 /** The database file of a data directory. */
@@ -79,6 +80,7 @@ export async function openSqliteStore(dataDir: string): Promise<Store> {
     passwordResets: new PasswordResetStore(sql),
     twoStepChallenges: new TwoStepChallengeStore(sql),
     emailTemplates: new EmailTemplateStore(sql),
+    socialSignIn: new SocialSignInStore(sql),
     integrity: new IntegrityStore(sql),
     system: new SystemStore(sql),
     idempotency: new IdempotencyStore(sql),
