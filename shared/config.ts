@@ -248,6 +248,12 @@ const ConfigSchema = Obj({
       codeTtlS: Type.Integer({ minimum: 60, maximum: 3600 }),
       maxTries: Type.Integer({ minimum: 1, maximum: 10 }),
     }),
+    /** Single sign-on between dashboards: how long a token sent to a paired dashboard works, and how many tokens one
+     * client address may present (accepted or not) per hour. */
+    sso: Obj({
+      tokenTtlS: Type.Integer({ minimum: 1, maximum: 600 }),
+      perAddressPerHour: Type.Integer({ minimum: 1, maximum: 10_000 }),
+    }),
   }),
 });
 

@@ -4,6 +4,10 @@ import type { AccountRole } from './user.js';
 export const AUTH_RESULTS = ['success', 'failure', 'throttled'] as const;
 export type AuthResult = (typeof AUTH_RESULTS)[number];
 
+/** How a sign-in was attempted: a password (and a mailed code), or a token from a paired dashboard (single sign-on). */
+export const AUTH_METHODS = ['password', 'sso'] as const;
+export type AuthMethod = (typeof AUTH_METHODS)[number];
+
 /** One login attempt, recorded whatever its outcome. */
 export interface AuthLogEntry {
   id: number;
@@ -16,6 +20,7 @@ export interface AuthLogEntry {
   address: string;
   userAgent: string;
   result: AuthResult;
+  method: AuthMethod;
   at: string;
 }
 

@@ -2,7 +2,7 @@
 // PostgreSQL), decoded. The auth stats' row is each engine's own: SQLite sums booleans (NULL over no rows), PostgreSQL counts.
 import { Type } from '@sinclair/typebox';
 import { Flag, Int, Nullable, OneOf, rowDecoder, Text, type Row } from './decode.js';
-import { AUTH_RESULTS, type AuthLogEntry, type LoginSettings } from '../domain/login-security.js';
+import { AUTH_METHODS, AUTH_RESULTS, type AuthLogEntry, type LoginSettings } from '../domain/login-security.js';
 import { ACCOUNT_ROLES, isAccountRole, type AccountRole } from '../domain/user.js';
 import type { SignInRedirects } from '../domain/sign-in-redirects.js';
 
@@ -14,6 +14,7 @@ const EntryRow = Type.Object({
   address: Text,
   user_agent: Text,
   result: OneOf(AUTH_RESULTS),
+  method: OneOf(AUTH_METHODS),
   at: Text,
 });
 
@@ -25,6 +26,7 @@ export const decodeEntry = rowDecoder('auth log entry', EntryRow, (r): AuthLogEn
   address: r.address,
   userAgent: r.user_agent,
   result: r.result,
+  method: r.method,
   at: r.at,
 }));
 

@@ -37,6 +37,7 @@ export const authLogView = (e: AuthLogEntry) => ({
   address: e.address,
   user_agent: e.userAgent,
   result: e.result,
+  method: e.method,
   user_id: e.userId,
 });
 

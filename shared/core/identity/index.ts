@@ -11,6 +11,7 @@ import { LoginSecurity } from './login-security.js';
 import { Access } from './access.js';
 import { ApplicationAuthorization } from './application-authorization.js';
 import { TwoStepSignIn } from './two-step.js';
+import { SingleSignOn } from './single-sign-on.js';
 import type { SystemMail } from '../system-mail.js';
 
 export interface Identity {
@@ -22,6 +23,8 @@ export interface Identity {
   readonly loginSecurity: LoginSecurity;
   readonly access: Access;
   readonly applicationAuthorization: ApplicationAuthorization;
+  /** Single sign-on with paired dashboards: sites, sign-in links, tokens accepted and validated. */
+  readonly singleSignOn: SingleSignOn;
 }
 
 /** The key of the dashboard's nonces, derived from the product's secret under a label of its own. */
@@ -43,6 +46,7 @@ export function createIdentity(rt: Pick<Runtime, 'store' | 'redis' | 'config' | 
     loginSecurity,
     access: new Access(d),
     applicationAuthorization: new ApplicationAuthorization(applicationPasswords),
+    singleSignOn: new SingleSignOn({ ...d, secrets: rt.secrets }, sessions, nonces, loginSecurity),
   };
 }
 
@@ -59,6 +63,7 @@ export type { CreatedApplicationPassword, ApplicationPasswordAuthentication } fr
 export type { NewUserRequest, UserWithPassword, ProfileChange, Profile, PasswordChange } from './users.js';
 export type { PasswordChangeStep, Credential } from './access.js';
 export type { QuickStats } from './login-security.js';
+export type { SsoRefusal, SsoSignIn, SsoValidation, ChildRegistration, LoginLink } from './single-sign-on.js';
 export { PASSWORD_LENGTH } from './passwords.js';
 export type { PasswordResetLink, PasswordResetRequest, PasswordResetCompletion } from './password-resets.js';
 export type { AuthorizationRequest, CheckedAuthorization, Approval } from './application-authorization.js';

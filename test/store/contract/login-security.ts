@@ -19,8 +19,18 @@ export const loginSecurityChecks: ContractCheck[] = [
     const account = await accountOf(store);
     const other = await accountOf(store);
     const first = await store.authLog.record(attempt(account.id, 'failure', 0));
-    t.match(first, { accountId: account.id, userId: null, email: 'Ada@Example.com', address: '192.0.2.1', userAgent: 'curl/8', result: 'failure', at: at(0) });
-    const second = await store.authLog.record(attempt(account.id, 'success', 1));
+    t.match(first, {
+      accountId: account.id,
+      userId: null,
+      email: 'Ada@Example.com',
+      address: '192.0.2.1',
+      userAgent: 'curl/8',
+      result: 'failure',
+      method: 'password',
+      at: at(0),
+    });
+    const second = await store.authLog.record({ ...attempt(account.id, 'success', 1), method: 'sso' });
+    t.equal(second.method, 'sso', 'a sign-in by single sign-on says so');
     const third = await store.authLog.record(attempt(account.id, 'throttled', 2));
     await store.authLog.record(attempt(other.id, 'success', 1));
     await store.authLog.record(attempt(null, 'failure', 1));
