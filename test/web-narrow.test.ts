@@ -33,7 +33,7 @@ const NOT_HTML = new Set([
   '/admin/support/:id/attachments/:attachment_id',
 ]);
 /** Pages shown before signing in (or to anyone). */
-const PUBLIC = new Set(['/wp-login.php', '/wp-admin/authorize-application.php', '/accept-invitation', '/forgot-password', '/reset-password']);
+const PUBLIC = new Set(['/wp-login.php', '/wp-admin/authorize-application.php', '/accept-invitation', '/forgot-password', '/reset-password', '/sso/accept']);
 
 interface World {
   owner: string;
