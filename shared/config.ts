@@ -259,6 +259,12 @@ const ConfigSchema = Obj({
       allowHttpLoopback: Type.Boolean(),
       github: Obj({ webBaseUrl: Type.String({ minLength: 1, maxLength: 2048 }), apiBaseUrl: Type.String({ minLength: 1, maxLength: 2048 }) }),
     }),
+    /** Single sign-on between dashboards: how long a token sent to a paired dashboard works, and how many tokens one
+     * client address may present (accepted or not) per hour. */
+    sso: Obj({
+      tokenTtlS: Type.Integer({ minimum: 1, maximum: 600 }),
+      perAddressPerHour: Type.Integer({ minimum: 1, maximum: 10_000 }),
+    }),
   }),
 });
 

@@ -36,7 +36,7 @@ const NOT_HTML = new Set([
   '/sign-in/callback/:provider',
 ]);
 /** Pages shown before signing in (or to anyone). */
-const PUBLIC = new Set(['/wp-login.php', '/wp-admin/authorize-application.php', '/accept-invitation', '/forgot-password', '/reset-password']);
+const PUBLIC = new Set(['/wp-login.php', '/wp-admin/authorize-application.php', '/accept-invitation', '/forgot-password', '/reset-password', '/sso/accept']);
 
 interface World {
   owner: string;

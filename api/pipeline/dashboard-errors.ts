@@ -30,6 +30,8 @@ export const DASHBOARD_ERRORS = {
   rest_support_ticket_invalid_id: 404,
   rest_support_response_invalid_id: 404,
   rest_support_attachment_invalid_id: 404,
+  rest_sso_site_invalid_id: 404,
+  tern_sso_token_invalid: 403,
   rest_support_ticket_closed: 409,
   rest_support_ticket_not_closed: 409,
   rest_domain_exists: 409,

@@ -12,7 +12,8 @@ export type ManagedThing =
   | 'payment'
   | 'support_ticket'
   | 'support_response'
-  | 'support_attachment';
+  | 'support_attachment'
+  | 'sso_site';
 
 export type ManagementRefusal =
   /** Missing, or outside the caller's reach: the two answer alike, so nothing reveals what exists. */

@@ -35,11 +35,13 @@ export const AUDIT_ACTIONS = [
   'integrity.ignore',
   'integrity.unignore',
   'integrity.reset_ignores',
+  'sso_site.create',
+  'sso_site.remove',
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 
 /** The kinds of thing an action is done to. */
-export const AUDIT_TARGET_KINDS = ['tenant', 'invitation', 'queue', 'platform', 'ticket', 'support_doc'] as const;
+export const AUDIT_TARGET_KINDS = ['tenant', 'invitation', 'queue', 'platform', 'ticket', 'support_doc', 'sso_site'] as const;
 export type AuditTargetKind = (typeof AUDIT_TARGET_KINDS)[number];
 
 /** A value as JSON holds it: what a snapshot of a target is made of. */

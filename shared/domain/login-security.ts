@@ -3,8 +3,11 @@
 import type { AccountRole } from './user.js';
 export const AUTH_RESULTS = ['success', 'failure', 'throttled'] as const;
 export type AuthResult = (typeof AUTH_RESULTS)[number];
-/** How a sign-in was made: a password (and its two-step code), or a provider (core/identity/social-sign-in.ts). */
-export const AUTH_METHODS = ['password', 'google', 'github'] as const;
+/**
+ * How a sign-in was made: a password (and its two-step code), a provider (core/identity/social-sign-in.ts), or a
+ * token from a paired dashboard (single sign-on). The column's CHECK (migration 42) also admits 'magic_link'.
+ */
+export const AUTH_METHODS = ['password', 'google', 'github', 'sso'] as const;
 export type AuthMethod = (typeof AUTH_METHODS)[number];
 
 /** One login attempt, recorded whatever its outcome. */

@@ -12,6 +12,7 @@ import type { TwoStepChallengeRepository } from './two-step.js';
 import type { EmailTemplateRepository } from './email-templates.js';
 import type { SocialSignInRepository } from './social-sign-in.js';
 import type { IntegrityRepository } from './integrity.js';
+import type { SingleSignOnRepository } from './single-sign-on.js';
 import type { QueueControlRepository } from './queue-control.js';
 import type { StatisticsRepository } from './statistics.js';
 import type { ApplicationPasswordRepository, SessionRepository, UserRepository } from './users.js';
@@ -93,6 +94,8 @@ export interface Store {
   readonly socialSignIn: SocialSignInRepository;
   /** The integrity scan of the installation: its state and ignored paths. */
   readonly integrity: IntegrityRepository;
+  /** Single sign-on: the dashboards paired with this one, and the tokens spent. */
+  readonly singleSignOn: SingleSignOnRepository;
   /** The database itself: its schema version and engine, for the operator's status and the readiness probe. */
   readonly system: SystemRepository;
   /** Replies of sends made with an Idempotency-Key, when kept in the database (idempotency.store). */

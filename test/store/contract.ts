@@ -16,6 +16,7 @@ import { twoStepChallengeChecks } from './contract/two-step.js';
 import { emailTemplateChecks } from './contract/email-templates.js';
 import { socialSignInChecks } from './contract/social-sign-in.js';
 import { integrityChecks } from './contract/integrity.js';
+import { singleSignOnChecks } from './contract/single-sign-on.js';
 import { dnsConnectionChecks } from './contract/dns-connections.js';
 import { concurrentReadChecks } from './contract/concurrent-reads.js';
 import { creditChecks } from './contract/credits.js';
@@ -56,6 +57,7 @@ const REPOSITORIES = [
   ['email templates', emailTemplateChecks],
   ['sign-in with a provider', socialSignInChecks],
   ['integrity scan', integrityChecks],
+  ['single sign-on: paired dashboards and spent tokens', singleSignOnChecks],
   ['DNS-provider connections', dnsConnectionChecks],
   ['the credit ledger', creditChecks],
   ['password resets', passwordResetChecks],

@@ -32,6 +32,7 @@ import { supportPortalRoutes } from './support-portal-routes.js';
 import { emailTemplateRoutes } from './email-template-routes.js';
 import { socialAuthRoutes } from './social-auth-routes.js';
 import { integrityRoutes } from './integrity-routes.js';
+import { singleSignOnRoutes } from './single-sign-on-routes.js';
 
 /** What GET /api says of the site. */
 export const SITE: Site = { name: 'Tern', description: 'The dashboard REST interface of Tern, a mail transfer agent' };
@@ -65,6 +66,7 @@ export const dashboardRoutes: ReadonlyArray<DashboardRoute<DashboardCaller>> = [
   ...emailTemplateRoutes,
   ...socialAuthRoutes,
   ...integrityRoutes,
+  ...singleSignOnRoutes,
 ];
 
 export const productDashboard = (): Dashboard => createDashboard({ auth: dashboardAuthentication, routes: dashboardRoutes, site: SITE });

@@ -12,6 +12,7 @@ import { Access } from './access.js';
 import { ApplicationAuthorization } from './application-authorization.js';
 import { TwoStepSignIn } from './two-step.js';
 import { SocialSignIn } from './social-sign-in.js';
+import { SingleSignOn } from './single-sign-on.js';
 import type { SystemMail } from '../system-mail.js';
 
 export interface Identity {
@@ -25,6 +26,8 @@ export interface Identity {
   readonly applicationAuthorization: ApplicationAuthorization;
   /** Sign-in with a provider (Google, GitHub), into the password login's session. */
   readonly socialSignIn: SocialSignIn;
+  /** Single sign-on with paired dashboards: sites, sign-in links, tokens accepted and validated. */
+  readonly singleSignOn: SingleSignOn;
 }
 
 /** The key of the dashboard's nonces, derived from the product's secret under a label of its own. */
@@ -48,6 +51,7 @@ export function createIdentity(rt: Pick<Runtime, 'store' | 'redis' | 'config' | 
     loginSecurity,
     access: new Access(d),
     applicationAuthorization: new ApplicationAuthorization(applicationPasswords),
+    singleSignOn: new SingleSignOn({ ...d, secrets: rt.secrets }, sessions, nonces, loginSecurity),
   };
 }
 
@@ -65,6 +69,7 @@ export type { NewUserRequest, UserWithPassword, ProfileChange, Profile, Password
 export type { PasswordChangeStep, Credential } from './access.js';
 export type { QuickStats } from './login-security.js';
 export type { SocialFinish, SocialRefusal, SocialStart } from './social-sign-in.js';
+export type { SsoRefusal, SsoSignIn, SsoValidation, ChildRegistration, LoginLink } from './single-sign-on.js';
 export { PASSWORD_LENGTH } from './passwords.js';
 export type { PasswordResetLink, PasswordResetRequest, PasswordResetCompletion } from './password-resets.js';
 export type { AuthorizationRequest, CheckedAuthorization, Approval } from './application-authorization.js';

@@ -106,7 +106,9 @@ export class LoginSecurity {
     let removed = await this.d.store.authLog.removeBefore(cutoff(LOGIN_SETTING_DEFAULTS.logRetentionDays), { exceptAccounts: chosen.map((c) => c.accountId) });
     for (const [days, accounts] of byDays) removed += await this.d.store.authLog.removeBefore(cutoff(days), { accounts });
     const challenges = await this.d.store.twoStepChallenges.removeExpired(isoAt(now - DAY_MS));
-    if (removed || challenges) log.info({ removed, challenges }, 'auth log retention sweep');
+    // Spent single sign-on tokens are kept past their expiry only as long as a clock's drift could matter.
+    const ssoTokens = await this.d.store.singleSignOn.removeSpentBefore(isoAt(now - DAY_MS));
+    if (removed || challenges || ssoTokens) log.info({ removed, challenges, ssoTokens }, 'auth log retention sweep');
     return removed;
   }
 

@@ -731,7 +731,34 @@ CREATE TABLE social_sign_in_links (
 );
 CREATE INDEX social_sign_in_links_by_user ON social_sign_in_links(user_id);
 
-ALTER TABLE auth_log ADD COLUMN method TEXT NOT NULL DEFAULT 'password' CHECK (method IN ('password', 'google', 'github'));
+ALTER TABLE auth_log ADD COLUMN method TEXT NOT NULL DEFAULT 'password' CHECK (method IN ('password', 'google', 'github', 'sso', 'magic_link'));
+`,
+  },
+  {
+    version: 43,
+    name: 'single sign-on between dashboards: paired sites, spent tokens, how a sign-in was made',
+    // As SQLite's migration 43.
+    sql: `
+CREATE TABLE sso_sites (
+  id BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+  kind TEXT NOT NULL CHECK (kind IN ('child', 'parent')),
+  site_id TEXT NOT NULL CHECK (length(site_id) = 32),
+  name TEXT NOT NULL CHECK (length(name) BETWEEN 1 AND 100),
+  url TEXT NOT NULL CHECK (length(url) BETWEEN 1 AND 2048),
+  secret_sealed TEXT NOT NULL,
+  created_at TEXT NOT NULL,
+  UNIQUE (kind, site_id),
+  UNIQUE (kind, url)
+);
+
+CREATE TABLE sso_spent_tokens (
+  site_id TEXT NOT NULL,
+  jti TEXT NOT NULL CHECK (length(jti) = 32),
+  expires_at TEXT NOT NULL,
+  spent_at TEXT NOT NULL,
+  PRIMARY KEY (site_id, jti)
+);
+CREATE INDEX sso_spent_tokens_expiry ON sso_spent_tokens(expires_at);
 `,
   },
 ];

@@ -37,6 +37,7 @@ import { PgTwoStepChallengeStore } from './two-step.js';
 import { PgEmailTemplateStore } from './email-templates.js';
 import { PgSocialSignInStore } from './social-sign-in.js';
 import { PgIntegrityStore } from './integrity.js';
+import { PgSingleSignOnStore } from './single-sign-on.js';
 
 /** The store of the database at `url`, its schema brought up to date first. */
 export async function openPostgresStore(url: string, options: PoolOptions = {}): Promise<Store> {
@@ -64,6 +65,7 @@ export async function openPostgresStore(url: string, options: PoolOptions = {}):
     emailTemplates: new PgEmailTemplateStore(sql),
     socialSignIn: new PgSocialSignInStore(sql),
     integrity: new PgIntegrityStore(sql),
+    singleSignOn: new PgSingleSignOnStore(sql),
     invitations: new PgInvitationStore(sql),
     platformInvitations: new PgPlatformInvitationStore(sql),
     messages: new PgMessageStore(sql),

@@ -1306,7 +1306,37 @@ CREATE TABLE social_sign_in_links (
 );
 CREATE INDEX social_sign_in_links_by_user ON social_sign_in_links(user_id);
 
-ALTER TABLE auth_log ADD COLUMN method TEXT NOT NULL DEFAULT 'password' CHECK (method IN ('password', 'google', 'github'));
+ALTER TABLE auth_log ADD COLUMN method TEXT NOT NULL DEFAULT 'password' CHECK (method IN ('password', 'google', 'github', 'sso', 'magic_link'));
+`,
+  },
+  {
+    version: 43,
+    name: 'single sign-on between dashboards: paired sites, spent tokens, how a sign-in was made',
+    // Issue 26 (FluentAuth's child sites): the dashboards this one sends users to (child) or accepts them from
+    // (parent), each with its shared secret sealed by the secret box (both sides sign or verify with it, so it
+    // is kept readable); the tokens a child has spent, keyed by pair and one-time id (a replay is the key taken);
+    // (the auth log's method, 'sso', is migration 42's column). PostgreSQL: migration 43.
+    sql: `
+CREATE TABLE sso_sites (
+  id INTEGER PRIMARY KEY,
+  kind TEXT NOT NULL CHECK (kind IN ('child', 'parent')),
+  site_id TEXT NOT NULL CHECK (length(site_id) = 32),
+  name TEXT NOT NULL CHECK (length(name) BETWEEN 1 AND 100),
+  url TEXT NOT NULL CHECK (length(url) BETWEEN 1 AND 2048),
+  secret_sealed TEXT NOT NULL,
+  created_at TEXT NOT NULL,
+  UNIQUE (kind, site_id),
+  UNIQUE (kind, url)
+);
+
+CREATE TABLE sso_spent_tokens (
+  site_id TEXT NOT NULL,
+  jti TEXT NOT NULL CHECK (length(jti) = 32),
+  expires_at TEXT NOT NULL,
+  spent_at TEXT NOT NULL,
+  PRIMARY KEY (site_id, jti)
+);
+CREATE INDEX sso_spent_tokens_expiry ON sso_spent_tokens(expires_at);
 `,
   },
 ];

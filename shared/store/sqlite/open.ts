@@ -37,6 +37,7 @@ import { TwoStepChallengeStore } from './two-step.js';
 import { EmailTemplateStore } from './email-templates.js';
 import { SocialSignInStore } from './social-sign-in.js';
 import { IntegrityStore } from './integrity.js';
+import { SingleSignOnStore } from './single-sign-on.js';
 
 /** The database file of a data directory. */
 export const databaseFile = (dataDir: string): string => join(dataDir, 'tern.db');
@@ -82,6 +83,7 @@ export async function openSqliteStore(dataDir: string): Promise<Store> {
     emailTemplates: new EmailTemplateStore(sql),
     socialSignIn: new SocialSignInStore(sql),
     integrity: new IntegrityStore(sql),
+    singleSignOn: new SingleSignOnStore(sql),
     system: new SystemStore(sql),
     idempotency: new IdempotencyStore(sql),
     support: new SupportStore(sql),

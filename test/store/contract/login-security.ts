@@ -32,7 +32,8 @@ export const loginSecurityChecks: ContractCheck[] = [
     const second = await store.authLog.record({ ...attempt(account.id, 'success', 1), method: 'github' });
     t.equal(second.method, 'github', 'a provider’s sign-in names its method');
     const third = await store.authLog.record(attempt(account.id, 'throttled', 2));
-    await store.authLog.record(attempt(other.id, 'success', 1));
+    const bySso = await store.authLog.record({ ...attempt(other.id, 'success', 1), method: 'sso' });
+    t.equal(bySso.method, 'sso', 'a sign-in by single sign-on says so');
     await store.authLog.record(attempt(null, 'failure', 1));
     const page = await store.authLog.list(account.id, { page: 1, perPage: 2 });
     t.same({ ids: page.rows.map((e) => e.id), total: page.total }, { ids: [third.id, second.id], total: 3 });

@@ -1,0 +1,65 @@
+// Single sign-on sites and spent tokens in PostgreSQL: as SQLite's (store/sqlite/single-sign-on.ts). Of two spends
+// of one token at once, the second waits on the first's primary key and then inserts nothing.
+import type { PgSql } from './sql.js';
+import type { SsoSite, SsoSiteKind } from '../../domain/single-sign-on.js';
+import type { NewSsoSite, SingleSignOnRepository, SsoSiteWithSecret } from '../single-sign-on.js';
+import type { NewAuditEntry } from '../audit-log.js';
+import { PgAuditLogStore } from './audit-log.js';
+import { decodeSite, decodeSiteWithSecret, SITE_COLUMNS } from '../single-sign-on-row.js';
+
+export class PgSingleSignOnStore implements SingleSignOnRepository {
+  constructor(private readonly sql: PgSql) {}
+
+  async create(s: NewSsoSite, audit: (site: SsoSite) => NewAuditEntry): Promise<SsoSite | 'exists'> {
+    return this.sql.tx(async (q) => {
+      // The unique keys decide: of two registrations of one url at once, one is stored.
+      const row = await q.get(
+        `INSERT INTO sso_sites (kind, site_id, name, url, secret_sealed, created_at) VALUES ($1, $2, $3, $4, $5, $6)
+         ON CONFLICT DO NOTHING RETURNING ${SITE_COLUMNS}`,
+        [s.kind, s.siteId, s.name, s.url, s.secretSealed, s.at],
+      );
+      if (!row) return 'exists';
+      const site = decodeSite(row);
+      await PgAuditLogStore.insert(q, audit(site));
+      return site;
+    });
+  }
+
+  async list(kind: SsoSiteKind): Promise<SsoSite[]> {
+    return (await this.sql.all(`SELECT ${SITE_COLUMNS} FROM sso_sites WHERE kind = $1 ORDER BY id`, [kind])).map(decodeSite);
+  }
+
+  async get(id: number): Promise<SsoSite | undefined> {
+    const row = await this.sql.get(`SELECT ${SITE_COLUMNS} FROM sso_sites WHERE id = $1`, [id]);
+    return row && decodeSite(row);
+  }
+
+  async withSecret(kind: SsoSiteKind, siteId: string): Promise<SsoSiteWithSecret | undefined> {
+    const row = await this.sql.get(`SELECT ${SITE_COLUMNS}, secret_sealed FROM sso_sites WHERE kind = $1 AND site_id = $2`, [kind, siteId]);
+    return row && decodeSiteWithSecret(row);
+  }
+
+  async remove(id: number, audit: (site: SsoSite) => NewAuditEntry): Promise<SsoSite | undefined> {
+    return this.sql.tx(async (q) => {
+      const row = await q.get(`DELETE FROM sso_sites WHERE id = $1 RETURNING ${SITE_COLUMNS}`, [id]);
+      if (!row) return undefined;
+      const site = decodeSite(row);
+      await PgAuditLogStore.insert(q, audit(site));
+      return site;
+    });
+  }
+
+  async spend(siteId: string, jti: string, expiresAt: string, at: string): Promise<boolean> {
+    const spent = await this.sql.run('INSERT INTO sso_spent_tokens (site_id, jti, expires_at, spent_at) VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING', [
+      siteId,
+      jti,
+      expiresAt,
+      at,
+    ]);
+    return spent.changes === 1;
+  }
+
+  async removeSpentBefore(before: string): Promise<number> {
+    return (await this.sql.run('DELETE FROM sso_spent_tokens WHERE expires_at < $1', [before])).changes;
+  }
+}
