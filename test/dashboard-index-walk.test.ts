@@ -218,7 +218,7 @@ t.test('every typed arg the index lists is checked: a value of the wrong type is
 
 /**
  * The routes anyone may call, each for a reason: the index and the namespaces' own indexes, signing in (with a
- * password, a mailed code), the password reset, accepting an invitation, Stripe's webhook (signed), a team's icon (an image mail
+ * password, a mailed code), the password reset, accepting an invitation, a paired dashboard checking a single sign-on token, Stripe's webhook (signed), a team's icon (an image mail
  * clients load), a batch (each of its requests is checked on its own). Every other route the index lists must refuse a caller with no
  * credentials: a new public route has to be added here, on purpose.
  */
@@ -228,6 +228,7 @@ const PUBLIC_ROUTES: Array<[method: string, path: RegExp]> = [
   ['POST', /^\/tern-auth\/v1\/login(\/code)?$/],
   ['POST', /^\/tern-auth\/v1\/(lost|reset)-password$/],
   ['POST', /^\/tern-auth\/v1\/accept-invitation$/],
+  ['POST', /^\/tern-auth\/v1\/child-sites\/validate-token$/],
   ['POST', /^\/tern\/v2\/billing\/stripe-webhook$/],
   ['GET', /^\/tern\/v2\/icons\/\{icon_id\}$/],
   ['POST', /^\/batch\/v1$/],
