@@ -143,6 +143,17 @@ t.test('an issuer that leaves the email out of the ID token is asked its userinf
   t.ok(sessionCookieOf(flow.callback));
 });
 
+t.test('an ID token for another sign-in (its nonce not this one’s) is refused, with no session and no link', async (t) => {
+  await enable('google');
+  const user = await newUser();
+  const identity = { ...identityOf(user.email), wrongNonce: true };
+  const flow = await signInWith('google', identity);
+  t.equal(flow.callback?.status, 502);
+  t.match(await flow.callback!.text(), 'did not complete the sign-in');
+  t.notOk(sessionCookieOf(flow.callback));
+  t.equal(await h.rt.store.socialSignIn.linkOf('google', identity.subject), undefined);
+});
+
 t.test('an unverified email is refused with the sign-in page saying so, and no session', async (t) => {
   await enable('google');
   const user = await newUser();

@@ -16,6 +16,8 @@ export interface DoubleIdentity {
   email: string;
   emailVerified: boolean;
   emailInUserinfoOnly?: boolean;
+  /** The ID token carries another nonce than the one asked for (a replayed token, as a relying party must refuse). */
+  wrongNonce?: boolean;
 }
 
 export interface ProviderDouble {
@@ -155,7 +157,8 @@ async function token(
 function idToken(d: ProviderDouble, grant: Grant, key: CryptoKey): Promise<string> {
   const i = grant.identity;
   const claims = i.emailInUserinfoOnly ? {} : { email: i.email, email_verified: i.emailVerified };
-  return new SignJWT({ ...claims, ...(grant.nonce ? { nonce: grant.nonce } : {}) })
+  const nonce = i.wrongNonce ? 'another-sign-in' : grant.nonce;
+  return new SignJWT({ ...claims, ...(nonce ? { nonce } : {}) })
     .setProtectedHeader({ alg: 'RS256', kid: KID })
     .setIssuer(d.url)
     .setAudience(d.clientId)
