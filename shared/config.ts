@@ -229,6 +229,8 @@ const ConfigSchema = Obj({
     secureCookies: Type.Boolean(),
     /** The largest account icon one may upload (PNG, JPEG or WebP), refused while it streams in. */
     iconMaxBytes: Type.Integer({ minimum: 1024, maximum: 10_485_760 }),
+    /** The largest image operators may upload for the sign-in page's branding (PNG, JPEG or WebP). */
+    brandingImageMaxBytes: Type.Integer({ minimum: 1024, maximum: 10_485_760 }),
     session: Obj({ idleMinutes: Type.Integer({ minimum: 5, maximum: 10_080 }), absoluteHours: Type.Integer({ minimum: 1, maximum: 720 }) }),
     login: Obj({
       failuresPerEmail: Type.Integer({ minimum: 3, maximum: 50 }),

@@ -31,6 +31,7 @@ const NOT_HTML = new Set([
   '/billing/invoices/:invoice_id',
   '/support/tickets/:id/attachments/:attachment_id',
   '/admin/support/:id/attachments/:attachment_id',
+  '/branding/:file',
 ]);
 /** Pages shown before signing in (or to anyone). */
 const PUBLIC = new Set(['/wp-login.php', '/wp-admin/authorize-application.php', '/accept-invitation', '/forgot-password', '/reset-password']);

@@ -26,6 +26,7 @@ import { DmarcCheck } from './dmarc/check.js';
 import { WriteRates } from './write-rates.js';
 import { SystemMail } from './system-mail.js';
 import { EmailTemplates } from './email-templates.js';
+import { Branding } from './branding.js';
 import { IntegrityScan } from './integrity-scan.js';
 import { DnsInstructions } from './dns-instructions.js';
 import { Invitations } from './identity/invitations.js';
@@ -88,6 +89,8 @@ export interface Core extends Identity {
   readonly systemMail: SystemMail;
   readonly emailTemplates: EmailTemplates;
   readonly integrityScan: IntegrityScan;
+  /** The sign-in page's branding (logo, colours, message) and its uploaded images. */
+  readonly branding: Branding;
   /** Emailing a domain's DNS records to whoever runs its zone. */
   readonly dnsInstructions: DnsInstructions;
   /** Inviting dashboard users by mail, and accepting an invitation. */
@@ -177,6 +180,7 @@ export function createCore(rt: Runtime, queue: Queue, adapters: CoreAdapters, { 
     systemMail,
     emailTemplates,
     integrityScan: new IntegrityScan({ store: rt.store, mail: systemMail }),
+    branding: new Branding(rt),
     dnsInstructions: new DnsInstructions(rt, domains, systemMail),
     invitations: new Invitations({ ...rt, now: Date.now }, systemMail, identity.sessions, identity.nonces),
     passwordResets: new PasswordResets({ ...rt, now: Date.now }, systemMail, identity.sessions),

@@ -32,6 +32,7 @@ export const AUDIT_ACTIONS = [
   'integrity.ignore',
   'integrity.unignore',
   'integrity.reset_ignores',
+  'branding.save',
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 

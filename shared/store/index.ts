@@ -10,6 +10,7 @@ import type { FeedbackRepository } from './feedback.js';
 import type { QueueRepository } from './queue.js';
 import type { TwoStepChallengeRepository } from './two-step.js';
 import type { EmailTemplateRepository } from './email-templates.js';
+import type { BrandingRepository } from './branding.js';
 import type { IntegrityRepository } from './integrity.js';
 import type { QueueControlRepository } from './queue-control.js';
 import type { StatisticsRepository } from './statistics.js';
@@ -90,6 +91,8 @@ export interface Store {
   readonly emailTemplates: EmailTemplateRepository;
   /** The integrity scan of the installation: its state and ignored paths. */
   readonly integrity: IntegrityRepository;
+  /** The sign-in page's branding and the images uploaded for it. */
+  readonly branding: BrandingRepository;
   /** The database itself: its schema version and engine, for the operator's status and the readiness probe. */
   readonly system: SystemRepository;
   /** Replies of sends made with an Idempotency-Key, when kept in the database (idempotency.store). */

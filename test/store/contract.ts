@@ -15,6 +15,7 @@ import { loginSecurityChecks } from './contract/login-security.js';
 import { twoStepChallengeChecks } from './contract/two-step.js';
 import { emailTemplateChecks } from './contract/email-templates.js';
 import { integrityChecks } from './contract/integrity.js';
+import { brandingChecks } from './contract/branding.js';
 import { dnsConnectionChecks } from './contract/dns-connections.js';
 import { concurrentReadChecks } from './contract/concurrent-reads.js';
 import { creditChecks } from './contract/credits.js';
@@ -54,6 +55,7 @@ const REPOSITORIES = [
   ['two-step sign-in challenges', twoStepChallengeChecks],
   ['email templates', emailTemplateChecks],
   ['integrity scan', integrityChecks],
+  ["the sign-in page's branding and its images", brandingChecks],
   ['DNS-provider connections', dnsConnectionChecks],
   ['the credit ledger', creditChecks],
   ['password resets', passwordResetChecks],

@@ -31,6 +31,7 @@ import { supportFileRoutes } from './support-file-routes.js';
 import { supportPortalRoutes } from './support-portal-routes.js';
 import { emailTemplateRoutes } from './email-template-routes.js';
 import { integrityRoutes } from './integrity-routes.js';
+import { brandingRoutes } from './branding-routes.js';
 
 /** What GET /api says of the site. */
 export const SITE: Site = { name: 'Tern', description: 'The dashboard REST interface of Tern, a mail transfer agent' };
@@ -63,6 +64,7 @@ export const dashboardRoutes: ReadonlyArray<DashboardRoute<DashboardCaller>> = [
   ...supportPortalRoutes,
   ...emailTemplateRoutes,
   ...integrityRoutes,
+  ...brandingRoutes,
 ];
 
 export const productDashboard = (): Dashboard => createDashboard({ auth: dashboardAuthentication, routes: dashboardRoutes, site: SITE });

@@ -708,6 +708,29 @@ CREATE TABLE sign_in_redirects (
 );
 `,
   },
+  {
+    version: 44,
+    name: "the sign-in page's branding: uploaded images and the one branding row",
+    // As SQLite's migration 44.
+    sql: `
+CREATE TABLE branding_images (
+  id TEXT PRIMARY KEY CHECK (length(id) = 32),
+  content_type TEXT NOT NULL CHECK (content_type IN ('image/png', 'image/jpeg', 'image/webp')),
+  content BYTEA NOT NULL,
+  uploaded_by BIGINT REFERENCES users(id) ON DELETE SET NULL,
+  created_at TEXT NOT NULL
+);
+
+CREATE TABLE sign_in_branding (
+  id BIGINT PRIMARY KEY CHECK (id = 1),
+  logo_image_id TEXT REFERENCES branding_images(id),
+  background_color TEXT,
+  button_color TEXT,
+  message TEXT NOT NULL CHECK (length(message) <= 500),
+  updated_at TEXT NOT NULL
+);
+`,
+  },
 ];
 
 /** The schema version this release brings a PostgreSQL database to: its newest migration. */

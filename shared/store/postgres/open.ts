@@ -36,6 +36,7 @@ import { PgPaymentStore } from './payments.js';
 import { PgTwoStepChallengeStore } from './two-step.js';
 import { PgEmailTemplateStore } from './email-templates.js';
 import { PgIntegrityStore } from './integrity.js';
+import { PgBrandingStore } from './branding.js';
 
 /** The store of the database at `url`, its schema brought up to date first. */
 export async function openPostgresStore(url: string, options: PoolOptions = {}): Promise<Store> {
@@ -62,6 +63,7 @@ export async function openPostgresStore(url: string, options: PoolOptions = {}):
     twoStepChallenges: new PgTwoStepChallengeStore(sql),
     emailTemplates: new PgEmailTemplateStore(sql),
     integrity: new PgIntegrityStore(sql),
+    branding: new PgBrandingStore(sql),
     invitations: new PgInvitationStore(sql),
     platformInvitations: new PgPlatformInvitationStore(sql),
     messages: new PgMessageStore(sql),

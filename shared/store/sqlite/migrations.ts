@@ -1281,6 +1281,31 @@ CREATE TABLE sign_in_redirects (
 );
 `,
   },
+  {
+    version: 44,
+    name: "the sign-in page's branding: uploaded images and the one branding row",
+    // FluentAuth's auth customizer (issue 26): images operators upload (named by their content's hash, kept in
+    // the database so every API process serves them, never deleted), and one branding row (id 1; absent: Tern's
+    // own look) whose logo must be one of them.
+    sql: `
+CREATE TABLE branding_images (
+  id TEXT PRIMARY KEY CHECK (length(id) = 32),
+  content_type TEXT NOT NULL CHECK (content_type IN ('image/png', 'image/jpeg', 'image/webp')),
+  content BLOB NOT NULL,
+  uploaded_by INTEGER REFERENCES users(id) ON DELETE SET NULL,
+  created_at TEXT NOT NULL
+);
+
+CREATE TABLE sign_in_branding (
+  id INTEGER PRIMARY KEY CHECK (id = 1),
+  logo_image_id TEXT REFERENCES branding_images(id),
+  background_color TEXT,
+  button_color TEXT,
+  message TEXT NOT NULL CHECK (length(message) <= 500),
+  updated_at TEXT NOT NULL
+);
+`,
+  },
 ];
 
 /** The schema version this release brings a database to: its newest migration. */

@@ -36,6 +36,7 @@ import type { Store } from '../index.js';
 import { TwoStepChallengeStore } from './two-step.js';
 import { EmailTemplateStore } from './email-templates.js';
 import { IntegrityStore } from './integrity.js';
+import { BrandingStore } from './branding.js';
 
 /** The database file of a data directory. */
 export const databaseFile = (dataDir: string): string => join(dataDir, 'tern.db');
@@ -80,6 +81,7 @@ export async function openSqliteStore(dataDir: string): Promise<Store> {
     twoStepChallenges: new TwoStepChallengeStore(sql),
     emailTemplates: new EmailTemplateStore(sql),
     integrity: new IntegrityStore(sql),
+    branding: new BrandingStore(sql),
     system: new SystemStore(sql),
     idempotency: new IdempotencyStore(sql),
     support: new SupportStore(sql),
