@@ -250,6 +250,15 @@ const ConfigSchema = Obj({
       codeTtlS: Type.Integer({ minimum: 60, maximum: 3600 }),
       maxTries: Type.Integer({ minimum: 1, maximum: 10 }),
     }),
+    /** Magic-link sign-in: whether the sign-in page offers it (an account still turns it on for its users), how long
+     * a link works, and how many may be asked for in an hour per email (counted whether or not a user has it) and
+     * per client address. */
+    magicLink: Obj({
+      offered: Type.Boolean(),
+      ttlS: Type.Integer({ minimum: 60, maximum: 3600 }),
+      perEmailPerHour: Type.Integer({ minimum: 1, maximum: 100 }),
+      perAddressPerHour: Type.Integer({ minimum: 1, maximum: 10_000 }),
+    }),
   }),
 });
 

@@ -28,6 +28,8 @@ export const redisKeys = {
   lockoutNotified: (emailHash: string) => `${P}login:lockout-mailed:${emailHash}`,
   /** Password-reset links asked for (a sliding window) for one email (its sha256, lower-cased first) or from one client address. */
   passwordResets: (by: 'email' | 'address', id: string) => `${P}rl:password-reset:${by}:${id}`,
+  /** Magic sign-in links asked for (a sliding window) for one email (its sha256, lower-cased first) or from one client address. */
+  magicLinks: (by: 'email' | 'address', id: string) => `${P}rl:magic-link:${by}:${id}`,
   /** The stored first response of an Idempotency-Key of one team (24 h). */
   idempotency: (teamId: number, key: string) => `${P}idem:${teamId}:${key}`,
   /** A value a page shows once after its form redirected (a new key's), for one session and page; taken when shown. */

@@ -34,7 +34,7 @@ const NOT_HTML = new Set([
   '/branding/:file',
 ]);
 /** Pages shown before signing in (or to anyone). */
-const PUBLIC = new Set(['/wp-login.php', '/wp-admin/authorize-application.php', '/accept-invitation', '/forgot-password', '/reset-password']);
+const PUBLIC = new Set(['/wp-login.php', '/wp-admin/authorize-application.php', '/accept-invitation', '/forgot-password', '/reset-password', '/magic-link']);
 
 interface World {
   owner: string;

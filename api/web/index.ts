@@ -23,6 +23,7 @@ import { BILLING_PAGES } from './account/billing.js';
 import { KEY_PAGES } from './account/keys.js';
 import { WEBHOOK_PAGES } from './account/webhooks.js';
 import { BRANDING_PAGES, branded } from './branding.js';
+import { MAGIC_LINK_PAGES } from './magic-link.js';
 
 export const PAGES: readonly Page[] = [
   publicPage({ method: 'GET', path: SIGN_IN_PATH, title: SIGN_IN_TITLE, handle: branded(showSignIn) }),
@@ -46,6 +47,7 @@ export const PAGES: readonly Page[] = [
   ...KEY_PAGES,
   ...WEBHOOK_PAGES,
   ...BRANDING_PAGES,
+  ...MAGIC_LINK_PAGES,
 ];
 
 /** Mounts the static files and every page on the API's app. */

@@ -9,6 +9,7 @@ import { normalisedSitePath } from '../../shared/domain/sign-in-redirects.js';
 import { pageError, pageErrorForIdentity, type PageError } from './errors.js';
 import { fieldOf, readForm, requireSameOrigin, type PageRequest } from './request.js';
 import type { PageAnswer, PageReply } from './reply.js';
+import { MAGIC_LINK_PATH } from '../../shared/core/identity/index.js';
 
 export const SIGN_IN_PATH = '/wp-login.php';
 export const SIGN_IN_TITLE = 'Sign in';
@@ -28,7 +29,15 @@ export function localRedirect(value: string | undefined): string | undefined {
 /** The path that signs in and comes back to `path`. */
 export const signInUrl = (path: string): string => `${SIGN_IN_PATH}?${new URLSearchParams({ redirect_to: path }).toString()}`;
 
-function signInForm(redirectTo: string | undefined, email = '', error?: PageError, loggedOut = false): Html {
+/** The other way in, when the platform offers it: a link mailed to the user (the account decides whether one goes). */
+const magicLinkForm = (): Html =>
+  html`<form method="post" action="${MAGIC_LINK_PATH}" class="magic-link">
+    <label for="magic-email">Or sign in without your password</label>
+    <input type="email" id="magic-email" name="email" maxlength="254" autocomplete="username" required />
+    <button type="submit" id="send-magic-link">Email me a sign-in link</button>
+  </form>`;
+
+function signInForm(redirectTo: string | undefined, email = '', error?: PageError, loggedOut = false, offerLink = false): Html {
   return html`${error ? html`<p class="error" role="alert">${error.message}</p>` : undefined}
     ${loggedOut && !error ? html`<p class="notice" role="status">You are logged out.</p>` : undefined}
     <form method="post" action="${SIGN_IN_PATH}">
@@ -39,7 +48,8 @@ function signInForm(redirectTo: string | undefined, email = '', error?: PageErro
       ${redirectTo === undefined ? undefined : html`<input type="hidden" name="redirect_to" value="${redirectTo}" />`}
       <button type="submit" class="primary" id="sign-in">Sign in</button>
     </form>
-    <p><a href="/forgot-password">Forgot your password?</a></p>`;
+    <p><a href="/forgot-password">Forgot your password?</a></p>
+    ${offerLink ? magicLinkForm() : undefined}`;
 }
 
 /** The second step of a two-step sign-in: the code mailed, with the challenge the password's success answered. */
@@ -65,17 +75,17 @@ const codePage = (redirectTo: string | undefined, c: { challenge: string; sentTo
   headers: { ...error?.headers },
 });
 
-const formPage = (redirectTo: string | undefined, email?: string, error?: PageError, loggedOut = false): PageAnswer => ({
+const formPage = (ctx: AppContext, redirectTo: string | undefined, email?: string, error?: PageError, loggedOut = false): PageAnswer => ({
   kind: 'page',
   status: error?.status,
   title: SIGN_IN_TITLE,
-  body: signInForm(redirectTo, email, error, loggedOut),
+  body: signInForm(redirectTo, email, error, loggedOut, ctx.core.magicLinks.offered),
   headers: { ...error?.headers },
 });
 
 /** GET: the form (a bad redirect_to is refused before anyone types a password). */
-export function showSignIn(_ctx: AppContext, r: PageRequest): Promise<PageReply> {
-  return Promise.resolve(formPage(localRedirect(r.query.redirect_to), undefined, undefined, r.query.loggedout === 'true'));
+export function showSignIn(ctx: AppContext, r: PageRequest): Promise<PageReply> {
+  return Promise.resolve(formPage(ctx, localRedirect(r.query.redirect_to), undefined, undefined, r.query.loggedout === 'true'));
 }
 
 /** POST: the core's login (or a two-step code); on success the session cookie and a redirect to redirect_to (or a signed-in page). */
@@ -87,10 +97,10 @@ export async function signIn(ctx: AppContext, r: PageRequest, log: Logger): Prom
   if (challenge !== undefined) return secondStep(ctx, r, log, redirectTo, { challenge, sentTo: fieldOf(form, 'sent_to') ?? '' }, fieldOf(form, 'code') ?? '');
   const email = fieldOf(form, 'email') ?? '';
   const password = fieldOf(form, 'password') ?? '';
-  if (email === '' || password === '') return formPage(redirectTo, email, pageError('invalid_request', 'Enter your email address and your password.'));
+  if (email === '' || password === '') return formPage(ctx, redirectTo, email, pageError('invalid_request', 'Enter your email address and your password.'));
   const result = await ctx.core.logins.login({ email, password, address: r.address, userAgent: r.userAgent }, log);
   if (!result.ok && result.refusal.kind === 'two_step_required') return codePage(redirectTo, result.refusal);
-  if (!result.ok) return formPage(redirectTo, email, pageErrorForIdentity(result.refusal));
+  if (!result.ok) return formPage(ctx, redirectTo, email, pageErrorForIdentity(result.refusal));
   return signedIn(ctx, r, result.token, redirectTo ?? (await ctx.core.loginSecurity.landing(result.user, 'login')) ?? undefined);
 }
 
@@ -107,10 +117,10 @@ async function secondStep(
   if (result.ok) return signedIn(ctx, r, result.token, redirectTo ?? (await ctx.core.loginSecurity.landing(result.user, 'login')) ?? undefined);
   // A wrong code may be typed again; a spent one (or a lockout) starts over from the password.
   if (result.refusal.kind === 'two_step_code_wrong') return codePage(redirectTo, c, pageErrorForIdentity(result.refusal));
-  return formPage(redirectTo, '', pageErrorForIdentity(result.refusal));
+  return formPage(ctx, redirectTo, '', pageErrorForIdentity(result.refusal));
 }
 
-function signedIn(ctx: AppContext, r: PageRequest, token: string, redirectTo: string | undefined): PageReply {
+export function signedIn(ctx: AppContext, r: PageRequest, token: string, redirectTo: string | undefined): PageReply {
   const cookie = sessionCookie(token, secureCookies(ctx, r));
   // 303: the browser follows with a GET; the dashboard's home sends an operator on to the platform's pages.
   return { kind: 'redirect', status: 303, location: redirectTo ?? '/', headers: { 'Set-Cookie': cookie } };

@@ -31,6 +31,7 @@ import { IntegrityScan } from './integrity-scan.js';
 import { DnsInstructions } from './dns-instructions.js';
 import { Invitations } from './identity/invitations.js';
 import { PasswordResets } from './identity/password-resets.js';
+import { MagicLinks } from './identity/magic-links.js';
 import { Credits } from './credits.js';
 import { LowBalanceAlerts } from './low-balance.js';
 import { AuditLog } from './audit-log.js';
@@ -97,6 +98,8 @@ export interface Core extends Identity {
   readonly invitations: Invitations;
   /** Forgot password: a link by mail that sets a new password once. */
   readonly passwordResets: PasswordResets;
+  /** Magic-link sign-in: a single-use link by mail, for the users whose account allows it. */
+  readonly magicLinks: MagicLinks;
   /** A domain's DMARC record read on demand: its tags, alignment, the record to publish next. */
   readonly dmarc: DmarcCheck;
   /** Balances, the credit ledger, transfers to teams, grants and removals by the platform. */
@@ -184,6 +187,7 @@ export function createCore(rt: Runtime, queue: Queue, adapters: CoreAdapters, { 
     dnsInstructions: new DnsInstructions(rt, domains, systemMail),
     invitations: new Invitations({ ...rt, now: Date.now }, systemMail, identity.sessions, identity.nonces),
     passwordResets: new PasswordResets({ ...rt, now: Date.now }, systemMail, identity.sessions),
+    magicLinks: new MagicLinks({ ...rt, now: Date.now }, systemMail, identity.logins, identity.loginSecurity),
     dmarc: new DmarcCheck(rt),
     writeRates: new WriteRates(rt),
     credits,

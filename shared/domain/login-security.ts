@@ -3,6 +3,9 @@
 import type { AccountRole } from './user.js';
 export const AUTH_RESULTS = ['success', 'failure', 'throttled'] as const;
 export type AuthResult = (typeof AUTH_RESULTS)[number];
+/** How a sign-in was made: a password (with its code, for two-step roles), or a link mailed to the user. */
+export const AUTH_METHODS = ['password', 'magic_link'] as const;
+export type AuthMethod = (typeof AUTH_METHODS)[number];
 
 /** One login attempt, recorded whatever its outcome. */
 export interface AuthLogEntry {
@@ -16,6 +19,7 @@ export interface AuthLogEntry {
   address: string;
   userAgent: string;
   result: AuthResult;
+  method: AuthMethod;
   at: string;
 }
 
@@ -36,6 +40,8 @@ export interface LoginSettings {
   applicationPasswords: boolean;
   /** Users of these roles sign in with their password and then a one-time code mailed to them. */
   twoStepRoles: readonly AccountRole[];
+  /** Whether the account's users may sign in by a single-use link mailed to them (not those of two-step roles). */
+  magicLink: boolean;
 }
 
 export type NumericLoginSetting = 'failuresPerEmail' | 'windowMinutes' | 'sessionIdleMinutes' | 'sessionAbsoluteHours' | 'logRetentionDays';
@@ -50,7 +56,13 @@ export const LOGIN_SETTING_BOUNDS: Readonly<Record<NumericLoginSetting, { min: n
 };
 
 /** What an account that has set nothing gets, beside the configured lockout and session values. */
-export const LOGIN_SETTING_DEFAULTS = { notifyOnLockout: false, logRetentionDays: 90, applicationPasswords: true, twoStepRoles: [] as readonly AccountRole[] };
+export const LOGIN_SETTING_DEFAULTS = {
+  notifyOnLockout: false,
+  logRetentionDays: 90,
+  applicationPasswords: true,
+  twoStepRoles: [] as readonly AccountRole[],
+  magicLink: false,
+};
 
 export interface AuthStats {
   attempts: number;

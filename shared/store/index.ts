@@ -11,6 +11,7 @@ import type { QueueRepository } from './queue.js';
 import type { TwoStepChallengeRepository } from './two-step.js';
 import type { EmailTemplateRepository } from './email-templates.js';
 import type { BrandingRepository } from './branding.js';
+import type { MagicLinkRepository } from './magic-links.js';
 import type { IntegrityRepository } from './integrity.js';
 import type { QueueControlRepository } from './queue-control.js';
 import type { StatisticsRepository } from './statistics.js';
@@ -93,6 +94,8 @@ export interface Store {
   readonly integrity: IntegrityRepository;
   /** The sign-in page's branding and the images uploaded for it. */
   readonly branding: BrandingRepository;
+  /** Sign-in links mailed to users (magic-link sign-in). */
+  readonly magicLinks: MagicLinkRepository;
   /** The database itself: its schema version and engine, for the operator's status and the readiness probe. */
   readonly system: SystemRepository;
   /** Replies of sends made with an Idempotency-Key, when kept in the database (idempotency.store). */

@@ -2,7 +2,7 @@
 // PostgreSQL), decoded. The auth stats' row is each engine's own: SQLite sums booleans (NULL over no rows), PostgreSQL counts.
 import { Type } from '@sinclair/typebox';
 import { Flag, Int, Nullable, OneOf, rowDecoder, Text, type Row } from './decode.js';
-import { AUTH_RESULTS, type AuthLogEntry, type LoginSettings } from '../domain/login-security.js';
+import { AUTH_METHODS, AUTH_RESULTS, type AuthLogEntry, type LoginSettings } from '../domain/login-security.js';
 import { ACCOUNT_ROLES, isAccountRole, type AccountRole } from '../domain/user.js';
 import type { SignInRedirects } from '../domain/sign-in-redirects.js';
 
@@ -14,6 +14,7 @@ const EntryRow = Type.Object({
   address: Text,
   user_agent: Text,
   result: OneOf(AUTH_RESULTS),
+  method: OneOf(AUTH_METHODS),
   at: Text,
 });
 
@@ -25,6 +26,7 @@ export const decodeEntry = rowDecoder('auth log entry', EntryRow, (r): AuthLogEn
   address: r.address,
   userAgent: r.user_agent,
   result: r.result,
+  method: r.method,
   at: r.at,
 }));
 
@@ -37,11 +39,12 @@ const SettingsRow = Type.Object({
   log_retention_days: Int,
   application_passwords: Flag,
   two_step_roles: Text,
+  magic_link: Flag,
 });
 
 /** The columns both engines read settings from. */
 export const SETTINGS_COLUMNS =
-  'failures_per_email, window_minutes, session_idle_minutes, session_absolute_hours, notify_on_lockout, log_retention_days, application_passwords, two_step_roles';
+  'failures_per_email, window_minutes, session_idle_minutes, session_absolute_hours, notify_on_lockout, log_retention_days, application_passwords, two_step_roles, magic_link';
 
 /** The roles as stored: comma-separated, in the order given; an unknown one fails the decode as a corrupt row. */
 export const encodeRoles = (roles: readonly AccountRole[]): string => roles.join(',');
@@ -63,6 +66,7 @@ export const decodeSettings = rowDecoder('login settings', SettingsRow, (r): Log
   logRetentionDays: r.log_retention_days,
   applicationPasswords: r.application_passwords === 1,
   twoStepRoles: decodeRoles(r.two_step_roles),
+  magicLink: r.magic_link === 1,
 }));
 
 /** The values of an upsert, in SETTINGS_COLUMNS' order. */
@@ -75,6 +79,7 @@ export const settingsValues = (s: LoginSettings): Array<string | number> => [
   s.logRetentionDays,
   s.applicationPasswords ? 1 : 0,
   encodeRoles(s.twoStepRoles),
+  s.magicLink ? 1 : 0,
 ];
 
 const decodeRetention = rowDecoder('login log retention', Type.Object({ account_id: Int, log_retention_days: Int }), (r) => ({

@@ -4,7 +4,8 @@ import type { PageOf, PageRequest } from './paging.js';
 import type { NewAuditEntry } from './audit-log.js';
 import type { SignInRedirects } from '../domain/sign-in-redirects.js';
 
-export type NewAuthAttempt = Omit<AuthLogEntry, 'id'>;
+/** `method`: 'password' when not given. */
+export type NewAuthAttempt = Omit<AuthLogEntry, 'id' | 'method'> & { method?: AuthLogEntry['method'] };
 
 /** Which entries a listing shows: any of these results; an email or address containing `search` (any case). */
 export interface AuthLogFilter {

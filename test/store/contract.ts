@@ -16,6 +16,7 @@ import { twoStepChallengeChecks } from './contract/two-step.js';
 import { emailTemplateChecks } from './contract/email-templates.js';
 import { integrityChecks } from './contract/integrity.js';
 import { brandingChecks } from './contract/branding.js';
+import { magicLinkChecks } from './contract/magic-links.js';
 import { dnsConnectionChecks } from './contract/dns-connections.js';
 import { concurrentReadChecks } from './contract/concurrent-reads.js';
 import { creditChecks } from './contract/credits.js';
@@ -56,6 +57,7 @@ const REPOSITORIES = [
   ['email templates', emailTemplateChecks],
   ['integrity scan', integrityChecks],
   ["the sign-in page's branding and its images", brandingChecks],
+  ['sign-in links mailed to users (magic links)', magicLinkChecks],
   ['DNS-provider connections', dnsConnectionChecks],
   ['the credit ledger', creditChecks],
   ['password resets', passwordResetChecks],

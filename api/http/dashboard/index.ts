@@ -32,6 +32,7 @@ import { supportPortalRoutes } from './support-portal-routes.js';
 import { emailTemplateRoutes } from './email-template-routes.js';
 import { integrityRoutes } from './integrity-routes.js';
 import { brandingRoutes } from './branding-routes.js';
+import { magicLinkRoutes } from './magic-link-routes.js';
 
 /** What GET /api says of the site. */
 export const SITE: Site = { name: 'Tern', description: 'The dashboard REST interface of Tern, a mail transfer agent' };
@@ -65,6 +66,7 @@ export const dashboardRoutes: ReadonlyArray<DashboardRoute<DashboardCaller>> = [
   ...emailTemplateRoutes,
   ...integrityRoutes,
   ...brandingRoutes,
+  ...magicLinkRoutes,
 ];
 
 export const productDashboard = (): Dashboard => createDashboard({ auth: dashboardAuthentication, routes: dashboardRoutes, site: SITE });

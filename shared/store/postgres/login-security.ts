@@ -20,15 +20,15 @@ const decodeStats = rowDecoder('auth stats', Type.Object({ attempts: Int, failur
   lockouts: r.lockouts,
 }));
 
-const ENTRY_COLUMNS = 'id, account_id, user_id, email, address, user_agent, result, at';
+const ENTRY_COLUMNS = 'id, account_id, user_id, email, address, user_agent, result, method, at';
 
 export class PgAuthLogStore implements AuthLogRepository {
   constructor(private readonly sql: PgSql) {}
 
   async record(a: NewAuthAttempt): Promise<AuthLogEntry> {
     const row = await this.sql.get(
-      `INSERT INTO auth_log (account_id, user_id, email, address, user_agent, result, at) VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING ${ENTRY_COLUMNS}`,
-      [a.accountId, a.userId, a.email, a.address, a.userAgent, a.result, a.at],
+      `INSERT INTO auth_log (account_id, user_id, email, address, user_agent, result, method, at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING ${ENTRY_COLUMNS}`,
+      [a.accountId, a.userId, a.email, a.address, a.userAgent, a.result, a.method ?? 'password', a.at],
     );
     return decodeEntry(row!);
   }

@@ -37,6 +37,7 @@ import { PgTwoStepChallengeStore } from './two-step.js';
 import { PgEmailTemplateStore } from './email-templates.js';
 import { PgIntegrityStore } from './integrity.js';
 import { PgBrandingStore } from './branding.js';
+import { PgMagicLinkStore } from './magic-links.js';
 
 /** The store of the database at `url`, its schema brought up to date first. */
 export async function openPostgresStore(url: string, options: PoolOptions = {}): Promise<Store> {
@@ -64,6 +65,7 @@ export async function openPostgresStore(url: string, options: PoolOptions = {}):
     emailTemplates: new PgEmailTemplateStore(sql),
     integrity: new PgIntegrityStore(sql),
     branding: new PgBrandingStore(sql),
+    magicLinks: new PgMagicLinkStore(sql),
     invitations: new PgInvitationStore(sql),
     platformInvitations: new PgPlatformInvitationStore(sql),
     messages: new PgMessageStore(sql),

@@ -23,8 +23,8 @@ export class AuthLogStore implements AuthLogRepository {
 
   async record(a: NewAuthAttempt): Promise<AuthLogEntry> {
     const [row] = await this.sql.returning(
-      'INSERT INTO auth_log (account_id, user_id, email, address, user_agent, result, at) VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING *',
-      [a.accountId, a.userId, a.email, a.address, a.userAgent, a.result, a.at],
+      'INSERT INTO auth_log (account_id, user_id, email, address, user_agent, result, method, at) VALUES (?, ?, ?, ?, ?, ?, ?, ?) RETURNING *',
+      [a.accountId, a.userId, a.email, a.address, a.userAgent, a.result, a.method ?? 'password', a.at],
     );
     return decodeEntry(row!);
   }

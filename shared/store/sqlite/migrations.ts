@@ -1283,7 +1283,7 @@ CREATE TABLE sign_in_redirects (
   },
   {
     version: 44,
-    name: "the sign-in page's branding: uploaded images and the one branding row",
+    name: "the sign-in page's branding (uploaded images, the branding row); magic-link sign-in",
     // FluentAuth's auth customizer (issue 26): images operators upload (named by their content's hash, kept in
     // the database so every API process serves them, never deleted), and one branding row (id 1; absent: Tern's
     // own look) whose logo must be one of them.
@@ -1304,6 +1304,20 @@ CREATE TABLE sign_in_branding (
   message TEXT NOT NULL CHECK (length(message) <= 500),
   updated_at TEXT NOT NULL
 );
+
+-- Magic-link sign-in (issue 26): an account's switch, the links mailed (only the token's SHA-256 kept; used once,
+-- decided in one UPDATE), and how each sign-in was made in the auth log.
+ALTER TABLE login_settings ADD COLUMN magic_link INTEGER NOT NULL DEFAULT 0 CHECK (magic_link IN (0, 1));
+ALTER TABLE auth_log ADD COLUMN method TEXT NOT NULL DEFAULT 'password' CHECK (method IN ('password', 'magic_link'));
+
+CREATE TABLE magic_links (
+  token_hash TEXT PRIMARY KEY CHECK (length(token_hash) = 64),
+  user_id INTEGER NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+  created_at TEXT NOT NULL,
+  expires_at TEXT NOT NULL,
+  used_at TEXT
+);
+CREATE INDEX magic_links_by_user ON magic_links(user_id);
 `,
   },
 ];

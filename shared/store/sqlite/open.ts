@@ -37,6 +37,7 @@ import { TwoStepChallengeStore } from './two-step.js';
 import { EmailTemplateStore } from './email-templates.js';
 import { IntegrityStore } from './integrity.js';
 import { BrandingStore } from './branding.js';
+import { MagicLinkStore } from './magic-links.js';
 
 /** The database file of a data directory. */
 export const databaseFile = (dataDir: string): string => join(dataDir, 'tern.db');
@@ -82,6 +83,7 @@ export async function openSqliteStore(dataDir: string): Promise<Store> {
     emailTemplates: new EmailTemplateStore(sql),
     integrity: new IntegrityStore(sql),
     branding: new BrandingStore(sql),
+    magicLinks: new MagicLinkStore(sql),
     system: new SystemStore(sql),
     idempotency: new IdempotencyStore(sql),
     support: new SupportStore(sql),

@@ -71,6 +71,7 @@ export const loginSecurityChecks: ContractCheck[] = [
       logRetentionDays: 30,
       applicationPasswords: false,
       twoStepRoles: ['owner', 'viewer'] as const,
+      magicLink: true,
     };
     t.same(await store.loginSettings.put(account.id, settings), settings);
     t.same(await store.loginSettings.put(account.id, { ...settings, windowMinutes: 10 }), { ...settings, windowMinutes: 10 });
