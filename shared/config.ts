@@ -232,6 +232,8 @@ const ConfigSchema = Obj({
     secureCookies: Type.Boolean(),
     /** The largest account icon one may upload (PNG, JPEG or WebP), refused while it streams in. */
     iconMaxBytes: Type.Integer({ minimum: 1024, maximum: 10_485_760 }),
+    /** The largest image operators may upload for the sign-in page's branding (PNG, JPEG or WebP). */
+    brandingImageMaxBytes: Type.Integer({ minimum: 1024, maximum: 10_485_760 }),
     session: Obj({ idleMinutes: Type.Integer({ minimum: 5, maximum: 10_080 }), absoluteHours: Type.Integer({ minimum: 1, maximum: 720 }) }),
     login: Obj({
       failuresPerEmail: Type.Integer({ minimum: 3, maximum: 50 }),
@@ -263,6 +265,15 @@ const ConfigSchema = Obj({
      * client address may present (accepted or not) per hour. */
     sso: Obj({
       tokenTtlS: Type.Integer({ minimum: 1, maximum: 600 }),
+      perAddressPerHour: Type.Integer({ minimum: 1, maximum: 10_000 }),
+    }),
+    /** Magic-link sign-in: whether the sign-in page offers it (an account still turns it on for its users), how long
+     * a link works, and how many may be asked for in an hour per email (counted whether or not a user has it) and
+     * per client address. */
+    magicLink: Obj({
+      offered: Type.Boolean(),
+      ttlS: Type.Integer({ minimum: 60, maximum: 3600 }),
+      perEmailPerHour: Type.Integer({ minimum: 1, maximum: 100 }),
       perAddressPerHour: Type.Integer({ minimum: 1, maximum: 10_000 }),
     }),
   }),

@@ -32,6 +32,8 @@ export const redisKeys = {
   passwordResets: (by: 'email' | 'address', id: string) => `${P}rl:password-reset:${by}:${id}`,
   /** Single sign-on tokens presented (a sliding window) from one client address (its sha256). */
   ssoTokens: (addressHash: string) => `${P}rl:sso:${addressHash}`,
+  /** Magic sign-in links asked for (a sliding window) for one email (its sha256, lower-cased first) or from one client address. */
+  magicLinks: (by: 'email' | 'address', id: string) => `${P}rl:magic-link:${by}:${id}`,
   /** The stored first response of an Idempotency-Key of one team (24 h). */
   idempotency: (teamId: number, key: string) => `${P}idem:${teamId}:${key}`,
   /** A value a page shows once after its form redirected (a new key's), for one session and page; taken when shown. */

@@ -43,7 +43,7 @@ t.test('operators list the emails and find one with its smartcodes and default; 
   const indexes = (list.body as { emailIndexes: Array<{ name: string; can_disable: boolean; required_smartcodes: string[]; status: string }> }).emailIndexes;
   t.same(
     indexes.map((e) => e.name),
-    ['invitation', 'password_reset', 'two_step_code', 'lockout_notice'],
+    ['invitation', 'password_reset', 'two_step_code', 'lockout_notice', 'magic_link'],
   );
   t.match(indexes[0], { can_disable: false, required_smartcodes: ['{{invitation.url}}'], status: 'active' });
   const found = await h.request('GET', `${EMAILS}/find-email?email_id=invitation`, as(operator));

@@ -34,9 +34,10 @@ const NOT_HTML = new Set([
   // Redirects to and from a sign-in provider; their refusals are the sign-in page, laid out at /wp-login.php.
   '/sign-in/with/:provider',
   '/sign-in/callback/:provider',
+  '/branding/:file',
 ]);
 /** Pages shown before signing in (or to anyone). */
-const PUBLIC = new Set(['/wp-login.php', '/wp-admin/authorize-application.php', '/accept-invitation', '/forgot-password', '/reset-password', '/sso/accept']);
+const PUBLIC = new Set(['/wp-login.php', '/wp-admin/authorize-application.php', '/accept-invitation', '/forgot-password', '/reset-password', '/sso/accept', '/magic-link']);
 
 interface World {
   owner: string;

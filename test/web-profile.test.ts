@@ -163,6 +163,7 @@ t.test("the account's login security for its owner: settings saved and checked, 
       notify_on_lockout: true,
       application_passwords: false,
       two_step_roles: ['viewer'],
+      magic_link: false,
     },
     'a switch the form did not send is off',
   );

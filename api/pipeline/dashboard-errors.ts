@@ -76,6 +76,7 @@ export const DASHBOARD_ERRORS = {
   tern_plugins_not_supported: 501,
   tern_two_step_code_invalid: 401,
   tern_two_step_expired: 401,
+  tern_magic_link_invalid: 401,
   application_passwords_disabled: 401,
   rest_internal_error: 500,
   rest_unavailable: 503,

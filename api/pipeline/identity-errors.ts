@@ -6,6 +6,8 @@ import { dashboardError, MESSAGES, forbidden, tooManyRequests, type DashboardErr
 import { invalidParam } from './refusal-errors.js';
 
 const MEMBER_EXISTS = 'This account already has a user with that email address.';
+const MAGIC_LINK_INVALID =
+  'This sign-in link cannot be used: it is unknown, was already used or replaced by a newer one, has expired, or is no longer allowed. Ask for a new link.';
 
 export function dashboardErrorForIdentity(refusal: IdentityRefusal): DashboardError {
   switch (refusal.kind) {
@@ -42,6 +44,8 @@ export function dashboardErrorForIdentity(refusal: IdentityRefusal): DashboardEr
       return refusal.state === 'expired'
         ? dashboardError('expired_key', 'Your password reset link has expired. Please request a new link.')
         : dashboardError('invalid_key', 'Your password reset link appears to be invalid (unknown, replaced by a newer one, or already used). Please request a new link.');
+    case 'magic_link_unusable':
+      return dashboardError('tern_magic_link_invalid', MAGIC_LINK_INVALID);
     case 'rate_limited':
       return tooManyRequests(refusal.message, refusal.retryAfterS);
     case 'system_mail_unavailable':

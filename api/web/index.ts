@@ -24,10 +24,12 @@ import { ADMIN_PAGES } from './admin/index.js';
 import { BILLING_PAGES } from './account/billing.js';
 import { KEY_PAGES } from './account/keys.js';
 import { WEBHOOK_PAGES } from './account/webhooks.js';
+import { BRANDING_PAGES, branded } from './branding.js';
+import { MAGIC_LINK_PAGES } from './magic-link.js';
 
 export const PAGES: readonly Page[] = [
-  publicPage({ method: 'GET', path: SIGN_IN_PATH, title: SIGN_IN_TITLE, handle: showSignIn }),
-  publicPage({ method: 'POST', path: SIGN_IN_PATH, title: SIGN_IN_TITLE, handle: signIn }),
+  publicPage({ method: 'GET', path: SIGN_IN_PATH, title: SIGN_IN_TITLE, handle: branded(showSignIn) }),
+  publicPage({ method: 'POST', path: SIGN_IN_PATH, title: SIGN_IN_TITLE, handle: branded(signIn) }),
   publicPage({ method: 'GET', path: AUTHORIZE_PATH, title: 'Cannot Authorize Application', handle: showAuthorization }),
   publicPage({ method: 'POST', path: AUTHORIZE_PATH, title: AUTHORIZE_TITLE, handle: decideAuthorization }),
   publicPage({ method: 'GET', path: ACCEPT_INVITATION_PATH, title: ACCEPT_INVITATION_TITLE, handle: showAcceptInvitation }),
@@ -49,6 +51,8 @@ export const PAGES: readonly Page[] = [
   ...BILLING_PAGES,
   ...KEY_PAGES,
   ...WEBHOOK_PAGES,
+  ...BRANDING_PAGES,
+  ...MAGIC_LINK_PAGES,
 ];
 
 /** Mounts the static files and every page on the API's app. */

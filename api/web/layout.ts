@@ -49,7 +49,7 @@ export const formGuard = (v: Viewer): Html =>
       value="${v.formNonce}"
     />${v.kind === 'account' ? html`<input type="hidden" name="${TEAM_FIELD}" value="${v.acting.id}" />` : undefined}`;
 
-function head(title: string, scripts: boolean): Html {
+function head(title: string, scripts: boolean, stylesheet?: string): Html {
   return html`<meta charset="utf-8" />
     <meta name="viewport" content="width=device-width, initial-scale=1" />
     <meta name="referrer" content="same-origin" />
@@ -58,6 +58,7 @@ function head(title: string, scripts: boolean): Html {
     <title>${title} · Tern</title>
     <link rel="icon" type="image/svg+xml" href="${assetUrl('favicon.svg')}" />
     <link rel="stylesheet" href="${assetUrl('app.css')}" />
+    ${stylesheet === undefined ? undefined : html`<link rel="stylesheet" href="${stylesheet}" />`}
     ${
       scripts
         ? html`<link rel="stylesheet" href="${assetUrl('uplot.css')}" />
@@ -68,15 +69,19 @@ function head(title: string, scripts: boolean): Html {
     }`;
 }
 
-/** A page before signing in (or an error page): one card, its title on top. */
-export const plainDocument = (title: string, body: Html): Html =>
+/**
+ * A page before signing in (or an error page): one card, its title on top. `look`: the platform's branding of the
+ * pages before signing in (a stylesheet of this site after Tern's, a header above the title).
+ */
+export const plainDocument = (title: string, body: Html, look: { stylesheet?: string; header?: Html } = {}): Html =>
   html`<!doctype html>
     <html lang="en">
       <head>
-        ${head(title, false)}
+        ${head(title, false, look.stylesheet)}
       </head>
       <body>
         <main class="plain" id="main">
+          ${look.header}
           <h1>${title}</h1>
           ${body}
         </main>

@@ -13,6 +13,7 @@ import { fieldOf, readForm, requireSameOrigin, type PageRequest } from './reques
 import type { PageAnswer, PageReply } from './reply.js';
 import { publicPage } from './page.js';
 import { SIGN_IN_PATH } from './sign-in.js';
+import { branded } from './branding.js';
 import { RESET_REQUESTED } from '../presenters/messages.js';
 
 const FORGOT_PASSWORD_PATH = '/forgot-password';
@@ -121,8 +122,8 @@ async function resetPassword(ctx: AppContext, r: PageRequest, log: Logger): Prom
 }
 
 export const PASSWORD_RESET_PAGES = [
-  publicPage({ method: 'GET', path: FORGOT_PASSWORD_PATH, title: FORGOT_PASSWORD_TITLE, handle: showForgotPassword }),
-  publicPage({ method: 'POST', path: FORGOT_PASSWORD_PATH, title: FORGOT_PASSWORD_TITLE, handle: requestReset }),
-  publicPage({ method: 'GET', path: RESET_PASSWORD_PATH, title: RESET_PASSWORD_TITLE, handle: showResetPassword }),
-  publicPage({ method: 'POST', path: RESET_PASSWORD_PATH, title: RESET_PASSWORD_TITLE, handle: resetPassword }),
+  publicPage({ method: 'GET', path: FORGOT_PASSWORD_PATH, title: FORGOT_PASSWORD_TITLE, handle: branded(showForgotPassword) }),
+  publicPage({ method: 'POST', path: FORGOT_PASSWORD_PATH, title: FORGOT_PASSWORD_TITLE, handle: branded(requestReset) }),
+  publicPage({ method: 'GET', path: RESET_PASSWORD_PATH, title: RESET_PASSWORD_TITLE, handle: branded(showResetPassword) }),
+  publicPage({ method: 'POST', path: RESET_PASSWORD_PATH, title: RESET_PASSWORD_TITLE, handle: branded(resetPassword) }),
 ];

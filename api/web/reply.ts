@@ -21,6 +21,8 @@ export interface PageAnswer {
   formTargets?: ReadonlyArray<URL | undefined>;
   /** Set for a signed-in page (by the pages' route group): the bar, the sections and the team switcher around it. */
   frame?: AppFrame;
+  /** A plain page's branding (web/branding.ts): a stylesheet of this site linked after Tern's, a header above the title. */
+  look?: { stylesheet?: string; header?: Html };
 }
 
 export interface RedirectAnswer {
@@ -106,7 +108,7 @@ export function writeReply(req: IncomingMessage, res: ServerResponse, reply: Pag
       writeHtml(req, res, reply.status ?? 200, reply.body.text, { 'Content-Security-Policy': contentSecurityPolicy() });
       return;
     case 'page': {
-      const text = reply.frame ? appDocument(reply.title, reply.body, reply.frame).text : plainDocument(reply.title, reply.body).text;
+      const text = reply.frame ? appDocument(reply.title, reply.body, reply.frame).text : plainDocument(reply.title, reply.body, reply.look).text;
       writeHtml(req, res, reply.status ?? 200, text, {
         'Content-Security-Policy': contentSecurityPolicy(reply.formTargets, reply.frame !== undefined),
         ...reply.headers,

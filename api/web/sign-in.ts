@@ -13,6 +13,7 @@ import { PROVIDER_NAMES, type SocialProvider } from '../../shared/domain/social-
 
 /** Where a sign-in with a provider starts (api/web/social-sign-in.ts). */
 export const socialStartPath = (provider: string): string => `/sign-in/with/${provider}`;
+import { MAGIC_LINK_PATH } from '../../shared/core/identity/index.js';
 
 export const SIGN_IN_PATH = '/wp-login.php';
 export const SIGN_IN_TITLE = 'Sign in';
@@ -41,7 +42,23 @@ function providerLinks(providers: readonly SocialProvider[], redirectTo: string 
   </div>`;
 }
 
-function signInForm(redirectTo: string | undefined, email = '', error?: PageError, loggedOut = false, providers: readonly SocialProvider[] = []): Html {
+
+/** The other way in, when the platform offers it: a link mailed to the user (the account decides whether one goes). */
+const magicLinkForm = (): Html =>
+  html`<form method="post" action="${MAGIC_LINK_PATH}" class="magic-link">
+    <label for="magic-email">Or sign in without your password</label>
+    <input type="email" id="magic-email" name="email" maxlength="254" autocomplete="username" required />
+    <button type="submit" id="send-magic-link">Email me a sign-in link</button>
+  </form>`;
+
+function signInForm(
+  redirectTo: string | undefined,
+  email = '',
+  error?: PageError,
+  loggedOut = false,
+  providers: readonly SocialProvider[] = [],
+  offerLink = false,
+): Html {
   return html`${error ? html`<p class="error" role="alert">${error.message}</p>` : undefined}
     ${loggedOut && !error ? html`<p class="notice" role="status">You are logged out.</p>` : undefined}
     <form method="post" action="${SIGN_IN_PATH}">
@@ -53,7 +70,8 @@ function signInForm(redirectTo: string | undefined, email = '', error?: PageErro
       <button type="submit" class="primary" id="sign-in">Sign in</button>
     </form>
     ${providerLinks(providers, redirectTo)}
-    <p><a href="/forgot-password">Forgot your password?</a></p>`;
+    <p><a href="/forgot-password">Forgot your password?</a></p>
+    ${offerLink ? magicLinkForm() : undefined}`;
 }
 
 /** The second step of a two-step sign-in: the code mailed, with the challenge the password's success answered. */
@@ -85,7 +103,7 @@ export async function formPage(ctx: AppContext, redirectTo: string | undefined, 
     kind: 'page',
     status: error?.status,
     title: SIGN_IN_TITLE,
-    body: signInForm(redirectTo, email, error, loggedOut, await ctx.core.socialSignIn.enabledProviders()),
+    body: signInForm(redirectTo, email, error, loggedOut, await ctx.core.socialSignIn.enabledProviders(), ctx.core.magicLinks.offered),
     headers: { ...error?.headers },
   };
 }

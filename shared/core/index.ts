@@ -27,10 +27,12 @@ import { DmarcCheck } from './dmarc/check.js';
 import { WriteRates } from './write-rates.js';
 import { SystemMail } from './system-mail.js';
 import { EmailTemplates } from './email-templates.js';
+import { Branding } from './branding.js';
 import { IntegrityScan } from './integrity-scan.js';
 import { DnsInstructions } from './dns-instructions.js';
 import { Invitations } from './identity/invitations.js';
 import { PasswordResets } from './identity/password-resets.js';
+import { MagicLinks } from './identity/magic-links.js';
 import { Credits } from './credits.js';
 import { LowBalanceAlerts } from './low-balance.js';
 import { AuditLog } from './audit-log.js';
@@ -91,12 +93,16 @@ export interface Core extends Identity {
   /** The operators' settings of sign-in with a provider (Google, GitHub). */
   readonly socialSignInSettings: SocialSignInSettings;
   readonly integrityScan: IntegrityScan;
+  /** The sign-in page's branding (logo, colours, message) and its uploaded images. */
+  readonly branding: Branding;
   /** Emailing a domain's DNS records to whoever runs its zone. */
   readonly dnsInstructions: DnsInstructions;
   /** Inviting dashboard users by mail, and accepting an invitation. */
   readonly invitations: Invitations;
   /** Forgot password: a link by mail that sets a new password once. */
   readonly passwordResets: PasswordResets;
+  /** Magic-link sign-in: a single-use link by mail, for the users whose account allows it. */
+  readonly magicLinks: MagicLinks;
   /** A domain's DMARC record read on demand: its tags, alignment, the record to publish next. */
   readonly dmarc: DmarcCheck;
   /** Balances, the credit ledger, transfers to teams, grants and removals by the platform. */
@@ -181,9 +187,11 @@ export function createCore(rt: Runtime, queue: Queue, adapters: CoreAdapters, { 
     emailTemplates,
     socialSignInSettings: new SocialSignInSettings(rt),
     integrityScan: new IntegrityScan({ store: rt.store, mail: systemMail }),
+    branding: new Branding(rt),
     dnsInstructions: new DnsInstructions(rt, domains, systemMail),
     invitations: new Invitations({ ...rt, now: Date.now }, systemMail, identity.sessions, identity.nonces),
     passwordResets: new PasswordResets({ ...rt, now: Date.now }, systemMail, identity.sessions),
+    magicLinks: new MagicLinks({ ...rt, now: Date.now }, systemMail, identity.logins, identity.loginSecurity),
     dmarc: new DmarcCheck(rt),
     writeRates: new WriteRates(rt),
     credits,

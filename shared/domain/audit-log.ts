@@ -37,6 +37,7 @@ export const AUDIT_ACTIONS = [
   'integrity.reset_ignores',
   'sso_site.create',
   'sso_site.remove',
+  'branding.save',
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 

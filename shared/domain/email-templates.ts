@@ -6,7 +6,7 @@
 import escapeHtml from 'escape-html';
 import { convert } from 'html-to-text';
 
-export const EMAIL_IDS = ['invitation', 'password_reset', 'two_step_code', 'lockout_notice'] as const;
+export const EMAIL_IDS = ['invitation', 'password_reset', 'two_step_code', 'lockout_notice', 'magic_link'] as const;
 export type EmailId = (typeof EMAIL_IDS)[number];
 
 export interface Smartcode {
@@ -132,6 +132,27 @@ export const EMAILS: Readonly<Record<EmailId, EmailDefinition>> = {
       '<p>Hello,</p>',
       '<p>Too many failed sign-ins to <b>{{lockout.email}}</b> (the last from the address {{lockout.address}}): further attempts are refused for up to {{lockout.minutes}} minutes.</p>',
       '<p>The auth log of your account lists every attempt.</p>',
+    ].join('\n'),
+  },
+  magic_link: {
+    title: 'Sign-in link',
+    description: 'Sent when a user asks the sign-in page to email a sign-in link, if the account lets its users sign in so.',
+    recipient: 'The user signing in',
+    canDisable: false,
+    smartcodes: {
+      'link.url': { description: 'The link that signs in (once)', sample: 'https://dash.example.com/magic-link?token=sample' },
+      'link.minutes': { description: 'How many minutes it works', sample: '15' },
+      'user.email': { description: "The user's email", sample: 'ada@example.com' },
+      'request.address': { description: 'The client address the request came from', sample: '192.0.2.10' },
+    },
+    required: ['link.url'],
+    subject: 'Your Tern sign-in link',
+    body: [
+      '<p>Hello,</p>',
+      '<p>Someone asked to sign in to Tern as <b>{{user.email}}</b> (from the address {{request.address}}).</p>',
+      '<p>Sign in here: <a href="{{link.url}}">{{link.url}}</a></p>',
+      '<p>The link works once, for {{link.minutes}} minutes.</p>',
+      '<p>If you did not ask for this, ignore this mail: nobody can sign in without opening the link.</p>',
     ].join('\n'),
   },
 };

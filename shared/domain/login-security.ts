@@ -4,10 +4,10 @@ import type { AccountRole } from './user.js';
 export const AUTH_RESULTS = ['success', 'failure', 'throttled'] as const;
 export type AuthResult = (typeof AUTH_RESULTS)[number];
 /**
- * How a sign-in was made: a password (and its two-step code), a provider (core/identity/social-sign-in.ts), or a
- * token from a paired dashboard (single sign-on). The column's CHECK (migration 42) also admits 'magic_link'.
+ * How a sign-in was made: a password (and its two-step code), a provider (core/identity/social-sign-in.ts), a
+ * token from a paired dashboard (single sign-on), or a link mailed to the user.
  */
-export const AUTH_METHODS = ['password', 'google', 'github', 'sso'] as const;
+export const AUTH_METHODS = ['password', 'google', 'github', 'sso', 'magic_link'] as const;
 export type AuthMethod = (typeof AUTH_METHODS)[number];
 
 /** One login attempt, recorded whatever its outcome. */
@@ -43,6 +43,8 @@ export interface LoginSettings {
   applicationPasswords: boolean;
   /** Users of these roles sign in with their password and then a one-time code mailed to them. */
   twoStepRoles: readonly AccountRole[];
+  /** Whether the account's users may sign in by a single-use link mailed to them (not those of two-step roles). */
+  magicLink: boolean;
 }
 
 export type NumericLoginSetting = 'failuresPerEmail' | 'windowMinutes' | 'sessionIdleMinutes' | 'sessionAbsoluteHours' | 'logRetentionDays';
@@ -57,7 +59,13 @@ export const LOGIN_SETTING_BOUNDS: Readonly<Record<NumericLoginSetting, { min: n
 };
 
 /** What an account that has set nothing gets, beside the configured lockout and session values. */
-export const LOGIN_SETTING_DEFAULTS = { notifyOnLockout: false, logRetentionDays: 90, applicationPasswords: true, twoStepRoles: [] as readonly AccountRole[] };
+export const LOGIN_SETTING_DEFAULTS = {
+  notifyOnLockout: false,
+  logRetentionDays: 90,
+  applicationPasswords: true,
+  twoStepRoles: [] as readonly AccountRole[],
+  magicLink: false,
+};
 
 export interface AuthStats {
   attempts: number;

@@ -11,6 +11,8 @@ import type { QueueRepository } from './queue.js';
 import type { TwoStepChallengeRepository } from './two-step.js';
 import type { EmailTemplateRepository } from './email-templates.js';
 import type { SocialSignInRepository } from './social-sign-in.js';
+import type { BrandingRepository } from './branding.js';
+import type { MagicLinkRepository } from './magic-links.js';
 import type { IntegrityRepository } from './integrity.js';
 import type { SingleSignOnRepository } from './single-sign-on.js';
 import type { QueueControlRepository } from './queue-control.js';
@@ -96,6 +98,10 @@ export interface Store {
   readonly integrity: IntegrityRepository;
   /** Single sign-on: the dashboards paired with this one, and the tokens spent. */
   readonly singleSignOn: SingleSignOnRepository;
+  /** The sign-in page's branding and the images uploaded for it. */
+  readonly branding: BrandingRepository;
+  /** Sign-in links mailed to users (magic-link sign-in). */
+  readonly magicLinks: MagicLinkRepository;
   /** The database itself: its schema version and engine, for the operator's status and the readiness probe. */
   readonly system: SystemRepository;
   /** Replies of sends made with an Idempotency-Key, when kept in the database (idempotency.store). */

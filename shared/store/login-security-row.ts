@@ -39,11 +39,12 @@ const SettingsRow = Type.Object({
   log_retention_days: Int,
   application_passwords: Flag,
   two_step_roles: Text,
+  magic_link: Flag,
 });
 
 /** The columns both engines read settings from. */
 export const SETTINGS_COLUMNS =
-  'failures_per_email, window_minutes, session_idle_minutes, session_absolute_hours, notify_on_lockout, log_retention_days, application_passwords, two_step_roles';
+  'failures_per_email, window_minutes, session_idle_minutes, session_absolute_hours, notify_on_lockout, log_retention_days, application_passwords, two_step_roles, magic_link';
 
 /** The roles as stored: comma-separated, in the order given; an unknown one fails the decode as a corrupt row. */
 export const encodeRoles = (roles: readonly AccountRole[]): string => roles.join(',');
@@ -65,6 +66,7 @@ export const decodeSettings = rowDecoder('login settings', SettingsRow, (r): Log
   logRetentionDays: r.log_retention_days,
   applicationPasswords: r.application_passwords === 1,
   twoStepRoles: decodeRoles(r.two_step_roles),
+  magicLink: r.magic_link === 1,
 }));
 
 /** The values of an upsert, in SETTINGS_COLUMNS' order. */
@@ -77,6 +79,7 @@ export const settingsValues = (s: LoginSettings): Array<string | number> => [
   s.logRetentionDays,
   s.applicationPasswords ? 1 : 0,
   encodeRoles(s.twoStepRoles),
+  s.magicLink ? 1 : 0,
 ];
 
 const decodeRetention = rowDecoder('login log retention', Type.Object({ account_id: Int, log_retention_days: Int }), (r) => ({

@@ -4,7 +4,7 @@ import type { PageOf, PageRequest } from './paging.js';
 import type { NewAuditEntry } from './audit-log.js';
 import type { SignInRedirects } from '../domain/sign-in-redirects.js';
 
-/** An attempt to record; a password's unless `method` says otherwise (a provider, single sign-on). */
+/** An attempt to record; a password's unless `method` says otherwise (a provider, single sign-on, a mailed link). */
 export type NewAuthAttempt = Omit<AuthLogEntry, 'id' | 'method'> & { method?: AuthLogEntry['method'] };
 
 /** Which entries a listing shows: any of these results; an email or address containing `search` (any case). */

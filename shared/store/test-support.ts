@@ -27,6 +27,8 @@ export interface StoreTestSupport {
   setPasswordResetExpiry(userId: number, expiresAt: string): Promise<void>;
   /** Sets when every two-step challenge of a user expires. */
   setTwoStepExpiry(userId: number, expiresAt: string): Promise<void>;
+  /** Moves the expiry of the user's sign-in links (magic links). */
+  setMagicLinkExpiry(userId: number, expiresAt: string): Promise<void>;
   /** Records a waiting report without its body, as a release before schema 36 did (the body was in a file spool). */
   addReportWithoutBody(r: InboundReport): Promise<void>;
   close(): Promise<void>;

@@ -17,6 +17,8 @@ import { emailTemplateChecks } from './contract/email-templates.js';
 import { socialSignInChecks } from './contract/social-sign-in.js';
 import { integrityChecks } from './contract/integrity.js';
 import { singleSignOnChecks } from './contract/single-sign-on.js';
+import { brandingChecks } from './contract/branding.js';
+import { magicLinkChecks } from './contract/magic-links.js';
 import { dnsConnectionChecks } from './contract/dns-connections.js';
 import { concurrentReadChecks } from './contract/concurrent-reads.js';
 import { creditChecks } from './contract/credits.js';
@@ -58,6 +60,8 @@ const REPOSITORIES = [
   ['sign-in with a provider', socialSignInChecks],
   ['integrity scan', integrityChecks],
   ['single sign-on: paired dashboards and spent tokens', singleSignOnChecks],
+  ["the sign-in page's branding and its images", brandingChecks],
+  ['sign-in links mailed to users (magic links)', magicLinkChecks],
   ['DNS-provider connections', dnsConnectionChecks],
   ['the credit ledger', creditChecks],
   ['password resets', passwordResetChecks],

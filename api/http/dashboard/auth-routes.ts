@@ -120,6 +120,9 @@ const settings: Route = {
         log_retention_days: settingArg('Auth log entries older than this many days are deleted (1 to 3650).'),
         notify_on_lockout: Type.Optional(Type.Boolean({ description: 'Mail the account’s owners when an email is locked out.' })),
         application_passwords: Type.Optional(Type.Boolean({ description: 'Whether application passwords authenticate (false: every one is refused).' })),
+        magic_link: Type.Optional(
+          Type.Boolean({ description: 'Whether users may sign in by a single-use link mailed to them (not those of two_step_roles; false by default).' }),
+        ),
         two_step_roles: Type.Optional(
           Type.Array(oneOf(ACCOUNT_ROLES), {
             description: 'Roles that sign in with a six-digit code mailed after their password ([] for none).',
@@ -138,6 +141,7 @@ const settings: Route = {
           notifyOnLockout: params.notify_on_lockout,
           applicationPasswords: params.application_passwords,
           twoStepRoles: params.two_step_roles,
+          magicLink: params.magic_link,
         };
         return { body: loginSettingsView(identified(await ctx.core.loginSecurity.updateSettings(signedIn(user).user, change, log))) };
       },

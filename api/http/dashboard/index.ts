@@ -33,6 +33,8 @@ import { emailTemplateRoutes } from './email-template-routes.js';
 import { socialAuthRoutes } from './social-auth-routes.js';
 import { integrityRoutes } from './integrity-routes.js';
 import { singleSignOnRoutes } from './single-sign-on-routes.js';
+import { brandingRoutes } from './branding-routes.js';
+import { magicLinkRoutes } from './magic-link-routes.js';
 
 /** What GET /api says of the site. */
 export const SITE: Site = { name: 'Tern', description: 'The dashboard REST interface of Tern, a mail transfer agent' };
@@ -67,6 +69,8 @@ export const dashboardRoutes: ReadonlyArray<DashboardRoute<DashboardCaller>> = [
   ...socialAuthRoutes,
   ...integrityRoutes,
   ...singleSignOnRoutes,
+  ...brandingRoutes,
+  ...magicLinkRoutes,
 ];
 
 export const productDashboard = (): Dashboard => createDashboard({ auth: dashboardAuthentication, routes: dashboardRoutes, site: SITE });

@@ -50,6 +50,7 @@ export const loginSettingsView = (s: LoginSettings) => ({
   log_retention_days: s.logRetentionDays,
   application_passwords: s.applicationPasswords,
   two_step_roles: [...s.twoStepRoles],
+  magic_link: s.magicLink,
 });
 
 export const authStatsView = (s: AuthStats) => ({ attempts: s.attempts, failures: s.failures, lockouts: s.lockouts });

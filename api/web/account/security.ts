@@ -99,9 +99,10 @@ const SETTING_FIELDS: ReadonlyArray<[NumericLoginSetting, string, string]> = [
 ];
 
 /** The settings form's switches: each a checkbox, on when sent. */
-const SWITCH_FIELDS: ReadonlyArray<['notifyOnLockout' | 'applicationPasswords', string, string]> = [
+const SWITCH_FIELDS: ReadonlyArray<['notifyOnLockout' | 'applicationPasswords' | 'magicLink', string, string]> = [
   ['notifyOnLockout', 'notify_on_lockout', 'Mail the owners when an email is locked out'],
   ['applicationPasswords', 'application_passwords', 'Application passwords work'],
+  ['magicLink', 'magic_link', 'Users may sign in by a link mailed to them (not the two-step roles)'],
 ];
 
 /** The settings form's fields as its labels say them: the core names a setting by its key. */

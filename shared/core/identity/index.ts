@@ -73,3 +73,4 @@ export type { SsoRefusal, SsoSignIn, SsoValidation, ChildRegistration, LoginLink
 export { PASSWORD_LENGTH } from './passwords.js';
 export type { PasswordResetLink, PasswordResetRequest, PasswordResetCompletion } from './password-resets.js';
 export type { AuthorizationRequest, CheckedAuthorization, Approval } from './application-authorization.js';
+export { MAGIC_LINK_PATH, type MagicLinkRequest } from './magic-links.js';

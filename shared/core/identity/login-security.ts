@@ -225,7 +225,7 @@ function settingProblems(change: LoginSettingsChange): FieldProblem[] {
       const bounds = LOGIN_SETTING_BOUNDS[name as NumericLoginSetting];
       if (!Number.isInteger(value) || (value as number) < bounds.min || (value as number) > bounds.max)
         problems.push({ field: name, message: `${name} must be an integer from ${bounds.min} to ${bounds.max}` });
-    } else if (name === 'notifyOnLockout' || name === 'applicationPasswords') {
+    } else if (name === 'notifyOnLockout' || name === 'applicationPasswords' || name === 'magicLink') {
       if (typeof value !== 'boolean') problems.push({ field: name, message: `${name} must be true or false` });
     } else if (name === 'twoStepRoles') {
       const roles = value as readonly string[];

@@ -11,12 +11,13 @@ import { accountOfUser, clip, isoAt, type IdentityDeps } from './deps.js';
 import { dummyHash, verifyPassword } from './passwords.js';
 import type { LoginSecurity } from './login-security.js';
 import type { Nonces } from './nonces.js';
-import type { Sessions } from './sessions.js';
+import { hashToken, type Sessions } from './sessions.js';
 import type { Logger } from '../../log.js';
 import type { IdentityRefusal } from './refusals.js';
 import type { TwoStepSignIn } from './two-step.js';
 import type { LoginSettings } from '../../domain/login-security.js';
 import type { SystemMail } from '../system-mail.js';
+import { isOperator } from '../../domain/user.js';
 
 export interface LoginAttempt {
   /** As typed; compared without regard to case. */
@@ -34,9 +35,26 @@ export interface TwoStepAttempt {
   userAgent: string;
 }
 
+/** A mailed sign-in link followed: its token, and the client. */
+export interface MagicLinkAttempt {
+  token: string;
+  address: string;
+  userAgent: string;
+}
+
 export type LoginRefusal = Extract<
   IdentityRefusal,
-  { kind: 'invalid_credentials' | 'throttled' | 'two_step_required' | 'two_step_code_wrong' | 'two_step_spent' | 'system_mail_unavailable' | 'rate_limited' }
+  {
+    kind:
+      | 'invalid_credentials'
+      | 'throttled'
+      | 'two_step_required'
+      | 'two_step_code_wrong'
+      | 'two_step_spent'
+      | 'system_mail_unavailable'
+      | 'rate_limited'
+      | 'magic_link_unusable';
+  }
 >;
 
 export type LoginResult = { ok: true; token: string; session: Session; user: User; nonce: string } | { ok: false; refusal: LoginRefusal };
@@ -134,6 +152,39 @@ export class Logins {
     const emailPlace = await reserveWindows(this.d.redis, [windows[0]]);
     if (emailPlace.granted === 0) return this.throttled(a, emailPlace, settings, accountId, record, log);
     return this.signIn(user, a, windows, addressPlace, record, log);
+  }
+
+  /**
+   * A mailed sign-in link followed (its form posted, never its GET: mail scanners fetch links). The try takes its
+   * place in the client address's window before the token is looked at; the link is used in one UPDATE (of two
+   * uses at once one only succeeds), and then the account must still allow it for the user (the switch on, the
+   * role not a two-step one): a link spent on a refused sign-in stays spent. Then the password login's path:
+   * the email's failures cleared, a new session, an auth log entry (method magic_link).
+   */
+  async signInWithLink(a: MagicLinkAttempt, log: Logger): Promise<LoginResult> {
+    const reservation = await reserveWindows(this.d.redis, [this.addressWindow(a.address)]);
+    if (reservation.granted === 0) return { ok: false, refusal: { kind: 'throttled', retryAfterS: waitOf(reservation) } };
+    const userId = a.token === '' ? undefined : await this.d.store.magicLinks.use(hashToken(a.token), isoAt(this.d.now()));
+    const user = userId === undefined ? undefined : await this.d.store.users.get(userId);
+    if (!user) return { ok: false, refusal: { kind: 'magic_link_unusable' } };
+    const accountId = await accountOfUser(this.d, user);
+    const settings = await this.security.effective(accountId);
+    const attempt = { email: user.email, address: a.address, userAgent: a.userAgent };
+    const record = (result: AuthResult) => this.record(attempt, result, user, accountId, 'magic_link');
+    if (!this.linkAllowed(settings, user)) {
+      await record('failure');
+      return { ok: false, refusal: { kind: 'magic_link_unusable' } };
+    }
+    return this.signIn(user, attempt, this.windowsFor(user.email, a.address, settings), reservation, record, log);
+  }
+
+  /**
+   * Whether `user` may sign in by a mailed link: the account's switch on, and its role not one the account asks
+   * for a password and a code (a link proves the mailbox only: one factor where the account asked for two).
+   * Operators are no account's users: never.
+   */
+  linkAllowed(settings: LoginSettings, user: User): boolean {
+    return !isOperator(user) && settings.magicLink && !this.twoStep.applies(settings, user);
   }
 
   /** A success clears the email's failures, gives the address its place back, and starts a session. */

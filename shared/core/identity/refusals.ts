@@ -31,6 +31,8 @@ export type IdentityRefusal =
   | { kind: 'invitation_expired' }
   /** A password-reset link's token that is unknown (or replaced by a newer one), already used, or past its expiry. */
   | { kind: 'password_reset_unusable'; state: 'unknown' | 'used' | 'expired' }
+  /** A sign-in link that is unknown, used, expired, replaced, or no longer allowed (the account turned it off). */
+  | { kind: 'magic_link_unusable' }
   /** The invitation's mail could not be sent (see core/system-mail.ts); nothing was stored. */
   | SystemMailRefusal
   /** The user's password is a one-time one that must be changed before anything else (see access.ts). */

@@ -761,6 +761,42 @@ CREATE TABLE sso_spent_tokens (
 CREATE INDEX sso_spent_tokens_expiry ON sso_spent_tokens(expires_at);
 `,
   },
+  {
+    version: 44,
+    name: "the sign-in page's branding (uploaded images, the branding row); magic-link sign-in",
+    // As SQLite's migration 44.
+    sql: `
+CREATE TABLE branding_images (
+  id TEXT PRIMARY KEY CHECK (length(id) = 32),
+  content_type TEXT NOT NULL CHECK (content_type IN ('image/png', 'image/jpeg', 'image/webp')),
+  content BYTEA NOT NULL,
+  uploaded_by BIGINT REFERENCES users(id) ON DELETE SET NULL,
+  created_at TEXT NOT NULL
+);
+
+CREATE TABLE sign_in_branding (
+  id BIGINT PRIMARY KEY CHECK (id = 1),
+  logo_image_id TEXT REFERENCES branding_images(id),
+  background_color TEXT,
+  button_color TEXT,
+  message TEXT NOT NULL CHECK (length(message) <= 500),
+  updated_at TEXT NOT NULL
+);
+
+-- Magic-link sign-in (issue 26): an account's switch, the links mailed (only the token's SHA-256 kept; used once,
+-- decided in one UPDATE); the auth log's method ('magic_link') is migration 42's column.
+ALTER TABLE login_settings ADD COLUMN magic_link SMALLINT NOT NULL DEFAULT 0 CHECK (magic_link IN (0, 1));
+
+CREATE TABLE magic_links (
+  token_hash TEXT PRIMARY KEY CHECK (length(token_hash) = 64),
+  user_id BIGINT NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+  created_at TEXT NOT NULL,
+  expires_at TEXT NOT NULL,
+  used_at TEXT
+);
+CREATE INDEX magic_links_by_user ON magic_links(user_id);
+`,
+  },
 ];
 
 /** The schema version this release brings a PostgreSQL database to: its newest migration. */

@@ -38,6 +38,8 @@ import { PgEmailTemplateStore } from './email-templates.js';
 import { PgSocialSignInStore } from './social-sign-in.js';
 import { PgIntegrityStore } from './integrity.js';
 import { PgSingleSignOnStore } from './single-sign-on.js';
+import { PgBrandingStore } from './branding.js';
+import { PgMagicLinkStore } from './magic-links.js';
 
 /** The store of the database at `url`, its schema brought up to date first. */
 export async function openPostgresStore(url: string, options: PoolOptions = {}): Promise<Store> {
@@ -66,6 +68,8 @@ export async function openPostgresStore(url: string, options: PoolOptions = {}):
     socialSignIn: new PgSocialSignInStore(sql),
     integrity: new PgIntegrityStore(sql),
     singleSignOn: new PgSingleSignOnStore(sql),
+    branding: new PgBrandingStore(sql),
+    magicLinks: new PgMagicLinkStore(sql),
     invitations: new PgInvitationStore(sql),
     platformInvitations: new PgPlatformInvitationStore(sql),
     messages: new PgMessageStore(sql),

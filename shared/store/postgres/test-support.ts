@@ -30,6 +30,7 @@ export function openPostgresTestSupport(url: string): Promise<StoreTestSupport> 
     setPlatformInvitationExpiry: (id, expiresAt) => set('UPDATE platform_invitations SET expires_at = $1 WHERE id = $2', [expiresAt, id]),
     setPasswordResetExpiry: (userId, expiresAt) => set('UPDATE password_resets SET expires_at = $1 WHERE user_id = $2', [expiresAt, userId]),
     setTwoStepExpiry: (userId, expiresAt) => set('UPDATE two_step_challenges SET expires_at = $1 WHERE user_id = $2', [expiresAt, userId]),
+    setMagicLinkExpiry: (userId, expiresAt) => set('UPDATE magic_links SET expires_at = $1 WHERE user_id = $2', [expiresAt, userId]),
     addReportWithoutBody: (r) => set('INSERT INTO inbound_reports (id, mail_from, rcpt_to, received_at) VALUES ($1, $2, $3, $4)', [r.id, r.mailFrom, r.rcptTo, nowIso()]),
     close: () => sql.close(),
   });

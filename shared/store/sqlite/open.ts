@@ -38,6 +38,8 @@ import { EmailTemplateStore } from './email-templates.js';
 import { SocialSignInStore } from './social-sign-in.js';
 import { IntegrityStore } from './integrity.js';
 import { SingleSignOnStore } from './single-sign-on.js';
+import { BrandingStore } from './branding.js';
+import { MagicLinkStore } from './magic-links.js';
 
 /** The database file of a data directory. */
 export const databaseFile = (dataDir: string): string => join(dataDir, 'tern.db');
@@ -84,6 +86,8 @@ export async function openSqliteStore(dataDir: string): Promise<Store> {
     socialSignIn: new SocialSignInStore(sql),
     integrity: new IntegrityStore(sql),
     singleSignOn: new SingleSignOnStore(sql),
+    branding: new BrandingStore(sql),
+    magicLinks: new MagicLinkStore(sql),
     system: new SystemStore(sql),
     idempotency: new IdempotencyStore(sql),
     support: new SupportStore(sql),

@@ -71,6 +71,9 @@ export async function openTestSupport(dataDir: string): Promise<StoreTestSupport
     async setTwoStepExpiry(userId, expiresAt) {
       await sql.run('UPDATE two_step_challenges SET expires_at = ? WHERE user_id = ?', [expiresAt, userId]);
     },
+    async setMagicLinkExpiry(userId, expiresAt) {
+      await sql.run('UPDATE magic_links SET expires_at = ? WHERE user_id = ?', [expiresAt, userId]);
+    },
     async addReportWithoutBody(r) {
       await sql.run('INSERT INTO inbound_reports (id, mail_from, rcpt_to, received_at) VALUES (?, ?, ?, ?)', [r.id, r.mailFrom, r.rcptTo, nowIso()]);
     },

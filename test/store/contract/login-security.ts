@@ -82,6 +82,7 @@ export const loginSecurityChecks: ContractCheck[] = [
       logRetentionDays: 30,
       applicationPasswords: false,
       twoStepRoles: ['owner', 'viewer'] as const,
+      magicLink: true,
     };
     t.same(await store.loginSettings.put(account.id, settings), settings);
     t.same(await store.loginSettings.put(account.id, { ...settings, windowMinutes: 10 }), { ...settings, windowMinutes: 10 });
@@ -178,6 +179,7 @@ export const loginSecurityChecks: ContractCheck[] = [
       logRetentionDays: 90,
       applicationPasswords: true,
       twoStepRoles: [] as const,
+      magicLink: false,
     };
     const seen: unknown[] = [];
     await store.loginSettings.put(account.id, settings, (before) => (seen.push(before), audited('login_settings.update', before, 1)));
