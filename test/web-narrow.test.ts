@@ -37,7 +37,15 @@ const NOT_HTML = new Set([
   '/branding/:file',
 ]);
 /** Pages shown before signing in (or to anyone). */
-const PUBLIC = new Set(['/wp-login.php', '/wp-admin/authorize-application.php', '/accept-invitation', '/forgot-password', '/reset-password', '/sso/accept', '/magic-link']);
+const PUBLIC = new Set([
+  '/wp-login.php',
+  '/wp-admin/authorize-application.php',
+  '/accept-invitation',
+  '/forgot-password',
+  '/reset-password',
+  '/sso/accept',
+  '/magic-link',
+]);
 
 interface World {
   owner: string;

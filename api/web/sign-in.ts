@@ -42,7 +42,6 @@ function providerLinks(providers: readonly SocialProvider[], redirectTo: string 
   </div>`;
 }
 
-
 /** The other way in, when the platform offers it: a link mailed to the user (the account decides whether one goes). */
 const magicLinkForm = (): Html =>
   html`<form method="post" action="${MAGIC_LINK_PATH}" class="magic-link">
