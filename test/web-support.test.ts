@@ -224,6 +224,8 @@ t.test("in Chromium: a ticket's whole life, with no serious accessibility violat
   await Promise.all([p.waitForURL((u) => u.search === '?done=assigned'), p.click('#assign-ticket')]);
   t.equal(await p.locator('#assign-agent').inputValue(), String(operatorId), 'the assignee is shown');
   t.same(await seriousViolations(p), [], 'the assigned ticket');
+  await p.goto(`${h.url}/admin/support-settings?search=anything`);
+  t.same(await seriousViolations(p), [], 'the support settings');
   await p.goto(`${h.url}/admin/support?assigned=me`);
   t.equal(await p.locator(`a[href="/admin/support/${id}"]`).count(), 1, "in the operator's own list");
   await p.goto(`${h.url}/admin/support?assigned=none`);
@@ -268,6 +270,36 @@ t.test('the assign form: a forged one from a customer is missing (404), an unkno
   const nobody = await post(operator, `/admin/support/${id}/assign`, { agent_id: '' }, `/admin/support/${id}`);
   t.equal(nobody.headers.get('location'), `/admin/support/${id}?done=assigned`);
   t.equal((await h.rt.store.support.getTicket(id))?.assignedTo, null);
+});
+
+t.test('the support settings page saves where tickets go and adds a doc (audited, the REST use cases); bad input in the form’s words', async (t) => {
+  const operator = await signInOverHttp(h, await operatorOn(h));
+  const from = '/admin/support-settings';
+  t.equal((await page(h, 'GET', from, { cookie: operator })).status, 200);
+  const bad = await post(operator, `${from}/forwarding`, { forward_url: 'http://helpdesk.example.com:9000/in' }, from);
+  t.equal(bad.status, 400);
+  t.match(bad.text, /Forwarding URL/);
+  t.match(bad.text, /value="http:\/\/helpdesk\.example\.com:9000\/in"/, 'what was typed comes back');
+  t.same(await h.rt.store.support.settings(), { forwardUrl: null, updatedAt: null }, 'nothing saved');
+  const saved = await post(operator, `${from}/forwarding`, { forward_url: 'https://helpdesk.example.com/in' }, from);
+  t.equal(saved.headers.get('location'), `${from}?done=forwarding_saved`);
+  t.match(await h.rt.store.support.settings(), { forwardUrl: 'https://helpdesk.example.com/in' });
+  t.match((await h.rt.store.auditLog.list({ action: 'support.settings' }, { page: 1, perPage: 1 })).rows[0], {
+    after: { forward_url: 'https://helpdesk.example.com/in' },
+  });
+  t.match((await page(h, 'GET', from, { cookie: operator })).text, /value="https:\/\/helpdesk\.example\.com\/in"/, 'shown on the page');
+
+  const noLink = await post(operator, `${from}/docs`, { title: 'SPF <basics>', link: 'ftp://docs.example.com/spf' }, from);
+  t.equal(noLink.status, 400);
+  t.match(noLink.text, /Link/);
+  const added = await post(operator, `${from}/docs`, { title: 'SPF <basics>', link: 'https://docs.example.com/spf' }, from);
+  t.equal(added.status, 303);
+  const listed = await page(h, 'GET', added.headers.get('location')!, { cookie: operator });
+  t.match(listed.text, /SPF &lt;basics&gt;/, 'found by its title, escaped');
+  t.equal((await h.rt.store.support.searchDocs('SPF', 10)).length, 1);
+  const customer = await signedIn('owner');
+  t.equal((await post(customer, `${from}/docs`, { title: 'Mine', link: 'https://docs.example.com/mine' })).status, 404, "a customer's forged post");
+  t.equal((await h.rt.store.support.searchDocs('Mine', 10)).length, 0);
 });
 
 t.test("the same vote again removes it; only an operator's answer takes a vote", async (t) => {

@@ -72,7 +72,7 @@ async function tickets(c: Call): Promise<PageReply> {
     { name: 'assigned', label: 'Assigned to', choices: assignedChoices },
   ]);
   const body = html`${filters}
-    <p class="muted">${found.total} ticket${found.total === 1 ? '' : 's'}</p>
+    <p class="muted">${found.total} ticket${found.total === 1 ? '' : 's'} · <a href="/admin/support-settings">Support settings</a></p>
     ${ticketTable(PATH, found.rows, c.ctx, (t) => namedTeam(t.teamId, names), assigneeOf)} ${listPager(c.r, page, found.total)}`;
   return { kind: 'page', title: TITLE, body };
 }
