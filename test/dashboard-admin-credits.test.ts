@@ -5,7 +5,8 @@
 import t from 'tap';
 import { startMailWorld } from './helpers/mail-world.js';
 import { logIn, operatorOn, userOn, withSession, type SignedIn } from './helpers/dashboard-session.js';
-import { mailTo } from './helpers/system-mail.js';
+import { countTo, mailTo } from './helpers/system-mail.js';
+import { editEmail, resetEmail } from './helpers/email-templates.js';
 import { createIdentity } from '../shared/core/identity/index.js';
 import { createLogger } from '../shared/log.js';
 
@@ -115,6 +116,27 @@ t.test("the low-credit email goes to the team's owners by hand and is in the aud
   const audit = await h.request('GET', `/api/tern/v2/admin/audit-log?action=tenant.low_credit_email&target_kind=tenant&target_id=${id}`, withSession(operator));
   t.match(audit.body, [{ action: 'tenant.low_credit_email', after: { balance: 12, sent_to: [owner] } }]);
   t.equal((await h.request('POST', lowCredit(99_999_999), withSession(operator))).status, 404);
+});
+
+t.test('an edited low-credit email is the mail the owners receive, the name escaped; turned off, nothing is sent', async (t) => {
+  t.teardown(() => resetEmail(h, operator, 'low_balance'));
+  const { id } = await h.account({ credits: 9, name: '<script>x</script>' });
+  const owner = `owner-edited-${process.pid}@dest.test`;
+  const made = await createIdentity(h.rt).users.create(id, { email: owner, role: 'owner' }, log);
+  if (!made.ok) throw new Error(JSON.stringify(made.refusal));
+  await editEmail(h, operator, 'low_balance', { subject: 'Top up: {{credits.balance}}', body: '<p><b>{{team.name}}</b> has {{credits.balance}} credits.</p>' });
+  t.equal((await h.request('POST', lowCredit(id), withSession(operator))).status, 202);
+  const { parsed } = await mailTo(w.sink, owner);
+  t.equal(parsed.subject, 'Top up: 9');
+  t.match(String(parsed.html), '<b>&lt;script&gt;x&lt;/script&gt;</b> has 9 credits.');
+  t.notMatch(String(parsed.html), '<script>', 'no markup from the name');
+  t.match(parsed.text, '<script>x</script> has 9 credits.', 'the text part, generated');
+
+  await editEmail(h, operator, 'low_balance', { subject: 'Top up', body: '<p>{{credits.balance}}</p>', status: 'disabled' });
+  const off = await h.request('POST', lowCredit(id), withSession(operator));
+  t.match(off, { status: 503, body: { code: 'rest_system_mail_unavailable', message: /turned off/ } });
+  await new Promise((resolve) => setTimeout(resolve, 1500));
+  t.equal(countTo(w.sink, owner), 1, 'nothing more was sent');
 });
 
 t.test('account users get 403 on every one of these routes, anonymous callers 401', async (t) => {

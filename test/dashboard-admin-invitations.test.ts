@@ -9,6 +9,7 @@ import { startHarness } from './helpers/harness.js';
 import { invitationGrant } from '../shared/domain/platform-invitation.js';
 import { logIn, operatorOn, signedInOn, userOn, withSession, type SignedIn } from './helpers/dashboard-session.js';
 import { mailTo } from './helpers/system-mail.js';
+import { editEmail, resetEmail } from './helpers/email-templates.js';
 import { storeSupport } from './helpers/store-support.js';
 
 const w = await startMailWorld({
@@ -122,6 +123,22 @@ t.test('without credits the account starts at zero with no ledger entry; the pag
   const accountId = user && 'teamId' in user ? user.teamId : 0;
   t.match(await h.rt.store.teams.get(accountId), { name: 'Initech <b>', creditBalance: 0 });
   t.equal((await h.rt.store.credits.list(accountId, { page: 1, perPage: 10 })).total, 0);
+});
+
+t.test('an edited platform invitation is the mail the sink receives, the account name escaped in its HTML', async (t) => {
+  await editEmail(h, operator, 'platform_invitation', {
+    subject: 'Open {{account.name}} now',
+    body: '<p>Your account <i>{{account.name}}</i> has {{account.credits}} credits.</p>\n<p>Open it: {{invitation.url}}</p>',
+  });
+  t.teardown(() => resetEmail(h, operator, 'platform_invitation'));
+  const email = invitee();
+  await invite({ email, account_name: '<script>alert(1)</script>', credits: 7 });
+  const { parsed } = await mailTo(w.sink, email);
+  t.equal(parsed.subject, 'Open <script>alert(1)</script> now', 'the subject is text, as typed');
+  t.match(String(parsed.html), 'Your account <i>&lt;script&gt;alert(1)&lt;/script&gt;</i> has 7 credits.');
+  t.notMatch(String(parsed.html), '<script>', 'no markup from the name');
+  t.match(parsed.text, /Your account <script>alert\(1\)<\/script> has 7 credits\.\s+Open it: https?:\/\/\S+\/accept-invitation\?token=/, 'the text part, generated');
+  t.ok(await tokenFromMail(email), 'its link is the one that accepts');
 });
 
 t.test('an operator revokes an open invitation: its link stops working; revoking twice or an unknown id is refused', async (t) => {

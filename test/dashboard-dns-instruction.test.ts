@@ -5,7 +5,8 @@
 import t from 'tap';
 import { dkimVerdict, startMailWorld } from './helpers/mail-world.js';
 import { startHarness } from './helpers/harness.js';
-import { logIn, signedInOn, userOn, withSession, type SignedIn } from './helpers/dashboard-session.js';
+import { logIn, operatorOn, signedInOn, userOn, withSession, type SignedIn } from './helpers/dashboard-session.js';
+import { editEmail, resetEmail } from './helpers/email-templates.js';
 import { countTo, mailTo } from './helpers/system-mail.js';
 import { pause } from './helpers/wait.js';
 
@@ -69,6 +70,22 @@ t.test('the records arrive at the address given, as the /v2 domain shows them, s
   t.equal(logged.status, 200, "in the message log of the sender domain's team");
   t.equal(logged.body.data.source, 'system');
   t.equal((await h.request('GET', `/v2/emails/${reply.body.message_id}`, { key: adminKey })).status, 404, "not in the requester's log");
+});
+
+t.test('an edited DNS records email is the mail the sink receives, the records in it', async (t) => {
+  const operator = await logIn(h, await operatorOn(h));
+  await editEmail(h, operator, 'dns_instructions', { subject: 'Publish these for {{domain.name}}', body: '<p>From {{requester.name}}:</p>\n<pre>{{dns.records}}</pre>' });
+  t.teardown(() => resetEmail(h, operator, 'dns_instructions'));
+  const { session, email } = await signedInOn(h);
+  const d = await draft(session);
+  const to = zoneAdmin();
+  t.equal((await h.request('POST', path(d.id), as(session, { body: { email: to } }))).status, 202);
+  const { parsed } = await mailTo(w.sink, to);
+  t.equal(parsed.subject, `Publish these for ${d.domain_name}`);
+  t.match(parsed.text, email, 'the requester named');
+  t.match(parsed.text, `Name:    ${d.dns_records.dkim.name}.${d.domain_name}`, 'the records, one line each');
+  t.match(String(parsed.html), /<pre>1\. TXT record<br> {3}Name: {4}/, 'the lines kept in HTML');
+  t.notMatch(parsed.text, 'Once they are published', 'the default wording is gone');
 });
 
 t.test('the requester’s name is escaped in the HTML part', async (t) => {

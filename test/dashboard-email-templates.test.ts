@@ -43,9 +43,18 @@ t.test('operators list the emails and find one with its smartcodes and default; 
   const indexes = (list.body as { emailIndexes: Array<{ name: string; can_disable: boolean; required_smartcodes: string[]; status: string }> }).emailIndexes;
   t.same(
     indexes.map((e) => e.name),
-    ['invitation', 'password_reset', 'two_step_code', 'lockout_notice', 'magic_link'],
+    ['invitation', 'password_reset', 'two_step_code', 'lockout_notice', 'platform_invitation', 'dns_instructions', 'low_balance', 'support_response', 'magic_link'],
   );
   t.match(indexes[0], { can_disable: false, required_smartcodes: ['{{invitation.url}}'], status: 'active' });
+  const byName = new Map(indexes.map((e) => [e.name, e]));
+  t.match(byName.get('platform_invitation'), { can_disable: false, required_smartcodes: ['{{invitation.url}}'] });
+  t.match(byName.get('dns_instructions'), { can_disable: false, required_smartcodes: ['{{dns.records}}'] });
+  t.match(byName.get('low_balance'), { can_disable: true, required_smartcodes: ['{{credits.balance}}'] });
+  t.match(byName.get('support_response'), { can_disable: true, required_smartcodes: ['{{response.content}}'] });
+  t.match((await h.request('GET', `${EMAILS}/find-email?email_id=support_response`, as(operator))).body, {
+    settings: { subject: 'Re: [Ticket #{{ticket.id}}] {{ticket.title}}' },
+    smartcodes: [{ code: '{{ticket.id}}' }, { code: '{{ticket.title}}' }, { code: '{{ticket.url}}' }],
+  });
   const found = await h.request('GET', `${EMAILS}/find-email?email_id=invitation`, as(operator));
   t.match(found.body, {
     email: { name: 'invitation' },
@@ -124,6 +133,15 @@ t.test('a body without a required smartcode, an unknown smartcode, or a required
   t.match((await save('invitation', { subject: 'Join', body: '{{invitation.url}}', status: 'disabled' })).body, {
     data: { params: { enabled: /cannot be turned off/ } },
   });
+  for (const [id, body] of [
+    ['platform_invitation', '{{invitation.url}}'],
+    ['dns_instructions', '<pre>{{dns.records}}</pre>'],
+  ])
+    t.match((await save(id!, { subject: 'x', body: body!, status: 'disabled' })).body, { data: { params: { enabled: /cannot be turned off/ } } }, `${id} stays on`);
+  t.match((await save('dns_instructions', { subject: 'x', body: '<p>{{domain.name}}</p>' })).body, { data: { params: { body: /\{\{dns\.records\}\}/ } } });
+  t.match((await save('support_response', { subject: 'x', body: '{{response.content}} {{#ticket.ur}}x{{/ticket.ur}}' })).body, {
+    data: { params: { body: /\{\{ticket\.ur\}\} is not a smartcode/ } },
+  });
   t.match((await save('invitation', { subject: 'Two\nlines', body: '{{invitation.url}}' })).body, { data: { params: { subject: /one line/ } } });
   t.match((await h.request('GET', `${EMAILS}/find-email?email_id=invitation`, as(operator))).body, { email: { edited: false } }, 'nothing saved');
   const off = await save('lockout_notice', { subject: 'Locked: {{lockout.email}}', body: '<p>{{lockout.email}}</p>', status: 'disabled' });
@@ -172,6 +190,8 @@ t.test('in Chromium: an operator previews, is refused without the link, saves an
   await signInInBrowser(p, h.url, email, PASSWORD, (path) => path.startsWith('/admin'));
   await p.goto(`${h.url}/admin/emails`);
   t.same(await seriousViolations(p), [], 'the list of emails');
+  for (const id of ['platform_invitation', 'dns_instructions', 'low_balance', 'support_response'])
+    t.equal(await p.locator(`a[href="/admin/emails/${id}"]`).count(), 1, `${id} is listed`);
   await Promise.all([p.waitForURL((url) => url.pathname === '/admin/emails/invitation'), p.click('a[href="/admin/emails/invitation"]')]);
   await p.fill('#subject', 'Join {{team.name}} now');
   await p.fill('#body', '<p>Hello from {{inviter.name}}</p>');

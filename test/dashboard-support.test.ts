@@ -1,7 +1,8 @@
 // The support namespace (tern-support/v1) over real HTTP: an account's owner opens a ticket on its team, an
 // operator sees every team's tickets and answers (audited, and the ticket active), the customer likes the answer
 // (the same vote again removes it), closes and re-opens the ticket; a viewer reads but writes nothing, another
-// account's ticket is not found, anonymous callers get 401, and bad input is refused naming the field.
+// account's ticket is not found, anonymous callers get 401, and bad input is refused naming the field. Operators
+// assign tickets to operators (audited) and list them by assignee.
 import t from 'tap';
 import { sweepUnsentUploads } from '../shared/core/support/attachments.js';
 import { startHarness, type Harness, type UntypedJson } from './helpers/harness.js';
@@ -9,10 +10,12 @@ import { logIn, operatorOn, userOn, withSession, type SignedIn } from './helpers
 
 let h: Harness;
 let operator: SignedIn;
+let operatorEmail: string;
 
 t.before(async () => {
   h = await startHarness();
-  operator = await logIn(h, await operatorOn(h));
+  operatorEmail = await operatorOn(h);
+  operator = await logIn(h, operatorEmail);
 });
 t.teardown(() => h.close());
 
@@ -39,7 +42,7 @@ t.test('the namespace index lists the support routes, and the REST index names t
   t.equal(index.status, 200);
   t.equal(index.body.namespace, 'tern-support/v1');
   const routes = Object.keys(index.body.routes as Json);
-  for (const part of ['/tickets', 'responses', '/close', '/re-open', 'agent-feedback'])
+  for (const part of ['/tickets', 'responses', '/close', '/re-open', 'agent-feedback', '/assign'])
     t.ok(
       routes.some((k) => k.includes(part)),
       part,
@@ -180,8 +183,9 @@ t.test('anonymous callers get 401 on every ticket route', async (t) => {
     ['POST', `/tickets/${ticket.id}/close`],
     ['POST', `/tickets/${ticket.id}/re-open`],
     ['POST', `/tickets/${ticket.id}/agent-feedback`],
+    ['POST', `/tickets/${ticket.id}/assign`],
   ] as const) {
-    const body = { title: 't', content: 'c', response_id: 1, approval_status: 'like' };
+    const body = { title: 't', content: 'c', response_id: 1, approval_status: 'like', agent_id: 1 };
     const reply = await h.request(method, `${NS}${path}`, method === 'POST' ? { body } : {});
     t.equal(reply.status, 401, `${method} ${path}`);
     t.match(reply.body, { code: 'rest_forbidden' });
@@ -231,6 +235,62 @@ t.test("another account's ticket is not found, for reading and for every change"
   const after = await get(theirs.s, `/tickets/${ticket.id}`);
   t.match(after.body, { ticket: { status: 'active', response_count: 1 }, responses: [{ approval_status: null }] }, 'nothing changed');
   t.equal((await get(operator, '/tickets/99999999')).status, 404, 'a missing ticket is not found for an operator');
+});
+
+t.test('an operator assigns a ticket to an operator and unassigns it: shown on the ticket, listed by assignee, audited', async (t) => {
+  const { s, accountId } = await customer();
+  const ticket = await opened(s);
+  const operatorId = (await h.rt.store.users.findByEmail(operatorEmail))!.id;
+  const colleagueEmail = await operatorOn(h);
+  const colleague = (await h.rt.store.users.findByEmail(colleagueEmail))!;
+  const assigned = await post(operator, `/tickets/${ticket.id}/assign`, { agent_id: colleague.id });
+  t.equal(assigned.status, 200, assigned.text);
+  t.match(assigned.body, { id: ticket.id, assigned_to: { id: colleague.id, name: colleague.name } });
+  t.notOk('email' in (assigned.body.assigned_to as Json), "the operator's email is not shown");
+  t.match((await get(s, `/tickets/${ticket.id}`)).body, { ticket: { assigned_to: { id: colleague.id } } }, 'the customer sees who has it');
+  const ids = async (assigned: string) => ((await get(operator, `/tickets?per_page=100&assigned=${assigned}`)).body as Json[]).map((x) => x.id);
+  t.ok((await ids(String(colleague.id))).includes(ticket.id), "listed under the assignee's id");
+  t.notOk((await ids('none')).includes(ticket.id), 'not among the unassigned');
+  t.notOk((await ids('me')).includes(ticket.id), "not the caller's");
+  await post(operator, `/tickets/${ticket.id}/assign`, { agent_id: operatorId });
+  t.ok((await ids('me')).includes(ticket.id), "the caller's once assigned to it");
+  const unassigned = await post(operator, `/tickets/${ticket.id}/assign`, { agent_id: 0 });
+  t.match(unassigned.body, { assigned_to: null });
+  t.ok((await ids('none')).includes(ticket.id), 'unassigned again');
+  const audit = await h.rt.store.auditLog.list({ action: 'ticket.assign', targetKind: 'ticket', targetId: String(ticket.id) }, { page: 1, perPage: 10 });
+  t.same(
+    audit.rows.map((e) => [e.operatorId, e.before, e.after]),
+    [
+      [operatorId, { assigned_to: operatorId, tenant_id: accountId }, { assigned_to: null, tenant_id: accountId }],
+      [operatorId, { assigned_to: colleague.id, tenant_id: accountId }, { assigned_to: operatorId, tenant_id: accountId }],
+      [operatorId, { assigned_to: null, tenant_id: accountId }, { assigned_to: colleague.id, tenant_id: accountId }],
+    ],
+  );
+});
+
+t.test('assigning is refused: not an operator 400 naming agent_id, a customer 403, another account 404, anonymous 401', async (t) => {
+  const owner = await customer();
+  const stranger = await customer();
+  const ticket = await opened(owner.s);
+  const ownerId = (await h.rt.store.users.findByEmail(owner.email))!.id;
+  const notOperator = await post(operator, `/tickets/${ticket.id}/assign`, { agent_id: ownerId });
+  t.equal(notOperator.status, 400);
+  t.match(notOperator.body, { code: 'rest_invalid_param', data: { status: 400, params: { agent_id: /operator/ } } });
+  t.match(await post(operator, `/tickets/${ticket.id}/assign`, {}), { status: 400, body: { code: 'rest_missing_callback_param', data: { params: ['agent_id'] } } });
+  t.match(await post(operator, `/tickets/${ticket.id}/assign`, { agent_id: 'me' }), { status: 400, body: { data: { params: { agent_id: String } } } });
+  t.match(await post(operator, `/tickets/${ticket.id}/assign`, { agent_id: 99_999_999 }), { status: 400, body: { data: { params: { agent_id: String } } } });
+  const own = await post(owner.s, `/tickets/${ticket.id}/assign`, { agent_id: 0 });
+  t.equal(own.status, 403, "the ticket's own customer");
+  t.match(own.body, { code: 'rest_forbidden' });
+  t.match(await post(stranger.s, `/tickets/${ticket.id}/assign`, { agent_id: 0 }), { status: 404, body: { code: 'rest_support_ticket_invalid_id' } });
+  t.equal((await post(null, `/tickets/${ticket.id}/assign`, { agent_id: 0 })).status, 401);
+  t.equal((await post(operator, '/tickets/99999999/assign', { agent_id: 0 })).status, 404);
+  t.match((await get(owner.s, `/tickets/${ticket.id}`)).body, { ticket: { assigned_to: null } }, 'nothing changed');
+  t.equal(
+    (await h.rt.store.auditLog.list({ action: 'ticket.assign', targetKind: 'ticket', targetId: String(ticket.id) }, { page: 1, perPage: 10 })).total,
+    0,
+    'nothing audited',
+  );
 });
 
 const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==', 'base64');

@@ -1,9 +1,11 @@
 // The low-balance mail over a running Tern (API sweeping every second, the MTA delivering to a loopback sink):
 // an account's owners are mailed once when its balance falls below the threshold, not again while it stays
-// below, again after it rose above and fell once more; an account that never was above it is never mailed.
+// below, again after it rose above and fell once more; an account that never was above it is never mailed. With the email turned off by an operator, a fall mails nobody.
 import t from 'tap';
 import { startMailWorld } from './helpers/mail-world.js';
 import { countTo, mailTo } from './helpers/system-mail.js';
+import { editEmail, resetEmail } from './helpers/email-templates.js';
+import { logIn, operatorOn } from './helpers/dashboard-session.js';
 import { createIdentity } from '../shared/core/identity/index.js';
 import { createLogger } from '../shared/log.js';
 import type { Store } from '../shared/store/index.js';
@@ -48,4 +50,15 @@ t.test('an owner is mailed once per fall below the threshold', async (t) => {
   const second = await mailTo(w.sink, owner, 2);
   t.match(second.parsed.subject, 'Low credit balance: 80 left');
   t.equal(countTo(w.sink, never.owner), 0, 'an account created below the threshold never crossed it');
+});
+
+t.test('with the low-credit email turned off, a fall below the threshold mails nobody', async (t) => {
+  const operator = await logIn(h, await operatorOn(h));
+  await editEmail(h, operator, 'low_balance', { subject: 'Low', body: '<p>{{credits.balance}}</p>', status: 'disabled' });
+  t.teardown(() => resetEmail(h, operator, 'low_balance'));
+  const { id, owner } = await accountWithOwner(150, 'muted');
+  await sweeps(2);
+  await change(h.rt.store, id, -60);
+  await sweeps(3);
+  t.equal(countTo(w.sink, owner), 0);
 });

@@ -3,7 +3,8 @@
 // context beside the ticket. Over real HTTP: another account's ticket is missing (404) on every page and write, a
 // viewer's forged posts are refused (403) and change nothing, bad input is said in the form's words, a file is
 // uploaded with the form and downloaded by the ticket's people only. In Chromium with axe-core: a ticket's whole
-// life, the operator's answer mailed by Tern to the opener (the loopback sink) with a link to the ticket's page.
+// life, the operator's answer mailed by Tern to the opener (the loopback sink) with a link to the ticket's page,
+// the operator assigning the ticket to itself on its page.
 import t from 'tap';
 import { startMailWorld } from './helpers/mail-world.js';
 import { operatorOn, PASSWORD, userOn } from './helpers/dashboard-session.js';
@@ -217,6 +218,19 @@ t.test("in Chromium: a ticket's whole life, with no serious accessibility violat
   await Promise.all([p.waitForURL((u) => u.search === '?done=answered'), p.click('#send-reply')]);
   t.match(await p.textContent('p.notice'), /Your answer is added/);
   t.match(await p.textContent('#ticket-status'), /Active/);
+  // The operator takes the ticket: the form on its page, then the list of its own.
+  const operatorId = (await h.rt.store.users.findByEmail(operatorEmail))!.id;
+  await p.selectOption('#assign-agent', String(operatorId));
+  await Promise.all([p.waitForURL((u) => u.search === '?done=assigned'), p.click('#assign-ticket')]);
+  t.equal(await p.locator('#assign-agent').inputValue(), String(operatorId), 'the assignee is shown');
+  t.same(await seriousViolations(p), [], 'the assigned ticket');
+  await p.goto(`${h.url}/admin/support-settings?search=anything`);
+  t.same(await seriousViolations(p), [], 'the support settings');
+  await p.goto(`${h.url}/admin/support?assigned=me`);
+  t.equal(await p.locator(`a[href="/admin/support/${id}"]`).count(), 1, "in the operator's own list");
+  await p.goto(`${h.url}/admin/support?assigned=none`);
+  t.equal(await p.locator(`a[href="/admin/support/${id}"]`).count(), 0, 'not among the unassigned');
+  t.match((await h.rt.store.auditLog.list({ action: 'ticket.assign' }, { page: 1, perPage: 5 })).rows[0], { after: { assigned_to: operatorId } }, 'audited');
   await p.close();
 
   // The user is mailed; the link leads to the ticket's page.
@@ -242,6 +256,50 @@ t.test("in Chromium: a ticket's whole life, with no serious accessibility violat
   const stored = await h.rt.store.support.responsesOf(id);
   t.equal(stored[0]?.feedback, 'like', 'the vote is stored');
   await p.close();
+});
+
+t.test('the assign form: a forged one from a customer is missing (404), an unknown operator is the page’s 400, nobody unassigns', async (t) => {
+  const cookie = await signedIn('owner');
+  const id = await opened(cookie);
+  const operator = await signInOverHttp(h, await operatorOn(h));
+  const forged = await post(cookie, `/admin/support/${id}/assign`, { agent_id: '' });
+  t.equal(forged.status, 404, "a customer's post: the operators' pages are missing to a customer");
+  const unknown = await post(operator, `/admin/support/${id}/assign`, { agent_id: '99999999' }, `/admin/support/${id}`);
+  t.equal(unknown.status, 400);
+  t.match(unknown.text, /agent_id must be the id of an operator/);
+  const nobody = await post(operator, `/admin/support/${id}/assign`, { agent_id: '' }, `/admin/support/${id}`);
+  t.equal(nobody.headers.get('location'), `/admin/support/${id}?done=assigned`);
+  t.equal((await h.rt.store.support.getTicket(id))?.assignedTo, null);
+});
+
+t.test('the support settings page saves where tickets go and adds a doc (audited, the REST use cases); bad input in the form’s words', async (t) => {
+  const operator = await signInOverHttp(h, await operatorOn(h));
+  const from = '/admin/support-settings';
+  t.equal((await page(h, 'GET', from, { cookie: operator })).status, 200);
+  const bad = await post(operator, `${from}/forwarding`, { forward_url: 'http://helpdesk.example.com:9000/in' }, from);
+  t.equal(bad.status, 400);
+  t.match(bad.text, /Forwarding URL/);
+  t.match(bad.text, /value="http:\/\/helpdesk\.example\.com:9000\/in"/, 'what was typed comes back');
+  t.same(await h.rt.store.support.settings(), { forwardUrl: null, updatedAt: null }, 'nothing saved');
+  const saved = await post(operator, `${from}/forwarding`, { forward_url: 'https://helpdesk.example.com/in' }, from);
+  t.equal(saved.headers.get('location'), `${from}?done=forwarding_saved`);
+  t.match(await h.rt.store.support.settings(), { forwardUrl: 'https://helpdesk.example.com/in' });
+  t.match((await h.rt.store.auditLog.list({ action: 'support.settings' }, { page: 1, perPage: 1 })).rows[0], {
+    after: { forward_url: 'https://helpdesk.example.com/in' },
+  });
+  t.match((await page(h, 'GET', from, { cookie: operator })).text, /value="https:\/\/helpdesk\.example\.com\/in"/, 'shown on the page');
+
+  const noLink = await post(operator, `${from}/docs`, { title: 'SPF <basics>', link: 'ftp://docs.example.com/spf' }, from);
+  t.equal(noLink.status, 400);
+  t.match(noLink.text, /Link/);
+  const added = await post(operator, `${from}/docs`, { title: 'SPF <basics>', link: 'https://docs.example.com/spf' }, from);
+  t.equal(added.status, 303);
+  const listed = await page(h, 'GET', added.headers.get('location')!, { cookie: operator });
+  t.match(listed.text, /SPF &lt;basics&gt;/, 'found by its title, escaped');
+  t.equal((await h.rt.store.support.searchDocs('SPF', 10)).length, 1);
+  const customer = await signedIn('owner');
+  t.equal((await post(customer, `${from}/docs`, { title: 'Mine', link: 'https://docs.example.com/mine' })).status, 404, "a customer's forged post");
+  t.equal((await h.rt.store.support.searchDocs('Mine', 10)).length, 0);
 });
 
 t.test("the same vote again removes it; only an operator's answer takes a vote", async (t) => {

@@ -2,16 +2,16 @@
 // configured threshold, the account's owners get one message through Tern's own mail, once per crossing (the
 // store arms a payer while it is at or above the threshold and disarms it as it claims the alert). The platform
 // can also send it by hand for one payer.
-import escapeHtml from 'escape-html';
 import type { Config } from '../config.js';
 import type { Logger } from '../log.js';
 import type { Store } from '../store/index.js';
 import { accountIdOf, payerIdOf, type Team } from '../domain/team.js';
-import type { SystemMail, SystemMessage } from './system-mail.js';
+import type { SystemMail } from './system-mail.js';
 import { done, notFound, refuse, type Managed } from './management-refusals.js';
 
 /** Payers alerted per sweep at most; the rest wait for the next one. */
 const SWEEP_LIMIT = 200;
+const OFF = 'The low credit balance email is turned off (on the operator’s Emails page): nothing was sent.';
 
 export interface LowBalanceMail {
   /** The owners the message was recorded for. */
@@ -19,12 +19,14 @@ export interface LowBalanceMail {
   balance: number;
 }
 
-function messageFor(to: string, payer: Team, balance: number, threshold: number): SystemMessage {
-  const whose = payer.parentId === null ? `your account ${payer.name}` : `the team ${payer.name}`;
-  const text = `The credits of ${whose} are running low: ${balance} left (the alert threshold is ${threshold}).\n\nMail is refused once they run out; add credits to keep sending.\n`;
-  const e = escapeHtml;
-  const html = `<!doctype html><html><body><p>The credits of ${e(whose)} are running low: <strong>${balance}</strong> left (the alert threshold is ${threshold}).</p><p>Mail is refused once they run out; add credits to keep sending.</p></body></html>`;
-  return { to, subject: `Low credit balance: ${balance} left`, text, html };
+/** The low-balance mail's smartcodes. */
+function valuesFor(payer: Team, balance: number, threshold: number): Record<string, string> {
+  return {
+    'credits.balance': String(balance),
+    'credits.threshold': String(threshold),
+    'credits.whose': payer.parentId === null ? `your account ${payer.name}` : `the team ${payer.name}`,
+    'team.name': payer.name,
+  };
 }
 
 export class LowBalanceAlerts {
@@ -54,15 +56,22 @@ export class LowBalanceAlerts {
   async sendNow(team: Team, log: Logger): Promise<Managed<LowBalanceMail>> {
     const payer = payerIdOf(team) === team.id ? team : await this.d.store.teams.get(payerIdOf(team));
     if (!payer) return notFound('team', 'Team not found');
-    return this.mail(payer, payer.creditBalance, log);
+    const sent = await this.mail(payer, payer.creditBalance, log);
+    // The payer has owners (mail() refuses otherwise): nobody mailed means the email is turned off.
+    if (sent.ok && sent.value.sentTo.length === 0) return refuse({ kind: 'system_mail_unavailable', reason: OFF });
+    return sent;
   }
 
   private async mail(payer: Team, balance: number, log: Logger): Promise<Managed<LowBalanceMail>> {
     const owners = (await this.d.store.users.listByTeam(accountIdOf(payer))).filter((u) => u.role === 'owner');
     if (!owners.length) return refuse({ kind: 'invalid_field', field: 'id', message: 'The account has no owner to mail.' });
     const sentTo: string[] = [];
+    const values = valuesFor(payer, balance, this.d.config.billing.lowBalanceThreshold);
     for (const owner of owners) {
-      const sent = await this.systemMail.send(messageFor(owner.email, payer, balance, this.d.config.billing.lowBalanceThreshold), log);
+      const message = await this.systemMail.compose('low_balance', owner.email, values);
+      // Turned off by an operator: nothing is sent, and the crossing counts as alerted (it is not retried).
+      if (!message) break;
+      const sent = await this.systemMail.send(message, log);
       if (!sent.ok) return refuse(sent.refusal);
       sentTo.push(owner.email);
     }

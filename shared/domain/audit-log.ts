@@ -23,6 +23,7 @@ export const AUDIT_ACTIONS = [
   'ticket.respond',
   'ticket.close',
   'ticket.reopen',
+  'ticket.assign',
   'support.settings',
   'support_doc.create',
   'email_template.save',

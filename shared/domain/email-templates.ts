@@ -6,7 +6,17 @@
 import escapeHtml from 'escape-html';
 import { convert } from 'html-to-text';
 
-export const EMAIL_IDS = ['invitation', 'password_reset', 'two_step_code', 'lockout_notice', 'magic_link'] as const;
+export const EMAIL_IDS = [
+  'invitation',
+  'password_reset',
+  'two_step_code',
+  'lockout_notice',
+  'platform_invitation',
+  'dns_instructions',
+  'low_balance',
+  'support_response',
+  'magic_link',
+] as const;
 export type EmailId = (typeof EMAIL_IDS)[number];
 
 export interface Smartcode {
@@ -155,6 +165,94 @@ export const EMAILS: Readonly<Record<EmailId, EmailDefinition>> = {
       '<p>If you did not ask for this, ignore this mail: nobody can sign in without opening the link.</p>',
     ].join('\n'),
   },
+  platform_invitation: {
+    title: 'Platform invitation',
+    description: 'Sent when an operator invites the owner of a new client account.',
+    recipient: 'The invited address (the new account’s owner)',
+    canDisable: false,
+    smartcodes: {
+      'invitation.url': { description: 'The link that accepts the invitation', sample: 'https://dash.example.com/accept-invitation?token=sample' },
+      'invitation.expires_at': EXPIRY,
+      'account.name': { description: 'The account offered', sample: 'Acme' },
+      'account.credits': { description: 'The credits the account starts with', sample: '500' },
+      'account.starts_with': {
+        description: '“It starts with N credits.” when it is given credits, else nothing',
+        sample: 'It starts with 500 credits.',
+      },
+    },
+    required: ['invitation.url'],
+    subject: 'Your Tern account {{account.name}} is ready to open',
+    body: [
+      '<p>Hello,</p>',
+      '<p>You are invited to open the account <b>{{account.name}}</b> on Tern, as its owner. {{account.starts_with}}</p>',
+      '<p><a href="{{invitation.url}}">Accept the invitation and choose your password</a></p>',
+      '<p>The link works once, until {{invitation.expires_at}}.</p>',
+    ].join('\n'),
+  },
+  dns_instructions: {
+    title: 'DNS records',
+    description: 'Sent when a user asks Tern to mail a domain’s DNS records to whoever runs its zone.',
+    recipient: 'The address the user gave',
+    canDisable: false,
+    smartcodes: {
+      'dns.records': {
+        description: 'The records to publish, one after the other, each with its type, name, priority and value (put it in <pre>)',
+        sample: '1. TXT record\n   Name:    tern._domainkey.example.com  (in the zone: tern._domainkey)\n   Value:   v=DKIM1; k=rsa; p=MIIB…',
+      },
+      'domain.name': { description: 'The domain', sample: 'example.com' },
+      'requester.name': { description: 'Who asked: their name and email, or their email', sample: 'Ada Lovelace (ada@example.com)' },
+    },
+    required: ['dns.records'],
+    subject: 'DNS records for {{domain.name}}',
+    body: [
+      '<p>Hello,</p>',
+      '<p>{{requester.name}} asked Tern to send you the DNS records that let <b>{{domain.name}}</b> send mail through Tern.',
+      'Please add these records to the DNS zone of {{domain.name}}:</p>',
+      '<pre>{{dns.records}}</pre>',
+      '<p>Once they are published, Tern finds them and verifies the domain on its own.</p>',
+    ].join('\n'),
+  },
+  low_balance: {
+    title: 'Low credit balance',
+    description: 'Sent to an account’s owners when the credits that pay for its mail fall below the alert threshold.',
+    recipient: 'The account’s owners',
+    canDisable: true,
+    smartcodes: {
+      'credits.balance': { description: 'The credits left', sample: '42' },
+      'credits.threshold': { description: 'The alert threshold', sample: '100' },
+      'credits.whose': { description: 'Whose credits: “your account Acme” or “the team Acme”', sample: 'your account Acme' },
+      'team.name': { description: 'The account or team that pays', sample: 'Acme' },
+    },
+    required: ['credits.balance'],
+    subject: 'Low credit balance: {{credits.balance}} left',
+    body: [
+      '<p>The credits of {{credits.whose}} are running low: <strong>{{credits.balance}}</strong> left (the alert threshold is {{credits.threshold}}).</p>',
+      '<p>Mail is refused once they run out; add credits to keep sending.</p>',
+    ].join('\n'),
+  },
+  support_response: {
+    title: 'Support response',
+    description: 'Sent to a ticket’s opener when an operator answers it.',
+    recipient: 'The ticket’s opener',
+    canDisable: true,
+    smartcodes: {
+      'ticket.id': { description: 'The ticket’s number', sample: '17' },
+      'ticket.title': { description: 'The ticket’s title', sample: 'Bounces from one provider' },
+      'ticket.url': {
+        description: 'The ticket’s page (empty when the dashboard’s public URL is not configured: wrap it in {{#ticket.url}}…{{/ticket.url}})',
+        sample: 'https://dash.example.com/support/tickets/17',
+      },
+      'response.author': { description: 'The operator who answered, by name', sample: 'Grace Hopper' },
+      'response.content': { description: 'The response, as written', sample: 'Their server says the address is gone.' },
+    },
+    required: ['response.content'],
+    subject: 'Re: [Ticket #{{ticket.id}}] {{ticket.title}}',
+    body: [
+      '<p>{{response.author}} answered your ticket “{{ticket.title}}”:</p>',
+      '<blockquote>{{response.content}}</blockquote>',
+      '{{#ticket.url}}<p>Read it and reply: <a href="{{ticket.url}}">{{ticket.url}}</a></p>{{/ticket.url}}',
+    ].join('\n'),
+  },
 };
 
 export const isEmailId = (value: string): value is EmailId => (EMAIL_IDS as readonly string[]).includes(value);
@@ -162,9 +260,13 @@ export const isEmailId = (value: string): value is EmailId => (EMAIL_IDS as read
 export const defaultTemplate = (id: EmailId): EmailTemplate => ({ subject: EMAILS[id].subject, body: EMAILS[id].body, enabled: true });
 
 const SMARTCODE = /\{\{\s*([a-z_]+(?:\.[a-z_]+)*)\s*\}\}/g;
+/** `{{#code}}…{{/code}}`: what is between is kept only when the smartcode's value is not empty (a link that may
+ * not exist, as the ticket's page without a configured public URL). */
+const SECTION = /\{\{#([a-z_]+(?:\.[a-z_]+)*)\}\}([\s\S]*?)\{\{\/\1\}\}/g;
+const SECTION_MARK = /\{\{[#/]([a-z_]+(?:\.[a-z_]+)*)\}\}/g;
 
-/** The smartcodes a text uses, each once, in order. */
-export const smartcodesIn = (text: string): string[] => [...new Set([...text.matchAll(SMARTCODE)].map((m) => m[1]!))];
+/** The smartcodes a text uses (as values or as sections), each once, in order. */
+export const smartcodesIn = (text: string): string[] => [...new Set([...text.matchAll(SMARTCODE), ...text.matchAll(SECTION_MARK)].map((m) => m[1]!))];
 
 /** What is wrong with an edited template: required smartcodes left out of the body, unknown ones anywhere. */
 export function templateProblems(id: EmailId, t: Pick<EmailTemplate, 'subject' | 'body'>): { missing: string[]; unknown: string[] } {
@@ -182,11 +284,13 @@ export interface RenderedEmail {
 
 /** `values` of every smartcode the email offers (a preview passes the samples). */
 export function renderEmail(t: Pick<EmailTemplate, 'subject' | 'body'>, layout: EmailLayout, values: Readonly<Record<string, string>>): RenderedEmail {
-  const fill = (text: string, encode: (value: string) => string) => text.replace(SMARTCODE, (_, code: string) => encode(values[code] ?? ''));
+  const fill = (text: string, encode: (value: string) => string) =>
+    text.replace(SECTION, (_, code: string, inner: string) => (values[code] ? inner : '')).replace(SMARTCODE, (_, code: string) => encode(values[code] ?? ''));
   const subject = fill(t.subject, (v) => v)
     .replace(/[\r\n]+/g, ' ')
     .trim();
-  const body = fill(t.body, escapeHtml);
+  // A value of several lines (a response, the DNS records) keeps its lines in HTML as in the text part.
+  const body = fill(t.body, (v) => escapeHtml(v).replace(/\r?\n/g, '<br>'));
   const e = escapeHtml;
   const logo = layout.logoUrl === null ? '' : `<p><img src="${e(layout.logoUrl)}" alt="" style="max-height:48px"></p>\n`;
   const footer =

@@ -38,6 +38,8 @@ export interface Ticket {
   product: string | null;
   priority: string;
   status: TicketStatus;
+  /** The operator the ticket is assigned to; null: none (or the operator was removed). */
+  assignedTo: SupportPerson | null;
   responseCount: number;
   closedBy: number | null;
   closedAt: string | null;

@@ -4,9 +4,9 @@ import { Type } from '@sinclair/typebox';
 import { Int, Nullable, OneOf, rowDecoder, Text } from './decode.js';
 import { AUTHOR_KINDS, TICKET_STATUSES, VOTES, type Attachment, type SupportDoc, type SupportPerson, type Ticket, type TicketResponse } from '../domain/support.js';
 
-/** The columns a ticket is read with: its own, and its opener's. */
-export const TICKET_COLUMNS = 't.*, u.email AS opener_email, u.name AS opener_name';
-export const TICKET_FROM = 'support_tickets t LEFT JOIN users u ON u.id = t.opened_by';
+/** The columns a ticket is read with: its own, its opener's and its assignee's. */
+export const TICKET_COLUMNS = 't.*, u.email AS opener_email, u.name AS opener_name, a.email AS assignee_email, a.name AS assignee_name';
+export const TICKET_FROM = 'support_tickets t LEFT JOIN users u ON u.id = t.opened_by LEFT JOIN users a ON a.id = t.assigned_to';
 export const RESPONSE_COLUMNS = 'r.*, u.email AS author_email, u.name AS author_name';
 export const RESPONSE_FROM = 'support_responses r LEFT JOIN users u ON u.id = r.author_id';
 export const ATTACHMENT_COLUMNS = 'id, uploaded_by, ticket_id, response_id, file_name, content_type, size, created_at';
@@ -25,6 +25,9 @@ const TicketRow = Type.Object({
   product: Nullable(Text),
   priority: Text,
   status: OneOf(TICKET_STATUSES),
+  assigned_to: Nullable(Int),
+  assignee_email: Nullable(Text),
+  assignee_name: Nullable(Text),
   response_count: Int,
   closed_by: Nullable(Int),
   closed_at: Nullable(Text),
@@ -41,6 +44,7 @@ export const decodeTicket = rowDecoder('support ticket', TicketRow, (r): Ticket 
   product: r.product,
   priority: r.priority,
   status: r.status,
+  assignedTo: person(r.assigned_to, r.assignee_email, r.assignee_name),
   responseCount: r.response_count,
   closedBy: r.closed_by,
   closedAt: r.closed_at,

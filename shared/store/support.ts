@@ -25,6 +25,8 @@ export interface TicketFilter {
   search?: string;
   orderBy: TicketOrderBy;
   order: 'asc' | 'desc';
+  /** Only tickets assigned to this operator, or to none; undefined: either. */
+  assigned?: number | 'none';
 }
 
 export interface NewResponse {
@@ -71,6 +73,11 @@ export interface SupportRepository {
     byUserId: number,
     audit: ((before: Ticket, after: Ticket) => NewAuditEntry) | null,
   ): Promise<Ticket | TicketMiss>;
+  /**
+   * Assigns the ticket to the operator `agentId` (null: unassigns it), in one UPDATE that holds only while that
+   * user is an operator, with the audit entry `audit` makes of the ticket before and after.
+   */
+  assignTicket(id: number, agentId: number | null, audit: (before: Ticket, after: Ticket) => NewAuditEntry): Promise<Ticket | 'not_found' | 'not_operator'>;
   /**
    * The customer's vote on an agent's response of the ticket: set, changed, or removed when the same vote is
    * given again, in one UPDATE. The vote now held (null: none), or not_found (no such agent response).

@@ -1,7 +1,7 @@
 // The support namespace (tern-support/v1), Fluent Support's customer portal for Tern: an account's users open
 // tickets on the team they act on and follow them; platform operators see every team's tickets, answer, close
 // and re-open them. GET/POST /tickets, GET /tickets/{id} (with its responses), POST /tickets/{id}/responses,
-// /close, /re-open, /agent-feedback. The rules are the core's (core/support/); this file translates.
+// /close, /re-open, /assign (operators), /agent-feedback. The rules are the core's (core/support/); this file translates.
 import { Type } from '@sinclair/typebox';
 import { DIGITS, endpoint, type DashboardRoute } from './route.js';
 import { collectionArgs, oneOf, pageReply } from './collection.js';
@@ -46,6 +46,8 @@ export const ticketView = (t: Ticket) => ({
   client_priority: t.priority,
   tenant_id: t.teamId,
   customer: personView(t.openedBy),
+  // By id and name only, as a response's author: an operator's email is not shown to customers.
+  assigned_to: t.assignedTo === null ? null : { id: t.assignedTo.id, name: t.assignedTo.name },
   response_count: t.responseCount,
   closed_at: t.closedAt,
   created_at: t.createdAt,
@@ -63,6 +65,10 @@ const responseView = (r: TicketResponse, attachments: readonly Attachment[], ori
   attachments: attachments.filter((a) => a.responseId === r.id).map(attachmentView(origin)),
   created_at: r.createdAt,
 });
+
+/** The `assigned` filter as the core reads it: me, none, or an operator's id. */
+export const assignedFilter = (value: string | undefined): number | 'me' | 'none' | undefined =>
+  value === undefined || value === '' ? undefined : value === 'me' || value === 'none' ? value : Number(value);
 
 const ticketId = { id: Type.Integer({ description: 'The ticket’s id.', minimum: 1 }) };
 const attachmentIds = Type.Array(Type.Integer({ minimum: 1 }), {
@@ -88,6 +94,12 @@ const tickets: Route = {
         tenant_id: Type.Optional(
           Type.Integer({ description: "An operator's list: only this account's or team's tickets (an account user's list is always its team's).", minimum: 1 }),
         ),
+        assigned: Type.Optional(
+          Type.String({
+            description: "An operator's list: me (assigned to the caller), none (to nobody), or an operator's id.",
+            pattern: '^(me|none|[1-9][0-9]{0,15})$',
+          }),
+        ),
       }),
       async handle({ ctx, user, params, request }) {
         const query = {
@@ -97,6 +109,7 @@ const tickets: Route = {
           orderBy: params.orderby,
           order: params.order,
           teamId: params.tenant_id,
+          assigned: assignedFilter(params.assigned),
         };
         const page = await ctx.core.supportTickets.list(partyOf(user), query);
         return pageReply(request, params, page.rows.map(ticketView), page.total);
@@ -194,6 +207,27 @@ function statusRoute(path: '/close' | '/re-open', summary: string): Route {
   };
 }
 
+const assign: Route = {
+  namespace: SUPPORT_NAMESPACE,
+  path: '/tickets/{id}/assign',
+  vars: { id: DIGITS },
+  endpoints: [
+    endpoint({
+      methods: ['POST'],
+      permission: 'self',
+      summary: 'Assigns a ticket to an operator, or to nobody (agent_id 0): operators only, in the audit log',
+      args: Type.Object({
+        ...ticketId,
+        agent_id: Type.Integer({ description: 'The operator’s user id; 0 unassigns the ticket (WordPress’s “no user”).', minimum: 0 }),
+      }),
+      async handle({ ctx, user, params, log }) {
+        const agentId = params.agent_id === 0 ? null : params.agent_id;
+        return { body: ticketView(valueOf(await ctx.core.supportTickets.assign(partyOf(user), params.id, agentId, log))) };
+      },
+    }),
+  ],
+};
+
 const feedback: Route = {
   namespace: SUPPORT_NAMESPACE,
   path: '/tickets/{id}/agent-feedback',
@@ -222,5 +256,6 @@ export const supportTicketRoutes: readonly Route[] = [
   responses,
   statusRoute('/close', 'Closes a ticket (its team’s owner or admin, or an operator); a closed ticket takes no response until re-opened'),
   statusRoute('/re-open', 'Re-opens a closed ticket (active again)'),
+  assign,
   feedback,
 ];

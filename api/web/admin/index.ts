@@ -7,6 +7,7 @@ import { ADMIN_LOG_PAGES } from './logs.js';
 import { CREDIT_PAGES } from './credits.js';
 import { ADMIN_INVITATION_PAGES } from './invitations.js';
 import { ADMIN_SUPPORT_PAGES } from './support.js';
+import { ADMIN_SUPPORT_SETTINGS_PAGES } from './support-settings.js';
 import { ADMIN_SUPPRESSION_PAGES } from './suppressions.js';
 import { AUDIT_LOG_PAGES } from './audit-log.js';
 import { SYSTEM_MAIL_PAGES } from './system-mail.js';
@@ -22,6 +23,7 @@ export const ADMIN_PAGES: readonly Page[] = [
   ...CREDIT_PAGES,
   ...ADMIN_INVITATION_PAGES,
   ...ADMIN_SUPPORT_PAGES,
+  ...ADMIN_SUPPORT_SETTINGS_PAGES,
   ...ADMIN_SUPPRESSION_PAGES,
   ...AUDIT_LOG_PAGES,
   ...SYSTEM_MAIL_PAGES,

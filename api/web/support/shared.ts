@@ -218,10 +218,10 @@ export async function download(c: PageCall<Viewer>): Promise<PageReply> {
   };
 }
 
-/** The list's table of tickets; `tenant` adds the team's column (the operator's list). */
-export function ticketTable(base: string, rows: readonly Ticket[], ctx: AppContext, tenant?: (t: Ticket) => Html): Html {
+/** The list's table of tickets; `tenant` adds the team's column and `assignee` who has the ticket (the operator's list). */
+export function ticketTable(base: string, rows: readonly Ticket[], ctx: AppContext, tenant?: (t: Ticket) => Html, assignee?: (t: Ticket) => Html): Html {
   const portal = ctx.core.supportPortal.config();
-  const head = ['Title', ...(tenant ? ['Tenant'] : []), 'Status', 'Priority', 'Responses', 'Updated'];
+  const head = ['Title', ...(tenant ? ['Tenant'] : []), ...(assignee ? ['Assigned to'] : []), 'Status', 'Priority', 'Responses', 'Updated'];
   return table(
     'Tickets, last updated first',
     head,
@@ -229,7 +229,7 @@ export function ticketTable(base: string, rows: readonly Ticket[], ctx: AppConte
       (t) =>
         html`<tr>
           <th scope="row"><a href="${base}/${t.id}">#${t.id} ${t.title}</a></th>
-          ${tenant ? html`<td>${tenant(t)}</td>` : undefined}
+          ${tenant ? html`<td>${tenant(t)}</td>` : undefined} ${assignee ? html`<td>${assignee(t)}</td>` : undefined}
           <td>${ticketStatus(t)}</td>
           <td>${choiceTitle(portal.priorities, t.priority)}</td>
           <td class="number">${t.responseCount}</td>

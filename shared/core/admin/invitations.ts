@@ -3,15 +3,14 @@
 // Each invitation and revocation is recorded in the audit log in the transaction of the change. Accepting one
 // goes through the account invitations' acceptance (core/identity/invitations.ts), which creates the account.
 import { randomBytes } from 'node:crypto';
-import escapeHtml from 'escape-html';
-import { invitationMail } from '../identity/invitation-mail.js';
 import { invitationState, type InvitationStatus } from '../../domain/invitation.js';
 import type { PlatformInvitation } from '../../domain/platform-invitation.js';
 import type { Operator } from '../../domain/user.js';
 import type { JsonValue } from '../../domain/audit-log.js';
 import type { PageOf, PageRequest } from '../../store/paging.js';
 import type { Logger } from '../../log.js';
-import type { SystemMail, SystemMessage } from '../system-mail.js';
+import type { SystemMail } from '../system-mail.js';
+import { mailTime } from '../email-templates.js';
 import { MAX_CREDITS_MOVED } from '../credits.js';
 import { auditEntry } from '../audit-log.js';
 import { isoAt, type StoreDeps } from '../identity/deps.js';
@@ -77,7 +76,11 @@ export class PlatformInvitations {
     const accountName = r.accountName.trim();
     const token = randomBytes(32).toString('base64url');
     const expiresAt = isoAt(this.d.now() + this.d.config.invitations.expiryDays * 86_400_000);
-    const message = invitationMessage({ accountName, credits, to: r.email, link: acceptLink(dashboardUrl, token), expiresAt });
+    const message = await this.mail.composeRequired(
+      'platform_invitation',
+      r.email,
+      invitationValues({ accountName, credits, link: acceptLink(dashboardUrl, token), expiresAt }),
+    );
     const sent = await this.mail.send(message, log);
     if (!sent.ok) return refused(sent.refusal);
     const at = isoAt(this.d.now());
@@ -127,21 +130,17 @@ export class PlatformInvitations {
 interface InvitationContent {
   accountName: string;
   credits: number;
-  to: string;
   link: string;
   expiresAt: string;
 }
 
-/** The invitation mail: the account offered, its first credits, the link and when it expires. */
-function invitationMessage(c: InvitationContent): SystemMessage {
-  const starts = c.credits > 0 ? `It starts with ${c.credits} credits.` : '';
-  const e = escapeHtml;
-  return invitationMail({
-    to: c.to,
-    subject: `Your Tern account ${c.accountName} is ready to open`,
-    offerText: `You are invited to open the account ${c.accountName} on Tern, as its owner. ${starts}`.trimEnd(),
-    offerHtml: `You are invited to open the account <b>${e(c.accountName)}</b> on Tern, as its owner. ${e(starts)}`,
-    link: c.link,
-    expiresAt: c.expiresAt,
-  });
+/** The platform invitation's smartcodes: the account offered, its first credits, the link and when it expires. */
+function invitationValues(c: InvitationContent): Record<string, string> {
+  return {
+    'invitation.url': c.link,
+    'invitation.expires_at': mailTime(c.expiresAt),
+    'account.name': c.accountName,
+    'account.credits': String(c.credits),
+    'account.starts_with': c.credits > 0 ? `It starts with ${c.credits} credits.` : '',
+  };
 }

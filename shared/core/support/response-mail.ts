@@ -1,28 +1,21 @@
 // The mail a ticket's opener gets when an operator answers: the ticket's title, the response's text, and where
-// to read and reply (the dashboard's public URL, when configured). Sent by Tern itself (core/system-mail.ts);
-// when Tern cannot send mail (no system sender, the opener's hourly allowance used) nothing else is affected.
-import escapeHtml from 'escape-html';
+// to read and reply (the dashboard's public URL, when configured), worded by the `support_response` email
+// template. Sent by Tern itself (core/system-mail.ts); when Tern cannot send mail (no system sender, the
+// opener's hourly allowance used) or an operator turned the email off, nothing else is affected.
 import type { Config } from '../../config.js';
 import type { Logger } from '../../log.js';
 import type { Ticket, TicketResponse } from '../../domain/support.js';
-import type { SystemMail, SystemMessage } from '../system-mail.js';
+import type { SystemMail } from '../system-mail.js';
 
-export function responseMessage(config: Config, ticket: Ticket, response: TicketResponse, to: string): SystemMessage {
+/** The support response's smartcodes. */
+export function responseValues(config: Config, ticket: Ticket, response: TicketResponse): Record<string, string> {
   const base = config.dashboard.publicUrl;
-  const link = base === null ? null : `${base.replace(/\/+$/, '')}/support/tickets/${ticket.id}`;
-  const who = response.author?.name || 'An operator';
-  const e = escapeHtml;
   return {
-    to,
-    subject: `Re: [Ticket #${ticket.id}] ${ticket.title}`.replace(/[\r\n]+/g, ' '),
-    text: [`${who} answered your ticket "${ticket.title}":`, '', response.content, '', ...(link ? [`Read it and reply: ${link}`, ''] : [])].join('\n'),
-    html: [
-      '<!doctype html><html><body>',
-      `<p>${e(who)} answered your ticket “${e(ticket.title)}”:</p>`,
-      `<blockquote style="white-space: pre-wrap">${e(response.content)}</blockquote>`,
-      ...(link ? [`<p><a href="${e(link)}">Read it and reply</a></p>`] : []),
-      '</body></html>',
-    ].join('\n'),
+    'ticket.id': String(ticket.id),
+    'ticket.title': ticket.title,
+    'ticket.url': base === null ? '' : `${base.replace(/\/+$/, '')}/support/tickets/${ticket.id}`,
+    'response.author': response.author?.name || 'An operator',
+    'response.content': response.content,
   };
 }
 
@@ -35,7 +28,9 @@ export class ResponseMail {
   /** Whether the mail was handed to the intake. */
   async send(ticket: Ticket, response: TicketResponse, log: Logger): Promise<boolean> {
     if (!ticket.openedBy) return false;
-    const sent = await this.systemMail.send(responseMessage(this.config, ticket, response, ticket.openedBy.email), log);
+    const message = await this.systemMail.compose('support_response', ticket.openedBy.email, responseValues(this.config, ticket, response));
+    if (!message) return false;
+    const sent = await this.systemMail.send(message, log);
     if (!sent.ok) log.info({ ticket: ticket.id, refusal: sent.refusal.kind }, 'support response not mailed');
     return sent.ok;
   }

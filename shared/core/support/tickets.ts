@@ -23,6 +23,8 @@ export interface TicketQuery extends PageRequest {
   order: 'asc' | 'desc';
   /** An agent's list of one team only; a customer's is always its team's. */
   teamId?: number;
+  /** An agent's list of the tickets assigned to the agent itself, to one operator, or to none. */
+  assigned?: number | 'me' | 'none';
 }
 
 export interface TicketView {
@@ -73,7 +75,14 @@ export class SupportTickets {
   ) {}
 
   list(party: SupportParty, q: TicketQuery): Promise<PageOf<Ticket>> {
-    const filter = { teamId: teamScopeOf(party) ?? q.teamId, status: q.filterType, search: q.search, orderBy: q.orderBy, order: q.order };
+    const filter = {
+      teamId: teamScopeOf(party) ?? q.teamId,
+      status: q.filterType,
+      search: q.search,
+      orderBy: q.orderBy,
+      order: q.order,
+      assigned: party.kind !== 'agent' ? undefined : q.assigned === 'me' ? party.operator.id : q.assigned,
+    };
     return this.d.store.support.listTickets(filter, { page: q.page, perPage: q.perPage });
   }
 
@@ -148,6 +157,35 @@ export class SupportTickets {
     if (isMiss(moved)) return missed(moved);
     log.info({ ticket: id, status: to }, 'support ticket moved');
     return done(moved);
+  }
+
+  /**
+   * Assigns a ticket to an operator (`agentId`), or to nobody (null): operators only. Another team's ticket is
+   * not found (as for every change); an id that is not an operator's is refused naming `agent_id`, decided in
+   * the write. Audited with the assignee before and after.
+   */
+  async assign(party: SupportParty, ticketId: number, agentId: number | null, log: Logger): Promise<Managed<Ticket>> {
+    const found = await this.find(party, ticketId);
+    if (!found.ok) return found;
+    if (party.kind !== 'agent') return refuse({ kind: 'forbidden', message: 'Sorry, you are not allowed to do that: operators assign tickets.' });
+    const at = new Date().toISOString();
+    const assigned = await this.d.store.support.assignTicket(ticketId, agentId, (before, after) =>
+      auditEntry(
+        party.operator,
+        {
+          action: 'ticket.assign',
+          target: { kind: 'ticket', id: String(ticketId) },
+          before: { assigned_to: before.assignedTo?.id ?? null, tenant_id: before.teamId },
+          after: { assigned_to: after.assignedTo?.id ?? null, tenant_id: after.teamId },
+          reason: '',
+        },
+        at,
+      ),
+    );
+    if (assigned === 'not_found') return ticketNotFound();
+    if (assigned === 'not_operator') return refuse({ kind: 'invalid_field', field: 'agent_id', message: 'agent_id must be the id of an operator' });
+    log.info({ ticket: ticketId, agent: agentId, by: party.operator.id }, 'support ticket assigned');
+    return done(assigned);
   }
 
   /** A customer's vote on an agent's response of one of its team's tickets; the vote now held (null: removed). */

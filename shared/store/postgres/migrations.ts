@@ -797,6 +797,15 @@ CREATE TABLE magic_links (
 CREATE INDEX magic_links_by_user ON magic_links(user_id);
 `,
   },
+  {
+    version: 45,
+    name: 'support tickets assigned to an operator',
+    // As SQLite's migration 45.
+    sql: `
+ALTER TABLE support_tickets ADD COLUMN assigned_to BIGINT REFERENCES users(id) ON DELETE SET NULL;
+CREATE INDEX support_tickets_by_assignee ON support_tickets(assigned_to, id);
+`,
+  },
 ];
 
 /** The schema version this release brings a PostgreSQL database to: its newest migration. */

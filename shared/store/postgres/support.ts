@@ -61,6 +61,8 @@ function whereOf(f: TicketFilter, params: ParamList): string {
   if (f.teamId !== undefined) terms.push(`t.team_id = ${params.add(f.teamId)}`);
   if (f.status === 'open') terms.push("t.status <> 'closed'");
   if (f.status === 'closed') terms.push("t.status = 'closed'");
+  if (f.assigned === 'none') terms.push('t.assigned_to IS NULL');
+  else if (f.assigned !== undefined) terms.push(`t.assigned_to = ${params.add(f.assigned)}`);
   if (f.search !== undefined) {
     // SQLite's LIKE folds ASCII case; PostgreSQL's ILIKE does.
     const like = params.add(likeContains(f.search));
@@ -159,6 +161,22 @@ export class PgSupportStore implements SupportRepository {
         return after;
       }),
     );
+  }
+
+  assignTicket(id: number, agentId: number | null, audit: (before: Ticket, after: Ticket) => NewAuditEntry): Promise<Ticket | 'not_found' | 'not_operator'> {
+    return this.sql.tx(async (q) => {
+      const before = await readTicket(q, id, true);
+      if (!before) return 'not_found';
+      // The role is checked in the UPDATE itself: an operator demoted meanwhile is not assigned.
+      const moved = await q.run(
+        `UPDATE support_tickets SET assigned_to = $1 WHERE id = $2 AND ($1::bigint IS NULL OR EXISTS (SELECT 1 FROM users WHERE id = $1 AND role = 'operator'))`,
+        [agentId, id],
+      );
+      if (moved.changes === 0) return 'not_operator';
+      const after = (await readTicket(q, id))!;
+      await PgAuditLogStore.insert(q, audit(before, after));
+      return after;
+    });
   }
 
   async vote(ticketId: number, responseId: number, vote: Vote): Promise<{ feedback: Vote | null } | 'not_found'> {

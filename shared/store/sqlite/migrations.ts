@@ -1377,6 +1377,15 @@ CREATE TABLE magic_links (
 CREATE INDEX magic_links_by_user ON magic_links(user_id);
 `,
   },
+  {
+    version: 45,
+    name: 'support tickets assigned to an operator',
+    // Issue 26: an operator a ticket is assigned to (null: none); the operator's list filters on it.
+    sql: `
+ALTER TABLE support_tickets ADD COLUMN assigned_to INTEGER REFERENCES users(id) ON DELETE SET NULL;
+CREATE INDEX support_tickets_by_assignee ON support_tickets(assigned_to, id);
+`,
+  },
 ];
 
 /** The schema version this release brings a database to: its newest migration. */

@@ -66,6 +66,11 @@ function whereOf(f: TicketFilter): [string, SqlValue[]] {
   }
   if (f.status === 'open') terms.push("t.status <> 'closed'");
   if (f.status === 'closed') terms.push("t.status = 'closed'");
+  if (f.assigned === 'none') terms.push('t.assigned_to IS NULL');
+  else if (f.assigned !== undefined) {
+    terms.push('t.assigned_to = ?');
+    params.push(f.assigned);
+  }
   if (f.search !== undefined) {
     terms.push("(t.title LIKE ? ESCAPE '\\' OR t.content LIKE ? ESCAPE '\\')");
     params.push(likeContains(f.search), likeContains(f.search));
@@ -168,6 +173,22 @@ export class SupportStore implements SupportRepository {
         return after;
       }),
     );
+  }
+
+  assignTicket(id: number, agentId: number | null, audit: (before: Ticket, after: Ticket) => NewAuditEntry): Promise<Ticket | 'not_found' | 'not_operator'> {
+    return this.sql.tx(async (q) => {
+      const before = await readTicket(q, id);
+      if (!before) return 'not_found';
+      // The role is checked in the UPDATE itself: an operator demoted meanwhile is not assigned.
+      const moved = await q.run(
+        `UPDATE support_tickets SET assigned_to = ? WHERE id = ? AND (? IS NULL OR EXISTS (SELECT 1 FROM users WHERE id = ? AND role = 'operator'))`,
+        [agentId, id, agentId, agentId],
+      );
+      if (moved.changes === 0) return 'not_operator';
+      const after = (await readTicket(q, id))!;
+      await AuditLogStore.insert(q, audit(before, after));
+      return after;
+    });
   }
 
   async vote(ticketId: number, responseId: number, vote: Vote): Promise<{ feedback: Vote | null } | 'not_found'> {

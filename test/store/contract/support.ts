@@ -313,4 +313,39 @@ export const supportChecks: ContractCheck[] = [
       ],
     );
   }),
+
+  check('a ticket is assigned to an operator only (a user of an account is a miss), listed by assignee, unassigned, each with its audit entry', async (t, engine) => {
+    const { store } = await engine.open(t);
+    const team = await accountOf(store);
+    const customer = await customerOf(store, team);
+    const op = await operatorOf(store, `op${++counter}@tern.test`);
+    const other = await operatorOf(store, `op${++counter}@tern.test`);
+    const ticket = await ticketOf(store, team, customer, 'Assign me');
+    const spare = await ticketOf(store, team, customer, 'Nobody’s');
+    t.equal(ticket.assignedTo, null, 'opened unassigned');
+    const audit = (before: Ticket, after: Ticket): NewAuditEntry => ({
+      ...entry(op, 'ticket.assign', String(ticket.id), { assigned_to: after.assignedTo?.id ?? null }),
+      before: { assigned_to: before.assignedTo?.id ?? null },
+    });
+    t.equal(await store.support.assignTicket(ticket.id, customer.id, audit), 'not_operator', "an account's user is no agent");
+    t.equal(await store.support.assignTicket(999_999, op.id, audit), 'not_found');
+    t.match(await store.support.assignTicket(ticket.id, other.id, audit), { id: ticket.id, assignedTo: { id: other.id, email: other.email } });
+    const base = { teamId: team.id, status: 'all' as const, orderBy: 'id' as const, order: 'asc' as const };
+    const page = { page: 1, perPage: 10 };
+    const ids = async (assigned: number | 'none') => (await store.support.listTickets({ ...base, assigned }, page)).rows.map((x) => x.id);
+    t.same(await ids(other.id), [ticket.id]);
+    t.same(await ids(op.id), []);
+    t.same(await ids('none'), [spare.id]);
+    t.match(await store.support.assignTicket(ticket.id, null, audit), { assignedTo: null });
+    t.same(await ids('none'), [ticket.id, spare.id]);
+    const entries = await store.auditLog.list({ action: 'ticket.assign' }, { page: 1, perPage: 10 });
+    t.same(
+      entries.rows.map((e) => [e.before, e.after]),
+      [
+        [{ assigned_to: other.id }, { assigned_to: null }],
+        [{ assigned_to: null }, { assigned_to: other.id }],
+      ],
+      'one entry per assignment, none for a miss',
+    );
+  }),
 ];
