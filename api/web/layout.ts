@@ -38,6 +38,7 @@ export const OPERATOR_SECTIONS: readonly Section[] = [
   { path: '/admin/audit-log', label: 'Audit log' },
   { path: '/admin/emails', label: 'Emails' },
   { path: '/admin/integrity', label: 'Integrity' },
+  { path: '/admin/single-sign-on', label: 'Single sign-on' },
 ];
 
 /** The hidden fields every form of a signed-in page carries: its CSRF token and the team it acts on. */

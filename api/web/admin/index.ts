@@ -12,6 +12,7 @@ import { AUDIT_LOG_PAGES } from './audit-log.js';
 import { SYSTEM_MAIL_PAGES } from './system-mail.js';
 import { EMAIL_TEMPLATE_PAGES } from './email-templates.js';
 import { INTEGRITY_PAGES } from './integrity.js';
+import { SINGLE_SIGN_ON_PAGES } from './single-sign-on.js';
 
 export const ADMIN_PAGES: readonly Page[] = [
   ...PLATFORM_PAGES,
@@ -26,4 +27,5 @@ export const ADMIN_PAGES: readonly Page[] = [
   ...SYSTEM_MAIL_PAGES,
   ...EMAIL_TEMPLATE_PAGES,
   ...INTEGRITY_PAGES,
+  ...SINGLE_SIGN_ON_PAGES,
 ];
