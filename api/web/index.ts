@@ -9,7 +9,7 @@ import { showSignIn, signIn, SIGN_IN_PATH, SIGN_IN_TITLE } from './sign-in.js';
 import { ACCEPT_INVITATION_PATH, ACCEPT_INVITATION_TITLE, acceptInvitation, showAcceptInvitation } from './accept-invitation.js';
 import { AUTHORIZE_PATH, AUTHORIZE_TITLE, decideAuthorization, showAuthorization } from './authorize-application.js';
 import { SESSION_PAGES } from './session-pages.js';
-import { showSsoAccept, ssoAccept, SSO_ACCEPT_PATH, SSO_ACCEPT_TITLE } from './single-sign-on.js';
+import { DASHBOARD_PAGES, showSsoAccept, ssoAccept, SSO_ACCEPT_PATH, SSO_ACCEPT_TITLE } from './single-sign-on.js';
 import { OVERVIEW_PAGES } from './account/overview.js';
 import { PASSWORD_RESET_PAGES } from './password-reset.js';
 import { DOMAIN_PAGES } from './account/domains.js';
@@ -34,6 +34,7 @@ export const PAGES: readonly Page[] = [
   publicPage({ method: 'GET', path: SSO_ACCEPT_PATH, title: SSO_ACCEPT_TITLE, handle: showSsoAccept }),
   publicPage({ method: 'POST', path: SSO_ACCEPT_PATH, title: SSO_ACCEPT_TITLE, handle: ssoAccept }),
   ...SESSION_PAGES,
+  ...DASHBOARD_PAGES,
   ...OVERVIEW_PAGES,
   ...PASSWORD_RESET_PAGES,
   ...DOMAIN_PAGES,
