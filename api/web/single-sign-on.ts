@@ -30,9 +30,9 @@ function refusalPage(refusal: SsoRefusal): PageError {
 }
 
 /** GET: the token checked (not spent) and a form to continue. */
-export async function showSsoAccept(ctx: AppContext, r: PageRequest): Promise<PageReply> {
+export async function showSsoAccept(ctx: AppContext, r: PageRequest, log: Logger): Promise<PageReply> {
   const token = r.query.token ?? '';
-  const preview = await ctx.core.singleSignOn.preview(token);
+  const preview = await ctx.core.singleSignOn.preview(token, { address: r.address, userAgent: r.userAgent }, log);
   if (!preview.ok) throw refusalPage(preview.refusal);
   return {
     kind: 'page',
