@@ -154,7 +154,7 @@ t.test('validate-token is public: a child proving itself with the secret learns 
 });
 
 t.test('the routes: bad input is 400 with data.params, anonymous 401, non-operators 403, unknown 404; removal is audited and ends the pairing', async (t) => {
-  const bad = await a.request('POST', `${AUTH}/child-sites`, as(operatorA, { name: ' ', url: 'http://example.com/path' }));
+  const bad = await a.request('POST', `${AUTH}/child-sites`, as(operatorA, { name: ' ', url: b.url }));
   t.equal(bad.status, 400, bad.text);
   t.match(bad.body, { code: 'rest_invalid_param', data: { params: { name: String } } });
   for (const url of ['http://dashboard.example.com', 'https://dashboard.example.com/path', 'https://10.0.0.1', 'ftp://x.example.com'])

@@ -93,9 +93,9 @@ export class SingleSignOn {
     if (name === '' || name.length > SSO_NAME_MAX || /\p{Cc}/u.test(name))
       problems.unshift({ field: 'name', message: `name must have 1 to ${SSO_NAME_MAX} characters, no control characters` });
     const url = checkSiteUrl(s.url, this.d.config.webhooks.allowPrivate);
-    if (!url.ok) problems.push({ field: 'url', message: url.reason });
+    if (!url.ok) return invalidFields([{ field: 'url', message: url.reason }, ...problems]);
     const [first, ...rest] = problems;
-    if (first || !url.ok) return invalidFields([first ?? { field: 'url', message: 'invalid url' }, ...rest]);
+    if (first) return invalidFields([first, ...rest]);
     const at = isoAt(this.d.now());
     const created = await this.d.store.singleSignOn.create(
       { kind: s.kind, siteId: s.siteId, name, url: url.url, secretSealed: this.d.secrets.seal(s.secret), at },
