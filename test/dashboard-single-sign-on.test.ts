@@ -9,6 +9,8 @@ import { randomBytes } from 'node:crypto';
 import { startHarness, type Harness } from './helpers/harness.js';
 import { logIn, operatorOn, PASSWORD, signedInOn, withSession, type SignedIn } from './helpers/dashboard-session.js';
 import { page } from './helpers/web-pages.js';
+import { signInInBrowser, startBrowser } from './helpers/browser.js';
+import { seriousViolations } from './helpers/axe.js';
 import { createIdentity } from '../shared/core/identity/index.js';
 import { signSsoToken } from '../shared/core/identity/sso-token.js';
 import { createLogger } from '../shared/log.js';
@@ -152,7 +154,7 @@ t.test('validate-token is public: a child proving itself with the secret learns 
 });
 
 t.test('the routes: bad input is 400 with data.params, anonymous 401, non-operators 403, unknown 404; removal is audited and ends the pairing', async (t) => {
-  const bad = await a.request('POST', `${AUTH}/child-sites`, as(operatorA, { name: ' ', url: 'http://example.com/path' }));
+  const bad = await a.request('POST', `${AUTH}/child-sites`, as(operatorA, { name: ' ', url: b.url }));
   t.equal(bad.status, 400, bad.text);
   t.match(bad.body, { code: 'rest_invalid_param', data: { params: { name: String } } });
   for (const url of ['http://dashboard.example.com', 'https://dashboard.example.com/path', 'https://10.0.0.1', 'ftp://x.example.com'])
@@ -184,6 +186,64 @@ t.test('the routes: bad input is 400 with data.params, anonymous 401, non-operat
   const actions = (await a.rt.store.auditLog.list({ targetId: String(childId) }, { page: 1, perPage: 5 })).rows.map((e) => e.action);
   t.same(actions, ['sso_site.remove', 'sso_site.create']);
 });
+
+t.test(
+  'in Chromium: operators pair A and B on /admin/single-sign-on, a user goes from A’s Dashboards page to B and continues signed in, A removes the child; the pages accessible',
+  async (t) => {
+    // B by the name localhost, A by 127.0.0.1: a browser keeps cookies by host, not port, so the two sessions stay apart.
+    const bLocal = b.url.replace('127.0.0.1', 'localhost');
+    const browser = await startBrowser();
+    t.teardown(() => browser.close());
+    const onA = await browser.context.newPage();
+    await signInInBrowser(onA, a.url, await operatorOn(a), PASSWORD, (path) => path.startsWith('/admin'));
+    await onA.goto(`${a.url}/admin/single-sign-on`);
+    t.same(await seriousViolations(onA), [], 'the page with no dashboard paired');
+    await onA.fill('#child-url', 'http://regional.example.com');
+    await onA.fill('#child-name', 'Regional');
+    await onA.click('#register-child');
+    t.match(await onA.textContent('[role=alert]'), /Address must use https/, 'refused in the form’s words');
+    await onA.fill('#child-url', bLocal);
+    await onA.click('#register-child');
+    t.match(await (await onA.waitForSelector('p.notice')).textContent(), /The child dashboard is registered/);
+    const pairId = (await onA.textContent('#new-site-id'))!.trim();
+    const pairSecret = (await onA.textContent('#new-secret'))!.trim();
+    t.match(pairSecret, /^[A-Za-z0-9_-]{43}$/, 'the secret shown once');
+    t.same(await seriousViolations(onA), [], 'the page with its secret shown');
+    await onA.reload();
+    t.equal(await onA.locator('#new-secret').count(), 0, 'and never again');
+
+    const onB = await browser.context.newPage();
+    await signInInBrowser(onB, bLocal, await operatorOn(b), PASSWORD, (path) => path.startsWith('/admin'));
+    await onB.goto(`${bLocal}/admin/single-sign-on`);
+    await onB.fill('#parent-name', 'Main');
+    await onB.fill('#parent-url', a.url);
+    await onB.fill('#parent-site_id', pairId);
+    await onB.fill('#parent-secret', pairSecret);
+    await onB.click('#register-parent');
+    t.match(await (await onB.waitForSelector('p.notice')).textContent(), /The parent dashboard is registered/);
+
+    // The user signs in on A (their cookie in place of the operator's), goes to B from A's Dashboards page, continues.
+    const user = await userOnBoth();
+    const site = (await a.rt.store.singleSignOn.list('child')).find((x) => x.siteId === pairId)!;
+    const [name, value] = user.session.cookie.split('=') as [string, string];
+    await browser.context.addCookies([{ name, value, url: a.url }]);
+    await onA.goto(`${a.url}/dashboards`);
+    t.same(await seriousViolations(onA), [], 'the dashboards a user may go to');
+    await Promise.all([onA.waitForURL((url) => url.pathname === '/sso/accept'), onA.click(`#go-${site.id}`)]);
+    t.equal(new URL(onA.url()).origin, bLocal, 'the button leads to B');
+    t.match(await onA.textContent('main'), `Main sends you here signed in as ${user.email}`);
+    t.same(await seriousViolations(onA), [], 'the page that asks to continue');
+    await Promise.all([onA.waitForURL((url) => url.pathname === '/'), onA.click('#continue')]);
+    t.match(await onA.textContent('body'), user.email, 'signed in on B as the user');
+
+    await signInInBrowser(onA, a.url, await operatorOn(a), PASSWORD, (path) => path.startsWith('/admin'));
+    await onA.goto(`${a.url}/admin/single-sign-on`);
+    onA.on('dialog', (d) => void d.accept());
+    await onA.click(`#remove-${site.id}`);
+    t.match(await (await onA.waitForSelector('p.notice')).textContent(), /The dashboard is removed/);
+    t.same(await a.rt.store.singleSignOn.list('child'), []);
+  },
+);
 
 t.test('tokens presented from one address are throttled before they are checked', async (t) => {
   let status = 0;

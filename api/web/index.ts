@@ -10,7 +10,7 @@ import { ACCEPT_INVITATION_PATH, ACCEPT_INVITATION_TITLE, acceptInvitation, show
 import { AUTHORIZE_PATH, AUTHORIZE_TITLE, decideAuthorization, showAuthorization } from './authorize-application.js';
 import { SESSION_PAGES } from './session-pages.js';
 import { SOCIAL_SIGN_IN_PAGES } from './social-sign-in.js';
-import { showSsoAccept, ssoAccept, SSO_ACCEPT_PATH, SSO_ACCEPT_TITLE } from './single-sign-on.js';
+import { DASHBOARD_PAGES, showSsoAccept, ssoAccept, SSO_ACCEPT_PATH, SSO_ACCEPT_TITLE } from './single-sign-on.js';
 import { OVERVIEW_PAGES } from './account/overview.js';
 import { PASSWORD_RESET_PAGES } from './password-reset.js';
 import { DOMAIN_PAGES } from './account/domains.js';
@@ -38,6 +38,7 @@ export const PAGES: readonly Page[] = [
   publicPage({ method: 'POST', path: SSO_ACCEPT_PATH, title: SSO_ACCEPT_TITLE, handle: ssoAccept }),
   ...SESSION_PAGES,
   ...SOCIAL_SIGN_IN_PAGES,
+  ...DASHBOARD_PAGES,
   ...OVERVIEW_PAGES,
   ...PASSWORD_RESET_PAGES,
   ...DOMAIN_PAGES,

@@ -24,6 +24,7 @@ export const ACCOUNT_SECTIONS: readonly Section[] = [
   { path: '/team', label: 'Team' },
   { path: '/support', label: 'Support' },
   { path: '/billing', label: 'Billing', ownerOnly: true },
+  { path: '/dashboards', label: 'Dashboards' },
 ];
 
 export const OPERATOR_SECTIONS: readonly Section[] = [
@@ -39,6 +40,8 @@ export const OPERATOR_SECTIONS: readonly Section[] = [
   { path: '/admin/emails', label: 'Emails' },
   { path: '/admin/integrity', label: 'Integrity' },
   { path: '/admin/sign-in-providers', label: 'Sign-in' },
+  { path: '/admin/single-sign-on', label: 'Single sign-on' },
+  { path: '/dashboards', label: 'Dashboards' },
 ];
 
 /** The hidden fields every form of a signed-in page carries: its CSRF token and the team it acts on. */

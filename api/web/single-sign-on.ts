@@ -2,12 +2,18 @@
 // token. GET shows who the token signs in as, and from which dashboard; the user's "Continue" posts it back from
 // this site's own page (same origin), and only then is it spent and a session started (the same cookie as the
 // sign-in page's). A GET that signed in at once would let any site sign a visitor in here as the site's own
-// user (login CSRF): the post from this origin is what proves the user asked.
+// user (login CSRF): the post from this origin is what proves the user asked. The other end, for a signed-in
+// user: /dashboards lists the child dashboards with a "Go to" button each, whose post answers with a redirect to
+// the child's /sso/accept and a fresh token (never a token in a page, never a GET that makes one).
 import type { AppContext } from '../pipeline/context.js';
 import type { Logger } from '../../shared/log.js';
 import { secureCookies, sessionCookie } from '../pipeline/credentials.js';
 import { html } from './html.js';
-import { PageError } from './errors.js';
+import { PageError, pageErrorFor } from './errors.js';
+import { idParam } from './lists.js';
+import { selfPage, type PageCall } from './page.js';
+import { actionButton, table } from './parts.js';
+import type { Viewer } from './viewer.js';
 import { fieldOf, readForm, requireSameOrigin, type PageRequest } from './request.js';
 import type { PageReply } from './reply.js';
 import { SSO_ACCEPT_PATH } from '../../shared/core/identity/single-sign-on.js';
@@ -24,9 +30,9 @@ function refusalPage(refusal: SsoRefusal): PageError {
 }
 
 /** GET: the token checked (not spent) and a form to continue. */
-export async function showSsoAccept(ctx: AppContext, r: PageRequest): Promise<PageReply> {
+export async function showSsoAccept(ctx: AppContext, r: PageRequest, log: Logger): Promise<PageReply> {
   const token = r.query.token ?? '';
-  const preview = await ctx.core.singleSignOn.preview(token);
+  const preview = await ctx.core.singleSignOn.preview(token, { address: r.address, userAgent: r.userAgent }, log);
   if (!preview.ok) throw refusalPage(preview.refusal);
   return {
     kind: 'page',
@@ -50,3 +56,38 @@ export async function ssoAccept(ctx: AppContext, r: PageRequest, log: Logger): P
   const cookie = sessionCookie(result.token, secureCookies(ctx, r));
   return { kind: 'redirect', status: 303, location: result.redirectTo ?? '/', headers: { 'Set-Cookie': cookie } };
 }
+
+export const DASHBOARDS_PATH = '/dashboards';
+
+/** The child dashboards a signed-in user may go to, each with its button; the page's forms may lead to their origins. */
+async function showDashboards({ ctx, viewer }: PageCall<Viewer>): Promise<PageReply> {
+  const sites = await ctx.core.singleSignOn.list('child');
+  const rows = sites.map(
+    (s) =>
+      html`<tr>
+        <th scope="row">${s.name}</th>
+        <td><code>${s.url}</code></td>
+        <td>${actionButton(viewer, `${DASHBOARDS_PATH}/${s.id}/go`, `Go to ${s.name}`, { id: `go-${s.id}` })}</td>
+      </tr>`,
+  );
+  return {
+    kind: 'page',
+    title: 'Dashboards',
+    body: html`<p class="hint">Other dashboards of this platform you may go to without signing in again (with the same email there).</p>
+      ${table('Paired dashboards', ['Name', 'Address', 'Action'], rows, 'No other dashboard is paired with this one.')}`,
+    // A browser checks form-action on the redirect that answers the form too: the children's origins are named.
+    formTargets: sites.map((s) => new URL(s.url)),
+  };
+}
+
+/** A fresh sign-in link to the child, followed at once (303): the token is never shown in a page. */
+async function goToDashboard({ ctx, r, viewer }: PageCall<Viewer>): Promise<PageReply> {
+  const link = await ctx.core.singleSignOn.loginLink(viewer.user, idParam(r, 'id'), undefined);
+  if (!link.ok) throw pageErrorFor(link.refusal);
+  return { kind: 'redirect', status: 303, location: link.value.url };
+}
+
+export const DASHBOARD_PAGES = [
+  selfPage({ method: 'GET', path: DASHBOARDS_PATH, title: 'Dashboards', handle: showDashboards }),
+  selfPage({ method: 'POST', path: `${DASHBOARDS_PATH}/:id/go`, title: 'Dashboards', section: DASHBOARDS_PATH, rate: null, handle: goToDashboard }),
+];

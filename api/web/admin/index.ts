@@ -14,6 +14,7 @@ import { SYSTEM_MAIL_PAGES } from './system-mail.js';
 import { EMAIL_TEMPLATE_PAGES } from './email-templates.js';
 import { INTEGRITY_PAGES } from './integrity.js';
 import { SIGN_IN_PROVIDER_PAGES } from './sign-in-providers.js';
+import { SINGLE_SIGN_ON_PAGES } from './single-sign-on.js';
 
 export const ADMIN_PAGES: readonly Page[] = [
   ...PLATFORM_PAGES,
@@ -30,4 +31,5 @@ export const ADMIN_PAGES: readonly Page[] = [
   ...EMAIL_TEMPLATE_PAGES,
   ...INTEGRITY_PAGES,
   ...SIGN_IN_PROVIDER_PAGES,
+  ...SINGLE_SIGN_ON_PAGES,
 ];

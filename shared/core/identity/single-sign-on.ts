@@ -93,9 +93,9 @@ export class SingleSignOn {
     if (name === '' || name.length > SSO_NAME_MAX || /\p{Cc}/u.test(name))
       problems.unshift({ field: 'name', message: `name must have 1 to ${SSO_NAME_MAX} characters, no control characters` });
     const url = checkSiteUrl(s.url, this.d.config.webhooks.allowPrivate);
-    if (!url.ok) problems.push({ field: 'url', message: url.reason });
+    if (!url.ok) return invalidFields([{ field: 'url', message: url.reason }, ...problems]);
     const [first, ...rest] = problems;
-    if (first || !url.ok) return invalidFields([first ?? { field: 'url', message: 'invalid url' }, ...rest]);
+    if (first) return invalidFields([first, ...rest]);
     const at = isoAt(this.d.now());
     const created = await this.d.store.singleSignOn.create(
       { kind: s.kind, siteId: s.siteId, name, url: url.url, secretSealed: this.d.secrets.seal(s.secret), at },
@@ -135,13 +135,9 @@ export class SingleSignOn {
    * user to continue shows it. The sign-in itself is a POST from this site's own page (accept), so another site
    * cannot sign a browser in here with a token of its own choosing (login CSRF).
    */
-  async preview(token: string): Promise<{ ok: true; email: string; from: SsoSite } | { ok: false; refusal: SsoRefusal }> {
-    const siteId = unverifiedSiteId(token);
-    const paired = siteId === undefined ? undefined : await this.d.store.singleSignOn.withSecret('parent', siteId);
-    const checked = await this.problemOf(paired && this.d.secrets.open(paired.secretSealed), token, undefined, false);
-    return typeof checked === 'string' || !paired
-      ? refusedToken(typeof checked === 'string' ? checked : 'unknown_site')
-      : { ok: true, email: checked.sub, from: paired.site };
+  async preview(token: string, client: ClientInfo, log: Logger): Promise<{ ok: true; email: string; from: SsoSite } | { ok: false; refusal: SsoRefusal }> {
+    const checked = await this.redeem('parent', token, client, undefined, log, false);
+    return checked.ok ? { ok: true, email: checked.claims.sub, from: checked.site } : checked;
   }
 
   /** A parent's token presented to this dashboard: verified, spent once, and a session for this dashboard's user of its email. */
@@ -182,33 +178,36 @@ export class SingleSignOn {
     client: ClientInfo,
     caller: { siteId: string; secret: string } | undefined,
     log: Logger,
-  ): Promise<{ ok: true; claims: SsoClaims } | { ok: false; refusal: SsoRefusal }> {
+    spend = true,
+  ): Promise<{ ok: true; claims: SsoClaims; site: SsoSite } | { ok: false; refusal: SsoRefusal }> {
     const window = { key: redisKeys.ssoTokens(sha256Hex(client.address)), limit: this.d.config.dashboard.sso.perAddressPerHour, windowS: HOUR_S };
     const reservation = await reserveWindows(this.d.redis, [window]);
     if (reservation.granted === 0) return { ok: false, refusal: { kind: 'throttled', retryAfterS: Math.max(reservation.decisions[0]?.resetS ?? 1, 1) } };
     const siteId = caller?.siteId ?? unverifiedSiteId(token);
     const paired = siteId === undefined || !SITE_ID_PATTERN.test(siteId) ? undefined : await this.d.store.singleSignOn.withSecret(kind, siteId);
-    const problem = await this.problemOf(paired && this.d.secrets.open(paired.secretSealed), token, caller);
-    if (typeof problem === 'string') {
-      log.warn({ site: siteId, problem }, 'single sign-on token refused');
-      return refusedToken(problem);
-    }
+    if (!paired) return this.refused(siteId, 'unknown_site', log);
+    const problem = await this.problemOf({ siteId: paired.site.siteId, secret: this.d.secrets.open(paired.secretSealed) }, token, caller, spend);
+    if (typeof problem === 'string') return this.refused(siteId, problem, log);
     // A presentation that passed gives its place back: the window counts refusals, as the login's does.
     await refundHits(this.d.redis, reservation, [window.key]);
-    return { ok: true, claims: problem };
+    return { ok: true, claims: problem, site: paired.site };
   }
 
-  /** The token's claims, or what is wrong with it (checked against the pair's secret, `undefined` when unknown). */
+  private refused(siteId: string | undefined, problem: SsoTokenProblem, log: Logger): { ok: false; refusal: SsoRefusal } {
+    log.warn({ site: siteId, problem }, 'single sign-on token refused');
+    return refusedToken(problem);
+  }
+
+  /** The token's claims, or what is wrong with it, for the pair `paired` (its site id and opened secret). */
   private async problemOf(
-    secret: string | undefined,
+    paired: { siteId: string; secret: string },
     token: string,
     caller: { siteId: string; secret: string } | undefined,
-    spend = true,
+    spend: boolean,
   ): Promise<SsoClaims | SsoTokenProblem> {
-    if (secret === undefined) return 'unknown_site';
-    if (caller && !sameSecret(secret, caller.secret)) return 'bad_secret';
-    const claims = verifySsoToken(token, secret);
-    if (!claims || (caller && claims.sid !== caller.siteId)) return 'bad_signature';
+    if (caller && !sameSecret(paired.secret, caller.secret)) return 'bad_secret';
+    const claims = verifySsoToken(token, paired.secret);
+    if (!claims || claims.sid !== paired.siteId) return 'bad_signature';
     const now = this.d.now();
     if (claims.exp <= now) return 'expired';
     if (!spend) return claims;
