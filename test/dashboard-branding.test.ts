@@ -8,6 +8,8 @@ import t from 'tap';
 import { startHarness, type Harness, type HttpReply } from './helpers/harness.js';
 import { logIn, operatorOn, signedInOn, withSession, type SignedIn } from './helpers/dashboard-session.js';
 import { startBrowser } from './helpers/browser.js';
+import { signedInTab } from './helpers/web-pages.js';
+import { seriousViolations } from './helpers/axe.js';
 
 let h: Harness;
 let operator: SignedIn;
@@ -147,4 +149,35 @@ t.test('in Chromium the sign-in and forgot-password pages show the logo, the col
     t.equal(await p.$eval('button.primary', (b) => getComputedStyle(b).color), 'rgb(0, 0, 0)', `${path}: black text on a light button`);
   }
   await p.close();
+});
+
+t.test('in Chromium an operator sets the logo, colours and message on /admin/branding; a bad colour is said with what was typed', async (t) => {
+  const browser = await startBrowser();
+  t.teardown(() => browser.close());
+  const email = await operatorOn(h);
+  const p = await signedInTab(browser, h.url, email, '/admin/branding');
+  t.same(await seriousViolations(p), [], 'no serious accessibility violation');
+  const before = (await read()).body;
+  await p.setInputFiles('#logo', { name: 'logo.webp', mimeType: 'application/octet-stream', buffer: WEBP });
+  await p.fill('#background_color', '#112233');
+  await p.fill('#button_color', 'red');
+  await p.fill('#message', 'Acme mail <b>only</b>');
+  await Promise.all([p.waitForLoadState(), p.click('#save-branding')]);
+  t.match(await p.textContent('main'), /Button colour must be a colour as #rrggbb/, 'the problem in the form’s words');
+  t.equal(await p.inputValue('#button_color'), 'red', 'what was typed is kept');
+  t.same((await read()).body, before, 'nothing saved');
+  await p.setInputFiles('#logo', { name: 'logo.webp', mimeType: 'application/octet-stream', buffer: WEBP });
+  await p.fill('#button_color', '#ffcc00');
+  await Promise.all([p.waitForURL(/done=saved/), p.click('#save-branding')]);
+  const saved = (await read()).body;
+  t.match(saved, { background_color: '#112233', button_color: '#ffcc00', message: 'Acme mail <b>only</b>', logo_url: /\/branding\/[0-9a-f]{32}\.webp$/ });
+  t.match(await p.getAttribute('img.branding-logo', 'src'), /\.webp$/, 'the page shows the new logo');
+  await p.check('#remove_logo');
+  await Promise.all([p.waitForURL(/done=saved/), p.click('#save-branding')]);
+  t.match((await read()).body, { logo_image_id: null, background_color: '#112233' }, 'the logo removed, the rest kept');
+  const entries = await brandingEntries();
+  t.ok(entries.length >= 2, 'each save is in the audit log');
+  const owner = await signedInTab(browser, h.url, (await signedInOn(h)).email, '/');
+  const refused = await owner.goto(`${h.url}/admin/branding`);
+  t.not(refused?.status(), 200, "an account's user does not get the page");
 });

@@ -40,6 +40,7 @@ export const OPERATOR_SECTIONS: readonly Section[] = [
   { path: '/admin/emails', label: 'Emails' },
   { path: '/admin/integrity', label: 'Integrity' },
   { path: '/admin/sign-in-providers', label: 'Sign-in' },
+  { path: '/admin/branding', label: 'Sign-in page' },
   { path: '/admin/single-sign-on', label: 'Single sign-on' },
   { path: '/dashboards', label: 'Dashboards' },
 ];

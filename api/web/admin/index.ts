@@ -14,6 +14,7 @@ import { SYSTEM_MAIL_PAGES } from './system-mail.js';
 import { EMAIL_TEMPLATE_PAGES } from './email-templates.js';
 import { INTEGRITY_PAGES } from './integrity.js';
 import { SIGN_IN_PROVIDER_PAGES } from './sign-in-providers.js';
+import { BRANDING_PAGES } from './branding.js';
 import { SINGLE_SIGN_ON_PAGES } from './single-sign-on.js';
 
 export const ADMIN_PAGES: readonly Page[] = [
@@ -31,5 +32,6 @@ export const ADMIN_PAGES: readonly Page[] = [
   ...EMAIL_TEMPLATE_PAGES,
   ...INTEGRITY_PAGES,
   ...SIGN_IN_PROVIDER_PAGES,
+  ...BRANDING_PAGES,
   ...SINGLE_SIGN_ON_PAGES,
 ];
