@@ -74,6 +74,8 @@ export async function startApi(config: Config, runtime?: Runtime, options: ApiOp
   // Uploads for tickets that were never sent leave the database a day on; any API may sweep.
   const unsentUploads = runEvery(AUTH_LOG_SWEEP_MS, 'unsent support uploads', rt.log, () => core.supportAttachments.sweepUnsent(rt.log));
   // The daily integrity scan, when an operator turned it on: claimed in the store, so one API runs it.
+  // New tickets and responses forwarded to the external helpdesk, when set: leased in the store, so any API may drain.
+  const supportForwarding = runEvery(config.support.forwarding.intervalMs, 'support forwarding', rt.log, () => core.supportForwarding.drain(rt.log));
   const integrityScan = runEvery(AUTH_LOG_SWEEP_MS, 'integrity scan', rt.log, () => core.integrityScan.daily(rt.log));
   const metricsPort = metricsServer && (metricsServer.address() as AddressInfo).port;
   const heartbeat = startHeartbeat(rt, 'api', { api: port, ...(metricsPort === undefined ? {} : { metrics: metricsPort }) });
@@ -94,6 +96,7 @@ export async function startApi(config: Config, runtime?: Runtime, options: ApiOp
       await authLogSweep.stop();
       await unsentUploads.stop();
       await integrityScan.stop();
+      await supportForwarding.stop();
       await composer.close();
       if (!runtime) await rt.close();
     },

@@ -223,6 +223,18 @@ const ConfigSchema = Obj({
       /** An upload never sent with a ticket or response is deleted this long after it was uploaded. */
       unsentKeepHours: Type.Integer({ minimum: 1, maximum: 720 }),
     }),
+    /**
+     * Forwarding tickets and responses to the external helpdesk (api_settings.forward_url): the API's dispatcher
+     * looks at the outbox every `intervalMs`; a failed attempt is retried after `retryBaseMs`, doubling each time,
+     * and the forward is failed for good after `maxAttempts` attempts or `maxAgeHours` after it was written.
+     */
+    forwarding: Obj({
+      intervalMs: Type.Integer({ minimum: 50, maximum: 600_000 }),
+      retryBaseMs: Type.Integer({ minimum: 10, maximum: 3_600_000 }),
+      maxAttempts: Type.Integer({ minimum: 1, maximum: 50 }),
+      maxAgeHours: Type.Integer({ minimum: 1, maximum: 168 }),
+      timeoutMs: Type.Integer({ minimum: 100, maximum: 60_000 }),
+    }),
   }),
   dashboard: Obj({
     ownerEmail: Type.String({ minLength: 3, maxLength: 254 }),

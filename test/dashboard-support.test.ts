@@ -457,8 +457,13 @@ t.test('where tickets go is read and set by operators only, audited; a bad URL i
   t.match(before.body, { storage: 'tern', forwarding_active: false });
   const set = await post(operator, '/api_settings', { forward_url: 'https://helpdesk.example.com/tern' });
   t.equal(set.status, 200, set.text);
-  t.match(set.body, { storage: 'tern', forward_url: 'https://helpdesk.example.com/tern', forwarding_active: false, updated_at: String });
-  t.same((await get(operator, '/api_settings')).body, set.body);
+  t.match(set.body, { storage: 'tern', forward_url: 'https://helpdesk.example.com/tern', forwarding_active: true, updated_at: String, forward_secret: /^whsec_/ });
+  const { forward_secret: secret, ...shown } = set.body as Json;
+  t.same((await get(operator, '/api_settings')).body, shown, 'read back without the secret');
+  t.notOk(
+    JSON.stringify((await h.request('GET', '/api/tern/v2/admin/audit-log?action=support.settings', withSession(operator))).body).includes(String(secret)),
+    'the secret is not audited',
+  );
   const bad = await post(operator, '/api_settings', { forward_url: 'ftp://helpdesk.example.com' });
   t.equal(bad.status, 400);
   t.match(bad.body, { code: 'rest_invalid_param', data: { params: { forward_url: String } } });
@@ -467,7 +472,7 @@ t.test('where tickets go is read and set by operators only, audited; a bad URL i
   t.equal((await post(s, '/api_settings', { forward_url: '' })).status, 403);
   t.equal((await get(null, '/api_settings')).status, 401);
   const cleared = await post(operator, '/api_settings', { forward_url: '' });
-  t.equal(cleared.body.forward_url, null);
+  t.match(cleared.body, { forward_url: null, forwarding_active: false, forward_secret: null });
   const audit = await h.request('GET', '/api/tern/v2/admin/audit-log?action=support.settings', withSession(operator));
   t.match(audit.body, [
     { target: { kind: 'platform', id: 'support.api_settings' }, before: { forward_url: 'https://helpdesk.example.com/tern' }, after: { forward_url: null } },

@@ -280,14 +280,18 @@ t.test('the support settings page saves where tickets go and adds a doc (audited
   t.equal(bad.status, 400);
   t.match(bad.text, /Forwarding URL/);
   t.match(bad.text, /value="http:\/\/helpdesk\.example\.com:9000\/in"/, 'what was typed comes back');
-  t.same(await h.rt.store.support.settings(), { forwardUrl: null, updatedAt: null }, 'nothing saved');
+  t.same(await h.rt.store.support.settings(), { forwardUrl: null, forwardSecretEnc: null, updatedAt: null }, 'nothing saved');
   const saved = await post(operator, `${from}/forwarding`, { forward_url: 'https://helpdesk.example.com/in' }, from);
-  t.equal(saved.headers.get('location'), `${from}?done=forwarding_saved`);
+  t.equal(saved.status, 200, 'the answer shows the new signing secret, once');
+  const secret = /whsec_[A-Za-z0-9+/=]+/.exec(saved.text)?.[0];
+  t.ok(secret);
   t.match(await h.rt.store.support.settings(), { forwardUrl: 'https://helpdesk.example.com/in' });
   t.match((await h.rt.store.auditLog.list({ action: 'support.settings' }, { page: 1, perPage: 1 })).rows[0], {
     after: { forward_url: 'https://helpdesk.example.com/in' },
   });
-  t.match((await page(h, 'GET', from, { cookie: operator })).text, /value="https:\/\/helpdesk\.example\.com\/in"/, 'shown on the page');
+  const shown = (await page(h, 'GET', from, { cookie: operator })).text;
+  t.match(shown, /value="https:\/\/helpdesk\.example\.com\/in"/, 'shown on the page');
+  t.notOk(shown.includes(secret!), 'the secret is not shown again');
 
   const noLink = await post(operator, `${from}/docs`, { title: 'SPF <basics>', link: 'ftp://docs.example.com/spf' }, from);
   t.equal(noLink.status, 400);

@@ -2,14 +2,15 @@
 // bounce or complaint) outside the delivery path, so a slow receiver never slows mail. Each event goes
 // once, with no retry (the specification), to every active webhook of its team subscribed to it, signed by the
 // Standard Webhooks scheme; every attempt is recorded for the dashboard's logs.
-import { createHmac, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import type { Resolver } from 'node:dns/promises';
 import { readFileSync } from 'node:fs';
 import { rootCertificates } from 'node:tls';
 import type { Runtime } from '../../shared/runtime/runtime.js';
 import type { OutboxEvent } from '../../shared/domain/feedback.js';
 import type { Webhook } from '../../shared/domain/webhook.js';
-import { safePost, type PostOutcome } from './safe-http.js';
+import { safePost, type PostOutcome } from '../../shared/safe-http.js';
+import { signature, standardWebhookHeaders } from '../../shared/webhook-signing.js';
 
 export interface WebhookDispatcherDeps {
   rt: Runtime;
@@ -56,23 +57,11 @@ export function eventBody(event: OutboxEvent, message: MessageSummary | null): s
   });
 }
 
-/** Standard Webhooks: `v1,` + base64 HMAC-SHA256 of `id.timestamp.body`, keyed by the secret's decoded bytes. */
-export function signature(secret: string, id: string, timestamp: number, body: string): string {
-  const key = Buffer.from(secret.replace(/^whsec_/, ''), 'base64');
-  return `v1,${createHmac('sha256', key).update(`${id}.${timestamp}.${body}`).digest('base64')}`;
-}
+export { signature };
 
 export function signedHeaders(secret: string, eventId: number, body: string, now = Date.now()): Record<string, string> {
   // Stable per event, so a receiver can drop a copy it already has (Standard Webhooks idempotency).
-  const id = `evt_${eventId}`;
-  const timestamp = Math.floor(now / 1000);
-  return {
-    'content-type': 'application/json',
-    'user-agent': USER_AGENT,
-    'webhook-id': id,
-    'webhook-timestamp': String(timestamp),
-    'webhook-signature': signature(secret, id, timestamp, body),
-  };
+  return standardWebhookHeaders(secret, `evt_${eventId}`, body, USER_AGENT, now);
 }
 
 /** Runs `work` over `items` with at most `limit` at a time. */

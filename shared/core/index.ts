@@ -54,6 +54,8 @@ import { ResponseMail } from './support/response-mail.js';
 import { SupportAttachments } from './support/attachments.js';
 import { SupportWidgets } from './support/widgets.js';
 import { SupportPortal } from './support/portal.js';
+import { SupportForwarding } from './support/forwarding.js';
+import { createResolver } from '../dns.js';
 
 export type { PageOf, PageRequest } from '../store/paging.js';
 export type * from './identity/index.js';
@@ -141,6 +143,8 @@ export interface Core extends Identity {
   readonly supportWidgets: SupportWidgets;
   /** The portal's form, the docs operators suggest, and where tickets go. */
   readonly supportPortal: SupportPortal;
+  /** Forwards new tickets and responses to the external helpdesk (the API's dispatcher drains it). */
+  readonly supportForwarding: SupportForwarding;
 }
 
 export { MTA_ADAPTERS, type ApiAdapters, type CoreAdapters, type MtaAdapters } from './ports/adapters.js';
@@ -213,12 +217,16 @@ export function createCore(rt: Runtime, queue: Queue, adapters: CoreAdapters, { 
 }
 
 /** The support namespace's use cases: tickets, their attachments, the widgets beside them, the portal's settings. */
-function supportParts(rt: Runtime, systemMail: SystemMail): Pick<Core, 'supportTickets' | 'supportAttachments' | 'supportWidgets' | 'supportPortal'> {
+function supportParts(
+  rt: Runtime,
+  systemMail: SystemMail,
+): Pick<Core, 'supportTickets' | 'supportAttachments' | 'supportWidgets' | 'supportPortal' | 'supportForwarding'> {
   const supportTickets = new SupportTickets(rt, new ResponseMail(rt.config, systemMail));
   return {
     supportTickets,
     supportAttachments: new SupportAttachments({ ...rt, now: Date.now }, supportTickets),
     supportWidgets: new SupportWidgets(rt, supportTickets),
     supportPortal: new SupportPortal(rt),
+    supportForwarding: new SupportForwarding({ ...rt, resolver: createResolver(rt.config.dnsServers) }),
   };
 }

@@ -82,5 +82,28 @@ export interface SupportDoc {
 /** Where tickets go: kept in Tern, and optionally forwarded to an external helpdesk (not built yet: stored only). */
 export interface SupportSettings {
   forwardUrl: string | null;
+  /** The forwarding signing secret, sealed by the secret box (null: no URL); never shown after it is issued. */
+  forwardSecretEnc: string | null;
   updatedAt: string | null;
+}
+
+/** What a forwarded message says happened: a ticket was opened, or a response was added to one. */
+export const FORWARD_KINDS = ['ticket.created', 'ticket.response'] as const;
+export type ForwardKind = (typeof FORWARD_KINDS)[number];
+/** pending (an attempt is due at nextAttemptAt), delivered, or failed (attempts or age ran out). */
+export const FORWARD_STATES = ['pending', 'delivered', 'failed'] as const;
+export type ForwardState = (typeof FORWARD_STATES)[number];
+
+/** One ticket or response to forward to the external helpdesk (the outbox row). */
+export interface SupportForward {
+  id: number;
+  kind: ForwardKind;
+  ticketId: number;
+  /** The response forwarded (ticket.response), else null. */
+  responseId: number | null;
+  state: ForwardState;
+  attempts: number;
+  nextAttemptAt: string;
+  lastError: string | null;
+  createdAt: string;
 }

@@ -2,7 +2,19 @@
 // (`opener_*`, `author_*`: null once the user is removed), attachments without their bytes.
 import { Type } from '@sinclair/typebox';
 import { Int, Nullable, OneOf, rowDecoder, Text } from './decode.js';
-import { AUTHOR_KINDS, TICKET_STATUSES, VOTES, type Attachment, type SupportDoc, type SupportPerson, type Ticket, type TicketResponse } from '../domain/support.js';
+import {
+  AUTHOR_KINDS,
+  FORWARD_KINDS,
+  FORWARD_STATES,
+  TICKET_STATUSES,
+  VOTES,
+  type Attachment,
+  type SupportForward,
+  type SupportDoc,
+  type SupportPerson,
+  type Ticket,
+  type TicketResponse,
+} from '../domain/support.js';
 
 /** The columns a ticket is read with: its own, its opener's and its assignee's. */
 export const TICKET_COLUMNS = 't.*, u.email AS opener_email, u.name AS opener_name, a.email AS assignee_email, a.name AS assignee_name';
@@ -102,3 +114,31 @@ export const decodeDoc = rowDecoder('support doc', DocRow, (r): SupportDoc => ({
 
 /** The platform setting holding where tickets go. */
 export const SUPPORT_SETTINGS = 'support.api_settings';
+
+export const FORWARD_COLUMNS = 'id, kind, ticket_id, response_id, state, attempts, next_attempt_at, last_error, created_at';
+
+export const decodeForward = rowDecoder(
+  'support forward',
+  Type.Object({
+    id: Int,
+    kind: OneOf(FORWARD_KINDS),
+    ticket_id: Int,
+    response_id: Nullable(Int),
+    state: OneOf(FORWARD_STATES),
+    attempts: Int,
+    next_attempt_at: Text,
+    last_error: Nullable(Text),
+    created_at: Text,
+  }),
+  (r): SupportForward => ({
+    id: r.id,
+    kind: r.kind,
+    ticketId: r.ticket_id,
+    responseId: r.response_id,
+    state: r.state,
+    attempts: r.attempts,
+    nextAttemptAt: r.next_attempt_at,
+    lastError: r.last_error,
+    createdAt: r.created_at,
+  }),
+);

@@ -2,7 +2,18 @@
 // bytes kept in the database), the docs operators suggest, and where tickets go (a platform setting). Every
 // change a race could spoil is decided in its write: a response or a status move fenced on the ticket's status,
 // a vote toggled in one UPDATE, attachments bound only while unbound and the uploader's.
-import type { Attachment, AuthorKind, SupportDoc, SupportSettings, Ticket, TicketFilterType, TicketOrderBy, TicketResponse, Vote } from '../domain/support.js';
+import type {
+  Attachment,
+  AuthorKind,
+  SupportDoc,
+  SupportForward,
+  SupportSettings,
+  Ticket,
+  TicketFilterType,
+  TicketOrderBy,
+  TicketResponse,
+  Vote,
+} from '../domain/support.js';
 import type { NewAuditEntry } from './audit-log.js';
 import type { PageOf, PageRequest } from './paging.js';
 
@@ -15,6 +26,8 @@ export interface NewTicket {
   priority: string;
   /** Attachments the opener uploaded and has not sent yet, bound to the ticket with it. */
   attachmentIds: readonly number[];
+  /** Forwarding is on (the core read the setting): an outbox row is written in the ticket's transaction. */
+  forward: boolean;
 }
 
 export interface TicketFilter {
@@ -37,7 +50,12 @@ export interface NewResponse {
   authorKind: AuthorKind;
   content: string;
   attachmentIds: readonly number[];
+  /** Forwarding is on: an outbox row is written in the response's transaction. */
+  forward: boolean;
 }
+
+/** How one forwarding attempt ended: delivered, due again at `at`, or given up. */
+export type ForwardOutcome = { kind: 'delivered' } | { kind: 'retry'; at: string; error: string } | { kind: 'failed'; error: string };
 
 export interface NewAttachment {
   uploadedBy: number;
@@ -97,5 +115,18 @@ export interface SupportRepository {
   searchDocs(search: string, limit: number): Promise<SupportDoc[]>;
   settings(): Promise<SupportSettings>;
   /** Stores where tickets go, with the audit entry made of the settings before and after. */
-  saveSettings(forwardUrl: string | null, byUserId: number | null, audit: (before: SupportSettings, after: SupportSettings) => NewAuditEntry): Promise<SupportSettings>;
+  saveSettings(
+    next: Omit<SupportSettings, 'updatedAt'>,
+    byUserId: number | null,
+    audit: (before: SupportSettings, after: SupportSettings) => NewAuditEntry,
+  ): Promise<SupportSettings>;
+  /**
+   * Leases up to `limit` pending forwards due by `now` to `token` until `leaseUntil`, each UPDATE fenced on the
+   * lease (none, or run out), so two dispatchers never hold one row at once; oldest first.
+   */
+  claimForwards(limit: number, now: string, leaseUntil: string, token: string): Promise<SupportForward[]>;
+  /** Records an attempt's outcome and gives the lease back, only while `token` holds it (false: taken over). */
+  finishForward(id: number, token: string, outcome: ForwardOutcome): Promise<boolean>;
+  /** A ticket's forwards (its own and its responses'), oldest first. */
+  forwardsOf(ticketId: number): Promise<SupportForward[]>;
 }

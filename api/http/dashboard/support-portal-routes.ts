@@ -55,8 +55,8 @@ const widgetsView = (w: AccountWidgets) => ({
 const settingsView = (s: SupportSettings) => ({
   storage: 'tern',
   forward_url: s.forwardUrl,
-  // Forwarding is stored, not delivered yet (docs/decisions.md, "Support namespace").
-  forwarding_active: false,
+  // New tickets and responses are forwarded while a URL is set (the secret itself is answered once, by the POST).
+  forwarding_active: s.forwardUrl !== null,
   updated_at: s.updatedAt,
 });
 
@@ -139,7 +139,7 @@ const apiSettings: Route = {
     endpoint({
       methods: ['GET'],
       permission: 'operator',
-      summary: 'Where tickets go (operators): kept in Tern, and the helpdesk URL they are to be forwarded to, if any',
+      summary: 'Where tickets go (operators): kept in Tern, and the helpdesk URL they are forwarded to, if any (never the secret)',
       args: Type.Object({}),
       async handle({ ctx, user }) {
         operatorOf(user);
@@ -149,13 +149,14 @@ const apiSettings: Route = {
     endpoint({
       methods: ['POST'],
       permission: 'operator',
-      summary: 'Sets the helpdesk URL tickets are to be forwarded to (operators; an empty string: none); audited. Forwarding itself is not built yet',
+      summary:
+        'Sets the helpdesk URL new tickets and responses are forwarded to, signed (operators; an empty string: none); audited. A URL issues a new signing secret, answered once as forward_secret',
       args: Type.Object({
         forward_url: Type.String({ description: 'https, or http on port 80, 443 or 8080; an empty string keeps tickets in Tern only.', maxLength: WEBHOOK_URL_MAX }),
       }),
       async handle({ ctx, user, params, log }) {
         const saved = valueOf(await ctx.core.supportPortal.saveSettings(operatorOf(user).user, params.forward_url === '' ? null : params.forward_url, log));
-        return { body: settingsView(saved) };
+        return { body: { ...settingsView(saved.settings), forward_secret: saved.secret } };
       },
     }),
   ],

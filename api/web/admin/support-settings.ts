@@ -37,7 +37,10 @@ async function forwardingForm(c: Call, refused?: Refused): Promise<Html> {
   const typed = refused?.form === 'forwarding' ? refused.typed.forward_url : undefined;
   return html`<form method="post" action="${PATH}/forwarding" class="card" id="forwarding-form">
     <h2>Where tickets go</h2>
-    <p>Tickets are always kept in Tern. A forwarding URL is stored for an external helpdesk; forwarding to it is not built yet.</p>
+    <p>
+      Tickets are always kept in Tern. With a forwarding URL, each new ticket and response is also posted to it, signed (Standard Webhooks); saving a URL issues a new
+      signing secret, shown once.
+    </p>
     ${refused?.form === 'forwarding' ? formErrors(refused.messages) : undefined} ${formGuard(c.viewer)}
     <label for="forward-url">Forwarding URL <span class="muted">(empty: none)</span></label>
     <input type="url" id="forward-url" name="forward_url" maxlength="2048" value="${typed ?? settings.forwardUrl ?? ''}" aria-describedby="forward-url-hint" />
@@ -88,8 +91,16 @@ async function docsSection(c: Call, refused?: Refused): Promise<Html> {
   </section>`;
 }
 
-async function settingsPage(c: Call, refused?: Refused): Promise<PageAnswer> {
-  const body = html`${noticeOf(c.r, NOTICES)}
+/** The signing secret a save just issued: shown on this answer only, never stored where a page could show it again. */
+const secretNotice = (secret: string) =>
+  html`<section class="card" id="forward-secret" role="status">
+    <h2>The signing secret</h2>
+    <p>Give it to the helpdesk to check each request's <code>webhook-signature</code>. It is shown this once.</p>
+    <p><code>${secret}</code></p>
+  </section>`;
+
+async function settingsPage(c: Call, refused?: Refused, secret?: string): Promise<PageAnswer> {
+  const body = html`${noticeOf(c.r, NOTICES)} ${secret ? secretNotice(secret) : undefined}
     <p><a href="/admin/support">The tickets</a></p>
     ${await forwardingForm(c, refused)} ${await docsSection(c, refused)}`;
   return { kind: 'page', status: refused?.status, title: TITLE, body };
@@ -99,6 +110,7 @@ async function saveForwarding(c: Call): Promise<PageReply> {
   const typed = (c.form.get('forward_url') ?? '').trim();
   const saved = await c.ctx.core.supportPortal.saveSettings(c.viewer.user, typed === '' ? null : typed, c.log);
   if (!saved.ok) return settingsPage(c, refusedAs('forwarding', saved.refusal, { forward_url: typed }));
+  if (saved.value.secret) return settingsPage(c, undefined, saved.value.secret);
   return { kind: 'redirect', status: 303, location: doneAt(PATH, 'forwarding_saved') };
 }
 

@@ -1,6 +1,6 @@
 // The portal's own data: what the ticket form asks (products, priorities, attachments: the configuration's
 // `support`), the docs operators keep and suggest while a user writes (searched by title), and where tickets go
-// (kept in Tern; a forwarding URL for an external helpdesk can be stored, its delivery is not built yet).
+// (kept in Tern, and forwarded to an external helpdesk when an operator sets its URL: see forwarding.ts).
 import type { Config } from '../../config.js';
 import type { Logger } from '../../log.js';
 import type { Store } from '../../store/index.js';
@@ -8,11 +8,20 @@ import type { SupportDoc, SupportSettings } from '../../domain/support.js';
 import { asAuditActor, auditedBy, type AuditActor } from '../audit-log.js';
 import type { Operator } from '../../domain/user.js';
 import { checkWebhookUrl } from '../../webhook-url.js';
+import type { SecretBox } from '../../secret-box.js';
+import { newSigningSecret } from '../../webhook-signing.js';
 import { done, refuse, type Managed } from '../management-refusals.js';
 
 export interface PortalDeps {
   config: Config;
   store: Store;
+  secrets: SecretBox;
+}
+
+/** Saved settings, with the forwarding secret issued by this save (shown once; null: no URL). */
+export interface SavedSettings {
+  settings: SupportSettings;
+  secret: string | null;
 }
 
 export const DOC_TITLE_MAX = 200;
@@ -63,16 +72,20 @@ export class SupportPortal {
     return this.d.store.support.settings();
   }
 
-  /** Where tickets go: null keeps them in Tern only; a URL is stored for forwarding (not delivered yet). */
-  async saveSettings(operator: Operator, forwardUrl: string | null, log: Logger): Promise<Managed<SupportSettings>> {
+  /**
+   * Where tickets go: null keeps them in Tern only; a URL turns forwarding on. Each save of a URL issues a new
+   * signing secret (sealed at rest, answered once, never audited), so a secret shown once cannot be shown again.
+   */
+  async saveSettings(operator: Operator, forwardUrl: string | null, log: Logger): Promise<Managed<SavedSettings>> {
     let url: string | null = null;
     if (forwardUrl !== null) {
       const checked = checkedLink('forward_url', forwardUrl);
       if (!checked.ok) return checked;
       url = checked.value;
     }
+    const secret = url === null ? null : newSigningSecret();
     const by = auditedBy(asAuditActor(operator));
-    const saved = await this.d.store.support.saveSettings(url, operator.id, (before, after) => ({
+    const saved = await this.d.store.support.saveSettings({ forwardUrl: url, forwardSecretEnc: secret && this.d.secrets.seal(secret) }, operator.id, (before, after) => ({
       ...by,
       action: 'support.settings',
       target: { kind: 'platform', id: 'support.api_settings' },
@@ -82,6 +95,6 @@ export class SupportPortal {
       at: after.updatedAt ?? new Date().toISOString(),
     }));
     log.info({ by: operator.id, forwarding: url !== null }, 'support settings changed');
-    return done(saved);
+    return done({ settings: saved, secret });
   }
 }

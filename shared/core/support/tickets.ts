@@ -110,7 +110,8 @@ export class SupportTickets {
     const checked = checkTicket(this.d.config, input);
     if (!checked.ok) return checked;
     const { team, user } = customer.value;
-    const made = await this.d.store.support.openTicket({ teamId: team.id, openedBy: user.id, ...checked.value });
+    const forward = await this.forwarding();
+    const made = await this.d.store.support.openTicket({ teamId: team.id, openedBy: user.id, ...checked.value, forward });
     if (isMiss(made)) return missed(made);
     log.info({ ticket: made.id, team: team.id }, 'support ticket opened');
     return done(made);
@@ -123,14 +124,20 @@ export class SupportTickets {
     if (!checked.ok) return checked;
     const audit = agentAudit(party, 'ticket.respond', ticketId);
     const authorKind = party.kind === 'agent' ? ('agent' as const) : ('customer' as const);
+    const forward = await this.forwarding();
     const made = await this.d.store.support.respond(
-      { ticketId, teamId: teamScopeOf(party), authorId: userIdOf(party), authorKind, content: input.content, attachmentIds: input.attachmentIds },
+      { ticketId, teamId: teamScopeOf(party), authorId: userIdOf(party), authorKind, content: input.content, attachmentIds: input.attachmentIds, forward },
       audit && ((r) => audit(null, { response_id: r.id })),
     );
     if (isMiss(made)) return missed(made);
     log.info({ ticket: ticketId, response: made.id, by: authorKind }, 'support ticket answered');
     if (authorKind === 'agent') await this.notifyOpener(ticketId, made, log);
     return done(made);
+  }
+
+  /** Whether new tickets and responses are forwarded (a URL is set): the store writes the outbox row when told. */
+  private async forwarding(): Promise<boolean> {
+    return (await this.d.store.support.settings()).forwardUrl !== null;
   }
 
   /** Mails the ticket's opener an agent's response; a failure is logged, never the response's. */

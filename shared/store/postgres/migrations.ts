@@ -806,6 +806,28 @@ ALTER TABLE support_tickets ADD COLUMN assigned_to BIGINT REFERENCES users(id) O
 CREATE INDEX support_tickets_by_assignee ON support_tickets(assigned_to, id);
 `,
   },
+  {
+    version: 46,
+    name: 'support forwarding outbox',
+    // As SQLite's migration 46.
+    sql: `
+CREATE TABLE support_forwards (
+  id BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+  kind TEXT NOT NULL CHECK (kind IN ('ticket.created', 'ticket.response')),
+  ticket_id BIGINT NOT NULL REFERENCES support_tickets(id) ON DELETE CASCADE,
+  response_id BIGINT REFERENCES support_responses(id) ON DELETE CASCADE,
+  state TEXT NOT NULL DEFAULT 'pending' CHECK (state IN ('pending', 'delivered', 'failed')),
+  attempts INTEGER NOT NULL DEFAULT 0,
+  next_attempt_at TEXT NOT NULL,
+  lease_until TEXT,
+  lease_token TEXT,
+  last_error TEXT,
+  created_at TEXT NOT NULL,
+  finished_at TEXT
+);
+CREATE INDEX support_forwards_due ON support_forwards(state, next_attempt_at);
+`,
+  },
 ];
 
 /** The schema version this release brings a PostgreSQL database to: its newest migration. */

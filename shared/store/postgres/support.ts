@@ -7,13 +7,15 @@ import { countOf } from './decode.js';
 import { PgAuditLogStore } from './audit-log.js';
 import { limitOffset, type PageOf, type PageRequest } from '../paging.js';
 import { nowIso } from '../../time.js';
-import type { Attachment, SupportDoc, SupportSettings, Ticket, TicketResponse, Vote } from '../../domain/support.js';
+import type { Attachment, ForwardKind, SupportDoc, SupportForward, SupportSettings, Ticket, TicketResponse, Vote } from '../../domain/support.js';
 import type { NewAuditEntry } from '../audit-log.js';
-import type { NewAttachment, NewResponse, NewTicket, SupportRepository, TicketFilter, TicketMiss } from '../support.js';
+import type { ForwardOutcome, NewAttachment, NewResponse, NewTicket, SupportRepository, TicketFilter, TicketMiss } from '../support.js';
 import {
   ATTACHMENT_COLUMNS,
   decodeAttachment,
   decodeDoc,
+  decodeForward,
+  FORWARD_COLUMNS,
   decodeResponse,
   decodeTicket,
   RESPONSE_COLUMNS,
@@ -76,6 +78,11 @@ const FENCE = { closed: "status <> 'closed'", active: "status = 'closed'" } as c
 const RESPOND = `UPDATE support_tickets SET status = CASE WHEN $1 = 'agent' THEN 'active' ELSE status END, response_count = response_count + 1, updated_at = $2
   WHERE id = $3 AND ($4::bigint IS NULL OR team_id = $4) AND status <> 'closed'`;
 
+/** The outbox row of a new ticket or response, in its transaction: due at once. */
+async function enqueueForward(q: Queryable, kind: ForwardKind, ticketId: number, responseId: number | null, now: string): Promise<void> {
+  await q.run('INSERT INTO support_forwards (kind, ticket_id, response_id, next_attempt_at, created_at) VALUES ($1, $2, $3, $4, $4)', [kind, ticketId, responseId, now]);
+}
+
 export class PgSupportStore implements SupportRepository {
   constructor(private readonly sql: PgSql) {}
 
@@ -87,6 +94,7 @@ export class PgSupportStore implements SupportRepository {
         [t.teamId, t.openedBy, t.title, t.content, t.product, t.priority, now],
       );
       await bind(q, t.attachmentIds, t.openedBy, made!.id, null);
+      if (t.forward) await enqueueForward(q, 'ticket.created', made!.id, null, now);
       return (await readTicket(q, made!.id))!;
     });
     return rolledBack(work) as Promise<Ticket | 'attachment_unknown'>;
@@ -128,6 +136,7 @@ export class PgSupportStore implements SupportRepository {
           [r.ticketId, r.authorId, r.authorKind, r.content, now],
         );
         await bind(q, r.attachmentIds, r.authorId, r.ticketId, made!.id);
+        if (r.forward) await enqueueForward(q, 'ticket.response', r.ticketId, made!.id, now);
         const response = decodeResponse((await q.get(`SELECT ${RESPONSE_COLUMNS} FROM ${RESPONSE_FROM} WHERE r.id = $1`, [made!.id]))!);
         if (audit) await PgAuditLogStore.insert(q, audit(response));
         return response;
@@ -239,11 +248,15 @@ export class PgSupportStore implements SupportRepository {
   }
 
   /** Two operators' changes made together are serialised by a lock on the setting's name (its row may not exist yet). */
-  saveSettings(forwardUrl: string | null, byUserId: number | null, audit: (before: SupportSettings, after: SupportSettings) => NewAuditEntry): Promise<SupportSettings> {
+  saveSettings(
+    next: Omit<SupportSettings, 'updatedAt'>,
+    byUserId: number | null,
+    audit: (before: SupportSettings, after: SupportSettings) => NewAuditEntry,
+  ): Promise<SupportSettings> {
     return this.sql.tx(async (q) => {
       await q.run('SELECT pg_advisory_xact_lock(hashtext($1))', [SUPPORT_SETTINGS]);
       const before = decodeSettings(await q.get('SELECT value, updated_at FROM platform_settings WHERE name = $1', [SUPPORT_SETTINGS]));
-      const after: SupportSettings = { forwardUrl, updatedAt: nowIso() };
+      const after: SupportSettings = { ...next, updatedAt: nowIso() };
       await q.run(
         `INSERT INTO platform_settings (name, value, updated_by, updated_at) VALUES ($1, $2, $3, $4)
          ON CONFLICT (name) DO UPDATE SET value = excluded.value, updated_by = excluded.updated_by, updated_at = excluded.updated_at`,
@@ -252,5 +265,35 @@ export class PgSupportStore implements SupportRepository {
       await PgAuditLogStore.insert(q, audit(before, after));
       return after;
     });
+  }
+  async claimForwards(limit: number, now: string, leaseUntil: string, token: string): Promise<SupportForward[]> {
+    // The lease is fenced in the UPDATE itself: a row another dispatcher holds (lease not run out) is not taken.
+    const rows = await this.sql.all(
+      `UPDATE support_forwards SET lease_until = $1, lease_token = $2
+       WHERE id IN (SELECT id FROM support_forwards WHERE state = 'pending' AND next_attempt_at <= $3 AND (lease_until IS NULL OR lease_until < $3)
+                    ORDER BY id LIMIT $4 FOR UPDATE SKIP LOCKED)
+         AND state = 'pending' AND (lease_until IS NULL OR lease_until < $3)
+       RETURNING ${FORWARD_COLUMNS}`,
+      [leaseUntil, token, now, limit],
+    );
+    return rows.map(decodeForward).sort((a, b) => a.id - b.id);
+  }
+
+  async finishForward(id: number, token: string, outcome: ForwardOutcome): Promise<boolean> {
+    const state = outcome.kind === 'retry' ? 'pending' : outcome.kind;
+    const nextAt = outcome.kind === 'retry' ? outcome.at : null;
+    const error = outcome.kind === 'delivered' ? null : outcome.error;
+    const finishedAt = outcome.kind === 'retry' ? null : nowIso();
+    const done = await this.sql.run(
+      `UPDATE support_forwards SET state = $1, attempts = attempts + 1, next_attempt_at = COALESCE($2, next_attempt_at), last_error = $3,
+              lease_until = NULL, lease_token = NULL, finished_at = $4
+       WHERE id = $5 AND lease_token = $6`,
+      [state, nextAt, error, finishedAt, id, token],
+    );
+    return done.changes === 1;
+  }
+
+  async forwardsOf(ticketId: number): Promise<SupportForward[]> {
+    return (await this.sql.all(`SELECT ${FORWARD_COLUMNS} FROM support_forwards WHERE ticket_id = $1 ORDER BY id`, [ticketId])).map(decodeForward);
   }
 }

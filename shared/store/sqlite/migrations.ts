@@ -1386,6 +1386,30 @@ ALTER TABLE support_tickets ADD COLUMN assigned_to INTEGER REFERENCES users(id) 
 CREATE INDEX support_tickets_by_assignee ON support_tickets(assigned_to, id);
 `,
   },
+  {
+    version: 46,
+    name: 'support forwarding outbox',
+    // Issue 26: each new ticket and response to forward to the external helpdesk, written in the ticket's or the
+    // response's transaction; a dispatcher claims a row with a lease (fenced in the UPDATE), posts it, and marks it
+    // delivered, or schedules the next attempt (failed after the last).
+    sql: `
+CREATE TABLE support_forwards (
+  id INTEGER PRIMARY KEY,
+  kind TEXT NOT NULL CHECK (kind IN ('ticket.created', 'ticket.response')),
+  ticket_id INTEGER NOT NULL REFERENCES support_tickets(id) ON DELETE CASCADE,
+  response_id INTEGER REFERENCES support_responses(id) ON DELETE CASCADE,
+  state TEXT NOT NULL DEFAULT 'pending' CHECK (state IN ('pending', 'delivered', 'failed')),
+  attempts INTEGER NOT NULL DEFAULT 0,
+  next_attempt_at TEXT NOT NULL,
+  lease_until TEXT,
+  lease_token TEXT,
+  last_error TEXT,
+  created_at TEXT NOT NULL,
+  finished_at TEXT
+);
+CREATE INDEX support_forwards_due ON support_forwards(state, next_attempt_at);
+`,
+  },
 ];
 
 /** The schema version this release brings a database to: its newest migration. */

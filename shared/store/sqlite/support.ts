@@ -5,13 +5,15 @@ import { countOf } from './decode.js';
 import { AuditLogStore } from './audit-log.js';
 import { limitOffset, type PageOf, type PageRequest } from '../paging.js';
 import { nowIso } from '../../time.js';
-import type { Attachment, SupportDoc, SupportSettings, Ticket, TicketResponse, Vote } from '../../domain/support.js';
+import type { Attachment, ForwardKind, SupportDoc, SupportForward, SupportSettings, Ticket, TicketResponse, Vote } from '../../domain/support.js';
 import type { NewAuditEntry } from '../audit-log.js';
-import type { NewAttachment, NewResponse, NewTicket, SupportRepository, TicketFilter, TicketMiss } from '../support.js';
+import type { ForwardOutcome, NewAttachment, NewResponse, NewTicket, SupportRepository, TicketFilter, TicketMiss } from '../support.js';
 import {
   ATTACHMENT_COLUMNS,
   decodeAttachment,
   decodeDoc,
+  decodeForward,
+  FORWARD_COLUMNS,
   decodeResponse,
   decodeTicket,
   RESPONSE_COLUMNS,
@@ -81,6 +83,11 @@ function whereOf(f: TicketFilter): [string, SqlValue[]] {
 /** The move's fence: closing needs a ticket not closed, re-opening a closed one. */
 const FENCE = { closed: "status <> 'closed'", active: "status = 'closed'" } as const;
 
+/** The outbox row of a new ticket or response, in its transaction: due at once. */
+async function enqueueForward(q: Queryable, kind: ForwardKind, ticketId: number, responseId: number | null, now: string): Promise<void> {
+  await q.run('INSERT INTO support_forwards (kind, ticket_id, response_id, next_attempt_at, created_at) VALUES (?, ?, ?, ?, ?)', [kind, ticketId, responseId, now, now]);
+}
+
 export class SupportStore implements SupportRepository {
   constructor(private readonly sql: Sql) {}
 
@@ -92,6 +99,7 @@ export class SupportStore implements SupportRepository {
         [t.teamId, t.openedBy, t.title, t.content, t.product, t.priority, now, now],
       );
       await bind(q, t.attachmentIds, t.openedBy, made.lastId, null);
+      if (t.forward) await enqueueForward(q, 'ticket.created', made.lastId, null, now);
       return (await readTicket(q, made.lastId))!;
     });
     return rolledBack(work) as Promise<Ticket | 'attachment_unknown'>;
@@ -136,6 +144,7 @@ export class SupportStore implements SupportRepository {
           now,
         ]);
         await bind(q, r.attachmentIds, r.authorId, r.ticketId, made.lastId);
+        if (r.forward) await enqueueForward(q, 'ticket.response', r.ticketId, made.lastId, now);
         const response = decodeResponse((await q.get(`SELECT ${RESPONSE_COLUMNS} FROM ${RESPONSE_FROM} WHERE r.id = ?`, [made.lastId]))!);
         if (audit) await AuditLogStore.insert(q, audit(response));
         return response;
@@ -250,10 +259,14 @@ export class SupportStore implements SupportRepository {
     return decodeSettings(await this.sql.get('SELECT value, updated_at FROM platform_settings WHERE name = ?', [SUPPORT_SETTINGS]));
   }
 
-  saveSettings(forwardUrl: string | null, byUserId: number | null, audit: (before: SupportSettings, after: SupportSettings) => NewAuditEntry): Promise<SupportSettings> {
+  saveSettings(
+    next: Omit<SupportSettings, 'updatedAt'>,
+    byUserId: number | null,
+    audit: (before: SupportSettings, after: SupportSettings) => NewAuditEntry,
+  ): Promise<SupportSettings> {
     return this.sql.tx(async (q) => {
       const before = decodeSettings(await q.get('SELECT value, updated_at FROM platform_settings WHERE name = ?', [SUPPORT_SETTINGS]));
-      const after: SupportSettings = { forwardUrl, updatedAt: nowIso() };
+      const after: SupportSettings = { ...next, updatedAt: nowIso() };
       await q.run(
         `INSERT INTO platform_settings (name, value, updated_by, updated_at) VALUES (?, ?, ?, ?)
          ON CONFLICT (name) DO UPDATE SET value = excluded.value, updated_by = excluded.updated_by, updated_at = excluded.updated_at`,
@@ -262,5 +275,34 @@ export class SupportStore implements SupportRepository {
       await AuditLogStore.insert(q, audit(before, after));
       return after;
     });
+  }
+  async claimForwards(limit: number, now: string, leaseUntil: string, token: string): Promise<SupportForward[]> {
+    // The lease is fenced in the UPDATE itself: a row another dispatcher holds (lease not run out) is not taken.
+    const rows = await this.sql.all(
+      `UPDATE support_forwards SET lease_until = ?, lease_token = ?
+       WHERE id IN (SELECT id FROM support_forwards WHERE state = 'pending' AND next_attempt_at <= ? AND (lease_until IS NULL OR lease_until < ?) ORDER BY id LIMIT ?)
+         AND state = 'pending' AND (lease_until IS NULL OR lease_until < ?)
+       RETURNING ${FORWARD_COLUMNS}`,
+      [leaseUntil, token, now, now, limit, now],
+    );
+    return rows.map(decodeForward).sort((a, b) => a.id - b.id);
+  }
+
+  async finishForward(id: number, token: string, outcome: ForwardOutcome): Promise<boolean> {
+    const state = outcome.kind === 'retry' ? 'pending' : outcome.kind;
+    const nextAt = outcome.kind === 'retry' ? outcome.at : null;
+    const error = outcome.kind === 'delivered' ? null : outcome.error;
+    const finishedAt = outcome.kind === 'retry' ? null : nowIso();
+    const done = await this.sql.run(
+      `UPDATE support_forwards SET state = ?, attempts = attempts + 1, next_attempt_at = COALESCE(?, next_attempt_at), last_error = ?,
+              lease_until = NULL, lease_token = NULL, finished_at = ?
+       WHERE id = ? AND lease_token = ?`,
+      [state, nextAt, error, finishedAt, id, token],
+    );
+    return done.changes === 1;
+  }
+
+  async forwardsOf(ticketId: number): Promise<SupportForward[]> {
+    return (await this.sql.all(`SELECT ${FORWARD_COLUMNS} FROM support_forwards WHERE ticket_id = ? ORDER BY id`, [ticketId])).map(decodeForward);
   }
 }

@@ -11,6 +11,10 @@ import type { User } from '../../../shared/domain/user.js';
 
 let counter = 0;
 
+/** A moment `ms` after an hour from now: forwards are due from when they are written (the real clock). */
+const BASE = Date.now() + 3_600_000;
+const later = (ms: number): string => new Date(BASE + ms).toISOString();
+
 async function customerOf(store: Store, team: Team): Promise<User> {
   const user = await store.users.create({
     email: `c${++counter}.${Date.now()}@example.com`,
@@ -24,8 +28,17 @@ async function customerOf(store: Store, team: Team): Promise<User> {
   return user;
 }
 
-async function ticketOf(store: Store, team: Team, user: User, title = 'Bounces', attachmentIds: number[] = []): Promise<Ticket> {
-  const made = await store.support.openTicket({ teamId: team.id, openedBy: user.id, title, content: `About ${title}`, product: null, priority: 'normal', attachmentIds });
+async function ticketOf(store: Store, team: Team, user: User, title = 'Bounces', attachmentIds: number[] = [], forward = false): Promise<Ticket> {
+  const made = await store.support.openTicket({
+    teamId: team.id,
+    openedBy: user.id,
+    title,
+    content: `About ${title}`,
+    product: null,
+    priority: 'normal',
+    attachmentIds,
+    forward,
+  });
   if (made === 'attachment_unknown') throw new Error('attachment unknown');
   return made;
 }
@@ -99,12 +112,12 @@ export const supportChecks: ContractCheck[] = [
     const op = await operatorOf(store, `op${++counter}@tern.test`);
     const ticket = await ticketOf(store, team, user);
     const mine = await store.support.respond(
-      { ticketId: ticket.id, teamId: team.id, authorId: user.id, authorKind: 'customer', content: 'More', attachmentIds: [] },
+      { ticketId: ticket.id, teamId: team.id, authorId: user.id, authorKind: 'customer', content: 'More', attachmentIds: [], forward: false },
       null,
     );
     t.match(mine, { authorKind: 'customer', content: 'More', feedback: null, author: { id: user.id } });
     t.equal((await store.support.getTicket(ticket.id))!.status, 'new', "a customer's response leaves the status");
-    const answer = await store.support.respond({ ticketId: ticket.id, authorId: op.id, authorKind: 'agent', content: 'Answer', attachmentIds: [] }, (r) =>
+    const answer = await store.support.respond({ ticketId: ticket.id, authorId: op.id, authorKind: 'agent', content: 'Answer', attachmentIds: [], forward: false }, (r) =>
       entry(op, 'ticket.respond', String(ticket.id), { response_id: r.id }),
     );
     if (typeof answer === 'string') throw new Error(answer);
@@ -121,11 +134,17 @@ export const supportChecks: ContractCheck[] = [
     );
     const other = await accountOf(store);
     t.equal(
-      await store.support.respond({ ticketId: ticket.id, teamId: other.id, authorId: user.id, authorKind: 'customer', content: 'x', attachmentIds: [] }, null),
+      await store.support.respond(
+        { ticketId: ticket.id, teamId: other.id, authorId: user.id, authorKind: 'customer', content: 'x', attachmentIds: [], forward: false },
+        null,
+      ),
       'not_found',
     );
     await store.support.moveTicket(ticket.id, undefined, 'closed', op.id, null);
-    t.equal(await store.support.respond({ ticketId: ticket.id, authorId: op.id, authorKind: 'agent', content: 'late', attachmentIds: [] }, null), 'closed');
+    t.equal(
+      await store.support.respond({ ticketId: ticket.id, authorId: op.id, authorKind: 'agent', content: 'late', attachmentIds: [], forward: false }, null),
+      'closed',
+    );
     t.equal((await store.support.responsesOf(ticket.id)).length, 2, 'nothing added to a closed ticket');
   }),
 
@@ -161,7 +180,10 @@ export const supportChecks: ContractCheck[] = [
       const ticket = await ticketOf(store, team, user, `race ${i}`);
       const [closed, response] = await Promise.all([
         store.support.moveTicket(ticket.id, team.id, 'closed', user.id, null),
-        store.support.respond({ ticketId: ticket.id, teamId: team.id, authorId: user.id, authorKind: 'customer', content: 'race', attachmentIds: [] }, null),
+        store.support.respond(
+          { ticketId: ticket.id, teamId: team.id, authorId: user.id, authorKind: 'customer', content: 'race', attachmentIds: [], forward: false },
+          null,
+        ),
       ]);
       t.not(typeof closed, 'string', 'the close wins either way');
       const after = await store.support.getTicket(ticket.id);
@@ -178,8 +200,8 @@ export const supportChecks: ContractCheck[] = [
     const user = await customerOf(store, team);
     const op = await operatorOf(store, `op${++counter}@tern.test`);
     const ticket = await ticketOf(store, team, user);
-    const answer = await store.support.respond({ ticketId: ticket.id, authorId: op.id, authorKind: 'agent', content: 'A', attachmentIds: [] }, null);
-    const own = await store.support.respond({ ticketId: ticket.id, authorId: user.id, authorKind: 'customer', content: 'B', attachmentIds: [] }, null);
+    const answer = await store.support.respond({ ticketId: ticket.id, authorId: op.id, authorKind: 'agent', content: 'A', attachmentIds: [], forward: false }, null);
+    const own = await store.support.respond({ ticketId: ticket.id, authorId: user.id, authorKind: 'customer', content: 'B', attachmentIds: [], forward: false }, null);
     if (typeof answer === 'string' || typeof own === 'string') throw new Error('not added');
     t.same(await store.support.vote(ticket.id, answer.id, 'like'), { feedback: 'like' });
     t.same(await store.support.vote(ticket.id, answer.id, 'dislike'), { feedback: 'dislike' });
@@ -208,17 +230,27 @@ export const supportChecks: ContractCheck[] = [
       product: null,
       priority: 'normal',
       attachmentIds: [a.id, c.id],
+      forward: false,
     });
     t.equal(refused, 'attachment_unknown', "another user's upload");
     t.equal((await store.support.listTickets({ teamId: team.id, status: 'all', orderBy: 'id', order: 'asc' }, { page: 1, perPage: 10 })).total, 0, 'nothing opened');
     const ticket = await ticketOf(store, team, user, 'with a file', [a.id]);
     t.equal(
-      await store.support.openTicket({ teamId: team.id, openedBy: user.id, title: 't', content: 'c', product: null, priority: 'normal', attachmentIds: [a.id] }),
+      await store.support.openTicket({
+        teamId: team.id,
+        openedBy: user.id,
+        title: 't',
+        content: 'c',
+        product: null,
+        priority: 'normal',
+        attachmentIds: [a.id],
+        forward: false,
+      }),
       'attachment_unknown',
       'bound once',
     );
     const response = await store.support.respond(
-      { ticketId: ticket.id, teamId: team.id, authorId: user.id, authorKind: 'customer', content: 'r', attachmentIds: [b.id] },
+      { ticketId: ticket.id, teamId: team.id, authorId: user.id, authorKind: 'customer', content: 'r', attachmentIds: [b.id], forward: false },
       null,
     );
     if (typeof response === 'string') throw new Error(response);
@@ -243,7 +275,10 @@ export const supportChecks: ContractCheck[] = [
     const answered = await upload('answered.txt');
     const unsent = await upload('unsent.txt');
     const ticket = await ticketOf(store, team, user, 'kept', [sent.id]);
-    await store.support.respond({ ticketId: ticket.id, teamId: team.id, authorId: user.id, authorKind: 'customer', content: 'r', attachmentIds: [answered.id] }, null);
+    await store.support.respond(
+      { ticketId: ticket.id, teamId: team.id, authorId: user.id, authorKind: 'customer', content: 'r', attachmentIds: [answered.id], forward: false },
+      null,
+    );
     const past = new Date(Date.parse(unsent.createdAt) - 60_000).toISOString();
     t.equal(await store.support.removeUnsent(past), 0, 'nothing uploaded before the cut-off');
     const future = new Date(Date.now() + 60_000).toISOString();
@@ -261,6 +296,7 @@ export const supportChecks: ContractCheck[] = [
       product: null,
       priority: 'normal',
       attachmentIds: [unsent.id],
+      forward: false,
     });
     t.equal(late, 'attachment_unknown', 'a removed upload cannot be sent');
   }),
@@ -294,16 +330,16 @@ export const supportChecks: ContractCheck[] = [
   check('where tickets go is kept in Tern until set, then changed with an audit entry naming before and after', async (t, engine) => {
     const { store } = await engine.open(t);
     const op = await operatorOf(store, `op${++counter}@tern.test`);
-    t.same(await store.support.settings(), { forwardUrl: null, updatedAt: null });
+    t.same(await store.support.settings(), { forwardUrl: null, forwardSecretEnc: null, updatedAt: null });
     const audit = (before: { forwardUrl: string | null }, after: { forwardUrl: string | null }): NewAuditEntry => ({
       ...entry(op, 'support.settings', 'support.api_settings', { forward_url: after.forwardUrl }),
       target: { kind: 'platform', id: 'support.api_settings' },
       before: { forward_url: before.forwardUrl },
     });
-    const saved = await store.support.saveSettings('https://helpdesk.example.com/hook', op.id, audit);
-    t.match(saved, { forwardUrl: 'https://helpdesk.example.com/hook', updatedAt: String });
+    const saved = await store.support.saveSettings({ forwardUrl: 'https://helpdesk.example.com/hook', forwardSecretEnc: 'sealed' }, op.id, audit);
+    t.match(saved, { forwardUrl: 'https://helpdesk.example.com/hook', forwardSecretEnc: 'sealed', updatedAt: String });
     t.same(await store.support.settings(), saved);
-    await store.support.saveSettings(null, op.id, audit);
+    await store.support.saveSettings({ forwardUrl: null, forwardSecretEnc: null }, op.id, audit);
     const entries = await store.auditLog.list({ action: 'support.settings' }, { page: 1, perPage: 10 });
     t.same(
       entries.rows.map((e) => [e.before, e.after]),
@@ -347,5 +383,58 @@ export const supportChecks: ContractCheck[] = [
       ],
       'one entry per assignment, none for a miss',
     );
+  }),
+
+  check('a forward is written with its ticket and each response only when asked, and none when the write is refused', async (t, engine) => {
+    const { store } = await engine.open(t);
+    const team = await accountOf(store);
+    const customer = await customerOf(store, team);
+    const op = await operatorOf(store, `op${++counter}@tern.test`);
+    const quiet = await ticketOf(store, team, customer, 'Kept in Tern');
+    const loud = await ticketOf(store, team, customer, 'Forwarded', [], true);
+    t.same(await store.support.forwardsOf(quiet.id), [], 'not asked: no outbox row');
+    const answer = { ticketId: loud.id, authorId: op.id, authorKind: 'agent' as const, content: 'On it', attachmentIds: [], forward: true };
+    const response = await store.support.respond(answer, null);
+    if (typeof response === 'string') throw new Error(response);
+    await store.support.respond({ ...answer, attachmentIds: [424_242] }, null);
+    t.match(await store.support.forwardsOf(loud.id), [
+      { kind: 'ticket.created', ticketId: loud.id, responseId: null, state: 'pending', attempts: 0, lastError: null },
+      { kind: 'ticket.response', ticketId: loud.id, responseId: response.id, state: 'pending', attempts: 0 },
+    ]);
+    t.equal((await store.support.forwardsOf(loud.id)).length, 2, 'the refused response (unknown attachment) left no row');
+  }),
+
+  check('a forward is claimed by one dispatcher at a time; a lease run out is taken over, and the old holder can no longer finish it', async (t, engine) => {
+    const { store } = await engine.open(t);
+    const team = await accountOf(store);
+    const ticket = await ticketOf(store, team, await customerOf(store, team), 'Claimed', [], true);
+    const now = later(0);
+    const [first, second] = await Promise.all([store.support.claimForwards(10, now, later(60_000), 'a'), store.support.claimForwards(10, now, later(60_000), 'b')]);
+    const mine = <R extends { ticketId: number }>(rows: R[]) => rows.filter((r) => r.ticketId === ticket.id);
+    t.equal(mine(first).length + mine(second).length, 1, 'two claims of one row: one wins');
+    const holder = mine(first).length ? 'a' : 'b';
+    t.same(mine(await store.support.claimForwards(10, later(30_000), later(90_000), 'c')), [], 'a lease still running is not taken');
+    const taken = mine(await store.support.claimForwards(10, later(61_000), later(120_000), 'c'));
+    t.equal(taken.length, 1, 'a lease run out is taken over');
+    t.equal(await store.support.finishForward(taken[0]!.id, holder, { kind: 'delivered' }), false, 'the old holder is fenced out');
+    t.equal(await store.support.finishForward(taken[0]!.id, 'c', { kind: 'delivered' }), true);
+    t.match(await store.support.forwardsOf(ticket.id), [{ state: 'delivered', attempts: 1, lastError: null }]);
+    t.same(mine(await store.support.claimForwards(10, later(10_000_000), later(10_060_000), 'd')), [], 'a delivered forward is never claimed again');
+  }),
+
+  check('a failed attempt is due again at its retry time, counted, and a forward given up is failed for good', async (t, engine) => {
+    const { store } = await engine.open(t);
+    const team = await accountOf(store);
+    const ticket = await ticketOf(store, team, await customerOf(store, team), 'Retried', [], true);
+    const mine = <R extends { ticketId: number }>(rows: R[]) => rows.filter((r) => r.ticketId === ticket.id);
+    const [row] = mine(await store.support.claimForwards(10, later(0), later(60_000), 'a'));
+    t.equal(await store.support.finishForward(row!.id, 'a', { kind: 'retry', at: later(30_000), error: 'HTTP 500' }), true);
+    t.match(await store.support.forwardsOf(ticket.id), [{ state: 'pending', attempts: 1, nextAttemptAt: later(30_000), lastError: 'HTTP 500' }]);
+    t.same(mine(await store.support.claimForwards(10, later(29_000), later(89_000), 'b')), [], 'not due before its retry time');
+    const [again] = mine(await store.support.claimForwards(10, later(30_000), later(90_000), 'b'));
+    t.equal(again?.attempts, 1, 'due at its retry time, although the first lease has not run out');
+    t.equal(await store.support.finishForward(again!.id, 'b', { kind: 'failed', error: 'gave up after 2 attempts' }), true);
+    t.match(await store.support.forwardsOf(ticket.id), [{ state: 'failed', attempts: 2, lastError: 'gave up after 2 attempts' }]);
+    t.same(mine(await store.support.claimForwards(10, later(10_000_000), later(10_060_000), 'c')), [], 'a failed forward is never claimed again');
   }),
 ];

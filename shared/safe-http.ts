@@ -1,4 +1,4 @@
-// Outbound HTTP to URLs our users choose (webhooks). The host is resolved with our own resolver at the
+// Outbound HTTP to URLs our users choose (webhooks, support forwarding). The host is resolved with our own resolver at the
 // moment of delivery and refused when any address is not public, then the connection goes to the checked
 // address itself, so a DNS answer that changes between the check and the connect (rebinding) cannot
 // point the request at our network. Redirects are never followed; the whole attempt has one deadline;
@@ -7,7 +7,7 @@ import type { Resolver } from 'node:dns/promises';
 import type { LookupAddress, LookupOptions } from 'node:dns';
 import { request as httpRequest, type IncomingMessage, type RequestOptions } from 'node:http';
 import { request as httpsRequest } from 'node:https';
-import { resolveTarget, type PinnedAddress, type Resolution } from '../../shared/public-address.js';
+import { resolveTarget, type PinnedAddress, type Resolution } from './public-address.js';
 
 export type PostOutcome = { kind: 'response'; statusCode: number; error: string | null } | { kind: 'refused'; reason: string } | { kind: 'error'; reason: string };
 
