@@ -187,6 +187,7 @@ const PRODUCT_DEFAULTS = {
   logRetentionDays: 90,
   applicationPasswords: true,
   twoStepRoles: [],
+  magicLink: false,
 };
 
 t.test('login security: only an owner or admin of the account; settings bounded, the log paged, deleted, truncated (by an owner), counted', async (t) => {
