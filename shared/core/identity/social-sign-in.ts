@@ -3,7 +3,7 @@
 // user and their verified primary email). A provider's sign-in only signs in a user who exists: linked by the
 // provider's subject once, or found by a verified email the first time (then linked). Everything else is refused.
 // The session, throttles and auth log are the password login's (Logins.providerSignIn).
-import { randomBytes, timingSafeEqual } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import * as oidc from 'openid-client';
 import type { Redis } from 'ioredis';
 import type { Config } from '../../config.js';
@@ -14,6 +14,7 @@ import type { Session, User } from '../../domain/user.js';
 import { isHttpLoopback, isSocialProvider, type SocialProvider, type SocialProviderSettings } from '../../domain/social-sign-in.js';
 import { redisKeys } from '../../redis-keys.js';
 import { sha256Hex } from '../../sha256.js';
+import { hashesMatch } from '../../api-key.js';
 import { isoAt } from './deps.js';
 import type { Attempt, Logins } from './login.js';
 
@@ -117,7 +118,7 @@ export class SocialSignIn {
     const state = c.query.get('state') ?? '';
     const taken = state === '' ? null : await this.d.redis.getdel(redisKeys.socialSignIn(sha256Hex(state)));
     const pending = taken === null ? undefined : (JSON.parse(taken) as Pending);
-    if (!pending || pending.provider !== c.provider || !sameHash(pending.bindingHash, sha256Hex(c.binding ?? ''))) return refusal({ kind: 'state_invalid' });
+    if (!pending || pending.provider !== c.provider || !hashesMatch(pending.bindingHash, sha256Hex(c.binding ?? ''))) return refusal({ kind: 'state_invalid' });
     const settings = await this.enabled(pending.provider);
     if (!settings) return refusal({ kind: 'provider_disabled' });
     const place = await this.logins.reserveProviderAttempt(c.client.address);
@@ -227,8 +228,5 @@ export class SocialSignIn {
     }
   }
 }
-
-/** Two hex digests compared in constant time. */
-const sameHash = (a: string, b: string): boolean => a.length === b.length && timingSafeEqual(Buffer.from(a), Buffer.from(b));
 
 const refusal = (r: SocialRefusal): SocialFinish => ({ ok: false, refusal: r });
