@@ -14,6 +14,7 @@ import type { PageAnswer, PageReply } from './reply.js';
 import { publicPage } from './page.js';
 import { SIGN_IN_PATH, signedIn } from './sign-in.js';
 import { branded } from './branding.js';
+import { checkYourMail } from './password-reset.js';
 import { MAGIC_LINK_REQUESTED } from '../presenters/messages.js';
 
 const SIGN_IN_WITH_LINK_PATH = `${MAGIC_LINK_PATH}/sign-in`;
@@ -42,12 +43,7 @@ async function requestLink(ctx: AppContext, r: PageRequest, log: Logger): Promis
   const email = (fieldOf(await readForm(r.req), 'email') ?? '').trim();
   const asked = await ctx.core.magicLinks.request({ email, client: { address: r.address, userAgent: r.userAgent }, origin: r.origin }, log);
   if (!asked.ok) return askAgain(email, pageErrorForIdentity(asked.refusal));
-  return {
-    kind: 'page',
-    title: 'Check your mail',
-    body: html`<p class="notice" role="status">${MAGIC_LINK_REQUESTED}</p>
-      <p><a href="${SIGN_IN_PATH}">Back to sign in</a></p>`,
-  };
+  return checkYourMail(MAGIC_LINK_REQUESTED);
 }
 
 /** GET /magic-link?token=…: a button that signs in; nothing is used by opening the link. */

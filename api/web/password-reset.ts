@@ -48,13 +48,16 @@ async function requestReset(ctx: AppContext, r: PageRequest, log: Logger): Promi
   const email = (fieldOf(await readForm(r.req), 'email') ?? '').trim();
   const asked = await ctx.core.passwordResets.request({ email, client: { address: r.address, userAgent: r.userAgent }, origin: r.origin }, log);
   if (!asked.ok) return forgotForm(email, pageErrorForIdentity(asked.refusal));
-  return {
-    kind: 'page',
-    title: 'Check your mail',
-    body: html`<p class="notice" role="status">${RESET_REQUESTED}</p>
-      <p><a href="${SIGN_IN_PATH}">Back to sign in</a></p>`,
-  };
+  return checkYourMail(RESET_REQUESTED);
 }
+
+/** The answer to a request that mails a link: the same notice whether or not anything was mailed. */
+export const checkYourMail = (notice: string): PageAnswer => ({
+  kind: 'page',
+  title: 'Check your mail',
+  body: html`<p class="notice" role="status">${notice}</p>
+    <p><a href="${SIGN_IN_PATH}">Back to sign in</a></p>`,
+});
 
 interface ResetFormState {
   token: string;
