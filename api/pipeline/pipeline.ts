@@ -28,6 +28,11 @@ export interface Incoming {
   readonly params: Readonly<Record<string, string>>;
   /** The query string, first value of each name. */
   readonly query: Readonly<Record<string, string>>;
+  /**
+   * The query as PHP reads it (brackets make arrays: `include[]=1&include[]=2`), where the interface reads it so
+   * (the dashboard, as WordPress clients write arrays that way); `query` otherwise.
+   */
+  readonly phpQuery?: Readonly<Record<string, unknown>>;
   readonly headers: IncomingHttpHeaders;
   /** The body as read (parsed JSON), before any validation; undefined when none was sent. */
   readonly body: unknown;

@@ -22,6 +22,7 @@ import { createRouter, type Match } from './router.js';
 import { endpoint, rateOf, routePath, StreamedBody, type AnyEndpoint, type DashboardRoute, type Permission } from './route.js';
 import { batchRoute } from './batch.js';
 import { Type } from '@sinclair/typebox';
+import { applyGlobals, phpQuery, routedMethod, type EmbedFetch } from './wordpress-globals.js';
 
 /**
  * How the dashboard knows who calls: the lead's strategy (session cookie + X-WP-Nonce or _wpnonce, HTTP Basic
@@ -175,6 +176,13 @@ function indexRoutes<U>(site: Site, all: () => ReadonlyArray<DashboardRoute<unkn
   return [root, ...perNamespace];
 }
 
+/** A request as routed: its method (a POST may name another), its path under /api and its query as PHP reads it. */
+interface RoutedRequest {
+  method: string;
+  path: string;
+  query: Record<string, unknown>;
+}
+
 /** The path under /api as routed: /api and /api/ are the root; a trailing slash is dropped, as WordPress. */
 function restPath(url: string | undefined): string {
   const pathname = new URL(url ?? '/', 'http://local').pathname.slice('/api'.length);
@@ -231,29 +239,58 @@ export function createDashboard<U>(options: DashboardOptions<U>): Dashboard {
   all = [root!, batchRoute(dispatcher), ...nsIndexes, ...options.routes];
   const router = createRouter(all);
 
-  async function answer(ctx: AppContext, req: IncomingMessage, path: string, match: Match<U> | undefined, log: Logger): Promise<Answer> {
+  async function answer(ctx: AppContext, req: IncomingMessage, routed: RoutedRequest, match: Match<U> | undefined, log: Logger): Promise<Answer> {
     if (!match) return dashboardErrors.answer(noRoute(), log);
+    const incoming = (body: unknown): Incoming => ({ ...incomingOf(req, routed.path, match.params, body), method: routed.method, phpQuery: routed.query });
     // An endpoint that streams its body (an upload) reads it itself, within its own limit, once authorized.
-    if (match.endpoint.streamedBody) return runCall(ctx, group, routedOf(match), { ...incomingOf(req, path, match.params, undefined), stream: req }, log);
+    if (match.endpoint.streamedBody) return runCall(ctx, group, routedOf(match), { ...incoming(undefined), stream: req }, log);
     let body: unknown;
     try {
       body = await readJsonBody(req, group.bodyLimit(ctx.config));
     } catch (err) {
       return dashboardErrors.answer(err, log);
     }
-    return runCall(ctx, group, routedOf(match), incomingOf(req, path, match.params, body), log);
+    return runCall(ctx, group, routedOf(match), incoming(body), log);
+  }
+
+  /** A linked resource fetched for `_embed`: a GET of its URL, as the same caller, with context=embed. */
+  function embedFetch(ctx: AppContext, req: IncomingMessage, log: Logger): EmbedFetch {
+    const root = restUrl(originOf(req), '');
+    return async (href) => {
+      if (!href.startsWith(`${root}/`)) return dashboardErrors.answer(noRoute(), log);
+      const url = new URL(href);
+      const path = restPath(url.pathname + url.search);
+      const match = router.match('GET', path);
+      if (!match) return dashboardErrors.answer(noRoute(), log);
+      const query = { ...phpQuery(url.pathname + url.search), context: 'embed' };
+      const flat = Object.fromEntries(Object.entries(query).filter((e): e is [string, string] => typeof e[1] === 'string'));
+      const headers = { ...req.headers, 'content-length': undefined, 'content-type': undefined };
+      const incoming: Incoming = {
+        method: 'GET',
+        path,
+        params: match.params,
+        query: flat,
+        phpQuery: query,
+        headers,
+        body: undefined,
+        origin: originOf(req),
+        address: req.socket.remoteAddress ?? '',
+      };
+      return runCall(ctx, group, routedOf(match), incoming, log);
+    };
   }
 
   return {
     routes: all,
     async serve(ctx, req, res) {
-      const method = req.method ?? 'GET';
-      const path = restPath(req.url);
-      const match = router.match(method, path);
+      const query = phpQuery(req.url);
+      const routed: RoutedRequest = { method: routedMethod(req, query), path: restPath(req.url), query };
+      const match = router.match(routed.method, routed.path);
       const template = match ? `/api${routePath(match.route)}` : '/api/*';
-      observeHttp(res, method, template);
-      const log = requestLog(ctx.log, req, res, { route: `${method} ${template}` });
-      const reply = await answer(ctx, req, path, match, log);
+      observeHttp(res, routed.method, template);
+      const log = requestLog(ctx.log, req, res, { route: `${routed.method} ${template}` });
+      const raw = await answer(ctx, req, routed, match, log);
+      const reply = raw.body instanceof StreamedBody ? raw : await applyGlobals(raw, query, embedFetch(ctx, req, log));
       const base = restHeaders(originOf(req));
       const link = reply.headers.Link ? `${base.Link}, ${reply.headers.Link}` : base.Link!;
       const headers = { ...base, ...reply.headers, Link: link };

@@ -28,7 +28,7 @@ export function mergedParams(req: Incoming): Params | DashboardError {
   if (req.body !== undefined && !isObject(req.body)) {
     return dashboardError('rest_invalid_json', MESSAGES.rest_invalid_json, { json_error_message: 'The body must be a JSON object' });
   }
-  return { ...req.query, ...(req.body ?? {}), ...req.params };
+  return { ...(req.phpQuery ?? req.query), ...(req.body ?? {}), ...req.params };
 }
 
 // ---- WordPress's wording of a schema problem (rest_validate_value_from_schema) ----
@@ -184,6 +184,12 @@ function missingArgs(args: TObject, merged: Params): string[] {
   return Object.keys(args.properties).filter((name) => required.has(name) && absent(merged[name]));
 }
 
+/** An array arg sent as text is a list (wp_parse_list, as rest_sanitize_array reads it): "1,2" and "1 2" are [1, 2]. */
+function listGiven(schema: Readonly<Record<string, unknown>>, value: unknown): unknown {
+  if (typeOf(schema) !== 'array' || typeof value !== 'string') return value;
+  return value.split(/[\s,]+/).filter((v) => v !== '');
+}
+
 /** Checks the merged set against the args: the handler's params, or the WordPress error. */
 export function checkParams(args: TObject, merged: Params): ParamsChecked {
   const missing = missingArgs(args, merged);
@@ -199,8 +205,9 @@ export function checkParams(args: TObject, merged: Params): ParamsChecked {
       if ('default' in schema) params[name] = structuredClone(schema.default);
       continue;
     }
-    const wrongType = typeRefusedByWordPress(schema, value);
-    const result = wrongType ? ({ ok: false, problem: wrongType } as const) : check<{ value: unknown }>(wrapperOf(schema), { value }, true);
+    const given = listGiven(schema, value);
+    const wrongType = typeRefusedByWordPress(schema, given);
+    const result = wrongType ? ({ ok: false, problem: wrongType } as const) : check<{ value: unknown }>(wrapperOf(schema), { value: given }, true);
     if (result.ok) {
       params[name] = result.value.value;
       continue;
