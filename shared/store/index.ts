@@ -15,6 +15,7 @@ import type { BrandingRepository } from './branding.js';
 import type { MagicLinkRepository } from './magic-links.js';
 import type { IntegrityRepository } from './integrity.js';
 import type { SingleSignOnRepository } from './single-sign-on.js';
+import type { ContentRepository } from './content.js';
 import type { QueueControlRepository } from './queue-control.js';
 import type { StatisticsRepository } from './statistics.js';
 import type { ApplicationPasswordRepository, SessionRepository, UserRepository } from './users.js';
@@ -98,6 +99,7 @@ export interface Store {
   readonly integrity: IntegrityRepository;
   /** Single sign-on: the dashboards paired with this one, and the tokens spent. */
   readonly singleSignOn: SingleSignOnRepository;
+  readonly content: ContentRepository;
   /** The sign-in page's branding and the images uploaded for it. */
   readonly branding: BrandingRepository;
   /** Sign-in links mailed to users (magic-link sign-in). */

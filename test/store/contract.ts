@@ -17,6 +17,7 @@ import { emailTemplateChecks } from './contract/email-templates.js';
 import { socialSignInChecks } from './contract/social-sign-in.js';
 import { integrityChecks } from './contract/integrity.js';
 import { singleSignOnChecks } from './contract/single-sign-on.js';
+import { contentChecks } from './contract/content.js';
 import { brandingChecks } from './contract/branding.js';
 import { magicLinkChecks } from './contract/magic-links.js';
 import { dnsConnectionChecks } from './contract/dns-connections.js';
@@ -60,6 +61,7 @@ const REPOSITORIES = [
   ['sign-in with a provider', socialSignInChecks],
   ['integrity scan', integrityChecks],
   ['single sign-on: paired dashboards and spent tokens', singleSignOnChecks],
+  ['content: items of the post types and terms of the taxonomies', contentChecks],
   ["the sign-in page's branding and its images", brandingChecks],
   ['sign-in links mailed to users (magic links)', magicLinkChecks],
   ['DNS-provider connections', dnsConnectionChecks],

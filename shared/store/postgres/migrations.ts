@@ -828,6 +828,51 @@ CREATE TABLE support_forwards (
 CREATE INDEX support_forwards_due ON support_forwards(state, next_attempt_at);
 `,
   },
+  {
+    version: 47,
+    name: 'content items and terms',
+    // As SQLite's migration 47.
+    sql: `
+CREATE TABLE content_items (
+  id BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+  type TEXT NOT NULL CHECK (type IN ('post', 'page', 'wp_block', 'wp_template', 'wp_template_part', 'wp_navigation', 'nav_menu_item', 'revision')),
+  status TEXT NOT NULL CHECK (status IN ('publish', 'future', 'draft', 'pending', 'private', 'trash', 'inherit', 'auto-draft')),
+  team_id BIGINT REFERENCES teams(id) ON DELETE CASCADE,
+  author_id BIGINT REFERENCES users(id) ON DELETE SET NULL,
+  parent_id BIGINT REFERENCES content_items(id) ON DELETE CASCADE,
+  slug TEXT NOT NULL DEFAULT '',
+  title TEXT NOT NULL DEFAULT '',
+  content TEXT NOT NULL DEFAULT '',
+  excerpt TEXT NOT NULL DEFAULT '',
+  menu_order INTEGER NOT NULL DEFAULT 0,
+  comment_status TEXT NOT NULL DEFAULT 'closed' CHECK (comment_status IN ('open', 'closed')),
+  meta TEXT NOT NULL DEFAULT '{}',
+  trashed_from TEXT,
+  date TEXT NOT NULL,
+  modified TEXT NOT NULL
+);
+CREATE UNIQUE INDEX content_items_slug ON content_items(type, COALESCE(team_id, 0), slug) WHERE slug <> '' AND type <> 'revision';
+CREATE INDEX content_items_listed ON content_items(type, status, date, id);
+CREATE INDEX content_items_by_parent ON content_items(parent_id, type);
+CREATE INDEX content_items_by_author ON content_items(author_id);
+CREATE INDEX content_items_by_team ON content_items(team_id, type, date);
+CREATE TABLE content_terms (
+  id BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+  taxonomy TEXT NOT NULL CHECK (taxonomy IN ('category', 'post_tag', 'nav_menu', 'wp_pattern_category')),
+  name TEXT NOT NULL,
+  slug TEXT NOT NULL,
+  description TEXT NOT NULL DEFAULT '',
+  parent_id BIGINT REFERENCES content_terms(id) ON DELETE SET NULL,
+  UNIQUE (taxonomy, slug)
+);
+CREATE TABLE content_item_terms (
+  item_id BIGINT NOT NULL REFERENCES content_items(id) ON DELETE CASCADE,
+  term_id BIGINT NOT NULL REFERENCES content_terms(id) ON DELETE CASCADE,
+  PRIMARY KEY (item_id, term_id)
+);
+CREATE INDEX content_item_terms_by_term ON content_item_terms(term_id, item_id);
+`,
+  },
 ];
 
 /** The schema version this release brings a PostgreSQL database to: its newest migration. */

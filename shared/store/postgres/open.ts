@@ -38,6 +38,7 @@ import { PgEmailTemplateStore } from './email-templates.js';
 import { PgSocialSignInStore } from './social-sign-in.js';
 import { PgIntegrityStore } from './integrity.js';
 import { PgSingleSignOnStore } from './single-sign-on.js';
+import { PgContentStore } from './content.js';
 import { PgBrandingStore } from './branding.js';
 import { PgMagicLinkStore } from './magic-links.js';
 
@@ -68,6 +69,7 @@ export async function openPostgresStore(url: string, options: PoolOptions = {}):
     socialSignIn: new PgSocialSignInStore(sql),
     integrity: new PgIntegrityStore(sql),
     singleSignOn: new PgSingleSignOnStore(sql),
+    content: new PgContentStore(sql),
     branding: new PgBrandingStore(sql),
     magicLinks: new PgMagicLinkStore(sql),
     invitations: new PgInvitationStore(sql),

@@ -38,6 +38,7 @@ import { EmailTemplateStore } from './email-templates.js';
 import { SocialSignInStore } from './social-sign-in.js';
 import { IntegrityStore } from './integrity.js';
 import { SingleSignOnStore } from './single-sign-on.js';
+import { ContentStore } from './content.js';
 import { BrandingStore } from './branding.js';
 import { MagicLinkStore } from './magic-links.js';
 
@@ -86,6 +87,7 @@ export async function openSqliteStore(dataDir: string): Promise<Store> {
     socialSignIn: new SocialSignInStore(sql),
     integrity: new IntegrityStore(sql),
     singleSignOn: new SingleSignOnStore(sql),
+    content: new ContentStore(sql),
     branding: new BrandingStore(sql),
     magicLinks: new MagicLinkStore(sql),
     system: new SystemStore(sql),
