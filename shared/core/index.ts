@@ -56,6 +56,8 @@ import { SupportWidgets } from './support/widgets.js';
 import { SupportPortal } from './support/portal.js';
 import { SupportForwarding } from './support/forwarding.js';
 import { createResolver } from '../dns.js';
+import { Posts } from './content/posts.js';
+import { Terms } from './content/terms.js';
 
 export type { PageOf, PageRequest } from '../store/paging.js';
 export type * from './identity/index.js';
@@ -92,6 +94,9 @@ export interface Core extends Identity {
   /** Mail Tern sends itself, through the intake. */
   readonly systemMail: SystemMail;
   readonly emailTemplates: EmailTemplates;
+  /** The content namespace's items (announcements, docs pages) and their terms. */
+  readonly posts: Posts;
+  readonly terms: Terms;
   /** The operators' settings of sign-in with a provider (Google, GitHub). */
   readonly socialSignInSettings: SocialSignInSettings;
   readonly integrityScan: IntegrityScan;
@@ -190,6 +195,8 @@ export function createCore(rt: Runtime, queue: Queue, adapters: CoreAdapters, { 
     systemMail,
     emailTemplates,
     socialSignInSettings: new SocialSignInSettings(rt),
+    posts: new Posts(rt),
+    terms: new Terms(rt),
     integrityScan: new IntegrityScan({ store: rt.store, mail: systemMail }),
     branding: new Branding(rt),
     dnsInstructions: new DnsInstructions(rt, domains, systemMail),

@@ -255,9 +255,9 @@ export function createDashboard<U>(options: DashboardOptions<U>): Dashboard {
 
   /** A linked resource fetched for `_embed`: a GET of its URL, as the same caller, with context=embed. */
   function embedFetch(ctx: AppContext, req: IncomingMessage, log: Logger): EmbedFetch {
-    const root = restUrl(originOf(req), '');
+    const root = restUrl(originOf(req), '/');
     return async (href) => {
-      if (!href.startsWith(`${root}/`)) return dashboardErrors.answer(noRoute(), log);
+      if (!href.startsWith(root)) return dashboardErrors.answer(noRoute(), log);
       const url = new URL(href);
       const path = restPath(url.pathname + url.search);
       const match = router.match('GET', path);

@@ -35,6 +35,8 @@ import { integrityRoutes } from './integrity-routes.js';
 import { singleSignOnRoutes } from './single-sign-on-routes.js';
 import { brandingRoutes } from './branding-routes.js';
 import { magicLinkRoutes } from './magic-link-routes.js';
+import { wpPostRoutes } from './wp-post-routes.js';
+import { wpTermRoutes } from './wp-term-routes.js';
 
 /** What GET /api says of the site. */
 export const SITE: Site = { name: 'Tern', description: 'The dashboard REST interface of Tern, a mail transfer agent' };
@@ -71,6 +73,8 @@ export const dashboardRoutes: ReadonlyArray<DashboardRoute<DashboardCaller>> = [
   ...singleSignOnRoutes,
   ...brandingRoutes,
   ...magicLinkRoutes,
+  ...wpPostRoutes,
+  ...wpTermRoutes,
 ];
 
 export const productDashboard = (): Dashboard => createDashboard({ auth: dashboardAuthentication, routes: dashboardRoutes, site: SITE });

@@ -10,8 +10,15 @@ import type { Answer } from '../../pipeline/pipeline.js';
 
 /** The query as PHP reads it: brackets make arrays and objects; a repeated plain name keeps its last value. */
 export function phpQuery(url: string | undefined): Record<string, unknown> {
-  const search = new URL(url ?? '/', 'http://local').search.slice(1);
-  return qs.parse(search, { depth: 5, arrayLimit: 100, parameterLimit: 1000, duplicates: 'last' }) as Record<string, unknown>;
+  const params = new URL(url ?? '/', 'http://local').searchParams;
+  const plain = new Map<string, string>();
+  const bracketed: string[] = [];
+  for (const [name, value] of params) {
+    if (name.includes('[')) bracketed.push(`${encodeURIComponent(name)}=${encodeURIComponent(value)}`);
+    else plain.set(name, value);
+  }
+  const nested = qs.parse(bracketed.join('&'), { depth: 5, arrayLimit: 100, parameterLimit: 1000 }) as Record<string, unknown>;
+  return { ...Object.fromEntries(plain), ...nested };
 }
 
 const OVERRIDABLE = new Set(['GET', 'PUT', 'PATCH', 'DELETE', 'HEAD']);
