@@ -107,7 +107,7 @@ t.test('an invitation written in blocks reaches the sink DKIM-signed, rendered t
   t.match(page.text, `with the email address <strong>${email}</strong>`);
 });
 
-t.test('a block body is previewed from its blocks with sample values, and validated like any body', async (t) => {
+t.test('a block body is previewed from its blocks with sample values, and validated like any body, its required link shown in the mail', async (t) => {
   const preview = await h.request('POST', `${EMAILS}/preview`, as(operator, { email_id: 'invitation', email_data: { subject: SUBJECT, body: BODY } }));
   t.equal(preview.status, 200, preview.text);
   const rendered = (preview.body as { rendered_email: { subject: string; html: string; text: string } }).rendered_email;
@@ -121,6 +121,14 @@ t.test('a block body is previewed from its blocks with sample values, and valida
   t.match(missing.body, { code: 'rest_invalid_param', data: { params: { body: /must keep the smartcodes \{\{invitation\.url\}\}/ } } });
   const unknown = await save({ subject: 'Join', body: block('paragraph', '<p><a href="{{invitation.url}}">go</a> {{team.nme}}</p>') });
   t.match(unknown.body, { data: { params: { body: /\{\{team\.nme\}\} is not a smartcode/ } } });
+  for (const [where, body] of [
+    ['a setting of a block Tern does not know', `<!-- wp:acme/link {"url":"{{invitation.url}}"} /-->${block('paragraph', '<p>Welcome</p>')}`],
+    ['the source of an image', block('image', '<figure><img src="{{invitation.url}}" alt=""/></figure>')],
+  ]) {
+    const hidden = await save({ subject: 'Join', body: body! });
+    t.equal(hidden.status, 400, `the link only in ${where!} is refused`);
+    t.match(hidden.body, { data: { params: { body: /must show \{\{invitation\.url\}\} in a block the mail shows/ } } });
+  }
   t.match((await h.request('GET', `${EMAILS}/find-email?email_id=invitation`, as(operator))).body, { email: { edited: false } }, 'nothing saved');
 });
 

@@ -187,21 +187,23 @@ t.test('the email document: tables and inline styles, no stylesheet; the text pa
 
 t.test('references: reusable blocks and template parts through the port, nested, with smartcodes; missing, cyclic, too deep or too many render nothing', async (t) => {
   const asked: string[] = [];
+  const blocks = (id: number): string | null => {
+    if (id === 1) return block('paragraph', '<p>Reusable {{team.name}}</p>');
+    if (id === 2) return `<!-- wp:block {"ref":2} /-->${block('paragraph', '<p>Loop</p>')}`;
+    if (id === 3) return '<!-- wp:template-part {"slug":"deep"} /-->';
+    if (id === 4) return Array.from({ length: 60 }, () => '<!-- wp:block {"ref":1} /-->').join('');
+    if (id >= 100) return `${block('paragraph', `<p>${id}</p>`)}<!-- wp:block {"ref":${id + 1}} /-->`;
+    return null;
+  };
+  const parts: Record<string, string> = { footer: `${block('paragraph', '<p>Footer</p>')}<!-- wp:block {"ref":1} /-->`, deep: '<!-- wp:block {"ref":3} /-->' };
   const source: BlockSource = {
-    reusableBlock: async (id) => {
+    reusableBlock: (id) => {
       asked.push(`block:${id}`);
-      if (id === 1) return block('paragraph', '<p>Reusable {{team.name}}</p>');
-      if (id === 2) return `<!-- wp:block {"ref":2} /-->${block('paragraph', '<p>Loop</p>')}`;
-      if (id === 3) return '<!-- wp:template-part {"slug":"deep"} /-->';
-      if (id === 4) return Array.from({ length: 60 }, () => '<!-- wp:block {"ref":1} /-->').join('');
-      if (id >= 100) return `${block('paragraph', `<p>${id}</p>`)}<!-- wp:block {"ref":${id + 1}} /-->`;
-      return null;
+      return Promise.resolve(blocks(id));
     },
-    templatePart: async (slug) => {
+    templatePart: (slug) => {
       asked.push(`part:${slug}`);
-      if (slug === 'footer') return `${block('paragraph', '<p>Footer</p>')}<!-- wp:block {"ref":1} /-->`;
-      if (slug === 'deep') return '<!-- wp:block {"ref":3} /-->';
-      return null;
+      return Promise.resolve(parts[slug] ?? null);
     },
   };
   const values = { 'team.name': SCRIPT };

@@ -71,7 +71,9 @@ export class EmailTemplates {
   /** Saves an edit: the required smartcodes kept, no unknown one, and `enabled` false only where the email may be off. */
   async save(operator: Operator, id: string, t: EmailTemplate, log: Logger): Promise<Managed<EmailDetail>> {
     if (!isKnown(id)) return unknownEmail(id);
-    const [first, ...more] = editProblems(id, t);
+    const problems = editProblems(id, t);
+    if (problems.length === 0 && isBlockMarkup(t.body)) problems.push(...(await this.blockProblems(id, t)));
+    const [first, ...more] = problems;
     if (first) return invalidFields([first, ...more]);
     const at = new Date().toISOString();
     await this.d.store.emailTemplates.put(id, t, at, (before) =>
@@ -131,6 +133,23 @@ export class EmailTemplates {
     if (!template.enabled && EMAILS[id].canDisable) return undefined;
     const rendered = await this.render(template, layout, values);
     return { to, ...rendered, ...(layout.fromName === null ? {} : { fromName: layout.fromName }), ...(layout.replyTo === null ? {} : { replyTo: layout.replyTo }) };
+  }
+
+  /**
+   * A block body keeps its required smartcodes where the mail shows them: rendered with a marker for every value,
+   * each required one must come out (a smartcode only in a block setting Tern does not read, or in the source of
+   * an image, would be in the body but not in the mail). The marker is an https URL, so a link keeps it.
+   */
+  private async blockProblems(id: EmailId, t: Pick<EmailTemplate, 'subject' | 'body'>): Promise<FieldProblem[]> {
+    const marker = (code: string) => `https://smartcode.invalid/${code}`;
+    const values = Object.fromEntries(Object.keys(EMAILS[id].smartcodes).map((code) => [code, marker(code)]));
+    const { text } = await this.render(t, DEFAULT_LAYOUT, values);
+    const hidden = EMAILS[id].required.filter((code) => !text.includes(marker(code)));
+    if (hidden.length === 0) return [];
+    const codes = hidden.map((c) => `{{${c}}}`).join(', ');
+    return [
+      { field: 'body', message: `body must show ${codes} in a block the mail shows (a paragraph's text or link, a button's link), not only in a block's settings` },
+    ];
   }
 
   /** A body written in blocks is rendered from its blocks (email-safe tables, text part alongside); any other
