@@ -7,6 +7,7 @@ import {
   EMAIL_IDS,
   EMAILS,
   defaultTemplate,
+  isBlockMarkup,
   renderEmail,
   templateProblems,
   type EmailDefinition,
@@ -22,6 +23,8 @@ import type { Logger } from '../log.js';
 import { auditEntry } from './audit-log.js';
 import { done, invalidFields, refuse, type FieldProblem, type Managed } from './management-refusals.js';
 import type { SystemMessage } from './system-mail.js';
+import { NO_BLOCKS, type BlockSource } from './blocks/block-source.js';
+import { renderBlockEmail } from './blocks/email.js';
 
 export interface EmailSummary {
   id: EmailId;
@@ -40,7 +43,11 @@ const SUBJECT_MAX = 300;
 const BODY_MAX = 20_000;
 
 export class EmailTemplates {
-  constructor(private readonly d: { store: Store }) {}
+  constructor(
+    private readonly d: { store: Store },
+    /** Where a body written in blocks finds the reusable blocks and template parts it names. */
+    private readonly blocks: BlockSource = NO_BLOCKS,
+  ) {}
 
   async list(): Promise<EmailSummary[]> {
     const edited = new Map((await this.d.store.emailTemplates.list()).map((t) => [t.id, t]));
@@ -58,13 +65,15 @@ export class EmailTemplates {
   async preview(id: string, draft: Pick<EmailTemplate, 'subject' | 'body'>): Promise<Managed<RenderedEmail>> {
     if (!isKnown(id)) return unknownEmail(id);
     const samples = Object.fromEntries(Object.entries(EMAILS[id].smartcodes).map(([code, s]) => [code, s.sample]));
-    return done(renderEmail(draft, await this.layout(), samples));
+    return done(await this.render(draft, await this.layout(), samples));
   }
 
   /** Saves an edit: the required smartcodes kept, no unknown one, and `enabled` false only where the email may be off. */
   async save(operator: Operator, id: string, t: EmailTemplate, log: Logger): Promise<Managed<EmailDetail>> {
     if (!isKnown(id)) return unknownEmail(id);
-    const [first, ...more] = editProblems(id, t);
+    const problems = editProblems(id, t);
+    if (problems.length === 0 && isBlockMarkup(t.body)) problems.push(...(await this.blockProblems(id, t)));
+    const [first, ...more] = problems;
     if (first) return invalidFields([first, ...more]);
     const at = new Date().toISOString();
     await this.d.store.emailTemplates.put(id, t, at, (before) =>
@@ -122,8 +131,31 @@ export class EmailTemplates {
     const template = stored ?? defaultTemplate(id);
     // Only an email that may be off is ever stored off (save refuses the others).
     if (!template.enabled && EMAILS[id].canDisable) return undefined;
-    const rendered = renderEmail(template, layout, values);
+    const rendered = await this.render(template, layout, values);
     return { to, ...rendered, ...(layout.fromName === null ? {} : { fromName: layout.fromName }), ...(layout.replyTo === null ? {} : { replyTo: layout.replyTo }) };
+  }
+
+  /**
+   * A block body keeps its required smartcodes where the mail shows them: rendered with a marker for every value,
+   * each required one must come out (a smartcode only in a block setting Tern does not read, or in the source of
+   * an image, would be in the body but not in the mail). The marker is an https URL, so a link keeps it.
+   */
+  private async blockProblems(id: EmailId, t: Pick<EmailTemplate, 'subject' | 'body'>): Promise<FieldProblem[]> {
+    const marker = (code: string) => `https://smartcode.invalid/${code}`;
+    const values = Object.fromEntries(Object.keys(EMAILS[id].smartcodes).map((code) => [code, marker(code)]));
+    const { text } = await this.render(t, DEFAULT_LAYOUT, values);
+    const hidden = EMAILS[id].required.filter((code) => !text.includes(marker(code)));
+    if (hidden.length === 0) return [];
+    const codes = hidden.map((c) => `{{${c}}}`).join(', ');
+    return [
+      { field: 'body', message: `body must show ${codes} in a block the mail shows (a paragraph's text or link, a button's link), not only in a block's settings` },
+    ];
+  }
+
+  /** A body written in blocks is rendered from its blocks (email-safe tables, text part alongside); any other
+   * body is the operator's HTML with its values escaped, as before blocks. */
+  private render(t: Pick<EmailTemplate, 'subject' | 'body'>, layout: EmailLayout, values: Readonly<Record<string, string>>): Promise<RenderedEmail> {
+    return isBlockMarkup(t.body) ? renderBlockEmail(t, layout, values, this.blocks) : Promise.resolve(renderEmail(t, layout, values));
   }
 }
 

@@ -282,33 +282,61 @@ export interface RenderedEmail {
   text: string;
 }
 
-/** `values` of every smartcode the email offers (a preview passes the samples). */
-export function renderEmail(t: Pick<EmailTemplate, 'subject' | 'body'>, layout: EmailLayout, values: Readonly<Record<string, string>>): RenderedEmail {
-  const fill = (text: string, encode: (value: string) => string) =>
-    text.replace(SECTION, (_, code: string, inner: string) => (values[code] ? inner : '')).replace(SMARTCODE, (_, code: string) => encode(values[code] ?? ''));
-  const subject = fill(t.subject, (v) => v)
+/** Whether a body is written in WordPress blocks (`<!-- wp:paragraph -->…`): it is then rendered from its blocks
+ * (core/blocks/), else as the HTML it is. */
+export const isBlockMarkup = (body: string): boolean => /<!--\s+wp:[a-z]/.test(body);
+
+/** `text` with its sections kept or dropped by their smartcodes' values (nothing is put in: safe on any text). */
+export const keepSections = (text: string, values: Readonly<Record<string, string>>): string =>
+  text.replace(SECTION, (_, code: string, inner: string) => (values[code] ? inner : ''));
+
+/** `text` with every smartcode replaced by its value passed through `encode`. */
+export const fillSmartcodes = (text: string, values: Readonly<Record<string, string>>, encode: (value: string) => string): string =>
+  text.replace(SMARTCODE, (_, code: string) => encode(values[code] ?? ''));
+
+/** A value as it goes into HTML: escaped, its lines kept (a response, the DNS records) as in the text part. */
+export const htmlValue = (value: string): string => escapeHtml(value).replace(/\r?\n/g, '<br>');
+
+/** The subject with its values, as typed (it is a header, not HTML), on one line. */
+export const fillSubject = (subject: string, values: Readonly<Record<string, string>>): string =>
+  fillSmartcodes(keepSections(subject, values), values, (v) => v)
     .replace(/[\r\n]+/g, ' ')
     .trim();
-  // A value of several lines (a response, the DNS records) keeps its lines in HTML as in the text part.
-  const body = fill(t.body, (v) => escapeHtml(v).replace(/\r?\n/g, '<br>'));
-  const e = escapeHtml;
-  const logo = layout.logoUrl === null ? '' : `<p><img src="${e(layout.logoUrl)}" alt="" style="max-height:48px"></p>\n`;
-  const footer =
-    layout.footer === '' ? '' : `\n<hr style="border:0;border-top:1px solid #ddd">\n<p style="color:#666;font-size:0.9em">${e(layout.footer).replace(/\n/g, '<br>')}</p>`;
-  const html = [
-    '<!doctype html><html><head><meta charset="utf-8">',
-    `<style>a{color:${layout.primaryColor}}</style></head>`,
-    `<body style="font-family:system-ui,sans-serif;line-height:1.5;border-top:4px solid ${layout.primaryColor};padding-top:8px">`,
-    `${logo}${body}${footer}`,
-    '</body></html>',
-  ].join('\n');
-  const text = convert(`${body}${footer}`, {
+
+/** The text part of a mail, made from its HTML so the two never say different things. */
+export function textPartOf(html: string): string {
+  const text = convert(html, {
     wordwrap: false,
     selectors: [
       { selector: 'a', options: { hideLinkIfSameAsText: true, linkBrackets: false } },
       { selector: 'img', format: 'skip' },
       { selector: 'hr', format: 'skip' },
+      // A heading says a value as it was typed (a team's name), not shouted.
+      ...(['h1', 'h2', 'h3', 'h4', 'h5', 'h6'] as const).map((selector) => ({ selector, options: { uppercase: false } })),
     ],
   });
-  return { subject, html, text: `${text}\n` };
+  // A spacer's or a separator's cell (`&nbsp;`) is no line of text.
+  return `${text.replace(/^[ \u00a0]+$/gm, '').replace(/\n{3,}/g, '\n\n')}\n`;
 }
+
+/** `values` of every smartcode the email offers (a preview passes the samples). */
+export function renderEmail(t: Pick<EmailTemplate, 'subject' | 'body'>, layout: EmailLayout, values: Readonly<Record<string, string>>): RenderedEmail {
+  const subject = fillSubject(t.subject, values);
+  const body = fillSmartcodes(keepSections(t.body, values), values, htmlValue);
+  const e = escapeHtml;
+  const logo = layout.logoUrl === null ? '' : `<p><img src="${e(layout.logoUrl)}" alt="" style="max-height:48px"></p>\n`;
+  const html = [
+    '<!doctype html><html><head><meta charset="utf-8">',
+    `<style>a{color:${layout.primaryColor}}</style></head>`,
+    `<body style="font-family:system-ui,sans-serif;line-height:1.5;border-top:4px solid ${layout.primaryColor};padding-top:8px">`,
+    `${logo}${body}${footerHtml(layout)}`,
+    '</body></html>',
+  ].join('\n');
+  return { subject, html, text: textPartOf(`${body}${footerHtml(layout)}`) };
+}
+
+/** The layout's footer under a rule; '' when there is none. */
+export const footerHtml = (layout: EmailLayout): string =>
+  layout.footer === ''
+    ? ''
+    : `\n<hr style="border:0;border-top:1px solid #ddd">\n<p style="color:#666;font-size:0.9em">${escapeHtml(layout.footer).replace(/\n/g, '<br>')}</p>`;

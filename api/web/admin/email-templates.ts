@@ -78,8 +78,11 @@ function emailForm(v: OperatorViewer, e: EmailDetail, draft: Draft): Html {
     ${formGuard(v)}
     <label for="subject">Subject</label>
     <input type="text" id="subject" name="subject" value="${draft.subject}" maxlength="300" required />
-    <label for="body">Body (HTML)</label>
-    <textarea id="body" name="body" rows="12" maxlength="20000" required>${draft.body}</textarea>
+    <label for="body">Body (HTML or WordPress blocks)</label>
+    <textarea id="body" name="body" rows="12" maxlength="20000" required aria-describedby="body-hint">${draft.body}</textarea>
+    <p class="hint" id="body-hint">
+      HTML, or block markup as the block editor saves it (<code>&lt;!-- wp:paragraph --&gt;</code>…): blocks are rendered as an email-safe layout with a text part.
+    </p>
     ${sentBox}
     <button type="submit" name="intent" value="preview" id="preview">Preview</button>
     <button type="submit" name="intent" value="save" class="primary" id="save-email">Save</button>
