@@ -27,7 +27,7 @@ import { DmarcCheck } from './dmarc/check.js';
 import { WriteRates } from './write-rates.js';
 import { SystemMail } from './system-mail.js';
 import { EmailTemplates } from './email-templates.js';
-import { NO_BLOCKS } from './blocks/block-source.js';
+import { contentBlockSource } from './content/block-source.js';
 import { Branding } from './branding.js';
 import { IntegrityScan } from './integrity-scan.js';
 import { DnsInstructions } from './dns-instructions.js';
@@ -168,7 +168,7 @@ export function createCore(rt: Runtime, queue: Queue, adapters: CoreAdapters, { 
   const domains = new DomainManagement(rt);
   const senders = new SenderAuthorization({ store: rt.store, redis: rt.redis, keyCache: rt.keyCache });
   // No content store yet: a body's reusable blocks and template parts are found nowhere (block-source.ts).
-  const emailTemplates = new EmailTemplates(rt, NO_BLOCKS);
+  const emailTemplates = new EmailTemplates(rt, contentBlockSource(rt.store));
   const systemMail = new SystemMail(rt, intake, emailTemplates);
   const identity = createIdentity(rt, Date.now, systemMail);
   const sendingKeys = new SendingKeys(rt);
