@@ -35,6 +35,7 @@ import { integrityRoutes } from './integrity-routes.js';
 import { singleSignOnRoutes } from './single-sign-on-routes.js';
 import { brandingRoutes } from './branding-routes.js';
 import { magicLinkRoutes } from './magic-link-routes.js';
+import { siteHealthRoutes } from './site-health-routes.js';
 
 /** What GET /api says of the site. */
 export const SITE: Site = { name: 'Tern', description: 'The dashboard REST interface of Tern, a mail transfer agent' };
@@ -71,6 +72,7 @@ export const dashboardRoutes: ReadonlyArray<DashboardRoute<DashboardCaller>> = [
   ...singleSignOnRoutes,
   ...brandingRoutes,
   ...magicLinkRoutes,
+  ...siteHealthRoutes,
 ];
 
 export const productDashboard = (): Dashboard => createDashboard({ auth: dashboardAuthentication, routes: dashboardRoutes, site: SITE });
