@@ -172,7 +172,6 @@ export function createCore(rt: Runtime, queue: Queue, adapters: CoreAdapters, { 
   const credits = new Credits(rt);
   const lowBalance = new LowBalanceAlerts(rt, systemMail);
   const billing = new Billing(rt);
-  const health = new Health(rt);
   return {
     admins: new AdminAuthenticator(rt),
     senders,
@@ -214,19 +213,18 @@ export function createCore(rt: Runtime, queue: Queue, adapters: CoreAdapters, { 
     payments: new CardPayments(rt, adapters.payments, billing),
     queueControl: new QueueControl({ store: rt.store, queue, disposable }),
     deliveryMaterial: new DeliveryMaterial(rt.store, rt.config, handOff),
-    health,
-    siteHealth: new SiteHealth({
-      config: rt.config,
-      store: rt.store,
-      queue,
-      systemMail,
-      health,
-      // A probe: one quick try, so a resolver that does not answer is reported within the probe's time limit.
-      resolver: createResolver(rt.config.dnsServers, { timeoutMs: rt.config.health.probeTimeoutMs, tries: 1 }),
-    }),
+    ...healthParts(rt, queue, systemMail),
     onboarding: new Onboarding(rt),
     ...supportParts(rt, systemMail),
   };
+}
+
+/** The process's readiness, and the operators' site-health checks (readiness among them). */
+function healthParts(rt: Runtime, queue: Queue, systemMail: SystemMail): Pick<Core, 'health' | 'siteHealth'> {
+  const health = new Health(rt);
+  // A probe: one quick try, so a resolver that does not answer is reported within the probe's time limit.
+  const resolver = createResolver(rt.config.dnsServers, { timeoutMs: rt.config.health.probeTimeoutMs, tries: 1 });
+  return { health, siteHealth: new SiteHealth({ config: rt.config, store: rt.store, queue, systemMail, health, resolver }) };
 }
 
 /** The support namespace's use cases: tickets, their attachments, the widgets beside them, the portal's settings. */

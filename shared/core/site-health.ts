@@ -244,7 +244,8 @@ const levelOf = (value: number, recommended: number, critical: number): SiteHeal
 const PLATFORM_PAGE: SiteHealthAction = { label: 'Choose Tern’s sender on the Platform page', href: '/admin' };
 
 const bytes = (n: number): string => (n >= 1e9 ? `${(n / 1e9).toFixed(1)} GB` : `${(n / 1e6).toFixed(1)} MB`);
-const duration = (s: number): string => (s >= 86_400 ? `${(s / 86_400).toFixed(1)} days` : s >= 3600 ? `${(s / 3600).toFixed(1)} hours` : `${Math.round(s / 60)} minutes`);
+const duration = (s: number): string =>
+  s >= 86_400 ? `${(s / 86_400).toFixed(1)} days` : s >= 3600 ? `${(s / 3600).toFixed(1)} hours` : `${Math.round(s / 60)} minutes`;
 
 type Assessed = Omit<SiteHealthResult, 'test' | 'category'>;
 
@@ -254,7 +255,9 @@ function senderResult(f: Extract<SiteHealthFinding, { test: 'system-sender' }>):
       return {
         status: 'good',
         label: 'Tern can send its own mail',
-        description: [`Invitations, password resets and notices are sent from ${f.address} (${f.source === 'config' ? 'set by TERNMAIL_SYSTEM_MAIL_FROM' : 'chosen on the Platform page'}), a verified domain.`],
+        description: [
+          `Invitations, password resets and notices are sent from ${f.address} (${f.source === 'config' ? 'set by TERNMAIL_SYSTEM_MAIL_FROM' : 'chosen on the Platform page'}), a verified domain.`,
+        ],
         actions: [],
       };
     case 'none':
@@ -329,9 +332,19 @@ function tlsResult(f: Extract<SiteHealthFinding, { test: 'tls-certificate' }>, p
     case 'unreadable':
       return { status: 'critical', label: 'The TLS certificate cannot be read', description: [`${f.path}: ${f.reason}`, configure], actions: [] };
     case 'not_yet_valid':
-      return { status: 'critical', label: 'The TLS certificate is not valid yet', description: [`It is valid from ${f.validFrom}; check the machine’s clock.`], actions: [] };
+      return {
+        status: 'critical',
+        label: 'The TLS certificate is not valid yet',
+        description: [`It is valid from ${f.validFrom}; check the machine’s clock.`],
+        actions: [],
+      };
     case 'expired':
-      return { status: 'critical', label: 'The TLS certificate has expired', description: [`It expired on ${f.validTo}: clients that verify certificates refuse the listeners.`, configure], actions: [] };
+      return {
+        status: 'critical',
+        label: 'The TLS certificate has expired',
+        description: [`It expired on ${f.validTo}: clients that verify certificates refuse the listeners.`, configure],
+        actions: [],
+      };
     case 'expiring':
       return {
         status: 'recommended',
@@ -354,7 +367,12 @@ function tlsValidResult(f: Extract<SiteHealthFinding, { test: 'tls-certificate';
       actions: [],
     };
   if (!f.coversHost)
-    return { status: 'recommended', label: 'The TLS certificate does not name the public host name', description: [until, `It does not cover ${f.host}.`, configure], actions: [] };
+    return {
+      status: 'recommended',
+      label: 'The TLS certificate does not name the public host name',
+      description: [until, `It does not cover ${f.host}.`, configure],
+      actions: [],
+    };
   return { status: 'good', label: 'The TLS certificate is valid', description: [until, `It covers ${f.host}.`], actions: [] };
 }
 
@@ -370,7 +388,8 @@ function dnsResult(f: Extract<SiteHealthFinding, { test: 'dns-resolver' }>): Ass
 }
 
 function readinessResult(f: Extract<SiteHealthFinding, { test: 'store-and-redis' }>): Assessed {
-  if (f.kind === 'ready') return { status: 'good', label: 'The store and Redis answer', description: ['The database and Redis answered within the probe’s time limit.'], actions: [] };
+  if (f.kind === 'ready')
+    return { status: 'good', label: 'The store and Redis answer', description: ['The database and Redis answered within the probe’s time limit.'], actions: [] };
   return {
     status: 'critical',
     label: 'The store or Redis does not answer',

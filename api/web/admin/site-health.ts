@@ -24,9 +24,7 @@ const check = (r: SiteHealthResult): Html =>
 
 function summary(results: readonly SiteHealthResult[]): Html {
   const count = (s: SiteHealthStatus) => results.filter((r) => r.status === s).length;
-  return html`<p id="site-health-summary">
-    ${count('critical')} critical issues, ${count('recommended')} recommended improvements, ${count('good')} checks passed.
-  </p>`;
+  return html`<p id="site-health-summary">${count('critical')} critical issues, ${count('recommended')} recommended improvements, ${count('good')} checks passed.</p>`;
 }
 
 async function siteHealthPage({ ctx }: PageCall<OperatorViewer>): Promise<PageReply> {
