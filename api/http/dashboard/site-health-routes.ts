@@ -15,7 +15,7 @@ const NAMESPACE = 'wp-site-health/v1';
 const BADGE_COLOR: Readonly<Record<SiteHealthStatus, string>> = { good: 'blue', recommended: 'orange', critical: 'red' };
 
 /** A result in WordPress's shape: description and actions are HTML, every value in them escaped. */
-export const siteHealthView = (r: SiteHealthResult) => ({
+const siteHealthView = (r: SiteHealthResult) => ({
   label: r.label,
   status: r.status,
   badge: { label: r.category, color: BADGE_COLOR[r.status] },
