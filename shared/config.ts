@@ -201,6 +201,24 @@ const ConfigSchema = Obj({
    * `nodeTtlS`: how long a record outlives its last heartbeat, so a killed node disappears by itself.
    */
   health: Obj({ probeTimeoutMs: Type.Integer({ minimum: 50, maximum: 30_000 }), heartbeatS: Positive, nodeTtlS: Positive }),
+  /**
+   * Site health (wp-site-health/v1, /admin/site-health; shared/core/site-health.ts): where each check turns from
+   * good to recommended and from recommended to critical. `tlsExpiryDays`: a certificate expiring sooner is
+   * recommended (expired is critical). `queueBacklog…`: recipients in flight; `queueOldest…S`: seconds since the
+   * oldest of them was queued. `diskFree…Percent`: free space left on the data dir's file system. `backup…Hours`:
+   * hours since the last `ternmail backup` (none at all is critical).
+   */
+  siteHealth: Obj({
+    tlsExpiryDays: Positive,
+    queueBacklogRecommended: Positive,
+    queueBacklogCritical: Positive,
+    queueOldestRecommendedS: Positive,
+    queueOldestCriticalS: Positive,
+    diskFreeRecommendedPercent: Type.Number({ exclusiveMinimum: 0, maximum: 100 }),
+    diskFreeCriticalPercent: Type.Number({ exclusiveMinimum: 0, maximum: 100 }),
+    backupRecommendedHours: Positive,
+    backupCriticalHours: Positive,
+  }),
   log: Obj({ level: Type.Unsafe<LogLevel>({ type: 'string', enum: [...LOG_LEVELS] }) }),
   /** Dashboard users: the owner made at first start, cookie and session lifetimes, login throttling. The
    * session and per-email figures are defaults an account's login settings may override (within bounds). */
@@ -322,6 +340,8 @@ export type Config = Readonly<
     /** redisUrl or redisSentinel, whichever is set; null when neither is (`ternmail start` then runs its own). */
     redis: RedisTarget | null;
     publicHostname: string;
+    /** Whether publicHostname was set (TERNMAIL_PUBLIC_HOSTNAME or the file) rather than taken from the machine's name. */
+    publicHostnameSet: boolean;
     /** Why publicHostname cannot be published as the MX target and SPF include (unset on a machine with a bare
      * name, or not a public name), in the operator's words naming the setting; null when it can. The processes
      * start all the same; domains' records are not shown and no domain is verified against it. */
@@ -460,6 +480,7 @@ function withMachineDefaults(raw: RawConfig): Config {
     redis: redisTargetOf(raw),
     dataDir: resolve(raw.dataDir),
     publicHostname,
+    publicHostnameSet: raw.publicHostname !== null,
     publicHostnameProblem: hostnameProblemOf(raw, publicHostname),
     smtp: {
       starttlsPorts: raw.smtp.starttlsPorts ?? (privileged ? [587, 2587] : [2587]),
@@ -553,6 +574,17 @@ function socialSignInProblems(raw: RawConfig, named: (key: string) => string): s
   return problems;
 }
 
+/** Each site-health check's critical threshold lies beyond its recommended one, or it would never be recommended. */
+function siteHealthProblems(h: RawConfig['siteHealth']): string[] {
+  const pairs: Array<[string, boolean]> = [
+    ['queueBacklogCritical must be larger than queueBacklogRecommended', h.queueBacklogCritical > h.queueBacklogRecommended],
+    ['queueOldestCriticalS must be larger than queueOldestRecommendedS', h.queueOldestCriticalS > h.queueOldestRecommendedS],
+    ['diskFreeCriticalPercent must be smaller than diskFreeRecommendedPercent', h.diskFreeCriticalPercent < h.diskFreeRecommendedPercent],
+    ['backupCriticalHours must be larger than backupRecommendedHours', h.backupCriticalHours > h.backupRecommendedHours],
+  ];
+  return pairs.filter(([, ok]) => !ok).map(([problem]) => `siteHealth.${problem}`);
+}
+
 function semanticProblems(raw: RawConfig, named: (key: string) => string): string[] {
   const problems: string[] = [];
   problems.push(...stripeProblems(raw, named));
@@ -580,6 +612,7 @@ function semanticProblems(raw: RawConfig, named: (key: string) => string): strin
   if (raw.limits.pageSizeDefault > raw.limits.pageSizeMax) problems.push('limits.pageSizeDefault is larger than limits.pageSizeMax');
   if (raw.health.nodeTtlS <= raw.health.heartbeatS)
     problems.push('health.nodeTtlS must be longer than health.heartbeatS, or live nodes would blink out between heartbeats');
+  problems.push(...siteHealthProblems(raw.siteHealth));
   if (raw.systemMail.from !== null && !isValidEmail(raw.systemMail.from)) {
     problems.push(`${named('systemMail.from')} "${raw.systemMail.from}" must be an email address on a verified domain of the operator's team`);
   }

@@ -1,8 +1,9 @@
 // Every DNS lookup the product makes goes through a resolver built here, pointed at TERNMAIL_DNS_SERVERS.
 import { Resolver } from 'node:dns/promises';
 
-export function createResolver(servers: readonly string[]): Resolver {
-  const resolver = new Resolver({ timeout: 3000, tries: 2 });
+/** `timeoutMs` and `tries`: per query; a probe that must answer quickly (site health) asks for less than the default. */
+export function createResolver(servers: readonly string[], { timeoutMs = 3000, tries = 2 }: { timeoutMs?: number; tries?: number } = {}): Resolver {
+  const resolver = new Resolver({ timeout: timeoutMs, tries });
   if (servers.length) resolver.setServers([...servers]);
   return resolver;
 }

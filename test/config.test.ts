@@ -309,6 +309,29 @@ t.test('a broken config file is refused with a ConfigError naming the file or th
   t.match(err?.message, /TERNMAIL_VERIFY_INTERVAL_S="-1": must be > 0/);
 });
 
+t.test("site health's thresholds default to the documented ones, and a critical one short of its recommended one is refused", async (t) => {
+  const c = loadConfig({ env: { TERNMAIL_CONFIG: empty } });
+  t.same(c.siteHealth, {
+    tlsExpiryDays: 14,
+    queueBacklogRecommended: 10000,
+    queueBacklogCritical: 100000,
+    queueOldestRecommendedS: 3600,
+    queueOldestCriticalS: 86400,
+    diskFreeRecommendedPercent: 10,
+    diskFreeCriticalPercent: 5,
+    backupRecommendedHours: 26,
+    backupCriticalHours: 168,
+  });
+  t.equal(c.publicHostnameSet, false, 'no TERNMAIL_PUBLIC_HOSTNAME: the machine’s name, not a set one');
+  t.equal(loadConfig({ env: { TERNMAIL_CONFIG: empty, TERNMAIL_PUBLIC_HOSTNAME: 'mx.example.com' } }).publicHostnameSet, true);
+  const refused = (siteHealth: Record<string, number>) => () => loadConfig({ env: { TERNMAIL_CONFIG: configFile({ siteHealth }) } });
+  t.throws(refused({ queueBacklogCritical: 10 }), /siteHealth\.queueBacklogCritical must be larger than queueBacklogRecommended/);
+  t.throws(refused({ queueOldestCriticalS: 3600 }), /siteHealth\.queueOldestCriticalS must be larger than queueOldestRecommendedS/);
+  t.throws(refused({ diskFreeCriticalPercent: 20 }), /siteHealth\.diskFreeCriticalPercent must be smaller than diskFreeRecommendedPercent/);
+  t.throws(refused({ backupCriticalHours: 24 }), /siteHealth\.backupCriticalHours must be larger than backupRecommendedHours/);
+  t.throws(refused({ diskFreeRecommendedPercent: 0 }), /siteHealth\.diskFreeRecommendedPercent: must be > 0/);
+});
+
 t.test('the configuration is deeply frozen', async (t) => {
   const c = loadConfig({ env: { TERNMAIL_CONFIG: empty, TERNMAIL_DNS_SERVERS: '127.0.0.1' } });
   t.ok(Object.isFrozen(c));

@@ -39,6 +39,7 @@ export const OPERATOR_SECTIONS: readonly Section[] = [
   { path: '/admin/audit-log', label: 'Audit log' },
   { path: '/admin/emails', label: 'Emails' },
   { path: '/admin/integrity', label: 'Integrity' },
+  { path: '/admin/site-health', label: 'Site health' },
   { path: '/admin/sign-in-providers', label: 'Sign-in' },
   { path: '/admin/branding', label: 'Sign-in page' },
   { path: '/admin/single-sign-on', label: 'Single sign-on' },

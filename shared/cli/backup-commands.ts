@@ -47,7 +47,7 @@ const valueOf = <T>(outcome: BackupOutcome<T>): T => {
 
 export async function backupCommand(config: Config, to: string): Promise<unknown> {
   const written = valueOf(await takeBackup(config, to));
-  return { file: written.file, bytes: written.bytes, sha256: written.sha256, data_dir: config.dataDir, ...written.manifest };
+  return { file: written.file, bytes: written.bytes, sha256: written.sha256, data_dir: config.dataDir, ...written.manifest, recorded: written.recorded };
 }
 
 export async function restoreCommand(from: string, dataDir: string): Promise<unknown> {

@@ -49,6 +49,7 @@ import { QueueControl } from './queue-control.js';
 import { DeliveryMaterial } from './delivery-material.js';
 import { BodyHandOff } from '../intake/body-hand-off.js';
 import { Health } from './health.js';
+import { SiteHealth } from './site-health.js';
 import { Onboarding } from './onboarding.js';
 import { SupportTickets } from './support/tickets.js';
 import { ResponseMail } from './support/response-mail.js';
@@ -139,6 +140,8 @@ export interface Core extends Identity {
   readonly queueControl: QueueControl;
   /** Whether this process is ready: its store and Redis answer (the MTA adds its listeners); /readyz. */
   readonly health: Health;
+  /** The operators' site health: Tern's own checks in WordPress's shape (wp-site-health/v1, /admin/site-health). */
+  readonly siteHealth: SiteHealth;
   /** A new team's first steps (the Overview's checklist) and the SMTP settings its keys are used with. */
   readonly onboarding: Onboarding;
   /** Support tickets between an account's users and the platform's operators (the tern-support/v1 namespace). */
@@ -219,10 +222,18 @@ export function createCore(rt: Runtime, queue: Queue, adapters: CoreAdapters, { 
     payments: new CardPayments(rt, adapters.payments, billing),
     queueControl: new QueueControl({ store: rt.store, queue, disposable }),
     deliveryMaterial: new DeliveryMaterial(rt.store, rt.config, handOff),
-    health: new Health(rt),
+    ...healthParts(rt, queue, systemMail),
     onboarding: new Onboarding(rt),
     ...supportParts(rt, systemMail),
   };
+}
+
+/** The process's readiness, and the operators' site-health checks (readiness among them). */
+function healthParts(rt: Runtime, queue: Queue, systemMail: SystemMail): Pick<Core, 'health' | 'siteHealth'> {
+  const health = new Health(rt);
+  // A probe: one quick try, so a resolver that does not answer is reported within the probe's time limit.
+  const resolver = createResolver(rt.config.dnsServers, { timeoutMs: rt.config.health.probeTimeoutMs, tries: 1 });
+  return { health, siteHealth: new SiteHealth({ config: rt.config, store: rt.store, queue, systemMail, health, resolver }) };
 }
 
 /** The support namespace's use cases: tickets, their attachments, the widgets beside them, the portal's settings. */

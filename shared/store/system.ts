@@ -11,6 +11,16 @@ export interface StoredSystemSender {
   at: string;
 }
 
+/** The last archive `ternmail backup` wrote, as it recorded it (a platform setting). */
+export interface RecordedBackup {
+  /** The archive's absolute path on the machine that took it. */
+  file: string;
+  bytes: number;
+  sha256: string;
+  /** ISO 8601 UTC: when the backup was taken. */
+  takenAt: string;
+}
+
 /** The storage engine behind a store. */
 export type StoreEngine = 'sqlite' | 'postgresql';
 
@@ -25,4 +35,11 @@ export interface SystemRepository {
   systemSender(): Promise<StoredSystemSender | null>;
   /** Stores the sender and appends `audit(before)` in the same transaction; the sender before the change. */
   setSystemSender(sender: StoredSystemSender, audit: (before: StoredSystemSender | null) => NewAuditEntry): Promise<StoredSystemSender | null>;
+  /** The last backup recorded, or null when none was. */
+  lastBackup(): Promise<RecordedBackup | null>;
+  /**
+   * Records a backup as the last one, unless one taken later is recorded already (two backups finishing out of
+   * order keep the newer): decided in the write. True when it is now the last one.
+   */
+  recordBackup(backup: RecordedBackup): Promise<boolean>;
 }

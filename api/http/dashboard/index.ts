@@ -37,6 +37,7 @@ import { brandingRoutes } from './branding-routes.js';
 import { magicLinkRoutes } from './magic-link-routes.js';
 import { wpPostRoutes } from './wp-post-routes.js';
 import { wpTermRoutes } from './wp-term-routes.js';
+import { siteHealthRoutes } from './site-health-routes.js';
 
 /** What GET /api says of the site. */
 export const SITE: Site = { name: 'Tern', description: 'The dashboard REST interface of Tern, a mail transfer agent' };
@@ -75,6 +76,7 @@ export const dashboardRoutes: ReadonlyArray<DashboardRoute<DashboardCaller>> = [
   ...magicLinkRoutes,
   ...wpPostRoutes,
   ...wpTermRoutes,
+  ...siteHealthRoutes,
 ];
 
 export const productDashboard = (): Dashboard => createDashboard({ auth: dashboardAuthentication, routes: dashboardRoutes, site: SITE });

@@ -16,6 +16,7 @@ import { INTEGRITY_PAGES } from './integrity.js';
 import { SIGN_IN_PROVIDER_PAGES } from './sign-in-providers.js';
 import { BRANDING_PAGES } from './branding.js';
 import { SINGLE_SIGN_ON_PAGES } from './single-sign-on.js';
+import { SITE_HEALTH_PAGES } from './site-health.js';
 
 export const ADMIN_PAGES: readonly Page[] = [
   ...PLATFORM_PAGES,
@@ -34,4 +35,5 @@ export const ADMIN_PAGES: readonly Page[] = [
   ...SIGN_IN_PROVIDER_PAGES,
   ...BRANDING_PAGES,
   ...SINGLE_SIGN_ON_PAGES,
+  ...SITE_HEALTH_PAGES,
 ];

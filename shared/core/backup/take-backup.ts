@@ -2,7 +2,8 @@
 // gathered in a staging directory beside the archive (the database through the store's online backup, the
 // master key, the TLS pair the MTA serves, an inbound report spool an earlier release left), digested into the manifest, packed,
 // and the archive written under a temporary name and linked into place: a backup cut short never has the
-// final name, and an existing file is never replaced.
+// final name, and an existing file is never replaced. Once the archive has its name, the backup is recorded in the
+// store (a platform setting) as the last one taken: site health's backups check reads it (core/site-health.ts).
 import { randomBytes } from 'node:crypto';
 import { createWriteStream, existsSync } from 'node:fs';
 import { access, constants, link, mkdir, mkdtemp, rm, unlink, writeFile } from 'node:fs/promises';
@@ -11,9 +12,10 @@ import { pipeline } from 'node:stream/promises';
 import { create as createTar } from 'tar';
 import type { Config } from '../../config.js';
 import { inboundSpoolDir, masterKeyFile, selfSignedTlsDir, tlsPairIn } from '../../data-dir.js';
-import { databaseBackup } from '../../store/index.js';
+import { databaseBackup, openStore } from '../../store/index.js';
 import { DATA_ENTRY, FORMAT, FORMAT_VERSION, MANIFEST_ENTRY, type Manifest } from './archive-format.js';
 import { ternVersion } from '../../version.js';
+import type { RecordedBackup } from '../../store/system.js';
 import { copyIn, digest, syncPath, walk } from './file-tree.js';
 import { refusedBackup, succeeded, type BackupOutcome } from './refusals.js';
 
@@ -23,6 +25,8 @@ export interface BackupWritten {
   bytes: number;
   sha256: string;
   manifest: Omit<Manifest, 'files'> & { files: number; data_bytes: number };
+  /** Whether the store now names it as the last backup (false: the store could not be written; the archive is good). */
+  recorded: boolean;
 }
 
 type TlsPair = { source: 'configured' | 'self-signed'; cert: string; key: string; ec: { cert: string; key: string } | null };
@@ -138,6 +142,24 @@ async function publish(temp: string, to: string): Promise<boolean> {
   return true;
 }
 
+/**
+ * Records the archive as the last backup taken. The archive is good whatever happens here, so a store that cannot
+ * be written is reported (false) rather than thrown: the backup is not taken again under another name.
+ */
+async function recordTaken(config: Config, backup: RecordedBackup): Promise<boolean> {
+  try {
+    const store = await openStore(config.dataDir, config.databaseUrl);
+    try {
+      await store.system.recordBackup(backup);
+      return true;
+    } finally {
+      await store.close();
+    }
+  } catch {
+    return false;
+  }
+}
+
 export async function takeBackup(config: Config, target: string, now = new Date()): Promise<BackupOutcome<BackupWritten>> {
   const to = resolve(target);
   const tls = servedTls(config);
@@ -155,7 +177,8 @@ export async function takeBackup(config: Config, target: string, now = new Date(
     const archive = await digest(to);
     const { files, ...about } = manifest;
     const dataBytes = files.reduce((sum, f) => sum + f.size, 0);
-    return succeeded({ file: to, bytes: archive.size, sha256: archive.sha256, manifest: { ...about, files: files.length, data_bytes: dataBytes } });
+    const recorded = await recordTaken(config, { file: to, bytes: archive.size, sha256: archive.sha256, takenAt: now.toISOString() });
+    return succeeded({ file: to, bytes: archive.size, sha256: archive.sha256, manifest: { ...about, files: files.length, data_bytes: dataBytes }, recorded });
   } finally {
     await rm(staging, { recursive: true, force: true });
     await unlink(temp).catch(() => undefined);

@@ -1,11 +1,12 @@
 // The system repository on PostgreSQL: the schema version from schema_migrations, the server's version, and the
 // platform's settings (platform_settings, one row per name).
-import type { StoredSystemSender, SystemRepository } from '../system.js';
+import type { RecordedBackup, StoredSystemSender, SystemRepository } from '../system.js';
 import type { NewAuditEntry } from '../audit-log.js';
 import type { PgSql, Queryable } from './sql.js';
 import { PgAuditLogStore } from './audit-log.js';
 
 const SYSTEM_SENDER = 'system_mail.from';
+const LAST_BACKUP = 'backup.last';
 
 type SettingRow = {
   value: string;
@@ -54,5 +55,23 @@ export class PgSystemStore implements SystemRepository {
       await PgAuditLogStore.insert(q, audit(before));
       return before;
     });
+  }
+
+  async lastBackup(): Promise<RecordedBackup | null> {
+    const row = await this.sql.get<SettingRow>('SELECT value, updated_by, updated_at FROM platform_settings WHERE name = $1', [LAST_BACKUP]);
+    if (!row) return null;
+    const stored = JSON.parse(row.value) as Omit<RecordedBackup, 'takenAt'>;
+    return { file: stored.file, bytes: stored.bytes, sha256: stored.sha256, takenAt: row.updated_at };
+  }
+
+  async recordBackup(backup: RecordedBackup): Promise<boolean> {
+    const value = JSON.stringify({ file: backup.file, bytes: backup.bytes, sha256: backup.sha256 });
+    const changed = await this.sql.run(
+      `INSERT INTO platform_settings (name, value, updated_by, updated_at) VALUES ($1, $2, NULL, $3)
+       ON CONFLICT (name) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at
+       WHERE platform_settings.updated_at < excluded.updated_at`,
+      [LAST_BACKUP, value, backup.takenAt],
+    );
+    return changed.changes > 0;
   }
 }

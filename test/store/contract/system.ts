@@ -48,4 +48,17 @@ export const systemChecks: ContractCheck[] = [
     await t.rejects(store.system.setSystemSender({ address: 'other@mail.example', setBy: null, at: at(3) }, failing));
     t.same(await store.system.systemSender(), second, 'no change without its entry');
   }),
+
+  check('the last backup is none until one is recorded; a backup taken earlier never replaces a later one', async (t, engine) => {
+    const { store } = await engine.open(t);
+    t.equal(await store.system.lastBackup(), null, 'none recorded');
+    const first = { file: '/var/backups/tern-1.tar.gz', bytes: 1234, sha256: 'a'.repeat(64), takenAt: at(10) };
+    t.equal(await store.system.recordBackup(first), true);
+    t.same(await store.system.lastBackup(), first);
+    const later = { file: '/var/backups/tern-2.tar.gz', bytes: 2345, sha256: 'b'.repeat(64), takenAt: at(20) };
+    t.equal(await store.system.recordBackup(later), true, 'a later backup replaces it');
+    const earlier = { file: '/var/backups/tern-0.tar.gz', bytes: 1, sha256: 'c'.repeat(64), takenAt: at(15) };
+    t.equal(await store.system.recordBackup(earlier), false, 'one that finished late but was taken earlier does not');
+    t.same(await store.system.lastBackup(), later);
+  }),
 ];
