@@ -52,6 +52,7 @@ const CANDIDATES = [
   'someone@example.com',
   '0a0c7d0e-5f1b-4c2a-9d3e-1f2a3b4c5d6e',
   '2026-01-01',
+  '2026-01-01T00:00:00',
   '12345',
   'abc',
   'pi_walk',
@@ -115,8 +116,10 @@ function wrongType(arg: Arg, inQuery: boolean): unknown {
   const types = Array.isArray(arg.type) ? arg.type : arg.type ? [arg.type] : [];
   if (!types.length) return undefined;
   if (inQuery) {
-    // A query string carries text: only numbers and booleans can be given the wrong kind of text.
+    // A query string carries text: only numbers and booleans can be given the wrong kind of text. An array
+    // is read from text as a list (wp_parse_list), so an array of strings takes any text.
     if (types.includes('string')) return undefined;
+    if (types.includes('array') && (arg.items?.type === 'string' || arg.items?.enum !== undefined)) return undefined;
     return 'not-a-number-or-boolean';
   }
   if (!types.includes('object')) return { wrong: true };
@@ -232,6 +235,13 @@ const PUBLIC_ROUTES: Array<[method: string, path: RegExp]> = [
   ['POST', /^\/tern\/v2\/billing\/stripe-webhook$/],
   ['GET', /^\/tern\/v2\/icons\/\{icon_id\}$/],
   ['POST', /^\/batch\/v1$/],
+  // The content namespace: anyone reads what is published; a write or an unpublished read answers WordPress's
+  // own "may not" codes (rest_cannot_create, rest_forbidden_context...), 401 to an anonymous caller.
+  ['GET', /^\/wp\/v2\/(posts|pages|categories|tags|types|statuses|taxonomies)(\/.*)?$/],
+  ['POST', /^\/wp\/v2\/(posts|pages|categories|tags)(\/.*)?$/],
+  ['PUT', /^\/wp\/v2\/(posts|pages|categories|tags)(\/.*)?$/],
+  ['PATCH', /^\/wp\/v2\/(posts|pages|categories|tags)(\/.*)?$/],
+  ['DELETE', /^\/wp\/v2\/(posts|pages|categories|tags)(\/.*)?$/],
 ];
 const isPublic = (method: string, path: string): boolean => PUBLIC_ROUTES.some(([m, p]) => m === method && p.test(path));
 

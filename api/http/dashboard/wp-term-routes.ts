@@ -4,7 +4,7 @@
 import { Type } from '@sinclair/typebox';
 import escapeHtml from 'escape-html';
 import type { Taxonomy, Term } from '../../../shared/domain/content.js';
-import type { TermQuery } from '../../../shared/store/content.js';
+import type { TermQuery } from '../../../shared/core/content/terms.js';
 import type { Incoming } from '../../pipeline/pipeline.js';
 import { dashboardError } from '../../pipeline/dashboard-errors.js';
 import { DIGITS, IDENTIFIER, endpoint, type DashboardRoute } from './route.js';

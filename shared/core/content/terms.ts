@@ -4,6 +4,8 @@
 import type { Taxonomy, Term } from '../../domain/content.js';
 import type { Store } from '../../store/index.js';
 import type { TermQuery } from '../../store/content.js';
+
+export type { TermQuery };
 import { isAnonymous, type ContentActor } from './access.js';
 import type { ContentRefusal, ContentResult } from './posts.js';
 import { slugOf } from './slugs.js';
