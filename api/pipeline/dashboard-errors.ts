@@ -78,6 +78,9 @@ export const DASHBOARD_ERRORS = {
   tern_two_step_expired: 401,
   tern_magic_link_invalid: 401,
   application_passwords_disabled: 401,
+  oembed_invalid_url: 404,
+  no_response: 404,
+  no_content: 404,
   rest_internal_error: 500,
   rest_unavailable: 503,
 } as const;

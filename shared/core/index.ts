@@ -56,6 +56,7 @@ import { SupportWidgets } from './support/widgets.js';
 import { SupportPortal } from './support/portal.js';
 import { SupportForwarding } from './support/forwarding.js';
 import { createResolver } from '../dns.js';
+import { NO_LOCAL_EMBEDS, OEmbeds, UrlDetails } from './embeds/index.js';
 
 export type { PageOf, PageRequest } from '../store/paging.js';
 export type * from './identity/index.js';
@@ -145,6 +146,10 @@ export interface Core extends Identity {
   readonly supportPortal: SupportPortal;
   /** Forwards new tickets and responses to the external helpdesk (the API's dispatcher drains it). */
   readonly supportForwarding: SupportForwarding;
+  /** oEmbed: the embeds of the site's own posts and pages, and the editors' proxy to other sites' (oembed/1.0). */
+  readonly oembeds: OEmbeds;
+  /** The block editor's url-details: title, icon, description and image of a page an editor links to. */
+  readonly urlDetails: UrlDetails;
 }
 
 export { MTA_ADAPTERS, type ApiAdapters, type CoreAdapters, type MtaAdapters } from './ports/adapters.js';
@@ -213,6 +218,19 @@ export function createCore(rt: Runtime, queue: Queue, adapters: CoreAdapters, { 
     health: new Health(rt),
     onboarding: new Onboarding(rt),
     ...supportParts(rt, systemMail),
+    ...embedParts(rt),
+  };
+}
+
+/**
+ * oEmbed and url-details, which fetch pages users name through the product's resolver. The site's own posts and
+ * pages come through a LocalEmbeds port: none yet (NO_LOCAL_EMBEDS) until the content store implements it.
+ */
+function embedParts(rt: Runtime): Pick<Core, 'oembeds' | 'urlDetails'> {
+  const resolver = createResolver(rt.config.dnsServers);
+  return {
+    oembeds: new OEmbeds({ config: rt.config, redis: rt.redis, resolver, local: NO_LOCAL_EMBEDS }),
+    urlDetails: new UrlDetails({ config: rt.config, redis: rt.redis, resolver }),
   };
 }
 

@@ -3,7 +3,7 @@
 // cookie with its nonce, or an application password).
 import { createDashboard, type Dashboard } from './group.js';
 import type { DashboardRoute } from './route.js';
-import type { Site } from './index-document.js';
+import { SITE } from './site.js';
 import { dashboardAuthentication, type DashboardCaller } from './authentication.js';
 import { authRoutes } from './auth-routes.js';
 import { applicationPasswordRoutes } from './application-password-routes.js';
@@ -35,9 +35,10 @@ import { integrityRoutes } from './integrity-routes.js';
 import { singleSignOnRoutes } from './single-sign-on-routes.js';
 import { brandingRoutes } from './branding-routes.js';
 import { magicLinkRoutes } from './magic-link-routes.js';
+import { oembedRoutes } from './oembed-routes.js';
+import { urlDetailsRoutes } from './url-details-routes.js';
 
-/** What GET /api says of the site. */
-export const SITE: Site = { name: 'Tern', description: 'The dashboard REST interface of Tern, a mail transfer agent' };
+export { SITE } from './site.js';
 
 /** The product's dashboard routes. */
 export const dashboardRoutes: ReadonlyArray<DashboardRoute<DashboardCaller>> = [
@@ -71,6 +72,8 @@ export const dashboardRoutes: ReadonlyArray<DashboardRoute<DashboardCaller>> = [
   ...singleSignOnRoutes,
   ...brandingRoutes,
   ...magicLinkRoutes,
+  ...oembedRoutes,
+  ...urlDetailsRoutes,
 ];
 
 export const productDashboard = (): Dashboard => createDashboard({ auth: dashboardAuthentication, routes: dashboardRoutes, site: SITE });
