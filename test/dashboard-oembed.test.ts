@@ -189,8 +189,14 @@ t.test('through the LocalEmbeds port a post of the site embeds as WordPress’s 
     height: 200,
   });
   const html = String(data?.html);
-  t.match(html, /^<blockquote class="wp-embedded-content" data-secret="([A-Za-z0-9]{10})"><a href="https:\/\/tern\.example\/announcements\/release\/">Release &lt;notes&gt; &amp; more<\/a><\/blockquote>/);
-  t.match(html, /<iframe sandbox="allow-scripts" security="restricted" src="https:\/\/tern\.example\/announcements\/release\/embed\/#\?secret=[A-Za-z0-9]{10}" width="200" height="200"/);
+  t.match(
+    html,
+    /^<blockquote class="wp-embedded-content" data-secret="([A-Za-z0-9]{10})"><a href="https:\/\/tern\.example\/announcements\/release\/">Release &lt;notes&gt; &amp; more<\/a><\/blockquote>/,
+  );
+  t.match(
+    html,
+    /<iframe sandbox="allow-scripts" security="restricted" src="https:\/\/tern\.example\/announcements\/release\/embed\/#\?secret=[A-Za-z0-9]{10}" width="200" height="200"/,
+  );
   t.notMatch(html, /<notes>/, 'the title is escaped');
   t.match((await oembeds.embed({ url: post.link, maxwidth: 2000, site: siteInfo }))!, { width: 600, height: 338 });
   t.equal(await oembeds.embed({ url: 'https://elsewhere.example/announcements/release/', maxwidth: 600, site: siteInfo }), null, 'another site’s URL is not asked');

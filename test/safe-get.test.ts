@@ -21,13 +21,10 @@ dns.set('ten.example.com', [{ type: 'A', data: '10.0.0.1' }]);
 dns.set('metadata.example.com', [{ type: 'A', data: '169.254.169.254' }]);
 dns.set('six.example.com', [{ type: 'AAAA', data: '::1' }]);
 dns.set('cgnat.example.com', [{ type: 'A', data: '100.64.0.1' }]);
-dns.set(
-  'mixed.example.com',
-  [
-    { type: 'A', data: '93.184.216.34' },
-    { type: 'A', data: '192.168.1.1' },
-  ],
-);
+dns.set('mixed.example.com', [
+  { type: 'A', data: '93.184.216.34' },
+  { type: 'A', data: '192.168.1.1' },
+]);
 dns.set('public.example.com', [{ type: 'A', data: '93.184.216.34' }]);
 
 const resolver = createResolver([dns.address]);

@@ -55,6 +55,7 @@ import { SupportAttachments } from './support/attachments.js';
 import { SupportWidgets } from './support/widgets.js';
 import { SupportPortal } from './support/portal.js';
 import { SupportForwarding } from './support/forwarding.js';
+import type { Resolver } from 'node:dns/promises';
 import { createResolver } from '../dns.js';
 import { NO_LOCAL_EMBEDS, OEmbeds, UrlDetails } from './embeds/index.js';
 
@@ -217,17 +218,21 @@ export function createCore(rt: Runtime, queue: Queue, adapters: CoreAdapters, { 
     deliveryMaterial: new DeliveryMaterial(rt.store, rt.config, handOff),
     health: new Health(rt),
     onboarding: new Onboarding(rt),
-    ...supportParts(rt, systemMail),
-    ...embedParts(rt),
+    ...outwardParts(rt, systemMail),
   };
+}
+
+/** The support namespace's use cases and the embeds': those that fetch or post to URLs users give share one resolver. */
+function outwardParts(rt: Runtime, systemMail: SystemMail) {
+  const resolver = createResolver(rt.config.dnsServers);
+  return { ...supportParts(rt, systemMail, resolver), ...embedParts(rt, resolver) };
 }
 
 /**
  * oEmbed and url-details, which fetch pages users name through the product's resolver. The site's own posts and
  * pages come through a LocalEmbeds port: none yet (NO_LOCAL_EMBEDS) until the content store implements it.
  */
-function embedParts(rt: Runtime): Pick<Core, 'oembeds' | 'urlDetails'> {
-  const resolver = createResolver(rt.config.dnsServers);
+function embedParts(rt: Runtime, resolver: Resolver): Pick<Core, 'oembeds' | 'urlDetails'> {
   return {
     oembeds: new OEmbeds({ config: rt.config, redis: rt.redis, resolver, local: NO_LOCAL_EMBEDS }),
     urlDetails: new UrlDetails({ config: rt.config, redis: rt.redis, resolver }),
@@ -238,6 +243,7 @@ function embedParts(rt: Runtime): Pick<Core, 'oembeds' | 'urlDetails'> {
 function supportParts(
   rt: Runtime,
   systemMail: SystemMail,
+  resolver: Resolver,
 ): Pick<Core, 'supportTickets' | 'supportAttachments' | 'supportWidgets' | 'supportPortal' | 'supportForwarding'> {
   const supportTickets = new SupportTickets(rt, new ResponseMail(rt.config, systemMail));
   return {
@@ -245,6 +251,6 @@ function supportParts(
     supportAttachments: new SupportAttachments({ ...rt, now: Date.now }, supportTickets),
     supportWidgets: new SupportWidgets(rt, supportTickets),
     supportPortal: new SupportPortal(rt),
-    supportForwarding: new SupportForwarding({ ...rt, resolver: createResolver(rt.config.dnsServers) }),
+    supportForwarding: new SupportForwarding({ ...rt, resolver }),
   };
 }

@@ -14,11 +14,11 @@ export interface EmbedSite {
 
 const page = (head: string, body = '<p>hello</p>') => `<!doctype html><html><head>${head}</head><body>${body}</body></html>`;
 
-/** Serves as `http://<host>:<port>` (the name the test's DNS double points at it, in the allow list). */
-export async function startEmbedSite(host: string): Promise<EmbedSite> {
-  const hits = new Map<string, number>();
-  let origin = '';
-  const routes: Record<string, (q: URLSearchParams) => { status?: number; type?: string; body?: string; location?: string }> = {
+type Answer = { status?: number; type?: string; body?: string; location?: string };
+
+/** The site's paths, served at `origin` (the server's port once it listens). */
+function pagesOf(origin: string, port: number): Record<string, (q: URLSearchParams) => Answer> {
+  return {
     '/post': () => ({
       type: 'text/html; charset=utf-8',
       body: page(
@@ -68,6 +68,12 @@ export async function startEmbedSite(host: string): Promise<EmbedSite> {
     '/to-post': () => ({ status: 307, location: '/post' }),
     '/loop': () => ({ status: 302, location: '/loop' }),
   };
+}
+
+/** Serves as `http://<host>:<port>` (the name the test's DNS double points at it, in the allow list). */
+export async function startEmbedSite(host: string): Promise<EmbedSite> {
+  const hits = new Map<string, number>();
+  let routes: Record<string, (q: URLSearchParams) => Answer> = {};
   const server: Server = createServer((req, res) => {
     const url = new URL(req.url ?? '/', 'http://x');
     hits.set(url.pathname, (hits.get(url.pathname) ?? 0) + 1);
@@ -82,7 +88,7 @@ export async function startEmbedSite(host: string): Promise<EmbedSite> {
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const port = (server.address() as AddressInfo).port;
-  origin = `http://${host}:${port}`;
+  routes = pagesOf(`http://${host}:${port}`, port);
   return {
     port,
     hits,

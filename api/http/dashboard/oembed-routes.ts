@@ -2,15 +2,16 @@
 // posts or pages to anyone; GET /proxy lets a user who may edit content embed any URL (the block editor's embed
 // block), fetched by the safe-fetch rules and cached. The rules are core/embeds/oembed.ts's.
 import { Type } from '@sinclair/typebox';
-import { endpoint, type DashboardRoute, type EndpointInput } from './route.js';
+import { Readable } from 'node:stream';
+import { endpoint, StreamedBody, type DashboardRoute, type EndpointInput, type Reply } from './route.js';
 import { signedInUser, type DashboardCaller } from './authentication.js';
 import { oneOf } from './collection.js';
 import { SITE } from './site.js';
 import { dashboardError } from '../../pipeline/dashboard-errors.js';
 import { dashboardUrlOf } from '../../presenters/links.js';
-import { oembedReply } from '../../presenters/oembed.js';
+import { OEMBED_XML_TYPE, oembedXml } from '../../presenters/oembed.js';
 import type { AppContext } from '../../pipeline/context.js';
-import type { Site } from '../../../shared/core/embeds/index.js';
+import type { OEmbedData, OEmbedFormat, Site } from '../../../shared/core/embeds/index.js';
 
 type Route = DashboardRoute<DashboardCaller>;
 
@@ -21,6 +22,13 @@ const maxwidth = Type.Integer({ description: 'The maximum width of the embed fra
 
 // WordPress answers get_status_header_desc(404) for a URL it cannot embed.
 const invalidUrl = () => dashboardError('oembed_invalid_url', 'Not Found');
+
+/** JSON, or with format=xml the object as text/xml (WordPress's _oembed_rest_pre_serve_request). */
+function oembedReply(data: OEmbedData, format: OEmbedFormat): Reply {
+  if (format === 'json') return { body: data };
+  const xml = oembedXml(data);
+  return { body: new StreamedBody(OEMBED_XML_TYPE, () => Readable.from([xml])) };
+}
 
 const siteOf = (ctx: AppContext, request: EndpointInput<unknown, unknown>['request']): Site => ({ name: SITE.name, url: dashboardUrlOf(ctx, request) });
 
