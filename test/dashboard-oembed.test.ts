@@ -69,16 +69,16 @@ t.test('the proxy validates its args as WordPress: url required, format json|xml
 t.test('an owner embeds a page by discovery: the provider’s oEmbed object, then the cached answer', async (t) => {
   const first = await h.request('GET', proxy(`${base}/post`, '&maxwidth=480'), owner);
   t.equal(first.status, 200, first.text);
-  t.same(first.body, {
-    version: '1.0',
-    type: 'rich',
-    provider_name: 'Embed site',
-    title: 'A post',
-    width: 480,
-    height: 300,
-    html: '<iframe src="https://embed.example/post"></iframe>',
-    asked_format: 'json',
-  });
+  const { html, ...fields } = first.body as Record<string, string>;
+  t.same(fields, { version: '1.0', type: 'rich', provider_name: 'Embed site', title: 'A post', width: 480, height: 300, asked_format: 'json' });
+  const secret = /data-secret="([A-Za-z0-9]{10})"/.exec(html!)?.[1] ?? 'none';
+  t.equal(
+    html,
+    `<blockquote class="wp-embedded-content" data-secret="${secret}"><a href="https://embed.example/post">A post</a></blockquote>` +
+      `<iframe src="https://embed.example/post#?secret=${secret}" width="480" class="wp-embedded-content" sandbox="allow-scripts" security="restricted"` +
+      ` data-secret="${secret}" style="position: absolute; visibility: hidden;"></iframe>`,
+    'the provider’s html as WordPress filters it: the blockquote and the sandboxed iframe, no script, no handler, nothing else',
+  );
   t.equal(site.hitsOf('/post'), 1, 'the page was fetched once');
   t.equal(site.hitsOf('/oembed'), 1, 'so was the provider');
   t.equal(site.hitsOf('/wrong'), 0, 'a link inside a comment is no link');
@@ -102,9 +102,13 @@ t.test('format=xml answers the object as text/xml; an xml provider is read', asy
   t.match(reply.text, /<type>video<\/type>/);
   t.match(reply.text, /<title>A &amp; B<\/title>/, 'escaped again');
   t.match(reply.text, /<width>320<\/width>/);
-  t.match(reply.text, /<html>&lt;iframe&gt;&lt;\/iframe&gt;<\/html>/);
+  t.match(reply.text, /<html>&lt;iframe class=&quot;wp-embedded-content&quot; sandbox=&quot;allow-scripts&quot;/);
   const json = await h.request('GET', proxy(`${base}/xml-post`), owner);
-  t.match(json.body, { type: 'video', title: 'A & B', html: '<iframe></iframe>' });
+  t.match(json.body, {
+    type: 'video',
+    title: 'A & B',
+    html: /^<iframe class="wp-embedded-content" sandbox="allow-scripts" security="restricted" data-secret="\w{10}"><\/iframe>$/,
+  });
 });
 
 t.test('refused addresses, names, redirects and ports are 404 oembed_invalid_url, and nothing is fetched', async (t) => {
@@ -133,6 +137,12 @@ t.test('refused addresses, names, redirects and ports are 404 oembed_invalid_url
   }
   t.equal(site.hitsOf('/post'), before, 'no refused URL or redirect reached the page');
   t.same(await h.rt.redis.keys('oembed:proxy:*').then((k) => k.length), 4, 'no refusal was cached (the four answers above are)');
+});
+
+t.test('a rich embed whose html holds no iframe is not embeddable (404 oembed_invalid_url)', async (t) => {
+  const reply = await h.request('GET', proxy(`${base}/no-iframe-post`), owner);
+  t.match(reply, { status: 404, body: { code: 'oembed_invalid_url' } });
+  t.equal(site.hitsOf('/oembed-no-iframe'), 1, 'the provider was asked');
 });
 
 t.test('a page whose oEmbed link lies past the 150 KB kept is not embeddable; discover=false discovers nothing', async (t) => {

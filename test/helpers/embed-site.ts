@@ -39,9 +39,20 @@ function pagesOf(origin: string, port: number): Record<string, (q: URLSearchPara
         title: 'A post',
         width: Number(q.get('maxwidth')),
         height: 300,
-        html: '<iframe src="https://embed.example/post"></iframe>',
+        html:
+          '<blockquote><a href="https://embed.example/post" onclick="alert(1)">A post</a><script>alert(2)</script></blockquote>' +
+          '<iframe src="https://embed.example/post" onload="alert(3)" width="480"></iframe><script>alert(4)</script><img src="x" onerror="alert(5)">',
         asked_format: q.get('format'),
       }),
+    }),
+    // A rich embed with no iframe: WordPress has no embed for it.
+    '/no-iframe-post': () => ({
+      type: 'text/html',
+      body: page(`<link rel="alternate" type="application/json+oembed" href="/oembed-no-iframe">`),
+    }),
+    '/oembed-no-iframe': () => ({
+      type: 'application/json',
+      body: JSON.stringify({ version: '1.0', type: 'rich', html: '<div onclick="x()">hi</div><script>x()</script>' }),
     }),
     '/oembed.xml': (q) => ({
       type: 'text/xml',

@@ -1,14 +1,16 @@
 // oEmbed (WordPress's oembed/1.0): the embed of one of the site's own posts or pages (public), and the proxy an
 // editor's embed block calls: the site's own URLs answered from its content without fetching; any other URL's page
 // fetched by the safe-fetch rules, its oEmbed link discovered, the provider's answer fetched by the same rules,
-// and kept in Redis (WordPress keeps it a day in a transient) under the normalised args.
-import { createHash, randomInt } from 'node:crypto';
+// its html filtered (provider-html.ts), and kept in Redis (WordPress keeps it a day in a transient) under the
+// normalised args.
+import { createHash } from 'node:crypto';
 import escapeHtml from 'escape-html';
 import { XMLParser } from 'fast-xml-parser';
 import type { Redis } from 'ioredis';
 import { mayEditContent, type User } from '../../domain/user.js';
 import type { LocalEmbed, LocalEmbeds } from './local-embeds.js';
 import { discoverOEmbed, type OEmbedFormat } from './page-head.js';
+import { embedHtmlOf, embedSecret } from './provider-html.js';
 import { bodyOf, fetchRemote, isSiteUrl, type RemoteDeps } from './remote.js';
 
 export interface OEmbedDeps extends RemoteDeps {
@@ -43,17 +45,13 @@ export type ProxyResult = { ok: true; value: OEmbedData } | { ok: false; refusal
 const MIN_WIDTH = 200;
 const MAX_WIDTH = 600;
 const EMBED_TYPES = new Set(['photo', 'video', 'link', 'rich']);
-const SECRET_ALPHABET = 'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789';
-
-/** wp_generate_password(10, false): what ties the iframe to its blockquote for the host page's script. */
-const secret = (): string => Array.from({ length: 10 }, () => SECRET_ALPHABET[randomInt(SECRET_ALPHABET.length)]).join('');
 
 /** The post's embed view: its permalink followed by `embed/`, as get_post_embed_url with pretty permalinks. */
 const embedUrlOf = (link: string): string => `${link.endsWith('/') ? link : `${link}/`}embed/`;
 
 /** get_post_embed_html: a blockquote linking the post (shown without scripts) and the sandboxed iframe of its embed view. */
 export function embedHtml(post: LocalEmbed, width: number, height: number, siteName: string): string {
-  const s = secret();
+  const s = embedSecret();
   const src = `${embedUrlOf(post.link)}#?secret=${s}`;
   return (
     `<blockquote class="wp-embedded-content" data-secret="${s}"><a href="${escapeHtml(post.link)}">${escapeHtml(post.title)}</a></blockquote>` +
@@ -151,6 +149,9 @@ export class OEmbeds {
     const link = discoverOEmbed(html, page.url);
     if (!link) return null;
     const answer = bodyOf(await fetchRemote(this.d, providerUrl(link.href, link.format, a), link.format === 'json' ? 'application/json' : 'text/xml'));
-    return answer === null ? null : parseProvider(answer, link.format);
+    const data = answer === null ? null : parseProvider(answer, link.format);
+    // The html answered is the one WordPress writes for it (the provider's own, filtered, for rich and video).
+    const safeHtml = data ? embedHtmlOf(data, a.url) : null;
+    return data && safeHtml !== null ? { ...data, html: safeHtml } : null;
   }
 }
