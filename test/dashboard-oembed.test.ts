@@ -10,6 +10,7 @@ import t from 'tap';
 import { startHarness } from './helpers/harness.js';
 import { startDnsServer } from './helpers/dns-server.js';
 import { startEmbedSite } from './helpers/embed-site.js';
+import { redisKeys } from '../shared/redis-keys.js';
 import { logIn, operatorOn, signedInOn, withSession } from './helpers/dashboard-session.js';
 import { createResolver } from '../shared/dns.js';
 import { OEmbeds, type LocalEmbed } from '../shared/core/embeds/index.js';
@@ -86,7 +87,7 @@ t.test('an owner embeds a page by discovery: the provider’s oEmbed object, the
   t.equal(second.status, 200);
   t.same(second.body, first.body, 'the same answer');
   t.equal(site.hitsOf('/post') + site.hitsOf('/oembed'), 2, 'from the cache: the second call reached no server');
-  const ttl = await h.rt.redis.ttl((await h.rt.redis.keys('oembed:proxy:*'))[0]!);
+  const ttl = await h.rt.redis.ttl((await h.rt.redis.keys(redisKeys.oembedProxy('*')))[0]!);
   t.ok(ttl > 86_000 && ttl <= 86_400, `kept a day (ttl ${ttl})`);
   const other = await h.request('GET', proxy(`${base}/post`, '&maxwidth=300'), operator);
   t.equal(other.status, 200, `an operator may too: ${other.text}`);
@@ -136,7 +137,7 @@ t.test('refused addresses, names, redirects and ports are 404 oembed_invalid_url
     t.match(reply.body, { code: 'oembed_invalid_url', message: 'Not Found', data: { status: 404 } }, url);
   }
   t.equal(site.hitsOf('/post'), before, 'no refused URL or redirect reached the page');
-  t.same(await h.rt.redis.keys('oembed:proxy:*').then((k) => k.length), 4, 'no refusal was cached (the four answers above are)');
+  t.same(await h.rt.redis.keys(redisKeys.oembedProxy('*')).then((k) => k.length), 4, 'no refusal was cached (the four answers above are)');
 });
 
 t.test('a rich embed whose html holds no iframe is not embeddable (404 oembed_invalid_url)', async (t) => {

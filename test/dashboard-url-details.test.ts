@@ -8,6 +8,7 @@ import t from 'tap';
 import { startHarness } from './helpers/harness.js';
 import { startDnsServer } from './helpers/dns-server.js';
 import { startEmbedSite } from './helpers/embed-site.js';
+import { redisKeys } from '../shared/redis-keys.js';
 import { logIn, operatorOn, signedInOn, withSession } from './helpers/dashboard-session.js';
 
 const dns = await startDnsServer();
@@ -97,5 +98,5 @@ t.test('refused addresses, names, redirects and ports answer no_response and rea
     t.equal(reply.body.code, 'no_response', url);
   }
   t.equal(site.hitsOf('/post'), before);
-  t.equal((await h.rt.redis.keys('url-details:*')).length, 2, 'only the two answers above were cached');
+  t.equal((await h.rt.redis.keys(redisKeys.urlDetails('*'))).length, 2, 'only the two answers above were cached');
 });

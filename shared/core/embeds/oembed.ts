@@ -8,6 +8,7 @@ import escapeHtml from 'escape-html';
 import { XMLParser } from 'fast-xml-parser';
 import type { Redis } from 'ioredis';
 import { mayEditContent, type User } from '../../domain/user.js';
+import { redisKeys } from '../../redis-keys.js';
 import type { LocalEmbed, LocalEmbeds } from './local-embeds.js';
 import { discoverOEmbed, type OEmbedFormat } from './page-head.js';
 import { embedHtmlOf, embedSecret } from './provider-html.js';
@@ -110,9 +111,11 @@ function providerUrl(href: string, format: OEmbedFormat, a: ProxyArgs): string {
 
 /** One key per normalised set of args (WordPress: md5 of the serialised args). */
 const cacheKey = (a: ProxyArgs): string =>
-  `oembed:proxy:${createHash('sha256')
-    .update(JSON.stringify([a.url.trim(), a.format, a.maxwidth, a.maxheight ?? null, a.discover]))
-    .digest('hex')}`;
+  redisKeys.oembedProxy(
+    createHash('sha256')
+      .update(JSON.stringify([a.url.trim(), a.format, a.maxwidth, a.maxheight ?? null, a.discover]))
+      .digest('hex'),
+  );
 
 export class OEmbeds {
   constructor(private readonly d: OEmbedDeps) {}

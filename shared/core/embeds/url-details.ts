@@ -4,6 +4,7 @@
 import { createHash } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import { mayEditContent, type User } from '../../domain/user.js';
+import { redisKeys } from '../../redis-keys.js';
 import { pageDetails, type PageDetails } from './page-head.js';
 import { fetchRemote, type RemoteDeps } from './remote.js';
 
@@ -24,7 +25,7 @@ const NON_200 = 'URL not found. Response returned a non-200 status code for this
 // What wp_safe_remote_get answers for a URL it refuses (wp_http_validate_url failing).
 const NOT_VALID = 'A valid URL was not provided.';
 
-const cacheKey = (url: string): string => `url-details:${createHash('sha256').update(url).digest('hex')}`;
+const cacheKey = (url: string): string => redisKeys.urlDetails(createHash('sha256').update(url).digest('hex'));
 
 export class UrlDetails {
   constructor(private readonly d: UrlDetailsDeps) {}
