@@ -126,6 +126,7 @@ t.test('refused addresses, names, redirects and ports are 404 oembed_invalid_url
     `${base}/to-metadata`,
     `${base}/to-loopback-name`,
     `${base}/to-self-by-address`,
+    `${base}/metadata-link-post`,
     `http://loop.example.com:${site.port}/post`,
     `http://127.0.0.1:${site.port}/post`,
     'http://allowed.example.com:9090/post',
@@ -137,6 +138,7 @@ t.test('refused addresses, names, redirects and ports are 404 oembed_invalid_url
     t.match(reply.body, { code: 'oembed_invalid_url', message: 'Not Found', data: { status: 404 } }, url);
   }
   t.equal(site.hitsOf('/post'), before, 'no refused URL or redirect reached the page');
+  t.equal(site.hitsOf('/metadata-link-post'), 1, 'a page whose oEmbed link resolves to the metadata address was read, its link refused');
   t.same(await h.rt.redis.keys(redisKeys.oembedProxy('*')).then((k) => k.length), 4, 'no refusal was cached (the four answers above are)');
 });
 

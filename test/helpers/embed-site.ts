@@ -16,8 +16,10 @@ const page = (head: string, body = '<p>hello</p>') => `<!doctype html><html><hea
 
 type Answer = { status?: number; type?: string; body?: string; location?: string };
 
-/** The site's paths, served at `origin` (the server's port once it listens). */
-function pagesOf(origin: string, port: number): Record<string, (q: URLSearchParams) => Answer> {
+type Pages = Record<string, (q: URLSearchParams) => Answer>;
+
+/** Pages with oEmbed links, and their provider, served at `origin`. */
+function discoveryPages(origin: string): Pages {
   return {
     '/post': () => ({
       type: 'text/html; charset=utf-8',
@@ -45,6 +47,11 @@ function pagesOf(origin: string, port: number): Record<string, (q: URLSearchPara
         asked_format: q.get('format'),
       }),
     }),
+    // The provider's link is checked as any URL: this one resolves to the metadata address.
+    '/metadata-link-post': () => ({
+      type: 'text/html',
+      body: page(`<link rel="alternate" type="application/json+oembed" href="http://metadata.example.com/latest/meta-data/">`),
+    }),
     // A rich embed with no iframe: WordPress has no embed for it.
     '/no-iframe-post': () => ({
       type: 'text/html',
@@ -63,6 +70,12 @@ function pagesOf(origin: string, port: number): Record<string, (q: URLSearchPara
       type: 'text/html',
       body: page('<title>big</title>', `${'<p>filler</p>'.repeat(16_000)}<link rel="alternate" type="application/json+oembed" href="/oembed?url=x">`),
     }),
+  };
+}
+
+/** A page with a head to read, failures, and redirects to places the fetcher must refuse. */
+function otherPages(port: number): Pages {
+  return {
     '/details': () => ({
       type: 'text/html',
       body: page(
@@ -84,7 +97,7 @@ function pagesOf(origin: string, port: number): Record<string, (q: URLSearchPara
 /** Serves as `http://<host>:<port>` (the name the test's DNS double points at it, in the allow list). */
 export async function startEmbedSite(host: string): Promise<EmbedSite> {
   const hits = new Map<string, number>();
-  let routes: Record<string, (q: URLSearchParams) => Answer> = {};
+  let routes: Pages = {};
   const server: Server = createServer((req, res) => {
     const url = new URL(req.url ?? '/', 'http://x');
     hits.set(url.pathname, (hits.get(url.pathname) ?? 0) + 1);
@@ -99,7 +112,7 @@ export async function startEmbedSite(host: string): Promise<EmbedSite> {
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const port = (server.address() as AddressInfo).port;
-  routes = pagesOf(`http://${host}:${port}`, port);
+  routes = { ...discoveryPages(`http://${host}:${port}`), ...otherPages(port) };
   return {
     port,
     hits,
