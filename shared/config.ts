@@ -73,6 +73,21 @@ const ConfigSchema = Obj({
     /** PEM file of extra CAs trusted for webhook receivers, on top of the system roots. */
     caFile: Type.Union([Type.String({ minLength: 1 }), Type.Null()]),
   }),
+  /**
+   * Fetching pages users name (oEmbed's proxy, the block editor's url-details), by wp_safe_remote_get's rules.
+   * `allowHosts`: `host:port` pairs exempt from the address and port rules (tests and closed networks only; a
+   * redirect away from one is checked as any URL is). One deadline over the redirects; answers cached in Redis.
+   */
+  urlFetch: Obj({
+    allowHosts: Type.Array(Type.String({ pattern: '^\\S+:\\d{1,5}$' })),
+    timeoutMs: Type.Integer({ minimum: 100, maximum: 60_000 }),
+    maxRedirects: Type.Integer({ minimum: 0, maximum: 10 }),
+    /** What is kept of a page or a provider's answer (WordPress: 150 KB for discovery). */
+    maxBytes: Type.Integer({ minimum: 1024, maximum: 10_485_760 }),
+    /** How long a proxied oEmbed answer is kept (WordPress: a day) and a url-details answer (WordPress: an hour). */
+    oembedCacheTtlS: Type.Integer({ minimum: 0, maximum: 604_800 }),
+    urlDetailsCacheTtlS: Type.Integer({ minimum: 0, maximum: 604_800 }),
+  }),
   keys: Obj({ cacheTtlS: Type.Integer({ minimum: 0, maximum: 60 }) }),
   /** Where the replies of sends made with an Idempotency-Key are kept: Redis, or the database (which survives a
    * Redis failover); null: the database on PostgreSQL, Redis on SQLite (core/sending/idempotency.ts decides). */
@@ -375,6 +390,7 @@ const ENV_OVERRIDES: readonly EnvSetting[] = [
   ['TERNMAIL_VERIFY_INTERVAL_S', ['verify', 'intervalS'], asNumber],
   ['TERNMAIL_WEBHOOK_ALLOW_PRIVATE', ['webhooks', 'allowPrivate'], asBool],
   ['TERNMAIL_WEBHOOK_CA_FILE', ['webhooks', 'caFile'], asString],
+  ['TERNMAIL_URL_FETCH_ALLOW_HOSTS', ['urlFetch', 'allowHosts'], asList],
   ['TERNMAIL_LOG_LEVEL', ['log', 'level'], asString],
   ['TERNMAIL_IDEMPOTENCY_STORE', ['idempotency', 'store'], asString],
   ['TERNMAIL_REMOTE_SMTP_PORT', ['delivery', 'remotePort'], asInt],

@@ -49,4 +49,8 @@ export const redisKeys = {
   nodes: () => `${P}nodes`,
   /** One node's heartbeat record (JSON), expiring by itself when the node stops renewing it. */
   node: (id: string) => `${P}node:${id}`,
+  /** A proxied oEmbed answer (JSON), by the sha256 of its normalised args; expires after urlFetch.oembedCacheTtlS. */
+  oembedProxy: (argsHash: string) => `${P}oembed:${argsHash}`,
+  /** A url-details answer (JSON), by the sha256 of the URL; expires after urlFetch.urlDetailsCacheTtlS. */
+  urlDetails: (urlHash: string) => `${P}url-details:${urlHash}`,
 } as const;

@@ -222,12 +222,13 @@ t.test('every typed arg the index lists is checked: a value of the wrong type is
 /**
  * The routes anyone may call, each for a reason: the index and the namespaces' own indexes, signing in (with a
  * password, a mailed code, a mailed link), the password reset, accepting an invitation, a paired dashboard checking a single sign-on token, Stripe's webhook (signed), a team's icon (an image mail
- * clients load), a batch (each of its requests is checked on its own). Every other route the index lists must refuse a caller with no
+ * clients load), the oEmbed of the site's own posts and pages (what other sites embed), a batch (each of its requests is checked on its own). Every other route the index lists must refuse a caller with no
  * credentials: a new public route has to be added here, on purpose.
  */
 const PUBLIC_ROUTES: Array<[method: string, path: RegExp]> = [
   ['GET', /^\/$/],
-  ['GET', /^\/[a-z-]+\/v\d+$/],
+  ['GET', /^\/[a-z-]+\/(v\d+|\d+\.\d+)$/],
+  ['GET', /^\/oembed\/1\.0\/embed$/],
   ['POST', /^\/tern-auth\/v1\/login(\/code|\/magic-link|\/magic-link\/verify)?$/],
   ['POST', /^\/tern-auth\/v1\/(lost|reset)-password$/],
   ['POST', /^\/tern-auth\/v1\/accept-invitation$/],

@@ -125,6 +125,8 @@ export const DASHBOARD_ERRORS = {
   rest_font_face_parent_id_mismatch: 404,
   rest_global_styles_not_found: 404,
   oembed_invalid_url: 404,
+  no_response: 404,
+  no_content: 404,
   rest_internal_error: 500,
   rest_unavailable: 503,
 } as const;

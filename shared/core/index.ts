@@ -57,9 +57,11 @@ import { SupportAttachments } from './support/attachments.js';
 import { SupportWidgets } from './support/widgets.js';
 import { SupportPortal } from './support/portal.js';
 import { SupportForwarding } from './support/forwarding.js';
+import type { Resolver } from 'node:dns/promises';
 import { createResolver } from '../dns.js';
 import { Posts } from './content/posts.js';
 import { Terms } from './content/terms.js';
+import { NO_LOCAL_EMBEDS, OEmbeds, UrlDetails } from './embeds/index.js';
 
 export type { PageOf, PageRequest } from '../store/paging.js';
 export type * from './identity/index.js';
@@ -154,6 +156,10 @@ export interface Core extends Identity {
   readonly supportPortal: SupportPortal;
   /** Forwards new tickets and responses to the external helpdesk (the API's dispatcher drains it). */
   readonly supportForwarding: SupportForwarding;
+  /** oEmbed: the embeds of the site's own posts and pages, and the editors' proxy to other sites' (oembed/1.0). */
+  readonly oembeds: OEmbeds;
+  /** The block editor's url-details: title, icon, description and image of a page an editor links to. */
+  readonly urlDetails: UrlDetails;
 }
 
 export { MTA_ADAPTERS, type ApiAdapters, type CoreAdapters, type MtaAdapters } from './ports/adapters.js';
@@ -224,7 +230,24 @@ export function createCore(rt: Runtime, queue: Queue, adapters: CoreAdapters, { 
     deliveryMaterial: new DeliveryMaterial(rt.store, rt.config, handOff),
     ...healthParts(rt, queue, systemMail),
     onboarding: new Onboarding(rt),
-    ...supportParts(rt, systemMail),
+    ...outwardParts(rt, systemMail),
+  };
+}
+
+/** The support namespace's use cases and the embeds': those that fetch or post to URLs users give share one resolver. */
+function outwardParts(rt: Runtime, systemMail: SystemMail) {
+  const resolver = createResolver(rt.config.dnsServers);
+  return { ...supportParts(rt, systemMail, resolver), ...embedParts(rt, resolver) };
+}
+
+/**
+ * oEmbed and url-details, which fetch pages users name through the product's resolver. The site's own posts and
+ * pages come through a LocalEmbeds port: none yet (NO_LOCAL_EMBEDS) until the content store implements it.
+ */
+function embedParts(rt: Runtime, resolver: Resolver): Pick<Core, 'oembeds' | 'urlDetails'> {
+  return {
+    oembeds: new OEmbeds({ config: rt.config, redis: rt.redis, resolver, local: NO_LOCAL_EMBEDS }),
+    urlDetails: new UrlDetails({ config: rt.config, redis: rt.redis, resolver }),
   };
 }
 
@@ -240,6 +263,7 @@ function healthParts(rt: Runtime, queue: Queue, systemMail: SystemMail): Pick<Co
 function supportParts(
   rt: Runtime,
   systemMail: SystemMail,
+  resolver: Resolver,
 ): Pick<Core, 'supportTickets' | 'supportAttachments' | 'supportWidgets' | 'supportPortal' | 'supportForwarding'> {
   const supportTickets = new SupportTickets(rt, new ResponseMail(rt.config, systemMail));
   return {
@@ -247,6 +271,6 @@ function supportParts(
     supportAttachments: new SupportAttachments({ ...rt, now: Date.now }, supportTickets),
     supportWidgets: new SupportWidgets(rt, supportTickets),
     supportPortal: new SupportPortal(rt),
-    supportForwarding: new SupportForwarding({ ...rt, resolver: createResolver(rt.config.dnsServers) }),
+    supportForwarding: new SupportForwarding({ ...rt, resolver }),
   };
 }

@@ -51,6 +51,12 @@ const GRANTED: Readonly<Record<UserRole, readonly Permission[]>> = {
 
 export const roleAllows = (role: UserRole, need: Permission): boolean => GRANTED[role].includes(need);
 
+/**
+ * WordPress's edit_posts: who may edit content (announcements, docs, templates) and use what editing needs (the
+ * oEmbed proxy, url-details). Operators edit platform-wide and account owners and admins their account's; viewers read.
+ */
+export const mayEditContent = (user: User): boolean => isOperator(user) || roleAllows(user.role, 'write');
+
 export const isAccountRole = (value: string): value is AccountRole => (ACCOUNT_ROLES as readonly string[]).includes(value);
 
 /** A dashboard session: only the hash of its token is kept; the token itself lives in the browser's cookie. */

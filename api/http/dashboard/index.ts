@@ -3,7 +3,7 @@
 // cookie with its nonce, or an application password).
 import { createDashboard, type Dashboard } from './group.js';
 import type { DashboardRoute } from './route.js';
-import type { Site } from './index-document.js';
+import { SITE } from './site.js';
 import { dashboardAuthentication, type DashboardCaller } from './authentication.js';
 import { authRoutes } from './auth-routes.js';
 import { applicationPasswordRoutes } from './application-password-routes.js';
@@ -38,9 +38,10 @@ import { magicLinkRoutes } from './magic-link-routes.js';
 import { wpPostRoutes } from './wp-post-routes.js';
 import { wpTermRoutes } from './wp-term-routes.js';
 import { siteHealthRoutes } from './site-health-routes.js';
+import { oembedRoutes } from './oembed-routes.js';
+import { urlDetailsRoutes } from './url-details-routes.js';
 
-/** What GET /api says of the site. */
-export const SITE: Site = { name: 'Tern', description: 'The dashboard REST interface of Tern, a mail transfer agent' };
+export { SITE } from './site.js';
 
 /** The product's dashboard routes. */
 export const dashboardRoutes: ReadonlyArray<DashboardRoute<DashboardCaller>> = [
@@ -77,6 +78,8 @@ export const dashboardRoutes: ReadonlyArray<DashboardRoute<DashboardCaller>> = [
   ...wpPostRoutes,
   ...wpTermRoutes,
   ...siteHealthRoutes,
+  ...oembedRoutes,
+  ...urlDetailsRoutes,
 ];
 
 export const productDashboard = (): Dashboard => createDashboard({ auth: dashboardAuthentication, routes: dashboardRoutes, site: SITE });

@@ -13,7 +13,7 @@ import type { Permission as UserPermission } from '../../../shared/domain/user.j
 export type RestMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
 /** The namespaces of the dashboard; '' is the root's own routes (the index, the batch route), as WordPress. */
-export type Namespace = 'tern/v2' | 'tern-auth/v1' | 'tern-support/v1' | 'wp/v2' | 'wp-site-health/v1' | '';
+export type Namespace = 'tern/v2' | 'tern-auth/v1' | 'tern-support/v1' | 'wp/v2' | 'wp-site-health/v1' | 'oembed/1.0' | 'wp-block-editor/v1' | '';
 
 /**
  * Who may call an endpoint: anyone (`public`, anonymous callers included), any signed-in user about itself
