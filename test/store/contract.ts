@@ -18,6 +18,7 @@ import { socialSignInChecks } from './contract/social-sign-in.js';
 import { integrityChecks } from './contract/integrity.js';
 import { singleSignOnChecks } from './contract/single-sign-on.js';
 import { brandingChecks } from './contract/branding.js';
+import { mediaChecks } from './contract/media.js';
 import { magicLinkChecks } from './contract/magic-links.js';
 import { dnsConnectionChecks } from './contract/dns-connections.js';
 import { concurrentReadChecks } from './contract/concurrent-reads.js';
@@ -61,6 +62,7 @@ const REPOSITORIES = [
   ['integrity scan', integrityChecks],
   ['single sign-on: paired dashboards and spent tokens', singleSignOnChecks],
   ["the sign-in page's branding and its images", brandingChecks],
+  ['media: uploaded files, their lists and their bytes', mediaChecks],
   ['sign-in links mailed to users (magic links)', magicLinkChecks],
   ['DNS-provider connections', dnsConnectionChecks],
   ['the credit ledger', creditChecks],

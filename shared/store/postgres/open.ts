@@ -39,6 +39,7 @@ import { PgSocialSignInStore } from './social-sign-in.js';
 import { PgIntegrityStore } from './integrity.js';
 import { PgSingleSignOnStore } from './single-sign-on.js';
 import { PgBrandingStore } from './branding.js';
+import { PgMediaStore } from './media.js';
 import { PgMagicLinkStore } from './magic-links.js';
 
 /** The store of the database at `url`, its schema brought up to date first. */
@@ -69,6 +70,7 @@ export async function openPostgresStore(url: string, options: PoolOptions = {}):
     integrity: new PgIntegrityStore(sql),
     singleSignOn: new PgSingleSignOnStore(sql),
     branding: new PgBrandingStore(sql),
+    media: new PgMediaStore(sql),
     magicLinks: new PgMagicLinkStore(sql),
     invitations: new PgInvitationStore(sql),
     platformInvitations: new PgPlatformInvitationStore(sql),

@@ -39,6 +39,7 @@ import { SocialSignInStore } from './social-sign-in.js';
 import { IntegrityStore } from './integrity.js';
 import { SingleSignOnStore } from './single-sign-on.js';
 import { BrandingStore } from './branding.js';
+import { MediaStore } from './media.js';
 import { MagicLinkStore } from './magic-links.js';
 
 /** The database file of a data directory. */
@@ -87,6 +88,7 @@ export async function openSqliteStore(dataDir: string): Promise<Store> {
     integrity: new IntegrityStore(sql),
     singleSignOn: new SingleSignOnStore(sql),
     branding: new BrandingStore(sql),
+    media: new MediaStore(sql),
     magicLinks: new MagicLinkStore(sql),
     system: new SystemStore(sql),
     idempotency: new IdempotencyStore(sql),
