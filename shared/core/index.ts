@@ -13,6 +13,7 @@ import { SendingKeys } from './sending-keys.js';
 import { AdminKeys } from './admin-keys.js';
 import { KeyListing } from './key-listing.js';
 import { Teams } from './teams.js';
+import { MediaLibrary } from './media.js';
 import { TeamIcons } from './team-icons.js';
 import { Webhooks } from './webhooks.js';
 import { Suppressions } from './suppressions.js';
@@ -97,6 +98,8 @@ export interface Core extends Identity {
   readonly integrityScan: IntegrityScan;
   /** The sign-in page's branding (logo, colours, message) and its uploaded images. */
   readonly branding: Branding;
+  /** The media library (wp/v2/media): teams' and the platform's uploaded files. */
+  readonly media: MediaLibrary;
   /** Emailing a domain's DNS records to whoever runs its zone. */
   readonly dnsInstructions: DnsInstructions;
   /** Inviting dashboard users by mail, and accepting an invitation. */
@@ -192,6 +195,7 @@ export function createCore(rt: Runtime, queue: Queue, adapters: CoreAdapters, { 
     socialSignInSettings: new SocialSignInSettings(rt),
     integrityScan: new IntegrityScan({ store: rt.store, mail: systemMail }),
     branding: new Branding(rt),
+    media: new MediaLibrary(rt),
     dnsInstructions: new DnsInstructions(rt, domains, systemMail),
     invitations: new Invitations({ ...rt, now: Date.now }, systemMail, identity.sessions, identity.nonces),
     passwordResets: new PasswordResets({ ...rt, now: Date.now }, systemMail, identity.sessions),

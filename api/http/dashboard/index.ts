@@ -34,6 +34,7 @@ import { socialAuthRoutes } from './social-auth-routes.js';
 import { integrityRoutes } from './integrity-routes.js';
 import { singleSignOnRoutes } from './single-sign-on-routes.js';
 import { brandingRoutes } from './branding-routes.js';
+import { mediaRoutes } from './media-routes.js';
 import { magicLinkRoutes } from './magic-link-routes.js';
 
 /** What GET /api says of the site. */
@@ -70,6 +71,7 @@ export const dashboardRoutes: ReadonlyArray<DashboardRoute<DashboardCaller>> = [
   ...integrityRoutes,
   ...singleSignOnRoutes,
   ...brandingRoutes,
+  ...mediaRoutes,
   ...magicLinkRoutes,
 ];
 
