@@ -194,8 +194,7 @@ export function createCore(rt: Runtime, queue: Queue, adapters: CoreAdapters, { 
     emailTemplates,
     socialSignInSettings: new SocialSignInSettings(rt),
     integrityScan: new IntegrityScan({ store: rt.store, mail: systemMail }),
-    branding: new Branding(rt),
-    media: new MediaLibrary(rt),
+    ...uploadParts(rt),
     dnsInstructions: new DnsInstructions(rt, domains, systemMail),
     invitations: new Invitations({ ...rt, now: Date.now }, systemMail, identity.sessions, identity.nonces),
     passwordResets: new PasswordResets({ ...rt, now: Date.now }, systemMail, identity.sessions),
@@ -219,6 +218,9 @@ export function createCore(rt: Runtime, queue: Queue, adapters: CoreAdapters, { 
     ...supportParts(rt, systemMail),
   };
 }
+
+/** The use cases keeping files users upload: the sign-in page's branding images, the media library. */
+const uploadParts = (rt: Runtime): Pick<Core, 'branding' | 'media'> => ({ branding: new Branding(rt), media: new MediaLibrary(rt) });
 
 /** The support namespace's use cases: tickets, their attachments, the widgets beside them, the portal's settings. */
 function supportParts(

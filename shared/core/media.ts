@@ -121,7 +121,7 @@ export class MediaLibrary {
         message: `Files of this type are not accepted (its content is ${type ?? 'of no known type'}); accepted: ${Object.keys(types).join(', ')}.`,
       });
     }
-    const extensions = types[type]!;
+    const extensions = types[type];
     if (!extensions.includes(extensionOf(fileName))) {
       return no({ kind: 'wrong_type', message: `The file's content is ${type}; its name must end in .${extensions.join(', .')}.` });
     }

@@ -187,7 +187,7 @@ function changeOf(p: { title?: Raw; caption?: Raw; description?: Raw; alt_text?:
     slug: p.slug,
     status: p.status,
   };
-  return Object.fromEntries(Object.entries(change).filter(([, v]) => v !== undefined)) as MediaChange;
+  return Object.fromEntries(Object.entries(change).filter(([, v]) => v !== undefined));
 }
 
 const header = (req: Incoming, name: string): string | undefined => {
