@@ -39,12 +39,11 @@ export type MediaResult<T> = { ok: true; value: T } | { ok: false; refusal: Medi
 const ok = <T>(value: T): MediaResult<T> => ({ ok: true, value });
 const no = <T = never>(refusal: MediaRefusal): MediaResult<T> => ({ ok: false, refusal });
 
-/** An upload: the name the client gave, the bytes, the fields sent with it, and the Content-MD5 if one was sent. */
+/** An upload: the name the client gave, the bytes, and the Content-MD5 if one was sent. */
 export interface MediaUpload {
   fileName: string;
   content: Buffer;
   md5?: string;
-  fields: MediaChange;
 }
 
 /** A list's question: the filter's parts a caller may set (the team is the caller's), the order and the window. */
@@ -140,16 +139,17 @@ export class MediaLibrary {
     const type = await this.typeOf(fileName, content);
     if (!type.ok) return type;
     const now = new Date().toISOString();
-    const title = upload.fields.title ?? fileName.replace(/\.[^.]*$/, '');
+    // As WordPress: the title is the name without its extension; the other fields are set by a change after.
+    const title = fileName.replace(/\.[^.]*$/, '');
     const media = await this.d.store.media.add({
       teamId: isOperator(party) ? null : party.teamId,
       authorId: party.userId,
       title,
-      caption: upload.fields.caption ?? '',
-      altText: upload.fields.altText ?? '',
-      description: upload.fields.description ?? '',
-      slug: upload.fields.slug !== undefined ? slugOf(upload.fields.slug) : slugOf(title),
-      status: upload.fields.status ?? 'inherit',
+      caption: '',
+      altText: '',
+      description: '',
+      slug: slugOf(title),
+      status: 'inherit',
       mimeType: type.value,
       size: content.length,
       sha256: createHash('sha256').update(content).digest('hex'),

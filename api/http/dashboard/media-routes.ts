@@ -162,7 +162,7 @@ export function mediaView(req: Pick<Incoming, 'origin'>, m: Media, context: Rest
   return forContext(SCHEMA, item, context);
 }
 
-// The fields a client may set, on an upload (in the query) and on a change (anywhere).
+// The fields a change may set (WordPress takes title, caption and description as text or as {raw}).
 const text = (description: string) => Type.Optional(Type.String({ description, maxLength: 65_535 }));
 const rawOr = (description: string) =>
   Type.Optional(Type.Union([Type.String({ maxLength: 65_535 }), Type.Object({ raw: Type.Optional(Type.String({ maxLength: 65_535 })) })], { description }));
@@ -302,7 +302,7 @@ const collection: Route = {
         valueOf(ctx.core.media.admits(party));
         const file = await uploadedFile(request, ctx.core.media.maxBytes);
         const md5 = header(request, 'content-md5');
-        const media = valueOf(await ctx.core.media.upload(party, { ...file, ...(md5 === undefined ? {} : { md5 }), fields: {} }, log));
+        const media = valueOf(await ctx.core.media.upload(party, { ...file, ...(md5 === undefined ? {} : { md5 }) }, log));
         return itemReply(request, media, 201, { Location: apiUrl(request, `/wp/v2/media/${media.id}`) });
       },
     }),
