@@ -269,6 +269,19 @@ const ConfigSchema = Obj({
       timeoutMs: Type.Integer({ minimum: 100, maximum: 60_000 }),
     }),
   }),
+  /**
+   * The media library (wp/v2/media): the largest file one may upload (refused while it streams in) and the types
+   * accepted, each with the file-name extensions it may carry. A type is the one the bytes say (file-type; text/plain
+   * for UTF-8 text with no control characters), never the name's or a declared one; a name whose extension is not
+   * one of its type's is refused. Never a type a browser runs (HTML, SVG, JavaScript).
+   */
+  media: Obj({
+    maxBytes: Type.Integer({ minimum: 1, maximum: 100 * 1024 * 1024 }),
+    types: Type.Record(
+      Type.String({ pattern: '^(image/(jpeg|png|gif|webp|avif)|application/pdf|text/plain|font/(woff|woff2|ttf|otf))$' }),
+      Type.Array(Type.String({ pattern: '^[a-z0-9]{1,10}$' }), { minItems: 1 }),
+    ),
+  }),
   dashboard: Obj({
     ownerEmail: Type.String({ minLength: 3, maxLength: 254 }),
     /** scheme://host[:port] the dashboard is reached at, for links in mail Tern sends (invitations); null: the

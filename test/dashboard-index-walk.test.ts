@@ -116,10 +116,10 @@ function wrongType(arg: Arg, inQuery: boolean): unknown {
   const types = Array.isArray(arg.type) ? arg.type : arg.type ? [arg.type] : [];
   if (!types.length) return undefined;
   if (inQuery) {
-    // A query string carries text: only numbers and booleans can be given the wrong kind of text. An array
-    // is read from text as a list (wp_parse_list), so an array of strings takes any text.
+    // A query string carries text: only numbers and booleans can be given the wrong kind of text (a list of
+    // strings takes any text: one item, as WordPress reads a list sent as text).
     if (types.includes('string')) return undefined;
-    if (types.includes('array') && (arg.items?.type === 'string' || arg.items?.enum !== undefined)) return undefined;
+    if (types.includes('array') && arg.items?.type === 'string' && !arg.items.enum) return undefined;
     return 'not-a-number-or-boolean';
   }
   if (!types.includes('object')) return { wrong: true };

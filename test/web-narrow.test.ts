@@ -35,6 +35,8 @@ const NOT_HTML = new Set([
   '/sign-in/with/:provider',
   '/sign-in/callback/:provider',
   '/branding/:file',
+  // A media library file (wp/v2/media's source_url): its bytes, as uploaded.
+  '/media/:key/:name',
 ]);
 /** Pages shown before signing in (or to anyone). */
 const PUBLIC = new Set([

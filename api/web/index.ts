@@ -26,6 +26,7 @@ import { KEY_PAGES } from './account/keys.js';
 import { WEBHOOK_PAGES } from './account/webhooks.js';
 import { BRANDING_PAGES, branded } from './branding.js';
 import { MAGIC_LINK_PAGES } from './magic-link.js';
+import { MEDIA_PAGES } from './media.js';
 
 export const PAGES: readonly Page[] = [
   publicPage({ method: 'GET', path: SIGN_IN_PATH, title: SIGN_IN_TITLE, handle: branded(showSignIn) }),
@@ -54,6 +55,7 @@ export const PAGES: readonly Page[] = [
   ...WEBHOOK_PAGES,
   ...BRANDING_PAGES,
   ...MAGIC_LINK_PAGES,
+  ...MEDIA_PAGES,
 ];
 
 /** Mounts the static files and every page on the API's app. */

@@ -13,6 +13,7 @@ import { SendingKeys } from './sending-keys.js';
 import { AdminKeys } from './admin-keys.js';
 import { KeyListing } from './key-listing.js';
 import { Teams } from './teams.js';
+import { MediaLibrary } from './media.js';
 import { TeamIcons } from './team-icons.js';
 import { Webhooks } from './webhooks.js';
 import { Suppressions } from './suppressions.js';
@@ -106,6 +107,8 @@ export interface Core extends Identity {
   readonly integrityScan: IntegrityScan;
   /** The sign-in page's branding (logo, colours, message) and its uploaded images. */
   readonly branding: Branding;
+  /** The media library (wp/v2/media): teams' and the platform's uploaded files. */
+  readonly media: MediaLibrary;
   /** Emailing a domain's DNS records to whoever runs its zone. */
   readonly dnsInstructions: DnsInstructions;
   /** Inviting dashboard users by mail, and accepting an invitation. */
@@ -209,7 +212,7 @@ export function createCore(rt: Runtime, queue: Queue, adapters: CoreAdapters, { 
     posts: new Posts(rt),
     terms: new Terms(rt),
     integrityScan: new IntegrityScan({ store: rt.store, mail: systemMail }),
-    branding: new Branding(rt),
+    ...uploadParts(rt),
     dnsInstructions: new DnsInstructions(rt, domains, systemMail),
     invitations: new Invitations({ ...rt, now: Date.now }, systemMail, identity.sessions, identity.nonces),
     passwordResets: new PasswordResets({ ...rt, now: Date.now }, systemMail, identity.sessions),
@@ -258,6 +261,9 @@ function healthParts(rt: Runtime, queue: Queue, systemMail: SystemMail): Pick<Co
   const resolver = createResolver(rt.config.dnsServers, { timeoutMs: rt.config.health.probeTimeoutMs, tries: 1 });
   return { health, siteHealth: new SiteHealth({ config: rt.config, store: rt.store, queue, systemMail, health, resolver }) };
 }
+
+/** The use cases keeping files users upload: the sign-in page's branding images, the media library. */
+const uploadParts = (rt: Runtime): Pick<Core, 'branding' | 'media'> => ({ branding: new Branding(rt), media: new MediaLibrary(rt) });
 
 /** The support namespace's use cases: tickets, their attachments, the widgets beside them, the portal's settings. */
 function supportParts(

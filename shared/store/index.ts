@@ -12,6 +12,7 @@ import type { TwoStepChallengeRepository } from './two-step.js';
 import type { EmailTemplateRepository } from './email-templates.js';
 import type { SocialSignInRepository } from './social-sign-in.js';
 import type { BrandingRepository } from './branding.js';
+import type { MediaRepository } from './media.js';
 import type { MagicLinkRepository } from './magic-links.js';
 import type { IntegrityRepository } from './integrity.js';
 import type { SingleSignOnRepository } from './single-sign-on.js';
@@ -102,6 +103,8 @@ export interface Store {
   readonly content: ContentRepository;
   /** The sign-in page's branding and the images uploaded for it. */
   readonly branding: BrandingRepository;
+  /** The media (wp/v2/media): teams' and the platform's uploaded files and their bytes. */
+  readonly media: MediaRepository;
   /** Sign-in links mailed to users (magic-link sign-in). */
   readonly magicLinks: MagicLinkRepository;
   /** The database itself: its schema version and engine, for the operator's status and the readiness probe. */

@@ -19,6 +19,7 @@ import { integrityChecks } from './contract/integrity.js';
 import { singleSignOnChecks } from './contract/single-sign-on.js';
 import { contentChecks } from './contract/content.js';
 import { brandingChecks } from './contract/branding.js';
+import { mediaChecks } from './contract/media.js';
 import { magicLinkChecks } from './contract/magic-links.js';
 import { dnsConnectionChecks } from './contract/dns-connections.js';
 import { concurrentReadChecks } from './contract/concurrent-reads.js';
@@ -63,6 +64,7 @@ const REPOSITORIES = [
   ['single sign-on: paired dashboards and spent tokens', singleSignOnChecks],
   ['content: items of the post types and terms of the taxonomies', contentChecks],
   ["the sign-in page's branding and its images", brandingChecks],
+  ['media: uploaded files, their lists and their bytes', mediaChecks],
   ['sign-in links mailed to users (magic links)', magicLinkChecks],
   ['DNS-provider connections', dnsConnectionChecks],
   ['the credit ledger', creditChecks],

@@ -34,6 +34,7 @@ import { socialAuthRoutes } from './social-auth-routes.js';
 import { integrityRoutes } from './integrity-routes.js';
 import { singleSignOnRoutes } from './single-sign-on-routes.js';
 import { brandingRoutes } from './branding-routes.js';
+import { mediaRoutes } from './media-routes.js';
 import { magicLinkRoutes } from './magic-link-routes.js';
 import { wpPostRoutes } from './wp-post-routes.js';
 import { wpTermRoutes } from './wp-term-routes.js';
@@ -74,6 +75,7 @@ export const dashboardRoutes: ReadonlyArray<DashboardRoute<DashboardCaller>> = [
   ...integrityRoutes,
   ...singleSignOnRoutes,
   ...brandingRoutes,
+  ...mediaRoutes,
   ...magicLinkRoutes,
   ...wpPostRoutes,
   ...wpTermRoutes,

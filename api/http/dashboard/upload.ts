@@ -90,3 +90,40 @@ export function uploadError(problem: UploadProblem): DashboardError {
       return dashboardError('rest_upload_unexpected_field', `The upload takes one file in the field named ${problem.field}; ${problem.name} is not one.`);
   }
 }
+
+/**
+ * A file sent as the whole request body (WordPress's raw upload): at most `limit` bytes, refused by its
+ * Content-Length before reading, or while it streams in once it passes the limit (the rest is read and dropped).
+ */
+export function readRawBody(stream: Readable | undefined, headers: IncomingHttpHeaders, limit: number): Promise<FileRead> {
+  if (!stream) return Promise.resolve({ ok: false, problem: { kind: 'no_file' } });
+  const declared = Number(headers['content-length'] ?? NaN);
+  if (Number.isFinite(declared) && declared > limit) {
+    stream.resume();
+    return Promise.resolve({ ok: false, problem: { kind: 'too_large', limit } });
+  }
+  return new Promise((resolve) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let settled = false;
+    const finish = (read: FileRead): void => {
+      if (settled) return;
+      settled = true;
+      if (!read.ok) {
+        stream.removeAllListeners('data');
+        stream.resume();
+      }
+      resolve(read);
+    };
+    stream.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > limit) return finish({ ok: false, problem: { kind: 'too_large', limit } });
+      chunks.push(chunk);
+    });
+    stream.once('end', () => finish({ ok: true, content: Buffer.concat(chunks), fileName: '' }));
+    stream.once('error', () => finish({ ok: false, problem: { kind: 'no_file', detail: 'the upload was cut short' } }));
+    stream.once('close', () => {
+      if (!stream.readableEnded) finish({ ok: false, problem: { kind: 'no_file', detail: 'the upload was cut short' } });
+    });
+  });
+}

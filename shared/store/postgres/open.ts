@@ -40,6 +40,7 @@ import { PgIntegrityStore } from './integrity.js';
 import { PgSingleSignOnStore } from './single-sign-on.js';
 import { PgContentStore } from './content.js';
 import { PgBrandingStore } from './branding.js';
+import { PgMediaStore } from './media.js';
 import { PgMagicLinkStore } from './magic-links.js';
 
 /** The store of the database at `url`, its schema brought up to date first. */
@@ -71,6 +72,7 @@ export async function openPostgresStore(url: string, options: PoolOptions = {}):
     singleSignOn: new PgSingleSignOnStore(sql),
     content: new PgContentStore(sql),
     branding: new PgBrandingStore(sql),
+    media: new PgMediaStore(sql),
     magicLinks: new PgMagicLinkStore(sql),
     invitations: new PgInvitationStore(sql),
     platformInvitations: new PgPlatformInvitationStore(sql),

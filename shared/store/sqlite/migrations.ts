@@ -1458,6 +1458,41 @@ CREATE TABLE content_item_terms (
 CREATE INDEX content_item_terms_by_term ON content_item_terms(term_id, item_id);
 `,
   },
+  {
+    version: 48,
+    name: 'media (wp/v2/media): uploaded files and their bytes',
+    // Issue 27: a team's (team_id null: the platform's) uploaded files, with WordPress's attachment fields; the bytes
+    // in their own table, inserted in the row's transaction and deleted with it, so a list reads no bytes. The
+    // storage key is the public path's random part. Lists are by team and date (operators: by date).
+    sql: `
+CREATE TABLE media (
+  id INTEGER PRIMARY KEY,
+  team_id INTEGER REFERENCES teams(id) ON DELETE CASCADE,
+  author_id INTEGER REFERENCES users(id) ON DELETE SET NULL,
+  title TEXT NOT NULL,
+  caption TEXT NOT NULL,
+  alt_text TEXT NOT NULL,
+  description TEXT NOT NULL,
+  slug TEXT NOT NULL,
+  status TEXT NOT NULL CHECK (status IN ('inherit', 'private')),
+  mime_type TEXT NOT NULL,
+  size INTEGER NOT NULL CHECK (size >= 0),
+  sha256 TEXT NOT NULL CHECK (length(sha256) = 64),
+  storage_key TEXT NOT NULL UNIQUE CHECK (length(storage_key) = 32),
+  file_name TEXT NOT NULL,
+  width INTEGER,
+  height INTEGER,
+  date TEXT NOT NULL,
+  modified TEXT NOT NULL
+);
+CREATE INDEX media_by_team_date ON media(team_id, date, id);
+CREATE INDEX media_by_date ON media(date, id);
+CREATE TABLE media_files (
+  media_id INTEGER PRIMARY KEY REFERENCES media(id) ON DELETE CASCADE,
+  content BLOB NOT NULL
+);
+`,
+  },
 ];
 
 /** The schema version this release brings a database to: its newest migration. */

@@ -40,6 +40,7 @@ import { IntegrityStore } from './integrity.js';
 import { SingleSignOnStore } from './single-sign-on.js';
 import { ContentStore } from './content.js';
 import { BrandingStore } from './branding.js';
+import { MediaStore } from './media.js';
 import { MagicLinkStore } from './magic-links.js';
 
 /** The database file of a data directory. */
@@ -89,6 +90,7 @@ export async function openSqliteStore(dataDir: string): Promise<Store> {
     singleSignOn: new SingleSignOnStore(sql),
     content: new ContentStore(sql),
     branding: new BrandingStore(sql),
+    media: new MediaStore(sql),
     magicLinks: new MagicLinkStore(sql),
     system: new SystemStore(sql),
     idempotency: new IdempotencyStore(sql),
