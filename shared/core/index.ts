@@ -179,7 +179,6 @@ export function createCore(rt: Runtime, queue: Queue, adapters: CoreAdapters, { 
   const intake = new Intake(rt.store, queue, disposable, handOff);
   const domains = new DomainManagement(rt);
   const senders = new SenderAuthorization({ store: rt.store, redis: rt.redis, keyCache: rt.keyCache });
-  // No content store yet: a body's reusable blocks and template parts are found nowhere (block-source.ts).
   const emailTemplates = new EmailTemplates(rt, contentBlockSource(rt.store));
   const systemMail = new SystemMail(rt, intake, emailTemplates);
   const identity = createIdentity(rt, Date.now, systemMail);
@@ -209,10 +208,8 @@ export function createCore(rt: Runtime, queue: Queue, adapters: CoreAdapters, { 
     systemMail,
     emailTemplates,
     socialSignInSettings: new SocialSignInSettings(rt),
-    posts: new Posts(rt),
-    terms: new Terms(rt),
     integrityScan: new IntegrityScan({ store: rt.store, mail: systemMail }),
-    ...uploadParts(rt),
+    ...contentParts(rt, uploadParts(rt)),
     dnsInstructions: new DnsInstructions(rt, domains, systemMail),
     invitations: new Invitations({ ...rt, now: Date.now }, systemMail, identity.sessions, identity.nonces),
     passwordResets: new PasswordResets({ ...rt, now: Date.now }, systemMail, identity.sessions),
@@ -280,3 +277,6 @@ function supportParts(
     supportForwarding: new SupportForwarding({ ...rt, resolver }),
   };
 }
+
+/** The content namespace's use cases: items of the post types and terms of the taxonomies. */
+const contentParts = <U>(rt: Runtime, uploads: U): Pick<Core, 'posts' | 'terms'> & U => ({ ...uploads, posts: new Posts(rt), terms: new Terms(rt) });

@@ -18,7 +18,7 @@ import type { WriteBucket } from '../../../shared/core/write-rates.js';
 import { namespaceIndex, namespacesOf, restIndex, restUrl, type Site } from './index-document.js';
 import { paramsOf, type ParamsChecked } from './params.js';
 import { checkPaging } from './mailer-paging.js';
-import { createRouter, type Match } from './router.js';
+import { createRouter, type Match, type Router } from './router.js';
 import { endpoint, rateOf, routePath, StreamedBody, type AnyEndpoint, type DashboardRoute, type Permission } from './route.js';
 import { batchRoute } from './batch.js';
 import { Type } from '@sinclair/typebox';
@@ -221,6 +221,33 @@ function checkDefinitions<U>(routes: ReadonlyArray<DashboardRoute<U>>): void {
   }
 }
 
+/** A linked resource fetched for `_embed`: a GET of its URL, as the same caller, with context=embed. */
+function embedFetch<U>(router: Router<U>, group: RouteGroup<Visitor<U>, Routed<U>>, ctx: AppContext, req: IncomingMessage, log: Logger): EmbedFetch {
+  const root = restUrl(originOf(req), '/');
+  return async (href) => {
+    if (!href.startsWith(root)) return dashboardErrors.answer(noRoute(), log);
+    const url = new URL(href);
+    const path = restPath(url.pathname + url.search);
+    const match = router.match('GET', path);
+    if (!match) return dashboardErrors.answer(noRoute(), log);
+    const query = { ...phpQuery(url.pathname + url.search), context: 'embed' };
+    const flat = Object.fromEntries(Object.entries(query).filter((e): e is [string, string] => typeof e[1] === 'string'));
+    const headers = { ...req.headers, 'content-length': undefined, 'content-type': undefined };
+    const incoming: Incoming = {
+      method: 'GET',
+      path,
+      params: match.params,
+      query: flat,
+      phpQuery: query,
+      headers,
+      body: undefined,
+      origin: originOf(req),
+      address: req.socket.remoteAddress ?? '',
+    };
+    return runCall(ctx, group, routedOf(match), incoming, log);
+  };
+}
+
 export function createDashboard<U>(options: DashboardOptions<U>): Dashboard {
   checkDefinitions(options.routes);
   const group = groupOf(options.auth);
@@ -253,33 +280,6 @@ export function createDashboard<U>(options: DashboardOptions<U>): Dashboard {
     return runCall(ctx, group, routedOf(match), incoming(body), log);
   }
 
-  /** A linked resource fetched for `_embed`: a GET of its URL, as the same caller, with context=embed. */
-  function embedFetch(ctx: AppContext, req: IncomingMessage, log: Logger): EmbedFetch {
-    const root = restUrl(originOf(req), '/');
-    return async (href) => {
-      if (!href.startsWith(root)) return dashboardErrors.answer(noRoute(), log);
-      const url = new URL(href);
-      const path = restPath(url.pathname + url.search);
-      const match = router.match('GET', path);
-      if (!match) return dashboardErrors.answer(noRoute(), log);
-      const query = { ...phpQuery(url.pathname + url.search), context: 'embed' };
-      const flat = Object.fromEntries(Object.entries(query).filter((e): e is [string, string] => typeof e[1] === 'string'));
-      const headers = { ...req.headers, 'content-length': undefined, 'content-type': undefined };
-      const incoming: Incoming = {
-        method: 'GET',
-        path,
-        params: match.params,
-        query: flat,
-        phpQuery: query,
-        headers,
-        body: undefined,
-        origin: originOf(req),
-        address: req.socket.remoteAddress ?? '',
-      };
-      return runCall(ctx, group, routedOf(match), incoming, log);
-    };
-  }
-
   return {
     routes: all,
     async serve(ctx, req, res) {
@@ -290,7 +290,7 @@ export function createDashboard<U>(options: DashboardOptions<U>): Dashboard {
       observeHttp(res, routed.method, template);
       const log = requestLog(ctx.log, req, res, { route: `${routed.method} ${template}` });
       const raw = await answer(ctx, req, routed, match, log);
-      const reply = raw.body instanceof StreamedBody ? raw : await applyGlobals(raw, query, embedFetch(ctx, req, log));
+      const reply = raw.body instanceof StreamedBody ? raw : await applyGlobals(raw, query, embedFetch(router, group, ctx, req, log));
       const base = restHeaders(originOf(req));
       const link = reply.headers.Link ? `${base.Link}, ${reply.headers.Link}` : base.Link!;
       const headers = { ...base, ...reply.headers, Link: link };

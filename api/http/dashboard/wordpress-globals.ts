@@ -86,7 +86,7 @@ async function embedLinks(item: Json, wanted: true | string[], fetch: EmbedFetch
 /** The answer's body with its embeddable links embedded (each item of a list its own). */
 export async function withEmbedded(body: unknown, wanted: true | string[], fetch: EmbedFetch): Promise<unknown> {
   const cache = new Map<string, Promise<Answer>>();
-  if (Array.isArray(body)) return Promise.all(body.map((item) => (isObject(item) ? embedLinks(item, wanted, fetch, cache) : item)));
+  if (Array.isArray(body)) return Promise.all((body as unknown[]).map((item) => (isObject(item) ? embedLinks(item, wanted, fetch, cache) : item)));
   return isObject(body) ? embedLinks(body, wanted, fetch, cache) : body;
 }
 

@@ -4,7 +4,7 @@ import type { ContentActor } from '../../../shared/core/content/access.js';
 import type { ContentResult } from '../../../shared/core/content/posts.js';
 import type { TermRefusal } from '../../../shared/core/content/terms.js';
 import { roleAllows } from '../../../shared/domain/user.js';
-import { dashboardError, DashboardError, MESSAGES, notAllowed } from '../../pipeline/dashboard-errors.js';
+import { dashboardError, MESSAGES, notAllowed, type DashboardError } from '../../pipeline/dashboard-errors.js';
 import type { DashboardCaller } from './authentication.js';
 
 export function actorOf(caller: DashboardCaller | undefined): ContentActor {

@@ -390,6 +390,13 @@ function revisionRoutes(def: PostTypeDef): DashboardRoute<DashboardCaller>[] {
         }),
       ],
     },
+  ];
+}
+
+function autosaveRoutes(def: PostTypeDef): DashboardRoute<DashboardCaller>[] {
+  const parentArgs = { parent: Type.Integer({ description: 'The ID for the parent of the autosave.' }) };
+  const base = `/${def.base}/{parent}`;
+  return [
     {
       namespace: 'wp/v2',
       path: `${base}/autosaves`,
@@ -444,6 +451,7 @@ function postTypeRoutes(def: PostTypeDef): DashboardRoute<DashboardCaller>[] {
     { namespace: 'wp/v2', path: `/${def.base}`, endpoints: collectionEndpoints(def) },
     { namespace: 'wp/v2', path: `/${def.base}/{id}`, vars: { id: DIGITS }, endpoints: itemEndpoints(def) },
     ...revisionRoutes(def),
+    ...autosaveRoutes(def),
   ];
 }
 

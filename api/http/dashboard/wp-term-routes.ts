@@ -60,6 +60,28 @@ function termShape(req: Incoming, def: TaxonomyDef, term: Term): Record<string, 
   return data;
 }
 
+/** A list's args as the core's term query. */
+function termQueryOf(
+  def: TaxonomyDef,
+  p: Record<string, unknown> & { page: number; per_page: number; offset?: number; context: RestContext },
+): TermQuery & { edit: boolean } {
+  const orderby = p.orderby === 'include_slugs' ? 'slug' : (p.orderby as TermQuery['orderby']);
+  return {
+    edit: p.context === 'edit',
+    taxonomy: def.taxonomy,
+    search: p.search as string | undefined,
+    include: p.include as number[],
+    exclude: p.exclude as number[],
+    slugs: p.slug as string[] | undefined,
+    parent: p.parent as number | undefined,
+    post: p.post as number | undefined,
+    hideEmpty: p.hide_empty as boolean,
+    orderby,
+    order: p.order as 'asc' | 'desc',
+    ...window(p),
+  };
+}
+
 const TERM_ORDERBY = ['id', 'include', 'name', 'slug', 'include_slugs', 'term_group', 'description', 'count'] as const;
 
 const writeArgs = (def: TaxonomyDef) => ({
@@ -89,21 +111,7 @@ function taxonomyRoutes(def: TaxonomyDef): DashboardRoute<DashboardCaller>[] {
           summary: `List ${def.base}`,
           async handle({ ctx, user, params, request }) {
             const p = params as unknown as Record<string, unknown> & { page: number; per_page: number; offset?: number; context: RestContext };
-            const orderby = p.orderby === 'include_slugs' ? 'slug' : (p.orderby as TermQuery['orderby']);
-            const query: TermQuery & { edit: boolean } = {
-              edit: p.context === 'edit',
-              taxonomy: def.taxonomy,
-              search: p.search as string | undefined,
-              include: p.include as number[],
-              exclude: p.exclude as number[],
-              slugs: p.slug as string[] | undefined,
-              parent: p.parent as number | undefined,
-              post: p.post as number | undefined,
-              hideEmpty: p.hide_empty as boolean,
-              orderby,
-              order: p.order as 'asc' | 'desc',
-              ...window(p),
-            };
+            const query = termQueryOf(def, p);
             const found = contentValue(await ctx.core.terms.list(actorOf(user), query), 'term');
             const items = found.terms.map((t) => forContext(TERM_SCHEMA, termShape(request, def, t), p.context));
             return wpPage(request, p, items, found.total, 'empty');
@@ -135,6 +143,11 @@ function taxonomyRoutes(def: TaxonomyDef): DashboardRoute<DashboardCaller>[] {
         }),
       ],
     },
+  ];
+}
+
+function termItemRoutes(def: TaxonomyDef): DashboardRoute<DashboardCaller>[] {
+  return [
     {
       namespace: 'wp/v2',
       path: `/${def.base}/{id}`,
@@ -456,4 +469,10 @@ const descriptionRoutes: DashboardRoute<DashboardCaller>[] = [
   },
 ];
 
-export const wpTermRoutes: ReadonlyArray<DashboardRoute<DashboardCaller>> = [...taxonomyRoutes(CATEGORIES), ...taxonomyRoutes(TAGS), ...descriptionRoutes];
+export const wpTermRoutes: ReadonlyArray<DashboardRoute<DashboardCaller>> = [
+  ...taxonomyRoutes(CATEGORIES),
+  ...termItemRoutes(CATEGORIES),
+  ...taxonomyRoutes(TAGS),
+  ...termItemRoutes(TAGS),
+  ...descriptionRoutes,
+];

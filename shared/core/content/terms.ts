@@ -36,7 +36,8 @@ export class Terms {
 
   async list(actor: ContentActor, q: TermQuery & { edit: boolean }): Promise<ContentResult<{ terms: Term[]; total: number }>> {
     if (q.edit && !mayWriteTerms(actor)) return { ok: false, refusal: { kind: 'forbidden', code: 'rest_forbidden_context', anonymous: isAnonymous(actor) } };
-    const { edit: _edit, ...query } = q;
+    const { edit, ...query } = q;
+    void edit; // the context is the interface's; the store is asked for the terms only
     return { ok: true, value: await this.content.listTerms(query) };
   }
 

@@ -50,7 +50,7 @@ export const contentChecks: ContractCheck[] = [
     if (other === 'slug_taken') throw new Error('created');
     t.equal(await store.content.updateItem(other.id, { slug: 'hello' }), 'slug_taken', 'a change to a taken slug');
     t.equal((await store.content.getItem(other.id))!.slug, 'other', 'nothing written');
-    t.same((await store.content.updateItem(other.id, { title: 'Changed', termIds: [news.id] })) as object, { ...other, title: 'Changed', termIds: [news.id] });
+    t.same(await store.content.updateItem(other.id, { title: 'Changed', termIds: [news.id] }), { ...other, title: 'Changed', termIds: [news.id] });
     t.equal(await store.content.updateItem(999_999, { title: 'x' }), undefined);
     t.equal((await store.content.getTerm(news.id))!.count, 2, 'two published items');
     t.equal((await store.content.revisionsOf(first.id)).length, 2);
