@@ -4,7 +4,19 @@
 // (team null: operators edit it) or to one team (its owners and admins edit it). Revisions are items of type
 // 'revision' whose parent is the item they keep a copy of.
 
-export const POST_TYPES = ['post', 'page', 'wp_block', 'wp_template', 'wp_template_part', 'wp_navigation', 'nav_menu_item', 'revision'] as const;
+export const POST_TYPES = [
+  'post',
+  'page',
+  'wp_block',
+  'wp_template',
+  'wp_template_part',
+  'wp_navigation',
+  'nav_menu_item',
+  'wp_font_family',
+  'wp_font_face',
+  'wp_global_styles',
+  'revision',
+] as const;
 export type PostType = (typeof POST_TYPES)[number];
 
 /** WordPress's post statuses; 'inherit' is a revision's, 'trash' a trashed item's. */

@@ -835,7 +835,7 @@ CREATE INDEX support_forwards_due ON support_forwards(state, next_attempt_at);
     sql: `
 CREATE TABLE content_items (
   id BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
-  type TEXT NOT NULL CHECK (type IN ('post', 'page', 'wp_block', 'wp_template', 'wp_template_part', 'wp_navigation', 'nav_menu_item', 'revision')),
+  type TEXT NOT NULL CHECK (type IN ('post', 'page', 'wp_block', 'wp_template', 'wp_template_part', 'wp_navigation', 'nav_menu_item', 'wp_font_family', 'wp_font_face', 'wp_global_styles', 'revision')),
   status TEXT NOT NULL CHECK (status IN ('publish', 'future', 'draft', 'pending', 'private', 'trash', 'inherit', 'auto-draft')),
   team_id BIGINT REFERENCES teams(id) ON DELETE CASCADE,
   author_id BIGINT REFERENCES users(id) ON DELETE SET NULL,
