@@ -2,12 +2,25 @@
 // passwords, login security), in WordPress's shape: the only place an identity refusal becomes a dashboard
 // error. WordPress's own codes and messages where it has them (application passwords, user emails).
 import type { Identified, IdentityRefusal } from '../../shared/core/identity/index.js';
-import { dashboardError, MESSAGES, forbidden, tooManyRequests, type DashboardError } from './dashboard-errors.js';
+import { dashboardError, MESSAGES, forbidden, notAllowed, tooManyRequests, type DashboardError, type DashboardErrorCode } from './dashboard-errors.js';
+import type { UserAction } from '../../shared/core/identity/refusals.js';
 import { invalidParam } from './refusal-errors.js';
 
 const MEMBER_EXISTS = 'This account already has a user with that email address.';
 const MAGIC_LINK_INVALID =
   'This sign-in link cannot be used: it is unknown, was already used or replaced by a newer one, has expired, or is no longer allowed. Ask for a new link.';
+
+/** WordPress's codes and words for what the users collection refuses (class-wp-rest-users-controller.php). */
+const USER_ACTIONS: Readonly<Record<UserAction, { code: DashboardErrorCode; message: string }>> = {
+  context: { code: 'rest_forbidden_context', message: 'Sorry, you are not allowed to edit this user.' },
+  view: { code: 'rest_user_cannot_view', message: 'Sorry, you are not allowed to list users.' },
+  create: { code: 'rest_cannot_create_user', message: 'Sorry, you are not allowed to create new users.' },
+  edit: { code: 'rest_cannot_edit', message: 'Sorry, you are not allowed to edit this user.' },
+  edit_roles: { code: 'rest_cannot_edit_roles', message: 'Sorry, you are not allowed to edit roles of this user.' },
+  delete: { code: 'rest_user_cannot_delete', message: 'Sorry, you are not allowed to delete this user.' },
+};
+
+const USERNAME_TAKEN = 'Sorry, that username already exists!';
 
 export function dashboardErrorForIdentity(refusal: IdentityRefusal): DashboardError {
   switch (refusal.kind) {
@@ -28,6 +41,12 @@ export function dashboardErrorForIdentity(refusal: IdentityRefusal): DashboardEr
       return dashboardError('rest_missing_callback_param', `Missing parameter(s): ${refusal.field}`, { params: [refusal.field] });
     case 'email_taken':
       return dashboardError('existing_user_email', MESSAGES.existing_user_email, { params: { email: MESSAGES.existing_user_email } });
+    case 'username_taken':
+      return dashboardError('existing_user_login', USERNAME_TAKEN, { params: { username: USERNAME_TAKEN } });
+    case 'invalid_reassign':
+      return dashboardError('rest_user_invalid_reassign', 'Invalid user ID for reassignment.');
+    case 'not_allowed':
+      return notAllowed(USER_ACTIONS[refusal.action].code, USER_ACTIONS[refusal.action].message, refusal.anonymous);
     case 'already_member':
       // WordPress's code for an address in use, worded for what the inviter may know: a user of their own account.
       return dashboardError('existing_user_email', MEMBER_EXISTS, { params: { email: MEMBER_EXISTS } });

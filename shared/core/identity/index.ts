@@ -14,6 +14,8 @@ import { TwoStepSignIn } from './two-step.js';
 import { SocialSignIn } from './social-sign-in.js';
 import { SingleSignOn } from './single-sign-on.js';
 import type { SystemMail } from '../system-mail.js';
+import { UserDirectory } from './user-directory.js';
+import { NO_AUTHORED_CONTENT, type AuthoredContent } from '../ports/authored-content.js';
 
 export interface Identity {
   readonly users: Users;
@@ -28,13 +30,21 @@ export interface Identity {
   readonly socialSignIn: SocialSignIn;
   /** Single sign-on with paired dashboards: sites, sign-in links, tokens accepted and validated. */
   readonly singleSignOn: SingleSignOn;
+  /** The users as WordPress's users collection (wp/v2/users) lists, creates, edits and deletes them. */
+  readonly userDirectory: UserDirectory;
 }
 
 /** The key of the dashboard's nonces, derived from the product's secret under a label of its own. */
 export const NONCE_KEY_PURPOSE = 'dashboard-nonce';
 
 /** `mail`: Tern's own mail, for two-step codes and lockout notices (without it, two-step sign-in is refused). */
-export function createIdentity(rt: Pick<Runtime, 'store' | 'redis' | 'config' | 'secrets'>, now: () => number = Date.now, mail?: SystemMail): Identity {
+/** `authored`: the content users author, reassigned when one is deleted (none until the content store lands). */
+export function createIdentity(
+  rt: Pick<Runtime, 'store' | 'redis' | 'config' | 'secrets'>,
+  now: () => number = Date.now,
+  mail?: SystemMail,
+  authored: AuthoredContent = NO_AUTHORED_CONTENT,
+): Identity {
   const d: IdentityDeps = { store: rt.store, redis: rt.redis, config: rt.config, now };
   const loginSecurity = new LoginSecurity(d);
   const sessions = new Sessions(d, loginSecurity);
@@ -52,6 +62,7 @@ export function createIdentity(rt: Pick<Runtime, 'store' | 'redis' | 'config' | 
     access: new Access(d),
     applicationAuthorization: new ApplicationAuthorization(applicationPasswords),
     singleSignOn: new SingleSignOn({ ...d, secrets: rt.secrets }, sessions, nonces, loginSecurity),
+    userDirectory: new UserDirectory(d, sessions, authored),
   };
 }
 
@@ -65,6 +76,7 @@ export type { Identified, IdentityRefusal, IdentityThing } from './refusals.js';
 export type { LoginAttempt, LoginResult, LoginRefusal, TwoStepAttempt } from './login.js';
 export type { Resumption, StartedSession, ClientInfo } from './sessions.js';
 export type { CreatedApplicationPassword, ApplicationPasswordAuthentication } from './application-passwords.js';
+export type { DirectoryActor, DirectoryChange, DirectoryNewUser, DirectoryQuery } from './user-directory.js';
 export type { NewUserRequest, UserWithPassword, ProfileChange, Profile, PasswordChange } from './users.js';
 export type { PasswordChangeStep, Credential } from './access.js';
 export type { QuickStats } from './login-security.js';
