@@ -14,6 +14,8 @@ const MAGIC_LINK_INVALID =
 const USER_ACTIONS: Readonly<Record<UserAction, { code: DashboardErrorCode; message: string }>> = {
   context: { code: 'rest_forbidden_context', message: 'Sorry, you are not allowed to edit this user.' },
   view: { code: 'rest_user_cannot_view', message: 'Sorry, you are not allowed to list users.' },
+  list_roles: { code: 'rest_user_cannot_view', message: 'Sorry, you are not allowed to filter users by role.' },
+  orderby: { code: 'rest_forbidden_orderby', message: 'Sorry, you are not allowed to order users by this parameter.' },
   create: { code: 'rest_cannot_create_user', message: 'Sorry, you are not allowed to create new users.' },
   edit: { code: 'rest_cannot_edit', message: 'Sorry, you are not allowed to edit this user.' },
   edit_roles: { code: 'rest_cannot_edit_roles', message: 'Sorry, you are not allowed to edit roles of this user.' },

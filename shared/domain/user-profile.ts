@@ -32,6 +32,10 @@ export interface ProfiledChange extends Partial<ProfileFields> {
   role?: AccountRole;
 }
 
+/** The orders of the users collection (WordPress's `orderby`): `include`/`include_slugs` keep the order given. */
+export const USER_ORDERS = ['id', 'include', 'name', 'registered_date', 'slug', 'include_slugs', 'email', 'url'] as const;
+export type UserOrder = (typeof USER_ORDERS)[number];
+
 /** Limits of the profile's fields, the same in both engines' CHECKs. */
 export const PROFILE_LIMITS = { username: 60, slug: 50, firstName: 100, lastName: 100, nickname: 100, url: 200, description: 2000, locale: 20 } as const;
 

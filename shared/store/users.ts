@@ -1,7 +1,7 @@
 // The users repository: dashboard users, their password hashes, their sessions and application passwords.
 // Email uniqueness (without regard to case) and name uniqueness per user are kept by the store.
 import type { AccountRole, ApplicationPassword, Operator, OPERATOR_ROLE, Session, User, UserRole } from '../domain/user.js';
-import type { ProfiledChange, ProfiledUser, UserProfile } from '../domain/user-profile.js';
+import type { ProfiledChange, ProfiledUser, UserOrder, UserProfile } from '../domain/user-profile.js';
 
 interface NewUserFields {
   email: string;
@@ -16,8 +16,6 @@ export type NewUser = NewUserFields & ({ role: AccountRole; teamId: number } | {
 /** A new user with its profile (the users collection's create): the username is the caller's. */
 export type NewProfiledUser = NewUser & { profile: Partial<UserProfile> & { username: string } };
 
-export const USER_ORDERS = ['id', 'include', 'name', 'registered_date', 'slug', 'include_slugs', 'email', 'url'] as const;
-export type UserOrder = (typeof USER_ORDERS)[number];
 
 /** Which users a listing reads: all of them (an operator's view), or those of one account (its own and its teams'). */
 export type UserScope = { kind: 'all' } | { kind: 'account'; accountId: number };

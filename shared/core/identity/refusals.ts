@@ -4,7 +4,7 @@ import type { Permission } from '../../domain/user.js';
 import type { SystemMailRefusal } from '../system-mail.js';
 import type { FieldProblem } from '../management-refusals.js';
 
-export type UserAction = 'context' | 'view' | 'create' | 'edit' | 'edit_roles' | 'delete';
+export type UserAction = 'context' | 'view' | 'list_roles' | 'orderby' | 'create' | 'edit' | 'edit_roles' | 'delete';
 
 export type IdentityThing = 'user' | 'account' | 'team' | 'application_password' | 'auth_log_entry' | 'invitation';
 

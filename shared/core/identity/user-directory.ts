@@ -6,8 +6,8 @@
 import { isOneLine, notOneLine } from '../../domain/one-line.js';
 import { accountIdOf, type Team } from '../../domain/team.js';
 import { isAccountRole, isOperator, type AccountRole, type AccountUser, type Operator, type User, type UserRole } from '../../domain/user.js';
-import { PROFILE_LIMITS, slugOf, type ProfiledChange, type ProfiledUser, type UserProfile } from '../../domain/user-profile.js';
-import type { UserListQuery, UserOrder, UserScope } from '../../store/users.js';
+import { PROFILE_LIMITS, slugOf, type ProfiledChange, type ProfiledUser, type UserOrder, type UserProfile } from '../../domain/user-profile.js';
+import type { UserListQuery, UserScope } from '../../store/users.js';
 import type { Logger } from '../../log.js';
 import type { AuthoredContent } from '../ports/authored-content.js';
 import type { StoreDeps } from './deps.js';
@@ -51,6 +51,9 @@ export interface DirectoryChange extends Omit<ProfiledChange, 'role'> {
   /** The caller's own password: needed to change its own email or password (Tern's rule, as on the profile). */
   currentPassword?: string;
 }
+
+/** The orders that would tell private fields apart: only for those who may list users (list_users). */
+const PRIVATE_ORDERS: readonly UserOrder[] = ['email', 'registered_date'];
 
 const RANK: Readonly<Record<AccountRole, number>> = { viewer: 0, admin: 1, owner: 2 };
 
@@ -145,6 +148,9 @@ export class UserDirectory {
 
   async list(actor: DirectoryActor, q: DirectoryQuery): Promise<Identified<{ items: ProfiledUser[]; total: number }>> {
     if (q.edit && !mayManageUsers(actor)) return notAllowed('context', actor);
+    // As WordPress: filtering by role, or ordering by a private field, needs the right to list users.
+    if (q.roles?.length && !mayManageUsers(actor)) return notAllowed('list_roles', actor);
+    if (PRIVATE_ORDERS.includes(q.orderby) && !mayManageUsers(actor)) return notAllowed('orderby', actor);
     const scope = this.scopeOf(actor);
     // WordPress shows an anonymous caller only users who published content; no one has yet (see the decisions).
     if (!scope) return granted({ items: [], total: 0 });
