@@ -220,7 +220,7 @@ t.test('create needs username, email and password; duplicates are refused by Wor
   });
   t.equal(user.slug, (body.username as string).toLowerCase());
   t.notOk('password' in user, 'the password is never shown');
-  t.equal(made.headers.get('location'), `${h.url}/api/wp/v2/users/${user.id}`);
+  t.equal(made.headers.get('location'), `${h.url}/api/wp/v2/users/${String(user.id)}`);
   t.equal((await logIn(h, body.email as string, body.password as string)).reply.status, 200, 'the new user signs in with the password given');
 
   assertError(t, await send('POST', USERS, w.owner, newUser({ username: (body.username as string).toUpperCase() })), 400, 'existing_user_login');
@@ -268,11 +268,11 @@ t.test('update: profile fields, email and role by an owner; the username never c
 t.test('delete needs force and reassign; a bad reassign is refused; it answers deleted and previous', async (t) => {
   const w = await world();
   const made = (await send('POST', USERS, w.owner, newUser())).body as Json;
-  const path = `${USERS}/${made.id}`;
+  const path = `${USERS}/${String(made.id)}`;
   assertError(t, await h.request('DELETE', `${path}?force=true`, withSession(w.owner)), 400, 'rest_missing_callback_param');
   assertError(t, await h.request('DELETE', `${path}?reassign=false`, withSession(w.owner)), 501, 'rest_trash_not_supported');
   assertError(t, await h.request('DELETE', `${path}?force=true&reassign=999999999`, withSession(w.owner)), 400, 'rest_user_invalid_reassign');
-  assertError(t, await h.request('DELETE', `${path}?force=true&reassign=${made.id}`, withSession(w.owner)), 400, 'rest_user_invalid_reassign', 'not to itself');
+  assertError(t, await h.request('DELETE', `${path}?force=true&reassign=${String(made.id)}`, withSession(w.owner)), 400, 'rest_user_invalid_reassign', 'not to itself');
   const other = await world();
   assertError(
     t,
@@ -294,10 +294,10 @@ t.test('delete needs force and reassign; a bad reassign is refused; it answers d
   t.equal((await logIn(h, made.email as string, 'a long enough password')).reply.status, 401, 'the deleted user signs in no more');
 
   const second = (await send('POST', USERS, w.owner, newUser())).body as Json;
-  const byBody = await h.request('DELETE', `${USERS}/${second.id}`, { ...withSession(w.owner), body: { force: true, reassign: false } });
+  const byBody = await h.request('DELETE', `${USERS}/${String(second.id)}`, { ...withSession(w.owner), body: { force: true, reassign: false } });
   t.equal(byBody.status, 200, 'force and reassign=false in the body');
   const third = (await send('POST', USERS, w.owner, newUser())).body as Json;
-  const overridden = await h.request('POST', `${USERS}/${third.id}?_method=DELETE&force=true&reassign=false`, withSession(w.owner));
+  const overridden = await h.request('POST', `${USERS}/${String(third.id)}?_method=DELETE&force=true&reassign=false`, withSession(w.owner));
   t.equal(overridden.status, 200, '_method=DELETE on a POST');
 });
 

@@ -24,7 +24,27 @@ const USER_ACTIONS: Readonly<Record<UserAction, { code: DashboardErrorCode; mess
 
 const USERNAME_TAKEN = 'Sorry, that username already exists!';
 
-export function dashboardErrorForIdentity(refusal: IdentityRefusal): DashboardError {
+type UsersCollectionRefusal = Extract<IdentityRefusal, { kind: 'username_taken' | 'invalid_reassign' | 'not_allowed' }>;
+
+const isUsersCollectionRefusal = (refusal: IdentityRefusal): refusal is UsersCollectionRefusal =>
+  refusal.kind === 'username_taken' || refusal.kind === 'invalid_reassign' || refusal.kind === 'not_allowed';
+
+/** The refusals only the users collection (wp/v2/users) gives. */
+function usersCollectionError(refusal: UsersCollectionRefusal): DashboardError {
+  switch (refusal.kind) {
+    case 'username_taken':
+      return dashboardError('existing_user_login', USERNAME_TAKEN, { params: { username: USERNAME_TAKEN } });
+    case 'invalid_reassign':
+      return dashboardError('rest_user_invalid_reassign', 'Invalid user ID for reassignment.');
+    case 'not_allowed':
+      return notAllowed(USER_ACTIONS[refusal.action].code, USER_ACTIONS[refusal.action].message, refusal.anonymous);
+  }
+}
+
+export const dashboardErrorForIdentity = (refusal: IdentityRefusal): DashboardError =>
+  isUsersCollectionRefusal(refusal) ? usersCollectionError(refusal) : sharedIdentityError(refusal);
+
+function sharedIdentityError(refusal: Exclude<IdentityRefusal, UsersCollectionRefusal>): DashboardError {
   switch (refusal.kind) {
     case 'invalid_credentials':
       return dashboardError('rest_invalid_credentials', 'The email address or the password is incorrect.');
@@ -43,12 +63,6 @@ export function dashboardErrorForIdentity(refusal: IdentityRefusal): DashboardEr
       return dashboardError('rest_missing_callback_param', `Missing parameter(s): ${refusal.field}`, { params: [refusal.field] });
     case 'email_taken':
       return dashboardError('existing_user_email', MESSAGES.existing_user_email, { params: { email: MESSAGES.existing_user_email } });
-    case 'username_taken':
-      return dashboardError('existing_user_login', USERNAME_TAKEN, { params: { username: USERNAME_TAKEN } });
-    case 'invalid_reassign':
-      return dashboardError('rest_user_invalid_reassign', 'Invalid user ID for reassignment.');
-    case 'not_allowed':
-      return notAllowed(USER_ACTIONS[refusal.action].code, USER_ACTIONS[refusal.action].message, refusal.anonymous);
     case 'already_member':
       // WordPress's code for an address in use, worded for what the inviter may know: a user of their own account.
       return dashboardError('existing_user_email', MEMBER_EXISTS, { params: { email: MEMBER_EXISTS } });

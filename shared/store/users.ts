@@ -16,7 +16,6 @@ export type NewUser = NewUserFields & ({ role: AccountRole; teamId: number } | {
 /** A new user with its profile (the users collection's create): the username is the caller's. */
 export type NewProfiledUser = NewUser & { profile: Partial<UserProfile> & { username: string } };
 
-
 /** Which users a listing reads: all of them (an operator's view), or those of one account (its own and its teams'). */
 export type UserScope = { kind: 'all' } | { kind: 'account'; accountId: number };
 

@@ -228,7 +228,7 @@ export class UserDirectory {
     if (actor === undefined || !this.mayEdit(actor, target)) return notAllowed('edit', actor);
     const role = this.roleChange(actor, target, c.role);
     if (!role.ok) return role;
-    const { password, currentPassword, role: _asked, ...fields } = c;
+    const { password, currentPassword, ...fields } = c;
     const bad =
       (fields.name === undefined ? undefined : nameProblem(fields.name)) ??
       (fields.email === undefined ? undefined : emailProblem(fields.email)) ??
