@@ -115,8 +115,9 @@ function wrongType(arg: Arg, inQuery: boolean): unknown {
   const types = Array.isArray(arg.type) ? arg.type : arg.type ? [arg.type] : [];
   if (!types.length) return undefined;
   if (inQuery) {
-    // A query string carries text: only numbers and booleans can be given the wrong kind of text.
-    if (types.includes('string')) return undefined;
+    // A query string carries text: only numbers and booleans can be given the wrong kind of text (an array of
+    // strings sent as text is a list of one, as WordPress reads it).
+    if (types.includes('string') || (types.includes('array') && arg.items?.type === 'string')) return undefined;
     return 'not-a-number-or-boolean';
   }
   if (!types.includes('object')) return { wrong: true };
@@ -232,6 +233,8 @@ const PUBLIC_ROUTES: Array<[method: string, path: RegExp]> = [
   ['POST', /^\/tern\/v2\/billing\/stripe-webhook$/],
   ['GET', /^\/tern\/v2\/icons\/\{icon_id\}$/],
   ['POST', /^\/batch\/v1$/],
+  // WordPress's users collection: anyone may ask (an anonymous caller is shown no one, /users/me says rest_not_logged_in).
+  ['GET', /^\/wp\/v2\/users(\/me|\/\{id\})?$/],
 ];
 const isPublic = (method: string, path: string): boolean => PUBLIC_ROUTES.some(([m, p]) => m === method && p.test(path));
 

@@ -191,6 +191,13 @@ t.test('a viewer reads its account’s users in view, itself in edit; it may not
   assertError(t, await send('POST', `${USERS}/${w.ids.admin}`, w.viewer, { name: 'Renamed' }), 403, 'rest_cannot_edit');
   assertError(t, await send('POST', `${USERS}/${w.ids.viewer}`, w.viewer, { roles: ['admin'] }), 403, 'rest_cannot_edit_roles', 'not its own role');
   assertError(t, await h.request('DELETE', `${USERS}/${w.ids.admin}?force=true&reassign=false`, withSession(w.viewer)), 403, 'rest_user_cannot_delete');
+  assertError(
+    t,
+    await h.request('DELETE', `${USERS}/${w.ids.admin}?reassign=false`, withSession(w.viewer)),
+    403,
+    'rest_user_cannot_delete',
+    'the right is checked before force',
+  );
   const renamed = await send('PUT', `${USERS}/${w.ids.viewer}`, w.viewer, { name: 'Vera', first_name: 'Vera', description: 'Reads things' });
   t.equal(renamed.status, 200, renamed.text);
   t.match(renamed.body, { name: 'Vera', first_name: 'Vera', description: 'Reads things', roles: ['viewer'] });
@@ -320,6 +327,13 @@ t.test('/users/me: the caller in either context, its own changes (email and pass
   assertError(t, await send('POST', `${USERS}/me`, w.admin, { email, current_password: 'wrong password' }), 400, 'rest_incorrect_password');
   t.equal((await send('POST', `${USERS}/me`, w.admin, { email, current_password: PASSWORD })).status, 200);
   t.equal((await logIn(h, email)).reply.status, 200);
+  const other = await logIn(h, email);
+  const newPassword = 'my own new passphrase';
+  assertError(t, await send('POST', `${USERS}/me`, w.admin, { password: newPassword }), 400, 'rest_missing_callback_param');
+  t.equal((await send('POST', `${USERS}/me`, w.admin, { password: newPassword, current_password: PASSWORD })).status, 200);
+  t.equal((await get(`${USERS}/me`, w.admin)).status, 200, 'the session that changed it stays');
+  assertError(t, await get(`${USERS}/me`, other), 401, 'rest_not_logged_in', 'another session of the user ended');
+  t.equal((await logIn(h, email, newPassword)).reply.status, 200, 'the new password signs in');
 
   const apps = await get(`${USERS}/me/application-passwords`, w.admin);
   t.equal(apps.status, 200, 'the application passwords are still served');

@@ -97,7 +97,8 @@ async function updateOne({ ctx, user, params, request, log }: Input<WritablePara
     if (params.username !== current.profile.username)
       throw dashboardError('rest_user_invalid_argument', "Username isn't editable.", { params: { username: "Username isn't editable." } });
   }
-  const updated = identified(await ctx.core.userDirectory.update(actor, id, changeOf(params), log));
+  const change = { ...changeOf(params), keepSessionId: user?.session?.id };
+  const updated = identified(await ctx.core.userDirectory.update(actor, id, change, log));
   return { body: wpUserView(request, updated, 'edit') };
 }
 
@@ -111,7 +112,7 @@ const deleteArgs = Type.Object({
 async function deleteOne({ ctx, user, params, request, log }: Input<{ force: boolean; reassign: number | boolean }>, id: number): Promise<Reply> {
   const actor = actorOf(user);
   // As WordPress: the right to delete is checked first, then that the caller asked for a deletion (no trash).
-  identified(await ctx.core.userDirectory.get(actor, id));
+  identified(await ctx.core.userDirectory.deletable(actor, id));
   if (!params.force) throw dashboardError('rest_trash_not_supported', "Users do not support trashing. Set 'force' to true to delete.");
   const reassign = typeof params.reassign === 'number' && params.reassign > 0 ? params.reassign : null;
   if (params.reassign === true) throw dashboardError('rest_user_invalid_reassign', 'Invalid user ID for reassignment.');

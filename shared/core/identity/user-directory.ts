@@ -50,6 +50,8 @@ export interface DirectoryChange extends Omit<ProfiledChange, 'role'> {
   password?: string;
   /** The caller's own password: needed to change its own email or password (Tern's rule, as on the profile). */
   currentPassword?: string;
+  /** The caller's session, kept when it changes its own password (its other sessions end). */
+  keepSessionId?: number;
 }
 
 /** The orders that would tell private fields apart: only for those who may list users (list_users). */
@@ -228,7 +230,7 @@ export class UserDirectory {
     if (actor === undefined || !this.mayEdit(actor, target)) return notAllowed('edit', actor);
     const role = this.roleChange(actor, target, c.role);
     if (!role.ok) return role;
-    const { password, currentPassword, ...fields } = c;
+    const { password, currentPassword, keepSessionId, ...fields } = c;
     const bad =
       (fields.name === undefined ? undefined : nameProblem(fields.name)) ??
       (fields.email === undefined ? undefined : emailProblem(fields.email)) ??
@@ -251,7 +253,7 @@ export class UserDirectory {
     if (password !== undefined) {
       await this.d.store.users.setPassword(id, await hashPassword(password), false);
       // A new password ends the user's other sessions (all of them when someone else set it), as a password change does.
-      await this.sessions.endAllOf(id);
+      await this.sessions.endAllOf(id, own ? keepSessionId : undefined);
     }
     log.info(
       { user: id, by: actor.user.id, roleChanged: role.value !== undefined, emailChanged: emailChanges, passwordChanged: password !== undefined },
@@ -261,14 +263,21 @@ export class UserDirectory {
   }
 
   /**
-   * Deletes a user and gives what it authored to `reassignTo` (null: deleted with it). Needs the right to delete
-   * users and to edit this one; an account's owner is never deleted here (the account would have none).
+   * The user, when the actor may delete it: it needs delete_users and the right to edit this user; an account's
+   * owner is never deleted here (the account would have none). Asked first, as WordPress checks before `force`.
    */
-  async remove(actor: DirectoryActor, id: number, reassignTo: number | null, log: Logger): Promise<Identified<ProfiledUser>> {
+  async deletable(actor: DirectoryActor, id: number): Promise<Identified<ProfiledUser>> {
     const found = await this.get(actor, id);
     if (!found.ok) return found;
     const target = found.value.user;
     if (actor === undefined || !mayManageUsers(actor) || !this.mayEdit(actor, target) || target.role === 'owner') return notAllowed('delete', actor);
+    return found;
+  }
+
+  /** Deletes a user and gives what it authored to `reassignTo` (null: deleted with it). */
+  async remove(actor: DirectoryActor, id: number, reassignTo: number | null, log: Logger): Promise<Identified<ProfiledUser>> {
+    const found = await this.deletable(actor, id);
+    if (!found.ok || actor === undefined) return found;
     if (reassignTo !== null) {
       const heir = await this.d.store.users.get(reassignTo);
       if (!heir || heir.id === id || !(await this.sees(actor, heir))) return refused({ kind: 'invalid_reassign' });
