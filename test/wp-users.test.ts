@@ -373,3 +373,35 @@ t.test('an operator sees and edits every user, creates operators, deletes an acc
   assertError(t, await get(`${USERS}/${w.ids.viewer}`, w.owner), 404, 'rest_user_invalid_id');
   assertError(t, await get(`${USERS}/${operatorId}`, w.owner), 404, 'rest_user_invalid_id', 'an account never sees an operator');
 });
+
+t.test('a deleted author’s posts go to the user named by reassign; with reassign=false they stay, authored by nobody', async (t) => {
+  const operator = await logIn(h, await operatorOn(h));
+  const writer = await logIn(h, await operatorOn(h));
+  const writerId = await idOf(writer);
+  const post = await send('POST', '/api/wp/v2/posts', writer, { title: `Release ${randomUUID()}`, status: 'publish' });
+  t.equal(post.status, 201, post.text);
+  t.equal((post.body as Json).author, writerId);
+  const w = await world();
+  const asAuthor = await get(`${USERS}/${writerId}`);
+  t.equal(asAuthor.status, 200, 'anyone reads the author of a published post');
+  t.same(keys(asAuthor.body), VIEW_KEYS);
+  assertError(t, await get(`${USERS}/${writerId}?context=edit`), 401, 'rest_forbidden_context');
+  t.equal((await get(`${USERS}/${writerId}`, w.viewer)).status, 200, 'an account’s user too, though the author is an operator');
+  assertError(t, await get(`${USERS}/${await idOf(operator)}`), 401, 'rest_user_cannot_view', 'not a user who published nothing');
+  const embedded = await get(`/api/wp/v2/posts/${String((post.body as Json).id)}?_embed=author`);
+  t.match(embedded.body, { _embedded: { author: [{ id: writerId }] } }, 'a post embeds its author for anyone');
+  const postPath = `/api/wp/v2/posts/${String((post.body as Json).id)}`;
+  const heirId = await idOf(operator);
+  const deleted = await h.request('DELETE', `${USERS}/${writerId}?force=true&reassign=${heirId}`, withSession(operator));
+  t.equal(deleted.status, 200, deleted.text);
+  t.equal(((await get(`${postPath}?context=edit`, operator)).body as Json).author, heirId, 'the post is the heir’s');
+
+  const second = await logIn(h, await operatorOn(h));
+  const secondId = await idOf(second);
+  const other = await send('POST', '/api/wp/v2/posts', second, { title: `Notice ${randomUUID()}`, status: 'publish' });
+  const removed = await h.request('DELETE', `${USERS}/${secondId}?force=true&reassign=false`, withSession(operator));
+  t.equal(removed.status, 200, removed.text);
+  const kept = await get(`/api/wp/v2/posts/${String((other.body as Json).id)}?context=edit`, operator);
+  t.equal(kept.status, 200, 'the post stays');
+  t.equal((kept.body as Json).author, 0, 'authored by nobody');
+});

@@ -15,7 +15,7 @@ import { SocialSignIn } from './social-sign-in.js';
 import { SingleSignOn } from './single-sign-on.js';
 import type { SystemMail } from '../system-mail.js';
 import { UserDirectory } from './user-directory.js';
-import { NO_AUTHORED_CONTENT, type AuthoredContent } from '../ports/authored-content.js';
+import { storedAuthorship } from '../ports/authored-content.js';
 
 export interface Identity {
   readonly users: Users;
@@ -38,13 +38,7 @@ export interface Identity {
 export const NONCE_KEY_PURPOSE = 'dashboard-nonce';
 
 /** `mail`: Tern's own mail, for two-step codes and lockout notices (without it, two-step sign-in is refused). */
-/** `authored`: the content users author, reassigned when one is deleted (none until the content store lands). */
-export function createIdentity(
-  rt: Pick<Runtime, 'store' | 'redis' | 'config' | 'secrets'>,
-  now: () => number = Date.now,
-  mail?: SystemMail,
-  authored: AuthoredContent = NO_AUTHORED_CONTENT,
-): Identity {
+export function createIdentity(rt: Pick<Runtime, 'store' | 'redis' | 'config' | 'secrets'>, now: () => number = Date.now, mail?: SystemMail): Identity {
   const d: IdentityDeps = { store: rt.store, redis: rt.redis, config: rt.config, now };
   const loginSecurity = new LoginSecurity(d);
   const sessions = new Sessions(d, loginSecurity);
@@ -62,7 +56,7 @@ export function createIdentity(
     access: new Access(d),
     applicationAuthorization: new ApplicationAuthorization(applicationPasswords),
     singleSignOn: new SingleSignOn({ ...d, secrets: rt.secrets }, sessions, nonces, loginSecurity),
-    userDirectory: new UserDirectory(d, sessions, authored),
+    userDirectory: new UserDirectory(d, sessions, storedAuthorship(rt.store)),
   };
 }
 

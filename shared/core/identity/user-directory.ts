@@ -2,7 +2,8 @@
 // edits and deletes whom, and the rules of each field. Roles map onto WordPress's capabilities (see
 // docs/decisions.md, "wp/v2/users"): an operator is WordPress's administrator over every user; an account's
 // owner and admins manage the account's users (never one ranked above themselves); a viewer reads them and
-// edits only itself; an anonymous caller sees no one (no user has published content yet).
+// edits only itself; anyone may read the author of a published post or page (the list shows no one to an
+// anonymous caller: see docs/decisions.md).
 import { isOneLine, notOneLine } from '../../domain/one-line.js';
 import { accountIdOf, type Team } from '../../domain/team.js';
 import { isAccountRole, isOperator, type AccountRole, type AccountUser, type Operator, type User, type UserRole } from '../../domain/user.js';
@@ -166,8 +167,12 @@ export class UserDirectory {
   async get(actor: DirectoryActor, id: number, edit = false): Promise<Identified<ProfiledUser>> {
     const found = await this.d.store.users.profiled(id);
     if (!found) return noSuchUser();
-    if (actor === undefined) return notAllowed('view', actor);
-    if (!(await this.sees(actor, found.user))) return noSuchUser();
+    // As WordPress: anyone may read the author of published content (in the view and embed contexts).
+    if (actor === undefined) return !edit && (await this.authored.hasPublished(id)) ? granted(found) : notAllowed(edit ? 'context' : 'view', actor);
+    if (!(await this.sees(actor, found.user))) {
+      if (!(await this.authored.hasPublished(id))) return noSuchUser();
+      return edit ? notAllowed('context', actor) : granted(found);
+    }
     if (edit && !this.mayEdit(actor, found.user)) return notAllowed('context', actor);
     return granted(found);
   }
