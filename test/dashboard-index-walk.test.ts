@@ -243,6 +243,8 @@ const PUBLIC_ROUTES: Array<[method: string, path: RegExp]> = [
   ['PUT', /^\/wp\/v2\/(posts|pages|categories|tags)(\/.*)?$/],
   ['PATCH', /^\/wp\/v2\/(posts|pages|categories|tags)(\/.*)?$/],
   ['DELETE', /^\/wp\/v2\/(posts|pages|categories|tags)(\/.*)?$/],
+  // WordPress's users collection: anyone may ask (an anonymous caller is shown no one, /users/me says rest_not_logged_in).
+  ['GET', /^\/wp\/v2\/users(\/me|\/\{id\})?$/],
 ];
 const isPublic = (method: string, path: string): boolean => PUBLIC_ROUTES.some(([m, p]) => m === method && p.test(path));
 
