@@ -62,6 +62,7 @@ import type { Resolver } from 'node:dns/promises';
 import { createResolver } from '../dns.js';
 import { Posts } from './content/posts.js';
 import { Terms } from './content/terms.js';
+import { MenuItems } from './content/menus.js';
 import { NO_LOCAL_EMBEDS, OEmbeds, UrlDetails } from './embeds/index.js';
 
 export type { PageOf, PageRequest } from '../store/paging.js';
@@ -102,6 +103,8 @@ export interface Core extends Identity {
   /** The content namespace's items (announcements, docs pages) and their terms. */
   readonly posts: Posts;
   readonly terms: Terms;
+  /** The platform's menus' items (help menu, docs navigation). */
+  readonly menuItems: MenuItems;
   /** The operators' settings of sign-in with a provider (Google, GitHub). */
   readonly socialSignInSettings: SocialSignInSettings;
   readonly integrityScan: IntegrityScan;
@@ -279,4 +282,7 @@ function supportParts(
 }
 
 /** The content namespace's use cases: items of the post types and terms of the taxonomies. */
-const contentParts = <U>(rt: Runtime, uploads: U): Pick<Core, 'posts' | 'terms'> & U => ({ ...uploads, posts: new Posts(rt), terms: new Terms(rt) });
+const contentParts = <U>(rt: Runtime, uploads: U): Pick<Core, 'posts' | 'terms' | 'menuItems'> & U => {
+  const posts = new Posts(rt);
+  return { ...uploads, posts, terms: new Terms(rt), menuItems: new MenuItems(rt, posts) };
+};

@@ -38,6 +38,7 @@ import { mediaRoutes } from './media-routes.js';
 import { magicLinkRoutes } from './magic-link-routes.js';
 import { wpPostRoutes } from './wp-post-routes.js';
 import { wpTermRoutes } from './wp-term-routes.js';
+import { wpMenuRoutes } from './wp-menu-routes.js';
 import { siteHealthRoutes } from './site-health-routes.js';
 import { oembedRoutes } from './oembed-routes.js';
 import { urlDetailsRoutes } from './url-details-routes.js';
@@ -79,6 +80,7 @@ export const dashboardRoutes: ReadonlyArray<DashboardRoute<DashboardCaller>> = [
   ...magicLinkRoutes,
   ...wpPostRoutes,
   ...wpTermRoutes,
+  ...wpMenuRoutes,
   ...siteHealthRoutes,
   ...oembedRoutes,
   ...urlDetailsRoutes,

@@ -22,6 +22,15 @@ interface TaxonomyDef {
 
 const CATEGORIES: TaxonomyDef = { taxonomy: 'category', base: 'categories', name: 'Categories', hierarchical: true, types: ['post'] };
 const TAGS: TaxonomyDef = { taxonomy: 'post_tag', base: 'tags', name: 'Tags', hierarchical: false, types: ['post'] };
+/** The block editor's pattern categories: a flat taxonomy of the wp_block type, terms like tags. */
+const PATTERN_CATEGORIES: TaxonomyDef = {
+  taxonomy: 'wp_pattern_category',
+  base: 'wp_pattern_category',
+  name: 'Pattern Categories',
+  hierarchical: false,
+  types: ['wp_block'],
+};
+const DESCRIBED: readonly TaxonomyDef[] = [CATEGORIES, TAGS, PATTERN_CATEGORIES];
 
 const ALL: readonly RestContext[] = ['view', 'embed', 'edit'];
 const VIEW_EDIT: readonly RestContext[] = ['view', 'edit'];
@@ -43,7 +52,7 @@ function termShape(req: Incoming, def: TaxonomyDef, term: Term): Record<string, 
     id: term.id,
     count: term.count,
     description: term.description,
-    link: `${req.origin}/news/${def.taxonomy === 'category' ? 'category' : 'tag'}/${term.slug}`,
+    link: `${req.origin}/news/${def.taxonomy === 'category' ? 'category' : def.taxonomy === 'post_tag' ? 'tag' : def.taxonomy}/${term.slug}`,
     name: term.name,
     slug: term.slug,
     taxonomy: def.taxonomy,
@@ -436,7 +445,7 @@ const descriptionRoutes: DashboardRoute<DashboardCaller>[] = [
         summary: 'The taxonomies',
         handle: ({ user, params, request }) => {
           editAllowed(user, params.context);
-          const shown = [CATEGORIES, TAGS].filter((t) => params.type === undefined || t.types.includes(params.type));
+          const shown = DESCRIBED.filter((t) => params.type === undefined || t.types.includes(params.type));
           return Promise.resolve({
             body: keyed(
               shown,
@@ -459,7 +468,7 @@ const descriptionRoutes: DashboardRoute<DashboardCaller>[] = [
         permission: 'public',
         summary: 'A taxonomy',
         handle: ({ user, params, request }) => {
-          const found = [CATEGORIES, TAGS].find((t) => t.taxonomy === params.taxonomy);
+          const found = DESCRIBED.find((t) => t.taxonomy === params.taxonomy);
           if (!found) throw dashboardError('rest_taxonomy_invalid', 'Invalid taxonomy.');
           editAllowed(user, params.context);
           return Promise.resolve({ body: taxonomyShape(request, found, params.context) });
@@ -474,5 +483,7 @@ export const wpTermRoutes: ReadonlyArray<DashboardRoute<DashboardCaller>> = [
   ...termItemRoutes(CATEGORIES),
   ...taxonomyRoutes(TAGS),
   ...termItemRoutes(TAGS),
+  ...taxonomyRoutes(PATTERN_CATEGORIES),
+  ...termItemRoutes(PATTERN_CATEGORIES),
   ...descriptionRoutes,
 ];
