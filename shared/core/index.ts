@@ -63,6 +63,7 @@ import { createResolver } from '../dns.js';
 import { Posts } from './content/posts.js';
 import { Terms } from './content/terms.js';
 import { MenuItems } from './content/menus.js';
+import { FontLibrary } from './content/fonts.js';
 import { NO_LOCAL_EMBEDS, OEmbeds, UrlDetails } from './embeds/index.js';
 
 export type { PageOf, PageRequest } from '../store/paging.js';
@@ -105,6 +106,8 @@ export interface Core extends Identity {
   readonly terms: Terms;
   /** The platform's menus' items (help menu, docs navigation). */
   readonly menuItems: MenuItems;
+  /** The platform's font library (font families and their faces). */
+  readonly fonts: FontLibrary;
   /** The operators' settings of sign-in with a provider (Google, GitHub). */
   readonly socialSignInSettings: SocialSignInSettings;
   readonly integrityScan: IntegrityScan;
@@ -282,7 +285,7 @@ function supportParts(
 }
 
 /** The content namespace's use cases: items of the post types and terms of the taxonomies. */
-const contentParts = <U>(rt: Runtime, uploads: U): Pick<Core, 'posts' | 'terms' | 'menuItems'> & U => {
+const contentParts = <U>(rt: Runtime, uploads: U): Pick<Core, 'posts' | 'terms' | 'menuItems' | 'fonts'> & U => {
   const posts = new Posts(rt);
-  return { ...uploads, posts, terms: new Terms(rt), menuItems: new MenuItems(rt, posts) };
+  return { ...uploads, posts, terms: new Terms(rt), menuItems: new MenuItems(rt, posts), fonts: new FontLibrary(rt) };
 };

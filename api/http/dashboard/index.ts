@@ -39,6 +39,7 @@ import { magicLinkRoutes } from './magic-link-routes.js';
 import { wpPostRoutes } from './wp-post-routes.js';
 import { wpTermRoutes } from './wp-term-routes.js';
 import { wpMenuRoutes } from './wp-menu-routes.js';
+import { wpFontRoutes } from './wp-font-routes.js';
 import { siteHealthRoutes } from './site-health-routes.js';
 import { oembedRoutes } from './oembed-routes.js';
 import { urlDetailsRoutes } from './url-details-routes.js';
@@ -81,6 +82,7 @@ export const dashboardRoutes: ReadonlyArray<DashboardRoute<DashboardCaller>> = [
   ...wpPostRoutes,
   ...wpTermRoutes,
   ...wpMenuRoutes,
+  ...wpFontRoutes,
   ...siteHealthRoutes,
   ...oembedRoutes,
   ...urlDetailsRoutes,
