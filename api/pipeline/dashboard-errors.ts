@@ -92,6 +92,7 @@ export const DASHBOARD_ERRORS = {
   rest_url_required: 400,
   invalid_menu_id: 400,
   rest_duplicate_font_family: 400,
+  rest_theme_not_found: 404,
   rest_term_exists: 400,
   term_exists: 400,
   rest_term_invalid_parent: 400,

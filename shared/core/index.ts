@@ -64,6 +64,7 @@ import { Posts } from './content/posts.js';
 import { Terms } from './content/terms.js';
 import { MenuItems } from './content/menus.js';
 import { FontLibrary } from './content/fonts.js';
+import { GlobalStyles } from './content/global-styles.js';
 import { NO_LOCAL_EMBEDS, OEmbeds, UrlDetails } from './embeds/index.js';
 
 export type { PageOf, PageRequest } from '../store/paging.js';
@@ -108,6 +109,8 @@ export interface Core extends Identity {
   readonly menuItems: MenuItems;
   /** The platform's font library (font families and their faces). */
   readonly fonts: FontLibrary;
+  /** The platform's global styles of the theme (read-only). */
+  readonly globalStyles: GlobalStyles;
   /** The operators' settings of sign-in with a provider (Google, GitHub). */
   readonly socialSignInSettings: SocialSignInSettings;
   readonly integrityScan: IntegrityScan;
@@ -285,7 +288,7 @@ function supportParts(
 }
 
 /** The content namespace's use cases: items of the post types and terms of the taxonomies. */
-const contentParts = <U>(rt: Runtime, uploads: U): Pick<Core, 'posts' | 'terms' | 'menuItems' | 'fonts'> & U => {
+const contentParts = <U>(rt: Runtime, uploads: U): Pick<Core, 'posts' | 'terms' | 'menuItems' | 'fonts' | 'globalStyles'> & U => {
   const posts = new Posts(rt);
-  return { ...uploads, posts, terms: new Terms(rt), menuItems: new MenuItems(rt, posts), fonts: new FontLibrary(rt) };
+  return { ...uploads, posts, terms: new Terms(rt), menuItems: new MenuItems(rt, posts), fonts: new FontLibrary(rt), globalStyles: new GlobalStyles(rt) };
 };

@@ -40,6 +40,7 @@ import { wpPostRoutes } from './wp-post-routes.js';
 import { wpTermRoutes } from './wp-term-routes.js';
 import { wpMenuRoutes } from './wp-menu-routes.js';
 import { wpFontRoutes } from './wp-font-routes.js';
+import { wpGlobalStylesRoutes } from './wp-global-styles-routes.js';
 import { siteHealthRoutes } from './site-health-routes.js';
 import { oembedRoutes } from './oembed-routes.js';
 import { urlDetailsRoutes } from './url-details-routes.js';
@@ -83,6 +84,7 @@ export const dashboardRoutes: ReadonlyArray<DashboardRoute<DashboardCaller>> = [
   ...wpTermRoutes,
   ...wpMenuRoutes,
   ...wpFontRoutes,
+  ...wpGlobalStylesRoutes,
   ...siteHealthRoutes,
   ...oembedRoutes,
   ...urlDetailsRoutes,
