@@ -243,6 +243,13 @@ const PUBLIC_ROUTES: Array<[method: string, path: RegExp]> = [
   ['PUT', /^\/wp\/v2\/(posts|pages|categories|tags)(\/.*)?$/],
   ['PATCH', /^\/wp\/v2\/(posts|pages|categories|tags)(\/.*)?$/],
   ['DELETE', /^\/wp\/v2\/(posts|pages|categories|tags)(\/.*)?$/],
+  // Menus, menu items, pattern categories, fonts and global styles answer the same way (fonts: read too is the
+  // operators', refused with rest_cannot_read).
+  ['GET', /^\/wp\/v2\/(menus|menu-items|wp_pattern_category|font-families|global-styles)(\/.*)?$/],
+  ['POST', /^\/wp\/v2\/(menus|menu-items|wp_pattern_category|font-families)(\/.*)?$/],
+  ['PUT', /^\/wp\/v2\/(menus|menu-items|wp_pattern_category|font-families)(\/.*)?$/],
+  ['PATCH', /^\/wp\/v2\/(menus|menu-items|wp_pattern_category|font-families)(\/.*)?$/],
+  ['DELETE', /^\/wp\/v2\/(menus|menu-items|wp_pattern_category|font-families)(\/.*)?$/],
 ];
 const isPublic = (method: string, path: string): boolean => PUBLIC_ROUTES.some(([m, p]) => m === method && p.test(path));
 
