@@ -186,3 +186,10 @@ t.test('a menu is deleted only with force, by an operator', async (t) => {
   const gone = await h.request<Json>('DELETE', `${WP}/menus/${made.body.id}?force=true`, as(operator));
   t.same([gone.status, gone.body.deleted, gone.body.previous.name], [200, true, 'Renamed']);
 });
+
+t.test('the menu item type is described under /wp/v2/types with its REST base', async (t) => {
+  const type = await h.request<Json>('GET', `${WP}/types/nav_menu_item`);
+  t.same([type.status, type.body.rest_base, type.body.slug], [200, 'menu-items', 'nav_menu_item']);
+  const all = await h.request<Json>('GET', `${WP}/types`);
+  t.ok('nav_menu_item' in all.body && 'wp_font_family' in all.body);
+});

@@ -214,6 +214,28 @@ interface TypeDescription {
   icon: string;
 }
 
+/** The platform's menus' items and fonts (wp-menu-routes.ts, wp-font-routes.ts). */
+const APPEARANCE_TYPES: readonly TypeDescription[] = [
+  {
+    slug: 'nav_menu_item',
+    name: 'Navigation Menu Items',
+    description: 'The items of the help menu and the docs navigation.',
+    hierarchical: true,
+    rest_base: 'menu-items',
+    taxonomies: ['nav_menu'],
+    icon: 'dashicons-menu',
+  },
+  {
+    slug: 'wp_font_family',
+    name: 'Font Families',
+    description: 'The font library.',
+    hierarchical: false,
+    rest_base: 'font-families',
+    taxonomies: [],
+    icon: 'dashicons-editor-textcolor',
+  },
+];
+
 const TYPES: readonly TypeDescription[] = [
   {
     slug: 'post',
@@ -225,6 +247,7 @@ const TYPES: readonly TypeDescription[] = [
     icon: 'dashicons-admin-post',
   },
   { slug: 'page', name: 'Pages', description: 'Documentation and legal pages.', hierarchical: true, rest_base: 'pages', taxonomies: [], icon: 'dashicons-admin-page' },
+  ...APPEARANCE_TYPES,
 ];
 
 function typeShape(req: Incoming, t: TypeDescription, context: RestContext): Record<string, unknown> {
