@@ -64,6 +64,9 @@ import { Posts } from './content/posts.js';
 import { Terms } from './content/terms.js';
 import { OEmbeds, UrlDetails } from './embeds/index.js';
 import { contentLocalEmbeds } from './content/local-embeds.js';
+import { MenuItems } from './content/menus.js';
+import { FontLibrary } from './content/fonts.js';
+import { GlobalStyles } from './content/global-styles.js';
 
 export type { PageOf, PageRequest } from '../store/paging.js';
 export type * from './identity/index.js';
@@ -103,6 +106,12 @@ export interface Core extends Identity {
   /** The content namespace's items (announcements, docs pages) and their terms. */
   readonly posts: Posts;
   readonly terms: Terms;
+  /** The platform's menus' items (help menu, docs navigation). */
+  readonly menuItems: MenuItems;
+  /** The platform's font library (font families and their faces). */
+  readonly fonts: FontLibrary;
+  /** The platform's global styles of the theme (read-only). */
+  readonly globalStyles: GlobalStyles;
   /** The operators' settings of sign-in with a provider (Google, GitHub). */
   readonly socialSignInSettings: SocialSignInSettings;
   readonly integrityScan: IntegrityScan;
@@ -280,4 +289,7 @@ function supportParts(
 }
 
 /** The content namespace's use cases: items of the post types and terms of the taxonomies. */
-const contentParts = <U>(rt: Runtime, uploads: U): Pick<Core, 'posts' | 'terms'> & U => ({ ...uploads, posts: new Posts(rt), terms: new Terms(rt) });
+const contentParts = <U>(rt: Runtime, uploads: U): Pick<Core, 'posts' | 'terms' | 'menuItems' | 'fonts' | 'globalStyles'> & U => {
+  const posts = new Posts(rt);
+  return { ...uploads, posts, terms: new Terms(rt), menuItems: new MenuItems(rt, posts), fonts: new FontLibrary(rt), globalStyles: new GlobalStyles(rt) };
+};

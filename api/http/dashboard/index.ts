@@ -39,6 +39,9 @@ import { mediaRoutes } from './media-routes.js';
 import { magicLinkRoutes } from './magic-link-routes.js';
 import { wpPostRoutes } from './wp-post-routes.js';
 import { wpTermRoutes } from './wp-term-routes.js';
+import { wpMenuRoutes } from './wp-menu-routes.js';
+import { wpFontRoutes } from './wp-font-routes.js';
+import { wpGlobalStylesRoutes } from './wp-global-styles-routes.js';
 import { siteHealthRoutes } from './site-health-routes.js';
 import { oembedRoutes } from './oembed-routes.js';
 import { urlDetailsRoutes } from './url-details-routes.js';
@@ -82,6 +85,9 @@ export const dashboardRoutes: ReadonlyArray<DashboardRoute<DashboardCaller>> = [
   ...magicLinkRoutes,
   ...wpPostRoutes,
   ...wpTermRoutes,
+  ...wpMenuRoutes,
+  ...wpFontRoutes,
+  ...wpGlobalStylesRoutes,
   ...siteHealthRoutes,
   ...oembedRoutes,
   ...urlDetailsRoutes,
