@@ -1437,7 +1437,7 @@ CREATE TABLE content_items (
   modified TEXT NOT NULL
 );
 CREATE UNIQUE INDEX content_items_slug ON content_items(type, COALESCE(team_id, 0), slug) WHERE slug <> '' AND type <> 'revision';
-CREATE INDEX content_items_listed ON content_items(type, status, date, id);
+CREATE INDEX content_items_listed ON content_items(type, status, team_id, date, id);
 CREATE INDEX content_items_by_parent ON content_items(parent_id, type);
 CREATE INDEX content_items_by_author ON content_items(author_id);
 CREATE INDEX content_items_by_team ON content_items(team_id, type, date);
