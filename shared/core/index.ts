@@ -61,6 +61,7 @@ import { SupportForwarding } from './support/forwarding.js';
 import type { Resolver } from 'node:dns/promises';
 import { createResolver } from '../dns.js';
 import { Posts } from './content/posts.js';
+import { Templates } from './content/templates.js';
 import { Terms } from './content/terms.js';
 import { NO_LOCAL_EMBEDS, OEmbeds, UrlDetails } from './embeds/index.js';
 
@@ -101,6 +102,8 @@ export interface Core extends Identity {
   readonly emailTemplates: EmailTemplates;
   /** The content namespace's items (announcements, docs pages) and their terms. */
   readonly posts: Posts;
+  /** Block templates and template parts (wp/v2/templates, template-parts), named `tern//slug`. */
+  readonly templates: Templates;
   readonly terms: Terms;
   /** The operators' settings of sign-in with a provider (Google, GitHub). */
   readonly socialSignInSettings: SocialSignInSettings;
@@ -279,4 +282,9 @@ function supportParts(
 }
 
 /** The content namespace's use cases: items of the post types and terms of the taxonomies. */
-const contentParts = <U>(rt: Runtime, uploads: U): Pick<Core, 'posts' | 'terms'> & U => ({ ...uploads, posts: new Posts(rt), terms: new Terms(rt) });
+const contentParts = <U>(rt: Runtime, uploads: U): Pick<Core, 'posts' | 'templates' | 'terms'> & U => ({
+  ...uploads,
+  posts: new Posts(rt),
+  templates: new Templates(rt),
+  terms: new Terms(rt),
+});

@@ -37,6 +37,7 @@ import { brandingRoutes } from './branding-routes.js';
 import { mediaRoutes } from './media-routes.js';
 import { magicLinkRoutes } from './magic-link-routes.js';
 import { wpPostRoutes } from './wp-post-routes.js';
+import { wpTemplateRoutes } from './wp-template-routes.js';
 import { wpTermRoutes } from './wp-term-routes.js';
 import { siteHealthRoutes } from './site-health-routes.js';
 import { oembedRoutes } from './oembed-routes.js';
@@ -78,6 +79,7 @@ export const dashboardRoutes: ReadonlyArray<DashboardRoute<DashboardCaller>> = [
   ...mediaRoutes,
   ...magicLinkRoutes,
   ...wpPostRoutes,
+  ...wpTemplateRoutes,
   ...wpTermRoutes,
   ...siteHealthRoutes,
   ...oembedRoutes,
