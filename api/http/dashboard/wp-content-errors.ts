@@ -48,8 +48,8 @@ export function contentError(refusal: TermRefusal, item: ContentThing = 'post'):
           : refusal.what === 'templates'
             ? 'Templates do not support trashing.'
             : refusal.what === 'revisions'
-            ? "Revisions do not support trashing. Set 'force' to true to delete."
-            : "The post does not support trashing. Set 'force' to true to delete.",
+              ? "Revisions do not support trashing. Set 'force' to true to delete."
+              : "The post does not support trashing. Set 'force' to true to delete.",
       );
     case 'invalid_parent':
       return dashboardError('rest_post_invalid_parent', 'Invalid post parent ID.');

@@ -121,7 +121,14 @@ export const BLOCKS: PostTypeDef = {
   finish: finishBlock,
   metaKeys: ['wp_pattern_sync_status'],
 };
-export const NAVIGATION: PostTypeDef = { type: 'wp_navigation', base: 'navigation', sitePath: 'navigation', hierarchical: false, taxonomies: false, schema: EDITING_SCHEMA };
+export const NAVIGATION: PostTypeDef = {
+  type: 'wp_navigation',
+  base: 'navigation',
+  sitePath: 'navigation',
+  hierarchical: false,
+  taxonomies: false,
+  schema: EDITING_SCHEMA,
+};
 
 /** The fields of a revision (WordPress's revision schema). */
 const REVISION_SCHEMA: ItemSchema = {

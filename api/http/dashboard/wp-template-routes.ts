@@ -110,87 +110,95 @@ const inputOf = (p: Record<string, unknown>): TemplateInput => ({
   authorId: p.author as number | undefined,
 });
 
-function templateRoutes(def: TemplateTypeDef): DashboardRoute<DashboardCaller>[] {
-  const shape = async (ctx: AppContext, req: Incoming, item: ContentItem) => templateShape(req, def, item, await ctx.core.templates.authorText(item));
-  const idArgs = { id: Type.String({ description: 'The id of a template' }) };
-  return [
-    {
-      namespace: 'wp/v2',
-      path: `/${def.base}`,
-      endpoints: [
-        endpoint({
-          methods: ['GET'],
-          args: Type.Object({
-            context: contextArg(),
-            wp_id: Type.Optional(Type.Integer({ description: 'Limit to the specified post id.' })),
-            ...(def.type === 'wp_template_part' ? { area: Type.Optional(oneOf(TEMPLATE_AREAS, { description: 'Limit to the specified template part area.' })) } : {}),
-          }),
-          permission: 'public',
-          summary: `List ${def.base}`,
-          async handle({ ctx, user, params, request }) {
-            const all = contentValue(
-              await ctx.core.templates.list(actorOf(user), def.type, { edit: params.context === 'edit', area: (params as { area?: TemplateInput['area'] }).area }),
-              'template',
-            );
-            const items = params.wp_id === undefined ? all : all.filter((i) => i.id === params.wp_id);
-            return { body: await Promise.all(items.map(async (i) => forContext(TEMPLATE_SCHEMA, await shape(ctx, request, i), params.context))) };
-          },
+/** A template in WordPress's shape with its author's name, before the context filter. */
+const shaperOf = (def: TemplateTypeDef) => async (ctx: AppContext, req: Incoming, item: ContentItem) =>
+  templateShape(req, def, item, await ctx.core.templates.authorText(item));
+
+function collectionRoute(def: TemplateTypeDef): DashboardRoute<DashboardCaller> {
+  const shape = shaperOf(def);
+  return {
+    namespace: 'wp/v2',
+    path: `/${def.base}`,
+    endpoints: [
+      endpoint({
+        methods: ['GET'],
+        args: Type.Object({
+          context: contextArg(),
+          wp_id: Type.Optional(Type.Integer({ description: 'Limit to the specified post id.' })),
+          ...(def.type === 'wp_template_part' ? { area: Type.Optional(oneOf(TEMPLATE_AREAS, { description: 'Limit to the specified template part area.' })) } : {}),
         }),
-        endpoint({
-          methods: ['POST'],
-          args: Type.Object({ slug: SLUG, ...writeArgs(def) }),
-          permission: 'public',
-          rate: 'writes',
-          summary: `Create a ${def.type}`,
-          async handle({ ctx, user, params, request }) {
-            const created = contentValue(await ctx.core.templates.create(actorOf(user), def.type, { ...inputOf(params), slug: params.slug }), 'template');
-            const body = forContext(TEMPLATE_SCHEMA, await shape(ctx, request, created), 'edit');
-            return { status: 201, body, headers: { Location: apiUrl(request, `/wp/v2/${def.base}/${templateId(created)}`) } };
-          },
-        }),
-      ],
-    },
-    {
-      namespace: 'wp/v2',
-      path: `/${def.base}/{id}`,
-      vars: { id: TEMPLATE_ID },
-      endpoints: [
-        endpoint({
-          methods: ['GET'],
-          args: Type.Object({ ...idArgs, context: contextArg() }),
-          permission: 'public',
-          summary: `Read a ${def.type}`,
-          async handle({ ctx, user, params, request }) {
-            const item = contentValue(await ctx.core.templates.read(actorOf(user), def.type, params.id, params.context === 'edit'), 'template');
-            return { body: forContext(TEMPLATE_SCHEMA, await shape(ctx, request, item), params.context) };
-          },
-        }),
-        endpoint({
-          methods: ['POST', 'PUT', 'PATCH'],
-          args: Type.Object({ ...idArgs, slug: Type.Optional(SLUG), ...writeArgs(def) }),
-          permission: 'public',
-          rate: 'writes',
-          summary: `Update a ${def.type}`,
-          async handle({ ctx, user, params, request }) {
-            const updated = contentValue(await ctx.core.templates.update(actorOf(user), def.type, params.id, inputOf(params)), 'template');
-            return { body: forContext(TEMPLATE_SCHEMA, await shape(ctx, request, updated), 'edit') };
-          },
-        }),
-        endpoint({
-          methods: ['DELETE'],
-          args: Type.Object({ ...idArgs, force: Type.Boolean({ default: false, description: 'Whether to bypass Trash and force deletion.' }) }),
-          permission: 'public',
-          rate: 'writes',
-          summary: `Delete a ${def.type}`,
-          async handle({ ctx, user, params, request }) {
-            const gone = contentValue(await ctx.core.templates.remove(actorOf(user), def.type, params.id, params.force), 'template');
-            return { body: { deleted: true, previous: forContext(TEMPLATE_SCHEMA, await shape(ctx, request, gone), 'edit') } };
-          },
-        }),
-      ],
-    },
-  ];
+        permission: 'public',
+        summary: `List ${def.base}`,
+        async handle({ ctx, user, params, request }) {
+          const all = contentValue(
+            await ctx.core.templates.list(actorOf(user), def.type, { edit: params.context === 'edit', area: (params as { area?: TemplateInput['area'] }).area }),
+            'template',
+          );
+          const items = params.wp_id === undefined ? all : all.filter((i) => i.id === params.wp_id);
+          return { body: await Promise.all(items.map(async (i) => forContext(TEMPLATE_SCHEMA, await shape(ctx, request, i), params.context))) };
+        },
+      }),
+      endpoint({
+        methods: ['POST'],
+        args: Type.Object({ slug: SLUG, ...writeArgs(def) }),
+        permission: 'public',
+        rate: 'writes',
+        summary: `Create a ${def.type}`,
+        async handle({ ctx, user, params, request }) {
+          const created = contentValue(await ctx.core.templates.create(actorOf(user), def.type, { ...inputOf(params), slug: params.slug }), 'template');
+          const body = forContext(TEMPLATE_SCHEMA, await shape(ctx, request, created), 'edit');
+          return { status: 201, body, headers: { Location: apiUrl(request, `/wp/v2/${def.base}/${templateId(created)}`) } };
+        },
+      }),
+    ],
+  };
 }
+
+function itemRoute(def: TemplateTypeDef): DashboardRoute<DashboardCaller> {
+  const shape = shaperOf(def);
+  const idArgs = { id: Type.String({ description: 'The id of a template' }) };
+  return {
+    namespace: 'wp/v2',
+    path: `/${def.base}/{id}`,
+    vars: { id: TEMPLATE_ID },
+    endpoints: [
+      endpoint({
+        methods: ['GET'],
+        args: Type.Object({ ...idArgs, context: contextArg() }),
+        permission: 'public',
+        summary: `Read a ${def.type}`,
+        async handle({ ctx, user, params, request }) {
+          const item = contentValue(await ctx.core.templates.read(actorOf(user), def.type, params.id, params.context === 'edit'), 'template');
+          return { body: forContext(TEMPLATE_SCHEMA, await shape(ctx, request, item), params.context) };
+        },
+      }),
+      endpoint({
+        methods: ['POST', 'PUT', 'PATCH'],
+        args: Type.Object({ ...idArgs, slug: Type.Optional(SLUG), ...writeArgs(def) }),
+        permission: 'public',
+        rate: 'writes',
+        summary: `Update a ${def.type}`,
+        async handle({ ctx, user, params, request }) {
+          const updated = contentValue(await ctx.core.templates.update(actorOf(user), def.type, params.id, inputOf(params)), 'template');
+          return { body: forContext(TEMPLATE_SCHEMA, await shape(ctx, request, updated), 'edit') };
+        },
+      }),
+      endpoint({
+        methods: ['DELETE'],
+        args: Type.Object({ ...idArgs, force: Type.Boolean({ default: false, description: 'Whether to bypass Trash and force deletion.' }) }),
+        permission: 'public',
+        rate: 'writes',
+        summary: `Delete a ${def.type}`,
+        async handle({ ctx, user, params, request }) {
+          const gone = contentValue(await ctx.core.templates.remove(actorOf(user), def.type, params.id, params.force), 'template');
+          return { body: { deleted: true, previous: forContext(TEMPLATE_SCHEMA, await shape(ctx, request, gone), 'edit') } };
+        },
+      }),
+    ],
+  };
+}
+
+const templateRoutes = (def: TemplateTypeDef): DashboardRoute<DashboardCaller>[] => [collectionRoute(def), itemRoute(def)];
 
 /** The site editor's export: the templates as `templates/<slug>.html`, the parts as `parts/<slug>.html`. */
 const exportRoute: DashboardRoute<DashboardCaller> = {
