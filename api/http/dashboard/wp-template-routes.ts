@@ -156,7 +156,7 @@ function collectionRoute(def: TemplateTypeDef): DashboardRoute<DashboardCaller> 
 
 function itemRoute(def: TemplateTypeDef): DashboardRoute<DashboardCaller> {
   const shape = shaperOf(def);
-  const idArgs = { id: Type.String({ description: 'The id of a template' }) };
+  const idArgs = { id: Type.String({ pattern: '^[A-Za-z0-9_-]+//[A-Za-z0-9_%-]+$', description: 'The id of a template' }) };
   return {
     namespace: 'wp/v2',
     path: `/${def.base}/{id}`,

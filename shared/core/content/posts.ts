@@ -95,9 +95,6 @@ const publicType = (type: PostType): boolean => PLATFORM_TYPES.includes(type);
 const readableOwnersOf = (actor: ContentActor, type: PostType): Array<number | null> | undefined =>
   isAnonymous(actor) && !publicType(type) ? [] : readableOwners(actor);
 
-/** Whether the actor may read the item of the type (mayRead, anonymous callers limited to the public types). */
-const mayReadOf = (actor: ContentActor, item: ContentItem): boolean => (isAnonymous(actor) && !publicType(item.type) ? false : mayRead(actor, item));
-
 /** The owners whose unpublished items the actor may list: those it may write. */
 function writableOwners(actor: ContentActor, type: PostType): Array<number | null> | undefined {
   if (actor.kind === 'operator') return undefined;
@@ -145,10 +142,12 @@ export class Posts {
 
   /** An item of the type the actor may read, or why not. */
   async read(actor: ContentActor, type: PostType, id: number, edit: boolean): Promise<ContentResult<ContentItem>> {
+    // Anonymous callers read none of the editing types: told so before the lookup, which would tell what exists.
+    if (isAnonymous(actor) && !publicType(type)) return forbidden(actor, 'rest_forbidden');
     const item = await this.content.getItem(id);
     if (!item || item.type !== type) return refused({ kind: 'not_found' });
     if (edit && !mayWrite(actor, item.teamId)) return forbidden(actor, 'rest_forbidden_context');
-    if (!mayReadOf(actor, item)) return forbidden(actor, 'rest_forbidden');
+    if (!mayRead(actor, item)) return forbidden(actor, 'rest_forbidden');
     return ok(item);
   }
 
