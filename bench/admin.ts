@@ -7,9 +7,8 @@
 // Env: BENCH_ADMIN_TENANTS (10000), BENCH_ADMIN_MESSAGES (1000000), BENCH_ADMIN_REQS (200).
 import { logLoading } from '../shared/store/index.js';
 import type { LoadedMessage } from '../shared/store/log-loader.js';
-import { runCli } from '../test/harness/ternmail.js';
 import type { Store } from '../shared/store/index.js';
-import { api, benchDeployment, envInt, fmt, log, percentile, runBench, stopTern, table, type BenchRow, type Deployment } from './lib.js';
+import { api, benchDeployment, operatorCredentials, envInt, fmt, log, percentile, runBench, stopTern, table, type BenchRow, type Deployment } from './lib.js';
 import { pickStatus } from './status-mix.js';
 import { loadedMessage } from './loaded-message.js';
 
@@ -17,7 +16,6 @@ const teamCount = envInt('BENCH_ADMIN_TENANTS', 10_000);
 const messageCount = envInt('BENCH_ADMIN_MESSAGES', 1_000_000);
 const requests = envInt('BENCH_ADMIN_REQS', 200);
 const DAYS = 30;
-const PASSWORD = 'bench operator password';
 
 let state = 7; // the same data on every run
 const rand = () => (state = (state * 1103515245 + 12345) & 0x7fffffff) / 0x80000000;
@@ -81,35 +79,6 @@ async function loadMessages(d: Deployment, teamIds: readonly number[]): Promise<
   }
   await loader.checkpoint();
   await loader.close();
-}
-
-/** An operator made with the CLI, its one-time password changed, and an application password for the routes. */
-async function operatorCredentials(baseUrl: string, env: NodeJS.ProcessEnv): Promise<string> {
-  const email = 'operator@bench.test';
-  const made = await runCli(['operator', 'create', '--email', email], env);
-  if (made.code !== 0) throw new Error(`operator create: ${made.stderr}`);
-  const oneTime = (made.json as { one_time_password: string }).one_time_password;
-  const signIn = async (password: string) => {
-    const res = await fetch(`${baseUrl}/api/tern-auth/v1/login`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ email, password }),
-    });
-    const body = (await res.json()) as { nonce: string };
-    return { cookie: (res.headers.get('set-cookie') ?? '').split(';')[0]!, nonce: body.nonce };
-  };
-  const call = async (s: { cookie: string; nonce: string }, path: string, body: unknown) => {
-    const res = await fetch(`${baseUrl}${path}`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', cookie: s.cookie, 'x-wp-nonce': s.nonce },
-      body: JSON.stringify(body),
-    });
-    if (!res.ok) throw new Error(`${path}: ${res.status} ${await res.text()}`);
-    return (await res.json()) as Record<string, unknown>;
-  };
-  await call(await signIn(oneTime), '/api/tern/v2/profile/update-password', { current_password: oneTime, new_password: PASSWORD });
-  const app = await call(await signIn(PASSWORD), '/api/wp/v2/users/me/application-passwords', { name: 'bench' });
-  return `Basic ${Buffer.from(`${email}:${String(app.password)}`).toString('base64')}`;
 }
 
 interface Kind {

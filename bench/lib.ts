@@ -1,6 +1,7 @@
 // Shared pieces of the benchmarks: child processes and dirs that are always cleaned up, the deployment they
 // measure (the harness's: Redis, loopback DNS, Tern's two processes, a sender; see harness/), and figures
 // printing. Benchmarks print figures; they never pass or fail on them.
+import { runCli } from '../test/harness/ternmail.js';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { chmodSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { request as httpRequest, Agent } from 'node:http';
@@ -349,4 +350,35 @@ export function nextMessage<T = unknown>(child: ChildProcess, type: string, time
     child.on('message', onMessage);
     child.once('exit', onExit);
   });
+}
+
+const PASSWORD = 'bench operator password';
+
+/** An operator made with the CLI, its one-time password changed, and an application password for the routes. */
+export async function operatorCredentials(baseUrl: string, env: NodeJS.ProcessEnv): Promise<string> {
+  const email = 'operator@bench.test';
+  const made = await runCli(['operator', 'create', '--email', email], env);
+  if (made.code !== 0) throw new Error(`operator create: ${made.stderr}`);
+  const oneTime = (made.json as { one_time_password: string }).one_time_password;
+  const signIn = async (password: string) => {
+    const res = await fetch(`${baseUrl}/api/tern-auth/v1/login`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ email, password }),
+    });
+    const body = (await res.json()) as { nonce: string };
+    return { cookie: (res.headers.get('set-cookie') ?? '').split(';')[0]!, nonce: body.nonce };
+  };
+  const call = async (s: { cookie: string; nonce: string }, path: string, body: unknown) => {
+    const res = await fetch(`${baseUrl}${path}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', cookie: s.cookie, 'x-wp-nonce': s.nonce },
+      body: JSON.stringify(body),
+    });
+    if (!res.ok) throw new Error(`${path}: ${res.status} ${await res.text()}`);
+    return (await res.json()) as Record<string, unknown>;
+  };
+  await call(await signIn(oneTime), '/api/tern/v2/profile/update-password', { current_password: oneTime, new_password: PASSWORD });
+  const app = await call(await signIn(PASSWORD), '/api/wp/v2/users/me/application-passwords', { name: 'bench' });
+  return `Basic ${Buffer.from(`${email}:${String(app.password)}`).toString('base64')}`;
 }

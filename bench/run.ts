@@ -15,6 +15,7 @@ const ALL = [
   { key: 'logs', script: 'logs' },
   { key: 'stats', script: 'stats' },
   { key: 'admin', script: 'admin' },
+  { key: 'content', script: 'content' },
   { key: 'pages', script: 'pages' },
   { key: 'postfix', script: 'postfix' },
 ];

@@ -244,6 +244,8 @@ const PUBLIC_ROUTES: Array<[method: string, path: RegExp]> = [
   ['PUT', /^\/wp\/v2\/(posts|pages|categories|tags)(\/.*)?$/],
   ['PATCH', /^\/wp\/v2\/(posts|pages|categories|tags)(\/.*)?$/],
   ['DELETE', /^\/wp\/v2\/(posts|pages|categories|tags)(\/.*)?$/],
+  // WordPress's users collection: anyone may ask (an anonymous caller is shown no one, /users/me says rest_not_logged_in).
+  ['GET', /^\/wp\/v2\/users(\/me|\/\{id\})?$/],
   // Blocks, navigation menus and templates are the editors' material: the use cases refuse anonymous callers
   // with WordPress's own codes (rest_cannot_manage_templates, rest_cannot_export_templates...). Reading one block
   // or menu is not among them: it answers an anonymous caller 401 rest_forbidden, as the routes for no one do.

@@ -2,14 +2,49 @@
 // passwords, login security), in WordPress's shape: the only place an identity refusal becomes a dashboard
 // error. WordPress's own codes and messages where it has them (application passwords, user emails).
 import type { Identified, IdentityRefusal } from '../../shared/core/identity/index.js';
-import { dashboardError, MESSAGES, forbidden, tooManyRequests, type DashboardError } from './dashboard-errors.js';
+import { dashboardError, MESSAGES, forbidden, notAllowed, tooManyRequests, type DashboardError, type DashboardErrorCode } from './dashboard-errors.js';
+import type { UserAction } from '../../shared/core/identity/refusals.js';
 import { invalidParam } from './refusal-errors.js';
 
 const MEMBER_EXISTS = 'This account already has a user with that email address.';
 const MAGIC_LINK_INVALID =
   'This sign-in link cannot be used: it is unknown, was already used or replaced by a newer one, has expired, or is no longer allowed. Ask for a new link.';
 
-export function dashboardErrorForIdentity(refusal: IdentityRefusal): DashboardError {
+/** WordPress's codes and words for what the users collection refuses (class-wp-rest-users-controller.php). */
+const USER_ACTIONS: Readonly<Record<UserAction, { code: DashboardErrorCode; message: string }>> = {
+  context: { code: 'rest_forbidden_context', message: 'Sorry, you are not allowed to edit this user.' },
+  view: { code: 'rest_user_cannot_view', message: 'Sorry, you are not allowed to list users.' },
+  list_roles: { code: 'rest_user_cannot_view', message: 'Sorry, you are not allowed to filter users by role.' },
+  orderby: { code: 'rest_forbidden_orderby', message: 'Sorry, you are not allowed to order users by this parameter.' },
+  create: { code: 'rest_cannot_create_user', message: 'Sorry, you are not allowed to create new users.' },
+  edit: { code: 'rest_cannot_edit', message: 'Sorry, you are not allowed to edit this user.' },
+  edit_roles: { code: 'rest_cannot_edit_roles', message: 'Sorry, you are not allowed to edit roles of this user.' },
+  delete: { code: 'rest_user_cannot_delete', message: 'Sorry, you are not allowed to delete this user.' },
+};
+
+const USERNAME_TAKEN = 'Sorry, that username already exists!';
+
+type UsersCollectionRefusal = Extract<IdentityRefusal, { kind: 'username_taken' | 'invalid_reassign' | 'not_allowed' }>;
+
+const isUsersCollectionRefusal = (refusal: IdentityRefusal): refusal is UsersCollectionRefusal =>
+  refusal.kind === 'username_taken' || refusal.kind === 'invalid_reassign' || refusal.kind === 'not_allowed';
+
+/** The refusals only the users collection (wp/v2/users) gives. */
+function usersCollectionError(refusal: UsersCollectionRefusal): DashboardError {
+  switch (refusal.kind) {
+    case 'username_taken':
+      return dashboardError('existing_user_login', USERNAME_TAKEN, { params: { username: USERNAME_TAKEN } });
+    case 'invalid_reassign':
+      return dashboardError('rest_user_invalid_reassign', 'Invalid user ID for reassignment.');
+    case 'not_allowed':
+      return notAllowed(USER_ACTIONS[refusal.action].code, USER_ACTIONS[refusal.action].message, refusal.anonymous);
+  }
+}
+
+export const dashboardErrorForIdentity = (refusal: IdentityRefusal): DashboardError =>
+  isUsersCollectionRefusal(refusal) ? usersCollectionError(refusal) : sharedIdentityError(refusal);
+
+function sharedIdentityError(refusal: Exclude<IdentityRefusal, UsersCollectionRefusal>): DashboardError {
   switch (refusal.kind) {
     case 'invalid_credentials':
       return dashboardError('rest_invalid_credentials', 'The email address or the password is incorrect.');

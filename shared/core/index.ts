@@ -63,7 +63,8 @@ import { createResolver } from '../dns.js';
 import { Posts } from './content/posts.js';
 import { Templates } from './content/templates.js';
 import { Terms } from './content/terms.js';
-import { NO_LOCAL_EMBEDS, OEmbeds, UrlDetails } from './embeds/index.js';
+import { OEmbeds, UrlDetails } from './embeds/index.js';
+import { contentLocalEmbeds } from './content/local-embeds.js';
 
 export type { PageOf, PageRequest } from '../store/paging.js';
 export type * from './identity/index.js';
@@ -245,11 +246,11 @@ function outwardParts(rt: Runtime, systemMail: SystemMail) {
 
 /**
  * oEmbed and url-details, which fetch pages users name through the product's resolver. The site's own posts and
- * pages come through a LocalEmbeds port: none yet (NO_LOCAL_EMBEDS) until the content store implements it.
+ * pages come through a LocalEmbeds port, answered from the content store.
  */
 function embedParts(rt: Runtime, resolver: Resolver): Pick<Core, 'oembeds' | 'urlDetails'> {
   return {
-    oembeds: new OEmbeds({ config: rt.config, redis: rt.redis, resolver, local: NO_LOCAL_EMBEDS }),
+    oembeds: new OEmbeds({ config: rt.config, redis: rt.redis, resolver, local: contentLocalEmbeds(rt.store) }),
     urlDetails: new UrlDetails({ config: rt.config, redis: rt.redis, resolver }),
   };
 }

@@ -2,6 +2,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { Flag, Int, Nullable, OneOf, rowDecoder, StoreDecodeError, Text, type Row } from './decode.js';
 import { USER_ROLES, isOperator, OPERATOR_ROLE, type Operator, type User } from '../domain/user.js';
+import type { ProfiledUser, UserProfile } from '../domain/user-profile.js';
 
 const UserRow = Type.Object({
   id: Int,
@@ -31,3 +32,31 @@ export const decodeOperator = (row: Row): Operator => {
 };
 
 export const decodeHash = rowDecoder('password hash', Type.Object({ password_hash: Text }), (r) => r.password_hash);
+
+/** The profile's columns, in both engines; a user from before profiles has its email as username. */
+export const PROFILE_COLUMNS = 'username, slug, first_name, last_name, nickname, url, description, locale';
+
+const ProfileRow = Type.Object({
+  email: Text,
+  username: Nullable(Text),
+  slug: Text,
+  first_name: Text,
+  last_name: Text,
+  nickname: Text,
+  url: Text,
+  description: Text,
+  locale: Text,
+});
+
+export const decodeProfile = rowDecoder('user profile', ProfileRow, (r): UserProfile => ({
+  username: r.username ?? r.email,
+  slug: r.slug,
+  firstName: r.first_name,
+  lastName: r.last_name,
+  nickname: r.nickname,
+  url: r.url,
+  description: r.description,
+  locale: r.locale,
+}));
+
+export const decodeProfiled = (row: Row): ProfiledUser => ({ user: decodeUser(row), profile: decodeProfile(row) });

@@ -7,6 +7,7 @@ import { SITE } from './site.js';
 import { dashboardAuthentication, type DashboardCaller } from './authentication.js';
 import { authRoutes } from './auth-routes.js';
 import { applicationPasswordRoutes } from './application-password-routes.js';
+import { userRoutes } from './user-routes.js';
 import { mailerRoutes2 } from './mailer-routes-2.js';
 import { domainStatisticsDnsRoutes } from './domain-statistics-dns-routes.js';
 import { dnsInstructionRoutes } from './dns-instruction-routes.js';
@@ -49,6 +50,8 @@ export { SITE } from './site.js';
 export const dashboardRoutes: ReadonlyArray<DashboardRoute<DashboardCaller>> = [
   ...authRoutes,
   ...applicationPasswordRoutes,
+  // After the application passwords: /users/me/application-passwords is theirs, /users/me and /users/{id} are these.
+  ...userRoutes,
   ...mailerRoutes2,
   ...domainStatisticsDnsRoutes,
   ...dnsInstructionRoutes,

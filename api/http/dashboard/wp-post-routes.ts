@@ -347,8 +347,9 @@ function collectionEndpoints(def: PostTypeDef): AnyEndpoint<DashboardCaller>[] {
       summary: `List ${def.base}`,
       async handle({ ctx, user, params, request }) {
         const found = contentValue(await ctx.core.posts.list(actorOf(user), def.type, listQueryOf(params)));
-        const shape = shaperOf(def, ctx);
-        const items = await Promise.all(found.items.map(async (item) => forContext(def.schema, await shape(request, item), params.context as RestContext)));
+        // One look-up of the page's terms for all its items, not one per item.
+        const taxonomies = def.taxonomies ? await ctx.core.terms.taxonomiesOf([...new Set(found.items.flatMap((i) => i.termIds))]) : new Map<number, string>();
+        const items = found.items.map((item) => forContext(def.schema, postShape(request, def, item, taxonomies), params.context as RestContext));
         return wpPage(request, params as { page: number; per_page: number }, items, found.total, 'refuse');
       },
     }),

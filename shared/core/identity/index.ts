@@ -14,6 +14,8 @@ import { TwoStepSignIn } from './two-step.js';
 import { SocialSignIn } from './social-sign-in.js';
 import { SingleSignOn } from './single-sign-on.js';
 import type { SystemMail } from '../system-mail.js';
+import { UserDirectory } from './user-directory.js';
+import { storedAuthorship } from '../ports/authored-content.js';
 
 export interface Identity {
   readonly users: Users;
@@ -28,6 +30,8 @@ export interface Identity {
   readonly socialSignIn: SocialSignIn;
   /** Single sign-on with paired dashboards: sites, sign-in links, tokens accepted and validated. */
   readonly singleSignOn: SingleSignOn;
+  /** The users as WordPress's users collection (wp/v2/users) lists, creates, edits and deletes them. */
+  readonly userDirectory: UserDirectory;
 }
 
 /** The key of the dashboard's nonces, derived from the product's secret under a label of its own. */
@@ -52,6 +56,7 @@ export function createIdentity(rt: Pick<Runtime, 'store' | 'redis' | 'config' | 
     access: new Access(d),
     applicationAuthorization: new ApplicationAuthorization(applicationPasswords),
     singleSignOn: new SingleSignOn({ ...d, secrets: rt.secrets }, sessions, nonces, loginSecurity),
+    userDirectory: new UserDirectory(d, sessions, storedAuthorship(rt.store)),
   };
 }
 
@@ -65,6 +70,7 @@ export type { Identified, IdentityRefusal, IdentityThing } from './refusals.js';
 export type { LoginAttempt, LoginResult, LoginRefusal, TwoStepAttempt } from './login.js';
 export type { Resumption, StartedSession, ClientInfo } from './sessions.js';
 export type { CreatedApplicationPassword, ApplicationPasswordAuthentication } from './application-passwords.js';
+export type { DirectoryActor, DirectoryChange, DirectoryNewUser, DirectoryQuery } from './user-directory.js';
 export type { NewUserRequest, UserWithPassword, ProfileChange, Profile, PasswordChange } from './users.js';
 export type { PasswordChangeStep, Credential } from './access.js';
 export type { QuickStats } from './login-security.js';

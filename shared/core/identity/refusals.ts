@@ -4,6 +4,8 @@ import type { Permission } from '../../domain/user.js';
 import type { SystemMailRefusal } from '../system-mail.js';
 import type { FieldProblem } from '../management-refusals.js';
 
+export type UserAction = 'context' | 'view' | 'list_roles' | 'orderby' | 'create' | 'edit' | 'edit_roles' | 'delete';
+
 export type IdentityThing = 'user' | 'account' | 'team' | 'application_password' | 'auth_log_entry' | 'invitation';
 
 export type IdentityRefusal =
@@ -19,6 +21,15 @@ export type IdentityRefusal =
   /** A field the change needs was left out (the current password, to change the email). */
   | { kind: 'missing_field'; field: string }
   | { kind: 'email_taken'; field: 'email' }
+  /** Another user has that username (WordPress: existing_user_login). */
+  | { kind: 'username_taken'; field: 'username' }
+  /** The user to give a deleted user's content to is not one the caller may name (WordPress: rest_user_invalid_reassign). */
+  | { kind: 'invalid_reassign' }
+  /**
+   * The users collection's "may not", with WordPress's code for the action: listing with the edit context, viewing,
+   * creating, editing, changing roles or deleting a user. `anonymous`: no one signed in (401, else 403).
+   */
+  | { kind: 'not_allowed'; action: UserAction; anonymous: boolean }
   /** An invitation to a user the inviter's own account already has (a user elsewhere is not told apart from a new address). */
   | { kind: 'already_member'; field: 'email' }
   /** The user already has an application password of that name (WordPress: application_password_duplicate_name). */

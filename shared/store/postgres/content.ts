@@ -46,7 +46,7 @@ function itemWhere(q: ItemQuery, v: Values): string {
   }
   if (q.search) {
     const like = likeContains(q.search);
-    where.push(`(title LIKE ${v.add(like)} ESCAPE '\\' OR excerpt LIKE ${v.add(like)} ESCAPE '\\' OR content LIKE ${v.add(like)} ESCAPE '\\')`);
+    where.push(`(title ILIKE ${v.add(like)} ESCAPE '\\' OR excerpt ILIKE ${v.add(like)} ESCAPE '\\' OR content ILIKE ${v.add(like)} ESCAPE '\\')`);
   }
   if (q.include?.length) where.push(`id IN ${v.in(q.include)}`);
   if (q.exclude?.length) where.push(`id NOT IN ${v.in(q.exclude)}`);
@@ -75,7 +75,7 @@ function termWhere(q: TermQuery, v: Values): string {
   const where = [`taxonomy = ${v.add(q.taxonomy)}`];
   if (q.search) {
     const like = likeContains(q.search);
-    where.push(`(name LIKE ${v.add(like)} ESCAPE '\\' OR slug LIKE ${v.add(like)} ESCAPE '\\')`);
+    where.push(`(name ILIKE ${v.add(like)} ESCAPE '\\' OR slug ILIKE ${v.add(like)} ESCAPE '\\')`);
   }
   if (q.include?.length) where.push(`id IN ${v.in(q.include)}`);
   if (q.exclude?.length) where.push(`id NOT IN ${v.in(q.exclude)}`);

@@ -1493,6 +1493,25 @@ CREATE TABLE media_files (
 );
 `,
   },
+  {
+    version: 49,
+    name: 'users: WordPress profile fields (username, slug, names, nickname, url, description, locale)',
+    // Issue 27 (wp/v2/users): the fields WordPress keeps beside a user. The username (user_login) is unique
+    // without regard to case and never changes; users from before it get their email (unique too) as one.
+    sql: `
+ALTER TABLE users ADD COLUMN username TEXT CHECK (length(username) BETWEEN 1 AND 254);
+ALTER TABLE users ADD COLUMN slug TEXT NOT NULL DEFAULT '' CHECK (length(slug) <= 50);
+ALTER TABLE users ADD COLUMN first_name TEXT NOT NULL DEFAULT '' CHECK (length(first_name) <= 100);
+ALTER TABLE users ADD COLUMN last_name TEXT NOT NULL DEFAULT '' CHECK (length(last_name) <= 100);
+ALTER TABLE users ADD COLUMN nickname TEXT NOT NULL DEFAULT '' CHECK (length(nickname) <= 100);
+ALTER TABLE users ADD COLUMN url TEXT NOT NULL DEFAULT '' CHECK (length(url) <= 200);
+ALTER TABLE users ADD COLUMN description TEXT NOT NULL DEFAULT '' CHECK (length(description) <= 2000);
+ALTER TABLE users ADD COLUMN locale TEXT NOT NULL DEFAULT '' CHECK (length(locale) <= 20);
+UPDATE users SET username = email, slug = substr(lower(replace(replace(email, '@', '-'), '.', '-')), 1, 50);
+CREATE UNIQUE INDEX users_username ON users(username COLLATE NOCASE);
+CREATE INDEX users_by_slug ON users(slug);
+`,
+  },
 ];
 
 /** The schema version this release brings a database to: its newest migration. */

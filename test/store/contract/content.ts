@@ -99,5 +99,18 @@ export const contentChecks: ContractCheck[] = [
     t.same((await store.content.listItems({ ...LIST, owners: [] })).total, 0);
     const terms = await store.content.listTerms({ taxonomy: 'category', orderby: 'name', order: 'asc', offset: 0, limit: 10 });
     t.same(terms, { terms: [], total: 0 });
+    const a = await store.content.createTerm({ taxonomy: 'post_tag', name: 'A', slug: 'a', description: '', parentId: null });
+    const b = await store.content.createTerm({ taxonomy: 'post_tag', name: 'B', slug: 'b', description: '', parentId: null });
+    if ('exists' in a || 'exists' in b) throw new Error('created');
+    t.same(await store.content.updateTerm(b.id, { slug: 'a' }), { exists: a.id }, 'a taken slug: the holder is told');
+    t.equal((await store.content.getTerm(b.id))!.slug, 'b', 'nothing written');
+    t.same(await store.content.updateTerm(b.id, { name: 'Bee', description: 'd' }), { ...b, name: 'Bee', description: 'd' });
+    t.equal(await store.content.updateTerm(999_999, { name: 'x' }), undefined);
+    t.same(await store.content.deleteTerm(a.id), a);
+    t.equal(await store.content.deleteTerm(a.id), undefined);
+    t.same(
+      (await store.content.listTerms({ taxonomy: 'post_tag', orderby: 'name', order: 'asc', offset: 0, limit: 10 })).terms.map((x) => x.slug),
+      ['b'],
+    );
   }),
 ];

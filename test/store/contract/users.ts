@@ -2,9 +2,9 @@
 // case and kept as given, hashes kept apart from the user, sessions ended one by one or all but one, names of
 // application passwords unique per user.
 import { createHash, randomUUID } from 'node:crypto';
-import { accountOf, check, type ContractCheck } from './fixtures.js';
+import { accountOf, check, operatorOf, teamOf, type ContractCheck } from './fixtures.js';
 import type { Store } from '../../../shared/store/index.js';
-import type { NewUser } from '../../../shared/store/users.js';
+import type { NewProfiledUser, NewUser, UserListQuery } from '../../../shared/store/users.js';
 import type { User } from '../../../shared/domain/user.js';
 
 const sha = (text: string): string => createHash('sha256').update(text).digest('hex');
@@ -127,5 +127,85 @@ export const userChecks: ContractCheck[] = [
     t.same(await store.users.listOperators(), [first, second]);
     t.equal(await store.users.create({ email: 'OWNER@example.com', name: '', role: 'operator', passwordHash: 'x', mustChangePassword: false }), 'email_taken');
     t.equal((await store.users.listOperators()).length, 2);
+  }),
+  check('a profiled user: username and email each unique without regard to case, a profile kept and changed, the username never', async (t, engine) => {
+    const { store } = await engine.open(t);
+    const account = await accountOf(store);
+    const profiled = (email: string, username: string, fields: Partial<NewProfiledUser['profile']> = {}): NewProfiledUser => ({
+      ...newUser(account.id, email),
+      profile: { username, ...fields },
+    });
+    const made = await store.users.createProfiled(profiled('Wes@example.com', 'Wes.Anderson', { firstName: 'Wes', url: 'https://wes.example' }));
+    if (typeof made === 'string') throw new Error(made);
+    t.match(made.profile, { username: 'Wes.Anderson', slug: 'wes-anderson', firstName: 'Wes', lastName: '', url: 'https://wes.example', locale: '' });
+    t.same(await store.users.profiled(made.user.id), made);
+    t.equal(await store.users.createProfiled(profiled('other@example.com', 'wes.anderson')), 'username_taken');
+    t.equal(await store.users.createProfiled(profiled('WES@example.com', 'someone')), 'email_taken');
+    const plain = await userOf(store, account.id, 'Plain@Example.com');
+    t.match(
+      await store.users.profiled(plain.id),
+      { profile: { username: 'Plain@Example.com', slug: 'plain-example-com' } },
+      'a user made without one has its email as username',
+    );
+    t.equal(await store.users.createProfiled(profiled('new@example.com', 'plain@example.com')), 'username_taken', 'which no one else may take');
+
+    const changed = await store.users.updateProfiled(made.user.id, { name: 'W. A.', lastName: 'Anderson', description: 'Films', role: 'viewer', slug: 'wes' });
+    t.match(changed, {
+      user: { name: 'W. A.', role: 'viewer', email: 'Wes@example.com' },
+      profile: { username: 'Wes.Anderson', slug: 'wes', firstName: 'Wes', lastName: 'Anderson', description: 'Films' },
+    });
+    t.equal(await store.users.updateProfiled(made.user.id, { email: 'plain@example.com', name: 'Not Kept' }), 'email_taken');
+    t.match(await store.users.profiled(made.user.id), { user: { name: 'W. A.', email: 'Wes@example.com' } }, 'nothing changed');
+    t.equal(await store.users.updateProfiled(999_999, { name: 'x' }), undefined);
+
+    t.equal(await store.users.remove(made.user.id), true);
+    t.equal(await store.users.profiled(made.user.id), undefined);
+    t.equal(await store.users.remove(made.user.id), false);
+    t.equal((await store.users.createProfiled(profiled('wes@example.com', 'Wes.Anderson'))) !== 'username_taken', true, 'the name is free again');
+  }),
+
+  check('profiled users are listed in an account (its teams too) or all, filtered, ordered and counted', async (t, engine) => {
+    const { store } = await engine.open(t);
+    const account = await accountOf(store);
+    const team = await teamOf(store, account);
+    const other = await accountOf(store);
+    const made: number[] = [];
+    for (const [teamId, email, username, role] of [
+      [account.id, 'cat@example.com', 'cat', 'owner'],
+      [team.id, 'ann@example.com', 'ann', 'viewer'],
+      [account.id, 'bob@example.com', 'bob', 'admin'],
+      [other.id, 'zed@example.com', 'zed', 'owner'],
+    ] as const) {
+      const u = await store.users.createProfiled({ ...newUser(teamId, email, { role }), name: username.toUpperCase(), profile: { username } });
+      if (typeof u === 'string') throw new Error(u);
+      made.push(u.user.id);
+    }
+    const operator = await operatorOf(store, 'op@example.com');
+    const base: UserListQuery = { scope: { kind: 'account', accountId: account.id }, orderby: 'name', order: 'asc', offset: 0, limit: 10 };
+    const names = async (q: Partial<UserListQuery>) => {
+      const page = await store.users.listProfiled({ ...base, ...q });
+      return { names: page.items.map((u) => u.profile.username), total: page.total };
+    };
+    t.same(await names({}), { names: ['ann', 'bob', 'cat'], total: 3 }, "the account's users and its teams'");
+    t.same(await names({ order: 'desc', limit: 2 }), { names: ['cat', 'bob'], total: 3 });
+    t.same(await names({ offset: 2 }), { names: ['cat'], total: 3 });
+    t.same(await names({ search: 'B@EX' }), { names: ['bob'], total: 1 }, 'search without regard to case');
+    t.same(await names({ search: '%' }), { names: [], total: 0 }, 'a wildcard is a plain character');
+    t.same(await names({ roles: ['owner', 'viewer'] }), { names: ['ann', 'cat'], total: 2 });
+    t.same(
+      await names({ include: [made[2]!, made[0]!, made[3]!], orderby: 'include' }),
+      { names: ['bob', 'cat'], total: 2 },
+      'in the order given, another account never',
+    );
+    t.same(await names({ exclude: [made[0]!] }), { names: ['ann', 'bob'], total: 2 });
+    t.same(await names({ slugs: ['cat', 'ann'], orderby: 'include_slugs' }), { names: ['cat', 'ann'], total: 2 });
+    t.same(await names({ orderby: 'id', order: 'desc' }), { names: ['bob', 'ann', 'cat'], total: 3 });
+    t.same(await names({ orderby: 'registered_date' }), { names: ['cat', 'ann', 'bob'], total: 3 });
+    const all = await store.users.listProfiled({ ...base, scope: { kind: 'all' }, orderby: 'id' });
+    t.same(
+      all.items.map((u) => u.user.id),
+      [...made, operator.id],
+      'every user, operators too',
+    );
   }),
 ];
