@@ -90,10 +90,13 @@ interface Kind {
   path(i: number): string;
 }
 
+/** The deepest page the API serves (paging stops at 10,000 records: config's paging policy). */
+const DEEPEST_PAGE = 999;
+
 const kinds = (categories: readonly number[]): Kind[] => [
   { name: 'posts (first page)', path: () => '/wp/v2/posts' },
   { name: 'posts?per_page=100', path: () => '/wp/v2/posts?per_page=100' },
-  { name: 'posts?page=<deep>', path: (i) => `/wp/v2/posts?page=${1 + ((i * 97) % Math.floor((postCount * 0.98) / 10))}` },
+  { name: 'posts?page=<deep>', path: (i) => `/wp/v2/posts?page=${1 + ((i * 97) % Math.min(DEEPEST_PAGE, Math.floor((postCount * 0.98) / 10)))}` },
   { name: 'posts?categories=<id>', path: (i) => `/wp/v2/posts?categories=${categories[i % categories.length]}` },
   { name: 'posts?search=<word>', path: (i) => `/wp/v2/posts?search=${WORDS[i % WORDS.length]}%20note%20${i}` },
   { name: 'posts?_fields=id,title', path: () => '/wp/v2/posts?_fields=id,title&per_page=100' },

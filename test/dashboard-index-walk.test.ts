@@ -246,6 +246,13 @@ const PUBLIC_ROUTES: Array<[method: string, path: RegExp]> = [
   ['DELETE', /^\/wp\/v2\/(posts|pages|categories|tags)(\/.*)?$/],
   // WordPress's users collection: anyone may ask (an anonymous caller is shown no one, /users/me says rest_not_logged_in).
   ['GET', /^\/wp\/v2\/users(\/me|\/\{id\})?$/],
+  // Menus, menu items, pattern categories, fonts and global styles answer the same way (fonts: read too is the
+  // operators', refused with rest_cannot_read).
+  ['GET', /^\/wp\/v2\/(menus|menu-items|wp_pattern_category|font-families|global-styles)(\/.*)?$/],
+  ['POST', /^\/wp\/v2\/(menus|menu-items|wp_pattern_category|font-families)(\/.*)?$/],
+  ['PUT', /^\/wp\/v2\/(menus|menu-items|wp_pattern_category|font-families)(\/.*)?$/],
+  ['PATCH', /^\/wp\/v2\/(menus|menu-items|wp_pattern_category|font-families)(\/.*)?$/],
+  ['DELETE', /^\/wp\/v2\/(menus|menu-items|wp_pattern_category|font-families)(\/.*)?$/],
   // Blocks, navigation menus and templates are the editors' material: the use cases refuse anonymous callers
   // with WordPress's own codes (rest_cannot_manage_templates, rest_cannot_export_templates...). Reading one block
   // or menu is not among them: it answers an anonymous caller 401 rest_forbidden, as the routes for no one do.

@@ -65,6 +65,9 @@ import { Templates } from './content/templates.js';
 import { Terms } from './content/terms.js';
 import { OEmbeds, UrlDetails } from './embeds/index.js';
 import { contentLocalEmbeds } from './content/local-embeds.js';
+import { MenuItems } from './content/menus.js';
+import { FontLibrary } from './content/fonts.js';
+import { GlobalStyles } from './content/global-styles.js';
 
 export type { PageOf, PageRequest } from '../store/paging.js';
 export type * from './identity/index.js';
@@ -106,6 +109,12 @@ export interface Core extends Identity {
   /** Block templates and template parts (wp/v2/templates, template-parts), named `tern//slug`. */
   readonly templates: Templates;
   readonly terms: Terms;
+  /** The platform's menus' items (help menu, docs navigation). */
+  readonly menuItems: MenuItems;
+  /** The platform's font library (font families and their faces). */
+  readonly fonts: FontLibrary;
+  /** The platform's global styles of the theme (read-only). */
+  readonly globalStyles: GlobalStyles;
   /** The operators' settings of sign-in with a provider (Google, GitHub). */
   readonly socialSignInSettings: SocialSignInSettings;
   readonly integrityScan: IntegrityScan;
@@ -283,9 +292,15 @@ function supportParts(
 }
 
 /** The content namespace's use cases: items of the post types and terms of the taxonomies. */
-const contentParts = <U>(rt: Runtime, uploads: U): Pick<Core, 'posts' | 'templates' | 'terms'> & U => ({
-  ...uploads,
-  posts: new Posts(rt),
-  templates: new Templates(rt),
-  terms: new Terms(rt),
-});
+const contentParts = <U>(rt: Runtime, uploads: U): Pick<Core, 'posts' | 'templates' | 'terms' | 'menuItems' | 'fonts' | 'globalStyles'> & U => {
+  const posts = new Posts(rt);
+  return {
+    ...uploads,
+    posts,
+    templates: new Templates(rt),
+    terms: new Terms(rt),
+    menuItems: new MenuItems(rt, posts),
+    fonts: new FontLibrary(rt),
+    globalStyles: new GlobalStyles(rt),
+  };
+};

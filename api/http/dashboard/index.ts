@@ -40,6 +40,9 @@ import { magicLinkRoutes } from './magic-link-routes.js';
 import { wpPostRoutes } from './wp-post-routes.js';
 import { wpTemplateRoutes } from './wp-template-routes.js';
 import { wpTermRoutes } from './wp-term-routes.js';
+import { wpMenuRoutes } from './wp-menu-routes.js';
+import { wpFontRoutes } from './wp-font-routes.js';
+import { wpGlobalStylesRoutes } from './wp-global-styles-routes.js';
 import { siteHealthRoutes } from './site-health-routes.js';
 import { oembedRoutes } from './oembed-routes.js';
 import { urlDetailsRoutes } from './url-details-routes.js';
@@ -84,6 +87,9 @@ export const dashboardRoutes: ReadonlyArray<DashboardRoute<DashboardCaller>> = [
   ...wpPostRoutes,
   ...wpTemplateRoutes,
   ...wpTermRoutes,
+  ...wpMenuRoutes,
+  ...wpFontRoutes,
+  ...wpGlobalStylesRoutes,
   ...siteHealthRoutes,
   ...oembedRoutes,
   ...urlDetailsRoutes,

@@ -22,6 +22,15 @@ interface TaxonomyDef {
 
 const CATEGORIES: TaxonomyDef = { taxonomy: 'category', base: 'categories', name: 'Categories', hierarchical: true, types: ['post'] };
 const TAGS: TaxonomyDef = { taxonomy: 'post_tag', base: 'tags', name: 'Tags', hierarchical: false, types: ['post'] };
+/** The block editor's pattern categories: a flat taxonomy of the wp_block type, terms like tags. */
+const PATTERN_CATEGORIES: TaxonomyDef = {
+  taxonomy: 'wp_pattern_category',
+  base: 'wp_pattern_category',
+  name: 'Pattern Categories',
+  hierarchical: false,
+  types: ['wp_block'],
+};
+const DESCRIBED: readonly TaxonomyDef[] = [CATEGORIES, TAGS, PATTERN_CATEGORIES];
 
 const ALL: readonly RestContext[] = ['view', 'embed', 'edit'];
 const VIEW_EDIT: readonly RestContext[] = ['view', 'edit'];
@@ -43,7 +52,7 @@ function termShape(req: Incoming, def: TaxonomyDef, term: Term): Record<string, 
     id: term.id,
     count: term.count,
     description: term.description,
-    link: `${req.origin}/news/${def.taxonomy === 'category' ? 'category' : 'tag'}/${term.slug}`,
+    link: `${req.origin}/news/${def.taxonomy === 'category' ? 'category' : def.taxonomy === 'post_tag' ? 'tag' : def.taxonomy}/${term.slug}`,
     name: term.name,
     slug: term.slug,
     taxonomy: def.taxonomy,
@@ -205,6 +214,28 @@ interface TypeDescription {
   icon: string;
 }
 
+/** The platform's menus' items and fonts (wp-menu-routes.ts, wp-font-routes.ts). */
+const APPEARANCE_TYPES: readonly TypeDescription[] = [
+  {
+    slug: 'nav_menu_item',
+    name: 'Navigation Menu Items',
+    description: 'The items of the help menu and the docs navigation.',
+    hierarchical: true,
+    rest_base: 'menu-items',
+    taxonomies: ['nav_menu'],
+    icon: 'dashicons-menu',
+  },
+  {
+    slug: 'wp_font_family',
+    name: 'Font Families',
+    description: 'The font library.',
+    hierarchical: false,
+    rest_base: 'font-families',
+    taxonomies: [],
+    icon: 'dashicons-editor-textcolor',
+  },
+];
+
 const TYPES: readonly TypeDescription[] = [
   {
     slug: 'post',
@@ -216,6 +247,7 @@ const TYPES: readonly TypeDescription[] = [
     icon: 'dashicons-admin-post',
   },
   { slug: 'page', name: 'Pages', description: 'Documentation and legal pages.', hierarchical: true, rest_base: 'pages', taxonomies: [], icon: 'dashicons-admin-page' },
+  ...APPEARANCE_TYPES,
 ];
 
 function typeShape(req: Incoming, t: TypeDescription, context: RestContext): Record<string, unknown> {
@@ -436,7 +468,7 @@ const descriptionRoutes: DashboardRoute<DashboardCaller>[] = [
         summary: 'The taxonomies',
         handle: ({ user, params, request }) => {
           editAllowed(user, params.context);
-          const shown = [CATEGORIES, TAGS].filter((t) => params.type === undefined || t.types.includes(params.type));
+          const shown = DESCRIBED.filter((t) => params.type === undefined || t.types.includes(params.type));
           return Promise.resolve({
             body: keyed(
               shown,
@@ -459,7 +491,7 @@ const descriptionRoutes: DashboardRoute<DashboardCaller>[] = [
         permission: 'public',
         summary: 'A taxonomy',
         handle: ({ user, params, request }) => {
-          const found = [CATEGORIES, TAGS].find((t) => t.taxonomy === params.taxonomy);
+          const found = DESCRIBED.find((t) => t.taxonomy === params.taxonomy);
           if (!found) throw dashboardError('rest_taxonomy_invalid', 'Invalid taxonomy.');
           editAllowed(user, params.context);
           return Promise.resolve({ body: taxonomyShape(request, found, params.context) });
@@ -474,5 +506,7 @@ export const wpTermRoutes: ReadonlyArray<DashboardRoute<DashboardCaller>> = [
   ...termItemRoutes(CATEGORIES),
   ...taxonomyRoutes(TAGS),
   ...termItemRoutes(TAGS),
+  ...taxonomyRoutes(PATTERN_CATEGORIES),
+  ...termItemRoutes(PATTERN_CATEGORIES),
   ...descriptionRoutes,
 ];

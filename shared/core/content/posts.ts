@@ -78,8 +78,8 @@ export interface PostInput {
   meta?: Readonly<Record<string, unknown>>;
 }
 
-/** The platform's own types: announcements and documentation, written by operators only. */
-const PLATFORM_TYPES: readonly PostType[] = ['post', 'page'];
+/** The platform's own types: announcements, documentation, its menus and fonts, written by operators only. */
+const PLATFORM_TYPES: readonly PostType[] = ['post', 'page', 'nav_menu_item', 'wp_font_family', 'wp_font_face', 'wp_global_styles'];
 
 /** The owner an actor's new items of the type get (null: the platform's). */
 const ownerFor = (actor: ContentActor, type: PostType): number | null => (PLATFORM_TYPES.includes(type) ? null : ownerOf(actor));
