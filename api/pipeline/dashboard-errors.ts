@@ -131,6 +131,8 @@ export const DASHBOARD_ERRORS = {
   rest_cannot_edit_file_type: 400,
   tern_image_editing_unsupported: 501,
   rest_template_not_found: 404,
+  rest_cannot_manage_templates: 403,
+  rest_cannot_export_templates: 403,
   rest_type_invalid: 404,
   rest_status_invalid: 404,
   rest_taxonomy_invalid: 404,

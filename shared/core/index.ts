@@ -61,6 +61,7 @@ import { SupportForwarding } from './support/forwarding.js';
 import type { Resolver } from 'node:dns/promises';
 import { createResolver } from '../dns.js';
 import { Posts } from './content/posts.js';
+import { Templates } from './content/templates.js';
 import { Terms } from './content/terms.js';
 import { OEmbeds, UrlDetails } from './embeds/index.js';
 import { contentLocalEmbeds } from './content/local-embeds.js';
@@ -105,6 +106,8 @@ export interface Core extends Identity {
   readonly emailTemplates: EmailTemplates;
   /** The content namespace's items (announcements, docs pages) and their terms. */
   readonly posts: Posts;
+  /** Block templates and template parts (wp/v2/templates, template-parts), named `tern//slug`. */
+  readonly templates: Templates;
   readonly terms: Terms;
   /** The platform's menus' items (help menu, docs navigation). */
   readonly menuItems: MenuItems;
@@ -289,7 +292,15 @@ function supportParts(
 }
 
 /** The content namespace's use cases: items of the post types and terms of the taxonomies. */
-const contentParts = <U>(rt: Runtime, uploads: U): Pick<Core, 'posts' | 'terms' | 'menuItems' | 'fonts' | 'globalStyles'> & U => {
+const contentParts = <U>(rt: Runtime, uploads: U): Pick<Core, 'posts' | 'templates' | 'terms' | 'menuItems' | 'fonts' | 'globalStyles'> & U => {
   const posts = new Posts(rt);
-  return { ...uploads, posts, terms: new Terms(rt), menuItems: new MenuItems(rt, posts), fonts: new FontLibrary(rt), globalStyles: new GlobalStyles(rt) };
+  return {
+    ...uploads,
+    posts,
+    templates: new Templates(rt),
+    terms: new Terms(rt),
+    menuItems: new MenuItems(rt, posts),
+    fonts: new FontLibrary(rt),
+    globalStyles: new GlobalStyles(rt),
+  };
 };

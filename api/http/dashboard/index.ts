@@ -38,6 +38,7 @@ import { brandingRoutes } from './branding-routes.js';
 import { mediaRoutes } from './media-routes.js';
 import { magicLinkRoutes } from './magic-link-routes.js';
 import { wpPostRoutes } from './wp-post-routes.js';
+import { wpTemplateRoutes } from './wp-template-routes.js';
 import { wpTermRoutes } from './wp-term-routes.js';
 import { wpMenuRoutes } from './wp-menu-routes.js';
 import { wpFontRoutes } from './wp-font-routes.js';
@@ -84,6 +85,7 @@ export const dashboardRoutes: ReadonlyArray<DashboardRoute<DashboardCaller>> = [
   ...mediaRoutes,
   ...magicLinkRoutes,
   ...wpPostRoutes,
+  ...wpTemplateRoutes,
   ...wpTermRoutes,
   ...wpMenuRoutes,
   ...wpFontRoutes,

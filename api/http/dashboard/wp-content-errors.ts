@@ -21,12 +21,18 @@ const FORBIDDEN_MESSAGES: Readonly<Record<string, string>> = {
   rest_cannot_edit: 'Sorry, you are not allowed to edit this post.',
   rest_cannot_delete: 'Sorry, you are not allowed to delete this post.',
   rest_cannot_read: 'Sorry, you are not allowed to view revisions of this post.',
+  rest_cannot_manage_templates: 'Sorry, you are not allowed to access the templates on this site.',
+  rest_cannot_export_templates: 'Sorry, you are not allowed to export templates and template parts.',
 };
 
-/** The WordPress error of a refusal; `item` names what was not found (a post, a term). */
-export function contentError(refusal: TermRefusal, item: 'post' | 'term' = 'post'): DashboardError {
+/** What a refusal is about: a post, a term or a template (each has its own "not found"). */
+export type ContentThing = 'post' | 'term' | 'template';
+
+/** The WordPress error of a refusal; `item` names what was not found (a post, a term, a template). */
+export function contentError(refusal: TermRefusal, item: ContentThing = 'post'): DashboardError {
   switch (refusal.kind) {
     case 'not_found':
+      if (item === 'template') return dashboardError('rest_template_not_found', 'No templates exist with that id.');
       return item === 'term' ? dashboardError('rest_term_invalid', MESSAGES.rest_term_invalid) : dashboardError('rest_post_invalid_id', MESSAGES.rest_post_invalid_id);
     case 'forbidden':
       return notAllowed(refusal.code, FORBIDDEN_MESSAGES[refusal.code] ?? MESSAGES.rest_forbidden, refusal.anonymous);
@@ -39,9 +45,11 @@ export function contentError(refusal: TermRefusal, item: 'post' | 'term' = 'post
         'rest_trash_not_supported',
         refusal.what === 'terms'
           ? "Terms do not support trashing. Set 'force' to true to delete."
-          : refusal.what === 'revisions'
-            ? "Revisions do not support trashing. Set 'force' to true to delete."
-            : "The post does not support trashing. Set 'force' to true to delete.",
+          : refusal.what === 'templates'
+            ? 'Templates do not support trashing.'
+            : refusal.what === 'revisions'
+              ? "Revisions do not support trashing. Set 'force' to true to delete."
+              : "The post does not support trashing. Set 'force' to true to delete.",
       );
     case 'invalid_parent':
       return dashboardError('rest_post_invalid_parent', 'Invalid post parent ID.');
@@ -59,7 +67,7 @@ export function contentError(refusal: TermRefusal, item: 'post' | 'term' = 'post
 }
 
 /** The value of an outcome, or its WordPress error thrown. */
-export function contentValue<T>(result: ContentResult<T> | { ok: true; value: T } | { ok: false; refusal: TermRefusal }, item: 'post' | 'term' = 'post'): T {
+export function contentValue<T>(result: ContentResult<T> | { ok: true; value: T } | { ok: false; refusal: TermRefusal }, item: ContentThing = 'post'): T {
   if (result.ok) return result.value;
   throw contentError(result.refusal, item);
 }

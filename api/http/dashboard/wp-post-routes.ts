@@ -1,5 +1,5 @@
-// wp/v2 posts and pages (announcements and documentation), with their revisions and autosaves, as WordPress's
-// posts, revisions and autosaves controllers answer them: the item shape by context, the collection args and
+// wp/v2 posts and pages (announcements and documentation), reusable blocks and navigation menus, with their
+// revisions and autosaves, as WordPress's posts, blocks, revisions and autosaves controllers answer them: the item shape by context, the collection args and
 // headers, create 201 with Location, DELETE trashing unless forced. The rules are the core's (shared/core/content);
 // this file maps args to its inputs and its outcomes to WordPress's answers (wp-content-errors.ts).
 import { Type, type TObject } from '@sinclair/typebox';
@@ -21,10 +21,13 @@ interface PostTypeDef {
   sitePath: string;
   hierarchical: boolean;
   taxonomies: boolean;
+  /** The fields it answers, with their contexts (fields of the shape it does not name are left out). */
+  schema: ItemSchema;
+  /** The type's own change to the shape (a block's title and content have no rendered form). */
+  finish?: (data: Record<string, unknown>, item: ContentItem) => Record<string, unknown>;
+  /** The meta keys a client may write (registered meta, as WordPress's `meta` field). */
+  metaKeys?: readonly string[];
 }
-
-export const POSTS: PostTypeDef = { type: 'post', base: 'posts', sitePath: 'news', hierarchical: false, taxonomies: true };
-export const PAGES: PostTypeDef = { type: 'page', base: 'pages', sitePath: 'docs', hierarchical: true, taxonomies: false };
 
 const ALL: readonly RestContext[] = ['view', 'edit', 'embed'];
 const VIEW_EDIT: readonly RestContext[] = ['view', 'edit'];
@@ -65,6 +68,66 @@ const POST_SCHEMA: ItemSchema = {
   categories: { context: VIEW_EDIT },
   tags: { context: VIEW_EDIT },
   class_list: { context: VIEW_EDIT },
+};
+
+/** The fields of a type that is not shown on the site (no link) and has no author, excerpt or parent. */
+const without = (schema: ItemSchema, names: readonly string[]): ItemSchema => Object.fromEntries(Object.entries(schema).filter(([name]) => !names.includes(name)));
+const EDITING_SCHEMA = without(POST_SCHEMA, [
+  'link',
+  'permalink_template',
+  'generated_slug',
+  'parent',
+  'author',
+  'excerpt',
+  'featured_media',
+  'comment_status',
+  'ping_status',
+  'menu_order',
+  'sticky',
+  'format',
+  'categories',
+  'tags',
+]);
+
+/**
+ * A reusable block (WordPress's blocks controller): its title and content are shown raw in every context but
+ * embed, and never rendered (a block is rendered where it is used); its sync status is its registered meta.
+ */
+const BLOCK_SCHEMA: ItemSchema = {
+  ...EDITING_SCHEMA,
+  excerpt: POST_SCHEMA.excerpt!,
+  title: { context: ALL, properties: { raw: { context: VIEW_EDIT } } },
+  content: { context: VIEW_EDIT, properties: { raw: { context: VIEW_EDIT }, protected: { context: VIEW_EDIT }, block_version: { context: EDIT } } },
+  wp_pattern_category: { context: VIEW_EDIT },
+};
+
+const finishBlock = (data: Record<string, unknown>, item: ContentItem): Record<string, unknown> => ({
+  ...data,
+  title: { raw: item.title },
+  content: { raw: item.content, protected: false, block_version: item.content.includes('<!-- wp:') ? 1 : 0 },
+  meta: { wp_pattern_sync_status: typeof item.meta.wp_pattern_sync_status === 'string' ? item.meta.wp_pattern_sync_status : '' },
+  wp_pattern_category: [],
+});
+
+export const POSTS: PostTypeDef = { type: 'post', base: 'posts', sitePath: 'news', hierarchical: false, taxonomies: true, schema: POST_SCHEMA };
+export const PAGES: PostTypeDef = { type: 'page', base: 'pages', sitePath: 'docs', hierarchical: true, taxonomies: false, schema: POST_SCHEMA };
+export const BLOCKS: PostTypeDef = {
+  type: 'wp_block',
+  base: 'blocks',
+  sitePath: 'blocks',
+  hierarchical: false,
+  taxonomies: false,
+  schema: BLOCK_SCHEMA,
+  finish: finishBlock,
+  metaKeys: ['wp_pattern_sync_status'],
+};
+export const NAVIGATION: PostTypeDef = {
+  type: 'wp_navigation',
+  base: 'navigation',
+  sitePath: 'navigation',
+  hierarchical: false,
+  taxonomies: false,
+  schema: EDITING_SCHEMA,
 };
 
 /** The fields of a revision (WordPress's revision schema). */
@@ -137,7 +200,8 @@ export function postShape(req: Incoming, def: PostTypeDef, item: ContentItem, te
   };
   if (def.hierarchical) Object.assign(data, { parent: item.parentId ?? 0, menu_order: item.menuOrder });
   if (def.taxonomies) Object.assign(data, { sticky: item.meta.sticky === true, format: 'standard', categories: terms('category'), tags: terms('post_tag') });
-  return data;
+  const finished = def.finish ? def.finish(data, item) : data;
+  return Object.fromEntries(Object.entries(finished).filter(([name]) => name.startsWith('_') || def.schema[name] !== undefined));
 }
 
 function revisionShape(req: Incoming, def: PostTypeDef, r: ContentItem): Record<string, unknown> {
@@ -192,7 +256,15 @@ const writeArgs = (def: PostTypeDef) => ({
     : {}),
 });
 
-function inputOf(p: Record<string, unknown>): PostInput {
+/** The meta a client wrote: the type's registered keys, and a post's sticky flag. */
+function metaOf(def: PostTypeDef, p: Record<string, unknown>): PostInput['meta'] {
+  const sent = (p.meta ?? {}) as Record<string, unknown>;
+  const meta: Record<string, unknown> = Object.fromEntries((def.metaKeys ?? []).filter((k) => sent[k] !== undefined).map((k) => [k, sent[k]]));
+  if (p.sticky !== undefined) meta.sticky = p.sticky;
+  return Object.keys(meta).length ? meta : undefined;
+}
+
+function inputOf(def: PostTypeDef, p: Record<string, unknown>): PostInput {
   const date = (p.date_gmt ?? p.date) as string | undefined;
   const terms = p.categories !== undefined || p.tags !== undefined ? [...((p.categories as number[]) ?? []), ...((p.tags as number[]) ?? [])] : undefined;
   return {
@@ -207,7 +279,7 @@ function inputOf(p: Record<string, unknown>): PostInput {
     commentStatus: p.comment_status as PostInput['commentStatus'],
     authorId: p.author as number | undefined,
     termIds: terms,
-    meta: p.sticky === undefined ? undefined : { sticky: p.sticky },
+    meta: metaOf(def, p),
   };
 }
 
@@ -277,7 +349,7 @@ function collectionEndpoints(def: PostTypeDef): AnyEndpoint<DashboardCaller>[] {
         const found = contentValue(await ctx.core.posts.list(actorOf(user), def.type, listQueryOf(params)));
         // One look-up of the page's terms for all its items, not one per item.
         const taxonomies = def.taxonomies ? await ctx.core.terms.taxonomiesOf([...new Set(found.items.flatMap((i) => i.termIds))]) : new Map<number, string>();
-        const items = found.items.map((item) => forContext(POST_SCHEMA, postShape(request, def, item, taxonomies), params.context as RestContext));
+        const items = found.items.map((item) => forContext(def.schema, postShape(request, def, item, taxonomies), params.context as RestContext));
         return wpPage(request, params as { page: number; per_page: number }, items, found.total, 'refuse');
       },
     }),
@@ -289,8 +361,8 @@ function collectionEndpoints(def: PostTypeDef): AnyEndpoint<DashboardCaller>[] {
       summary: `Create a ${def.type}`,
       async handle({ ctx, user, params, request }) {
         if (params.id !== undefined) contentValue({ ok: false, refusal: { kind: 'exists' } });
-        const created = contentValue(await ctx.core.posts.create(actorOf(user), def.type, inputOf(params)));
-        const body = forContext(POST_SCHEMA, await shaperOf(def, ctx)(request, created), 'edit');
+        const created = contentValue(await ctx.core.posts.create(actorOf(user), def.type, inputOf(def, params)));
+        const body = forContext(def.schema, await shaperOf(def, ctx)(request, created), 'edit');
         return { status: 201, body, headers: { Location: apiUrl(request, `/wp/v2/${def.base}/${created.id}`) } };
       },
     }),
@@ -310,7 +382,7 @@ function itemEndpoints(def: PostTypeDef): AnyEndpoint<DashboardCaller>[] {
         const item = contentValue(await ctx.core.posts.read(actorOf(user), def.type, params.id, params.context === 'edit'));
         const revisions = params.context === 'edit' ? await ctx.core.posts.revisions(actorOf(user), def.type, item.id) : undefined;
         const shape = postShape(request, def, item, await ctx.core.terms.taxonomiesOf(item.termIds), revisions?.ok ? revisions.value.length : 0);
-        return { body: forContext(POST_SCHEMA, shape, params.context) };
+        return { body: forContext(def.schema, shape, params.context) };
       },
     }),
     endpoint({
@@ -320,8 +392,8 @@ function itemEndpoints(def: PostTypeDef): AnyEndpoint<DashboardCaller>[] {
       rate: 'writes',
       summary: `Update a ${def.type}`,
       async handle({ ctx, user, params, request }) {
-        const updated = contentValue(await ctx.core.posts.update(actorOf(user), def.type, params.id, inputOf(params)));
-        return { body: forContext(POST_SCHEMA, await shaperOf(def, ctx)(request, updated), 'edit') };
+        const updated = contentValue(await ctx.core.posts.update(actorOf(user), def.type, params.id, inputOf(def, params)));
+        return { body: forContext(def.schema, await shaperOf(def, ctx)(request, updated), 'edit') };
       },
     }),
     endpoint({
@@ -332,7 +404,7 @@ function itemEndpoints(def: PostTypeDef): AnyEndpoint<DashboardCaller>[] {
       summary: `Trash or delete a ${def.type}`,
       async handle({ ctx, user, params, request }) {
         const done = contentValue(await ctx.core.posts.remove(actorOf(user), def.type, params.id, params.force));
-        const shape = forContext(POST_SCHEMA, await shaperOf(def, ctx)(request, done.item), 'edit');
+        const shape = forContext(def.schema, await shaperOf(def, ctx)(request, done.item), 'edit');
         return { body: done.deleted ? { deleted: true, previous: shape } : shape };
       },
     }),
@@ -420,9 +492,9 @@ function autosaveRoutes(def: PostTypeDef): DashboardRoute<DashboardCaller>[] {
           rate: 'writes',
           summary: `Autosave a ${def.type}`,
           async handle({ ctx, user, params, request }) {
-            const saved = contentValue(await ctx.core.posts.saveAutosave(actorOf(user), def.type, params.parent, inputOf(params)));
+            const saved = contentValue(await ctx.core.posts.saveAutosave(actorOf(user), def.type, params.parent, inputOf(def, params)));
             const body = saved.type === 'revision' ? revisionShape(request, def, saved) : await shaperOf(def, ctx)(request, saved);
-            return { body: forContext(saved.type === 'revision' ? REVISION_SCHEMA : POST_SCHEMA, body, 'edit') };
+            return { body: forContext(saved.type === 'revision' ? REVISION_SCHEMA : def.schema, body, 'edit') };
           },
         }),
       ],
@@ -456,4 +528,9 @@ function postTypeRoutes(def: PostTypeDef): DashboardRoute<DashboardCaller>[] {
   ];
 }
 
-export const wpPostRoutes: ReadonlyArray<DashboardRoute<DashboardCaller>> = [...postTypeRoutes(POSTS), ...postTypeRoutes(PAGES)];
+export const wpPostRoutes: ReadonlyArray<DashboardRoute<DashboardCaller>> = [
+  ...postTypeRoutes(POSTS),
+  ...postTypeRoutes(PAGES),
+  ...postTypeRoutes(BLOCKS),
+  ...postTypeRoutes(NAVIGATION),
+];

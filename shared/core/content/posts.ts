@@ -14,12 +14,21 @@ export type ContentRefusal =
   | { kind: 'not_found' }
   | {
       kind: 'forbidden';
-      code: 'rest_forbidden' | 'rest_forbidden_context' | 'rest_forbidden_status' | 'rest_cannot_create' | 'rest_cannot_edit' | 'rest_cannot_delete' | 'rest_cannot_read';
+      code:
+        | 'rest_forbidden'
+        | 'rest_forbidden_context'
+        | 'rest_forbidden_status'
+        | 'rest_cannot_create'
+        | 'rest_cannot_edit'
+        | 'rest_cannot_delete'
+        | 'rest_cannot_read'
+        | 'rest_cannot_manage_templates'
+        | 'rest_cannot_export_templates';
       anonymous: boolean;
     }
   | { kind: 'exists' }
   | { kind: 'already_trashed' }
-  | { kind: 'trash_not_supported'; what: 'revisions' | 'terms' | 'type' }
+  | { kind: 'trash_not_supported'; what: 'revisions' | 'terms' | 'type' | 'templates' }
   | { kind: 'invalid_parent' }
   | { kind: 'revision_mismatch' }
   | { kind: 'no_autosave' }
@@ -27,9 +36,9 @@ export type ContentRefusal =
 
 export type ContentResult<T> = { ok: true; value: T } | { ok: false; refusal: ContentRefusal };
 
-const ok = <T>(value: T): ContentResult<T> => ({ ok: true, value });
-const refused = <T>(refusal: ContentRefusal): ContentResult<T> => ({ ok: false, refusal });
-const forbidden = <T>(actor: ContentActor, code: Extract<ContentRefusal, { kind: 'forbidden' }>['code']): ContentResult<T> =>
+export const ok = <T>(value: T): ContentResult<T> => ({ ok: true, value });
+export const refused = <T>(refusal: ContentRefusal): ContentResult<T> => ({ ok: false, refusal });
+export const forbidden = <T>(actor: ContentActor, code: Extract<ContentRefusal, { kind: 'forbidden' }>['code']): ContentResult<T> =>
   refused({ kind: 'forbidden', code, anonymous: isAnonymous(actor) });
 
 export interface PostListQuery {
@@ -74,6 +83,17 @@ const PLATFORM_TYPES: readonly PostType[] = ['post', 'page', 'nav_menu_item', 'w
 
 /** The owner an actor's new items of the type get (null: the platform's). */
 const ownerFor = (actor: ContentActor, type: PostType): number | null => (PLATFORM_TYPES.includes(type) ? null : ownerOf(actor));
+
+/**
+ * Whether anonymous callers may read published items of the type: only the platform's site content. The other
+ * types (reusable blocks, navigation, templates) are editing material, which WordPress lets only signed-in
+ * editors read (wp_block's `read` is `edit_posts`; docs/decisions.md).
+ */
+const publicType = (type: PostType): boolean => PLATFORM_TYPES.includes(type);
+
+/** The owners whose published items of the type the actor may read. */
+const readableOwnersOf = (actor: ContentActor, type: PostType): Array<number | null> | undefined =>
+  isAnonymous(actor) && !publicType(type) ? [] : readableOwners(actor);
 
 /** The owners whose unpublished items the actor may list: those it may write. */
 function writableOwners(actor: ContentActor, type: PostType): Array<number | null> | undefined {
@@ -122,6 +142,8 @@ export class Posts {
 
   /** An item of the type the actor may read, or why not. */
   async read(actor: ContentActor, type: PostType, id: number, edit: boolean): Promise<ContentResult<ContentItem>> {
+    // Anonymous callers read none of the editing types: told so before the lookup, which would tell what exists.
+    if (isAnonymous(actor) && !publicType(type)) return forbidden(actor, 'rest_forbidden');
     const item = await this.content.getItem(id);
     if (!item || item.type !== type) return refused({ kind: 'not_found' });
     if (edit && !mayWrite(actor, item.teamId)) return forbidden(actor, 'rest_forbidden_context');
@@ -134,7 +156,7 @@ export class Posts {
     const unpublished = q.statuses.some((s) => s !== 'publish');
     if (q.edit && !writer) return forbidden(actor, 'rest_forbidden_context');
     if (unpublished && !writer) return forbidden(actor, 'rest_forbidden_status');
-    const owners = unpublished || q.edit ? writableOwners(actor, type) : readableOwners(actor);
+    const owners = unpublished || q.edit ? writableOwners(actor, type) : readableOwnersOf(actor, type);
     const { edit, ...query } = q;
     void edit; // the context is the interface's; the store is asked for the items only
     return ok(await this.content.listItems({ ...query, types: [type], owners }));
@@ -216,6 +238,19 @@ export class Posts {
     const trashed = await this.content.updateItem(id, { status: 'trash', trashedFrom: current.status, modified: nowIso() });
     if (!trashed || trashed === 'slug_taken') return refused({ kind: 'not_found' });
     return ok({ deleted: false, item: trashed });
+  }
+
+  /**
+   * The navigation the site editor falls back to (WordPress's navigation fallback): the owner's most recently
+   * published wp_navigation, or, when it has none, a new published one listing the pages. Two first calls at once
+   * may each create one, as in WordPress; the next calls answer the newest.
+   */
+  async fallbackNavigation(actor: ContentActor): Promise<ContentResult<ContentItem>> {
+    const owner = ownerFor(actor, 'wp_navigation');
+    if (!mayWrite(actor, owner)) return forbidden(actor, 'rest_cannot_create');
+    const found = await this.content.listItems({ types: ['wp_navigation'], owners: [owner], statuses: ['publish'], orderby: 'date', order: 'desc', offset: 0, limit: 1 });
+    if (found.items[0]) return ok(found.items[0]);
+    return this.create(actor, 'wp_navigation', { title: 'Navigation', content: '<!-- wp:page-list /-->', status: 'publish' });
   }
 
   /** The parent, when the actor may see its revisions (those who may write it). */
