@@ -90,7 +90,7 @@ t.test('a category has a parent of its own taxonomy', async (t) => {
 
 t.test('types, statuses and taxonomies describe the namespace; their edit context is for writers', async (t) => {
   const types = await h.request<Json>('GET', `${WP}/types`);
-  t.same(Object.keys(types.body).sort(), ['page', 'post']);
+  t.same(Object.keys(types.body).sort(), ['nav_menu_item', 'page', 'post', 'wp_font_family']);
   t.match(types.body.post, { slug: 'post', rest_base: 'posts', rest_namespace: 'wp/v2', taxonomies: ['category', 'post_tag'] });
   t.notOk('capabilities' in types.body.post, 'capabilities only in the edit context');
   t.same([(await h.request<Json>('GET', `${WP}/types?context=edit`)).status], [401]);
